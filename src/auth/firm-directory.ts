@@ -1,0 +1,61 @@
+import type { SecretBox } from "../crypto/secret-box.js";
+import type { Firm } from "../domain/firm.js";
+import type { FirmRepository, FirmWithProvider } from "../store/firms.js";
+
+/**
+ * Finds the firm behind an API key. Lookups are cached briefly: the contract lets an operator change
+ * (ban, switch, limit, rotated secret, deactivation) take up to 1 second to reach every instance, and
+ * the cache keeps a database read off the hot path. Changes made through this instance are evicted
+ * at once.
+ */
+export interface FirmDirectory {
+  findByApiKey(apiKey: string): Promise<Firm | undefined>;
+  evictAll(): void;
+}
+
+const TTL_MS = 500;
+const MAX_ENTRIES = 10_000;
+
+export function toFirm(row: FirmWithProvider, box: SecretBox): Firm {
+  const providerUrl =
+    row.provider_kind === "platform" || row.provider_kind === "aggregator" ? row.provider_callback_url : null;
+  return {
+    id: row.id,
+    name: row.name,
+    secret: box.open(row.secret_sealed),
+    active: row.active === 1,
+    webhookUrl: row.webhook_url,
+    providerCallbackUrl: providerUrl,
+    legacyHttp: row.legacy_http === 1,
+    callbackMiddleName: row.callback_middle_name === 1,
+    depositMin: row.deposit_min,
+    depositMax: row.deposit_max,
+    depositsOpen: row.deposits_open === 1,
+    withdrawalsOpen: row.withdrawals_open === 1,
+    rateLimitPerSecond: row.rate_limit_per_second,
+  };
+}
+
+export function createFirmDirectory(
+  repo: FirmRepository,
+  box: SecretBox,
+  now = () => Date.now(),
+): FirmDirectory {
+  const cache = new Map<string, { firm: Firm | undefined; until: number }>();
+  return {
+    async findByApiKey(apiKey) {
+      const hit = cache.get(apiKey);
+      const t = now();
+      if (hit && hit.until > t) return hit.firm;
+      const row = await repo.findByApiKey(apiKey);
+      const firm = row ? toFirm(row, box) : undefined;
+      // Unknown keys are cached too, so a flood of bad keys costs one read per key per TTL.
+      if (cache.size >= MAX_ENTRIES) cache.clear();
+      cache.set(apiKey, { firm, until: t + TTL_MS });
+      return firm;
+    },
+    evictAll() {
+      cache.clear();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/**
+ * Request signing as the contract defines it: lowercase hex HMAC-SHA256, keyed with the secret key's
+ * UTF-8 bytes, over METHOD \n PATH \n BODY \n TIMESTAMP \n NONCE. The body is the raw bytes as sent;
+ * it is never decoded and re-encoded before hashing. `signRequest` is the exact inverse of
+ * `verifyRequestSignature`, so tests and clients produce what the server checks.
+ */
+export interface SignedParts {
+  method: string;
+  /** Full versioned path, without the query string. */
+  path: string;
+  body: Uint8Array;
+  timestamp: string;
+  nonce: string;
+}
+
+function digest(secret: string, parts: SignedParts): Buffer {
+  const hmac = createHmac("sha256", Buffer.from(secret, "utf8"));
+  hmac.update(`${parts.method.toUpperCase()}\n${parts.path}\n`, "utf8");
+  hmac.update(parts.body);
+  hmac.update(`\n${parts.timestamp}\n${parts.nonce}`, "utf8");
+  return hmac.digest();
+}
+
+export function signRequest(secret: string, parts: SignedParts): string {
+  return digest(secret, parts).toString("hex");
+}
+
+const LOWER_HEX_SHA256 = /^[0-9a-f]{64}$/;
+
+/** Constant-time; never throws, whatever the header holds (odd length, non-hex, multibyte). */
+export function verifyRequestSignature(secret: string, parts: SignedParts, signature: string): boolean {
+  if (!LOWER_HEX_SHA256.test(signature)) return false;
+  const expected = digest(secret, parts);
+  return timingSafeEqual(expected, Buffer.from(signature, "hex"));
+}
+
+/** Callback hashcode: HMAC-SHA256 over reference|type|status|amount (amount with 2 decimals). */
+export function callbackHashcode(
+  secret: string,
+  fields: { reference: string; type: string; status: string; amount: string },
+): string {
+  return createHmac("sha256", Buffer.from(secret, "utf8"))
+    .update(`${fields.reference}|${fields.type}|${fields.status}|${fields.amount}`, "utf8")
+    .digest("hex");
+}

@@ -1,0 +1,84 @@
+import { formatMinor } from "../domain/money.js";
+import { isoTime } from "../domain/transaction-view.js";
+import type { AccountRow } from "../store/accounts.js";
+import type { FirmRow, ProviderRow } from "../store/firms.js";
+import type { TransactionRow } from "../store/transactions.js";
+
+/** What operators see. Secrets never appear here; a firm's secret is shown only on create/rotate. */
+const money = (minor: number | null) => (minor === null ? null : formatMinor(minor));
+
+export function providerView(p: ProviderRow) {
+  return {
+    id: p.id,
+    name: p.name,
+    kind: p.kind,
+    callback_url: p.callback_url,
+    auto_cancel_minutes: p.auto_cancel_minutes,
+    created_at: isoTime(p.created_at),
+    updated_at: isoTime(p.updated_at),
+  };
+}
+
+export function firmView(f: FirmRow) {
+  return {
+    id: f.id,
+    name: f.name,
+    provider_id: f.provider_id,
+    api_key: f.api_key,
+    webhook_url: f.webhook_url,
+    legacy_http: f.legacy_http === 1,
+    callback_middle_name: f.callback_middle_name === 1,
+    deposit_min: money(f.deposit_min),
+    deposit_max: money(f.deposit_max),
+    deposits: f.deposits_open === 1 ? "open" : "closed",
+    withdrawals: f.withdrawals_open === 1 ? "open" : "closed",
+    active: f.active === 1,
+    rate_limit_per_second: f.rate_limit_per_second,
+    created_at: isoTime(f.created_at),
+    updated_at: isoTime(f.updated_at),
+  };
+}
+
+export function accountView(a: AccountRow) {
+  return {
+    id: a.id,
+    bank_name: a.bank_name,
+    holder_name: a.holder_name,
+    iban: a.iban,
+    min: money(a.min_amount),
+    max: money(a.max_amount),
+    active: a.active === 1,
+    last_assigned_at: a.last_assigned_at === 0 ? null : isoTime(a.last_assigned_at),
+    created_at: isoTime(a.created_at),
+    updated_at: isoTime(a.updated_at),
+  };
+}
+
+/** Operators see internal fields the merchant never does, but still only the masked national id. */
+export function operatorTransactionView(t: TransactionRow) {
+  return {
+    id: t.id,
+    firm_id: t.firm_id,
+    reference: t.reference,
+    type: t.type,
+    status: t.status,
+    amount: formatMinor(t.amount),
+    method: t.method,
+    first_name: t.first_name,
+    middle_name: t.middle_name,
+    last_name: t.last_name,
+    username: t.username,
+    user_id: t.user_id,
+    national_id: t.national_id_masked,
+    bank_code: t.bank_code,
+    iban: t.iban,
+    iban_valid: t.iban_valid === null ? null : t.iban_valid === 1,
+    account_id: t.account_id,
+    assigned_bank_name: t.assigned_bank_name,
+    assigned_holder_name: t.assigned_holder_name,
+    assigned_iban: t.assigned_iban,
+    callback_url: t.callback_url,
+    created_at: isoTime(t.created_at),
+    updated_at: isoTime(t.updated_at),
+  };
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+/**
+ * Every setting the service reads from the environment. Parsed once at start; a bad value stops the
+ * start with a message naming the variable. Nothing else in the code reads process.env.
+ */
+const booleanFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const absoluteHttpUrl = z.string().refine(
+  (v) => {
+    try {
+      const url = new URL(v);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  },
+  { message: "must be an absolute http(s) URL" },
+);
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, {
+      message: "must be a postgres:// URL (leave it unset for the embedded store)",
+    })
+    .optional(),
+  PAYINTAKE_DATA_DIR: z.string().min(1).default("./data"),
+  PAYINTAKE_MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { message: "must be 64 hex characters (32 bytes)" })
+    .optional(),
+  PAYINTAKE_ADMIN_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
+  PAYMENT_PAGE_URL: absoluteHttpUrl.optional(),
+  PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
+  PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  PAYINTAKE_URL: absoluteHttpUrl.optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset means the embedded SQLite store in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  masterKeyHex: string | undefined;
+  adminToken: string | undefined;
+  paymentPageUrl: string | undefined;
+  /** Development and tests only: lets callbacks target loopback and private addresses. */
+  allowPrivateCallbacks: boolean;
+  pgPoolSize: number;
+  /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
+  serverUrl: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable is treated as unset, as shells and compose files often leave them empty.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.PAYINTAKE_DATA_DIR,
+    masterKeyHex: e.PAYINTAKE_MASTER_KEY,
+    adminToken: e.PAYINTAKE_ADMIN_TOKEN,
+    paymentPageUrl: e.PAYMENT_PAGE_URL?.replace(/\/+$/, ""),
+    allowPrivateCallbacks: e.PAYINTAKE_ALLOW_PRIVATE_CALLBACKS,
+    pgPoolSize: e.PAYINTAKE_PG_POOL_SIZE,
+    serverUrl: (e.PAYINTAKE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(
+      /\/+$/,
+      "",
+    ),
+    logLevel: e.LOG_LEVEL,
+  };
+}

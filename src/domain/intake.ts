@@ -1,0 +1,171 @@
+import type { Firm } from "./firm.js";
+import { isValidTurkishIban } from "./iban.js";
+import { maskNationalId } from "./masking.js";
+import type { BusinessRejection } from "./rejections.js";
+import type { DepositRequest, WithdrawalRequest } from "./requests.js";
+import { type AccountCandidate, pickAccount } from "./routing.js";
+
+/**
+ * Creating deposits and withdrawals: the business rules in the order decisions.md fixes, then the
+ * insert. The database has the last word on the two money invariants (one transaction per
+ * reference, one pending per user and type): a conflicting insert comes back as a value and is
+ * reported exactly like the pre-check would have.
+ */
+export interface IntakePorts {
+  businessFacts(
+    firmId: number,
+    reference: string,
+    userId: string,
+    type: "deposit" | "withdrawal",
+  ): Promise<{ referenceUsed: boolean; userBanned: boolean; pendingExists: boolean }>;
+  eligibleAccounts(amountMinor: number): Promise<AccountCandidate[]>;
+  insert(
+    tx: NewTransactionRecord,
+    assignedAccountId: number | null,
+  ): Promise<{ ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" }>;
+  sealNationalId(value: string): string;
+  now(): number;
+}
+
+export interface NewTransactionRecord {
+  firm_id: number;
+  reference: string;
+  type: "deposit" | "withdrawal";
+  status: "pending";
+  amount: number;
+  method: string | null;
+  first_name: string;
+  last_name: string;
+  middle_name: string | null;
+  username: string;
+  user_id: string;
+  national_id_masked: string | null;
+  national_id_sealed: string | null;
+  bank_code: string;
+  iban: string | null;
+  iban_valid: number | null;
+  account_id: number | null;
+  assigned_bank_name: string | null;
+  assigned_holder_name: string | null;
+  assigned_iban: string | null;
+  callback_url: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export type DepositOutcome =
+  | { ok: true; id: number; account: AccountCandidate }
+  | { ok: false; rejection: BusinessRejection };
+
+export type WithdrawalOutcome = { ok: true; id: number } | { ok: false; rejection: BusinessRejection };
+
+function conflictRejection(conflict: "reference" | "one_pending"): BusinessRejection {
+  return conflict === "reference" ? "duplicate_reference" : "pending_exists";
+}
+
+function baseRecord(
+  ports: IntakePorts,
+  firm: Firm,
+  req: DepositRequest | WithdrawalRequest,
+  callbackUrl: string,
+): Omit<
+  NewTransactionRecord,
+  | "type"
+  | "amount"
+  | "method"
+  | "iban"
+  | "iban_valid"
+  | "account_id"
+  | "assigned_bank_name"
+  | "assigned_holder_name"
+  | "assigned_iban"
+> {
+  const now = ports.now();
+  return {
+    firm_id: firm.id,
+    reference: req.reference,
+    status: "pending",
+    first_name: req.firstName,
+    last_name: req.lastName,
+    middle_name: req.middleName,
+    username: req.username,
+    user_id: req.userId,
+    national_id_masked: req.nationalId === null ? null : maskNationalId(req.nationalId),
+    national_id_sealed: req.nationalId === null ? null : ports.sealNationalId(req.nationalId),
+    bank_code: req.bankCode,
+    callback_url: callbackUrl,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export async function createDeposit(
+  ports: IntakePorts,
+  firm: Firm,
+  req: DepositRequest & { amountMinor: number },
+  callbackUrl: string,
+): Promise<DepositOutcome> {
+  const facts = await ports.businessFacts(firm.id, req.reference, req.userId, "deposit");
+  if (facts.referenceUsed) return { ok: false, rejection: "duplicate_reference" };
+  if (!firm.depositsOpen) return { ok: false, rejection: "deposits_closed" };
+  if (facts.userBanned) return { ok: false, rejection: "user_banned" };
+  if (
+    (firm.depositMin !== null && req.amountMinor < firm.depositMin) ||
+    (firm.depositMax !== null && req.amountMinor > firm.depositMax)
+  ) {
+    return { ok: false, rejection: "amount_out_of_limits" };
+  }
+  if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
+
+  const account = pickAccount(await ports.eligibleAccounts(req.amountMinor), req.amountMinor);
+  if (account === null) return { ok: false, rejection: "no_account" };
+
+  const inserted = await ports.insert(
+    {
+      ...baseRecord(ports, firm, req, callbackUrl),
+      type: "deposit",
+      amount: req.amountMinor,
+      method: req.method,
+      iban: null,
+      iban_valid: null,
+      account_id: account.id,
+      assigned_bank_name: account.bankName,
+      assigned_holder_name: account.holderName,
+      assigned_iban: account.iban,
+    },
+    account.id,
+  );
+  if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
+  return { ok: true, id: inserted.id, account };
+}
+
+export async function createWithdrawal(
+  ports: IntakePorts,
+  firm: Firm,
+  req: WithdrawalRequest,
+  callbackUrl: string,
+): Promise<WithdrawalOutcome> {
+  const facts = await ports.businessFacts(firm.id, req.reference, req.userId, "withdrawal");
+  if (facts.referenceUsed) return { ok: false, rejection: "duplicate_reference" };
+  if (!firm.withdrawalsOpen) return { ok: false, rejection: "withdrawals_closed" };
+  if (facts.userBanned) return { ok: false, rejection: "user_banned" };
+  if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
+
+  const inserted = await ports.insert(
+    {
+      ...baseRecord(ports, firm, req, callbackUrl),
+      type: "withdrawal",
+      amount: req.amountMinor,
+      method: null,
+      iban: req.iban,
+      iban_valid: req.iban === null ? 0 : isValidTurkishIban(req.iban) ? 1 : 0,
+      account_id: null,
+      assigned_bank_name: null,
+      assigned_holder_name: null,
+      assigned_iban: null,
+    },
+    null,
+  );
+  if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
+  return { ok: true, id: inserted.id };
+}

@@ -1,0 +1,168 @@
+import {
+  amountTextField,
+  bankCodeField,
+  checkFields,
+  ibanField,
+  type Method,
+  methodField,
+  nameField,
+  nationalIdField,
+  redirectField,
+  referenceField,
+  returnUrlField,
+  userIdField,
+  usernameField,
+} from "./fields.js";
+import { resolveMiddleName } from "./middle-name.js";
+import { parseAmount } from "./money.js";
+import { checkReturnUrl } from "./return-url.js";
+
+/** The payer fields every deposit and withdrawal carries, after validation. */
+export interface PayerFields {
+  bankCode: string;
+  firstName: string;
+  lastName: string;
+  middleName: string | null;
+  username: string;
+  userId: string;
+  reference: string;
+  nationalId: string | null;
+}
+
+export interface DepositRequest extends PayerFields {
+  /** Absent exactly when redirect is true (hosted mode). */
+  amountMinor: number | null;
+  redirect: boolean;
+  method: Method;
+  returnUrl: string | null;
+}
+
+export interface WithdrawalRequest extends PayerFields {
+  amountMinor: number;
+  iban: string | null;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const AMOUNT_RULE_MESSAGES = {
+  format: "must be a decimal number",
+  decimals: "must have at most 2 decimal places",
+  positive: "must be greater than 0",
+  max: "must not exceed 999999999.99",
+} as const;
+
+function amountMinor(text: string): Parsed<number> {
+  const parsed = parseAmount(text);
+  if (parsed.ok) return { ok: true, value: parsed.minor };
+  return { ok: false, message: `Validation failed: Amount ${AMOUNT_RULE_MESSAGES[parsed.rule]}` };
+}
+
+function asObject(body: unknown): Parsed<Record<string, unknown>> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { ok: false, message: "Validation failed: request body must be a JSON object" };
+  }
+  return { ok: true, value: body as Record<string, unknown> };
+}
+
+function payerFields(v: Record<string, unknown>): PayerFields {
+  return {
+    bankCode: v.bank_code as string,
+    firstName: v.first_name as string,
+    lastName: v.last_name as string,
+    middleName: resolveMiddleName(v.middle_name),
+    username: v.username as string,
+    userId: v.user_id as string,
+    reference: v.reference as string,
+    nationalId: (v.national_id as string | undefined) ?? null,
+  };
+}
+
+/** Field order is the order of the contract's request table; the first failing field is reported. */
+export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
+  const object = asObject(body);
+  if (!object.ok) return object;
+  const raw = object.value;
+
+  // Amount comes first, and its rule depends on Redirect, so the pair is judged before the rest.
+  const amount = checkFields(raw, [{ key: "amount", struct: "Amount", schema: amountTextField }]);
+  if (!amount.ok) return amount;
+  const redirect = checkFields(raw, [{ key: "redirect", struct: "Redirect", schema: redirectField }]);
+  if (!redirect.ok) return redirect;
+  const amountText = amount.value.amount as string | undefined;
+  const isHosted = redirect.value.redirect as boolean;
+  if (!isHosted && amountText === undefined) {
+    return { ok: false, message: "Validation failed: Amount is required when Redirect is false" };
+  }
+  if (isHosted && amountText !== undefined) {
+    return { ok: false, message: "Validation failed: Amount must not be sent when Redirect is true" };
+  }
+  let minor: number | null = null;
+  if (amountText !== undefined) {
+    const parsed = amountMinor(amountText);
+    if (!parsed.ok) return parsed;
+    minor = parsed.value;
+  }
+
+  const rest = checkFields(raw, [
+    { key: "bank_code", struct: "BankCode", schema: bankCodeField },
+    { key: "national_id", struct: "NationalID", schema: nationalIdField },
+    { key: "first_name", struct: "FirstName", schema: nameField },
+    { key: "last_name", struct: "LastName", schema: nameField },
+    { key: "username", struct: "Username", schema: usernameField },
+    { key: "user_id", struct: "UserID", schema: userIdField },
+    { key: "reference", struct: "Reference", schema: referenceField },
+    { key: "method", struct: "Method", schema: methodField },
+    { key: "return_url", struct: "ReturnURL", schema: returnUrlField },
+  ]);
+  if (!rest.ok) return rest;
+  const v = rest.value;
+  const returnUrl = (v.return_url as string | undefined) ?? null;
+  // return_url is validated and used in hosted mode only; in direct mode only its length counts.
+  if (isHosted && returnUrl !== null) {
+    const problem = checkReturnUrl(returnUrl);
+    if (problem) return { ok: false, message: problem };
+  }
+  return {
+    ok: true,
+    value: {
+      ...payerFields(v),
+      amountMinor: minor,
+      redirect: isHosted,
+      method: v.method as Method,
+      returnUrl: isHosted ? returnUrl : null,
+    },
+  };
+}
+
+export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest> {
+  const object = asObject(body);
+  if (!object.ok) return object;
+  const raw = object.value;
+  const bank = checkFields(raw, [{ key: "bank_code", struct: "BankCode", schema: bankCodeField }]);
+  if (!bank.ok) return bank;
+  const amount = checkFields(raw, [{ key: "amount", struct: "Amount", schema: amountTextField }]);
+  if (!amount.ok) return amount;
+  const amountText = amount.value.amount as string | undefined;
+  if (amountText === undefined) return { ok: false, message: "Validation failed: Amount is required" };
+  const minor = amountMinor(amountText);
+  if (!minor.ok) return minor;
+  const rest = checkFields(raw, [
+    { key: "first_name", struct: "FirstName", schema: nameField },
+    { key: "last_name", struct: "LastName", schema: nameField },
+    { key: "national_id", struct: "NationalID", schema: nationalIdField },
+    { key: "iban", struct: "IBAN", schema: ibanField },
+    { key: "reference", struct: "Reference", schema: referenceField },
+    { key: "user_id", struct: "UserID", schema: userIdField },
+    { key: "username", struct: "Username", schema: usernameField },
+  ]);
+  if (!rest.ok) return rest;
+  const v = rest.value;
+  return {
+    ok: true,
+    value: {
+      ...payerFields({ ...v, bank_code: bank.value.bank_code }),
+      amountMinor: minor.value,
+      iban: (v.iban as string | undefined) ?? null,
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Which payment account a deposit goes to. Pure: it sees candidates, never the database.
+ * The pool is rotated fairly by sending each deposit to the eligible account that was assigned least
+ * recently (ties broken by id), so equal accounts take turns.
+ */
+export interface AccountCandidate {
+  id: number;
+  bankName: string;
+  holderName: string;
+  iban: string;
+  minAmount: number | null;
+  maxAmount: number | null;
+  active: boolean;
+  lastAssignedAt: number;
+}
+
+export function isEligible(account: AccountCandidate, amountMinor: number): boolean {
+  if (!account.active) return false;
+  if (account.minAmount !== null && amountMinor < account.minAmount) return false;
+  if (account.maxAmount !== null && amountMinor > account.maxAmount) return false;
+  return true;
+}
+
+export function pickAccount(
+  candidates: readonly AccountCandidate[],
+  amountMinor: number,
+): AccountCandidate | null {
+  let best: AccountCandidate | null = null;
+  for (const c of candidates) {
+    if (!isEligible(c, amountMinor)) continue;
+    if (
+      best === null ||
+      c.lastAssignedAt < best.lastAssignedAt ||
+      (c.lastAssignedAt === best.lastAssignedAt && c.id < best.id)
+    ) {
+      best = c;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,32 @@
+/** Character rules shared by the request schemas. Lengths count Unicode code points, not UTF-16 units. */
+
+export function codePointLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+/** Names: Unicode letters (with combining marks), spaces, hyphen, apostrophe, dot. */
+const NAME = /^[\p{L}\p{M} '.-]+$/u;
+export function isNameText(value: string): boolean {
+  return NAME.test(value);
+}
+
+/**
+ * Usernames: letters, digits and symbols such as @ + _ . - # (e-mail and phone style). Forbidden:
+ * whitespace, control and other invisible characters (format, separators, private use, unassigned,
+ * fillers that render blank), and < > " ' ` \.
+ */
+const USERNAME_FORBIDDEN = /[\s\p{C}\p{Z}<>"'`\\\u115F\u1160\u3164\uFFA0\u2800\u180E]/u;
+export function isUsernameText(value: string): boolean {
+  return !USERNAME_FORBIDDEN.test(value);
+}
+
+/**
+ * No stored text may carry NUL or other C0 control characters: PostgreSQL text cannot hold NUL, and
+ * control characters in references or ids only ever come from broken clients or attacks.
+ */
+const CONTROL = /[\u0000-\u001F\u007F]/;
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL.test(value);
+}

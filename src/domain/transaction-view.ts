@@ -1,0 +1,72 @@
+import { formatMinor } from "./money.js";
+
+/**
+ * The Transaction resource as the merchant sees it. Built field by field from an allow-list, so no
+ * internal column (firm, callback URL, account id, sealed national id...) can ever leak into it.
+ * `amount` is a RawJson number so that it is written as 150.00, not 150.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+export interface TransactionRecord {
+  id: number;
+  reference: string;
+  type: "deposit" | "withdrawal";
+  status: string;
+  amount: number;
+  method: string | null;
+  first_name: string;
+  last_name: string;
+  middle_name: string | null;
+  username: string;
+  user_id: string;
+  national_id_masked: string | null;
+  bank_code: string;
+  iban: string | null;
+  assigned_bank_name: string | null;
+  assigned_holder_name: string | null;
+  assigned_iban: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function transactionView(tx: TransactionRecord): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: tx.id,
+    reference: tx.reference,
+    type: tx.type,
+    status: tx.status,
+    amount: new RawJson(formatMinor(tx.amount)),
+  };
+  if (tx.method !== null) view.method = tx.method;
+  view.first_name = tx.first_name;
+  view.last_name = tx.last_name;
+  if (tx.middle_name !== null) view.middle_name = tx.middle_name;
+  view.username = tx.username;
+  view.user_id = tx.user_id;
+  view.national_id = tx.national_id_masked ?? "";
+  view.bank_code = tx.bank_code;
+  if (tx.type === "deposit") {
+    view.assigned_bank_name = tx.assigned_bank_name ?? "";
+    view.assigned_holder_name = tx.assigned_holder_name ?? "";
+    view.assigned_iban = tx.assigned_iban ?? "";
+  } else {
+    view.iban = tx.iban ?? "";
+  }
+  view.created_at = isoTime(tx.created_at);
+  view.updated_at = isoTime(tx.updated_at);
+  return view;
+}
+
+/** JSON.stringify that writes RawJson values verbatim. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => (v instanceof RawJson ? `\u0000raw:${v.text}\u0000` : v)).replace(
+    /"\\u0000raw:([^"\\]*)\\u0000"/g,
+    "$1",
+  );
+}

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { parseAmount } from "../../domain/money.js";
+
+/** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
+const amount = z
+  .string()
+  .transform((v, ctx) => {
+    const parsed = parseAmount(v);
+    if (!parsed.ok) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must be a decimal amount greater than 0 with at most 2 decimals",
+      });
+      return z.NEVER;
+    }
+    return parsed.minor;
+  })
+  .nullable();
+
+const httpUrl = z
+  .string()
+  .max(500)
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an absolute http(s) URL" },
+  )
+  .nullable();
+
+const name = z.string().trim().min(1).max(200);
+
+export const providerCreate = z.strictObject({
+  name,
+  kind: z.enum(["direct", "platform", "aggregator"]).default("direct"),
+  callback_url: httpUrl.default(null),
+  auto_cancel_minutes: z.number().int().min(0).max(10080).default(0),
+});
+
+export const providerUpdate = z.strictObject({
+  callback_url: httpUrl.optional(),
+  auto_cancel_minutes: z.number().int().min(0).max(10080).optional(),
+});
+
+export const firmCreate = z.strictObject({
+  name,
+  provider_id: z.number().int().positive().nullable().default(null),
+  webhook_url: httpUrl.default(null),
+  legacy_http: z.boolean().default(false),
+  callback_middle_name: z.boolean().default(false),
+  deposit_min: amount.default(null),
+  deposit_max: amount.default(null),
+  rate_limit_per_second: z.number().int().min(1).max(1_000_000).default(100),
+});
+
+export const firmUpdate = z.strictObject({
+  deposits: z.enum(["open", "closed"]).optional(),
+  withdrawals: z.enum(["open", "closed"]).optional(),
+  active: z.boolean().optional(),
+  webhook_url: httpUrl.optional(),
+  legacy_http: z.boolean().optional(),
+  callback_middle_name: z.boolean().optional(),
+  deposit_min: amount.optional(),
+  deposit_max: amount.optional(),
+  rate_limit_per_second: z.number().int().min(1).max(1_000_000).optional(),
+});
+
+export const accountCreate = z.strictObject({
+  bank_name: name,
+  holder_name: name,
+  iban: z.string().trim().min(1).max(64),
+  min: amount.default(null),
+  max: amount.default(null),
+});
+
+export const accountUpdate = z.strictObject({
+  active: z.boolean().optional(),
+  min: amount.optional(),
+  max: amount.optional(),
+});
+
+export const banBody = z.strictObject({ user_id: z.string().min(1).max(50) });
+
+export const txListQuery = z.object({
+  firm: z.coerce.number().int().positive().optional(),
+  status: z.enum(["pending", "approved", "rejected"]).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+export const idParam = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });

@@ -1,0 +1,68 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import type { Backoffice } from "../backoffice/service.js";
+import { registerAdminRoutes } from "./admin/routes.js";
+import type { AppContext } from "./context.js";
+import { INTERNAL_ERROR_MESSAGE, sendError } from "./envelope.js";
+import { registerDepositRoute } from "./merchant/deposits.js";
+import { registerTransactionRoutes } from "./merchant/transactions.js";
+import { registerWithdrawalRoute } from "./merchant/withdrawals.js";
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Fastify's own client errors that we answer in the envelope instead of a 500. */
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: "Request body too large" },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: "Invalid Content-Length" },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: "Validation failed: request body is not valid JSON" },
+};
+
+export function buildApp(
+  ctx: AppContext,
+  backoffice: Backoffice,
+  logger: FastifyBaseLogger,
+): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Slow clients cannot hold a connection forever: whole request within 30 s, headers within 10 s.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 5_000,
+    http: { headersTimeout: 10_000 },
+    return503OnClosing: true,
+    trustProxy: false,
+    // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+
+  // Bodies stay raw bytes: the signature is verified over exactly what arrived, and JSON parsing
+  // happens after authentication, as decisions.md orders the checks.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
+    done(null, body);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const code = (error as { code?: string }).code ?? "";
+    const known = CLIENT_ERRORS[code];
+    if (known) return sendError(reply, known.status, known.message);
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, status, status === 404 ? "Not found" : "Bad request");
+    }
+    // Only the error itself is logged: never headers or body, which may carry secrets.
+    request.log.error(
+      { err: error, method: request.method, route: request.routeOptions.url },
+      "unhandled error",
+    );
+    return sendError(reply, 500, INTERNAL_ERROR_MESSAGE);
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
+
+  registerDepositRoute(app, ctx);
+  registerWithdrawalRoute(app, ctx);
+  registerTransactionRoutes(app, ctx);
+  registerAdminRoutes(app, backoffice, ctx.adminToken);
+  return app;
+}

@@ -1,0 +1,20 @@
+import type { FirmDirectory } from "../auth/firm-directory.js";
+import type { RateLimiter } from "../auth/rate-limiter.js";
+import type { Config } from "../config/config.js";
+import type { SecretBox } from "../crypto/secret-box.js";
+import type { IntakePorts } from "../domain/intake.js";
+import type { TargetCheck } from "../net/callback-target.js";
+import type { Repositories } from "../store/index.js";
+
+/** Everything the HTTP layer needs, built once at start (main/wiring.ts) and passed in. */
+export interface AppContext {
+  config: Config;
+  repos: Repositories;
+  firms: FirmDirectory;
+  box: SecretBox;
+  rateLimiter: RateLimiter;
+  callbackTargetAllowed: TargetCheck;
+  intake: IntakePorts;
+  adminToken: string;
+  now(): number;
+}

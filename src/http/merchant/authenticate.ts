@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FirmDirectory } from "../../auth/firm-directory.js";
+import type { RateLimiter } from "../../auth/rate-limiter.js";
+import { verifyRequestSignature } from "../../auth/signature.js";
+import type { Firm } from "../../domain/firm.js";
+import type { NonceRepository } from "../../store/nonces.js";
+import { sendError } from "../envelope.js";
+
+export const TIMESTAMP_WINDOW_S = 300;
+const EMPTY = Buffer.alloc(0);
+
+export interface AuthDeps {
+  firms: FirmDirectory;
+  repos: { nonces: NonceRepository };
+  rateLimiter: RateLimiter;
+  now(): number;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * Authenticates a signed merchant request in the order decisions.md fixes: key, active, headers
+ * present, timestamp window, nonce length, signature; only then is the nonce used up, so a request
+ * that fails any check cannot burn a nonce. Returns the firm, or undefined after answering.
+ */
+export async function authenticate(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Firm | undefined> {
+  const apiKey = header(request, "x-api-key");
+  const firm = apiKey ? await deps.firms.findByApiKey(apiKey) : undefined;
+  if (!firm) return void sendError(reply, 401, "Invalid API key");
+  if (!firm.active) return void sendError(reply, 403, "API key is inactive");
+
+  const signature = header(request, "x-signature");
+  const timestamp = header(request, "x-timestamp");
+  const nonce = header(request, "x-nonce");
+  if (!signature || !timestamp || !nonce) return void sendError(reply, 401, "Missing authentication headers");
+
+  const nowS = Math.floor(deps.now() / 1000);
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowS) > TIMESTAMP_WINDOW_S) {
+    return void sendError(reply, 401, "Request timestamp out of range");
+  }
+  if (nonce.length < 8 || nonce.length > 64) return void sendError(reply, 401, "Invalid nonce");
+
+  const path = request.url.split("?", 1)[0] ?? "";
+  const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+  const parts = { method: request.method, path, body, timestamp, nonce };
+  if (!verifyRequestSignature(firm.secret, parts, signature))
+    return void sendError(reply, 401, "Invalid signature");
+
+  const retryAfter = deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
+  if (retryAfter > 0) {
+    reply.header("retry-after", String(retryAfter));
+    return void sendError(reply, 429, "Too many requests");
+  }
+
+  // Kept until its timestamp + 300 s: by then the timestamp check alone refuses a replay.
+  const expiresAt = (Number(timestamp) + TIMESTAMP_WINDOW_S) * 1000;
+  if (!(await deps.repos.nonces.record(firm.id, nonce, expiresAt)))
+    return void sendError(reply, 401, "Nonce already used");
+  return firm;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+import { ConfigError, parseConfig } from "../config/config.js";
+import { readLocalSecret } from "../config/local-secrets.js";
+import { openStore, StoreLockedError } from "../store/open.js";
+import { createAdminClient } from "./admin-client.js";
+import { COMMANDS, parseArgv, UsageError } from "./commands.js";
+import { startServer } from "./server.js";
+
+const USAGE = `payintake: payment intake service
+
+  payintake serve                 start the server (embedded store, or DATABASE_URL)
+  payintake migrate               apply database migrations and exit
+
+Operator commands (talk to the running server; PAYINTAKE_URL, PAYINTAKE_ADMIN_TOKEN):
+${Object.keys(COMMANDS)
+  .map((c) => `  payintake ${c}`)
+  .join("\n")}
+`;
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`payintake: ${message}\n`);
+  process.exit(code);
+}
+
+async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
+  const server = await startServer(config);
+  process.stdout.write(`payintake listening on ${server.url}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`payintake: ${signal} received, finishing in-flight requests\n`);
+    server.close().then(
+      () => process.exit(0),
+      (err) => fail(`shutdown failed: ${(err as Error).message}`),
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+async function main(): Promise<void> {
+  const { words, flags } = parseArgv(process.argv.slice(2));
+  if (words.length === 0 || flags.help === true) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    config = parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, 2);
+    throw err;
+  }
+
+  if (words[0] === "serve") return serve(config);
+  if (words[0] === "migrate") {
+    const store = await openStore(config);
+    try {
+      print({ applied: await store.migrate() });
+    } finally {
+      await store.close();
+    }
+    return;
+  }
+
+  const command = `${words[0]} ${words[1] ?? ""}`;
+  const handler = COMMANDS[command];
+  if (!handler) fail(`unknown command "${words.join(" ")}"\n\n${USAGE}`, 2);
+  const token = config.adminToken ?? readLocalSecret(config.dataDir, "admin.token");
+  if (!token)
+    fail("no admin token: set PAYINTAKE_ADMIN_TOKEN (or run the embedded server once to generate one)", 2);
+  const client = createAdminClient(config.serverUrl, token);
+  let result: { status: number; json: unknown };
+  try {
+    result = await handler(client, words.slice(2), flags);
+  } catch (err) {
+    if (err instanceof UsageError) fail(err.message, 2);
+    fail(`cannot reach the server at ${config.serverUrl}: ${(err as Error).message}`);
+  }
+  print(result.json);
+  if (result.status >= 400) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof StoreLockedError) fail(err.message);
+  fail((err as Error).message ?? String(err));
+});

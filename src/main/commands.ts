@@ -1,0 +1,184 @@
+import type { AdminClient } from "./admin-client.js";
+
+/**
+ * Operator commands: each maps argv to one call of the operator API and prints one JSON object.
+ * Flags follow the issue tracker's spelling (--deposit-min, --webhook-url ...).
+ */
+export type Flags = Record<string, string | true>;
+
+export class UsageError extends Error {}
+
+function need(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (typeof v !== "string" || v === "") throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function str(flags: Flags, name: string): string | undefined {
+  const v = flags[name];
+  if (v === true) throw new UsageError(`--${name} needs a value`);
+  return v;
+}
+
+function int(flags: Flags, name: string): number | undefined {
+  const v = str(flags, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+}
+
+function bool(flags: Flags, name: string): boolean | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  if (v === true || v === "true") return true;
+  if (v === "false") return false;
+  throw new UsageError(`--${name} must be true or false`);
+}
+
+function openClosed(flags: Flags, name: string): "open" | "closed" | undefined {
+  const v = str(flags, name);
+  if (v === undefined || v === "open" || v === "closed") return v;
+  throw new UsageError(`--${name} must be open or closed`);
+}
+
+function id(positional: string[]): number {
+  const v = positional[0];
+  if (!v || !/^\d+$/.test(v)) throw new UsageError("an id is required");
+  return Number(v);
+}
+
+/** Drops undefined keys so PATCH bodies carry only what the operator named. */
+function defined(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+type Handler = (
+  client: AdminClient,
+  positional: string[],
+  flags: Flags,
+) => Promise<{ status: number; json: unknown }>;
+
+const wrap = (key: string) => async (p: Promise<{ status: number; json: unknown }>) => {
+  const r = await p;
+  return r.status === 200 && Array.isArray(r.json) ? { status: r.status, json: { [key]: r.json } } : r;
+};
+
+export const COMMANDS: Record<string, Handler> = {
+  "provider create": (c, _p, f) =>
+    c.call(
+      "POST",
+      "/admin/v1/providers",
+      defined({
+        name: need(f, "name"),
+        kind: str(f, "kind"),
+        callback_url: str(f, "callback-url"),
+        auto_cancel_minutes: int(f, "auto-cancel-minutes"),
+      }),
+    ),
+  "provider list": (c) => wrap("providers")(c.call("GET", "/admin/v1/providers")),
+  "provider update": (c, p, f) =>
+    c.call(
+      "PATCH",
+      `/admin/v1/providers/${id(p)}`,
+      defined({
+        callback_url: str(f, "callback-url"),
+        auto_cancel_minutes: int(f, "auto-cancel-minutes"),
+      }),
+    ),
+  "firm create": (c, _p, f) =>
+    c.call(
+      "POST",
+      "/admin/v1/firms",
+      defined({
+        name: need(f, "name"),
+        provider_id: int(f, "provider"),
+        webhook_url: str(f, "webhook-url"),
+        legacy_http: bool(f, "legacy-http"),
+        callback_middle_name: bool(f, "callback-middle-name"),
+        deposit_min: str(f, "deposit-min"),
+        deposit_max: str(f, "deposit-max"),
+        rate_limit_per_second: int(f, "rate-limit"),
+      }),
+    ),
+  "firm update": (c, p, f) =>
+    c.call(
+      "PATCH",
+      `/admin/v1/firms/${id(p)}`,
+      defined({
+        deposits: openClosed(f, "deposits"),
+        withdrawals: openClosed(f, "withdrawals"),
+        active: bool(f, "active"),
+        webhook_url: str(f, "webhook-url"),
+        legacy_http: bool(f, "legacy-http"),
+        callback_middle_name: bool(f, "callback-middle-name"),
+        deposit_min: str(f, "deposit-min"),
+        deposit_max: str(f, "deposit-max"),
+        rate_limit_per_second: int(f, "rate-limit"),
+      }),
+    ),
+  "firm rotate-secret": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/rotate-secret`),
+  "firm list": (c) => wrap("firms")(c.call("GET", "/admin/v1/firms")),
+  "firm show": (c, p) => c.call("GET", `/admin/v1/firms/${id(p)}`),
+  "account add": (c, _p, f) =>
+    c.call(
+      "POST",
+      "/admin/v1/accounts",
+      defined({
+        bank_name: need(f, "bank-name"),
+        holder_name: need(f, "holder-name"),
+        iban: need(f, "iban"),
+        min: str(f, "min"),
+        max: str(f, "max"),
+      }),
+    ),
+  "account update": (c, p, f) =>
+    c.call(
+      "PATCH",
+      `/admin/v1/accounts/${id(p)}`,
+      defined({ active: bool(f, "active"), min: str(f, "min"), max: str(f, "max") }),
+    ),
+  "account list": (c) => wrap("accounts")(c.call("GET", "/admin/v1/accounts")),
+  "user ban": (c, _p, f) =>
+    c.call("PUT", `/admin/v1/firms/${int(f, "firm") ?? need(f, "firm")}/bans`, {
+      user_id: need(f, "user-id"),
+    }),
+  "user unban": (c, _p, f) =>
+    c.call("DELETE", `/admin/v1/firms/${int(f, "firm") ?? need(f, "firm")}/bans`, {
+      user_id: need(f, "user-id"),
+    }),
+  "tx list": (c, _p, f) => {
+    const q = new URLSearchParams(
+      defined({ firm: str(f, "firm"), status: str(f, "status"), limit: str(f, "limit") }) as Record<
+        string,
+        string
+      >,
+    );
+    return wrap("transactions")(c.call("GET", `/admin/v1/transactions${q.size ? `?${q}` : ""}`));
+  },
+  "tx show": (c, p) => c.call("GET", `/admin/v1/transactions/${id(p)}`),
+};
+
+export function parseArgv(argv: string[]): { words: string[]; flags: Flags } {
+  const words: string[] = [];
+  const flags: Flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      if (eq > 0) {
+        flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+        continue;
+      }
+      const next = argv[i + 1];
+      if (next !== undefined && !next.startsWith("--")) {
+        flags[arg.slice(2)] = next;
+        i++;
+      } else {
+        flags[arg.slice(2)] = true;
+      }
+    } else {
+      words.push(arg);
+    }
+  }
+  return { words, flags };
+}

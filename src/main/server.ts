@@ -1,0 +1,70 @@
+import pino from "pino";
+import type { Config } from "../config/config.js";
+import { buildApp } from "../http/app.js";
+import { wire } from "./wiring.js";
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const NONCE_PURGE_MS = 60_000;
+
+/** Log redaction is the last line of defence; the code already avoids logging these fields. */
+export function createLogger(level: string) {
+  return pino({
+    level,
+    redact: {
+      paths: [
+        "req.headers.authorization",
+        'req.headers["x-signature"]',
+        'req.headers["x-api-key"]',
+        "secret_key",
+        "*.secret_key",
+        "iban",
+        "*.iban",
+        "national_id",
+        "*.national_id",
+      ],
+      censor: "[redacted]",
+    },
+  });
+}
+
+/** Starts the HTTP server and the background jobs; `close` drains requests, then closes the store. */
+export async function startServer(config: Config, opts: { now?: () => number } = {}): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const runtime = await wire(config, opts.now);
+  for (const w of runtime.warnings) logger.warn(w);
+  const app = buildApp(runtime.ctx, runtime.backoffice, logger);
+
+  const purge = setInterval(() => {
+    runtime.ctx.repos.nonces
+      .purgeExpired(runtime.ctx.now())
+      .catch((err) => logger.error({ err }, "nonce purge failed"));
+  }, NONCE_PURGE_MS);
+  purge.unref();
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    clearInterval(purge);
+    await runtime.store.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        clearInterval(purge);
+        await app.close();
+        await runtime.store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { createFirmDirectory } from "../auth/firm-directory.js";
+import { createRateLimiter } from "../auth/rate-limiter.js";
+import { type Backoffice, createBackoffice } from "../backoffice/service.js";
+import type { Config } from "../config/config.js";
+import { readOrCreateLocalSecret } from "../config/local-secrets.js";
+import { createSecretBox } from "../crypto/secret-box.js";
+import type { IntakePorts } from "../domain/intake.js";
+import type { AppContext } from "../http/context.js";
+import { createCallbackTargetCheck } from "../net/callback-target.js";
+import { createRepositories } from "../store/index.js";
+import { openStore, type Store } from "../store/open.js";
+
+export interface Runtime {
+  ctx: AppContext;
+  backoffice: Backoffice;
+  store: Store;
+  warnings: string[];
+}
+
+/**
+ * Builds everything once at start. The embedded store may fall back to a master key and admin token
+ * generated into the data directory; PostgreSQL deployments run several instances, which must share
+ * one key, so there the key has to come from the environment.
+ */
+export async function wire(config: Config, now: () => number = Date.now): Promise<Runtime> {
+  const warnings: string[] = [];
+  let masterKeyHex = config.masterKeyHex;
+  if (!masterKeyHex) {
+    if (config.databaseUrl)
+      throw new Error("PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)");
+    masterKeyHex = readOrCreateLocalSecret(config.dataDir, "master.key", 32);
+    warnings.push(
+      "PAYINTAKE_MASTER_KEY is not set: using the key in the data directory; set it in production",
+    );
+  }
+  let adminToken = config.adminToken;
+  if (!adminToken) {
+    if (config.databaseUrl) throw new Error("PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL");
+    adminToken = readOrCreateLocalSecret(config.dataDir, "admin.token", 24);
+  }
+
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgPoolSize: config.pgPoolSize,
+  });
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const repos = createRepositories(store);
+  const box = createSecretBox(Buffer.from(masterKeyHex, "hex"));
+  const firms = createFirmDirectory(repos.firms, box, now);
+  const callbackTargetAllowed = createCallbackTargetCheck({ allowPrivate: config.allowPrivateCallbacks });
+
+  const intake: IntakePorts = {
+    businessFacts: (firmId, reference, userId, type) =>
+      repos.transactions.businessFacts(firmId, reference, userId, type),
+    async eligibleAccounts(amountMinor) {
+      return (await repos.accounts.listEligible(amountMinor)).map((a) => ({
+        id: a.id,
+        bankName: a.bank_name,
+        holderName: a.holder_name,
+        iban: a.iban,
+        minAmount: a.min_amount,
+        maxAmount: a.max_amount,
+        active: a.active === 1,
+        lastAssignedAt: a.last_assigned_at,
+      }));
+    },
+    async insert(tx, accountId) {
+      const result = await repos.transactions.insert(tx, accountId);
+      return result.ok ? { ok: true, id: result.row.id } : result;
+    },
+    sealNationalId: (value) => box.seal(value),
+    now,
+  };
+
+  const ctx: AppContext = {
+    config,
+    repos,
+    firms,
+    box,
+    rateLimiter: createRateLimiter(now),
+    callbackTargetAllowed,
+    intake,
+    adminToken,
+    now,
+  };
+  const backoffice = createBackoffice({
+    repos,
+    box,
+    callbackTargetAllowed,
+    firmsChanged: () => firms.evictAll(),
+    now,
+  });
+  return { ctx, backoffice, store, warnings };
+}

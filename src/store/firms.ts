@@ -1,0 +1,78 @@
+import type { Kysely, Selectable, Updateable } from "kysely";
+import type { Database, FirmTable, ProviderTable } from "./schema.js";
+
+export type FirmRow = Selectable<FirmTable>;
+export type ProviderRow = Selectable<ProviderTable>;
+
+/** A firm with what authentication and callback resolution need from its provider. */
+export interface FirmWithProvider extends FirmRow {
+  provider_kind: ProviderRow["kind"] | null;
+  provider_callback_url: string | null;
+}
+
+export interface FirmRepository {
+  findByApiKey(apiKey: string): Promise<FirmWithProvider | undefined>;
+  get(id: number): Promise<FirmRow | undefined>;
+  list(): Promise<FirmRow[]>;
+  create(values: Omit<FirmRow, "id">): Promise<FirmRow>;
+  update(id: number, changes: Updateable<FirmTable>): Promise<FirmRow | undefined>;
+  createProvider(values: Omit<ProviderRow, "id">): Promise<ProviderRow>;
+  getProvider(id: number): Promise<ProviderRow | undefined>;
+  listProviders(): Promise<ProviderRow[]>;
+  updateProvider(id: number, changes: Updateable<ProviderTable>): Promise<ProviderRow | undefined>;
+  ban(firmId: number, userId: string, now: number): Promise<void>;
+  unban(firmId: number, userId: string): Promise<boolean>;
+}
+
+export function createFirmRepository(db: Kysely<Database>): FirmRepository {
+  return {
+    findByApiKey(apiKey) {
+      return db
+        .selectFrom("firms")
+        .leftJoin("providers", "providers.id", "firms.provider_id")
+        .selectAll("firms")
+        .select(["providers.kind as provider_kind", "providers.callback_url as provider_callback_url"])
+        .where("firms.api_key", "=", apiKey)
+        .executeTakeFirst();
+    },
+    get(id) {
+      return db.selectFrom("firms").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    list() {
+      return db.selectFrom("firms").selectAll().orderBy("id").execute();
+    },
+    create(values) {
+      return db.insertInto("firms").values(values).returningAll().executeTakeFirstOrThrow();
+    },
+    update(id, changes) {
+      return db.updateTable("firms").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
+    },
+    createProvider(values) {
+      return db.insertInto("providers").values(values).returningAll().executeTakeFirstOrThrow();
+    },
+    getProvider(id) {
+      return db.selectFrom("providers").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    listProviders() {
+      return db.selectFrom("providers").selectAll().orderBy("id").execute();
+    },
+    updateProvider(id, changes) {
+      return db.updateTable("providers").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
+    },
+    async ban(firmId, userId, now) {
+      await db
+        .insertInto("banned_users")
+        .values({ firm_id: firmId, user_id: userId, created_at: now })
+        .onConflict((oc) => oc.columns(["firm_id", "user_id"]).doNothing())
+        .execute();
+    },
+    async unban(firmId, userId) {
+      const r = await db
+        .deleteFrom("banned_users")
+        .where("firm_id", "=", firmId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { type AccountRepository, createAccountRepository } from "./accounts.js";
+import { createFirmRepository, type FirmRepository } from "./firms.js";
+import { createNonceRepository, type NonceRepository } from "./nonces.js";
+import type { Store } from "./open.js";
+import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
+
+export interface Repositories {
+  firms: FirmRepository;
+  accounts: AccountRepository;
+  nonces: NonceRepository;
+  transactions: TransactionRepository;
+}
+
+export function createRepositories(store: Store): Repositories {
+  return {
+    firms: createFirmRepository(store.db),
+    accounts: createAccountRepository(store.db),
+    nonces: createNonceRepository(store.db),
+    transactions: createTransactionRepository(store.db),
+  };
+}

@@ -1,0 +1,11 @@
+import { init } from "./20261122T0500_init.js";
+
+/** A schema change as plain SQL, written once per store dialect. */
+export interface Migration {
+  version: string;
+  sqlite: string;
+  postgres: string;
+}
+
+/** In the order they apply. Never edit one that has shipped; add a new one. */
+export const migrations: readonly Migration[] = [init];

@@ -1,0 +1,141 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { migrations } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Applies every migration not yet applied; safe to call from several instances at once. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export class StoreLockedError extends Error {}
+
+export interface StoreOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  pgPoolSize: number;
+}
+
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.pgPoolSize) : openSqlite(opts.dataDir);
+}
+
+function openSqlite(dataDir: string): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "payintake.db");
+  const sqlite = new SqliteDatabase(file, { timeout: 0 });
+  try {
+    // EXCLUSIVE locking keeps the file lock for the life of the connection, so a second server on
+    // the same data directory fails here instead of writing beside us. The OS drops the lock when
+    // this process dies, even on kill -9, so a crash never leaves a stale lock behind.
+    sqlite.pragma("locking_mode = EXCLUSIVE");
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.exec("BEGIN IMMEDIATE; COMMIT;");
+  } catch (err) {
+    sqlite.close();
+    if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) {
+      throw new StoreLockedError(
+        `the data directory ${resolve(dataDir)} is in use by another payintake server; stop it or set PAYINTAKE_DATA_DIR`,
+      );
+    }
+    throw err;
+  }
+  sqlite.pragma("synchronous = FULL");
+  sqlite.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: "sqlite",
+    async migrate() {
+      return applyMigrations(db, "sqlite", async (script) => {
+        sqlite.exec(script);
+      });
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, poolSize: number): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    // BIGINT columns hold epoch milliseconds and minor units, both far below 2^53.
+    types: {
+      getTypeParser: (oid: number, format?: "text" | "binary") =>
+        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
+    } as pg.CustomTypesConfig,
+  });
+  // An idle client that loses its server (restart, network) emits here; the pool replaces it.
+  pool.on("error", () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: "postgres",
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        // One instance migrates at a time; the others wait here and then find nothing to do.
+        await client.query("SELECT pg_advisory_lock(727274)");
+        try {
+          return await applyMigrations(db, "postgres", async (script) => {
+            await client.query(script);
+          });
+        } finally {
+          await client.query("SELECT pg_advisory_unlock(727274)");
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function applyMigrations(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  exec: (script: string) => Promise<void>,
+): Promise<string[]> {
+  await exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+  );
+  const done = new Set(
+    (await db.selectFrom("schema_migrations").select("version").execute()).map((r) => r.version),
+  );
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    if (done.has(migration.version)) continue;
+    if (!/^[0-9A-Za-z_]+$/.test(migration.version))
+      throw new Error(`bad migration version ${migration.version}`);
+    // Each migration and its bookkeeping row commit together, or not at all (both stores have
+    // transactional DDL).
+    const script = dialect === "sqlite" ? migration.sqlite : migration.postgres;
+    await exec("BEGIN");
+    try {
+      await exec(script);
+      await exec(
+        `INSERT INTO schema_migrations (version, applied_at) VALUES ('${migration.version}', ${Date.now()})`,
+      );
+      await exec("COMMIT");
+    } catch (err) {
+      await exec("ROLLBACK").catch(() => {});
+      throw err;
+    }
+    applied.push(migration.version);
+  }
+  return applied;
+}

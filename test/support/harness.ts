@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { request } from "undici";
+import { parseConfig } from "../../src/config/config.js";
+import { type RunningServer, startServer } from "../../src/main/server.js";
+
+/**
+ * Starts the real server on a fresh database: a new SQLite file in a temp directory, or a new schema
+ * in the PostgreSQL test database. Every suite runs against both stores unless
+ * PAYINTAKE_TEST_STORES narrows it (e.g. "sqlite" on a machine without PostgreSQL).
+ */
+export type StoreKind = "sqlite" | "postgres";
+
+export const STORES: StoreKind[] = (process.env.PAYINTAKE_TEST_STORES ?? "sqlite,postgres")
+  .split(",")
+  .map((s) => s.trim())
+  .filter((s): s is StoreKind => s === "sqlite" || s === "postgres");
+
+export const PG_BASE_URL =
+  process.env.PAYINTAKE_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A clock the tests can move; the server reads time only through it. */
+export class TestClock {
+  offsetMs = 0;
+  now = () => Date.now() + this.offsetMs;
+  advance(ms: number) {
+    this.offsetMs += ms;
+  }
+}
+
+export interface TestServer {
+  kind: StoreKind;
+  url: string;
+  adminToken: string;
+  clock: TestClock;
+  env: Record<string, string>;
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+  close(): Promise<void>;
+}
+
+/** A fresh PostgreSQL schema; returns the DATABASE_URL that points at it and a dropper. */
+export async function freshPostgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({ connectionString: PG_BASE_URL });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.end();
+  const url = `${PG_BASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return {
+    url,
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_BASE_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+export async function storeEnv(
+  kind: StoreKind,
+): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "payintake-test-"));
+  const base = {
+    PAYINTAKE_DATA_DIR: dataDir,
+    PAYINTAKE_MASTER_KEY: randomBytes(32).toString("hex"),
+    PAYINTAKE_ADMIN_TOKEN: randomBytes(24).toString("hex"),
+  };
+  if (kind === "sqlite") {
+    return { env: base, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const schema = await freshPostgresSchema();
+  return {
+    env: { ...base, DATABASE_URL: schema.url, PAYINTAKE_PG_POOL_SIZE: "10" },
+    async cleanup() {
+      await schema.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startTestServer(
+  kind: StoreKind,
+  extraEnv: Record<string, string> = {},
+): Promise<TestServer> {
+  const store = await storeEnv(kind);
+  const env: Record<string, string> = {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true",
+    ...store.env,
+    ...extraEnv,
+  };
+  const clock = new TestClock();
+  let server: RunningServer;
+  try {
+    server = await startServer(parseConfig(env), { now: clock.now });
+  } catch (err) {
+    await store.cleanup();
+    throw err;
+  }
+  const adminToken = env.PAYINTAKE_ADMIN_TOKEN as string;
+  return {
+    kind,
+    url: server.url,
+    adminToken,
+    clock,
+    env,
+    async admin(method, path, body) {
+      const res = await request(`${server.url}${path}`, {
+        method: method as "GET",
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.statusCode, json: await res.body.json() };
+    },
+    async close() {
+      await server.close();
+      await store.cleanup();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import { request } from "undici";
+import { signRequest } from "../../src/auth/signature.js";
+import type { TestServer } from "./harness.js";
+
+/** A merchant as the tests play it: a firm's credentials and a client that signs like the contract says. */
+export interface TestFirm {
+  id: number;
+  apiKey: string;
+  secret: string;
+}
+
+export interface SendOptions {
+  method?: "GET" | "POST";
+  path: string;
+  /** An object is sent as JSON; a string or Buffer is sent as the exact bytes. */
+  body?: unknown;
+  /** Overrides for the signed headers, applied after signing unless signWith says otherwise. */
+  headers?: Record<string, string | undefined>;
+  timestamp?: string;
+  nonce?: string;
+  /** Sign a different path, body or secret than the one sent (tamper tests). */
+  signPath?: string;
+  signBody?: string | Buffer;
+  signSecret?: string;
+}
+
+export interface Answer {
+  status: number;
+  text: string;
+  json: any;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export const newNonce = () => randomBytes(12).toString("hex");
+
+export function bodyBytes(body: unknown): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === "string") return Buffer.from(body, "utf8");
+  return Buffer.from(JSON.stringify(body), "utf8");
+}
+
+export async function send(server: TestServer, firm: TestFirm, opts: SendOptions): Promise<Answer> {
+  const method = opts.method ?? (opts.body === undefined ? "GET" : "POST");
+  const bytes = bodyBytes(opts.body);
+  const timestamp = opts.timestamp ?? String(Math.floor(server.clock.now() / 1000));
+  const nonce = opts.nonce ?? newNonce();
+  const signature = signRequest(opts.signSecret ?? firm.secret, {
+    method,
+    path: opts.signPath ?? opts.path,
+    body: opts.signBody === undefined ? bytes : bodyBytes(opts.signBody),
+    timestamp,
+    nonce,
+  });
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-api-key": firm.apiKey,
+    "x-signature": signature,
+    "x-timestamp": timestamp,
+    "x-nonce": nonce,
+  };
+  for (const [k, v] of Object.entries(opts.headers ?? {})) {
+    if (v === undefined) delete headers[k.toLowerCase()];
+    else headers[k.toLowerCase()] = v;
+  }
+  const res = await request(`${server.url}${opts.path}`, {
+    method,
+    headers,
+    body: method === "GET" ? undefined : bytes,
+  });
+  const text = await res.body.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, text, json, headers: res.headers };
+}
+
+export interface FirmOptions {
+  webhook_url?: string | null;
+  legacy_http?: boolean;
+  callback_middle_name?: boolean;
+  deposit_min?: string;
+  deposit_max?: string;
+  provider_id?: number;
+  rate_limit_per_second?: number;
+}
+
+export async function createFirm(server: TestServer, opts: FirmOptions = {}): Promise<TestFirm> {
+  const res = await server.admin("POST", "/admin/v1/firms", {
+    name: `Firm ${newNonce().slice(0, 6)}`,
+    webhook_url: "http://127.0.0.1:9/callbacks",
+    rate_limit_per_second: 10_000,
+    ...opts,
+  });
+  if (res.status !== 201) throw new Error(`firm create failed: ${JSON.stringify(res.json)}`);
+  return { id: res.json.id, apiKey: res.json.api_key, secret: res.json.secret_key };
+}
+
+export async function addAccount(
+  server: TestServer,
+  opts: { bank_name?: string; holder_name?: string; iban?: string; min?: string; max?: string } = {},
+): Promise<{ id: number; bank_name: string; holder_name: string; iban: string }> {
+  const res = await server.admin("POST", "/admin/v1/accounts", {
+    bank_name: "Ziraat Bankası",
+    holder_name: "Ödeme Hizmetleri A.Ş.",
+    iban: "TR330006100519786457841326",
+    ...opts,
+  });
+  if (res.status !== 201) throw new Error(`account add failed: ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+let seq = 0;
+/** A valid direct deposit body; override any field. */
+export function depositBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  seq++;
+  return {
+    amount: "150.00",
+    bank_code: "AKBANK",
+    first_name: "Ayşe",
+    last_name: "Yılmaz",
+    username: "ayse.yilmaz@example.com",
+    user_id: `user-${seq}-${newNonce().slice(0, 6)}`,
+    reference: `DEP-${seq}-${newNonce().slice(0, 8)}`,
+    national_id: "12345678901",
+    ...overrides,
+  };
+}
+
+export function withdrawalBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  seq++;
+  return {
+    amount: "250.50",
+    bank_code: "GARANTI",
+    first_name: "Mehmet",
+    last_name: "Öztürk",
+    username: "+905551112233",
+    user_id: `user-${seq}-${newNonce().slice(0, 6)}`,
+    reference: `WD-${seq}-${newNonce().slice(0, 8)}`,
+    iban: "TR330006100519786457841326",
+    ...overrides,
+  };
+}
