@@ -64,12 +64,13 @@ function asObject(body: unknown): Parsed<Record<string, unknown>> {
   return { ok: true, value: body as Record<string, unknown> };
 }
 
-function payerFields(v: Record<string, unknown>): PayerFields {
+/** `v` holds the validated fields; middle_name is read from the raw body because it never fails. */
+function payerFields(v: Record<string, unknown>, raw: Record<string, unknown>): PayerFields {
   return {
     bankCode: v.bank_code as string,
     firstName: v.first_name as string,
     lastName: v.last_name as string,
-    middleName: resolveMiddleName(v.middle_name),
+    middleName: resolveMiddleName(raw.middle_name),
     username: v.username as string,
     userId: v.user_id as string,
     reference: v.reference as string,
@@ -125,7 +126,7 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   return {
     ok: true,
     value: {
-      ...payerFields(v),
+      ...payerFields(v, raw),
       amountMinor: minor,
       redirect: isHosted,
       method: v.method as Method,
@@ -160,7 +161,7 @@ export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest>
   return {
     ok: true,
     value: {
-      ...payerFields({ ...v, bank_code: bank.value.bank_code }),
+      ...payerFields({ ...v, bank_code: bank.value.bank_code }, raw),
       amountMinor: minor.value,
       iban: (v.iban as string | undefined) ?? null,
     },
