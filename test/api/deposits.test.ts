@@ -432,7 +432,7 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
 describe.each(STORES)("callback targets on %s without private targets allowed", (kind) => {
   it("refuses private webhooks at registration and private resolved URLs at request time", async () => {
     const store = await storeEnv(kind);
-    const env = { PORT: "0", LOG_LEVEL: "silent", ...store.env };
+    const env: Record<string, string> = { PORT: "0", LOG_LEVEL: "silent", ...store.env };
     try {
       // Registered while private targets were allowed (as in development)...
       let server = await startServer(parseConfig({ ...env, PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true" }));
