@@ -11,8 +11,8 @@ export interface RunningServer {
 const NONCE_PURGE_MS = 60_000;
 
 /** Log redaction is the last line of defence; the code already avoids logging these fields. */
-export function createLogger(level: string) {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream) {
+  const options: pino.LoggerOptions = {
     level,
     redact: {
       paths: [
@@ -28,12 +28,20 @@ export function createLogger(level: string) {
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Starts the HTTP server and the background jobs; `close` drains requests, then closes the store. */
-export async function startServer(config: Config, opts: { now?: () => number } = {}): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel);
+export interface StartOptions {
+  /** The clock every time-dependent rule reads; tests move it. */
+  now?: () => number;
+  /** Where logs go (stdout by default); tests capture them to prove no secret is ever logged. */
+  logDestination?: pino.DestinationStream;
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel, opts.logDestination);
   const runtime = await wire(config, opts.now);
   for (const w of runtime.warnings) logger.warn(w);
   const app = buildApp(runtime.ctx, runtime.backoffice, logger);

@@ -481,6 +481,7 @@ async function adminOnly(url: string, token: string): Promise<TestServer> {
     adminToken: token,
     clock: new TestClock(),
     env: {},
+    logs: [],
     async admin(method, path, body) {
       const res = await request(`${url}${path}`, {
         method: method as "GET",

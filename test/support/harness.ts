@@ -37,6 +37,8 @@ export interface TestServer {
   adminToken: string;
   clock: TestClock;
   env: Record<string, string>;
+  /** Every log line the server wrote (at LOG_LEVEL, default info). */
+  logs: string[];
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
   close(): Promise<void>;
 }
@@ -90,15 +92,19 @@ export async function startTestServer(
   const env: Record<string, string> = {
     PORT: "0",
     HOST: "127.0.0.1",
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: "info",
     PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true",
     ...store.env,
     ...extraEnv,
   };
   const clock = new TestClock();
+  const logs: string[] = [];
   let server: RunningServer;
   try {
-    server = await startServer(parseConfig(env), { now: clock.now });
+    server = await startServer(parseConfig(env), {
+      now: clock.now,
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
   } catch (err) {
     await store.cleanup();
     throw err;
@@ -110,6 +116,7 @@ export async function startTestServer(
     adminToken,
     clock,
     env,
+    logs,
     async admin(method, path, body) {
       const res = await request(`${server.url}${path}`, {
         method: method as "GET",

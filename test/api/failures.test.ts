@@ -1,0 +1,62 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  send,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
+
+/**
+ * Broken infrastructure must surface as the contract's 500 in the envelope, with the cause logged
+ * and nothing secret in the log. PostgreSQL lets the test break a table under a running server.
+ */
+describe.runIf(STORES.includes("postgres"))("unexpected failures on postgres", () => {
+  let server: TestServer;
+  let firm: TestFirm;
+
+  beforeAll(async () => {
+    server = await startTestServer("postgres");
+    firm = await createFirm(server);
+    await addAccount(server);
+  });
+  afterAll(() => server?.close());
+
+  it("answers 500 in the envelope, logs the cause, and leaks no secret into the log", async () => {
+    const body = depositBody({ national_id: "98765432109", iban: "TR330006100519786457841326" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(
+      200,
+    );
+    const client = new pg.Client({ connectionString: server.env.DATABASE_URL });
+    await client.connect();
+    await client.query("ALTER TABLE banned_users RENAME TO banned_users_gone");
+    try {
+      const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+      expect(res.status).toBe(500);
+      expect(res.text).toBe(
+        '{"success":false,"message":"An internal error occurred. Please try again later."}',
+      );
+      const w = await send(server, firm, {
+        path: "/paymentapi/v1/withdrawals",
+        body: withdrawalBody({ national_id: "98765432109" }),
+      });
+      expect(w.status).toBe(500);
+    } finally {
+      await client.query("ALTER TABLE banned_users_gone RENAME TO banned_users");
+      await client.end();
+    }
+    const log = server.logs.join("");
+    expect(log).toContain("banned_users");
+    for (const secret of [firm.secret, "98765432109", "TR330006100519786457841326", server.adminToken]) {
+      expect(log).not.toContain(secret);
+    }
+    // Nothing half-written: the failed deposit left no transaction behind.
+    const after = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    expect(after.status).toBe(404);
+  });
+});
