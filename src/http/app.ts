@@ -58,6 +58,11 @@ export function buildApp(
     return sendError(reply, 500, INTERNAL_ERROR_MESSAGE);
   });
 
+  // No answer leaves before the writes (and uncommitted reads) behind it are durable.
+  app.addHook("onSend", async () => {
+    await ctx.settle();
+  });
+
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
 
   registerDepositRoute(app, ctx);

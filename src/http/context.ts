@@ -16,5 +16,7 @@ export interface AppContext {
   callbackTargetAllowed: TargetCheck;
   intake: IntakePorts;
   adminToken: string;
+  /** Resolves once all writes so far are durable (see Store.settle). */
+  settle(): Promise<void>;
   now(): number;
 }

@@ -87,6 +87,7 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
     callbackTargetAllowed,
     intake,
     adminToken,
+    settle: () => store.settle(),
     now,
   };
   const backoffice = createBackoffice({

@@ -1,16 +1,23 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { migrations } from "./migrations/index.js";
 import type { Database } from "./schema.js";
+import { createGroupCommitDialect } from "./sqlite-group-commit.js";
 
 export type Dialect = "sqlite" | "postgres";
 
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * Resolves once every write made so far is durable. Answers wait for it (http/app.ts), so no
+   * client is told of a write a crash could still lose. Immediate on PostgreSQL, where each
+   * statement commits on its own; the embedded store commits writes in groups.
+   */
+  settle(): Promise<void>;
   /** Applies every migration not yet applied; safe to call from several instances at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -50,11 +57,20 @@ function openSqlite(dataDir: string): Store {
   }
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const { dialect, groupCommit } = createGroupCommitDialect(sqlite, (err) => {
+    // Crash-only: the batch is gone and no waiting request may be answered as if it were written.
+    process.stderr.write(
+      `payintake: fatal: the embedded store failed to commit: ${(err as Error).message}\n`,
+    );
+    process.exit(70);
+  });
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     dialect: "sqlite",
+    settle: () => groupCommit.settle(),
     async migrate() {
+      await groupCommit.settle();
       return applyMigrations(db, "sqlite", async (script) => {
         sqlite.exec(script);
       });
@@ -80,9 +96,11 @@ function openPostgres(url: string, poolSize: number): Store {
   // An idle client that loses its server (restart, network) emits here; the pool replaces it.
   pool.on("error", () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const settled = Promise.resolve();
   return {
     db,
     dialect: "postgres",
+    settle: () => settled,
     async migrate() {
       const client = await pool.connect();
       try {
