@@ -16,6 +16,6 @@ export function createRepositories(store: Store): Repositories {
     firms: createFirmRepository(store.db),
     accounts: createAccountRepository(store.db),
     nonces: createNonceRepository(store.db),
-    transactions: createTransactionRepository(store.db),
+    transactions: createTransactionRepository(store.db, store.dialect),
   };
 }

@@ -41,7 +41,47 @@ export interface TransactionRepository {
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
 }
 
-export function createTransactionRepository(db: Kysely<Database>): TransactionRepository {
+export function createTransactionRepository(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+): TransactionRepository {
+  /**
+   * PostgreSQL does both writes in one statement (a data-modifying CTE): one round trip, atomic.
+   * SQLite has no DML in CTEs; there the two statements share a SAVEPOINT in the current batch.
+   */
+  async function insertAndTouch(values: NewTransaction, accountId: number | null): Promise<TransactionRow> {
+    if (accountId === null) {
+      return db.insertInto("transactions").values(values).returningAll().executeTakeFirstOrThrow();
+    }
+    if (dialect === "postgres") {
+      return db
+        .with("touched", (q) =>
+          q
+            .updateTable("payment_accounts")
+            .set({ last_assigned_at: values.created_at })
+            .where("id", "=", accountId)
+            .returning("id"),
+        )
+        .insertInto("transactions")
+        .values(values)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    return db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto("transactions")
+        .values(values)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx
+        .updateTable("payment_accounts")
+        .set({ last_assigned_at: values.created_at })
+        .where("id", "=", accountId)
+        .execute();
+      return inserted;
+    });
+  }
+
   return {
     async businessFacts(firmId, reference, userId, type) {
       const row = await db
