@@ -3,7 +3,7 @@ import { isValidTurkishIban } from "./iban.js";
 import { maskNationalId } from "./masking.js";
 import type { BusinessRejection } from "./rejections.js";
 import type { DepositRequest, WithdrawalRequest } from "./requests.js";
-import { type AccountCandidate, pickAccount } from "./routing.js";
+import { type AccountCandidate, pickAccount, rotationStamp } from "./routing.js";
 
 /**
  * Creating deposits and withdrawals: the business rules in the order decisions.md fixes, then the
@@ -21,10 +21,16 @@ export interface IntakePorts {
   eligibleAccounts(amountMinor: number): Promise<AccountCandidate[]>;
   insert(
     tx: NewTransactionRecord,
-    assignedAccountId: number | null,
+    assignment: AccountAssignment | null,
   ): Promise<{ ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" }>;
   sealNationalId(value: string): string;
   now(): number;
+}
+
+/** The account a deposit was routed to, and the rotation stamp it now carries. */
+export interface AccountAssignment {
+  accountId: number;
+  stamp: number;
 }
 
 export interface NewTransactionRecord {
@@ -117,7 +123,8 @@ export async function createDeposit(
   }
   if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
 
-  const account = pickAccount(await ports.eligibleAccounts(req.amountMinor), req.amountMinor);
+  const candidates = await ports.eligibleAccounts(req.amountMinor);
+  const account = pickAccount(candidates, req.amountMinor);
   if (account === null) return { ok: false, rejection: "no_account" };
 
   const inserted = await ports.insert(
@@ -133,7 +140,7 @@ export async function createDeposit(
       assigned_holder_name: account.holderName,
       assigned_iban: account.iban,
     },
-    account.id,
+    { accountId: account.id, stamp: rotationStamp(candidates, ports.now()) },
   );
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
   return { ok: true, id: inserted.id, account };

@@ -11,7 +11,12 @@ export function resolveMiddleName(value: unknown): string | null {
   if (typeof value !== "string") return null;
   const trimmed = value.trim();
   if (trimmed === "") return null;
-  if (PLACEHOLDERS.has(trimmed.toLowerCase())) return null;
+  // "Any letter case" includes Turkish casing, where "UNDEFINED" lower-cases to "undefıned".
+  if (
+    PLACEHOLDERS.has(trimmed.toLowerCase()) ||
+    PLACEHOLDERS.has(trimmed.toLocaleLowerCase("tr").replace(/ı/g, "i"))
+  )
+    return null;
   if ([...trimmed].length > MAX_LENGTH) return null;
   if (!isNameText(trimmed) || !/\p{L}/u.test(trimmed)) return null;
   return trimmed;

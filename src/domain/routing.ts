@@ -38,3 +38,14 @@ export function pickAccount(
   }
   return best;
 }
+
+/**
+ * The stamp an account gets when a deposit is routed to it: the current time, but always past every
+ * candidate's stamp, so that deposits within one millisecond still rotate instead of piling onto the
+ * lowest id.
+ */
+export function rotationStamp(candidates: readonly AccountCandidate[], now: number): number {
+  let latest = 0;
+  for (const c of candidates) if (c.lastAssignedAt > latest) latest = c.lastAssignedAt;
+  return Math.max(now, latest + 1);
+}

@@ -63,10 +63,16 @@ export function transactionView(tx: TransactionRecord): Record<string, unknown> 
   return view;
 }
 
-/** JSON.stringify that writes RawJson values verbatim. */
+/** JSON.stringify that writes RawJson values verbatim (no string trick: any string stays a string). */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (v instanceof RawJson ? `\u0000raw:${v.text}\u0000` : v)).replace(
-    /"\\u0000raw:([^"\\]*)\\u0000"/g,
-    "$1",
-  );
+  if (value instanceof RawJson) return value.text;
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : toJson(v))).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value)) {
+      if (v !== undefined && typeof v !== "function") parts.push(`${JSON.stringify(k)}:${toJson(v)}`);
+    }
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }

@@ -70,8 +70,8 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
         lastAssignedAt: a.last_assigned_at,
       }));
     },
-    async insert(tx, accountId) {
-      const result = await repos.transactions.insert(tx, accountId);
+    async insert(tx, assignment) {
+      const result = await repos.transactions.insert(tx, assignment);
       return result.ok ? { ok: true, id: result.row.id } : result;
     },
     sealNationalId: (value) => box.seal(value),

@@ -28,7 +28,6 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ["::", 128],
   ["::1", 128],
-  ["::ffff:0:0", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],
@@ -43,6 +42,8 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, "ipv6");
 }
 
+// IPv4-mapped IPv6 is judged by its IPv4 address. (Not a ::ffff:0:0/96 rule: Node's BlockList
+// also applies IPv6 rules to IPv4 lookups through that mapping, which would refuse every IPv4.)
 const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
 
 /** True when the address is a public unicast address a callback may be sent to. */

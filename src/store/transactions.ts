@@ -34,7 +34,10 @@ export interface TransactionRepository {
    * moves in the same database transaction. A unique-index conflict is an expected outcome, returned
    * as a value: that is how concurrent requests with one reference or one user are told apart.
    */
-  insert(values: NewTransaction, assignedAccountId: number | null): Promise<InsertResult>;
+  insert(
+    values: NewTransaction,
+    assignment: { accountId: number; stamp: number } | null,
+  ): Promise<InsertResult>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
@@ -49,8 +52,11 @@ export function createTransactionRepository(
    * PostgreSQL does both writes in one statement (a data-modifying CTE): one round trip, atomic.
    * SQLite has no DML in CTEs; there the two statements share a SAVEPOINT in the current batch.
    */
-  async function insertAndTouch(values: NewTransaction, accountId: number | null): Promise<TransactionRow> {
-    if (accountId === null) {
+  async function insertAndTouch(
+    values: NewTransaction,
+    assignment: { accountId: number; stamp: number } | null,
+  ): Promise<TransactionRow> {
+    if (assignment === null) {
       return db.insertInto("transactions").values(values).returningAll().executeTakeFirstOrThrow();
     }
     if (dialect === "postgres") {
@@ -58,8 +64,8 @@ export function createTransactionRepository(
         .with("touched", (q) =>
           q
             .updateTable("payment_accounts")
-            .set({ last_assigned_at: values.created_at })
-            .where("id", "=", accountId)
+            .set({ last_assigned_at: assignment.stamp })
+            .where("id", "=", assignment.accountId)
             .returning("id"),
         )
         .insertInto("transactions")
@@ -75,8 +81,8 @@ export function createTransactionRepository(
         .executeTakeFirstOrThrow();
       await trx
         .updateTable("payment_accounts")
-        .set({ last_assigned_at: values.created_at })
-        .where("id", "=", accountId)
+        .set({ last_assigned_at: assignment.stamp })
+        .where("id", "=", assignment.accountId)
         .execute();
       return inserted;
     });
@@ -124,24 +130,9 @@ export function createTransactionRepository(
       };
     },
 
-    async insert(values, assignedAccountId) {
+    async insert(values, assignment) {
       try {
-        const row = await db.transaction().execute(async (trx) => {
-          const inserted = await trx
-            .insertInto("transactions")
-            .values(values)
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          if (assignedAccountId !== null) {
-            await trx
-              .updateTable("payment_accounts")
-              .set({ last_assigned_at: values.created_at })
-              .where("id", "=", assignedAccountId)
-              .execute();
-          }
-          return inserted;
-        });
-        return { ok: true, row };
+        return { ok: true, row: await insertAndTouch(values, assignment) };
       } catch (err) {
         const conflict = uniqueViolation(err);
         if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };
