@@ -33,7 +33,13 @@ const httpUrl = z
   )
   .nullable();
 
-const name = z.string().trim().min(1).max(200);
+const noControl = (v: string) => !/[\u0000-\u001F\u007F]/.test(v);
+const name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine(noControl, { message: "must not contain control characters" });
 
 export const providerCreate = z.strictObject({
   name,
@@ -73,7 +79,12 @@ export const firmUpdate = z.strictObject({
 export const accountCreate = z.strictObject({
   bank_name: name,
   holder_name: name,
-  iban: z.string().trim().min(1).max(64),
+  iban: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .refine(noControl, { message: "must not contain control characters" }),
   min: amount.default(null),
   max: amount.default(null),
 });
@@ -84,7 +95,9 @@ export const accountUpdate = z.strictObject({
   max: amount.optional(),
 });
 
-export const banBody = z.strictObject({ user_id: z.string().min(1).max(50) });
+export const banBody = z.strictObject({
+  user_id: z.string().min(1).max(50).refine(noControl, { message: "must not contain control characters" }),
+});
 
 export const txListQuery = z.object({
   firm: z.coerce.number().int().positive().optional(),
