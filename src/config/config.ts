@@ -39,6 +39,7 @@ const envSchema = z.object({
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
   PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
+  PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -57,6 +58,8 @@ export interface Config {
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
   logLevel: string;
+  /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
+  shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -85,5 +88,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "",
     ),
     logLevel: e.LOG_LEVEL,
+    shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
   };
 }

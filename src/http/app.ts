@@ -59,7 +59,8 @@ export function buildApp(
   });
 
   // No answer leaves before the writes (and uncommitted reads) behind it are durable.
-  app.addHook("onSend", async () => {
+  app.addHook("onSend", async (_request, reply) => {
+    if (ctx.draining) reply.header("connection", "close");
     await ctx.settle();
   });
 

@@ -16,6 +16,8 @@ export interface AppContext {
   callbackTargetAllowed: TargetCheck;
   intake: IntakePorts;
   adminToken: string;
+  /** Set when a graceful stop begins: answers then close their connections. */
+  draining: boolean;
   /** Resolves once all writes so far are durable (see Store.settle). */
   settle(): Promise<void>;
   now(): number;

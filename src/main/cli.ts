@@ -34,7 +34,7 @@ async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`payintake: ${signal} received, finishing in-flight requests\n`);
-    server.close().then(
+    server.close({ drainMs: config.shutdownDrainMs }).then(
       () => process.exit(0),
       (err) => fail(`shutdown failed: ${(err as Error).message}`),
     );
@@ -87,6 +87,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof ConfigError) fail(err.message, 2);
   if (err instanceof StoreLockedError) fail(err.message);
   fail((err as Error).message ?? String(err));
 });

@@ -5,7 +5,12 @@ import { wire } from "./wiring.js";
 
 export interface RunningServer {
   url: string;
-  close(): Promise<void>;
+  /**
+   * Graceful stop. For `drainMs` the server keeps accepting (connections the OS already queued would
+   * otherwise be reset) and answers with `Connection: close`; then it stops listening, finishes
+   * in-flight requests and closes the store.
+   */
+  close(opts?: { drainMs?: number }): Promise<void>;
 }
 
 const NONCE_PURGE_MS = 60_000;
@@ -66,8 +71,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
-    close() {
+    close(closeOpts = {}) {
       closing ??= (async () => {
+        if (closeOpts.drainMs) {
+          runtime.ctx.draining = true;
+          await new Promise((resolve) => setTimeout(resolve, closeOpts.drainMs));
+        }
         clearInterval(purge);
         await app.close();
         await runtime.store.close();

@@ -1,7 +1,7 @@
 import { createFirmDirectory } from "../auth/firm-directory.js";
 import { createRateLimiter } from "../auth/rate-limiter.js";
 import { type Backoffice, createBackoffice } from "../backoffice/service.js";
-import type { Config } from "../config/config.js";
+import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createSecretBox } from "../crypto/secret-box.js";
 import type { IntakePorts } from "../domain/intake.js";
@@ -26,8 +26,11 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
   const warnings: string[] = [];
   let masterKeyHex = config.masterKeyHex;
   if (!masterKeyHex) {
-    if (config.databaseUrl)
-      throw new Error("PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)");
+    if (config.databaseUrl) {
+      throw new ConfigError(
+        "invalid configuration:\n  PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)",
+      );
+    }
     masterKeyHex = readOrCreateLocalSecret(config.dataDir, "master.key", 32);
     warnings.push(
       "PAYINTAKE_MASTER_KEY is not set: using the key in the data directory; set it in production",
@@ -35,7 +38,9 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
   }
   let adminToken = config.adminToken;
   if (!adminToken) {
-    if (config.databaseUrl) throw new Error("PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL");
+    if (config.databaseUrl) {
+      throw new ConfigError("invalid configuration:\n  PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL");
+    }
     adminToken = readOrCreateLocalSecret(config.dataDir, "admin.token", 24);
   }
 
@@ -88,6 +93,7 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
     intake,
     adminToken,
     settle: () => store.settle(),
+    draining: false,
     now,
   };
   const backoffice = createBackoffice({

@@ -1,0 +1,390 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, storeEnv } from "../support/harness.js";
+import { depositBody } from "../support/merchant.js";
+import {
+  type Credentials,
+  killAll,
+  operator,
+  PROBE_PATH,
+  runCli,
+  type Server,
+  sendSigned,
+  startServe,
+} from "./spawn.js";
+
+/**
+ * The operator CLI (`node dist/main/cli.js ...`) against a real `payintake serve` child process:
+ * every command prints exactly one JSON object and exits 0; bad usage and unknown ids do not.
+ */
+describe.each(STORES)("payintake CLI against a running server on %s", (kind) => {
+  let store: Awaited<ReturnType<typeof storeEnv>>;
+  let server: Server;
+  let cli: ReturnType<typeof operator>;
+  const extra = { PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true" };
+
+  beforeAll(async () => {
+    store = await storeEnv(kind);
+    server = await startServe({ ...store.env, ...extra });
+    cli = operator(server.url, store.env);
+  });
+  afterAll(async () => {
+    await killAll();
+    await store?.cleanup();
+  });
+
+  async function newFirm(...flags: string[]): Promise<{ id: number; creds: Credentials; json: any }> {
+    const json = await cli.ok(
+      "firm",
+      "create",
+      "--name",
+      `Firm ${Math.random().toString(36).slice(2, 8)}`,
+      "--webhook-url",
+      "http://127.0.0.1:9/callbacks",
+      "--rate-limit",
+      "100000",
+      ...flags,
+    );
+    return { id: json.id, creds: { apiKey: json.api_key, secret: json.secret_key }, json };
+  }
+
+  it("serve printed a loopback URL with the real port and answers on it", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number(new URL(server.url).port)).toBeGreaterThan(0);
+    const lines = server.child.stdout.split("\n").filter((l) => l.startsWith("payintake listening on"));
+    expect(lines).toEqual([`payintake listening on ${server.url}`]);
+    // The store was migrated on start: the operator API can read its tables.
+    expect(await cli.ok("provider", "list")).toEqual({ providers: expect.any(Array) });
+  });
+
+  it("provider create and provider list", async () => {
+    const created = await cli.ok(
+      "provider",
+      "create",
+      "--name",
+      "Platform One",
+      "--kind",
+      "platform",
+      "--callback-url",
+      "http://127.0.0.1:9/central",
+      "--auto-cancel-minutes",
+      "30",
+    );
+    expect(created).toMatchObject({
+      id: expect.any(Number),
+      name: "Platform One",
+      kind: "platform",
+      callback_url: "http://127.0.0.1:9/central",
+      auto_cancel_minutes: 30,
+    });
+    const list = await cli.ok("provider", "list");
+    expect(Object.keys(list)).toEqual(["providers"]);
+    expect(list.providers).toContainEqual(expect.objectContaining({ id: created.id, name: "Platform One" }));
+  });
+
+  it("firm create shows id, api_key and secret_key; show and list never print the secret", async () => {
+    const provider = await cli.ok("provider", "create", "--name", "P2", "--kind", "platform");
+    const created = await cli.ok(
+      "firm",
+      "create",
+      "--name",
+      "Acme Bet",
+      "--webhook-url",
+      "http://127.0.0.1:9/hook",
+      "--legacy-http",
+      "--callback-middle-name",
+      "--deposit-min",
+      "10",
+      "--deposit-max",
+      "5000",
+      "--provider",
+      String(provider.id),
+    );
+    expect(created).toMatchObject({
+      id: expect.any(Number),
+      name: "Acme Bet",
+      provider_id: provider.id,
+      api_key: expect.any(String),
+      secret_key: expect.any(String),
+      webhook_url: "http://127.0.0.1:9/hook",
+      legacy_http: true,
+      callback_middle_name: true,
+      deposit_min: "10.00",
+      deposit_max: "5000.00",
+      deposits: "open",
+      withdrawals: "open",
+      active: true,
+    });
+    expect(created.api_key.length).toBeGreaterThan(10);
+    expect(created.secret_key.length).toBeGreaterThan(20);
+
+    const shown = await cli.run("firm", "show", String(created.id));
+    expect(shown.code).toBe(0);
+    expect(shown.json).toMatchObject({ id: created.id, api_key: created.api_key });
+    expect(shown.stdout).not.toContain(created.secret_key);
+    expect(shown.stdout).not.toContain("secret");
+
+    const listed = await cli.run("firm", "list");
+    expect(listed.code).toBe(0);
+    expect(Object.keys(listed.json)).toEqual(["firms"]);
+    expect(listed.json.firms).toContainEqual(expect.objectContaining({ id: created.id }));
+    expect(listed.stdout).not.toContain(created.secret_key);
+    expect(listed.stdout).not.toContain("secret");
+  });
+
+  it("firm update changes switches, flags and limits, and the running server applies them", async () => {
+    const firm = await newFirm();
+    const updated = await cli.ok(
+      "firm",
+      "update",
+      String(firm.id),
+      "--deposits",
+      "closed",
+      "--withdrawals",
+      "open",
+      "--active",
+      "false",
+      "--legacy-http",
+      "true",
+      "--deposit-min",
+      "20",
+    );
+    expect(updated).toMatchObject({
+      id: firm.id,
+      deposits: "closed",
+      withdrawals: "open",
+      active: false,
+      legacy_http: true,
+      deposit_min: "20.00",
+    });
+    expect(await cli.ok("firm", "show", String(firm.id))).toMatchObject(updated);
+
+    const inactive = await sendSigned(server.url, firm.creds, { path: PROBE_PATH });
+    expect({ status: inactive.status, json: inactive.json }).toEqual({
+      status: 403,
+      json: { success: false, message: "API key is inactive" },
+    });
+
+    await cli.ok("firm", "update", String(firm.id), "--active", "true");
+    const closed = await sendSigned(server.url, firm.creds, {
+      path: "/paymentapi/v1/deposits",
+      body: depositBody(),
+    });
+    // Legacy HTTP is on now: business rejections answer 200 with the rejection body.
+    expect({ status: closed.status, json: closed.json }).toEqual({
+      status: 200,
+      json: { success: false, message: "Yatırım şu anda kapalı" },
+    });
+  });
+
+  it("firm rotate-secret prints a new secret; the old one is refused at once, the new one works", async () => {
+    const firm = await newFirm();
+    const before = await sendSigned(server.url, firm.creds, { path: PROBE_PATH });
+    expect({ status: before.status, json: before.json }).toEqual({
+      status: 404,
+      json: { success: false, message: "transaction not found" },
+    });
+
+    const rotated = await cli.ok("firm", "rotate-secret", String(firm.id));
+    expect(rotated).toMatchObject({
+      id: firm.id,
+      api_key: firm.creds.apiKey,
+      secret_key: expect.any(String),
+    });
+    expect(rotated.secret_key).not.toBe(firm.creds.secret);
+
+    const old = await sendSigned(server.url, firm.creds, { path: PROBE_PATH });
+    expect({ status: old.status, json: old.json }).toEqual({
+      status: 401,
+      json: { success: false, message: "Invalid signature" },
+    });
+
+    const fresh = await sendSigned(
+      server.url,
+      { ...firm.creds, secret: rotated.secret_key },
+      { path: PROBE_PATH },
+    );
+    expect({ status: fresh.status, json: fresh.json }).toEqual({
+      status: 404,
+      json: { success: false, message: "transaction not found" },
+    });
+  });
+
+  it("account add, account update and account list", async () => {
+    const added = await cli.ok(
+      "account",
+      "add",
+      "--bank-name",
+      "Test Bank",
+      "--holder-name",
+      "Holder One",
+      "--iban",
+      "TR000000000000000000000001",
+      "--min",
+      "10",
+      "--max",
+      "20",
+    );
+    expect(added).toMatchObject({
+      id: expect.any(Number),
+      bank_name: "Test Bank",
+      holder_name: "Holder One",
+      iban: "TR000000000000000000000001",
+      min: "10.00",
+      max: "20.00",
+      active: true,
+    });
+    const updated = await cli.ok(
+      "account",
+      "update",
+      String(added.id),
+      "--active",
+      "false",
+      "--min",
+      "5",
+      "--max",
+      "15.50",
+    );
+    expect(updated).toMatchObject({ id: added.id, active: false, min: "5.00", max: "15.50" });
+    const list = await cli.ok("account", "list");
+    expect(list.accounts).toContainEqual(expect.objectContaining({ id: added.id, active: false }));
+  });
+
+  it("user ban and user unban, and the server honours them", async () => {
+    await cli.ok(
+      "account",
+      "add",
+      "--bank-name",
+      "Ban Bank",
+      "--holder-name",
+      "Holder Ban",
+      "--iban",
+      "TR000000000000000000000002",
+    );
+    const firm = await newFirm();
+    const banned = await cli.ok("user", "ban", "--firm", String(firm.id), "--user-id", "u-banned");
+    expect(banned).toEqual({ firm_id: firm.id, user_id: "u-banned", banned: true });
+
+    const refused = await sendSigned(server.url, firm.creds, {
+      path: "/paymentapi/v1/deposits",
+      body: depositBody({ user_id: "u-banned" }),
+    });
+    expect({ status: refused.status, json: refused.json }).toEqual({
+      status: 403,
+      json: { success: false, message: "Kullanıcı yasaklı" },
+    });
+
+    const unbanned = await cli.ok("user", "unban", "--firm", String(firm.id), "--user-id", "u-banned");
+    expect(unbanned).toEqual({ firm_id: firm.id, user_id: "u-banned", banned: false });
+    const accepted = await sendSigned(server.url, firm.creds, {
+      path: "/paymentapi/v1/deposits",
+      body: depositBody({ user_id: "u-banned" }),
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.json.success).toBe(true);
+  });
+
+  it("tx list (all, by firm, by status) and tx show after a signed deposit", async () => {
+    await cli.ok(
+      "account",
+      "add",
+      "--bank-name",
+      "Tx Bank",
+      "--holder-name",
+      "Holder Tx",
+      "--iban",
+      "TR000000000000000000000003",
+    );
+    const firm = await newFirm();
+    const body = depositBody({ amount: "150.00" });
+    const dep = await sendSigned(server.url, firm.creds, { path: "/paymentapi/v1/deposits", body });
+    expect(dep.status, dep.text).toBe(200);
+    expect(dep.json).toMatchObject({ success: true, message: "Yatırım talebiniz alındı" });
+
+    const all = await cli.ok("tx", "list");
+    expect(Object.keys(all)).toEqual(["transactions"]);
+    const mine = await cli.ok("tx", "list", "--firm", String(firm.id));
+    expect(mine.transactions).toHaveLength(1);
+    const tx = mine.transactions[0];
+    expect(tx).toMatchObject({
+      firm_id: firm.id,
+      reference: body.reference,
+      type: "deposit",
+      status: "pending",
+      user_id: body.user_id,
+      national_id: "12***01",
+      assigned_iban: dep.json.assigned_iban,
+    });
+    expect(all.transactions).toContainEqual(expect.objectContaining({ id: tx.id }));
+
+    const pending = await cli.ok("tx", "list", "--firm", String(firm.id), "--status", "pending");
+    expect(pending.transactions.map((t: any) => t.id)).toEqual([tx.id]);
+    const approved = await cli.ok("tx", "list", "--firm", String(firm.id), "--status", "approved");
+    expect(approved).toEqual({ transactions: [] });
+
+    const shown = await cli.run("tx", "show", String(tx.id));
+    expect(shown.code).toBe(0);
+    expect(shown.json).toMatchObject({ id: tx.id, reference: body.reference, status: "pending" });
+    // Only the masked national id leaves the store.
+    expect(shown.stdout).not.toContain("12345678901");
+  });
+
+  it("unknown ids exit 1 and print the error object", async () => {
+    const firm = await cli.run("firm", "show", "999999");
+    expect(firm.code).toBe(1);
+    expect(firm.json).toEqual({ success: false, message: "firm not found" });
+    expect(firm.stdout.trim().split("\n")).toHaveLength(1);
+
+    const update = await cli.run("firm", "update", "999999", "--active", "false");
+    expect(update.code).toBe(1);
+    expect(update.json).toEqual({ success: false, message: "firm not found" });
+
+    const rotate = await cli.run("firm", "rotate-secret", "999999");
+    expect(rotate.code).toBe(1);
+    expect(rotate.json).toEqual({ success: false, message: "firm not found" });
+
+    const tx = await cli.run("tx", "show", "999999");
+    expect(tx.code).toBe(1);
+    expect(tx.json).toEqual({ success: false, message: "transaction not found" });
+  });
+
+  it("bad usage exits non-zero with a message on stderr and nothing on stdout", async () => {
+    const missingName = await cli.run("firm", "create", "--webhook-url", "http://127.0.0.1:9/x");
+    expect(missingName.code).not.toBe(0);
+    expect(missingName.stderr).toContain("--name");
+    expect(missingName.stdout).toBe("");
+
+    const missingProviderName = await cli.run("provider", "create", "--kind", "platform");
+    expect(missingProviderName.code).not.toBe(0);
+    expect(missingProviderName.stderr).toContain("--name");
+
+    const unknown = await cli.run("frobnicate", "now");
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain("unknown command");
+    expect(unknown.stdout).toBe("");
+
+    const badFlag = await cli.run("firm", "update", "1", "--active", "maybe");
+    expect(badFlag.code).not.toBe(0);
+    expect(badFlag.stderr).toContain("--active");
+    expect(badFlag.stdout).toBe("");
+
+    const noId = await cli.run("firm", "show");
+    expect(noId.code).not.toBe(0);
+    expect(noId.stderr).toContain("id");
+  });
+
+  it("a wrong admin token is refused with exit 1", async () => {
+    const wrong = operator(server.url, { ...store.env, PAYINTAKE_ADMIN_TOKEN: "x".repeat(48) });
+    const r = await wrong.run("firm", "list");
+    expect(r.code).toBe(1);
+    expect(r.json).toEqual({ success: false, message: "Invalid admin token" });
+  });
+
+  it("an unreachable server exits non-zero with a message on stderr", async () => {
+    const r = await runCli(["firm", "list"], {
+      ...store.env,
+      PAYINTAKE_URL: "http://127.0.0.1:9",
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("cannot reach the server");
+  });
+});

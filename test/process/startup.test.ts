@@ -1,0 +1,218 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { STORES, storeEnv } from "../support/harness.js";
+import {
+  killAll,
+  NOT_FOUND_TEXT,
+  oneJsonObject,
+  operator,
+  PROBE_PATH,
+  runCli,
+  sendSigned,
+  startServe,
+  stopServe,
+} from "./spawn.js";
+
+/** Starting, migrating and refusing to start: `payintake serve` and `payintake migrate` as processes. */
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  await killAll();
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function freshStore(kind: "sqlite" | "postgres") {
+  const store = await storeEnv(kind);
+  cleanups.push(() => store.cleanup());
+  return store;
+}
+
+describe.each(STORES)("payintake migrate and serve on a fresh %s store", (kind) => {
+  it("migrate applies every migration once, then finds nothing to do; serve then starts", async () => {
+    const store = await freshStore(kind);
+    const first = await runCli(["migrate"], store.env);
+    expect(first.code).toBe(0);
+    const applied = oneJsonObject(first.stdout);
+    expect(Object.keys(applied)).toEqual(["applied"]);
+    expect(applied.applied.length).toBeGreaterThan(0);
+    for (const v of applied.applied) expect(typeof v).toBe("string");
+
+    const second = await runCli(["migrate"], store.env);
+    expect(second.code).toBe(0);
+    expect(oneJsonObject(second.stdout)).toEqual({ applied: [] });
+
+    const server = await startServe(store.env);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await operator(server.url, store.env).ok("firm", "list")).toEqual({ firms: [] });
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+  });
+
+  it("serve migrates a fresh store by itself: migrate afterwards applies nothing", async () => {
+    const store = await freshStore(kind);
+    const server = await startServe(store.env);
+    expect(server.child.stdout).toContain(`payintake listening on ${server.url}`);
+    expect(await operator(server.url, store.env).ok("provider", "list")).toEqual({ providers: [] });
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+
+    const after = await runCli(["migrate"], store.env);
+    expect(after.code).toBe(0);
+    expect(oneJsonObject(after.stdout)).toEqual({ applied: [] });
+  });
+});
+
+describe("the embedded store's exclusive lock", () => {
+  it("a second serve on the same data directory exits non-zero naming the conflict", async () => {
+    const store = await freshStore("sqlite");
+    const first = await startServe(store.env);
+
+    const second = await runCli(["serve"], { ...store.env, PORT: "0", HOST: "127.0.0.1" });
+    expect(second.code).not.toBe(0);
+    expect(second.code).not.toBeNull();
+    expect(second.stderr).toContain("in use by another payintake server");
+    expect(second.stdout).not.toContain("payintake listening on");
+
+    // The first server is unharmed.
+    expect(await operator(first.url, store.env).ok("firm", "list")).toEqual({ firms: [] });
+    expect(await stopServe(first)).toEqual({ code: 0, signal: null });
+  });
+
+  it("migrate while a server holds the data directory exits non-zero naming the conflict", async () => {
+    const store = await freshStore("sqlite");
+    const server = await startServe(store.env);
+    const migrate = await runCli(["migrate"], store.env);
+    expect(migrate.code).not.toBe(0);
+    expect(migrate.stderr).toContain("in use by another payintake server");
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe("bad configuration stops the start", () => {
+  it("PORT=abc exits 2 naming PORT", async () => {
+    const store = await freshStore("sqlite");
+    const r = await runCli(["serve"], { ...store.env, PORT: "abc" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PORT");
+    expect(r.stdout).not.toContain("payintake listening on");
+  });
+
+  it("PORT=70000 exits 2 naming PORT", async () => {
+    const store = await freshStore("sqlite");
+    const r = await runCli(["serve"], { ...store.env, PORT: "70000" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PORT");
+  });
+
+  it("DATABASE_URL=mysql://x exits 2 naming DATABASE_URL", async () => {
+    const store = await freshStore("sqlite");
+    const r = await runCli(["serve"], { ...store.env, PORT: "0", DATABASE_URL: "mysql://x" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("DATABASE_URL");
+    expect(r.stdout).not.toContain("payintake listening on");
+  });
+
+  it("migrate with DATABASE_URL=mysql://x exits 2 naming DATABASE_URL", async () => {
+    const store = await freshStore("sqlite");
+    const r = await runCli(["migrate"], { ...store.env, DATABASE_URL: "mysql://x" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("DATABASE_URL");
+  });
+
+  it("a short PAYINTAKE_MASTER_KEY exits 2 naming it", async () => {
+    const store = await freshStore("sqlite");
+    const r = await runCli(["serve"], { ...store.env, PORT: "0", PAYINTAKE_MASTER_KEY: "abcd" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PAYINTAKE_MASTER_KEY");
+  });
+
+  it("an operator command with PAYINTAKE_URL=not-a-url exits 2 naming PAYINTAKE_URL", async () => {
+    const store = await freshStore("sqlite");
+    const r = await runCli(["firm", "list"], { ...store.env, PAYINTAKE_URL: "not-a-url" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PAYINTAKE_URL");
+    expect(r.stdout).toBe("");
+  });
+
+  it.runIf(STORES.includes("postgres"))(
+    "PostgreSQL without PAYINTAKE_MASTER_KEY fails naming PAYINTAKE_MASTER_KEY",
+    async () => {
+      const store = await freshStore("postgres");
+      const r = await runCli(["serve"], { ...store.env, PORT: "0", PAYINTAKE_MASTER_KEY: undefined });
+      expect(r.code).not.toBe(0);
+      expect(r.code).not.toBeNull();
+      expect(r.stderr).toContain("PAYINTAKE_MASTER_KEY");
+      expect(r.stdout).not.toContain("payintake listening on");
+      // No key was generated for it: several PostgreSQL instances must share one key.
+      expect(existsSync(join(store.env.PAYINTAKE_DATA_DIR as string, "master.key"))).toBe(false);
+    },
+  );
+
+  it.runIf(STORES.includes("postgres"))(
+    "PostgreSQL without PAYINTAKE_ADMIN_TOKEN fails naming PAYINTAKE_ADMIN_TOKEN",
+    async () => {
+      const store = await freshStore("postgres");
+      const r = await runCli(["serve"], { ...store.env, PORT: "0", PAYINTAKE_ADMIN_TOKEN: undefined });
+      expect(r.code).not.toBe(0);
+      expect(r.code).not.toBeNull();
+      expect(r.stderr).toContain("PAYINTAKE_ADMIN_TOKEN");
+      expect(r.stdout).not.toContain("payintake listening on");
+    },
+  );
+});
+
+describe("zero-config embedded start", () => {
+  it("generates master.key and admin.token in the data dir; the CLI finds the token there", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "payintake-zero-"));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { PAYINTAKE_DATA_DIR: dataDir, PORT: "0" };
+
+    const server = await startServe(env);
+    const keyFile = join(dataDir, "master.key");
+    const tokenFile = join(dataDir, "admin.token");
+    expect(existsSync(keyFile)).toBe(true);
+    expect(existsSync(tokenFile)).toBe(true);
+    expect(readFileSync(keyFile, "utf8").trim()).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(tokenFile, "utf8").trim().length).toBeGreaterThanOrEqual(24);
+    // Readable by the owner only.
+    expect(statSync(keyFile).mode & 0o077).toBe(0);
+    expect(statSync(tokenFile).mode & 0o077).toBe(0);
+    // The fallback is announced, without printing the key itself.
+    const key = readFileSync(keyFile, "utf8").trim();
+    expect(server.child.stdout + server.child.stderr).toContain("PAYINTAKE_MASTER_KEY");
+    expect(server.child.stdout + server.child.stderr).not.toContain(key);
+
+    // The CLI: same data dir, no PAYINTAKE_ADMIN_TOKEN.
+    const cli = operator(server.url, { PAYINTAKE_DATA_DIR: dataDir });
+    const firm = await cli.ok("firm", "create", "--name", "Zero Config");
+    expect(firm).toMatchObject({ id: expect.any(Number), secret_key: expect.any(String) });
+    const creds = { apiKey: firm.api_key, secret: firm.secret_key };
+    expect((await sendSigned(server.url, creds, { path: PROBE_PATH })).text).toBe(NOT_FOUND_TEXT);
+
+    // A restart reuses the same files: the same token, and the firm's sealed secret still opens.
+    const token = readFileSync(tokenFile, "utf8");
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+    const again = await startServe(env);
+    expect(readFileSync(keyFile, "utf8").trim()).toBe(key);
+    expect(readFileSync(tokenFile, "utf8")).toBe(token);
+    const cli2 = operator(again.url, { PAYINTAKE_DATA_DIR: dataDir });
+    expect((await cli2.ok("firm", "list")).firms).toContainEqual(expect.objectContaining({ id: firm.id }));
+    const probe = await sendSigned(again.url, creds, { path: PROBE_PATH });
+    expect({ status: probe.status, json: probe.json }).toEqual({
+      status: 404,
+      json: { success: false, message: "transaction not found" },
+    });
+    expect(await stopServe(again)).toEqual({ code: 0, signal: null });
+  });
+
+  it("the CLI without a token and without a generated token file exits 2 and says so", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "payintake-notoken-"));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const r = await runCli(["firm", "list"], {
+      PAYINTAKE_DATA_DIR: dataDir,
+      PAYINTAKE_URL: "http://127.0.0.1:9",
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PAYINTAKE_ADMIN_TOKEN");
+  });
+});
