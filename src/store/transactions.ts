@@ -118,7 +118,10 @@ export function createTransactionRepository(
                 .where("firm_id", "=", firmId)
                 .where("user_id", "=", userId)
                 .where("type", "=", type)
-                .where("status", "=", "pending"),
+                // A literal, not a parameter: only then can the planner prove the partial index
+                // transactions_one_pending_uq (WHERE status = 'pending') applies. With a bound
+                // parameter SQLite scans the whole table.
+                .where("status", "=", sql.lit("pending")),
             )
             .as("pending_exists"),
         ])
