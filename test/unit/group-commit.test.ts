@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { type Generated, Kysely } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { createGroupCommitDialect } from "../../src/store/sqlite-group-commit.js";
+
+/**
+ * The embedded store's group commit, seen from a second connection to the same file: writes stay
+ * invisible (uncommitted) until the batch commits, and settle() resolves only after that commit.
+ * This is what lets the HTTP layer answer only once a write is durable.
+ */
+interface T {
+  items: { id: Generated<number>; name: string };
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function open() {
+  const dir = mkdtempSync(join(tmpdir(), "payintake-gc-"));
+  dirs.push(dir);
+  const file = join(dir, "db.sqlite");
+  const raw = new Database(file);
+  raw.pragma("journal_mode = WAL");
+  raw.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)");
+  const { dialect, groupCommit } = createGroupCommitDialect(raw, (err) => {
+    throw err;
+  });
+  const db = new Kysely<T>({ dialect });
+  const observer = new Database(file, { readonly: true });
+  const visible = () => (observer.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n;
+  return { db, groupCommit, visible, close: async () => (observer.close(), await db.destroy()) };
+}
+
+describe("group commit", () => {
+  it("keeps writes uncommitted until the batch commits, and settle() resolves after the commit", async () => {
+    const s = open();
+    await s.db.insertInto("items").values({ name: "a" }).execute();
+    await s.db.insertInto("items").values({ name: "b" }).execute();
+    expect(s.visible()).toBe(0);
+    await s.groupCommit.settle();
+    expect(s.visible()).toBe(2);
+    await s.close();
+  });
+
+  it("commits many concurrent writers in one batch", async () => {
+    const s = open();
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        s.db
+          .insertInto("items")
+          .values({ name: `n${i}` })
+          .execute(),
+      ),
+    );
+    expect(s.visible()).toBe(0);
+    await s.groupCommit.settle();
+    expect(s.visible()).toBe(50);
+    await s.close();
+  });
+
+  it("rolls back only the failing statement, and a failed unit entirely, keeping the rest of the batch", async () => {
+    const s = open();
+    await s.db.insertInto("items").values({ name: "kept" }).execute();
+    await expect(s.db.insertInto("items").values({ name: "kept" }).execute()).rejects.toThrow(/UNIQUE/);
+    await expect(
+      s.db.transaction().execute(async (trx) => {
+        await trx.insertInto("items").values({ name: "unit-1" }).execute();
+        await trx.insertInto("items").values({ name: "kept" }).execute();
+      }),
+    ).rejects.toThrow(/UNIQUE/);
+    await s.db.insertInto("items").values({ name: "after" }).execute();
+    await s.groupCommit.settle();
+    const names = (await s.db.selectFrom("items").select("name").orderBy("id").execute()).map((r) => r.name);
+    expect(names).toEqual(["kept", "after"]);
+    expect(s.visible()).toBe(2);
+    await s.close();
+  });
+
+  it("resolves settle() at once when nothing is pending", async () => {
+    const s = open();
+    let done = false;
+    void s.groupCommit.settle().then(() => {
+      done = true;
+    });
+    await Promise.resolve();
+    expect(done).toBe(true);
+    await s.close();
+  });
+});
