@@ -76,7 +76,14 @@ describe.each(STORES)("SIGKILL under load on %s", (kind) => {
       const res = await sendSigned(again.url, creds, { path: "/paymentapi/v1/deposits", body });
       expect([200, 409]).toContain(res.status);
     }
-    const list = await operator(again.url, again.env).ok("tx", "list", "--firm", String(firm.id), "--limit", "1000");
+    const list = await operator(again.url, again.env).ok(
+      "tx",
+      "list",
+      "--firm",
+      String(firm.id),
+      "--limit",
+      "1000",
+    );
     const references = (list.transactions as { reference: string }[]).map((t) => t.reference);
     expect(new Set(references).size).toBe(references.length);
     for (const reference of answered) expect(references).toContain(reference);

@@ -33,7 +33,15 @@ function open() {
   const db = new Kysely<T>({ dialect });
   const observer = new Database(file, { readonly: true });
   const visible = () => (observer.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n;
-  return { db, groupCommit, visible, close: async () => (observer.close(), await db.destroy()) };
+  return {
+    db,
+    groupCommit,
+    visible,
+    close: async () => {
+      observer.close();
+      await db.destroy();
+    },
+  };
 }
 
 describe("group commit", () => {

@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname } from "node:path";
+import type { LoadResult } from "./load.js";
+
+/** One measured server: the result, or why it could not be measured. */
+export interface Scenario {
+  key: "bare" | "sqlite" | "postgres";
+  label: string;
+  result?: LoadResult;
+  failure?: string;
+}
+
+export const TARGETS = {
+  sqliteRatio: 0.35,
+  postgresRatio: 0.3,
+  p99Ms: 25,
+} as const;
+
+export interface Check {
+  text: string;
+  met: boolean;
+}
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "n/a");
+const cores = (n: number | null) => (n === null ? "—" : n.toFixed(2));
+
+export function ratioToBare(s: Scenario, bare: Scenario): number {
+  if (!s.result || !bare.result || bare.result.reqPerSecMean <= 0) return Number.NaN;
+  return s.result.okPerSec / bare.result.reqPerSecMean;
+}
+
+/** The targets a deposit scenario is held to; the bare reference has none. */
+export function checks(s: Scenario, bare: Scenario): Check[] {
+  if (s.key === "bare") {
+    if (!s.result) return [];
+    return [{ text: "non-2xx = 0", met: s.result.non2xx === 0 && s.result.errors === 0 }];
+  }
+  if (!s.result) return [{ text: "ran", met: false }];
+  const min = s.key === "sqlite" ? TARGETS.sqliteRatio : TARGETS.postgresRatio;
+  const ratio = ratioToBare(s, bare);
+  return [
+    { text: `ratio ≥ ${min.toFixed(2)}x`, met: ratio >= min },
+    { text: `p99 < ${TARGETS.p99Ms} ms`, met: s.result.p99 < TARGETS.p99Ms },
+    { text: "non-2xx = 0", met: s.result.non2xx === 0 && s.result.errors === 0 },
+  ];
+}
+
+function checkCell(list: Check[]): string {
+  return list.map((c) => `${c.text}: ${c.met ? "ok" : "**MISSED**"}`).join("; ");
+}
+
+export function resultsTable(scenarios: Scenario[]): string {
+  const bare = scenarios.find((s) => s.key === "bare") ?? { key: "bare", label: "bare" };
+  const rows = [
+    "| Server | req/s (mean) | 200/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare | Targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  for (const s of scenarios) {
+    const r = s.result;
+    if (!r) {
+      rows.push(`| ${s.label} | — | — | — | — | — | — | — | not measured: ${s.failure ?? "skipped"} |`);
+      continue;
+    }
+    const ratio = s.key === "bare" ? "1.00x" : `${ratioToBare(s, bare).toFixed(2)}x`;
+    rows.push(
+      `| ${s.label} | ${int(r.reqPerSecMean)} | ${int(r.okPerSec)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx} | ${r.errors} | ${ratio} | ${checkCell(checks(s, bare))} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+/** Cores busy with processes other than the generator, the server and PostgreSQL during a run. */
+export function otherCores(cpu: LoadResult["cpu"]): number {
+  const busyCores = (cpu.machineBusyPct / 100) * availableParallelism();
+  return Math.max(0, busyCores - cpu.generator - cpu.server - (cpu.db ?? 0));
+}
+
+/** A warning when something else on the machine took a noticeable share of the CPU. */
+export function noiseWarning(scenarios: Scenario[]): string | undefined {
+  const noisy = scenarios.filter((s) => s.result && otherCores(s.result.cpu) > 0.3);
+  if (noisy.length === 0) return undefined;
+  const list = noisy.map((s) => `${s.label} (${otherCores(s.result?.cpu ?? NO_CPU).toFixed(2)} cores)`);
+  return (
+    `Something else kept the CPU busy during: ${list.join(", ")} (other processes, or kernel work ` +
+    "not charged to ours). Those figures are lower than the machine can do; rerun on a quiet machine."
+  );
+}
+
+const NO_CPU: LoadResult["cpu"] = { generator: 0, server: 0, db: null, machineBusyPct: 0 };
+
+export function cpuTable(scenarios: Scenario[]): string {
+  const rows = [
+    "| Server | load generator | server process | postgres processes | anything else | machine busy |",
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const s of scenarios) {
+    const c = s.result?.cpu;
+    if (!c) continue;
+    rows.push(
+      `| ${s.label} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+export function statusDetails(scenarios: Scenario[]): string[] {
+  const lines: string[] = [];
+  for (const s of scenarios) {
+    const r = s.result;
+    if (!r) continue;
+    if (r.non2xx > 0 || r.errors > 0) {
+      lines.push(
+        `${s.label}: statuses ${JSON.stringify(r.statusCounts)}, ${r.errors} errors (of which ${r.timeouts} timeouts)`,
+      );
+      for (const sample of r.errorSamples) lines.push(`  sample: ${sample}`);
+    }
+  }
+  return lines;
+}
+
+// --- docs/BENCHMARKS.md ---------------------------------------------------------------------------
+
+export const DOC_INTRO = `# Benchmarks
+
+Throughput and latency of payintake measured on one machine, next to a reference that shows what the
+machine can do at all. Figures only compare well within one run on one machine: the reference is
+measured in the same run for that reason, and targets are expressed as ratios to it.
+
+## How to run
+
+\`\`\`sh
+npm run bench                             # builds (prebench), then bench/run.ts; about 1 to 2 minutes
+BENCH_SECONDS=30 npm run bench            # longer measured runs (default 10 s, after 2 s warmup)
+BENCH_QUIET_WAIT_SECONDS=0 npm run bench  # do not wait for an idle machine before each server (default: up to 15 s)
+BENCH_STORES=sqlite npm run bench         # one store only (figures not written here)
+BENCH_CPU_PROF=1 npm run bench            # also CPU-profiles payintake and prints where it spends time (figures not written here)
+\`\`\`
+
+PostgreSQL comes from \`BENCH_DATABASE_URL\` (else \`PAYINTAKE_TEST_DATABASE_URL\`, else
+\`postgres://postgres@127.0.0.1:5432/test\`); each run works in a fresh schema and drops it afterwards.
+The benchmark exits 0 when targets are missed (it measures, it does not gate) and marks them MISSED.
+
+## Layout of this file
+
+Each section below is written by a benchmark script between \`<!-- bench:<name>:start -->\` and
+\`<!-- bench:<name>:end -->\` markers. A run replaces only its own sections; text outside the markers
+is kept. New benchmarks add their own sections with their own markers.
+`;
+
+/** Replaces the text between the section's markers, or appends the section when it is not there yet. */
+export function upsertSection(doc: string, name: string, body: string): string {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const block = `${start}\n${body.trim()}\n${end}`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i !== -1 && j > i) return doc.slice(0, i) + block + doc.slice(j + end.length);
+  return `${doc.trimEnd()}\n\n${block}\n`;
+}
+
+export function writeDocSections(file: string, sections: { name: string; body: string }[]): void {
+  let doc = existsSync(file) ? readFileSync(file, "utf8") : DOC_INTRO;
+  for (const s of sections) doc = upsertSection(doc, s.name, s.body);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, doc.endsWith("\n") ? doc : `${doc}\n`);
+}

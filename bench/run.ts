@@ -1,0 +1,289 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, release, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { type Child, childEnv, startChild } from "./children.js";
+import { type Credentials, drive, type LoadResult, signedDepositRequest, waitForQuiet } from "./load.js";
+import {
+  type PayintakeInstance,
+  PG_BASE_URL,
+  provision,
+  type StoreKind,
+  startPayintake,
+} from "./payintake.js";
+import { formatSummary, profilesIn, summariseProfile } from "./profile.js";
+import {
+  checks,
+  cpuTable,
+  noiseWarning,
+  resultsTable,
+  type Scenario,
+  statusDetails,
+  TARGETS,
+  writeDocSections,
+} from "./report.js";
+
+/**
+ * `npm run bench`: signed direct deposits against payintake (embedded SQLite, then PostgreSQL),
+ * next to a bare Fastify endpoint driven the same way. Every server is a child process; autocannon
+ * runs here. Prints a markdown table and rewrites its sections of docs/BENCHMARKS.md.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const DOC = join(ROOT, "docs", "BENCHMARKS.md");
+const CONNECTIONS = 50;
+const SECONDS = positive(process.env.BENCH_SECONDS, 10);
+const WARMUP_SECONDS = positive(process.env.BENCH_WARMUP_SECONDS, 2);
+const QUIET_WAIT_SECONDS = positive(process.env.BENCH_QUIET_WAIT_SECONDS, 15);
+const PROFILE = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres")
+  .split(",")
+  .map((s) => s.trim())
+  .filter((s): s is StoreKind => s === "sqlite" || s === "postgres");
+
+function positive(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`expected a non-negative number, got "${value}"`);
+  return n;
+}
+
+const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+
+// Everything started is stopped again, also on Ctrl-C.
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanupAll(): Promise<void> {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    await fn?.().catch((err: Error) => log(`cleanup failed: ${err.message}`));
+  }
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+function describe(r: LoadResult): string {
+  return (
+    `${Math.round(r.reqPerSecMean)} req/s, ${r.ok200} × 200 (${Math.round(r.okPerSec)}/s), ` +
+    `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}, errors ${r.errors}, ` +
+    `cpu: generator ${r.cpu.generator.toFixed(2)}, server ${r.cpu.server.toFixed(2)}` +
+    (r.cpu.db === null ? "" : `, postgres ${r.cpu.db.toFixed(2)}`)
+  );
+}
+
+async function load(url: string, creds: Credentials, serverPid: number, measureDb: boolean) {
+  if (QUIET_WAIT_SECONDS > 0 && !(await waitForQuiet(QUIET_WAIT_SECONDS)))
+    log(`the machine stayed busy for ${QUIET_WAIT_SECONDS} s; measuring anyway`);
+  return drive({
+    url,
+    request: signedDepositRequest(creds),
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    serverPid,
+    measureDb,
+  });
+}
+
+async function runBare(): Promise<Scenario> {
+  const scenario: Scenario = { key: "bare", label: "bare Fastify (reference)" };
+  let child: Child | undefined;
+  try {
+    child = await startChild("bare", ["--import", "tsx", "bench/bare-server.ts"], childEnv({}), {
+      cwd: ROOT,
+    });
+    const stop = child.stop.bind(child);
+    cleanups.push(stop);
+    log(`bare endpoint at ${child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
+    // Same requests as the deposits (signed, unique ids), so the load generator does the same work.
+    scenario.result = await load(child.url, { apiKey: "bare", secret: "bare" }, child.pid, false);
+    log(`bare: ${describe(scenario.result)}`);
+    await stop();
+    cleanups.splice(cleanups.indexOf(stop), 1);
+  } catch (err) {
+    scenario.failure = (err as Error).message.split("\n", 1)[0];
+    log(`bare failed: ${(err as Error).message}`);
+  }
+  return scenario;
+}
+
+async function runPayintake(kind: StoreKind, profileDir: string | undefined): Promise<Scenario> {
+  const label = kind === "sqlite" ? "payintake, SQLite (embedded)" : "payintake, PostgreSQL";
+  const scenario: Scenario = { key: kind, label };
+  let server: PayintakeInstance | undefined;
+  const nodeArgs = profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, kind)] : [];
+  try {
+    server = await startPayintake(kind, { cwd: ROOT, nodeArgs });
+    cleanups.push(server.cleanup);
+    const creds = await provision(server);
+    log(`${label} at ${server.child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
+    scenario.result = await load(server.child.url, creds, server.child.pid, kind === "postgres");
+    log(`${kind}: ${describe(scenario.result)}`);
+    const output = server.child.output().trim();
+    if (output.includes('"level":50') || output.includes('"level":40'))
+      log(`${kind}: server logged warnings/errors:\n${output.slice(-2000)}`);
+  } catch (err) {
+    scenario.failure = (err as Error).message.split("\n", 1)[0];
+    log(`${kind} failed: ${(err as Error).message}`);
+  } finally {
+    if (server) {
+      cleanups.splice(cleanups.indexOf(server.cleanup), 1);
+      await server.cleanup().catch((err: Error) => log(`${kind} cleanup failed: ${err.message}`));
+    }
+  }
+  if (profileDir && existsSync(join(profileDir, kind))) {
+    for (const file of profilesIn(join(profileDir, kind))) {
+      process.stdout.write(
+        `\n${formatSummary(`CPU profile, payintake ${kind}`, summariseProfile(file, ROOT, 25))}\n`,
+      );
+    }
+  }
+  return scenario;
+}
+
+function sh(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: "utf8" }).trimEnd();
+  } catch {
+    return `(${cmd} not available)`;
+  }
+}
+
+/** The code measured: the commit, and whether src/ differed from it (dist/ is built from the tree). */
+function codeVersion(): string {
+  const head = sh("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]);
+  const dirty = sh("git", ["-C", ROOT, "status", "--porcelain", "--", "src"]);
+  return dirty === "" ? `commit ${head}` : `commit ${head} plus uncommitted changes in src/`;
+}
+
+async function postgresVersion(): Promise<string> {
+  const client = new pg.Client({ connectionString: PG_BASE_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    const res = await client.query<{ server_version: string }>("SHOW server_version");
+    return res.rows[0]?.server_version ?? "unknown";
+  } catch (err) {
+    return `unreachable (${(err as Error).message})`;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function machineSection(date: string): Promise<string> {
+  return [
+    "## Machine",
+    "",
+    `Last refreshed by \`npm run bench\` on ${date}.`,
+    "",
+    `- CPU: ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown"} (\`nproc\`: ${sh("nproc", [])})`,
+    `- Kernel: Linux ${release()}; Node.js ${process.version}; PostgreSQL ${await postgresVersion()} (same machine)`,
+    "- Memory (`free -m`):",
+    "",
+    "```",
+    sh("free", ["-m"]),
+    "```",
+  ].join("\n");
+}
+
+function depositsSection(date: string, version: string, scenarios: Scenario[]): string {
+  const bare = scenarios.find((s) => s.key === "bare") ?? { key: "bare" as const, label: "bare" };
+  const noise = noiseWarning(scenarios);
+  const bareBound = (bare.result?.cpu.generator ?? 0) >= 0.9;
+  const missed = scenarios.flatMap((s) =>
+    checks(s, bare)
+      .filter((c) => !c.met)
+      .map((c) => `${s.label}: ${c.text}`),
+  );
+  return [
+    "## Signed direct deposits vs. bare Fastify",
+    "",
+    `Measured ${date} on ${version} by \`npm run bench\` (bench/run.ts); this section is rewritten by ` +
+      "every run.",
+    "",
+    resultsTable(scenarios),
+    "",
+    missed.length === 0 ? "All targets met." : `Missed targets: ${missed.join("; ")}.`,
+    "",
+    "CPU used during the measured seconds, in cores (1.00 = one core busy all the time; the machine " +
+      `has ${availableParallelism()} cores, shared by the load generator, the server and PostgreSQL; ` +
+      '"anything else" is whatever else ran on the machine meanwhile, which makes figures less reliable):',
+    "",
+    cpuTable(scenarios),
+    ...(noise ? ["", noise] : []),
+    "",
+    "### What is measured and how",
+    "",
+    `- Load: autocannon (in the bench process), ${CONNECTIONS} connections, pipelining 1, ` +
+      `${WARMUP_SECONDS} s warmup then ${SECONDS} s measured, against each server in turn; before each ` +
+      `server the bench waits (up to ${QUIET_WAIT_SECONDS} s) for a second in which the machine is idle.`,
+    "- Requests: `POST /paymentapi/v1/deposits` direct deposits (amount 150.00), each built in " +
+      "autocannon's `setupRequest` with a unique nonce, reference and user_id, the current " +
+      "X-Timestamp and a correct X-Signature (HMAC-SHA256 over METHOD, PATH, BODY, TIMESTAMP, NONCE).",
+    "- Reference: a bare Fastify 5 server (bench/bare-server.ts, child process, no logger) with one POST " +
+      "route on the same path that parses the JSON body and answers `{success:true}`; it gets the very " +
+      "same signed requests, so the load generator does identical work in every run.",
+    ...(bareBound
+      ? [
+          "- The load generator needs about one core for the bare endpoint's rate, so on this machine the " +
+            "bare figure is what one generator core can drive through any server, below Fastify's own " +
+            "ceiling; if anything, the ratios flatter payintake.",
+        ]
+      : []),
+    "- payintake: `node dist/main/cli.js serve` as a child process, LOG_LEVEL=warn, fresh data directory, " +
+      "random master key and admin token; once on the embedded SQLite store, once on PostgreSQL in a " +
+      "fresh schema (default pool size). Provisioned via the admin API: one firm (rate limit " +
+      "1,000,000/s, webhook http://127.0.0.1:9/cb) and 3 payment accounts.",
+    "- Figures: req/s (mean) is autocannon's mean of per-second response counts; 200/s counts only " +
+      "200 responses (successful deposits) over the measured duration; p50/p99 are exact percentiles of " +
+      "the 200 responses' latencies; non-2xx and errors (connection errors, timeouts) must be 0. " +
+      "Ratio = 200/s ÷ the bare endpoint's req/s.",
+    `- Targets: PostgreSQL ≥ ${TARGETS.postgresRatio.toFixed(2)}x bare, SQLite ≥ ` +
+      `${TARGETS.sqliteRatio.toFixed(2)}x bare, p99 < ${TARGETS.p99Ms} ms.`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, "dist", "main", "cli.js")))
+    throw new Error("dist/main/cli.js is missing: run `npm run build` (npm run bench does it for you)");
+  const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const version = codeVersion();
+  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), "payintake-bench-prof-")) : undefined;
+  if (profileDir) cleanups.push(async () => rmSync(profileDir, { recursive: true, force: true }));
+  log(
+    `${version}; ${availableParallelism()} cores, Node ${process.version}; ${CONNECTIONS} connections, ` +
+      `${WARMUP_SECONDS} s warmup + ${SECONDS} s per server${PROFILE ? "; CPU profiling on" : ""}`,
+  );
+
+  const scenarios: Scenario[] = [await runBare()];
+  for (const kind of STORES) scenarios.push(await runPayintake(kind, profileDir));
+
+  const table = resultsTable(scenarios);
+  process.stdout.write(`\n${table}\n\n${cpuTable(scenarios)}\n\n`);
+  for (const line of statusDetails(scenarios)) process.stdout.write(`${line}\n`);
+  const noise = noiseWarning(scenarios);
+  if (noise) log(noise);
+
+  const complete = scenarios.every((s) => s.result);
+  if (PROFILE) log("profiling run: docs/BENCHMARKS.md left unchanged (the profiler slows the server down)");
+  else if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
+  else {
+    writeDocSections(DOC, [
+      { name: "machine", body: await machineSection(date) },
+      { name: "deposits", body: depositsSection(date, version, scenarios) },
+    ]);
+    log(`wrote ${DOC}`);
+  }
+  await cleanupAll();
+  // Missed targets are reported, not failed; a server that could not be measured is a failure.
+  if (!complete) process.exitCode = 1;
+}
+
+main().catch(async (err: unknown) => {
+  log(`failed: ${(err as Error).stack ?? String(err)}`);
+  await cleanupAll();
+  process.exitCode = 1;
+});
