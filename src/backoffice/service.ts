@@ -26,6 +26,8 @@ export interface BackofficeDeps {
   callbackTargetAllowed: TargetCheck;
   /** Called after any change a cached firm lookup might hold, so this instance sees it at once. */
   firmsChanged(): void;
+  /** Called after any change to the payment accounts, so this instance routes by it at once. */
+  accountsChanged(): void;
   now(): number;
 }
 
@@ -196,6 +198,7 @@ export function createBackoffice(deps: BackofficeDeps) {
       if (refused) return refused;
       const now = deps.now();
       const row = await repos.accounts.add({ ...input, active: 1, created_at: now, updated_at: now });
+      deps.accountsChanged();
       return { ok: true as const, value: accountView(row) };
     },
 
@@ -217,6 +220,7 @@ export function createBackoffice(deps: BackofficeDeps) {
         updated_at: deps.now(),
       };
       const row = await repos.accounts.update(id, update);
+      deps.accountsChanged();
       return row ? { ok: true as const, value: accountView(row) } : notFound("account");
     },
 

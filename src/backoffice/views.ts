@@ -48,7 +48,6 @@ export function accountView(a: AccountRow) {
     min: money(a.min_amount),
     max: money(a.max_amount),
     active: a.active === 1,
-    last_assigned_at: a.last_assigned_at === 0 ? null : isoTime(a.last_assigned_at),
     created_at: isoTime(a.created_at),
     updated_at: isoTime(a.updated_at),
   };

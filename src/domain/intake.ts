@@ -3,7 +3,7 @@ import { isValidTurkishIban } from "./iban.js";
 import { maskNationalId } from "./masking.js";
 import type { BusinessRejection } from "./rejections.js";
 import type { DepositRequest, WithdrawalRequest } from "./requests.js";
-import { type AccountCandidate, pickAccount, rotationStamp } from "./routing.js";
+import type { AccountCandidate } from "./routing.js";
 
 /**
  * Creating deposits and withdrawals: the business rules in the order decisions.md fixes, then the
@@ -18,19 +18,13 @@ export interface IntakePorts {
     userId: string,
     type: "deposit" | "withdrawal",
   ): Promise<{ referenceUsed: boolean; userBanned: boolean; pendingExists: boolean }>;
-  eligibleAccounts(amountMinor: number): Promise<AccountCandidate[]>;
+  /** The account this deposit is routed to (domain/account-pool.ts), or null when none can take it. */
+  assignAccount(amountMinor: number): Promise<AccountCandidate | null>;
   insert(
     tx: NewTransactionRecord,
-    assignment: AccountAssignment | null,
   ): Promise<{ ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" }>;
   sealNationalId(value: string): string;
   now(): number;
-}
-
-/** The account a deposit was routed to, and the rotation stamp it now carries. */
-export interface AccountAssignment {
-  accountId: number;
-  stamp: number;
 }
 
 export interface NewTransactionRecord {
@@ -123,25 +117,21 @@ export async function createDeposit(
   }
   if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
 
-  const candidates = await ports.eligibleAccounts(req.amountMinor);
-  const account = pickAccount(candidates, req.amountMinor);
+  const account = await ports.assignAccount(req.amountMinor);
   if (account === null) return { ok: false, rejection: "no_account" };
 
-  const inserted = await ports.insert(
-    {
-      ...baseRecord(ports, firm, req, callbackUrl),
-      type: "deposit",
-      amount: req.amountMinor,
-      method: req.method,
-      iban: null,
-      iban_valid: null,
-      account_id: account.id,
-      assigned_bank_name: account.bankName,
-      assigned_holder_name: account.holderName,
-      assigned_iban: account.iban,
-    },
-    { accountId: account.id, stamp: rotationStamp(candidates, ports.now()) },
-  );
+  const inserted = await ports.insert({
+    ...baseRecord(ports, firm, req, callbackUrl),
+    type: "deposit",
+    amount: req.amountMinor,
+    method: req.method,
+    iban: null,
+    iban_valid: null,
+    account_id: account.id,
+    assigned_bank_name: account.bankName,
+    assigned_holder_name: account.holderName,
+    assigned_iban: account.iban,
+  });
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
   return { ok: true, id: inserted.id, account };
 }
@@ -158,21 +148,18 @@ export async function createWithdrawal(
   if (facts.userBanned) return { ok: false, rejection: "user_banned" };
   if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
 
-  const inserted = await ports.insert(
-    {
-      ...baseRecord(ports, firm, req, callbackUrl),
-      type: "withdrawal",
-      amount: req.amountMinor,
-      method: null,
-      iban: req.iban,
-      iban_valid: req.iban === null ? 0 : isValidTurkishIban(req.iban) ? 1 : 0,
-      account_id: null,
-      assigned_bank_name: null,
-      assigned_holder_name: null,
-      assigned_iban: null,
-    },
-    null,
-  );
+  const inserted = await ports.insert({
+    ...baseRecord(ports, firm, req, callbackUrl),
+    type: "withdrawal",
+    amount: req.amountMinor,
+    method: null,
+    iban: req.iban,
+    iban_valid: req.iban === null ? 0 : isValidTurkishIban(req.iban) ? 1 : 0,
+    account_id: null,
+    assigned_bank_name: null,
+    assigned_holder_name: null,
+    assigned_iban: null,
+  });
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
   return { ok: true, id: inserted.id };
 }

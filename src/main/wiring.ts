@@ -4,11 +4,15 @@ import { type Backoffice, createBackoffice } from "../backoffice/service.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createSecretBox } from "../crypto/secret-box.js";
+import { createAccountPool } from "../domain/account-pool.js";
 import type { IntakePorts } from "../domain/intake.js";
 import type { AppContext } from "../http/context.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
+
+/** How long one read of the account pool routes deposits; changes through this instance apply at once. */
+const ACCOUNT_POOL_TTL_MS = 1_000;
 
 export interface Runtime {
   ctx: AppContext;
@@ -60,11 +64,9 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
   const firms = createFirmDirectory(repos.firms, box, now);
   const callbackTargetAllowed = createCallbackTargetCheck({ allowPrivate: config.allowPrivateCallbacks });
 
-  const intake: IntakePorts = {
-    businessFacts: (firmId, reference, userId, type) =>
-      repos.transactions.businessFacts(firmId, reference, userId, type),
-    async eligibleAccounts(amountMinor) {
-      return (await repos.accounts.listEligible(amountMinor)).map((a) => ({
+  const accounts = createAccountPool({
+    async load() {
+      return (await repos.accounts.listActive()).map((a) => ({
         id: a.id,
         bankName: a.bank_name,
         holderName: a.holder_name,
@@ -72,13 +74,16 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
         minAmount: a.min_amount,
         maxAmount: a.max_amount,
         active: a.active === 1,
-        lastAssignedAt: a.last_assigned_at,
       }));
     },
-    async insert(tx, assignment) {
-      const result = await repos.transactions.insert(tx, assignment);
-      return result.ok ? { ok: true, id: result.row.id } : result;
-    },
+    now,
+    ttlMs: ACCOUNT_POOL_TTL_MS,
+  });
+  const intake: IntakePorts = {
+    businessFacts: (firmId, reference, userId, type) =>
+      repos.transactions.businessFacts(firmId, reference, userId, type),
+    assignAccount: (amountMinor) => accounts.assign(amountMinor),
+    insert: (tx) => repos.transactions.insert(tx),
     sealNationalId: (value) => box.seal(value),
     now,
   };
@@ -101,6 +106,7 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
     box,
     callbackTargetAllowed,
     firmsChanged: () => firms.evictAll(),
+    accountsChanged: () => accounts.invalidate(),
     now,
   });
   return { ctx, backoffice, store, warnings };

@@ -15,7 +15,7 @@ export function createRepositories(store: Store): Repositories {
   return {
     firms: createFirmRepository(store.db),
     accounts: createAccountRepository(store.db),
-    nonces: createNonceRepository(store.db),
-    transactions: createTransactionRepository(store.db, store.dialect),
+    nonces: createNonceRepository(store.db, store.statements),
+    transactions: createTransactionRepository(store.db, store.statements),
   };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { prepared, type StatementRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
 
 export interface NonceRepository {
@@ -7,15 +8,15 @@ export interface NonceRepository {
   purgeExpired(now: number): Promise<number>;
 }
 
-export function createNonceRepository(db: Kysely<Database>): NonceRepository {
+const RECORD = prepared(
+  "nonce_record",
+  "INSERT INTO nonces (firm_id, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT (firm_id, nonce) DO NOTHING",
+);
+
+export function createNonceRepository(db: Kysely<Database>, statements: StatementRunner): NonceRepository {
   return {
     async record(firmId, nonce, expiresAt) {
-      const result = await db
-        .insertInto("nonces")
-        .values({ firm_id: firmId, nonce, expires_at: expiresAt })
-        .onConflict((oc) => oc.columns(["firm_id", "nonce"]).doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+      return (await statements.changes(RECORD, [firmId, nonce, expiresAt])) === 1;
     },
     async purgeExpired(now) {
       const result = await db.deleteFrom("nonces").where("expires_at", "<", now).executeTakeFirst();

@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { migrations } from "./migrations/index.js";
+import type { Prepared, StatementRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
 import { createGroupCommitDialect } from "./sqlite-group-commit.js";
 
@@ -18,6 +19,8 @@ export interface Store {
    * statement commits on its own; the embedded store commits writes in groups.
    */
   settle(): Promise<void>;
+  /** Hot-path statements, prepared once, without the query builder (store/prepared.ts). */
+  statements: StatementRunner;
   /** Applies every migration not yet applied; safe to call from several instances at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -69,6 +72,7 @@ function openSqlite(dataDir: string): Store {
     db,
     dialect: "sqlite",
     settle: () => groupCommit.settle(),
+    statements: groupCommit.statements,
     async migrate() {
       await groupCommit.settle();
       return applyMigrations(db, "sqlite", async (script) => {
@@ -101,6 +105,24 @@ function openPostgres(url: string, poolSize: number): Store {
     db,
     dialect: "postgres",
     settle: () => settled,
+    statements: {
+      async rows<R>(statement: Prepared, params: readonly unknown[]) {
+        const result = await pool.query({
+          name: statement.name,
+          text: statement.postgres,
+          values: params as unknown[],
+        });
+        return result.rows as R[];
+      },
+      async changes(statement: Prepared, params: readonly unknown[]) {
+        const result = await pool.query({
+          name: statement.name,
+          text: statement.postgres,
+          values: params as unknown[],
+        });
+        return result.rowCount ?? 0;
+      },
+    },
     async migrate() {
       const client = await pool.connect();
       try {

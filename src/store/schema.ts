@@ -43,8 +43,6 @@ export interface PaymentAccountTable {
   min_amount: number | null;
   max_amount: number | null;
   active: number;
-  /** When a deposit was last routed here; the least recently used eligible account goes next. */
-  last_assigned_at: number;
   created_at: number;
   updated_at: number;
 }

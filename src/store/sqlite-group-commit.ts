@@ -10,6 +10,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
+import type { Prepared, StatementRunner } from "./prepared.js";
 
 /**
  * The embedded store's Kysely driver, with group commit.
@@ -29,10 +30,15 @@ import {
 export interface GroupCommit {
   /** Resolves once everything written (or read uncommitted) so far is durable. */
   settle(): Promise<void>;
+  /** Prepared hot-path statements, run in the current batch like any other statement. */
+  statements: StatementRunner;
 }
 
 class Mutex {
   #locked: Promise<void> | undefined;
+  get held(): boolean {
+    return this.#locked !== undefined;
+  }
   #release: (() => void) | undefined;
   async lock(): Promise<void> {
     while (this.#locked) await this.#locked;
@@ -61,6 +67,35 @@ class Batcher implements GroupCommit {
     readonly db: SqliteDatabase,
     private readonly onCommitFailure: (err: unknown) => never,
   ) {}
+
+  readonly statements: StatementRunner = {
+    rows: <R>(statement: Prepared, params: readonly unknown[]) =>
+      this.#withConnection(() => {
+        const stmt = this.prepare(statement.sqlite);
+        if (!stmt.readonly) this.beginWrite();
+        return stmt.all(params as unknown[]) as R[];
+      }),
+    changes: (statement: Prepared, params: readonly unknown[]) =>
+      this.#withConnection(() => {
+        const stmt = this.prepare(statement.sqlite);
+        if (!stmt.readonly) this.beginWrite();
+        return stmt.run(params as unknown[]).changes;
+      }),
+  };
+
+  /**
+   * Runs a synchronous statement when no unit (SAVEPOINT) holds the connection; otherwise waits its
+   * turn, so a statement never lands inside someone else's unit and is rolled back with it.
+   */
+  async #withConnection<T>(run: () => T): Promise<T> {
+    if (!this.mutex.held) return run();
+    await this.mutex.lock();
+    try {
+      return run();
+    } finally {
+      this.mutex.unlock();
+    }
+  }
 
   prepare(sql: string): Statement {
     let stmt = this.#statements.get(sql);

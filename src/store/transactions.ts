@@ -1,5 +1,6 @@
-import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
+import type { Insertable, Kysely, Selectable } from "kysely";
 import { uniqueViolation } from "./errors.js";
+import { prepared, type StatementRunner } from "./prepared.js";
 import type { Database, TransactionTable } from "./schema.js";
 
 export type TransactionRow = Selectable<TransactionTable>;
@@ -11,9 +12,7 @@ export interface BusinessFacts {
   pendingExists: boolean;
 }
 
-export type InsertResult =
-  | { ok: true; row: TransactionRow }
-  | { ok: false; conflict: "reference" | "one_pending" };
+export type InsertResult = { ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" };
 
 export interface TransactionFilter {
   firmId?: number;
@@ -30,112 +29,90 @@ export interface TransactionRepository {
     type: TransactionRow["type"],
   ): Promise<BusinessFacts>;
   /**
-   * Inserts the transaction; when it routes a deposit to an account, the account's rotation stamp
-   * moves in the same database transaction. A unique-index conflict is an expected outcome, returned
-   * as a value: that is how concurrent requests with one reference or one user are told apart.
+   * Inserts the transaction. A unique-index conflict is an expected outcome, returned as a value:
+   * that is how concurrent requests with one reference or one user are told apart.
    */
-  insert(
-    values: NewTransaction,
-    assignment: { accountId: number; stamp: number } | null,
-  ): Promise<InsertResult>;
+  insert(values: NewTransaction): Promise<InsertResult>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
 }
 
+/**
+ * The three facts in one round trip. `status` is a literal, not a parameter: only then can the
+ * planner prove the partial index transactions_one_pending_uq (WHERE status = 'pending') applies;
+ * with a bound parameter SQLite scans the whole table.
+ */
+const BUSINESS_FACTS = prepared(
+  "tx_business_facts",
+  `SELECT
+     EXISTS (SELECT 1 FROM transactions WHERE firm_id = $1 AND reference = $2) AS r,
+     EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $3 AND user_id = $4) AS b,
+     EXISTS (SELECT 1 FROM transactions
+             WHERE firm_id = $5 AND user_id = $6 AND type = $7 AND status = 'pending') AS p`,
+);
+
+const INSERT_COLUMNS = [
+  "firm_id",
+  "reference",
+  "type",
+  "status",
+  "amount",
+  "method",
+  "first_name",
+  "last_name",
+  "middle_name",
+  "username",
+  "user_id",
+  "national_id_masked",
+  "national_id_sealed",
+  "bank_code",
+  "iban",
+  "iban_valid",
+  "account_id",
+  "assigned_bank_name",
+  "assigned_holder_name",
+  "assigned_iban",
+  "callback_url",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof NewTransaction)[];
+
+const INSERT = prepared(
+  "tx_insert",
+  `INSERT INTO transactions (${INSERT_COLUMNS.join(", ")})
+   VALUES (${INSERT_COLUMNS.map((_c, i) => `$${i + 1}`).join(", ")})
+   RETURNING id`,
+);
+
 export function createTransactionRepository(
   db: Kysely<Database>,
-  dialect: "sqlite" | "postgres",
+  statements: StatementRunner,
 ): TransactionRepository {
-  /**
-   * PostgreSQL does both writes in one statement (a data-modifying CTE): one round trip, atomic.
-   * SQLite has no DML in CTEs; there the two statements share a SAVEPOINT in the current batch.
-   */
-  async function insertAndTouch(
-    values: NewTransaction,
-    assignment: { accountId: number; stamp: number } | null,
-  ): Promise<TransactionRow> {
-    if (assignment === null) {
-      return db.insertInto("transactions").values(values).returningAll().executeTakeFirstOrThrow();
-    }
-    if (dialect === "postgres") {
-      return db
-        .with("touched", (q) =>
-          q
-            .updateTable("payment_accounts")
-            .set({ last_assigned_at: assignment.stamp })
-            .where("id", "=", assignment.accountId)
-            .returning("id"),
-        )
-        .insertInto("transactions")
-        .values(values)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    }
-    return db.transaction().execute(async (trx) => {
-      const inserted = await trx
-        .insertInto("transactions")
-        .values(values)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable("payment_accounts")
-        .set({ last_assigned_at: assignment.stamp })
-        .where("id", "=", assignment.accountId)
-        .execute();
-      return inserted;
-    });
-  }
-
   return {
     async businessFacts(firmId, reference, userId, type) {
-      const row = await db
-        .selectNoFrom((eb) => [
-          eb
-            .exists(
-              eb
-                .selectFrom("transactions")
-                .select(sql.lit(1).as("x"))
-                .where("firm_id", "=", firmId)
-                .where("reference", "=", reference),
-            )
-            .as("reference_used"),
-          eb
-            .exists(
-              eb
-                .selectFrom("banned_users")
-                .select(sql.lit(1).as("x"))
-                .where("firm_id", "=", firmId)
-                .where("user_id", "=", userId),
-            )
-            .as("user_banned"),
-          eb
-            .exists(
-              eb
-                .selectFrom("transactions")
-                .select(sql.lit(1).as("x"))
-                .where("firm_id", "=", firmId)
-                .where("user_id", "=", userId)
-                .where("type", "=", type)
-                // A literal, not a parameter: only then can the planner prove the partial index
-                // transactions_one_pending_uq (WHERE status = 'pending') applies. With a bound
-                // parameter SQLite scans the whole table.
-                .where("status", "=", sql.lit("pending")),
-            )
-            .as("pending_exists"),
-        ])
-        .executeTakeFirstOrThrow();
-      return {
-        referenceUsed: Boolean(row.reference_used),
-        userBanned: Boolean(row.user_banned),
-        pendingExists: Boolean(row.pending_exists),
-      };
+      const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
+        firmId,
+        reference,
+        firmId,
+        userId,
+        firmId,
+        userId,
+        type,
+      ]);
+      // PostgreSQL answers booleans, SQLite 0 and 1.
+      return { referenceUsed: Boolean(row?.r), userBanned: Boolean(row?.b), pendingExists: Boolean(row?.p) };
     },
 
-    async insert(values, assignment) {
+    async insert(values) {
       try {
-        return { ok: true, row: await insertAndTouch(values, assignment) };
+        const [row] = await statements.rows<{ id: number }>(
+          INSERT,
+          INSERT_COLUMNS.map((column) => values[column] ?? null),
+        );
+        if (!row) throw new Error("insert returned no id");
+        return { ok: true, id: Number(row.id) };
       } catch (err) {
         const conflict = uniqueViolation(err);
         if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };

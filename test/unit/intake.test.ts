@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Firm } from "../../src/domain/firm.js";
 import {
-  type AccountAssignment,
   createDeposit,
   createWithdrawal,
   type IntakePorts,
   type NewTransactionRecord,
 } from "../../src/domain/intake.js";
 import type { DepositRequest, WithdrawalRequest } from "../../src/domain/requests.js";
-import type { AccountCandidate } from "../../src/domain/routing.js";
+import { type AccountCandidate, pickAccount } from "../../src/domain/routing.js";
 
 const NOW = Date.UTC(2026, 10, 22, 10, 15, 30);
 
@@ -95,7 +94,7 @@ function ports(
   const calls = {
     facts: [] as unknown[][],
     eligible: [] as number[],
-    inserts: [] as { tx: NewTransactionRecord; assignment: AccountAssignment | null }[],
+    inserts: [] as { tx: NewTransactionRecord }[],
     sealed: [] as string[],
   };
   const p: IntakePorts = {
@@ -103,12 +102,12 @@ function ports(
       calls.facts.push(args);
       return { referenceUsed: false, userBanned: false, pendingExists: false, ...opts.facts };
     },
-    async eligibleAccounts(amountMinor) {
+    async assignAccount(amountMinor) {
       calls.eligible.push(amountMinor);
-      return opts.accounts ?? [account(1)];
+      return pickAccount(opts.accounts ?? [account(1)], amountMinor);
     },
-    async insert(tx, assignment) {
-      calls.inserts.push({ tx, assignment });
+    async insert(tx) {
+      calls.inserts.push({ tx });
       return opts.insert ?? { ok: true, id: 101 };
     },
     sealNationalId(value) {
@@ -218,7 +217,7 @@ describe("createDeposit: the stored record", () => {
     );
     expect(r).toEqual({ ok: true, id: 101, account: accounts[1] });
     expect(calls.inserts).toHaveLength(1);
-    expect(calls.inserts[0]?.assignment?.accountId).toBe(2);
+    expect(calls.inserts[0]?.tx.account_id).toBe(2);
     expect(calls.inserts[0]?.tx).toEqual({
       firm_id: 7,
       reference: "ORD-1",
@@ -327,7 +326,6 @@ describe("createWithdrawal", () => {
     const { ports: p, calls } = ports();
     await createWithdrawal(p, firm(), withdrawalReq({ nationalId: "123456" }), "https://hooks.example/cb");
     expect(calls.inserts[0]).toEqual({
-      assignment: null,
       tx: {
         firm_id: 7,
         reference: "WD-1",

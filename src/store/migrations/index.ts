@@ -1,4 +1,5 @@
 import { init } from "./20261122T0500_init.js";
+import { rotationInMemory } from "./20261122T1400_rotation_in_memory.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
-export const migrations: readonly Migration[] = [init];
+export const migrations: readonly Migration[] = [init, rotationInMemory];
