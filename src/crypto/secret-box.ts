@@ -9,14 +9,31 @@ export interface SecretBox {
   open(sealed: string): string;
 }
 
+const IV_BYTES = 12;
+const IVS_PER_DRAW = 512;
+
 export function createSecretBox(masterKey: Buffer): SecretBox {
   if (masterKey.length !== 32) throw new Error("the master key must be 32 bytes");
+  // Random IVs drawn 512 at a time: one call into the CSPRNG per 512 seals instead of one per seal
+  // (it was a tenth of a deposit's CPU). Each IV is handed out exactly once.
+  let ivs = Buffer.alloc(0);
+  let next = 0;
+  function freshIv(): Buffer {
+    if (next >= ivs.length) {
+      ivs = randomBytes(IV_BYTES * IVS_PER_DRAW);
+      next = 0;
+    }
+    const iv = ivs.subarray(next, next + IV_BYTES);
+    next += IV_BYTES;
+    return iv;
+  }
   return {
     seal(plaintext) {
-      const iv = randomBytes(12);
+      const iv = freshIv();
       const cipher = createCipheriv("aes-256-gcm", masterKey, iv);
-      const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return `v1:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url")}`;
+      const head = cipher.update(plaintext, "utf8");
+      const tail = cipher.final();
+      return `v1:${Buffer.concat([iv, cipher.getAuthTag(), head, tail]).toString("base64url")}`;
     },
     open(sealed) {
       if (!sealed.startsWith("v1:")) throw new Error("unknown sealed-secret format");

@@ -3,11 +3,20 @@ import { toJson } from "../domain/transaction-view.js";
 
 /** Every answer under /paymentapi/v1 is JSON; errors are the contract's two-key envelope. */
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply.code(status).header("content-type", "application/json; charset=utf-8").send(toJson(body));
+  return sendText(reply, status, toJson(body));
+}
+
+/** For bodies with plain values only (no RawJson amounts): the built-in serializer is faster. */
+export function sendPlainJson(reply: FastifyReply, status: number, body: object): FastifyReply {
+  return sendText(reply, status, JSON.stringify(body));
+}
+
+function sendText(reply: FastifyReply, status: number, json: string): FastifyReply {
+  return reply.code(status).header("content-type", "application/json; charset=utf-8").send(json);
 }
 
 export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
-  return sendJson(reply, status, { success: false, message });
+  return sendPlainJson(reply, status, { success: false, message });
 }
 
 export const INTERNAL_ERROR_MESSAGE = "An internal error occurred. Please try again later.";

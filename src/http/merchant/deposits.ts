@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createDeposit } from "../../domain/intake.js";
 import { parseDepositRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
-import { sendError, sendJson } from "../envelope.js";
+import { sendError, sendPlainJson } from "../envelope.js";
 import { authenticate } from "./authenticate.js";
 import { callbackUrlFor, INVALID_JSON_MESSAGE, parseJsonBody } from "./common.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
@@ -38,7 +38,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
         REJECTIONS[outcome.rejection].message,
       );
     }
-    return sendJson(reply, 200, {
+    return sendPlainJson(reply, 200, {
       success: true,
       message: DEPOSIT_RECEIVED_MESSAGE,
       assigned_bank_name: outcome.account.bankName,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createWithdrawal } from "../../domain/intake.js";
 import { parseWithdrawalRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
-import { sendError, sendJson } from "../envelope.js";
+import { sendError, sendPlainJson } from "../envelope.js";
 import { authenticate } from "./authenticate.js";
 import { callbackUrlFor, INVALID_JSON_MESSAGE, parseJsonBody } from "./common.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
@@ -28,6 +28,6 @@ export function registerWithdrawalRoute(app: FastifyInstance, ctx: AppContext): 
         REJECTIONS[outcome.rejection].message,
       );
     }
-    return sendJson(reply, 200, { success: true, message: WITHDRAWAL_RECEIVED_MESSAGE });
+    return sendPlainJson(reply, 200, { success: true, message: WITHDRAWAL_RECEIVED_MESSAGE });
   });
 }
