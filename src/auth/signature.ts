@@ -45,3 +45,20 @@ export function callbackHashcode(
     .update(`${fields.reference}|${fields.type}|${fields.status}|${fields.amount}`, "utf8")
     .digest("hex");
 }
+
+/** Callback hashcode over its prepared input (reference|type|status|amount). */
+export function hashcodeOf(secret: string, hashInput: string): string {
+  return createHmac("sha256", Buffer.from(secret, "utf8")).update(hashInput, "utf8").digest("hex");
+}
+
+/**
+ * The callback's header signature: lowercase hex HMAC-SHA256, keyed with the firm's secret, over
+ * TIMESTAMP \n BODY (the raw body bytes as sent), so a receiver can check every byte and refuse old
+ * replays by the timestamp. docs/callbacks.md shows how to verify it.
+ */
+export function signCallback(secret: string, timestamp: string, body: string | Uint8Array): string {
+  const hmac = createHmac("sha256", Buffer.from(secret, "utf8"));
+  hmac.update(`${timestamp}\n`, "utf8");
+  hmac.update(body);
+  return hmac.digest("hex");
+}

@@ -1,10 +1,18 @@
 import { randomBytes } from "node:crypto";
 import type { Updateable } from "kysely";
 import type { SecretBox } from "../crypto/secret-box.js";
+import { callbackDraft, type Decision, planDecision } from "../domain/decisions.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 import type { FirmTable, PaymentAccountTable, ProviderTable } from "../store/schema.js";
-import { accountView, firmView, operatorTransactionView, providerView } from "./views.js";
+import {
+  accountView,
+  callbackAttemptView,
+  callbackView,
+  firmView,
+  operatorTransactionView,
+  providerView,
+} from "./views.js";
 
 /**
  * What operators can do, with no HTTP in it. Inputs arrive already shaped by the admin API's
@@ -12,13 +20,18 @@ import { accountView, firmView, operatorTransactionView, providerView } from "./
  */
 export interface Refusal {
   ok: false;
-  status: 400 | 404;
+  status: 400 | 404 | 409;
   message: string;
 }
 export type Outcome<T> = { ok: true; value: T } | Refusal;
 
 const notFound = (what: string): Refusal => ({ ok: false, status: 404, message: `${what} not found` });
 const bad = (message: string): Refusal => ({ ok: false, status: 400, message });
+const notPending = (status: string): Refusal => ({
+  ok: false,
+  status: 409,
+  message: `transaction is not pending (status: ${status}); it was decided already`,
+});
 
 export interface BackofficeDeps {
   repos: Repositories;
@@ -28,6 +41,8 @@ export interface BackofficeDeps {
   firmsChanged(): void;
   /** Called after any change to the payment accounts, so this instance routes by it at once. */
   accountsChanged(): void;
+  /** Called after a decision queued its callback, so it goes out at once. */
+  callbackQueued(): void;
   now(): number;
 }
 
@@ -246,6 +261,76 @@ export function createBackoffice(deps: BackofficeDeps) {
     async showTransaction(id: number) {
       const row = await repos.transactions.get(id);
       return row ? { ok: true as const, value: operatorTransactionView(row) } : notFound("transaction");
+    },
+
+    /** Approves or rejects a pending transaction; the decision and its callback are written together. */
+    async decide(id: number, decision: Decision, actor: string) {
+      const tx = await repos.transactions.get(id);
+      if (!tx) return notFound("transaction");
+      const planned = planDecision(tx, decision);
+      if (!planned.ok) {
+        return planned.refusal === "not_pending"
+          ? notPending(tx.status)
+          : bad("only a deposit can be approved with another amount");
+      }
+      const firm = await repos.firms.get(tx.firm_id);
+      if (!firm) return notFound("firm");
+      const { plan } = planned;
+      const result = await repos.decisions.decide({
+        transactionId: id,
+        status: plan.status,
+        amount: plan.amount,
+        originalAmount: plan.originalAmount,
+        decidedBy: actor,
+        note: plan.note,
+        now: deps.now(),
+        callback: (decided) =>
+          callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
+      });
+      if (!result.ok) {
+        if (result.reason === "not_found") return notFound("transaction");
+        const now = await repos.transactions.get(id);
+        return notPending(now?.status ?? "decided");
+      }
+      deps.callbackQueued();
+      return {
+        ok: true as const,
+        value: { transaction: operatorTransactionView(result.tx), callback_id: result.callbackId },
+      };
+    },
+
+    async listCallbacks(filter: {
+      status?: "pending" | "delivered" | "failed";
+      firmId?: number;
+      limit?: number;
+    }) {
+      return (await repos.callbacks.list(filter)).map(callbackView);
+    },
+
+    async showCallback(id: number) {
+      const row = await repos.callbacks.get(id);
+      if (!row) return notFound("callback");
+      // Attempts are read after the row; one recorded in between is left out, so the two agree.
+      const attempts = (await repos.callbacks.attempts(id)).filter((a) => a.attempt <= row.attempts);
+      return {
+        ok: true as const,
+        value: { ...callbackView(row), payload: row.payload, attempts: attempts.map(callbackAttemptView) },
+      };
+    },
+
+    /** Sends a callback again with a fresh retry schedule (whatever its status). */
+    async redeliver(id: number) {
+      const row = await repos.callbacks.redeliver(id, deps.now());
+      if (!row) return notFound("callback");
+      deps.callbackQueued();
+      return { ok: true as const, value: callbackView(row) };
+    },
+
+    /** After a merchant outage: every callback that failed at or after `since` goes out again. */
+    async redeliverFailedSince(since: number) {
+      const ids = await repos.callbacks.redeliverFailedSince(since, deps.now());
+      if (ids.length > 0) deps.callbackQueued();
+      return { ok: true as const, value: { redelivered: ids.length, callback_ids: ids } };
     },
   };
 }

@@ -1,6 +1,8 @@
 import { formatMinor } from "../domain/money.js";
 import { isoTime } from "../domain/transaction-view.js";
 import type { AccountRow } from "../store/accounts.js";
+import type { CallbackAttemptRow } from "../store/callbacks.js";
+import type { CallbackRow } from "../store/decisions.js";
 import type { FirmRow, ProviderRow } from "../store/firms.js";
 import type { TransactionRow } from "../store/transactions.js";
 
@@ -79,5 +81,41 @@ export function operatorTransactionView(t: TransactionRow) {
     callback_url: t.callback_url,
     created_at: isoTime(t.created_at),
     updated_at: isoTime(t.updated_at),
+    decided_at: t.decided_at === null ? null : isoTime(t.decided_at),
+    decided_by: t.decided_by,
+    decision_note: t.decision_note,
+    original_amount: money(t.original_amount),
+  };
+}
+
+const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
+
+export function callbackView(c: CallbackRow) {
+  return {
+    id: c.id,
+    transaction_id: c.transaction_id,
+    firm_id: c.firm_id,
+    event: c.event,
+    url: c.url,
+    status: c.status,
+    attempt_count: c.attempts,
+    next_attempt_at: c.status === "pending" ? isoTime(c.next_attempt_at) : null,
+    last_attempt_at: time(c.last_attempt_at),
+    last_result: c.last_result,
+    delivered_at: time(c.delivered_at),
+    failed_at: time(c.failed_at),
+    created_at: isoTime(c.created_at),
+  };
+}
+
+export function callbackAttemptView(a: CallbackAttemptRow) {
+  return {
+    attempt: a.attempt,
+    started_at: isoTime(a.started_at),
+    duration_ms: a.duration_ms,
+    http_status: a.http_status,
+    error: a.error,
+    response_excerpt: a.response_excerpt,
+    outcome: a.outcome,
   };
 }

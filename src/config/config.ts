@@ -41,6 +41,11 @@ const envSchema = z.object({
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  PAYINTAKE_CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
+  PAYINTAKE_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
+  PAYINTAKE_CALLBACK_PER_ORIGIN: z.coerce.number().int().min(1).max(100).default(8),
+  PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
 });
 
 export interface Config {
@@ -58,6 +63,10 @@ export interface Config {
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
   logLevel: string;
+  /** Callback delivery: per-attempt timeout (10 s by contract), sends in flight, and how often to look for due retries. */
+  callbacks: { timeoutMs: number; concurrency: number; perOrigin: number; pollMs: number };
+  /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
+  autoCancelIntervalMs: number;
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
 }
@@ -89,5 +98,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ),
     logLevel: e.LOG_LEVEL,
     shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
+    callbacks: {
+      timeoutMs: e.PAYINTAKE_CALLBACK_TIMEOUT_MS,
+      concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,
+      perOrigin: e.PAYINTAKE_CALLBACK_PER_ORIGIN,
+      pollMs: e.PAYINTAKE_CALLBACK_POLL_MS,
+    },
+    autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
   };
 }

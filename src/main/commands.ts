@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import type { AdminClient } from "./admin-client.js";
 
 /**
@@ -45,6 +46,20 @@ function id(positional: string[]): number {
   const v = positional[0];
   if (!v || !/^\d+$/.test(v)) throw new UsageError("an id is required");
   return Number(v);
+}
+
+/** Who decides, as recorded on the transaction: --operator, else PAYINTAKE_OPERATOR, else the OS user. */
+function actor(flags: Flags): string {
+  const name = str(flags, "operator") ?? process.env.PAYINTAKE_OPERATOR ?? safeUsername();
+  return `operator:${name}`;
+}
+
+function safeUsername(): string {
+  try {
+    return userInfo().username || "cli";
+  } catch {
+    return "cli";
+  }
 }
 
 /** Drops undefined keys so PATCH bodies carry only what the operator named. */
@@ -156,6 +171,36 @@ export const COMMANDS: Record<string, Handler> = {
     return wrap("transactions")(c.call("GET", `/admin/v1/transactions${q.size ? `?${q}` : ""}`));
   },
   "tx show": (c, p) => c.call("GET", `/admin/v1/transactions/${id(p)}`),
+  "tx approve": (c, p, f) =>
+    c.call(
+      "POST",
+      `/admin/v1/transactions/${id(p)}/approve`,
+      defined({ actor: actor(f), note: str(f, "note"), amount: str(f, "amount") }),
+    ),
+  "tx reject": (c, p, f) =>
+    c.call(
+      "POST",
+      `/admin/v1/transactions/${id(p)}/reject`,
+      defined({ actor: actor(f), note: str(f, "note") }),
+    ),
+  "callback list": (c, _p, f) => {
+    const q = new URLSearchParams(
+      defined({ status: str(f, "status"), firm: str(f, "firm"), limit: str(f, "limit") }) as Record<
+        string,
+        string
+      >,
+    );
+    return wrap("callbacks")(c.call("GET", `/admin/v1/callbacks${q.size ? `?${q}` : ""}`));
+  },
+  "callback show": (c, p) => c.call("GET", `/admin/v1/callbacks/${id(p)}`),
+  "callback redeliver": (c, p, f) => {
+    const since = str(f, "failed-since");
+    if (since !== undefined) {
+      if (p.length > 0) throw new UsageError("give either an id or --failed-since, not both");
+      return c.call("POST", "/admin/v1/callbacks/redeliver", { failed_since: since });
+    }
+    return c.call("POST", `/admin/v1/callbacks/${id(p)}/redeliver`);
+  },
 };
 
 export function parseArgv(argv: string[]): { words: string[]; flags: Flags } {

@@ -47,7 +47,7 @@ export interface StartOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, opts.logDestination);
-  const runtime = await wire(config, opts.now);
+  const runtime = await wire(config, logger, opts.now);
   for (const w of runtime.warnings) logger.warn(w);
   const app = buildApp(runtime.ctx, runtime.backoffice, logger);
 
@@ -62,9 +62,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     clearInterval(purge);
+    await runtime.sender.close();
     await runtime.store.close();
     throw err;
   }
+  runtime.outbox.start();
+  runtime.autoCancel.start();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -79,6 +82,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         }
         clearInterval(purge);
         await app.close();
+        // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
+        await runtime.autoCancel.stop();
+        await runtime.outbox.stop();
+        await runtime.sender.close();
         await runtime.store.close();
       })();
       return closing;

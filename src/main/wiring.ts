@@ -1,12 +1,15 @@
 import { createFirmDirectory } from "../auth/firm-directory.js";
 import { createRateLimiter } from "../auth/rate-limiter.js";
 import { type Backoffice, createBackoffice } from "../backoffice/service.js";
+import { type CallbackSender, createCallbackSender } from "../callbacks/sender.js";
+import { createOutboxWorker, type OutboxWorker } from "../callbacks/worker.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createSecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import type { IntakePorts } from "../domain/intake.js";
 import type { AppContext } from "../http/context.js";
+import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
@@ -18,7 +21,17 @@ export interface Runtime {
   ctx: AppContext;
   backoffice: Backoffice;
   store: Store;
+  /** Background work: callback delivery and auto-cancel. Started after the server listens. */
+  outbox: OutboxWorker;
+  autoCancel: AutoCancelJob;
+  sender: CallbackSender;
   warnings: string[];
+}
+
+export interface RuntimeLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 /**
@@ -26,7 +39,7 @@ export interface Runtime {
  * generated into the data directory; PostgreSQL deployments run several instances, which must share
  * one key, so there the key has to come from the environment.
  */
-export async function wire(config: Config, now: () => number = Date.now): Promise<Runtime> {
+export async function wire(config: Config, log: RuntimeLog, now: () => number = Date.now): Promise<Runtime> {
   const warnings: string[] = [];
   let masterKeyHex = config.masterKeyHex;
   if (!masterKeyHex) {
@@ -101,13 +114,46 @@ export async function wire(config: Config, now: () => number = Date.now): Promis
     draining: false,
     now,
   };
+  const sender = createCallbackSender({
+    allowPrivate: config.allowPrivateCallbacks,
+    timeoutMs: config.callbacks.timeoutMs,
+    now,
+  });
+  const outbox = createOutboxWorker({
+    callbacks: repos.callbacks,
+    async secretFor(firmId) {
+      const firm = await repos.firms.get(firmId);
+      if (!firm) throw new Error(`firm ${firmId} not found`);
+      return box.open(firm.secret_sealed);
+    },
+    sender,
+    settle: () => store.settle(),
+    now,
+    random: Math.random,
+    log,
+    options: {
+      concurrency: config.callbacks.concurrency,
+      perOrigin: config.callbacks.perOrigin,
+      pollMs: config.callbacks.pollMs,
+      // Longer than any attempt (timeout at most 10 s): a live worker never loses its lease.
+      leaseMs: 60_000,
+    },
+  });
+  const autoCancel = createAutoCancelJob({
+    decisions: repos.decisions,
+    now,
+    intervalMs: config.autoCancelIntervalMs,
+    cancelled: () => outbox.poke(),
+    log,
+  });
   const backoffice = createBackoffice({
     repos,
     box,
     callbackTargetAllowed,
     firmsChanged: () => firms.evictAll(),
     accountsChanged: () => accounts.invalidate(),
+    callbackQueued: () => outbox.poke(),
     now,
   });
-  return { ctx, backoffice, store, warnings };
+  return { ctx, backoffice, store, outbox, autoCancel, sender, warnings };
 }

@@ -1,4 +1,6 @@
 import { type AccountRepository, createAccountRepository } from "./accounts.js";
+import { type CallbackRepository, createCallbackRepository } from "./callbacks.js";
+import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
@@ -9,6 +11,8 @@ export interface Repositories {
   accounts: AccountRepository;
   nonces: NonceRepository;
   transactions: TransactionRepository;
+  decisions: DecisionRepository;
+  callbacks: CallbackRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -17,5 +21,7 @@ export function createRepositories(store: Store): Repositories {
     accounts: createAccountRepository(store.db),
     nonces: createNonceRepository(store.db, store.statements),
     transactions: createTransactionRepository(store.db, store.statements),
+    decisions: createDecisionRepository(store.db, store.dialect),
+    callbacks: createCallbackRepository(store.db, store.dialect),
   };
 }

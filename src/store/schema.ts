@@ -85,6 +85,53 @@ export interface TransactionTable {
   callback_url: string;
   created_at: number;
   updated_at: number;
+  /** Set when the transaction left pending. */
+  decided_at: number | null;
+  /** Who decided: "operator:<name>" or "service:auto-cancel". */
+  decided_by: string | null;
+  decision_note: string | null;
+  /** The amount asked for, when an operator approved a deposit with another amount. */
+  original_amount: number | null;
+}
+
+export interface CallbackTable {
+  id: Generated<number>;
+  transaction_id: number;
+  firm_id: number;
+  event: string;
+  url: string;
+  /** scheme://host:port of the URL: deliveries are capped per origin, so one slow receiver waits alone. */
+  origin: string;
+  /** The JSON body without its hashcode, fixed at decision time: identical on every attempt. */
+  payload: string;
+  /** reference|type|status|amount, signed with the firm's current secret at send time. */
+  hash_input: string;
+  status: "pending" | "delivered" | "failed";
+  /** Position in the retry schedule since the last (re)delivery request. */
+  step: number;
+  attempts: number;
+  next_attempt_at: number;
+  /** A worker that claimed the row holds it until then; 0 when free. */
+  lease_until: number;
+  lease_owner: string | null;
+  last_attempt_at: number | null;
+  last_result: string | null;
+  delivered_at: number | null;
+  failed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CallbackAttemptTable {
+  id: Generated<number>;
+  callback_id: number;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  outcome: "delivered" | "retry" | "failed";
 }
 
 export interface SchemaMigrationTable {
@@ -99,5 +146,7 @@ export interface Database {
   banned_users: BannedUserTable;
   nonces: NonceTable;
   transactions: TransactionTable;
+  callbacks: CallbackTable;
+  callback_attempts: CallbackAttemptTable;
   schema_migrations: SchemaMigrationTable;
 }

@@ -152,5 +152,46 @@ export function registerAdminRoutes(app: FastifyInstance, backoffice: Backoffice
       if (!p.ok) return sendError(reply, 400, p.message);
       return answer(reply, await backoffice.showTransaction(p.value.id));
     });
+    admin.post("/admin/v1/transactions/:id/approve", async (request, reply) => {
+      const p = id(request);
+      const input = body(s.approveBody, request);
+      if (!p.ok) return sendError(reply, 400, p.message);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      const { actor, note, amount } = input.value;
+      return answer(
+        reply,
+        await backoffice.decide(p.value.id, { kind: "approve", note, amountMinor: amount }, actor),
+      );
+    });
+    admin.post("/admin/v1/transactions/:id/reject", async (request, reply) => {
+      const p = id(request);
+      const input = body(s.rejectBody, request);
+      if (!p.ok) return sendError(reply, 400, p.message);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      const { actor, note } = input.value;
+      return answer(reply, await backoffice.decide(p.value.id, { kind: "reject", note }, actor));
+    });
+
+    admin.get("/admin/v1/callbacks", async (request, reply) => {
+      const q = parse(s.callbackListQuery, request.query);
+      if (!q.ok) return sendError(reply, 400, q.message);
+      const { status, firm, limit } = q.value;
+      return sendJson(reply, 200, await backoffice.listCallbacks({ status, firmId: firm, limit }));
+    });
+    admin.get("/admin/v1/callbacks/:id", async (request, reply) => {
+      const p = id(request);
+      if (!p.ok) return sendError(reply, 400, p.message);
+      return answer(reply, await backoffice.showCallback(p.value.id));
+    });
+    admin.post("/admin/v1/callbacks/:id/redeliver", async (request, reply) => {
+      const p = id(request);
+      if (!p.ok) return sendError(reply, 400, p.message);
+      return answer(reply, await backoffice.redeliver(p.value.id));
+    });
+    admin.post("/admin/v1/callbacks/redeliver", async (request, reply) => {
+      const input = body(s.redeliverFailedBody, request);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      return answer(reply, await backoffice.redeliverFailedSince(input.value.failed_since));
+    });
   });
 }

@@ -106,3 +106,38 @@ export const txListQuery = z.object({
 });
 
 export const idParam = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+
+const note = z.string().trim().max(500).refine(noControl, { message: "must not contain control characters" });
+const actor = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine(noControl, { message: "must not contain control characters" });
+
+export const approveBody = z.strictObject({
+  actor,
+  note: note.optional(),
+  /** The amount the payer actually sent, when it differs from the one asked for. */
+  amount: amount.unwrap().optional(),
+});
+
+export const rejectBody = z.strictObject({ actor, note: note.optional() });
+
+export const callbackListQuery = z.strictObject({
+  status: z.enum(["pending", "delivered", "failed"]).optional(),
+  firm: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+/** An ISO 8601 time or epoch milliseconds. */
+export const redeliverFailedBody = z.strictObject({
+  failed_since: z.union([z.number().int().min(0), z.string()]).transform((v, ctx) => {
+    const ms = typeof v === "number" ? v : Date.parse(v);
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: "custom", message: "must be an ISO 8601 time or epoch milliseconds" });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+});

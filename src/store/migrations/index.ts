@@ -1,5 +1,6 @@
 import { init } from "./20261122T0500_init.js";
 import { rotationInMemory } from "./20261122T1400_rotation_in_memory.js";
+import { lifecycle } from "./20261122T1500_lifecycle.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
-export const migrations: readonly Migration[] = [init, rotationInMemory];
+export const migrations: readonly Migration[] = [init, rotationInMemory, lifecycle];

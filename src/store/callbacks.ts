@@ -1,0 +1,188 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { CallbackRow } from "./decisions.js";
+import type { CallbackAttemptTable, Database } from "./schema.js";
+
+export type CallbackAttemptRow = Selectable<CallbackAttemptTable>;
+
+/** What a worker needs to send a claimed callback. */
+export type ClaimedCallback = Pick<
+  CallbackRow,
+  | "id"
+  | "transaction_id"
+  | "firm_id"
+  | "event"
+  | "url"
+  | "origin"
+  | "payload"
+  | "hash_input"
+  | "step"
+  | "attempts"
+>;
+
+export interface AttemptRecord {
+  callbackId: number;
+  owner: string;
+  attempt: number;
+  startedAt: number;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  excerpt: string | null;
+  outcome: "delivered" | "retry" | "failed";
+  /** For a retry: when the next attempt is due. */
+  nextAttemptAt: number | null;
+  /** A short account of the result, kept on the callback for lists. */
+  summary: string;
+  now: number;
+}
+
+export interface CallbackFilter {
+  status?: CallbackRow["status"];
+  firmId?: number;
+  limit?: number;
+}
+
+export interface CallbackRepository {
+  /**
+   * Leases up to `limit` due callbacks to `owner` until `leaseUntil`, skipping rows another worker
+   * holds (SKIP LOCKED on PostgreSQL) and receivers this worker is already busy with. A lease that
+   * runs out (its worker died) makes the row due again.
+   */
+  claimDue(opts: {
+    now: number;
+    leaseUntil: number;
+    owner: string;
+    limit: number;
+    excludeOrigins: readonly string[];
+  }): Promise<ClaimedCallback[]>;
+  /** Gives back a claimed row without an attempt (its receiver was busy). */
+  release(id: number, owner: string): Promise<void>;
+  /** Stores one attempt and what follows from it, in one database transaction. */
+  recordAttempt(record: AttemptRecord): Promise<void>;
+  get(id: number): Promise<CallbackRow | undefined>;
+  attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
+  list(filter: CallbackFilter): Promise<CallbackRow[]>;
+  /** Makes a callback due now with a fresh schedule, whatever its status; an attempt in flight finishes first. */
+  redeliver(id: number, now: number): Promise<CallbackRow | undefined>;
+  /** Redelivers every callback that failed at or after `since`; returns their ids. */
+  redeliverFailedSince(since: number, now: number): Promise<number[]>;
+}
+
+export function createCallbackRepository(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+): CallbackRepository {
+  return {
+    async claimDue({ now, leaseUntil, owner, limit, excludeOrigins }) {
+      const lock = dialect === "postgres" ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+      const skipOrigins =
+        excludeOrigins.length === 0
+          ? sql``
+          : sql`AND origin NOT IN (${sql.join(excludeOrigins.map((o) => sql`${o}`))})`;
+      const result = await sql<ClaimedCallback>`
+        UPDATE callbacks SET lease_until = ${leaseUntil}, lease_owner = ${owner}
+        WHERE id IN (
+          SELECT id FROM callbacks
+          WHERE status = 'pending' AND next_attempt_at <= ${now} AND lease_until < ${now} ${skipOrigins}
+          ORDER BY next_attempt_at
+          LIMIT ${limit}
+          ${lock})
+        RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts`.execute(
+        db,
+      );
+      return result.rows;
+    },
+
+    async release(id, owner) {
+      await db
+        .updateTable("callbacks")
+        .set({ lease_until: 0, lease_owner: null })
+        .where("id", "=", id)
+        .where("lease_owner", "=", owner)
+        .execute();
+    },
+
+    async recordAttempt(r) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("callback_attempts")
+          .values({
+            callback_id: r.callbackId,
+            attempt: r.attempt,
+            started_at: r.startedAt,
+            duration_ms: r.durationMs,
+            http_status: r.httpStatus,
+            error: r.error,
+            response_excerpt: r.excerpt,
+            outcome: r.outcome,
+          })
+          .execute();
+        await trx
+          .updateTable("callbacks")
+          .set((eb) => ({
+            attempts: eb("attempts", "+", 1),
+            step: eb("step", "+", 1),
+            last_attempt_at: r.startedAt,
+            last_result: r.summary,
+            updated_at: r.now,
+            lease_until: 0,
+            lease_owner: null,
+            ...(r.outcome === "delivered"
+              ? { status: "delivered" as const, delivered_at: r.now }
+              : r.outcome === "failed"
+                ? { status: "failed" as const, failed_at: r.now }
+                : { next_attempt_at: r.nextAttemptAt ?? r.now }),
+          }))
+          .where("id", "=", r.callbackId)
+          // Only the worker still holding the lease moves the schedule on. One whose lease ran out
+          // while it waited (another worker has the row now) leaves just its attempt on record.
+          .where("lease_owner", "=", r.owner)
+          .execute();
+      });
+    },
+
+    get(id) {
+      return db.selectFrom("callbacks").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+
+    attempts(callbackId) {
+      return db
+        .selectFrom("callback_attempts")
+        .selectAll()
+        .where("callback_id", "=", callbackId)
+        .orderBy("attempt")
+        .orderBy("id")
+        .execute();
+    },
+
+    list(filter) {
+      let q = db.selectFrom("callbacks").selectAll();
+      if (filter.status !== undefined) q = q.where("status", "=", filter.status);
+      if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
+      return q
+        .orderBy("id", "desc")
+        .limit(Math.min(filter.limit ?? 100, 1000))
+        .execute();
+    },
+
+    redeliver(id, now) {
+      return db
+        .updateTable("callbacks")
+        .set({ status: "pending", step: 0, next_attempt_at: now, failed_at: null, updated_at: now })
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async redeliverFailedSince(since, now) {
+      const rows = await db
+        .updateTable("callbacks")
+        .set({ status: "pending", step: 0, next_attempt_at: now, failed_at: null, updated_at: now })
+        .where("status", "=", "failed")
+        .where("failed_at", ">=", since)
+        .returning("id")
+        .execute();
+      return rows.map((r) => r.id);
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { CallbackTable, Database } from "./schema.js";
+import type { TransactionRow } from "./transactions.js";
+
+/** The callback row a decision writes, built by the caller from the decided transaction. */
+export interface CallbackDraft {
+  event: string;
+  url: string;
+  origin: string;
+  payload: string;
+  hash_input: string;
+}
+
+export interface DecisionWrite {
+  transactionId: number;
+  status: "approved" | "rejected";
+  amount: number;
+  originalAmount: number | null;
+  decidedBy: string;
+  note: string | null;
+  now: number;
+  callback(decided: TransactionRow): CallbackDraft;
+}
+
+export type DecisionResult =
+  | { ok: true; tx: TransactionRow; callbackId: number }
+  | { ok: false; reason: "not_found" | "not_pending" };
+
+export type CallbackRow = Selectable<CallbackTable>;
+
+/** A pending deposit past its provider's auto-cancel time, with what its callback needs. */
+export type ExpiredDeposit = TransactionRow & { callback_middle_name: number; auto_cancel_minutes: number };
+
+export interface DecisionRepository {
+  /**
+   * Moves a pending transaction to its final status and queues its callback, in one database
+   * transaction. Only a pending row moves (`WHERE status = 'pending'`): of two operators deciding at
+   * the same moment, the second finds nothing to update and gets `not_pending`.
+   */
+  decide(write: DecisionWrite): Promise<DecisionResult>;
+  /**
+   * Rejects up to `limit` pending deposits whose provider's auto-cancel time has passed, each with
+   * its callback, in one database transaction. On PostgreSQL the rows are locked with SKIP LOCKED,
+   * so instances running this at once share the work instead of queueing on each other.
+   */
+  autoCancel(
+    now: number,
+    limit: number,
+    plan: (tx: ExpiredDeposit) => Omit<DecisionWrite, "transactionId" | "now">,
+  ): Promise<number[]>;
+}
+
+export function createDecisionRepository(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+): DecisionRepository {
+  async function decideIn(trx: Transaction<Database>, write: DecisionWrite): Promise<DecisionResult> {
+    const decided = await trx
+      .updateTable("transactions")
+      .set({
+        status: write.status,
+        amount: write.amount,
+        original_amount: write.originalAmount,
+        decided_at: write.now,
+        decided_by: write.decidedBy,
+        decision_note: write.note,
+        updated_at: write.now,
+      })
+      .where("id", "=", write.transactionId)
+      .where("status", "=", "pending")
+      .returningAll()
+      .executeTakeFirst();
+    if (!decided) {
+      const exists = await trx
+        .selectFrom("transactions")
+        .select("id")
+        .where("id", "=", write.transactionId)
+        .executeTakeFirst();
+      return { ok: false, reason: exists ? "not_pending" : "not_found" };
+    }
+    const draft = write.callback(decided);
+    const callback = await trx
+      .insertInto("callbacks")
+      .values({
+        transaction_id: decided.id,
+        firm_id: decided.firm_id,
+        ...draft,
+        status: "pending",
+        step: 0,
+        attempts: 0,
+        next_attempt_at: write.now,
+        lease_until: 0,
+        created_at: write.now,
+        updated_at: write.now,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return { ok: true, tx: decided, callbackId: callback.id };
+  }
+
+  return {
+    decide(write) {
+      return db.transaction().execute((trx) => decideIn(trx, write));
+    },
+
+    autoCancel(now, limit, plan) {
+      return db.transaction().execute(async (trx) => {
+        const lock = dialect === "postgres" ? sql`FOR UPDATE OF t SKIP LOCKED` : sql``;
+        const due = await sql<ExpiredDeposit>`
+          SELECT t.*, f.callback_middle_name, p.auto_cancel_minutes
+          FROM transactions t
+          JOIN firms f ON f.id = t.firm_id
+          JOIN providers p ON p.id = f.provider_id
+          WHERE t.status = 'pending' AND t.type = 'deposit' AND p.auto_cancel_minutes > 0
+            AND t.created_at <= CAST(${now} AS BIGINT) - p.auto_cancel_minutes * 60000
+          ORDER BY t.created_at
+          LIMIT ${limit}
+          ${lock}`.execute(trx);
+        const cancelled: number[] = [];
+        for (const row of due.rows) {
+          const result = await decideIn(trx, { ...plan(row), transactionId: row.id, now });
+          if (result.ok) cancelled.push(row.id);
+        }
+        return cancelled;
+      });
+    },
+  };
+}
