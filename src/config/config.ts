@@ -44,6 +44,7 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
   PAYINTAKE_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   PAYINTAKE_CALLBACK_PER_ORIGIN: z.coerce.number().int().min(1).max(100).default(8),
+  PAYINTAKE_CALLBACK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
 });
@@ -64,7 +65,7 @@ export interface Config {
   serverUrl: string;
   logLevel: string;
   /** Callback delivery: per-attempt timeout (10 s by contract), sends in flight, and how often to look for due retries. */
-  callbacks: { timeoutMs: number; concurrency: number; perOrigin: number; pollMs: number };
+  callbacks: { timeoutMs: number; concurrency: number; perOrigin: number; pollMs: number; leaseMs: number };
   /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
   autoCancelIntervalMs: number;
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
@@ -82,6 +83,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const e = parsed.data;
+  // A live worker must never lose its lease in the middle of an attempt.
+  if (e.PAYINTAKE_CALLBACK_LEASE_MS < e.PAYINTAKE_CALLBACK_TIMEOUT_MS * 2) {
+    throw new ConfigError(
+      "invalid configuration:\n  PAYINTAKE_CALLBACK_LEASE_MS: must be at least twice PAYINTAKE_CALLBACK_TIMEOUT_MS",
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -103,6 +110,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,
       perOrigin: e.PAYINTAKE_CALLBACK_PER_ORIGIN,
       pollMs: e.PAYINTAKE_CALLBACK_POLL_MS,
+      leaseMs: e.PAYINTAKE_CALLBACK_LEASE_MS,
     },
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
   };

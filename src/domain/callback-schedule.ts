@@ -63,6 +63,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d{1,9}$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP date (IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT"); anything else is ignored.
+  if (!/^[A-Za-z]{3}, .+ GMT$/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -73,6 +73,11 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     throw err;
   }
   const repos = createRepositories(store);
+  if (store.dialect === "sqlite") {
+    const freed = await repos.callbacks.releaseAllLeases();
+    if (freed > 0)
+      log.warn({ callbacks: freed }, "resuming callbacks that were in flight when the server stopped");
+  }
   const box = createSecretBox(Buffer.from(masterKeyHex, "hex"));
   const firms = createFirmDirectory(repos.firms, box, now);
   const callbackTargetAllowed = createCallbackTargetCheck({ allowPrivate: config.allowPrivateCallbacks });
@@ -135,8 +140,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
       concurrency: config.callbacks.concurrency,
       perOrigin: config.callbacks.perOrigin,
       pollMs: config.callbacks.pollMs,
-      // Longer than any attempt (timeout at most 10 s): a live worker never loses its lease.
-      leaseMs: 60_000,
+      leaseMs: config.callbacks.leaseMs,
     },
   });
   const autoCancel = createAutoCancelJob({

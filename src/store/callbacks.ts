@@ -55,6 +55,11 @@ export interface CallbackRepository {
     limit: number;
     excludeOrigins: readonly string[];
   }): Promise<ClaimedCallback[]>;
+  /**
+   * Frees every lease. Only for the embedded store at start: its exclusive lock means no other
+   * process can hold one, so every lease left is from a process that died, and need not run out.
+   */
+  releaseAllLeases(): Promise<number>;
   /** Gives back a claimed row without an attempt (its receiver was busy). */
   release(id: number, owner: string): Promise<void>;
   /** Stores one attempt and what follows from it, in one database transaction. */
@@ -91,6 +96,15 @@ export function createCallbackRepository(
         db,
       );
       return result.rows;
+    },
+
+    async releaseAllLeases() {
+      const result = await db
+        .updateTable("callbacks")
+        .set({ lease_until: 0, lease_owner: null })
+        .where("lease_until", ">", 0)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async release(id, owner) {
