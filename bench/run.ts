@@ -4,6 +4,7 @@ import { availableParallelism, cpus, release, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { benchCallbacks, type CallbackBenchResult } from "./callbacks.js";
 import { type Child, childEnv, startChild } from "./children.js";
 import { type Credentials, drive, type LoadResult, signedDepositRequest, waitForQuiet } from "./load.js";
 import {
@@ -36,6 +37,8 @@ const CONNECTIONS = 50;
 const SECONDS = positive(process.env.BENCH_SECONDS, 10);
 const WARMUP_SECONDS = positive(process.env.BENCH_WARMUP_SECONDS, 2);
 const QUIET_WAIT_SECONDS = positive(process.env.BENCH_QUIET_WAIT_SECONDS, 15);
+const CALLBACKS = !["0", "false", "no"].includes(process.env.BENCH_CALLBACKS ?? "");
+const CALLBACK_TARGETS = { p99Ms: 200, perSecond: 1_000 };
 const PROFILE = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres")
   .split(",")
@@ -143,6 +146,73 @@ async function runPayintake(kind: StoreKind, profileDir: string | undefined): Pr
     }
   }
   return scenario;
+}
+
+async function runCallbacks(
+  kind: StoreKind,
+): Promise<{ kind: StoreKind; result?: CallbackBenchResult; failure?: string }> {
+  let server: PayintakeInstance | undefined;
+  try {
+    if (QUIET_WAIT_SECONDS > 0) await waitForQuiet(QUIET_WAIT_SECONDS);
+    server = await startPayintake(kind, { cwd: ROOT });
+    cleanups.push(server.cleanup);
+    const result = await benchCallbacks(server, { idle: 200, burst: 3_000 });
+    log(
+      `callbacks ${kind}: idle p50 ${result.idle.p50.toFixed(1)} ms, p99 ${result.idle.p99.toFixed(1)} ms; ` +
+        `burst ${result.burst.count} in ${result.burst.seconds.toFixed(2)} s = ${Math.round(result.burst.perSecond)}/s ` +
+        `(decisions ${Math.round(result.burst.decisionsPerSecond)}/s, drain ${Math.round(result.burst.drainPerSecond)}/s), duplicates ${result.burst.duplicates}`,
+    );
+    return { kind, result };
+  } catch (err) {
+    log(`callbacks ${kind} failed: ${(err as Error).message}`);
+    return { kind, failure: (err as Error).message.split("\n", 1)[0] };
+  } finally {
+    if (server) {
+      cleanups.splice(cleanups.indexOf(server.cleanup), 1);
+      await server.cleanup().catch((err: Error) => log(`${kind} cleanup failed: ${err.message}`));
+    }
+  }
+}
+
+function callbacksSection(
+  date: string,
+  version: string,
+  runs: { kind: StoreKind; result?: CallbackBenchResult; failure?: string }[],
+): string {
+  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
+  const rows = runs.map((r) => {
+    const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
+    if (!r.result) return `| ${label} | failed: ${r.failure ?? "unknown"} | | | | | | | |`;
+    const { idle, burst } = r.result;
+    const targets = [
+      `p99 < ${CALLBACK_TARGETS.p99Ms} ms: ${mark(idle.p99 < CALLBACK_TARGETS.p99Ms)}`,
+      `≥ ${CALLBACK_TARGETS.perSecond}/s: ${mark(burst.perSecond >= CALLBACK_TARGETS.perSecond)}`,
+    ].join("; ");
+    return (
+      `| ${label} | ${idle.p50.toFixed(1)} | ${idle.p99.toFixed(1)} | ${idle.max.toFixed(1)} | ` +
+      `${Math.round(burst.perSecond).toLocaleString("en-US")} | ${Math.round(burst.decisionsPerSecond).toLocaleString("en-US")} | ` +
+      `${Math.round(burst.drainPerSecond).toLocaleString("en-US")} | ` +
+      `${burst.duplicates} | ${targets} |`
+    );
+  });
+  return [
+    "## Callbacks: decision to receipt",
+    "",
+    `Measured ${date} on ${version} by \`npm run bench\` (bench/callbacks.ts); this section is rewritten by every run.`,
+    "",
+    "| Store | idle p50 ms | idle p99 ms | idle max ms | burst callbacks/s | burst decisions/s | drain callbacks/s | duplicates | Targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...rows,
+    "",
+    "- A local receiver in the bench process plays the merchant and answers 200 at once; payintake runs as a " +
+      "child process (LOG_LEVEL=warn, default callback settings: 64 in flight, 8 per receiver).",
+    "- Idle: 200 approvals one at a time through the operator API; latency runs from sending the approval " +
+      "to the callback's arrival at the receiver (one clock, the bench process's).",
+    "- Burst: 3,000 approvals from 32 concurrent callers; callbacks/s = 3,000 ÷ the time from the first " +
+      "approval to the last callback's arrival, so it includes deciding (decisions/s is the approvals alone); " +
+      "drain callbacks/s counts only what arrived after the last approval was answered (delivery alone).",
+    `- Targets: p99 < ${CALLBACK_TARGETS.p99Ms} ms at idle, at least ${CALLBACK_TARGETS.perSecond.toLocaleString("en-US")} callbacks/s.`,
+  ].join("\n");
 }
 
 function sh(cmd: string, args: string[]): string {
@@ -260,6 +330,8 @@ async function main(): Promise<void> {
 
   const scenarios: Scenario[] = [await runBare()];
   for (const kind of STORES) scenarios.push(await runPayintake(kind, profileDir));
+  const callbackRuns: Awaited<ReturnType<typeof runCallbacks>>[] = [];
+  if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
 
   const table = resultsTable(scenarios);
   process.stdout.write(`\n${table}\n\n${cpuTable(scenarios)}\n\n`);
@@ -267,13 +339,16 @@ async function main(): Promise<void> {
   const noise = noiseWarning(scenarios);
   if (noise) log(noise);
 
-  const complete = scenarios.every((s) => s.result);
+  const complete = scenarios.every((s) => s.result) && callbackRuns.every((r) => r.result);
   if (PROFILE) log("profiling run: docs/BENCHMARKS.md left unchanged (the profiler slows the server down)");
   else if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
   else {
     writeDocSections(DOC, [
       { name: "machine", body: await machineSection(date) },
       { name: "deposits", body: depositsSection(date, version, scenarios) },
+      ...(callbackRuns.length > 0
+        ? [{ name: "callbacks", body: callbacksSection(date, version, callbackRuns) }]
+        : []),
     ]);
     log(`wrote ${DOC}`);
   }

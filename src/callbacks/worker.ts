@@ -13,7 +13,8 @@ import type { CallbackSender } from "./sender.js";
  * - Never two sends of one row at once: a claim is a lease (SKIP LOCKED on PostgreSQL); a lease that
  *   outlives its worker (kill -9) runs out and the row is claimed again, so at-least-once holds.
  * - One slow receiver waits alone: at most `perOrigin` sends in flight per receiver origin, and
- *   `concurrency` in all; rows for a busy origin are left for later, not queued behind it.
+ *   `concurrency` in all. Rows are claimed a little ahead and wait in memory for a slot of their
+ *   origin; a busy origin gets no new claims, so its backlog never takes another's place.
  * - Nothing is sent before the decision behind it (and the lease) are durable: `settle()`.
  */
 export interface OutboxWorker {
@@ -53,6 +54,9 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   const owner = `worker-${process.pid}-${randomBytes(6).toString("hex")}`;
   const perOrigin = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
+  /** Claimed rows waiting for a free slot of their origin, oldest first; held under our lease. */
+  const queued = new Map<string, { c: ClaimedCallback; leaseUntil: number }[]>();
+  let queuedCount = 0;
   let timer: NodeJS.Timeout | undefined;
   let ticking = false;
   let again = false;
@@ -117,6 +121,33 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
     inFlight.add(run);
   }
 
+  /** Sends in flight plus rows waiting, for one receiver origin. */
+  function load(origin: string): number {
+    return (perOrigin.get(origin) ?? 0) + (queued.get(origin)?.length ?? 0);
+  }
+
+  /** Starts queued rows wherever their origin has a free slot. */
+  function launchQueued(): void {
+    for (const [origin, rows] of queued) {
+      while (
+        rows.length > 0 &&
+        inFlight.size < options.concurrency &&
+        (perOrigin.get(origin) ?? 0) < options.perOrigin
+      ) {
+        const next = rows.shift() as { c: ClaimedCallback; leaseUntil: number };
+        queuedCount--;
+        // Too little of the lease left for a whole attempt: give the row back rather than risk a
+        // second worker sending it at the same time.
+        if (deps.now() > next.leaseUntil - options.leaseMs / 2) {
+          void callbacks.release(next.c.id, owner).catch(() => {});
+          continue;
+        }
+        launch(next.c);
+      }
+      if (rows.length === 0) queued.delete(origin);
+    }
+  }
+
   async function tick(): Promise<void> {
     if (ticking) {
       again = true;
@@ -126,28 +157,40 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
     try {
       do {
         again = false;
-        const free = options.concurrency - inFlight.size;
-        if (free <= 0 || stopped) break;
-        const busy = [...perOrigin].filter(([, n]) => n >= options.perOrigin).map(([origin]) => origin);
+        launchQueued();
+        // Claim ahead, up to as many as could be in flight, so a freed slot never waits for a query.
+        const room = options.concurrency * 2 - inFlight.size - queuedCount;
+        if (room <= 0 || stopped) break;
+        const busy = [...new Set([...perOrigin.keys(), ...queued.keys()])].filter(
+          (origin) => load(origin) >= options.perOrigin,
+        );
         const now = deps.now();
+        const leaseUntil = now + options.leaseMs;
         const claimed = await callbacks.claimDue({
           now,
-          leaseUntil: now + options.leaseMs,
+          leaseUntil,
           owner,
-          limit: free,
+          limit: room,
+          perOrigin: options.perOrigin * 2,
           excludeOrigins: busy,
         });
-        if (claimed.length === 0) break;
+        // Nothing due, unless a decision poked us while the query ran: then `again` says look once more.
+        if (claimed.length === 0) continue;
         await deps.settle();
         for (const c of claimed) {
-          if (stopped || (perOrigin.get(c.origin) ?? 0) >= options.perOrigin) {
+          // One origin's backlog may fill a claim; keep only what it can start soon, so the room
+          // left is for other receivers.
+          if (load(c.origin) >= options.perOrigin * 2) {
             await callbacks.release(c.id, owner);
-            again = !stopped;
-          } else {
-            launch(c);
+            continue;
           }
+          const rows = queued.get(c.origin);
+          if (rows) rows.push({ c, leaseUntil });
+          else queued.set(c.origin, [{ c, leaseUntil }]);
+          queuedCount++;
         }
-        if (claimed.length === free) again = true;
+        launchQueued();
+        if (claimed.length === room) again = true;
       } while (again && !stopped);
     } catch (err) {
       deps.log.error({ err }, "claiming due callbacks failed; retrying at the next poll");
@@ -171,7 +214,11 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       stopped = true;
       if (timer) clearInterval(timer);
       while (ticking) await new Promise((r) => setTimeout(r, 5));
-      await Promise.allSettled([...inFlight]);
+      // Rows claimed but not started go back at once, for the next worker or the next start.
+      const waiting = [...queued.values()].flat();
+      queued.clear();
+      queuedCount = 0;
+      await Promise.allSettled([...waiting.map((q) => callbacks.release(q.c.id, owner)), ...inFlight]);
     },
   };
 }

@@ -119,6 +119,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     draining: false,
     now,
   };
+  const secrets = new Map<number, { secret: string; until: number }>();
   const sender = createCallbackSender({
     allowPrivate: config.allowPrivateCallbacks,
     timeoutMs: config.callbacks.timeoutMs,
@@ -127,9 +128,15 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
   const outbox = createOutboxWorker({
     callbacks: repos.callbacks,
     async secretFor(firmId) {
+      // Cached like firm lookups (500 ms; dropped at once when this instance changes a firm), so a
+      // rotated secret signs callbacks from the next attempt on, as it authenticates requests.
+      const cached = secrets.get(firmId);
+      if (cached && cached.until > performance.now()) return cached.secret;
       const firm = await repos.firms.get(firmId);
       if (!firm) throw new Error(`firm ${firmId} not found`);
-      return box.open(firm.secret_sealed);
+      const secret = box.open(firm.secret_sealed);
+      secrets.set(firmId, { secret, until: performance.now() + 500 });
+      return secret;
     },
     sender,
     settle: () => store.settle(),
@@ -154,7 +161,10 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     repos,
     box,
     callbackTargetAllowed,
-    firmsChanged: () => firms.evictAll(),
+    firmsChanged: () => {
+      firms.evictAll();
+      secrets.clear();
+    },
     accountsChanged: () => accounts.invalidate(),
     callbackQueued: () => outbox.poke(),
     now,

@@ -53,6 +53,8 @@ export interface CallbackRepository {
     leaseUntil: number;
     owner: string;
     limit: number;
+    /** At most this many rows of one receiver origin. */
+    perOrigin: number;
     excludeOrigins: readonly string[];
   }): Promise<ClaimedCallback[]>;
   /**
@@ -78,20 +80,31 @@ export function createCallbackRepository(
   dialect: "sqlite" | "postgres",
 ): CallbackRepository {
   return {
-    async claimDue({ now, leaseUntil, owner, limit, excludeOrigins }) {
+    async claimDue({ now, leaseUntil, owner, limit, perOrigin, excludeOrigins }) {
       const lock = dialect === "postgres" ? sql`FOR UPDATE SKIP LOCKED` : sql``;
       const skipOrigins =
         excludeOrigins.length === 0
           ? sql``
           : sql`AND origin NOT IN (${sql.join(excludeOrigins.map((o) => sql`${o}`))})`;
+      // The oldest due rows (locked, skipping rows another worker holds), then at most `perOrigin`
+      // of them per receiver: one receiver's backlog cannot fill a claim. Rows looked at but not
+      // taken are unlocked when the statement ends.
       const result = await sql<ClaimedCallback>`
         UPDATE callbacks SET lease_until = ${leaseUntil}, lease_owner = ${owner}
         WHERE id IN (
-          SELECT id FROM callbacks
-          WHERE status = 'pending' AND next_attempt_at <= ${now} AND lease_until < ${now} ${skipOrigins}
+          SELECT id FROM (
+            SELECT id, next_attempt_at,
+                   ROW_NUMBER() OVER (PARTITION BY origin ORDER BY next_attempt_at, id) AS nth
+            FROM (
+              SELECT id, origin, next_attempt_at FROM callbacks
+              WHERE status = 'pending' AND next_attempt_at <= ${now} AND lease_until < ${now} ${skipOrigins}
+              ORDER BY next_attempt_at
+              LIMIT ${Math.max(limit * 4, 200)}
+              ${lock}) AS due
+          ) AS ranked
+          WHERE nth <= ${perOrigin}
           ORDER BY next_attempt_at
-          LIMIT ${limit}
-          ${lock})
+          LIMIT ${limit})
         RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts`.execute(
         db,
       );

@@ -99,6 +99,7 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
             leaseUntil: now + 60_000,
             owner: `w${i}-${j}`,
             limit: 15,
+            perOrigin: 1000,
             excludeOrigins: [],
           }),
         ),
@@ -113,6 +114,7 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
       leaseUntil: now + 61_000,
       owner: "late",
       limit: 1000,
+      perOrigin: 1000,
       excludeOrigins: [],
     });
     expect(again?.map((c) => c.id).filter((id) => ids.includes(id))).toEqual([]);
@@ -122,8 +124,31 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
       leaseUntil: now + 120_001,
       owner: "heir",
       limit: 1000,
+      perOrigin: 1000,
       excludeOrigins: [],
     });
     expect(after?.map((c) => c.id)).toEqual(expect.arrayContaining(ids));
+  });
+
+  it("one claim takes at most perOrigin rows of one receiver, however many are due", async () => {
+    const now = server.clock.now() + 40 * 60_000;
+    const claimed = await repos[2]?.callbacks.claimDue({
+      now,
+      leaseUntil: now + 60_000,
+      owner: "capped",
+      limit: 100,
+      perOrigin: 5,
+      excludeOrigins: [],
+    });
+    expect(claimed).toHaveLength(5);
+    const excluded = await repos[2]?.callbacks.claimDue({
+      now,
+      leaseUntil: now + 60_000,
+      owner: "capped",
+      limit: 100,
+      perOrigin: 5,
+      excludeOrigins: [claimed?.[0]?.origin ?? ""],
+    });
+    expect(excluded).toHaveLength(0);
   });
 });

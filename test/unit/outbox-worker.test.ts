@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import type { CallbackSender } from "../../src/callbacks/sender.js";
+import { createOutboxWorker } from "../../src/callbacks/worker.js";
+import type { CallbackRepository, ClaimedCallback } from "../../src/store/callbacks.js";
+
+/**
+ * The worker's scheduling, with its store and sender played by small fakes (the store-backed
+ * behaviour is covered against both databases in test/api/callbacks.test.ts).
+ */
+const row = (id: number, origin = "http://a:80"): ClaimedCallback => ({
+  id,
+  transaction_id: id,
+  firm_id: 1,
+  event: "deposit.approved",
+  url: `${origin}/cb`,
+  origin,
+  payload: '{"id":1}',
+  hash_input: "r|deposit|approved|1.00",
+  step: 0,
+  attempts: 0,
+});
+
+function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
+  const sent: { id: string; at: number }[] = [];
+  let calls = 0;
+  const callbacks = {
+    claimDue: () => claims(calls++),
+    release: async () => {},
+    recordAttempt: async () => {},
+  } as unknown as CallbackRepository;
+  const sender: CallbackSender = {
+    async send(_url, _body, headers) {
+      sent.push({ id: headers["x-callback-id"] ?? "", at: Date.now() });
+      return { status: 200, durationMs: 1 };
+    },
+    close: async () => {},
+  };
+  const worker = createOutboxWorker({
+    callbacks,
+    secretFor: async () => "sk",
+    sender,
+    settle: async () => {},
+    now: Date.now,
+    random: () => 0.5,
+    log: { warn: () => {}, error: () => {} },
+    options: { concurrency: 4, perOrigin: 2, pollMs: 60_000, leaseMs: 60_000 },
+  });
+  return { worker, sent, calls: () => calls };
+}
+
+describe("outbox worker", () => {
+  it("a poke during a claim that finds nothing makes it look again at once, not at the next poll", async () => {
+    let release: () => void = () => {};
+    const { worker, sent } = harness(async (call) => {
+      if (call === 0) {
+        await new Promise<void>((r) => (release = r));
+        return [];
+      }
+      return call === 1 ? [row(7)] : [];
+    });
+    worker.start();
+    await new Promise((r) => setTimeout(r, 10));
+    worker.poke();
+    release();
+    const t0 = Date.now();
+    while (sent.length === 0 && Date.now() - t0 < 1_000) await new Promise((r) => setTimeout(r, 5));
+    expect(sent.map((s) => s.id)).toEqual(["7"]);
+    await worker.stop();
+  });
+
+  it("never has more than perOrigin sends in flight for one origin, nor more than concurrency in all", async () => {
+    const inFlight = new Map<string, number>();
+    let total = 0;
+    let maxA = 0;
+    let maxAll = 0;
+    const rows = [
+      ...Array.from({ length: 10 }, (_v, i) => row(i + 1, "http://a:80")),
+      row(100, "http://b:80"),
+    ];
+    // Like the table: claimed rows leave the pool, released ones come back.
+    const available = new Map(rows.map((r) => [r.id, r]));
+    const callbacks = {
+      claimDue: async (o: { limit: number; excludeOrigins: string[] }) => {
+        const out = [...available.values()]
+          .filter((r) => !o.excludeOrigins.includes(r.origin))
+          .slice(0, o.limit);
+        for (const r of out) available.delete(r.id);
+        return out;
+      },
+      release: async (id: number) => {
+        const r = rows.find((x) => x.id === id);
+        if (r) available.set(id, r);
+      },
+      recordAttempt: async () => {},
+    } as unknown as CallbackRepository;
+    const sent: string[] = [];
+    const sender: CallbackSender = {
+      async send(url, _body, headers) {
+        const origin = new URL(url).origin;
+        sent.push(headers["x-callback-id"] ?? "");
+        total++;
+        inFlight.set(origin, (inFlight.get(origin) ?? 0) + 1);
+        maxAll = Math.max(maxAll, total);
+        if (origin === "http://a") maxA = Math.max(maxA, inFlight.get(origin) ?? 0);
+        await new Promise((r) => setTimeout(r, 20));
+        total--;
+        inFlight.set(origin, (inFlight.get(origin) ?? 1) - 1);
+        return { status: 200, durationMs: 20 };
+      },
+      close: async () => {},
+    };
+    const worker = createOutboxWorker({
+      callbacks,
+      secretFor: async () => "sk",
+      sender,
+      settle: async () => {},
+      now: Date.now,
+      random: () => 0.5,
+      log: { warn: () => {}, error: () => {} },
+      options: { concurrency: 4, perOrigin: 2, pollMs: 10, leaseMs: 60_000 },
+    });
+    worker.start();
+    const t0 = Date.now();
+    while (sent.length < rows.length && Date.now() - t0 < 2_000) await new Promise((r) => setTimeout(r, 5));
+    await worker.stop();
+    expect(maxA).toBe(2);
+    expect(maxAll).toBeLessThanOrEqual(4);
+    // The other receiver was not made to wait behind the first one's backlog.
+    expect(sent.indexOf("100")).toBeLessThan(3);
+    expect(new Set(sent).size).toBe(rows.length);
+  });
+});
