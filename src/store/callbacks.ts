@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import type { CallbackRow } from "./decisions.js";
 import type { CallbackAttemptTable, Database } from "./schema.js";
 
@@ -130,21 +130,18 @@ export function createCallbackRepository(
     },
 
     async recordAttempt(r) {
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("callback_attempts")
-          .values({
-            callback_id: r.callbackId,
-            attempt: r.attempt,
-            started_at: r.startedAt,
-            duration_ms: r.durationMs,
-            http_status: r.httpStatus,
-            error: r.error,
-            response_excerpt: r.excerpt,
-            outcome: r.outcome,
-          })
-          .execute();
-        await trx
+      const attempt = {
+        callback_id: r.callbackId,
+        attempt: r.attempt,
+        started_at: r.startedAt,
+        duration_ms: r.durationMs,
+        http_status: r.httpStatus,
+        error: r.error,
+        response_excerpt: r.excerpt,
+        outcome: r.outcome,
+      };
+      const update = (qc: QueryCreator<Database>) =>
+        qc
           .updateTable("callbacks")
           .set((eb) => ({
             attempts: eb("attempts", "+", 1),
@@ -163,8 +160,20 @@ export function createCallbackRepository(
           .where("id", "=", r.callbackId)
           // Only the worker still holding the lease moves the schedule on. One whose lease ran out
           // while it waited (another worker has the row now) leaves just its attempt on record.
-          .where("lease_owner", "=", r.owner)
-          .execute();
+          .where("lease_owner", "=", r.owner);
+      if (dialect === "postgres") {
+        // One statement, so one round trip and one commit: the attempt is a data-modifying CTE.
+        await update(
+          // The CTE adds a name the update never reads; to the builder it is the same query creator.
+          db.with("attempt", (qc) =>
+            qc.insertInto("callback_attempts").values(attempt),
+          ) as unknown as QueryCreator<Database>,
+        ).execute();
+        return;
+      }
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto("callback_attempts").values(attempt).execute();
+        await update(trx).execute();
       });
     },
 
