@@ -99,13 +99,17 @@ function baseRecord(
   };
 }
 
+/** The business facts, when the caller read them already (with the nonce, in one round trip). */
+export type KnownFacts = Awaited<ReturnType<IntakePorts["businessFacts"]>> | null;
+
 export async function createDeposit(
   ports: IntakePorts,
   firm: Firm,
   req: DepositRequest & { amountMinor: number },
   callbackUrl: string,
+  known: KnownFacts = null,
 ): Promise<DepositOutcome> {
-  const facts = await ports.businessFacts(firm.id, req.reference, req.userId, "deposit");
+  const facts = known ?? (await ports.businessFacts(firm.id, req.reference, req.userId, "deposit"));
   if (facts.referenceUsed) return { ok: false, rejection: "duplicate_reference" };
   if (!firm.depositsOpen) return { ok: false, rejection: "deposits_closed" };
   if (facts.userBanned) return { ok: false, rejection: "user_banned" };
@@ -141,8 +145,9 @@ export async function createWithdrawal(
   firm: Firm,
   req: WithdrawalRequest,
   callbackUrl: string,
+  known: KnownFacts = null,
 ): Promise<WithdrawalOutcome> {
-  const facts = await ports.businessFacts(firm.id, req.reference, req.userId, "withdrawal");
+  const facts = known ?? (await ports.businessFacts(firm.id, req.reference, req.userId, "withdrawal"));
   if (facts.referenceUsed) return { ok: false, rejection: "duplicate_reference" };
   if (!firm.withdrawalsOpen) return { ok: false, rejection: "withdrawals_closed" };
   if (facts.userBanned) return { ok: false, rejection: "user_banned" };

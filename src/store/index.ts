@@ -20,7 +20,7 @@ export function createRepositories(store: Store): Repositories {
     firms: createFirmRepository(store.db),
     accounts: createAccountRepository(store.db),
     nonces: createNonceRepository(store.db, store.statements),
-    transactions: createTransactionRepository(store.db, store.statements),
+    transactions: createTransactionRepository(store.db, store.statements, store.dialect),
     decisions: createDecisionRepository(store.db, store.dialect),
     callbacks: createCallbackRepository(store.db, store.dialect),
   };

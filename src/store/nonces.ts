@@ -8,7 +8,7 @@ export interface NonceRepository {
   purgeExpired(now: number): Promise<number>;
 }
 
-const RECORD = prepared(
+export const RECORD_NONCE = prepared(
   "nonce_record",
   "INSERT INTO nonces (firm_id, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT (firm_id, nonce) DO NOTHING",
 );
@@ -16,7 +16,7 @@ const RECORD = prepared(
 export function createNonceRepository(db: Kysely<Database>, statements: StatementRunner): NonceRepository {
   return {
     async record(firmId, nonce, expiresAt) {
-      return (await statements.changes(RECORD, [firmId, nonce, expiresAt])) === 1;
+      return (await statements.changes(RECORD_NONCE, [firmId, nonce, expiresAt])) === 1;
     },
     async purgeExpired(now) {
       const result = await db.deleteFrom("nonces").where("expires_at", "<", now).executeTakeFirst();

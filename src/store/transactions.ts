@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from "kysely";
 import { uniqueViolation } from "./errors.js";
+import { RECORD_NONCE } from "./nonces.js";
 import { prepared, type StatementRunner } from "./prepared.js";
 import type { Database, TransactionTable } from "./schema.js";
 
@@ -33,6 +34,15 @@ export interface TransactionRepository {
    * that is how concurrent requests with one reference or one user are told apart.
    */
   insert(values: NewTransaction): Promise<InsertResult>;
+  /**
+   * Uses up a request's nonce and reads the business facts, in one round trip on PostgreSQL (the
+   * nonce insert is a data-modifying CTE of the facts query). `nonceFresh` is false when the firm
+   * had used the nonce already.
+   */
+  nonceAndFacts(
+    nonce: { firmId: number; nonce: string; expiresAt: number },
+    facts: { reference: string; userId: string; type: TransactionRow["type"] },
+  ): Promise<{ nonceFresh: boolean; facts: BusinessFacts }>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
@@ -51,6 +61,19 @@ const BUSINESS_FACTS = prepared(
      EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $3 AND user_id = $4) AS b,
      EXISTS (SELECT 1 FROM transactions
              WHERE firm_id = $5 AND user_id = $6 AND type = $7 AND status = 'pending') AS p`,
+);
+
+const NONCE_AND_FACTS = prepared(
+  "tx_nonce_and_facts",
+  `WITH used AS (
+     INSERT INTO nonces (firm_id, nonce, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT (firm_id, nonce) DO NOTHING RETURNING 1)
+   SELECT
+     EXISTS (SELECT 1 FROM used) AS fresh,
+     EXISTS (SELECT 1 FROM transactions WHERE firm_id = $4 AND reference = $5) AS r,
+     EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $6 AND user_id = $7) AS b,
+     EXISTS (SELECT 1 FROM transactions
+             WHERE firm_id = $8 AND user_id = $9 AND type = $10 AND status = 'pending') AS p`,
 );
 
 const INSERT_COLUMNS = [
@@ -89,7 +112,15 @@ const INSERT = prepared(
 export function createTransactionRepository(
   db: Kysely<Database>,
   statements: StatementRunner,
+  dialect: "sqlite" | "postgres",
 ): TransactionRepository {
+  const factsOf = (row: { r: unknown; b: unknown; p: unknown } | undefined): BusinessFacts => ({
+    // PostgreSQL answers booleans, SQLite 0 and 1.
+    referenceUsed: Boolean(row?.r),
+    userBanned: Boolean(row?.b),
+    pendingExists: Boolean(row?.p),
+  });
+
   return {
     async businessFacts(firmId, reference, userId, type) {
       const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
@@ -101,8 +132,41 @@ export function createTransactionRepository(
         userId,
         type,
       ]);
-      // PostgreSQL answers booleans, SQLite 0 and 1.
-      return { referenceUsed: Boolean(row?.r), userBanned: Boolean(row?.b), pendingExists: Boolean(row?.p) };
+      return factsOf(row);
+    },
+
+    async nonceAndFacts(nonce, facts) {
+      const { firmId } = nonce;
+      if (dialect === "postgres") {
+        const [row] = await statements.rows<{ fresh: boolean; r: unknown; b: unknown; p: unknown }>(
+          NONCE_AND_FACTS,
+          [
+            firmId,
+            nonce.nonce,
+            nonce.expiresAt,
+            firmId,
+            facts.reference,
+            firmId,
+            facts.userId,
+            firmId,
+            facts.userId,
+            facts.type,
+          ],
+        );
+        return { nonceFresh: Boolean(row?.fresh), facts: factsOf(row) };
+      }
+      // SQLite has no data-modifying CTEs; two statements on the one connection cost no round trip.
+      const fresh = (await statements.changes(RECORD_NONCE, [firmId, nonce.nonce, nonce.expiresAt])) === 1;
+      const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
+        firmId,
+        facts.reference,
+        firmId,
+        facts.userId,
+        firmId,
+        facts.userId,
+        facts.type,
+      ]);
+      return { nonceFresh: fresh, facts: factsOf(row) };
     },
 
     async insert(values) {

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, newNonce, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  newNonce,
+  send,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
 
 const DEPOSITS = "/paymentapi/v1/deposits";
 
@@ -127,6 +135,51 @@ describe.each(STORES)("authentication on %s", (kind) => {
     const bad = await send(server, firm, { path: DEPOSITS, body: depositBody({ bank_code: "" }), nonce });
     expect(bad.status).toBe(400);
     await refused({ path: DEPOSITS, body: depositBody(), nonce }, 401, "Nonce already used");
+  });
+
+  it("uses up the nonce whatever comes after authentication: callback URL, JSON, hosted mode, rejections, withdrawals", async () => {
+    const first = depositBody();
+    expect((await send(server, firm, { path: DEPOSITS, body: first })).status).toBe(200);
+    const cases: { label: string; opts: Parameters<typeof send>[2]; status: number }[] = [
+      {
+        label: "callback URL refused",
+        opts: {
+          path: DEPOSITS,
+          body: depositBody(),
+          headers: { "x-callback-url": "https://elsewhere.example/cb" },
+        },
+        status: 400,
+      },
+      { label: "not JSON", opts: { path: DEPOSITS, body: "{nope" }, status: 400 },
+      {
+        label: "hosted mode",
+        opts: { path: DEPOSITS, body: depositBody({ redirect: true, amount: undefined }) },
+        status: 501,
+      },
+      {
+        label: "duplicate reference",
+        opts: { path: DEPOSITS, body: depositBody({ reference: first.reference }) },
+        status: 409,
+      },
+      {
+        label: "withdrawal",
+        opts: { path: "/paymentapi/v1/withdrawals", body: withdrawalBody() },
+        status: 200,
+      },
+      {
+        label: "withdrawal, invalid",
+        opts: { path: "/paymentapi/v1/withdrawals", body: withdrawalBody({ reference: "" }) },
+        status: 400,
+      },
+    ];
+    for (const c of cases) {
+      const nonce = newNonce();
+      const answer = await send(server, firm, { ...c.opts, nonce });
+      expect(answer.status, c.label).toBe(c.status);
+      const replay = await send(server, firm, { path: DEPOSITS, body: depositBody(), nonce });
+      expect(replay.status, c.label).toBe(401);
+      expect(replay.json?.message, c.label).toBe("Nonce already used");
+    }
   });
 
   describe("tampering: one changed byte is refused with 401 Invalid signature and writes nothing", () => {

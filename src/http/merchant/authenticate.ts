@@ -21,16 +21,26 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
+export const NONCE_USED_MESSAGE = "Nonce already used";
+
+/** A verified request's nonce, not yet used up. */
+export interface PendingNonce {
+  value: string;
+  /** Kept until its timestamp + 300 s: by then the timestamp check alone refuses a replay. */
+  expiresAt: number;
+}
+
 /**
  * Authenticates a signed merchant request in the order decisions.md fixes: key, active, headers
- * present, timestamp window, nonce length, signature; only then is the nonce used up, so a request
- * that fails any check cannot burn a nonce. Returns the firm, or undefined after answering.
+ * present, timestamp window, nonce length, signature; then the nonce must be used up (by the caller:
+ * `authenticate` below, or the intake routes, which do it in the same round trip as their business
+ * reads). A request that fails any check cannot burn a nonce. Undefined after answering.
  */
-export async function authenticate(
+export async function verifyRequest(
   deps: AuthDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<Firm | undefined> {
+): Promise<{ firm: Firm; nonce: PendingNonce } | undefined> {
   const apiKey = header(request, "x-api-key");
   const firm = apiKey ? await deps.firms.findByApiKey(apiKey) : undefined;
   if (!firm) return void sendError(reply, 401, "Invalid API key");
@@ -59,9 +69,19 @@ export async function authenticate(
     return void sendError(reply, 429, "Too many requests");
   }
 
-  // Kept until its timestamp + 300 s: by then the timestamp check alone refuses a replay.
-  const expiresAt = (Number(timestamp) + TIMESTAMP_WINDOW_S) * 1000;
-  if (!(await deps.repos.nonces.record(firm.id, nonce, expiresAt)))
-    return void sendError(reply, 401, "Nonce already used");
+  return { firm, nonce: { value: nonce, expiresAt: (Number(timestamp) + TIMESTAMP_WINDOW_S) * 1000 } };
+}
+
+/** verifyRequest, then the nonce used up: the whole of authentication. Undefined after answering. */
+export async function authenticate(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Firm | undefined> {
+  const verified = await verifyRequest(deps, request, reply);
+  if (!verified) return undefined;
+  const { firm, nonce } = verified;
+  if (!(await deps.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt)))
+    return void sendError(reply, 401, NONCE_USED_MESSAGE);
   return firm;
 }

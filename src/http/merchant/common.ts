@@ -1,19 +1,17 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { resolveCallbackUrl } from "../../domain/callback-url.js";
 import type { Firm } from "../../domain/firm.js";
 import type { AppContext } from "../context.js";
-import { sendError } from "../envelope.js";
 
 /**
  * Step 2 of the order of checks: resolve the callback URL (provider, X-Callback-URL, webhook) and
- * make sure it is a public address. Returns the URL, or undefined after answering the error.
+ * make sure it is a public address. The URL, or the 400 message to answer.
  */
-export async function callbackUrlFor(
+export async function resolveCallback(
   ctx: AppContext,
   firm: Firm,
   request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<string | undefined> {
+): Promise<{ ok: true; url: string } | { ok: false; message: string }> {
   const headerValue = request.headers["x-callback-url"];
   const headerUrl = typeof headerValue === "string" && headerValue.trim() !== "" ? headerValue.trim() : null;
   const resolved = resolveCallbackUrl({
@@ -22,17 +20,17 @@ export async function callbackUrlFor(
     webhookUrl: firm.webhookUrl,
   });
   if (!resolved.ok) {
-    return void sendError(
-      reply,
-      400,
-      resolved.error === "header_host_mismatch"
-        ? "X-Callback-URL must match the firm's registered webhook host"
-        : "Callback URL not configured on provider",
-    );
+    return {
+      ok: false,
+      message:
+        resolved.error === "header_host_mismatch"
+          ? "X-Callback-URL must match the firm's registered webhook host"
+          : "Callback URL not configured on provider",
+    };
   }
   if (!(await ctx.callbackTargetAllowed(resolved.url)))
-    return void sendError(reply, 400, "Callback URL is not allowed");
-  return resolved.url;
+    return { ok: false, message: "Callback URL is not allowed" };
+  return { ok: true, url: resolved.url };
 }
 
 /** Step 3 begins with JSON parsing of the raw bytes that were verified. */

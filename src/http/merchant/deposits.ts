@@ -3,23 +3,21 @@ import { createDeposit } from "../../domain/intake.js";
 import { parseDepositRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendPlainJson } from "../envelope.js";
-import { authenticate } from "./authenticate.js";
-import { callbackUrlFor, INVALID_JSON_MESSAGE, parseJsonBody } from "./common.js";
+import { admit } from "./admission.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
 
 export const DEPOSIT_RECEIVED_MESSAGE = "Yatırım talebiniz alındı";
 
 export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post("/paymentapi/v1/deposits", async (request, reply) => {
-    const firm = await authenticate(ctx, request, reply);
-    if (!firm) return reply;
-    const callbackUrl = await callbackUrlFor(ctx, firm, request, reply);
-    if (callbackUrl === undefined) return reply;
-    const body = parseJsonBody(request);
-    if (!body.ok) return sendError(reply, 400, INVALID_JSON_MESSAGE);
-    const parsed = parseDepositRequest(body.value);
-    if (!parsed.ok) return sendError(reply, 400, parsed.message);
-    const req = parsed.value;
+    const admitted = await admit(ctx, request, reply, parseDepositRequest, (req) =>
+      // Hosted mode makes no business checks at creation: no facts to read.
+      req.redirect || req.amountMinor === null
+        ? null
+        : { reference: req.reference, userId: req.userId, type: "deposit" },
+    );
+    if (!admitted) return reply;
+    const { firm, callbackUrl, request: req } = admitted;
 
     if (req.redirect || req.amountMinor === null) {
       return sendError(reply, 501, "Hosted payment pages are not available yet");
@@ -30,6 +28,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
       firm,
       { ...req, amountMinor: req.amountMinor },
       callbackUrl,
+      admitted.facts,
     );
     if (!outcome.ok) {
       return sendError(

@@ -3,24 +3,28 @@ import { createWithdrawal } from "../../domain/intake.js";
 import { parseWithdrawalRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendPlainJson } from "../envelope.js";
-import { authenticate } from "./authenticate.js";
-import { callbackUrlFor, INVALID_JSON_MESSAGE, parseJsonBody } from "./common.js";
+import { admit } from "./admission.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
 
 export const WITHDRAWAL_RECEIVED_MESSAGE = "Çekim talebiniz alındı";
 
 export function registerWithdrawalRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post("/paymentapi/v1/withdrawals", async (request, reply) => {
-    const firm = await authenticate(ctx, request, reply);
-    if (!firm) return reply;
-    const callbackUrl = await callbackUrlFor(ctx, firm, request, reply);
-    if (callbackUrl === undefined) return reply;
-    const body = parseJsonBody(request);
-    if (!body.ok) return sendError(reply, 400, INVALID_JSON_MESSAGE);
-    const parsed = parseWithdrawalRequest(body.value);
-    if (!parsed.ok) return sendError(reply, 400, parsed.message);
+    const admitted = await admit(ctx, request, reply, parseWithdrawalRequest, (req) => ({
+      reference: req.reference,
+      userId: req.userId,
+      type: "withdrawal",
+    }));
+    if (!admitted) return reply;
+    const { firm } = admitted;
 
-    const outcome = await createWithdrawal(ctx.intake, firm, parsed.value, callbackUrl);
+    const outcome = await createWithdrawal(
+      ctx.intake,
+      firm,
+      admitted.request,
+      admitted.callbackUrl,
+      admitted.facts,
+    );
     if (!outcome.ok) {
       return sendError(
         reply,
