@@ -328,6 +328,59 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     expect(shown.stdout).not.toContain("12345678901");
   });
 
+  it("tx approve with another amount, tx reject, a second decision refused; callback list, show, redeliver", async () => {
+    const firm = await newFirm();
+    const ids: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const body = depositBody({ amount: "150.00" });
+      expect(
+        (await sendSigned(server.url, firm.creds, { path: "/paymentapi/v1/deposits", body })).status,
+      ).toBe(200);
+      const q = await sendSigned(server.url, firm.creds, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push(q.json.data.id);
+    }
+    const approved = await cli.ok(
+      "tx",
+      "approve",
+      String(ids[0]),
+      "--amount",
+      "149.90",
+      "--note",
+      "short",
+      "--operator",
+      "ayse",
+    );
+    expect(approved.transaction).toMatchObject({
+      status: "approved",
+      amount: "149.90",
+      original_amount: "150.00",
+      decided_by: "operator:ayse",
+      decision_note: "short",
+    });
+    const rejected = await cli.ok("tx", "reject", String(ids[1]));
+    expect(rejected.transaction.status).toBe("rejected");
+    expect(rejected.transaction.decided_by).toMatch(/^operator:.+/);
+    const twice = await cli.run("tx", "reject", String(ids[0]));
+    expect(twice.code).toBe(1);
+    expect(twice.json.message).toBe("transaction is not pending (status: approved); it was decided already");
+
+    const list = await cli.ok("callback", "list", "--firm", String(firm.id));
+    expect(list.callbacks.map((c: any) => c.transaction_id).sort()).toEqual([...ids].sort());
+    const shown = await cli.ok("callback", "show", String(list.callbacks[0].id));
+    expect(shown).toMatchObject({ id: list.callbacks[0].id, event: expect.stringMatching(/^deposit\./) });
+    const again = await cli.ok("callback", "redeliver", String(list.callbacks[0].id));
+    expect(again).toMatchObject({ id: list.callbacks[0].id, status: "pending" });
+    const since = await cli.ok("callback", "redeliver", "--failed-since", "2026-01-01T00:00:00Z");
+    expect(since).toMatchObject({ redelivered: expect.any(Number) });
+    const both = await cli.run("callback", "redeliver", "1", "--failed-since", "2026-01-01T00:00:00Z");
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain("either an id or --failed-since");
+    const badSince = await cli.run("callback", "redeliver", "--failed-since", "yesterday");
+    expect(badSince.code).toBe(1);
+  });
+
   it("unknown ids exit 1 and print the error object", async () => {
     const firm = await cli.run("firm", "show", "999999");
     expect(firm.code).toBe(1);
