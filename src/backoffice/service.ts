@@ -9,6 +9,7 @@ import {
   accountView,
   callbackAttemptView,
   callbackView,
+  channelView,
   firmView,
   operatorTransactionView,
   providerView,
@@ -41,6 +42,8 @@ export interface BackofficeDeps {
   firmsChanged(): void;
   /** Called after any change to the payment accounts, so this instance routes by it at once. */
   accountsChanged(): void;
+  /** Breaker state per channel id on this instance. */
+  channelHealth(): ReadonlyMap<number, string>;
   /** Called after a decision queued its callback, so it goes out at once. */
   callbackQueued(): void;
   now(): number;
@@ -85,12 +88,28 @@ export interface AccountInput {
   iban: string;
   min_amount: number | null;
   max_amount: number | null;
+  /** The channel's code; none = the account itself (manual). */
+  channel?: string | null;
+  bank_code?: string | null;
+}
+
+export interface ChannelInput {
+  code: string;
+  kind: "manual" | "http";
+  url: string | null;
+  timeout_ms: number;
 }
 
 const flag = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
 export function createBackoffice(deps: BackofficeDeps) {
-  const { repos } = deps;
+  const { repos, box } = deps;
+
+  /** A channel code to its id: null for none, undefined when no such channel exists. */
+  async function channelId(code: string | null | undefined): Promise<number | null | undefined> {
+    if (code === null || code === undefined) return null;
+    return (await repos.channels.byCode(code))?.id;
+  }
 
   async function checkCallbackTarget(url: string | null | undefined): Promise<Refusal | null> {
     if (url === null || url === undefined) return null;
@@ -211,18 +230,36 @@ export function createBackoffice(deps: BackofficeDeps) {
     async addAccount(input: AccountInput) {
       const refused = checkRange(input.min_amount, input.max_amount);
       if (refused) return refused;
+      const channel = await channelId(input.channel);
+      if (channel === undefined) return notFound("channel");
       const now = deps.now();
-      const row = await repos.accounts.add({ ...input, active: 1, created_at: now, updated_at: now });
+      const { channel: _code, bank_code, ...rest } = input;
+      const row = await repos.accounts.add({
+        ...rest,
+        channel_id: channel,
+        bank_code: bank_code?.toUpperCase() ?? null,
+        active: 1,
+        created_at: now,
+        updated_at: now,
+      });
       deps.accountsChanged();
       return { ok: true as const, value: accountView(row) };
     },
 
     async updateAccount(
       id: number,
-      changes: { active?: boolean; min_amount?: number | null; max_amount?: number | null },
+      changes: {
+        active?: boolean;
+        min_amount?: number | null;
+        max_amount?: number | null;
+        channel?: string | null;
+        bank_code?: string | null;
+      },
     ) {
       const existing = await repos.accounts.get(id);
       if (!existing) return notFound("account");
+      const channel = changes.channel === undefined ? existing.channel_id : await channelId(changes.channel);
+      if (channel === undefined) return notFound("channel");
       const refused = checkRange(
         changes.min_amount === undefined ? existing.min_amount : changes.min_amount,
         changes.max_amount === undefined ? existing.max_amount : changes.max_amount,
@@ -232,6 +269,8 @@ export function createBackoffice(deps: BackofficeDeps) {
         active: flag(changes.active),
         min_amount: changes.min_amount,
         max_amount: changes.max_amount,
+        channel_id: channel,
+        bank_code: changes.bank_code === undefined ? undefined : (changes.bank_code?.toUpperCase() ?? null),
         updated_at: deps.now(),
       };
       const row = await repos.accounts.update(id, update);
@@ -241,6 +280,46 @@ export function createBackoffice(deps: BackofficeDeps) {
 
     async listAccounts() {
       return (await repos.accounts.list()).map(accountView);
+    },
+
+    /** An http channel gets a secret to verify our asks with, shown here only (and never logged). */
+    async createChannel(input: ChannelInput) {
+      if (input.kind === "http" && input.url === null) return bad("an http channel needs --url");
+      if (await repos.channels.byCode(input.code)) return bad(`channel ${input.code} exists already`);
+      const now = deps.now();
+      const secret = input.kind === "http" ? newSecretKey() : null;
+      const row = await repos.channels.create({
+        ...input,
+        url: input.kind === "http" ? input.url : null,
+        secret_sealed: secret === null ? null : box.seal(secret),
+        active: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      deps.accountsChanged();
+      return { ok: true as const, value: { ...channelView(row), ...(secret ? { secret } : {}) } };
+    },
+
+    async updateChannel(code: string, changes: { url?: string; timeout_ms?: number; active?: boolean }) {
+      const existing = await repos.channels.byCode(code);
+      if (!existing) return notFound("channel");
+      if (changes.url !== undefined && existing.kind !== "http") return bad("only an http channel has a URL");
+      const row = await repos.channels.update(existing.id, {
+        url: changes.url,
+        timeout_ms: changes.timeout_ms,
+        active: flag(changes.active),
+        updated_at: deps.now(),
+      });
+      deps.accountsChanged();
+      return row ? { ok: true as const, value: channelView(row) } : notFound("channel");
+    },
+
+    async listChannels() {
+      const health = deps.channelHealth();
+      return (await repos.channels.list()).map((c) => ({
+        ...channelView(c),
+        breaker: health.get(c.id) ?? "closed",
+      }));
     },
 
     async banUser(firmId: number, userId: string, banned: boolean) {

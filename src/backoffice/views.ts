@@ -2,6 +2,7 @@ import { formatMinor } from "../domain/money.js";
 import { isoTime } from "../domain/transaction-view.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { CallbackAttemptRow } from "../store/callbacks.js";
+import type { ChannelRow } from "../store/channels.js";
 import type { CallbackRow } from "../store/decisions.js";
 import type { FirmRow, ProviderRow } from "../store/firms.js";
 import type { TransactionRow } from "../store/transactions.js";
@@ -41,6 +42,19 @@ export function firmView(f: FirmRow) {
   };
 }
 
+export function channelView(c: ChannelRow) {
+  return {
+    id: c.id,
+    code: c.code,
+    kind: c.kind,
+    url: c.url,
+    timeout_ms: c.timeout_ms,
+    active: c.active === 1,
+    created_at: isoTime(c.created_at),
+    updated_at: isoTime(c.updated_at),
+  };
+}
+
 export function accountView(a: AccountRow) {
   return {
     id: a.id,
@@ -50,6 +64,8 @@ export function accountView(a: AccountRow) {
     min: money(a.min_amount),
     max: money(a.max_amount),
     active: a.active === 1,
+    channel_id: a.channel_id,
+    bank_code: a.bank_code,
     created_at: isoTime(a.created_at),
     updated_at: isoTime(a.updated_at),
   };
@@ -85,6 +101,7 @@ export function operatorTransactionView(t: TransactionRow) {
     decided_by: t.decided_by,
     decision_note: t.decision_note,
     original_amount: money(t.original_amount),
+    routing: t.routing_log === null ? [] : (JSON.parse(t.routing_log) as unknown[]),
   };
 }
 

@@ -46,6 +46,7 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_PER_ORIGIN: z.coerce.number().int().min(1).max(100).default(8),
   PAYINTAKE_CALLBACK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
 });
 
@@ -68,6 +69,8 @@ export interface Config {
   callbacks: { timeoutMs: number; concurrency: number; perOrigin: number; pollMs: number; leaseMs: number };
   /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
   autoCancelIntervalMs: number;
+  /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
+  routingDeadlineMs: number;
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
 }
@@ -113,5 +116,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.PAYINTAKE_CALLBACK_LEASE_MS,
     },
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
+    routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
   };
 }

@@ -1,25 +1,51 @@
-import { type AccountCandidate, pickAccount, rotationStamp } from "./routing.js";
+import {
+  type AccountCandidate,
+  type ChannelInfo,
+  pickAccount,
+  rotationStamp,
+  routeOrder,
+} from "./routing.js";
 
 /**
- * The payment accounts deposits are routed to, held in memory, and the rotation between them.
+ * The payment accounts (and their channels) deposits are routed to, held in memory, and the
+ * rotation between them.
  *
  * Every deposit needs the pool; reading it from the database each time, and writing the rotation
  * back to one of a handful of rows, made those rows the hottest in the database (on PostgreSQL every
  * deposit waited for the row lock of its account until the previous deposit's commit). So the pool
- * is cached for a short time (and dropped at once when this instance changes an account), and the
- * rotation lives in memory: each instance rotates fairly over the accounts it sees. With several
- * instances each one rotates on its own, which still spreads deposits evenly (docs/decisions.md).
+ * is cached for a short time (and dropped at once when this instance changes an account or a
+ * channel), and the rotation lives in memory: each instance rotates fairly over the accounts it
+ * sees. With several instances each one rotates on its own, which still spreads deposits evenly
+ * (docs/decisions.md).
  */
+export interface RoutingPlan {
+  /** Eligible accounts in the order to try them (domain/routing.ts routeOrder). */
+  order: AccountCandidate[];
+  channels: ReadonlyMap<number, ChannelInfo>;
+}
+
 export interface AccountPool {
-  /** Picks the eligible account assigned least recently, and moves it to the back of the rotation. */
+  /**
+   * The routing order for one deposit. Its first account moves to the back of the rotation at once,
+   * so deposits arriving together spread over the accounts instead of all trying the same one.
+   */
+  plan(amountMinor: number, bankCode: string): Promise<RoutingPlan>;
+  /** Moves an account that accepted a deposit (after a fallback) to the back of the rotation. */
+  markAssigned(accountId: number): void;
+  /** Picks the first eligible account and moves it to the back: routing without channels. */
   assign(amountMinor: number): Promise<AccountCandidate | null>;
   /** Forgets the cached pool; the next deposit reads it again. */
   invalidate(): void;
 }
 
+export interface PoolContents {
+  accounts: Omit<AccountCandidate, "lastAssignedAt">[];
+  channels: ChannelInfo[];
+}
+
 export interface AccountPoolOptions {
-  /** Active accounts, as stored. */
-  load(): Promise<Omit<AccountCandidate, "lastAssignedAt">[]>;
+  /** Active accounts and channels, as stored. */
+  load(): Promise<PoolContents>;
   /** The business clock, for rotation stamps. */
   now(): number;
   /** How long a read of the pool is used; a change made through another instance shows after it. */
@@ -28,19 +54,27 @@ export interface AccountPoolOptions {
   monotonic?: () => number;
 }
 
+interface Snapshot {
+  accounts: AccountCandidate[];
+  channels: Map<number, ChannelInfo>;
+}
+
 export function createAccountPool(opts: AccountPoolOptions): AccountPool {
   const monotonic = opts.monotonic ?? (() => performance.now());
-  let cached: AccountCandidate[] | undefined;
+  let cached: Snapshot | undefined;
   let loadedAt = 0;
-  let loading: Promise<AccountCandidate[]> | undefined;
+  let loading: Promise<Snapshot> | undefined;
   let generation = 0;
 
-  async function reload(): Promise<AccountCandidate[]> {
+  async function reload(): Promise<Snapshot> {
     const started = generation;
-    const rows = await opts.load();
+    const contents = await opts.load();
     // Stamps survive a reload, so the rotation carries on where it was.
-    const stamps = new Map((cached ?? []).map((a) => [a.id, a.lastAssignedAt]));
-    const fresh = rows.map((a) => ({ ...a, lastAssignedAt: stamps.get(a.id) ?? 0 }));
+    const stamps = new Map((cached?.accounts ?? []).map((a) => [a.id, a.lastAssignedAt]));
+    const fresh: Snapshot = {
+      accounts: contents.accounts.map((a) => ({ ...a, lastAssignedAt: stamps.get(a.id) ?? 0 })),
+      channels: new Map(contents.channels.map((c) => [c.id, c])),
+    };
     // An invalidation while this read was under way may have made it stale: use it once, keep nothing.
     if (started === generation) {
       cached = fresh;
@@ -49,7 +83,7 @@ export function createAccountPool(opts: AccountPoolOptions): AccountPool {
     return fresh;
   }
 
-  async function current(): Promise<AccountCandidate[]> {
+  async function current(): Promise<Snapshot> {
     if (cached !== undefined && monotonic() - loadedAt < opts.ttlMs) return cached;
     loading ??= reload().finally(() => {
       loading = undefined;
@@ -57,11 +91,26 @@ export function createAccountPool(opts: AccountPoolOptions): AccountPool {
     return loading;
   }
 
+  function stamp(snapshot: Snapshot, account: AccountCandidate): void {
+    account.lastAssignedAt = rotationStamp(snapshot.accounts, opts.now());
+  }
+
   return {
+    async plan(amountMinor, bankCode) {
+      const snapshot = await current();
+      const order = routeOrder(snapshot.accounts, amountMinor, bankCode);
+      if (order[0]) stamp(snapshot, order[0]);
+      return { order, channels: snapshot.channels };
+    },
+    markAssigned(accountId) {
+      const snapshot = cached;
+      const account = snapshot?.accounts.find((a) => a.id === accountId);
+      if (snapshot && account) stamp(snapshot, account);
+    },
     async assign(amountMinor) {
-      const accounts = await current();
-      const picked = pickAccount(accounts, amountMinor);
-      if (picked !== null) picked.lastAssignedAt = rotationStamp(accounts, opts.now());
+      const snapshot = await current();
+      const picked = pickAccount(snapshot.accounts, amountMinor);
+      if (picked !== null) stamp(snapshot, picked);
       return picked;
     },
     invalidate() {

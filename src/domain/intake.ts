@@ -18,13 +18,31 @@ export interface IntakePorts {
     userId: string,
     type: "deposit" | "withdrawal",
   ): Promise<{ referenceUsed: boolean; userBanned: boolean; pendingExists: boolean }>;
-  /** The account this deposit is routed to (domain/account-pool.ts), or null when none can take it. */
-  assignAccount(amountMinor: number): Promise<AccountCandidate | null>;
+  /**
+   * Routes the deposit to an account whose channel accepts it (routing/router.ts): the account and
+   * the routing log, or why none took it.
+   */
+  route(
+    input: RouteInput,
+  ): Promise<
+    | { ok: true; account: AccountCandidate; log: readonly unknown[] }
+    | { ok: false; rejection: "no_account" | "channel_declined" }
+  >;
   insert(
     tx: NewTransactionRecord,
   ): Promise<{ ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" }>;
   sealNationalId(value: string): string;
   now(): number;
+}
+
+export interface RouteInput {
+  firmId: number;
+  reference: string;
+  amountMinor: number;
+  bankCode: string;
+  method: string;
+  userId: string;
+  fullName: string;
 }
 
 export interface NewTransactionRecord {
@@ -49,6 +67,8 @@ export interface NewTransactionRecord {
   assigned_holder_name: string | null;
   assigned_iban: string | null;
   callback_url: string;
+  /** JSON of the routing attempts (deposits), for operators only. */
+  routing_log: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -79,6 +99,7 @@ function baseRecord(
   | "assigned_bank_name"
   | "assigned_holder_name"
   | "assigned_iban"
+  | "routing_log"
 > {
   const now = ports.now();
   return {
@@ -121,8 +142,17 @@ export async function createDeposit(
   }
   if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
 
-  const account = await ports.assignAccount(req.amountMinor);
-  if (account === null) return { ok: false, rejection: "no_account" };
+  const routed = await ports.route({
+    firmId: firm.id,
+    reference: req.reference,
+    amountMinor: req.amountMinor,
+    bankCode: req.bankCode,
+    method: req.method,
+    userId: req.userId,
+    fullName: `${req.firstName} ${req.lastName}`,
+  });
+  if (!routed.ok) return { ok: false, rejection: routed.rejection };
+  const { account } = routed;
 
   const inserted = await ports.insert({
     ...baseRecord(ports, firm, req, callbackUrl),
@@ -135,6 +165,7 @@ export async function createDeposit(
     assigned_bank_name: account.bankName,
     assigned_holder_name: account.holderName,
     assigned_iban: account.iban,
+    routing_log: JSON.stringify(routed.log),
   });
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
   return { ok: true, id: inserted.id, account };
@@ -164,6 +195,7 @@ export async function createWithdrawal(
     assigned_bank_name: null,
     assigned_holder_name: null,
     assigned_iban: null,
+    routing_log: null,
   });
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
   return { ok: true, id: inserted.id };

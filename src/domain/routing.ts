@@ -12,6 +12,20 @@ export interface AccountCandidate {
   maxAmount: number | null;
   active: boolean;
   lastAssignedAt: number;
+  /** The channel that must accept (null: the account itself, manual). */
+  channelId?: number | null;
+  /** Upper-cased code of the account's bank (or its channel's code) for bank_code preference. */
+  preferFor?: readonly string[];
+}
+
+/** A payment channel as routing sees it (the secret already opened). */
+export interface ChannelInfo {
+  id: number;
+  code: string;
+  kind: "manual" | "http";
+  url: string | null;
+  secret: string | null;
+  timeoutMs: number;
 }
 
 export function isEligible(account: AccountCandidate, amountMinor: number): boolean {
@@ -37,6 +51,23 @@ export function pickAccount(
     }
   }
   return best;
+}
+
+/**
+ * Every eligible account, in the order routing tries them: accounts whose bank or channel matches
+ * the request's bank_code first, then the rest; within each group the least recently assigned first
+ * (ties by id). Pure and total: the router walks this list until a channel accepts.
+ */
+export function routeOrder(
+  candidates: readonly AccountCandidate[],
+  amountMinor: number,
+  bankCode: string,
+): AccountCandidate[] {
+  const code = bankCode.trim().toUpperCase();
+  const preferred = (c: AccountCandidate) => (c.preferFor?.includes(code) ? 0 : 1);
+  return candidates
+    .filter((c) => isEligible(c, amountMinor))
+    .sort((a, b) => preferred(a) - preferred(b) || a.lastAssignedAt - b.lastAssignedAt || a.id - b.id);
 }
 
 /**

@@ -144,14 +144,43 @@ export const COMMANDS: Record<string, Handler> = {
         iban: need(f, "iban"),
         min: str(f, "min"),
         max: str(f, "max"),
+        channel: str(f, "channel"),
+        bank_code: str(f, "bank-code"),
       }),
     ),
   "account update": (c, p, f) =>
     c.call(
       "PATCH",
       `/admin/v1/accounts/${id(p)}`,
-      defined({ active: bool(f, "active"), min: str(f, "min"), max: str(f, "max") }),
+      defined({
+        active: bool(f, "active"),
+        min: str(f, "min"),
+        max: str(f, "max"),
+        channel: str(f, "channel"),
+        bank_code: str(f, "bank-code"),
+      }),
     ),
+  "channel create": (c, _p, f) =>
+    c.call(
+      "POST",
+      "/admin/v1/channels",
+      defined({
+        code: need(f, "code"),
+        kind: need(f, "kind"),
+        url: str(f, "url"),
+        timeout_ms: int(f, "timeout-ms"),
+      }),
+    ),
+  "channel update": (c, p, f) => {
+    const code = p[0];
+    if (!code) throw new UsageError("a channel code is required");
+    return c.call(
+      "PATCH",
+      `/admin/v1/channels/${encodeURIComponent(code)}`,
+      defined({ url: str(f, "url"), timeout_ms: int(f, "timeout-ms"), active: bool(f, "active") }),
+    );
+  },
+  "channel list": (c) => wrap("channels")(c.call("GET", "/admin/v1/channels")),
   "account list": (c) => wrap("accounts")(c.call("GET", "/admin/v1/accounts")),
   "user ban": (c, _p, f) =>
     c.call("PUT", `/admin/v1/firms/${int(f, "firm") ?? need(f, "firm")}/bans`, {

@@ -86,6 +86,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await runtime.autoCancel.stop();
         await runtime.outbox.stop();
         await runtime.sender.close();
+        await runtime.channelClient.close();
         await runtime.store.close();
       })();
       return closing;

@@ -3,14 +3,17 @@ import { createRateLimiter } from "../auth/rate-limiter.js";
 import { type Backoffice, createBackoffice } from "../backoffice/service.js";
 import { type CallbackSender, createCallbackSender } from "../callbacks/sender.js";
 import { createOutboxWorker, type OutboxWorker } from "../callbacks/worker.js";
+import { createChannelClient } from "../channels/http-channel.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createSecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
+import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
+import { createRouter } from "../routing/router.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
 
@@ -23,6 +26,7 @@ export interface Runtime {
   store: Store;
   /** Background work: callback delivery and auto-cancel. Started after the server listens. */
   outbox: OutboxWorker;
+  channelClient: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
   sender: CallbackSender;
   warnings: string[];
@@ -84,23 +88,66 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
 
   const accounts = createAccountPool({
     async load() {
-      return (await repos.accounts.listActive()).map((a) => ({
-        id: a.id,
-        bankName: a.bank_name,
-        holderName: a.holder_name,
-        iban: a.iban,
-        minAmount: a.min_amount,
-        maxAmount: a.max_amount,
-        active: a.active === 1,
-      }));
+      const routable = await repos.channels.routable();
+      return {
+        accounts: routable.accounts.map((a) => ({
+          id: a.id,
+          bankName: a.bank_name,
+          holderName: a.holder_name,
+          iban: a.iban,
+          minAmount: a.min_amount,
+          maxAmount: a.max_amount,
+          active: a.active === 1,
+          channelId: a.channel_id,
+          preferFor: [a.bank_code, a.channel_code]
+            .filter((c): c is string => !!c)
+            .map((c) => c.toUpperCase()),
+        })),
+        channels: routable.channels.map((c) => ({
+          id: c.id,
+          code: c.code,
+          kind: c.kind,
+          url: c.url,
+          secret: c.secret_sealed === null ? null : box.open(c.secret_sealed),
+          timeoutMs: c.timeout_ms,
+        })),
+      };
     },
     now,
     ttlMs: ACCOUNT_POOL_TTL_MS,
   });
+  const channelClient = createChannelClient();
+  const router = createRouter({
+    ask: channelClient.ask,
+    monotonic: () => performance.now(),
+    deadlineMs: config.routingDeadlineMs,
+    breaker: DEFAULT_BREAKER,
+  });
   const intake: IntakePorts = {
     businessFacts: (firmId, reference, userId, type) =>
       repos.transactions.businessFacts(firmId, reference, userId, type),
-    assignAccount: (amountMinor) => accounts.assign(amountMinor),
+    async route(input) {
+      const plan = await accounts.plan(input.amountMinor, input.bankCode);
+      if (plan.order.length === 0) return { ok: false, rejection: "no_account" };
+      const routed = await router.route(plan.order, plan.channels, {
+        // The same for every ask of this deposit and of its retries: a channel never reserves twice.
+        askId: `${input.firmId}:${input.reference}`,
+        amountMinor: input.amountMinor,
+        bankCode: input.bankCode,
+        method: input.method,
+        userId: input.userId,
+        fullName: input.fullName,
+      });
+      if (!routed.ok) {
+        log.info(
+          { firm: input.firmId, routing: routed.log, outcome: routed.rejection },
+          "deposit not routed",
+        );
+        return { ok: false, rejection: routed.rejection };
+      }
+      if (routed.account.id !== plan.order[0]?.id) accounts.markAssigned(routed.account.id);
+      return { ok: true, account: routed.account, log: routed.log };
+    },
     insert: (tx) => repos.transactions.insert(tx),
     sealNationalId: (value) => box.seal(value),
     now,
@@ -167,7 +214,8 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     },
     accountsChanged: () => accounts.invalidate(),
     callbackQueued: () => outbox.poke(),
+    channelHealth: () => new Map([...router.breakers()].map(([id, b]) => [id, b.mode])),
     now,
   });
-  return { ctx, backoffice, store, outbox, autoCancel, sender, warnings };
+  return { ctx, backoffice, store, outbox, autoCancel, sender, channelClient, warnings };
 }

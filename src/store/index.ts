@@ -1,5 +1,6 @@
 import { type AccountRepository, createAccountRepository } from "./accounts.js";
 import { type CallbackRepository, createCallbackRepository } from "./callbacks.js";
+import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
@@ -13,6 +14,7 @@ export interface Repositories {
   transactions: TransactionRepository;
   decisions: DecisionRepository;
   callbacks: CallbackRepository;
+  channels: ChannelRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -23,5 +25,6 @@ export function createRepositories(store: Store): Repositories {
     transactions: createTransactionRepository(store.db, store.statements, store.dialect),
     decisions: createDecisionRepository(store.db, store.dialect),
     callbacks: createCallbackRepository(store.db, store.dialect),
+    channels: createChannelRepository(store.db),
   };
 }

@@ -43,6 +43,23 @@ export interface PaymentAccountTable {
   min_amount: number | null;
   max_amount: number | null;
   active: number;
+  /** The channel that must accept each deposit; null = the account itself (manual). */
+  channel_id: number | null;
+  /** The bank's code as merchants send it in `bank_code` (e.g. AKBANK): such accounts are preferred. */
+  bank_code: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChannelTable {
+  id: Generated<number>;
+  code: string;
+  kind: "manual" | "http";
+  url: string | null;
+  /** The secret asks are signed with (http channels), sealed with the master key. */
+  secret_sealed: string | null;
+  timeout_ms: number;
+  active: number;
   created_at: number;
   updated_at: number;
 }
@@ -92,6 +109,8 @@ export interface TransactionTable {
   decision_note: string | null;
   /** The amount asked for, when an operator approved a deposit with another amount. */
   original_amount: number | null;
+  /** The routing attempts of a deposit, as JSON (domain/routing-log.ts); operators only. */
+  routing_log: string | null;
 }
 
 export interface CallbackTable {
@@ -147,6 +166,7 @@ export interface Database {
   nonces: NonceTable;
   transactions: TransactionTable;
   callbacks: CallbackTable;
+  channels: ChannelTable;
   callback_attempts: CallbackAttemptTable;
   schema_migrations: SchemaMigrationTable;
 }

@@ -98,6 +98,7 @@ const INSERT_COLUMNS = [
   "assigned_holder_name",
   "assigned_iban",
   "callback_url",
+  "routing_log",
   "created_at",
   "updated_at",
 ] as const satisfies readonly (keyof NewTransaction)[];

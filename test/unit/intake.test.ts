@@ -102,9 +102,10 @@ function ports(
       calls.facts.push(args);
       return { referenceUsed: false, userBanned: false, pendingExists: false, ...opts.facts };
     },
-    async assignAccount(amountMinor) {
-      calls.eligible.push(amountMinor);
-      return pickAccount(opts.accounts ?? [account(1)], amountMinor);
+    async route(input) {
+      calls.eligible.push(input.amountMinor);
+      const picked = pickAccount(opts.accounts ?? [account(1)], input.amountMinor);
+      return picked ? { ok: true, account: picked, log: [] } : { ok: false, rejection: "no_account" };
     },
     async insert(tx) {
       calls.inserts.push({ tx });
@@ -240,6 +241,7 @@ describe("createDeposit: the stored record", () => {
       assigned_holder_name: "Ödeme Hizmetleri A.Ş.",
       assigned_iban: "TR330006100519786457841326",
       callback_url: "https://hooks.example/cb/1",
+      routing_log: "[]",
       created_at: NOW,
       updated_at: NOW,
     });
@@ -348,6 +350,7 @@ describe("createWithdrawal", () => {
         assigned_holder_name: null,
         assigned_iban: null,
         callback_url: "https://hooks.example/cb",
+        routing_log: null,
         created_at: NOW,
         updated_at: NOW,
       },

@@ -127,11 +127,33 @@ export function registerAdminRoutes(app: FastifyInstance, backoffice: Backoffice
       const input = body(s.accountUpdate, request);
       if (!p.ok) return sendError(reply, 400, p.message);
       if (!input.ok) return sendError(reply, 400, input.message);
-      const { min, max, active } = input.value;
+      const { min, max, active, channel, bank_code } = input.value;
       return answer(
         reply,
-        await backoffice.updateAccount(p.value.id, { active, min_amount: min, max_amount: max }),
+        await backoffice.updateAccount(p.value.id, {
+          active,
+          min_amount: min,
+          max_amount: max,
+          channel,
+          bank_code,
+        }),
       );
+    });
+
+    admin.post("/admin/v1/channels", async (request, reply) => {
+      const input = body(s.channelCreate, request);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      return answer(reply, await backoffice.createChannel(input.value), 201);
+    });
+    admin.get("/admin/v1/channels", async (_request, reply) =>
+      sendJson(reply, 200, await backoffice.listChannels()),
+    );
+    admin.patch("/admin/v1/channels/:code", async (request, reply) => {
+      const p = parse(s.codeParam, request.params);
+      const input = body(s.channelUpdate, request);
+      if (!p.ok) return sendError(reply, 400, p.message);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      return answer(reply, await backoffice.updateChannel(p.value.code, input.value));
     });
 
     admin.get("/admin/v1/transactions", async (request, reply) => {

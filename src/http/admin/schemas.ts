@@ -41,6 +41,12 @@ const name = z
   .max(200)
   .refine(noControl, { message: "must not contain control characters" });
 
+/** Channel and bank codes: what merchants send in bank_code (1 to 20 letters, digits, - or _). */
+const code = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,20}$/, { message: "must be 1 to 20 letters, digits, - or _" });
+
 export const providerCreate = z.strictObject({
   name,
   kind: z.enum(["direct", "platform", "aggregator"]).default("direct"),
@@ -87,13 +93,34 @@ export const accountCreate = z.strictObject({
     .refine(noControl, { message: "must not contain control characters" }),
   min: amount.default(null),
   max: amount.default(null),
+  channel: code.nullable().default(null),
+  bank_code: code.nullable().default(null),
 });
 
 export const accountUpdate = z.strictObject({
   active: z.boolean().optional(),
   min: amount.optional(),
   max: amount.optional(),
+  channel: code.nullable().optional(),
+  bank_code: code.nullable().optional(),
 });
+
+const timeoutMs = z.number().int().min(100).max(20_000);
+
+export const channelCreate = z.strictObject({
+  code,
+  kind: z.enum(["manual", "http"]),
+  url: httpUrl.default(null),
+  timeout_ms: timeoutMs.default(8_000),
+});
+
+export const channelUpdate = z.strictObject({
+  url: httpUrl.unwrap().optional(),
+  timeout_ms: timeoutMs.optional(),
+  active: z.boolean().optional(),
+});
+
+export const codeParam = z.strictObject({ code });
 
 export const banBody = z.strictObject({
   user_id: z.string().min(1).max(50).refine(noControl, { message: "must not contain control characters" }),

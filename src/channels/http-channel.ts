@@ -1,0 +1,77 @@
+import { Agent, request } from "undici";
+import { signCallback } from "../auth/signature.js";
+import { formatMinor } from "../domain/money.js";
+import type { AccountCandidate } from "../domain/routing.js";
+import type { AskResult, ChannelInfo, RouteRequest } from "../routing/router.js";
+
+/**
+ * The http channel protocol (docs/channels.md): one signed POST per ask, answered with a decision.
+ * Anything but a well-formed decision within the timeout is a channel failure, never a decline.
+ */
+export function createChannelClient(): {
+  ask(
+    channel: ChannelInfo,
+    req: RouteRequest,
+    account: AccountCandidate,
+    timeoutMs: number,
+  ): Promise<AskResult>;
+  close(): Promise<void>;
+} {
+  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 32 });
+  return {
+    async ask(channel, req, account, timeoutMs) {
+      if (!channel.url || !channel.secret) return { outcome: "fail", reason: "channel has no URL or secret" };
+      const body = JSON.stringify({
+        ask_id: req.askId,
+        amount: formatMinor(req.amountMinor),
+        currency: "TRY",
+        bank_code: req.bankCode,
+        method: req.method,
+        account: {
+          id: account.id,
+          bank_name: account.bankName,
+          holder_name: account.holderName,
+          iban: account.iban,
+        },
+        payer: { user_id: req.userId, full_name: req.fullName },
+      });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      try {
+        const res = await request(channel.url, {
+          method: "POST",
+          dispatcher: agent,
+          headers: {
+            "content-type": "application/json; charset=utf-8",
+            "idempotency-key": req.askId,
+            "x-timestamp": timestamp,
+            "x-signature": signCallback(channel.secret, timestamp, body),
+          },
+          body,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) return { outcome: "fail", reason: `HTTP ${res.statusCode}` };
+        let answer: { decision?: unknown; reason?: unknown };
+        try {
+          answer = JSON.parse(text);
+        } catch {
+          return { outcome: "fail", reason: "malformed answer" };
+        }
+        if (answer?.decision === "accept") return { outcome: "accept" };
+        if (answer?.decision === "decline") {
+          return {
+            outcome: "decline",
+            reason: typeof answer.reason === "string" ? answer.reason.slice(0, 200) : "declined",
+          };
+        }
+        return { outcome: "fail", reason: "malformed answer" };
+      } catch (err) {
+        const e = err as { name?: string; code?: string; message?: string };
+        if (e?.name === "TimeoutError" || e?.name === "AbortError")
+          return { outcome: "fail", reason: `timed out after ${timeoutMs} ms` };
+        return { outcome: "fail", reason: (e?.code ?? e?.message ?? "request failed").slice(0, 200) };
+      }
+    },
+    close: () => agent.close(),
+  };
+}

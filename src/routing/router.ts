@@ -1,0 +1,122 @@
+import { admit, type BreakerConfig, type BreakerState, closedBreaker, record } from "../domain/breaker.js";
+import type { AccountCandidate, ChannelInfo } from "../domain/routing.js";
+
+export type { ChannelInfo };
+
+/**
+ * Walks the accounts of a deposit in routing order (domain/routing.ts routeOrder) until one is
+ * accepted: a manual account accepts at once; an http channel is asked, within its own timeout and
+ * the deposit's overall deadline. A channel whose breaker is open is skipped without waiting, so a
+ * channel known to be down costs a payer nothing. Every step goes into the routing log.
+ */
+export interface RouteRequest {
+  /** The same for every ask of one deposit and its retries: `<firm id>:<reference>`. */
+  askId: string;
+  amountMinor: number;
+  bankCode: string;
+  method: string;
+  userId: string;
+  fullName: string;
+}
+
+export type AskResult = { outcome: "accept" } | { outcome: "decline" | "fail"; reason: string };
+
+export interface RoutingStep {
+  account_id: number;
+  channel: string | null;
+  outcome: "accepted" | "declined" | "failed" | "skipped";
+  reason?: string;
+  ms: number;
+}
+
+export type RouteResult =
+  | { ok: true; account: AccountCandidate; log: RoutingStep[] }
+  | { ok: false; rejection: "no_account" | "channel_declined"; log: RoutingStep[] };
+
+export interface RouterDeps {
+  ask(
+    channel: ChannelInfo,
+    request: RouteRequest,
+    account: AccountCandidate,
+    timeoutMs: number,
+  ): Promise<AskResult>;
+  /** Monotonic milliseconds, for timeouts and the breaker. */
+  monotonic(): number;
+  deadlineMs: number;
+  breaker: BreakerConfig;
+}
+
+export interface Router {
+  route(
+    order: readonly AccountCandidate[],
+    channels: ReadonlyMap<number, ChannelInfo>,
+    request: RouteRequest,
+  ): Promise<RouteResult>;
+  /** Breaker state per channel id, for operators and metrics. */
+  breakers(): ReadonlyMap<number, BreakerState>;
+}
+
+export function createRouter(deps: RouterDeps): Router {
+  const breakers = new Map<number, BreakerState>();
+
+  return {
+    breakers: () => breakers,
+    async route(order, channels, request) {
+      const log: RoutingStep[] = [];
+      const started = deps.monotonic();
+      let declined = false;
+      for (const account of order) {
+        const channel = account.channelId == null ? undefined : channels.get(account.channelId);
+        if (!channel || channel.kind === "manual") {
+          log.push({ account_id: account.id, channel: channel?.code ?? null, outcome: "accepted", ms: 0 });
+          return { ok: true, account, log };
+        }
+        const left = deps.deadlineMs - (deps.monotonic() - started);
+        if (left < 1) {
+          log.push({
+            account_id: account.id,
+            channel: channel.code,
+            outcome: "skipped",
+            reason: "deadline reached",
+            ms: 0,
+          });
+          continue;
+        }
+        const gate = admit(breakers.get(channel.id) ?? closedBreaker(), deps.monotonic(), deps.breaker);
+        breakers.set(channel.id, gate.state);
+        if (gate.decision === "skip") {
+          log.push({
+            account_id: account.id,
+            channel: channel.code,
+            outcome: "skipped",
+            reason: "channel breaker open",
+            ms: 0,
+          });
+          continue;
+        }
+        const t0 = deps.monotonic();
+        const timeoutMs = Math.max(1, Math.floor(Math.min(channel.timeoutMs, left)));
+        const answer = await deps.ask(channel, request, account, timeoutMs);
+        const ms = Math.round(deps.monotonic() - t0);
+        const failed = answer.outcome === "fail";
+        breakers.set(
+          channel.id,
+          record(breakers.get(channel.id) ?? closedBreaker(), failed, deps.monotonic(), deps.breaker),
+        );
+        if (answer.outcome === "accept") {
+          log.push({ account_id: account.id, channel: channel.code, outcome: "accepted", ms });
+          return { ok: true, account, log };
+        }
+        if (answer.outcome === "decline") declined = true;
+        log.push({
+          account_id: account.id,
+          channel: channel.code,
+          outcome: answer.outcome === "decline" ? "declined" : "failed",
+          reason: answer.reason,
+          ms,
+        });
+      }
+      return { ok: false, rejection: declined ? "channel_declined" : "no_account", log };
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+
+const DECLINED = '{"success":false,"message":"Ödeme kanalı talebi kabul etmedi"}';
+const NO_ACCOUNT = '{"success":false,"message":"Bu tutar icin uygun hesap yok"}';
+
+describe.each(STORES)("routing across payment channels (%s)", (kind) => {
+  let server: TestServer;
+  let firm: TestFirm;
+  const sims: ChannelSim[] = [];
+
+  beforeEach(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn", PAYINTAKE_ROUTING_DEADLINE_MS: "2000" });
+    firm = await createFirm(server);
+  });
+  afterEach(async () => {
+    for (const s of sims.splice(0)) await s.close();
+    await server?.close();
+  });
+
+  async function channel(code: string, behaviour: Parameters<typeof startChannelSim>[0], timeoutMs = 400) {
+    const sim = await startChannelSim(behaviour);
+    sims.push(sim);
+    const res = await server.admin("POST", "/admin/v1/channels", {
+      code,
+      kind: "http",
+      url: sim.url,
+      timeout_ms: timeoutMs,
+    });
+    expect(res.status).toBe(201);
+    return { sim, secret: res.json.secret as string, id: res.json.id as number };
+  }
+  async function account(channelCode: string | null, iban: string, extra: Record<string, unknown> = {}) {
+    const res = await server.admin("POST", "/admin/v1/accounts", {
+      bank_name: `Bank ${iban.slice(-2)}`,
+      holder_name: "Holder",
+      iban,
+      channel: channelCode,
+      ...extra,
+    });
+    expect(res.status).toBe(201);
+    return res.json.id as number;
+  }
+  async function deposit(overrides: Record<string, unknown> = {}) {
+    const body = depositBody(overrides);
+    const t0 = Date.now();
+    const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    return { res, ms: Date.now() - t0, body };
+  }
+  async function routingOf(reference: string) {
+    const q = await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
+    expect(q.status).toBe(200);
+    expect(q.text).not.toContain("routing");
+    return (await server.admin("GET", `/admin/v1/transactions/${q.json.data.id}`)).json.routing;
+  }
+
+  it("asks the channel, signed, with an idempotency key per reference; an accepting channel serves", async () => {
+    const a = await channel("CHA", { kind: "accept" });
+    await account("CHA", "TR000000000000000000000001");
+    const { res, body } = await deposit();
+    expect(res.status).toBe(200);
+    expect(res.json.assigned_iban).toBe("TR000000000000000000000001");
+    const [ask] = a.sim.asks;
+    expect(a.sim.verify(ask as never, a.secret)).toBe(true);
+    expect(ask?.headers["idempotency-key"]).toBe(`${firm.id}:${body.reference}`);
+    expect(ask?.body).toMatchObject({
+      ask_id: `${firm.id}:${body.reference}`,
+      amount: "150.00",
+      bank_code: "AKBANK",
+    });
+    expect(await routingOf(body.reference as string)).toEqual([
+      expect.objectContaining({ channel: "CHA", outcome: "accepted" }),
+    ]);
+  });
+
+  it("first channel hangs: the second serves it after the first one's timeout; then the breaker skips the dead one", async () => {
+    await channel("DEAD", { kind: "hang" }, 300);
+    await channel("LIVE", { kind: "accept" });
+    await account("DEAD", "TR000000000000000000000011", { bank_code: "AKBANK" });
+    await account("LIVE", "TR000000000000000000000012");
+    // bank_code AKBANK prefers the DEAD channel's account: it is always tried first.
+    for (let i = 0; i < 3; i++) {
+      const { res, ms, body } = await deposit();
+      expect(res.status).toBe(200);
+      expect(res.json.assigned_iban).toBe("TR000000000000000000000012");
+      expect(ms).toBeGreaterThanOrEqual(280);
+      expect(ms).toBeLessThan(1_500);
+      const log = await routingOf(body.reference as string);
+      expect(log.map((s: { outcome: string }) => s.outcome)).toEqual(["failed", "accepted"]);
+      expect(log[0].reason).toBe("timed out after 300 ms");
+    }
+    // Three failures in a row opened the breaker: no more waiting for the dead channel.
+    const { res, ms, body } = await deposit();
+    expect(res.status).toBe(200);
+    expect(ms).toBeLessThan(250);
+    const log = await routingOf(body.reference as string);
+    expect(log[0]).toMatchObject({ channel: "DEAD", outcome: "skipped", reason: "channel breaker open" });
+    const channels = (await server.admin("GET", "/admin/v1/channels")).json;
+    expect(channels.find((c: { code: string }) => c.code === "DEAD").breaker).toBe("open");
+  });
+
+  it("a decline with no other account: 422 with the contract's text, no transaction, the reference free to retry", async () => {
+    const a = await channel("DECL", { kind: "decline", reason: "payer over limit" });
+    await account("DECL", "TR000000000000000000000021");
+    const { res, body } = await deposit();
+    expect(res.status).toBe(422);
+    expect(res.text).toBe(DECLINED);
+    const q = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    expect(q.status).toBe(404);
+    a.sim.behave({ kind: "accept" });
+    const again = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    expect(again.status).toBe(200);
+    expect(a.sim.asks.map((x) => x.headers["idempotency-key"])).toEqual([
+      `${firm.id}:${body.reference}`,
+      `${firm.id}:${body.reference}`,
+    ]);
+  });
+
+  it("a decline is answered 200 in legacy mode; a decline then another account serves normally", async () => {
+    const legacy = await createFirm(server, { legacy_http: true });
+    await channel("DECL2", { kind: "decline" });
+    await account("DECL2", "TR000000000000000000000031");
+    const body = depositBody();
+    const res = await send(server, legacy, { path: "/paymentapi/v1/deposits", body });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(DECLINED);
+    await account(null, "TR000000000000000000000032");
+    const served = await deposit();
+    expect(served.res.status).toBe(200);
+  });
+
+  it("channels that fail (5xx, malformed) with no other account: 422 no account, no transaction", async () => {
+    await channel("FAIL", { kind: "fail", status: 503 });
+    await account("FAIL", "TR000000000000000000000041");
+    const { res } = await deposit();
+    expect(res.status).toBe(422);
+    expect(res.text).toBe(NO_ACCOUNT);
+  });
+
+  it("never takes longer than the routing deadline, however many channels hang", async () => {
+    for (const code of ["H1", "H2", "H3", "H4"]) {
+      await channel(code, { kind: "hang" }, 900);
+      await account(code, `TR0000000000000000000000${code.slice(1)}5`);
+    }
+    const { res, ms } = await deposit();
+    expect(res.status).toBe(422);
+    expect(ms).toBeLessThan(2_600);
+    expect(ms).toBeGreaterThanOrEqual(1_900);
+  });
+});
