@@ -381,6 +381,62 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     expect(badSince.code).toBe(1);
   });
 
+  it("channel create (secret shown once), update, list, and account add --channel", async () => {
+    const code = `CH${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+    const created = await cli.ok(
+      "channel",
+      "create",
+      "--code",
+      code,
+      "--kind",
+      "http",
+      "--url",
+      "http://127.0.0.1:9/asks",
+      "--timeout-ms",
+      "500",
+    );
+    expect(created).toMatchObject({ code, kind: "http", timeout_ms: 500, active: true });
+    expect(created.secret).toMatch(/^sk_/);
+    const updated = await cli.ok("channel", "update", code, "--timeout-ms", "700", "--active", "false");
+    expect(updated).toMatchObject({ timeout_ms: 700, active: false });
+    const list = await cli.run("channel", "list");
+    expect(list.code).toBe(0);
+    expect(list.json.channels.find((c: any) => c.code === code)).toMatchObject({ breaker: "closed" });
+    expect(list.stdout).not.toContain(created.secret);
+    const acc = await cli.ok(
+      "account",
+      "add",
+      "--bank-name",
+      "B",
+      "--holder-name",
+      "H",
+      "--iban",
+      "TR000000000000000000000077",
+      "--channel",
+      code,
+      "--bank-code",
+      "akbank",
+    );
+    expect(acc).toMatchObject({ channel_id: created.id, bank_code: "AKBANK" });
+    const missing = await cli.run(
+      "account",
+      "add",
+      "--bank-name",
+      "B",
+      "--holder-name",
+      "H",
+      "--iban",
+      "TR1",
+      "--channel",
+      "NOPE",
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.json).toEqual({ success: false, message: "channel not found" });
+    const noUrl = await cli.run("channel", "create", "--code", `${code}X`, "--kind", "http");
+    expect(noUrl.code).toBe(1);
+    await cli.ok("account", "update", String(acc.id), "--active", "false");
+  });
+
   it("unknown ids exit 1 and print the error object", async () => {
     const firm = await cli.run("firm", "show", "999999");
     expect(firm.code).toBe(1);

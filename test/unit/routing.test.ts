@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AccountCandidate, isEligible, pickAccount, rotationStamp } from "../../src/domain/routing.js";
+import {
+  type AccountCandidate,
+  isEligible,
+  pickAccount,
+  rotationStamp,
+  routeOrder,
+} from "../../src/domain/routing.js";
 
 function account(id: number, overrides: Partial<AccountCandidate> = {}): AccountCandidate {
   return {
@@ -186,5 +192,46 @@ describe("pickAccount fairness", () => {
     const pool = [account(1), account(2), account(3)];
     const counts = [...simulate(pool, 1_200, 15_000, (i) => 1_700_000_000_000 + Math.floor(i / 4)).values()];
     expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("routeOrder", () => {
+  const acc = (id: number, over: Partial<AccountCandidate> = {}): AccountCandidate => ({
+    id,
+    bankName: `B${id}`,
+    holderName: "H",
+    iban: `TR${id}`,
+    minAmount: null,
+    maxAmount: null,
+    active: true,
+    lastAssignedAt: 0,
+    ...over,
+  });
+
+  it("puts accounts whose bank or channel matches bank_code first, then rotation, then id", () => {
+    const order = routeOrder(
+      [
+        acc(1, { lastAssignedAt: 5 }),
+        acc(2, { preferFor: ["AKBANK"], lastAssignedAt: 9 }),
+        acc(3, { lastAssignedAt: 1 }),
+        acc(4, { preferFor: ["GARANTI", "AKBANK"], lastAssignedAt: 2 }),
+        acc(5, { active: false, preferFor: ["AKBANK"] }),
+        acc(6, { maxAmount: 10 }),
+      ],
+      15_000,
+      " akbank ",
+    );
+    expect(order.map((a) => a.id)).toEqual([4, 2, 3, 1]);
+  });
+
+  it("rotates fairly over 1,000 deposits among equal accounts", () => {
+    const pool = [acc(1), acc(2), acc(3), acc(4)];
+    const counts = new Map<number, number>();
+    for (let i = 0; i < 1_000; i++) {
+      const first = routeOrder(pool, 100, "X")[0] as AccountCandidate;
+      first.lastAssignedAt = rotationStamp(pool, 1_000);
+      counts.set(first.id, (counts.get(first.id) ?? 0) + 1);
+    }
+    expect([...counts.values()]).toEqual([250, 250, 250, 250]);
   });
 });

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { admit, type BreakerConfig, closedBreaker, record } from "../../src/domain/breaker.js";
+
+const cfg: BreakerConfig = {
+  consecutiveFailures: 3,
+  failureRatio: 0.5,
+  minSamples: 10,
+  windowMs: 30_000,
+  coolDownMs: 10_000,
+};
+
+describe("channel circuit breaker", () => {
+  it("opens after three failures in a row, skips while open, probes once after the cool-down", () => {
+    let s = closedBreaker();
+    for (let i = 0; i < 2; i++) s = record(s, true, 1_000 + i, cfg);
+    expect(s.mode).toBe("closed");
+    expect(admit(s, 1_002, cfg).decision).toBe("ask");
+    s = record(s, true, 1_003, cfg);
+    expect(s.mode).toBe("open");
+    expect(admit(s, 1_004, cfg).decision).toBe("skip");
+    expect(admit(s, 11_002, cfg).decision).toBe("skip");
+    const probe = admit(s, 11_003, cfg);
+    expect(probe.decision).toBe("probe");
+    expect(probe.state.mode).toBe("half_open");
+    // While the probe is out, everyone else still skips.
+    expect(admit(probe.state, 11_004, cfg).decision).toBe("skip");
+  });
+
+  it("a successful probe closes it; a failed probe opens it for another cool-down", () => {
+    let s = closedBreaker();
+    for (let i = 0; i < 3; i++) s = record(s, true, i, cfg);
+    const probe = admit(s, 20_000, cfg).state;
+    expect(record(probe, false, 20_100, cfg).mode).toBe("closed");
+    const reopened = record(probe, true, 20_100, cfg);
+    expect(reopened.mode).toBe("open");
+    expect(admit(reopened, 30_099, cfg).decision).toBe("skip");
+    expect(admit(reopened, 30_100, cfg).decision).toBe("probe");
+  });
+
+  it("opens on a failure ratio over the window, even without three in a row", () => {
+    let s = closedBreaker();
+    for (let i = 0; i < 10; i++) s = record(s, i % 2 === 0, i * 100, cfg);
+    expect(s.mode).toBe("open");
+  });
+
+  it("forgets failures older than the window, and a success resets the run", () => {
+    let s = closedBreaker();
+    for (let i = 0; i < 9; i++) s = record(s, i % 3 !== 2, i, cfg);
+    expect(s.mode).toBe("closed");
+    let t = closedBreaker();
+    for (let i = 0; i < 6; i++) t = record(t, true, i * 40_000, cfg);
+    // A run of failures counts however far apart they are.
+    expect(t.mode).toBe("open");
+    let u = closedBreaker();
+    u = record(u, true, 0, cfg);
+    u = record(u, true, 1, cfg);
+    u = record(u, false, 2, cfg);
+    u = record(u, true, 3, cfg);
+    expect(u.mode).toBe("closed");
+    expect(u.recent).toHaveLength(4);
+    expect(record(u, true, 40_000, cfg).recent).toHaveLength(1);
+  });
+});
