@@ -91,6 +91,7 @@ export interface AccountInput {
   /** The channel's code; none = the account itself (manual). */
   channel?: string | null;
   bank_code?: string | null;
+  daily_cap?: number | null;
 }
 
 export interface ChannelInput {
@@ -238,6 +239,7 @@ export function createBackoffice(deps: BackofficeDeps) {
         ...rest,
         channel_id: channel,
         bank_code: bank_code?.toUpperCase() ?? null,
+        daily_cap: rest.daily_cap ?? null,
         active: 1,
         created_at: now,
         updated_at: now,
@@ -254,6 +256,7 @@ export function createBackoffice(deps: BackofficeDeps) {
         max_amount?: number | null;
         channel?: string | null;
         bank_code?: string | null;
+        daily_cap?: number | null;
       },
     ) {
       const existing = await repos.accounts.get(id);
@@ -270,6 +273,7 @@ export function createBackoffice(deps: BackofficeDeps) {
         min_amount: changes.min_amount,
         max_amount: changes.max_amount,
         channel_id: channel,
+        daily_cap: changes.daily_cap,
         bank_code: changes.bank_code === undefined ? undefined : (changes.bank_code?.toUpperCase() ?? null),
         updated_at: deps.now(),
       };

@@ -66,6 +66,7 @@ export function accountView(a: AccountRow) {
     active: a.active === 1,
     channel_id: a.channel_id,
     bank_code: a.bank_code,
+    daily_cap: money(a.daily_cap),
     created_at: isoTime(a.created_at),
     updated_at: isoTime(a.updated_at),
   };

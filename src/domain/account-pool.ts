@@ -26,11 +26,12 @@ export interface RoutingPlan {
 
 export interface AccountPool {
   /**
-   * The routing order for one deposit. Its first account moves to the back of the rotation at once,
-   * so deposits arriving together spread over the accounts instead of all trying the same one.
+   * The routing order for one deposit. The caller moves the account it tries first to the back of
+   * the rotation (markAssigned) before it waits for anything, so deposits arriving together spread
+   * over the accounts instead of all trying the same one.
    */
   plan(amountMinor: number, bankCode: string): Promise<RoutingPlan>;
-  /** Moves an account that accepted a deposit (after a fallback) to the back of the rotation. */
+  /** Moves an account to the back of the rotation. */
   markAssigned(accountId: number): void;
   /** Picks the first eligible account and moves it to the back: routing without channels. */
   assign(amountMinor: number): Promise<AccountCandidate | null>;
@@ -98,9 +99,7 @@ export function createAccountPool(opts: AccountPoolOptions): AccountPool {
   return {
     async plan(amountMinor, bankCode) {
       const snapshot = await current();
-      const order = routeOrder(snapshot.accounts, amountMinor, bankCode);
-      if (order[0]) stamp(snapshot, order[0]);
-      return { order, channels: snapshot.channels };
+      return { order: routeOrder(snapshot.accounts, amountMinor, bankCode), channels: snapshot.channels };
     },
     markAssigned(accountId) {
       const snapshot = cached;

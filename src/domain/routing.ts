@@ -16,6 +16,26 @@ export interface AccountCandidate {
   channelId?: number | null;
   /** Upper-cased code of the account's bank (or its channel's code) for bank_code preference. */
   preferFor?: readonly string[];
+  /** The most the account may take per day, minor units; null or absent: no cap. */
+  dailyCap?: number | null;
+}
+
+/**
+ * Drops accounts whose daily cap this deposit would exceed, given what each took today. Two deposits
+ * checked at the same moment can both pass: a cap can be overshot by the deposits in flight.
+ */
+export function withinDailyCap(
+  order: readonly AccountCandidate[],
+  takenToday: ReadonlyMap<number, number>,
+  amountMinor: number,
+): AccountCandidate[] {
+  return order.filter((a) => a.dailyCap == null || (takenToday.get(a.id) ?? 0) + amountMinor <= a.dailyCap);
+}
+
+/** Start of the current day in Türkiye (UTC+3 all year since 2016), as epoch milliseconds. */
+export function startOfIstanbulDay(now: number): number {
+  const offset = 3 * 3_600_000;
+  return Math.floor((now + offset) / 86_400_000) * 86_400_000 - offset;
 }
 
 /** A payment channel as routing sees it (the secret already opened). */

@@ -146,6 +146,7 @@ export const COMMANDS: Record<string, Handler> = {
         max: str(f, "max"),
         channel: str(f, "channel"),
         bank_code: str(f, "bank-code"),
+        daily_cap: str(f, "daily-cap"),
       }),
     ),
   "account update": (c, p, f) =>
@@ -158,6 +159,7 @@ export const COMMANDS: Record<string, Handler> = {
         max: str(f, "max"),
         channel: str(f, "channel"),
         bank_code: str(f, "bank-code"),
+        daily_cap: str(f, "daily-cap"),
       }),
     ),
   "channel create": (c, _p, f) =>

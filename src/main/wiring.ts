@@ -10,6 +10,7 @@ import { createSecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
+import { startOfIstanbulDay, withinDailyCap } from "../domain/routing.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
@@ -99,6 +100,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
           maxAmount: a.max_amount,
           active: a.active === 1,
           channelId: a.channel_id,
+          dailyCap: a.daily_cap,
           preferFor: [a.bank_code, a.channel_code]
             .filter((c): c is string => !!c)
             .map((c) => c.toUpperCase()),
@@ -128,8 +130,16 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
       repos.transactions.businessFacts(firmId, reference, userId, type),
     async route(input) {
       const plan = await accounts.plan(input.amountMinor, input.bankCode);
-      if (plan.order.length === 0) return { ok: false, rejection: "no_account" };
-      const routed = await router.route(plan.order, plan.channels, {
+      let order = plan.order;
+      const capped = order.filter((a) => a.dailyCap != null).map((a) => a.id);
+      if (capped.length > 0) {
+        const taken = await repos.transactions.volumeSince(capped, startOfIstanbulDay(now()));
+        order = withinDailyCap(order, taken, input.amountMinor);
+      }
+      const first = order[0];
+      if (!first) return { ok: false, rejection: "no_account" };
+      accounts.markAssigned(first.id);
+      const routed = await router.route(order, plan.channels, {
         // The same for every ask of this deposit and of its retries: a channel never reserves twice.
         askId: `${input.firmId}:${input.reference}`,
         amountMinor: input.amountMinor,
@@ -145,7 +155,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
         );
         return { ok: false, rejection: routed.rejection };
       }
-      if (routed.account.id !== plan.order[0]?.id) accounts.markAssigned(routed.account.id);
+      if (routed.account.id !== first.id) accounts.markAssigned(routed.account.id);
       return { ok: true, account: routed.account, log: routed.log };
     },
     insert: (tx) => repos.transactions.insert(tx),

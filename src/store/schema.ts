@@ -47,6 +47,8 @@ export interface PaymentAccountTable {
   channel_id: number | null;
   /** The bank's code as merchants send it in `bank_code` (e.g. AKBANK): such accounts are preferred. */
   bank_code: string | null;
+  /** The most this account may take in deposits per day (Europe/Istanbul), in minor units. */
+  daily_cap: number | null;
   created_at: number;
   updated_at: number;
 }

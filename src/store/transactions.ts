@@ -43,6 +43,8 @@ export interface TransactionRepository {
     nonce: { firmId: number; nonce: string; expiresAt: number },
     facts: { reference: string; userId: string; type: TransactionRow["type"] },
   ): Promise<{ nonceFresh: boolean; facts: BusinessFacts }>;
+  /** Deposits routed to each account since `since` that were not rejected, summed per account. */
+  volumeSince(accountIds: readonly number[], since: number): Promise<Map<number, number>>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
@@ -183,6 +185,20 @@ export function createTransactionRepository(
         if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };
         throw err;
       }
+    },
+
+    async volumeSince(accountIds, since) {
+      if (accountIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("transactions")
+        .select(["account_id", (eb) => eb.fn.sum<number>("amount").as("total")])
+        .where("account_id", "in", [...accountIds])
+        .where("created_at", ">=", since)
+        .where("type", "=", "deposit")
+        .where("status", "<>", "rejected")
+        .groupBy("account_id")
+        .execute();
+      return new Map(rows.map((r) => [Number(r.account_id), Number(r.total)]));
     },
 
     findForFirm(firmId, id) {

@@ -141,6 +141,29 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     expect(res.text).toBe(NO_ACCOUNT);
   });
 
+  it("a daily cap takes the account out of routing once this deposit would exceed it; rejected deposits do not count", async () => {
+    const capped = await account(null, "TR000000000000000000000051", {
+      bank_code: "AKBANK",
+      daily_cap: "200.00",
+    });
+    await account(null, "TR000000000000000000000052");
+    const first = await deposit();
+    expect(first.res.json.assigned_iban).toBe("TR000000000000000000000051");
+    const second = await deposit();
+    expect(second.res.json.assigned_iban).toBe("TR000000000000000000000052");
+    const q = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${first.body.reference}`,
+    });
+    expect(
+      (await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/reject`, { actor: "operator:t" }))
+        .status,
+    ).toBe(200);
+    const third = await deposit({ amount: "200.00" });
+    expect(third.res.json.assigned_iban).toBe("TR000000000000000000000051");
+    const accounts = (await server.admin("GET", "/admin/v1/accounts")).json;
+    expect(accounts.find((a: { id: number }) => a.id === capped).daily_cap).toBe("200.00");
+  });
+
   it("never takes longer than the routing deadline, however many channels hang", async () => {
     for (const code of ["H1", "H2", "H3", "H4"]) {
       await channel(code, { kind: "hang" }, 900);

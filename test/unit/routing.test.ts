@@ -6,6 +6,8 @@ import {
   pickAccount,
   rotationStamp,
   routeOrder,
+  startOfIstanbulDay,
+  withinDailyCap,
 } from "../../src/domain/routing.js";
 
 function account(id: number, overrides: Partial<AccountCandidate> = {}): AccountCandidate {
@@ -233,5 +235,42 @@ describe("routeOrder", () => {
       counts.set(first.id, (counts.get(first.id) ?? 0) + 1);
     }
     expect([...counts.values()]).toEqual([250, 250, 250, 250]);
+  });
+});
+
+describe("daily caps", () => {
+  const acc = (id: number, dailyCap: number | null): AccountCandidate => ({
+    id,
+    bankName: "B",
+    holderName: "H",
+    iban: "TR",
+    minAmount: null,
+    maxAmount: null,
+    active: true,
+    lastAssignedAt: 0,
+    dailyCap,
+  });
+
+  it("keeps an account while today's volume plus this deposit stays within its cap", () => {
+    const order = [acc(1, 20_000), acc(2, null), acc(3, 10_000)];
+    const taken = new Map([
+      [1, 5_000],
+      [3, 9_000],
+    ]);
+    expect(withinDailyCap(order, taken, 15_000).map((a) => a.id)).toEqual([1, 2]);
+    expect(withinDailyCap(order, taken, 15_001).map((a) => a.id)).toEqual([2]);
+    expect(withinDailyCap(order, new Map(), 10_000).map((a) => a.id)).toEqual([1, 2, 3]);
+  });
+
+  it("days start at midnight in Türkiye (UTC+3)", () => {
+    expect(new Date(startOfIstanbulDay(Date.UTC(2026, 10, 22, 20, 59))).toISOString()).toBe(
+      "2026-11-21T21:00:00.000Z",
+    );
+    expect(new Date(startOfIstanbulDay(Date.UTC(2026, 10, 22, 21, 0))).toISOString()).toBe(
+      "2026-11-22T21:00:00.000Z",
+    );
+    expect(new Date(startOfIstanbulDay(Date.UTC(2026, 10, 22, 2, 0))).toISOString()).toBe(
+      "2026-11-21T21:00:00.000Z",
+    );
   });
 });

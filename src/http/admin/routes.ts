@@ -127,7 +127,7 @@ export function registerAdminRoutes(app: FastifyInstance, backoffice: Backoffice
       const input = body(s.accountUpdate, request);
       if (!p.ok) return sendError(reply, 400, p.message);
       if (!input.ok) return sendError(reply, 400, input.message);
-      const { min, max, active, channel, bank_code } = input.value;
+      const { min, max, active, channel, bank_code, daily_cap } = input.value;
       return answer(
         reply,
         await backoffice.updateAccount(p.value.id, {
@@ -136,6 +136,7 @@ export function registerAdminRoutes(app: FastifyInstance, backoffice: Backoffice
           max_amount: max,
           channel,
           bank_code,
+          daily_cap,
         }),
       );
     });

@@ -95,6 +95,7 @@ export const accountCreate = z.strictObject({
   max: amount.default(null),
   channel: code.nullable().default(null),
   bank_code: code.nullable().default(null),
+  daily_cap: amount.default(null),
 });
 
 export const accountUpdate = z.strictObject({
@@ -103,6 +104,7 @@ export const accountUpdate = z.strictObject({
   max: amount.optional(),
   channel: code.nullable().optional(),
   bank_code: code.nullable().optional(),
+  daily_cap: amount.optional(),
 });
 
 const timeoutMs = z.number().int().min(100).max(20_000);
