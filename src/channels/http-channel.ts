@@ -15,6 +15,8 @@ export function createChannelClient(): {
     account: AccountCandidate,
     timeoutMs: number,
   ): Promise<AskResult>;
+  /** Lets an accepted ask go, when its deposit was not written; best effort. */
+  release(channel: ChannelInfo, askId: string): Promise<{ ok: true } | { ok: false; reason: string }>;
   close(): Promise<void>;
 } {
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 32 });
@@ -22,6 +24,7 @@ export function createChannelClient(): {
     async ask(channel, req, account, timeoutMs) {
       if (!channel.url || !channel.secret) return { outcome: "fail", reason: "channel has no URL or secret" };
       const body = JSON.stringify({
+        action: "ask",
         ask_id: req.askId,
         amount: formatMinor(req.amountMinor),
         currency: "TRY",
@@ -70,6 +73,29 @@ export function createChannelClient(): {
         if (e?.name === "TimeoutError" || e?.name === "AbortError")
           return { outcome: "fail", reason: `timed out after ${timeoutMs} ms` };
         return { outcome: "fail", reason: (e?.code ?? e?.message ?? "request failed").slice(0, 200) };
+      }
+    },
+    async release(channel, askId) {
+      if (!channel.url || !channel.secret) return { ok: false, reason: "channel has no URL or secret" };
+      const body = JSON.stringify({ action: "release", ask_id: askId });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      try {
+        const res = await request(channel.url, {
+          method: "POST",
+          dispatcher: agent,
+          headers: {
+            "content-type": "application/json; charset=utf-8",
+            "idempotency-key": `${askId}:release`,
+            "x-timestamp": timestamp,
+            "x-signature": signCallback(channel.secret, timestamp, body),
+          },
+          body,
+          signal: AbortSignal.timeout(Math.min(channel.timeoutMs, 5_000)),
+        });
+        await res.body.dump();
+        return res.statusCode === 200 ? { ok: true } : { ok: false, reason: `HTTP ${res.statusCode}` };
+      } catch (err) {
+        return { ok: false, reason: ((err as Error).message ?? "request failed").slice(0, 200) };
       }
     },
     close: () => agent.close(),

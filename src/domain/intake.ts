@@ -22,10 +22,14 @@ export interface IntakePorts {
    * Routes the deposit to an account whose channel accepts it (routing/router.ts): the account and
    * the routing log, or why none took it.
    */
-  route(
-    input: RouteInput,
-  ): Promise<
-    | { ok: true; account: AccountCandidate; log: readonly unknown[] }
+  route(input: RouteInput): Promise<
+    | {
+        ok: true;
+        account: AccountCandidate;
+        log: readonly unknown[];
+        /** Tells the accepting channel to let its reservation go (best effort; nothing for manual accounts). */
+        release(): Promise<void>;
+      }
     | { ok: false; rejection: "no_account" | "channel_declined" }
   >;
   insert(
@@ -154,7 +158,7 @@ export async function createDeposit(
   if (!routed.ok) return { ok: false, rejection: routed.rejection };
   const { account } = routed;
 
-  const inserted = await ports.insert({
+  const record: NewTransactionRecord = {
     ...baseRecord(ports, firm, req, callbackUrl),
     type: "deposit",
     amount: req.amountMinor,
@@ -166,8 +170,21 @@ export async function createDeposit(
     assigned_holder_name: account.holderName,
     assigned_iban: account.iban,
     routing_log: JSON.stringify(routed.log),
-  });
-  if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
+  };
+  // An accepted ask whose deposit is then not written is released: the channel holds nothing for a
+  // deposit that does not exist. Not on a reference conflict: that ask_id (firm:reference) belongs
+  // to the deposit that won, and its reservation must stay.
+  let inserted: Awaited<ReturnType<IntakePorts["insert"]>>;
+  try {
+    inserted = await ports.insert(record);
+  } catch (err) {
+    await routed.release();
+    throw err;
+  }
+  if (!inserted.ok) {
+    if (inserted.conflict !== "reference") await routed.release();
+    return { ok: false, rejection: conflictRejection(inserted.conflict) };
+  }
   return { ok: true, id: inserted.id, account };
 }
 

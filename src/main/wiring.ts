@@ -156,7 +156,20 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
         return { ok: false, rejection: routed.rejection };
       }
       if (routed.account.id !== first.id) accounts.markAssigned(routed.account.id);
-      return { ok: true, account: routed.account, log: routed.log };
+      const channel =
+        routed.account.channelId == null ? undefined : plan.channels.get(routed.account.channelId);
+      const askId = `${input.firmId}:${input.reference}`;
+      return {
+        ok: true,
+        account: routed.account,
+        log: routed.log,
+        release: async () => {
+          if (channel?.kind !== "http") return;
+          const released = await channelClient.release(channel, askId);
+          if (!released.ok)
+            log.warn({ channel: channel.code, reason: released.reason }, "channel release failed");
+        },
+      };
     },
     insert: (tx) => repos.transactions.insert(tx),
     sealNationalId: (value) => box.seal(value),

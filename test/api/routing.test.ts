@@ -164,6 +164,30 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     expect(accounts.find((a: { id: number }) => a.id === capped).daily_cap).toBe("200.00");
   });
 
+  it("an accepted ask whose deposit loses the one-pending race is released; the winner's is kept", async () => {
+    const a = await channel("RACE", { kind: "accept", delayMs: 30 });
+    await account("RACE", "TR000000000000000000000061");
+    const userId = "racer-1";
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody({ user_id: userId }) }),
+      ),
+    );
+    const won = answers.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    const asked = a.sim.asks.filter((x) => x.body.action === "ask").map((x) => x.body.ask_id);
+    const released = a.sim.asks.filter((x) => x.body.action === "release").map((x) => x.body.ask_id);
+    expect(asked.length).toBeGreaterThan(1);
+    expect(released).toHaveLength(asked.length - 1);
+    const winner = asked.find((id) => !released.includes(id));
+    const q = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${winner?.split(":")[1]}`,
+    });
+    expect(q.status).toBe(200);
+    for (const r of a.sim.asks.filter((x) => x.body.action === "release"))
+      expect(a.sim.verify(r, a.secret)).toBe(true);
+  });
+
   it("never takes longer than the routing deadline, however many channels hang", async () => {
     for (const code of ["H1", "H2", "H3", "H4"]) {
       await channel(code, { kind: "hang" }, 900);

@@ -43,6 +43,7 @@ export async function startChannelSim(initial: SimBehaviour = { kind: "accept" }
         res.writeHead(status, { "content-type": "application/json" });
         res.end(body);
       };
+      if (asks.at(-1)?.body.action === "release") return json(200, '{"released":true}');
       if (b.kind === "hang") hanging.add(res);
       else if (b.kind === "fail") json(b.status ?? 500, b.body ?? '{"error":"down"}');
       else if (b.kind === "decline")

@@ -96,6 +96,7 @@ function ports(
     eligible: [] as number[],
     inserts: [] as { tx: NewTransactionRecord }[],
     sealed: [] as string[],
+    released: [] as number[],
   };
   const p: IntakePorts = {
     async businessFacts(...args) {
@@ -105,7 +106,9 @@ function ports(
     async route(input) {
       calls.eligible.push(input.amountMinor);
       const picked = pickAccount(opts.accounts ?? [account(1)], input.amountMinor);
-      return picked ? { ok: true, account: picked, log: [] } : { ok: false, rejection: "no_account" };
+      return picked
+        ? { ok: true, account: picked, log: [], release: async () => void calls.released.push(picked.id) }
+        : { ok: false, rejection: "no_account" };
     },
     async insert(tx) {
       calls.inserts.push({ tx });
@@ -391,5 +394,33 @@ describe("createWithdrawal", () => {
         "x",
       ),
     ).toEqual({ ok: false, rejection: "pending_exists" });
+  });
+});
+
+describe("createDeposit: releasing a channel's reservation", () => {
+  it("releases when the insert loses the one-pending race, keeps it on a reference conflict", async () => {
+    const pending = ports({ insert: { ok: false, conflict: "one_pending" } });
+    expect(await createDeposit(pending.ports, firm(), depositReq(), "https://cb")).toEqual({
+      ok: false,
+      rejection: "pending_exists",
+    });
+    expect(pending.calls.released).toEqual([1]);
+    const reference = ports({ insert: { ok: false, conflict: "reference" } });
+    expect(await createDeposit(reference.ports, firm(), depositReq(), "https://cb")).toEqual({
+      ok: false,
+      rejection: "duplicate_reference",
+    });
+    expect(reference.calls.released).toEqual([]);
+  });
+
+  it("releases and rethrows when the insert fails outright", async () => {
+    const broken = ports();
+    broken.ports.insert = async () => {
+      throw new Error("disk full");
+    };
+    await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(
+      "disk full",
+    );
+    expect(broken.calls.released).toEqual([1]);
   });
 });
