@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { behaviourFrom, startChannelSimulator } from "../channels/simulator.js";
 import { ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
 import { openStore, StoreLockedError } from "../store/open.js";
@@ -10,6 +11,8 @@ const USAGE = `payintake: payment intake service
 
   payintake serve                 start the server (embedded store, or DATABASE_URL)
   payintake migrate               apply database migrations and exit
+  payintake channel-sim [--port P] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
+                                  a payment channel partner for development (docs/channels.md)
 
 Operator commands (talk to the running server; PAYINTAKE_URL, PAYINTAKE_ADMIN_TOKEN):
 ${Object.keys(COMMANDS)
@@ -43,6 +46,30 @@ async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
+/** `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). */
+async function channelSim(flags: Record<string, string | true>): Promise<void> {
+  const text = (name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+  const port = Number(text("port") ?? "0");
+  const delay = text("delay-ms");
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail("--port must be a port number", 2);
+  let behaviour: ReturnType<typeof behaviourFrom>;
+  try {
+    behaviour = behaviourFrom(text("behaviour"), delay === undefined ? undefined : Number(delay));
+  } catch (err) {
+    fail((err as Error).message, 2);
+  }
+  const sim = await startChannelSimulator({
+    port,
+    host: text("host") ?? "127.0.0.1",
+    behaviour,
+    onAsk: (ask) => print({ at: new Date(ask.at).toISOString(), ...ask.body }),
+  });
+  process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
+  const stop = () => void sim.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
 async function main(): Promise<void> {
   const { words, flags } = parseArgv(process.argv.slice(2));
   if (words.length === 0 || flags.help === true) {
@@ -58,6 +85,7 @@ async function main(): Promise<void> {
   }
 
   if (words[0] === "serve") return serve(config);
+  if (words[0] === "channel-sim") return channelSim(flags);
   if (words[0] === "migrate") {
     const store = await openStore(config);
     try {

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import {
+  Child,
   type Credentials,
+  childEnv,
   killAll,
   operator,
   PROBE_PATH,
@@ -435,6 +437,23 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     const noUrl = await cli.run("channel", "create", "--code", `${code}X`, "--kind", "http");
     expect(noUrl.code).toBe(1);
     await cli.ok("account", "update", String(acc.id), "--active", "false");
+  });
+
+  it("channel-sim answers the channel protocol as told, and prints each ask", async () => {
+    const sim = new Child(["channel-sim", "--port", "0", "--behaviour", "decline"], childEnv({}));
+    try {
+      const m = await sim.waitForStdout(/channel simulator listening on (http:\/\/\S+) \(decline\)/, 15_000);
+      const res = await fetch(m[1] as string, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ action: "ask", ask_id: "1:R-1", amount: "1.00" }),
+      });
+      expect(await res.json()).toEqual({ decision: "decline", reason: "payer refused" });
+      await sim.waitForStdout(/"ask_id":"1:R-1"/, 5_000);
+    } finally {
+      sim.kill("SIGTERM");
+      await sim.waitExit(10_000).catch(() => undefined);
+    }
   });
 
   it("unknown ids exit 1 and print the error object", async () => {
