@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Agent, request } from "undici";
-import { signRequest } from "../src/auth/signature.js";
+import { call, depositJson, percentile, pool, signedCall } from "./client.js";
 import { DEPOSIT_PATH } from "./load.js";
 import type { PayintakeInstance } from "./payintake.js";
 
@@ -24,37 +23,6 @@ export interface CallbackBenchResult {
     drainPerSecond: number;
     duplicates: number;
   };
-}
-
-const agent = new Agent({ connections: 64 });
-
-async function call(
-  url: string,
-  method: "GET" | "POST",
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-) {
-  const res = await request(`${url}${path}`, { method, headers, body, dispatcher: agent });
-  const text = await res.body.text();
-  return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
-async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const item = items[next++] as T;
-        await work(item);
-      }
-    }),
-  );
 }
 
 export async function benchCallbacks(
@@ -113,37 +81,7 @@ export async function benchCallbacks(
       Array.from({ length: total }, (_v, i) => i),
       32,
       async (i) => {
-        const body = JSON.stringify({
-          amount: "150.00",
-          bank_code: "AKBANK",
-          first_name: "Ayşe",
-          last_name: "Yılmaz",
-          username: "ayse",
-          user_id: `cb-${run}-${i}`,
-          reference: `CB-${run}-${i}`,
-        });
-        const timestamp = String(Math.floor(Date.now() / 1000));
-        const nonce = randomBytes(12).toString("hex");
-        const signature = signRequest(creds.secret, {
-          method: "POST",
-          path: DEPOSIT_PATH,
-          body: Buffer.from(body),
-          timestamp,
-          nonce,
-        });
-        const res = await call(
-          url,
-          "POST",
-          DEPOSIT_PATH,
-          {
-            "content-type": "application/json",
-            "x-api-key": creds.apiKey,
-            "x-signature": signature,
-            "x-timestamp": timestamp,
-            "x-nonce": nonce,
-          },
-          body,
-        );
+        const res = await signedCall(url, creds, "POST", DEPOSIT_PATH, depositJson(`${run}-${i}`));
         if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
       },
     );
@@ -153,22 +91,12 @@ export async function benchCallbacks(
       Array.from({ length: total }, (_v, i) => i),
       32,
       async (i) => {
-        const path = `/paymentapi/v1/transactions/by-reference/CB-${run}-${i}`;
-        const timestamp = String(Math.floor(Date.now() / 1000));
-        const nonce = randomBytes(12).toString("hex");
-        const signature = signRequest(creds.secret, {
-          method: "GET",
-          path,
-          body: Buffer.alloc(0),
-          timestamp,
-          nonce,
-        });
-        const res = await call(url, "GET", path, {
-          "x-api-key": creds.apiKey,
-          "x-signature": signature,
-          "x-timestamp": timestamp,
-          "x-nonce": nonce,
-        });
+        const res = await signedCall(
+          url,
+          creds,
+          "GET",
+          `/paymentapi/v1/transactions/by-reference/R-${run}-${i}`,
+        );
         if (res.status !== 200) throw new Error(`query answered ${res.status}`);
         ids[i] = res.json.data.id as number;
       },

@@ -25,6 +25,7 @@ import {
   TARGETS,
   writeDocSections,
 } from "./report.js";
+import { benchRouting, type RoutingBenchResult } from "./routing.js";
 
 /**
  * `npm run bench`: signed direct deposits against payintake (embedded SQLite, then PostgreSQL),
@@ -215,6 +216,72 @@ function callbacksSection(
   ].join("\n");
 }
 
+const ROUTING = { requests: 1_000, concurrency: 10, timeoutMs: 1_000 };
+
+async function runRouting(
+  kind: StoreKind,
+): Promise<{ kind: StoreKind; result?: RoutingBenchResult; failure?: string }> {
+  let server: PayintakeInstance | undefined;
+  try {
+    if (QUIET_WAIT_SECONDS > 0) await waitForQuiet(QUIET_WAIT_SECONDS);
+    server = await startPayintake(kind, { cwd: ROOT });
+    cleanups.push(server.cleanup);
+    const result = await benchRouting(server, ROUTING);
+    log(
+      `routing ${kind}: normal p50 ${result.normal.p50.toFixed(1)} ms, p99 ${result.normal.p99.toFixed(1)} ms; ` +
+        `unlucky ${result.unlucky.map((ms) => ms.toFixed(0)).join(", ")} ms; ` +
+        `breaker open p50 ${result.afterOpen.p50.toFixed(1)} ms, p99 ${result.afterOpen.p99.toFixed(1)} ms`,
+    );
+    return { kind, result };
+  } catch (err) {
+    log(`routing ${kind} failed: ${(err as Error).message}`);
+    return { kind, failure: (err as Error).message.split("\n", 1)[0] };
+  } finally {
+    if (server) {
+      cleanups.splice(cleanups.indexOf(server.cleanup), 1);
+      await server.cleanup().catch((err: Error) => log(`${kind} cleanup failed: ${err.message}`));
+    }
+  }
+}
+
+function routingSection(
+  date: string,
+  version: string,
+  runs: { kind: StoreKind; result?: RoutingBenchResult; failure?: string }[],
+): string {
+  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
+  const rows = runs.map((r) => {
+    const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
+    if (!r.result) return `| ${label} | failed: ${r.failure ?? "unknown"} | | | | | |`;
+    const { normal, unlucky, afterOpen, timeoutMs } = r.result;
+    const worst = Math.max(...unlucky);
+    const targets = [
+      `open p99 ≤ 2 × normal p99: ${mark(afterOpen.p99 <= 2 * normal.p99)}`,
+      `unlucky ≤ timeout + 250 ms: ${mark(worst <= timeoutMs + 250)}`,
+    ].join("; ");
+    return (
+      `| ${label} | ${normal.p50.toFixed(1)} / ${normal.p99.toFixed(1)} | ${unlucky.length} | ` +
+      `${unlucky.map((ms) => ms.toFixed(0)).join(", ")} | ${afterOpen.p50.toFixed(1)} / ${afterOpen.p99.toFixed(1)} | ` +
+      `${afterOpen.max.toFixed(1)} | ${targets} |`
+    );
+  });
+  return [
+    "## Routing: deposits while the first channel hangs",
+    "",
+    `Measured ${date} on ${version} by \`npm run bench\` (bench/routing.ts); this section is rewritten by every run.`,
+    "",
+    "| Store | normal p50 / p99 ms | unlucky deposits | their latency ms | breaker open p50 / p99 ms | breaker open max ms | Targets |",
+    "|---|---:|---:|---|---:|---:|---|",
+    ...rows,
+    "",
+    `- The preferred account (bank_code AKBANK) is behind an http channel played by the channel simulator in the bench process (timeout ${ROUTING.timeoutMs} ms); a manual account is the fallback.`,
+    `- normal: ${ROUTING.requests} signed deposits, ${ROUTING.concurrency} at a time, the channel accepting at once (one ask per deposit), after 200 warm-up deposits.`,
+    "- unlucky: the channel now hangs; deposits one at a time until one returns in under half the timeout (the breaker opened after 3 failures in a row); each of them waited for the timeout, then the fallback served it.",
+    `- breaker open: ${ROUTING.requests} more deposits, ${ROUTING.concurrency} at a time; the dead channel is skipped without waiting. After each 10 s cool-down one deposit is the probe and waits for the timeout again (not within this phase's few seconds).`,
+    "- Targets: with the breaker open, p99 within 2 × the normal p99; the unlucky deposits bounded by the channel timeout (plus 250 ms).",
+  ].join("\n");
+}
+
 function sh(cmd: string, args: string[]): string {
   try {
     return execFileSync(cmd, args, { encoding: "utf8" }).trimEnd();
@@ -332,6 +399,8 @@ async function main(): Promise<void> {
   for (const kind of STORES) scenarios.push(await runPayintake(kind, profileDir));
   const callbackRuns: Awaited<ReturnType<typeof runCallbacks>>[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
+  const routingRuns: Awaited<ReturnType<typeof runRouting>>[] = [];
+  if (CALLBACKS && !PROFILE) for (const kind of STORES) routingRuns.push(await runRouting(kind));
 
   const table = resultsTable(scenarios);
   process.stdout.write(`\n${table}\n\n${cpuTable(scenarios)}\n\n`);
@@ -339,7 +408,10 @@ async function main(): Promise<void> {
   const noise = noiseWarning(scenarios);
   if (noise) log(noise);
 
-  const complete = scenarios.every((s) => s.result) && callbackRuns.every((r) => r.result);
+  const complete =
+    scenarios.every((s) => s.result) &&
+    callbackRuns.every((r) => r.result) &&
+    routingRuns.every((r) => r.result);
   if (PROFILE) log("profiling run: docs/BENCHMARKS.md left unchanged (the profiler slows the server down)");
   else if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
   else {
@@ -348,6 +420,9 @@ async function main(): Promise<void> {
       { name: "deposits", body: depositsSection(date, version, scenarios) },
       ...(callbackRuns.length > 0
         ? [{ name: "callbacks", body: callbacksSection(date, version, callbackRuns) }]
+        : []),
+      ...(routingRuns.length > 0
+        ? [{ name: "routing", body: routingSection(date, version, routingRuns) }]
         : []),
     ]);
     log(`wrote ${DOC}`);

@@ -182,8 +182,14 @@ export async function createDeposit(
     throw err;
   }
   if (!inserted.ok) {
-    if (inserted.conflict !== "reference") await routed.release();
-    return { ok: false, rejection: conflictRejection(inserted.conflict) };
+    // Both indexes may have refused the row (same reference, same user) and the store names one.
+    // If the reference is taken, that is the answer the order of checks gives, and the ask belongs
+    // to the deposit that holds it.
+    const referenceTaken =
+      inserted.conflict === "reference" ||
+      (await ports.businessFacts(firm.id, req.reference, req.userId, "deposit")).referenceUsed;
+    if (!referenceTaken) await routed.release();
+    return { ok: false, rejection: referenceTaken ? "duplicate_reference" : "pending_exists" };
   }
   return { ok: true, id: inserted.id, account };
 }

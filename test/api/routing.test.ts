@@ -188,6 +188,19 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       expect(a.sim.verify(r, a.secret)).toBe(true);
   });
 
+  it("ten concurrent deposits with one reference: one transaction, one reservation at the channel, nothing released", async () => {
+    const a = await channel("ONCE", { kind: "accept", delayMs: 20 });
+    await account("ONCE", "TR000000000000000000000071");
+    const body = depositBody();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => send(server, firm, { path: "/paymentapi/v1/deposits", body })),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 409)).toBe(true);
+    expect([...a.sim.reservations.entries()]).toEqual([[`${firm.id}:${body.reference}`, 1]]);
+    expect(a.sim.asks.filter((x) => x.body.action === "release")).toHaveLength(0);
+  });
+
   it("never takes longer than the routing deadline, however many channels hang", async () => {
     for (const code of ["H1", "H2", "H3", "H4"]) {
       await channel(code, { kind: "hang" }, 900);
