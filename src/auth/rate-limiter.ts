@@ -4,15 +4,19 @@
  */
 export interface RateLimiter {
   /** 0 when the request may go ahead, else the seconds to wait before retrying. */
-  take(key: number, ratePerSecond: number): number;
+  take(key: number | string, ratePerSecond: number): number;
 }
 
 export function createRateLimiter(now = () => Date.now()): RateLimiter {
-  const buckets = new Map<number, { tokens: number; at: number }>();
+  const buckets = new Map<number | string, { tokens: number; at: number }>();
   return {
     take(key, rate) {
       const burst = rate * 2;
       const t = now();
+      // Keys from payers (page tokens, addresses) are many: forget buckets idle for a minute.
+      if (buckets.size > 10_000) {
+        for (const [k, b] of buckets) if (t - b.at > 60_000) buckets.delete(k);
+      }
       const bucket = buckets.get(key) ?? { tokens: burst, at: t };
       bucket.tokens = Math.min(burst, bucket.tokens + ((t - bucket.at) / 1000) * rate);
       bucket.at = t;

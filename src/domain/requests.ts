@@ -167,3 +167,18 @@ export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest>
     },
   };
 }
+
+/**
+ * The amount a payer submits on the hosted page: `{"amount": "250.00"}`, with the same rules and
+ * messages as the API's amount.
+ */
+export function parsePageAmount(body: unknown): Parsed<number> {
+  const object = asObject(body);
+  if (!object.ok) return object;
+  const amount = object.value.amount;
+  if (amount === undefined || amount === null || amount === "") {
+    return { ok: false, message: "Validation failed: Amount is required" };
+  }
+  if (typeof amount !== "string") return { ok: false, message: "Validation failed: Amount must be a string" };
+  return amountMinor(amount);
+}

@@ -3,6 +3,7 @@ import type { Backoffice } from "../backoffice/service.js";
 import { registerAdminRoutes } from "./admin/routes.js";
 import type { AppContext } from "./context.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "./envelope.js";
+import { registerHostedRoutes } from "./hosted/routes.js";
 import { registerDepositRoute } from "./merchant/deposits.js";
 import { registerTransactionRoutes } from "./merchant/transactions.js";
 import { registerWithdrawalRoute } from "./merchant/withdrawals.js";
@@ -70,5 +71,6 @@ export function buildApp(
   registerWithdrawalRoute(app, ctx);
   registerTransactionRoutes(app, ctx);
   registerAdminRoutes(app, backoffice, ctx.adminToken);
+  registerHostedRoutes(app, ctx);
   return app;
 }

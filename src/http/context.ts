@@ -3,6 +3,7 @@ import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config/config.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { IntakePorts } from "../domain/intake.js";
+import type { HostedSessions } from "../hosted/sessions.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 
@@ -15,6 +16,7 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   callbackTargetAllowed: TargetCheck;
   intake: IntakePorts;
+  hosted: HostedSessions;
   adminToken: string;
   /** Set when a graceful stop begins: answers then close their connections. */
   draining: boolean;

@@ -11,6 +11,7 @@ import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
 import { startOfIstanbulDay, withinDailyCap } from "../domain/routing.js";
+import { createHostedSessions } from "../hosted/sessions.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
@@ -176,6 +177,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     now,
   };
 
+  const hosted = createHostedSessions({ repos, box, intake, now });
   const ctx: AppContext = {
     config,
     repos,
@@ -184,6 +186,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     rateLimiter: createRateLimiter(now),
     callbackTargetAllowed,
     intake,
+    hosted,
     adminToken,
     settle: () => store.settle(),
     draining: false,

@@ -12,6 +12,7 @@ export interface FirmWithProvider extends FirmRow {
 
 export interface FirmRepository {
   findByApiKey(apiKey: string): Promise<FirmWithProvider | undefined>;
+  findWithProvider(id: number): Promise<FirmWithProvider | undefined>;
   get(id: number): Promise<FirmRow | undefined>;
   list(): Promise<FirmRow[]>;
   create(values: Omit<FirmRow, "id">): Promise<FirmRow>;
@@ -33,6 +34,15 @@ export function createFirmRepository(db: Kysely<Database>): FirmRepository {
         .selectAll("firms")
         .select(["providers.kind as provider_kind", "providers.callback_url as provider_callback_url"])
         .where("firms.api_key", "=", apiKey)
+        .executeTakeFirst();
+    },
+    findWithProvider(id) {
+      return db
+        .selectFrom("firms")
+        .leftJoin("providers", "providers.id", "firms.provider_id")
+        .selectAll("firms")
+        .select(["providers.kind as provider_kind", "providers.callback_url as provider_callback_url"])
+        .where("firms.id", "=", id)
         .executeTakeFirst();
     },
     get(id) {

@@ -5,6 +5,7 @@ import { createDecisionRepository, type DecisionRepository } from "./decisions.j
 import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
+import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
 
 export interface Repositories {
@@ -15,6 +16,7 @@ export interface Repositories {
   decisions: DecisionRepository;
   callbacks: CallbackRepository;
   channels: ChannelRepository;
+  sessions: SessionRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -26,5 +28,6 @@ export function createRepositories(store: Store): Repositories {
     decisions: createDecisionRepository(store.db, store.dialect),
     callbacks: createCallbackRepository(store.db, store.dialect),
     channels: createChannelRepository(store.db),
+    sessions: createSessionRepository(store.db),
   };
 }

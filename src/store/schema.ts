@@ -155,6 +155,23 @@ export interface CallbackAttemptTable {
   outcome: "delivered" | "retry" | "failed";
 }
 
+export interface PaymentSessionTable {
+  id: Generated<number>;
+  /** SHA-256 of the token, hex; the token itself is only in the payment_url. */
+  token_hash: string;
+  firm_id: number;
+  reference: string;
+  /** The validated deposit request (JSON), sealed with the master key: it holds the national id. */
+  request_sealed: string;
+  callback_url: string;
+  return_url: string | null;
+  status: "open" | "assigned";
+  transaction_id: number | null;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   applied_at: number;
@@ -169,6 +186,7 @@ export interface Database {
   transactions: TransactionTable;
   callbacks: CallbackTable;
   channels: ChannelTable;
+  payment_sessions: PaymentSessionTable;
   callback_attempts: CallbackAttemptTable;
   schema_migrations: SchemaMigrationTable;
 }

@@ -285,12 +285,13 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
     });
   });
 
-  describe("hosted mode validation (the session itself comes with the hosted-page issue)", () => {
-    it("accepts redirect true without amount, for now with 501", async () => {
+  describe("hosted mode validation (sessions: test/api/hosted.test.ts)", () => {
+    it("accepts redirect true without amount: a payment_url, no assigned_* fields", async () => {
       const body = depositBody({ redirect: true, amount: "" });
       const res = await deposit(body);
-      expect(res.status).toBe(501);
-      expect(res.json.success).toBe(false);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.json)).toEqual(["success", "message", "payment_url"]);
+      expect(res.json.payment_url).toMatch(/^\/t\/[A-Za-z0-9_-]{32}$/);
     });
     const urlCases: [string, string][] = [
       ["://bad", "return_url ayrıştırılamadı"],

@@ -7,6 +7,8 @@ import { admit } from "./admission.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
 
 export const DEPOSIT_RECEIVED_MESSAGE = "Yatırım talebiniz alındı";
+/** The redirect-required text of a hosted-mode answer (docs/errors.md). */
+export const HOSTED_MESSAGE = "Ödeme sayfasına yönlendiriniz";
 
 export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post("/paymentapi/v1/deposits", async (request, reply) => {
@@ -20,7 +22,12 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
     const { firm, callbackUrl, request: req } = admitted;
 
     if (req.redirect || req.amountMinor === null) {
-      return sendError(reply, 501, "Hosted payment pages are not available yet");
+      const { token } = await ctx.hosted.open(firm, req, callbackUrl);
+      return sendPlainJson(reply, 200, {
+        success: true,
+        message: HOSTED_MESSAGE,
+        payment_url: `${ctx.config.paymentPageUrl ?? ""}/t/${token}`,
+      });
     }
 
     const outcome = await createDeposit(

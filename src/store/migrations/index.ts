@@ -3,6 +3,7 @@ import { rotationInMemory } from "./20261122T1400_rotation_in_memory.js";
 import { lifecycle } from "./20261122T1500_lifecycle.js";
 import { channels } from "./20261122T1600_channels.js";
 import { dailyCaps } from "./20261122T1700_daily_caps.js";
+import { paymentSessions } from "./20261122T1800_payment_sessions.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -12,4 +13,11 @@ export interface Migration {
 }
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
-export const migrations: readonly Migration[] = [init, rotationInMemory, lifecycle, channels, dailyCaps];
+export const migrations: readonly Migration[] = [
+  init,
+  rotationInMemory,
+  lifecycle,
+  channels,
+  dailyCaps,
+  paymentSessions,
+];

@@ -1,0 +1,214 @@
+// The hosted payment page: no framework, no third-party requests. It talks to the two
+// page-internal endpoints with the token from its own URL (docs/hosted-page.md).
+(() => {
+  const token = location.pathname.split("/").filter(Boolean).pop() || "";
+  const api = `/api/pay/${encodeURIComponent(token)}`;
+  const T = {
+    tr: {
+      title: "Havale / EFT ile ödeme",
+      loading: "Yükleniyor…",
+      amountLabel: "Yatırmak istediğiniz tutar (TL)",
+      amountHelp: "Örnek: 250 veya 250,50",
+      continue: "Devam et",
+      sending: "Gönderiliyor…",
+      transferLead: "Aşağıdaki hesaba tam olarak bu tutarı gönderin:",
+      amount: "Tutar",
+      bank: "Banka",
+      holder: "Alıcı adı",
+      copy: "Kopyala",
+      copied: "Kopyalandı",
+      waiting: "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+      expiredTitle: "Bu ödeme bağlantısı artık geçerli değil",
+      expiredText: "Bu sayfada hesap bilgisi gösterilmez. Yeni bir ödeme için işyerinin sitesine dönün.",
+      missingTitle: "Ödeme bağlantısı bulunamadı",
+      missingText: "Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
+      back: "Siteye dön",
+      badAmount: "Geçerli bir tutar girin (en fazla 2 ondalık basamak).",
+      tooMany: "Çok fazla deneme. Lütfen biraz bekleyin.",
+      failed: "Bir sorun oluştu. Lütfen tekrar deneyin.",
+      other: "EN",
+      otherLabel: "English",
+      lang: "tr",
+    },
+    en: {
+      title: "Pay by bank transfer",
+      loading: "Loading…",
+      amountLabel: "Amount to deposit (TRY)",
+      amountHelp: "For example: 250 or 250.50",
+      continue: "Continue",
+      sending: "Sending…",
+      transferLead: "Send exactly this amount to the account below:",
+      amount: "Amount",
+      bank: "Bank",
+      holder: "Recipient",
+      copy: "Copy",
+      copied: "Copied",
+      waiting: "This page updates by itself once your payment is confirmed.",
+      expiredTitle: "This payment link is no longer valid",
+      expiredText:
+        "No account details are shown here any more. Go back to the merchant's site for a new payment.",
+      missingTitle: "Payment link not found",
+      missingText: "Check the link or go back to the merchant's site.",
+      back: "Back to the site",
+      badAmount: "Enter a valid amount (at most 2 decimals).",
+      tooMany: "Too many attempts. Please wait a moment.",
+      failed: "Something went wrong. Please try again.",
+      other: "TR",
+      otherLabel: "Türkçe",
+      lang: "en",
+    },
+  };
+  // The contract's rejection texts are Turkish; English mode shows them in English.
+  const REJECTIONS_EN = {
+    "Halihazirda bekleyen talebiniz var": "You already have a pending deposit.",
+    "Bu islem numarasi zaten kullanilmis": "This payment was already submitted.",
+    "Bu tutar icin uygun hesap yok": "No account is available for this amount. Try another amount.",
+    "Ödeme kanalı talebi kabul etmedi":
+      "The payment channel did not accept this request. Try another amount.",
+    "Yatırım şu anda kapalı": "Deposits are closed at the moment.",
+    "Kullanıcı yasaklı": "This user may not deposit.",
+    "Yatırım tutarı limit dışında": "This amount is outside the allowed limits.",
+  };
+  let lang = localStorage.getItem("payintake.lang") === "en" ? "en" : "tr";
+  let state = null;
+  let values = {};
+  let timer = null;
+  const $ = (id) => document.getElementById(id);
+
+  function t(key) {
+    return T[lang][key] || key;
+  }
+  function applyLanguage() {
+    document.documentElement.lang = lang;
+    document.querySelectorAll("[data-i18n]").forEach((el) => {
+      el.textContent = t(el.getAttribute("data-i18n"));
+    });
+    $("lang").textContent = t("other");
+    $("lang").setAttribute("aria-label", t("otherLabel"));
+    document.title = t("title");
+  }
+  function show(id) {
+    for (const s of ["loading", "open", "assigned", "expired", "missing"]) $(s).hidden = s !== id;
+  }
+  function groupIban(iban) {
+    return iban
+      .replace(/\s+/g, "")
+      .replace(/(.{4})/g, "$1 ")
+      .trim();
+  }
+  function localAmount(text) {
+    return lang === "tr" ? text.replace(".", ",") : text;
+  }
+
+  function render(next) {
+    state = next;
+    const back = next?.return_url;
+    $("return").hidden = !back;
+    if (back) $("return-link").href = back;
+    if (!next) return show("missing");
+    if (next.status === "open") return show("open");
+    if (next.status === "assigned") {
+      values = { amount: next.amount, bank: next.bank_name, holder: next.holder_name, iban: next.iban };
+      $("v-amount").textContent = `${localAmount(next.amount)} TL`;
+      $("v-bank").textContent = next.bank_name;
+      $("v-holder").textContent = next.holder_name;
+      $("v-iban").textContent = groupIban(next.iban);
+      show("assigned");
+      return;
+    }
+    values = {};
+    for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) $(id).textContent = "";
+    show("expired");
+    stopPolling();
+  }
+
+  async function load() {
+    try {
+      const res = await fetch(api, { cache: "no-store", credentials: "omit" });
+      if (res.status === 404) return render(null);
+      if (!res.ok) return;
+      render(await res.json());
+    } catch (_e) {
+      /* offline for a moment: the next poll tries again */
+    }
+  }
+  function startPolling() {
+    if (!timer)
+      timer = setInterval(() => {
+        if (state?.status !== "expired") load();
+      }, 3000);
+  }
+  function stopPolling() {
+    if (timer) clearInterval(timer);
+    timer = null;
+  }
+
+  function normalise(text) {
+    const v = text.trim().replace(/\s/g, "").replace(",", ".");
+    return /^\d{1,9}(\.\d{1,2})?$/.test(v) && Number(v) > 0 ? v : null;
+  }
+  function error(message) {
+    $("amount-error").textContent = message;
+    $("amount-error").hidden = !message;
+    $("amount").setAttribute("aria-invalid", message ? "true" : "false");
+  }
+
+  $("amount-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const amount = normalise($("amount").value);
+    if (!amount) {
+      error(t("badAmount"));
+      $("amount").focus();
+      return;
+    }
+    error("");
+    const button = $("submit");
+    if (button.disabled) return;
+    button.disabled = true;
+    button.textContent = t("sending");
+    try {
+      const res = await fetch(`${api}/deposit`, {
+        method: "POST",
+        cache: "no-store",
+        credentials: "omit",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ amount }),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (res.status === 404) return render(null);
+      if (res.status === 429) return error(t("tooMany"));
+      if (res.ok) return render(body);
+      const message = body?.message ? body.message : t("failed");
+      error(lang === "en" ? REJECTIONS_EN[message] || message : message);
+    } catch (_e) {
+      error(t("failed"));
+    } finally {
+      button.disabled = false;
+      button.textContent = t("continue");
+    }
+  });
+
+  document.addEventListener("click", async (event) => {
+    const key = event.target?.getAttribute?.("data-copy");
+    if (!key || !values[key]) return;
+    try {
+      await navigator.clipboard.writeText(values[key]);
+      $("copied").textContent = t("copied");
+      $("copied").hidden = false;
+      setTimeout(() => {
+        $("copied").hidden = true;
+      }, 2000);
+    } catch (_e) {
+      /* clipboard refused: the text stays selectable */
+    }
+  });
+  $("lang").addEventListener("click", () => {
+    lang = lang === "tr" ? "en" : "tr";
+    localStorage.setItem("payintake.lang", lang);
+    applyLanguage();
+    if (state) render(state);
+  });
+
+  applyLanguage();
+  load().then(startPolling);
+})();

@@ -1,0 +1,141 @@
+import { createHash, randomBytes } from "node:crypto";
+import { toFirm } from "../auth/firm-directory.js";
+import type { SecretBox } from "../crypto/secret-box.js";
+import type { Firm } from "../domain/firm.js";
+import { createDeposit, type IntakePorts } from "../domain/intake.js";
+import { formatMinor } from "../domain/money.js";
+import type { BusinessRejection } from "../domain/rejections.js";
+import type { DepositRequest } from "../domain/requests.js";
+import type { Repositories } from "../store/index.js";
+import type { SessionRow } from "../store/sessions.js";
+
+/**
+ * Hosted mode: a session opened by a `redirect: true` deposit, the page's view of it, and the
+ * payer's amount submission, which runs the same deposit creation as direct mode with the fields
+ * stored at opening. No HTTP here; http/hosted/routes.ts serves it.
+ */
+export const SESSION_TTL_MS = 30 * 60_000;
+
+export type PageState =
+  | { status: "open"; expiresAt: number; returnUrl: string | null }
+  | {
+      status: "assigned";
+      bankName: string;
+      holderName: string;
+      iban: string;
+      amount: string;
+      returnUrl: string | null;
+    }
+  | { status: "expired"; returnUrl: string | null };
+
+export type SubmitOutcome =
+  | { ok: true; state: PageState }
+  | { ok: false; kind: "not_found" }
+  | { ok: false; kind: "rejected"; rejection: BusinessRejection };
+
+export interface HostedDeps {
+  repos: Repositories;
+  box: SecretBox;
+  intake: IntakePorts;
+  now(): number;
+}
+
+/** At least 128 bits from the CSPRNG, URL-safe (decisions.md). */
+const newToken = () => randomBytes(24).toString("base64url");
+const hashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
+
+export function createHostedSessions(deps: HostedDeps) {
+  const { repos, box } = deps;
+
+  async function find(token: string): Promise<SessionRow | undefined> {
+    if (!TOKEN_SHAPE.test(token)) return undefined;
+    return repos.sessions.byTokenHash(hashOf(token));
+  }
+
+  async function stateOf(session: SessionRow): Promise<PageState> {
+    const returnUrl = session.return_url;
+    if (session.status === "open") {
+      return deps.now() < session.expires_at
+        ? { status: "open", expiresAt: session.expires_at, returnUrl }
+        : { status: "expired", returnUrl };
+    }
+    const tx =
+      session.transaction_id === null ? undefined : await repos.transactions.get(session.transaction_id);
+    // The account is shown only while the transaction is pending; after that, never again.
+    if (tx?.status !== "pending") return { status: "expired", returnUrl };
+    return {
+      status: "assigned",
+      bankName: tx.assigned_bank_name ?? "",
+      holderName: tx.assigned_holder_name ?? "",
+      iban: tx.assigned_iban ?? "",
+      amount: formatMinor(tx.amount),
+      returnUrl,
+    };
+  }
+
+  return {
+    /** Opens a session; the answer carries the token once, only its hash is kept. */
+    async open(firm: Firm, req: DepositRequest, callbackUrl: string): Promise<{ token: string }> {
+      const token = newToken();
+      const now = deps.now();
+      await repos.sessions.create({
+        token_hash: hashOf(token),
+        firm_id: firm.id,
+        reference: req.reference,
+        request_sealed: box.seal(JSON.stringify(req)),
+        callback_url: callbackUrl,
+        return_url: req.returnUrl,
+        expires_at: now + SESSION_TTL_MS,
+        created_at: now,
+        updated_at: now,
+      });
+      return { token };
+    },
+
+    async state(token: string): Promise<PageState | undefined> {
+      const session = await find(token);
+      return session ? stateOf(session) : undefined;
+    },
+
+    /**
+     * The payer's amount. A business rejection leaves the session open for another amount; success
+     * assigns it. Two submissions at once create one transaction: the reference is unique, and the
+     * loser finds the session assigned and shows the same account.
+     */
+    async submit(token: string, amountMinor: number): Promise<SubmitOutcome> {
+      const session = await find(token);
+      if (!session) return { ok: false, kind: "not_found" };
+      const current = await stateOf(session);
+      if (current.status !== "open") return { ok: true, state: current };
+      const row = await repos.firms.findWithProvider(session.firm_id);
+      if (!row) return { ok: false, kind: "not_found" };
+      const firm = toFirm(row, box);
+      const req = JSON.parse(box.open(session.request_sealed)) as DepositRequest;
+      const outcome = await createDeposit(
+        deps.intake,
+        firm,
+        { ...req, amountMinor, redirect: false },
+        session.callback_url,
+      );
+      if (!outcome.ok) {
+        if (outcome.rejection === "duplicate_reference") {
+          // A second click or tab: the first submission created the transaction (and may not have
+          // marked the session yet). Assign it to that transaction and show what the first shows.
+          const tx = await repos.transactions.findByReference(session.firm_id, session.reference);
+          if (tx) {
+            await repos.sessions.markAssigned(session.id, tx.id, deps.now());
+            const again = await repos.sessions.byTokenHash(session.token_hash);
+            if (again?.transaction_id === tx.id) return { ok: true, state: await stateOf(again) };
+          }
+        }
+        return { ok: false, kind: "rejected", rejection: outcome.rejection };
+      }
+      await repos.sessions.markAssigned(session.id, outcome.id, deps.now());
+      const assigned = await repos.sessions.byTokenHash(session.token_hash);
+      return { ok: true, state: assigned ? await stateOf(assigned) : current };
+    },
+  };
+}
+
+export type HostedSessions = ReturnType<typeof createHostedSessions>;

@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { parsePageAmount } from "../../domain/requests.js";
+import type { PageState } from "../../hosted/sessions.js";
+import type { AppContext } from "../context.js";
+import { sendError, sendPlainJson } from "../envelope.js";
+import { parseJsonBody } from "../merchant/common.js";
+import { REJECTIONS } from "../merchant/rejections.js";
+
+/**
+ * The hosted payment page and its two page-internal endpoints (docs/hosted-page.md). Unsigned:
+ * the token alone opens a session, so answers never say whether a token exists beyond a bare 404,
+ * requests are rate limited per token and per client address, and nothing that shows an account is
+ * cached or sent with a referrer.
+ */
+const ASSETS = new URL("../../../assets/payment-page/", import.meta.url);
+const asset = (name: string) => readFileSync(new URL(name, ASSETS), "utf8");
+
+const PAGE_HEADERS = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+};
+const PER_TOKEN_PER_SECOND = 10;
+const PER_ADDRESS_PER_SECOND = 20;
+
+function view(state: PageState) {
+  const return_url = state.returnUrl;
+  if (state.status === "open")
+    return { status: "open", expires_at: new Date(state.expiresAt).toISOString(), return_url };
+  if (state.status === "expired") return { status: "expired", return_url };
+  return {
+    status: "assigned",
+    bank_name: state.bankName,
+    holder_name: state.holderName,
+    iban: state.iban,
+    amount: state.amount,
+    return_url,
+  };
+}
+
+export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const html = asset("page.html");
+  const js = asset("page.js");
+  const css = asset("page.css");
+
+  /** Rate limits per token and per address; true after answering 429. */
+  function limited(request: FastifyRequest, reply: FastifyReply, token: string): boolean {
+    const wait = Math.max(
+      ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND),
+      ctx.rateLimiter.take(`page-ip:${request.ip}`, PER_ADDRESS_PER_SECOND),
+    );
+    if (wait === 0) return false;
+    reply.header("retry-after", String(wait));
+    sendError(reply, 429, "Too many requests");
+    return true;
+  }
+
+  app.get("/t/:token", async (_request, reply) =>
+    reply.headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html),
+  );
+  app.get("/t/assets/page.js", async (_request, reply) =>
+    reply
+      .headers(PAGE_HEADERS)
+      .header("cache-control", "public, max-age=300")
+      .type("text/javascript; charset=utf-8")
+      .send(js),
+  );
+  app.get("/t/assets/page.css", async (_request, reply) =>
+    reply
+      .headers(PAGE_HEADERS)
+      .header("cache-control", "public, max-age=300")
+      .type("text/css; charset=utf-8")
+      .send(css),
+  );
+
+  app.get<{ Params: { token: string } }>("/api/pay/:token", async (request, reply) => {
+    reply.headers(PAGE_HEADERS);
+    if (limited(request, reply, request.params.token)) return reply;
+    const state = await ctx.hosted.state(request.params.token);
+    if (!state) return sendError(reply, 404, "Not found");
+    return sendPlainJson(reply, 200, view(state));
+  });
+
+  app.post<{ Params: { token: string } }>("/api/pay/:token/deposit", async (request, reply) => {
+    reply.headers(PAGE_HEADERS);
+    if (limited(request, reply, request.params.token)) return reply;
+    const body = parseJsonBody(request);
+    const amount = body.ok
+      ? parsePageAmount(body.value)
+      : { ok: false as const, message: "Validation failed: request body is not valid JSON" };
+    // An unknown token is a 404 before anything else, so bad input reveals nothing either.
+    const state = await ctx.hosted.state(request.params.token);
+    if (!state) return sendError(reply, 404, "Not found");
+    if (!amount.ok) return sendError(reply, 400, amount.message);
+    const outcome = await ctx.hosted.submit(request.params.token, amount.value);
+    if (!outcome.ok) {
+      if (outcome.kind === "not_found") return sendError(reply, 404, "Not found");
+      const rejection = REJECTIONS[outcome.rejection];
+      return sendError(reply, rejection.status, rejection.message);
+    }
+    return sendPlainJson(reply, 200, view(outcome.state));
+  });
+}

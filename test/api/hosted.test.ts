@@ -1,0 +1,209 @@
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+
+const NOT_FOUND = '{"success":false,"message":"Not found"}';
+
+describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
+  let server: TestServer;
+  let firm: TestFirm;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn" });
+    await addAccount(server);
+    firm = await createFirm(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function open(overrides: Record<string, unknown> = {}) {
+    const body = depositBody({ redirect: true, amount: undefined, ...overrides });
+    const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    expect(res.status).toBe(200);
+    return { token: (res.json.payment_url as string).split("/").pop() as string, body, res };
+  }
+  async function page(method: "GET" | "POST", path: string, body?: unknown) {
+    const res = await request(`${server.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    return {
+      status: res.statusCode,
+      text,
+      json: text.startsWith("{") ? JSON.parse(text) : undefined,
+      headers: res.headers,
+    };
+  }
+  const byReference = (reference: unknown) =>
+    send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
+
+  it("opens a session: success, the redirect message and a relative payment_url; no transaction yet", async () => {
+    const { res, body, token } = await open();
+    expect(res.text).toBe(
+      `{"success":true,"message":"Ödeme sayfasına yönlendiriniz","payment_url":"/t/${token}"}`,
+    );
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect((await byReference(body.reference)).text).toBe(
+      '{"success":false,"message":"transaction not found"}',
+    );
+    const state = await page("GET", `/api/pay/${token}`);
+    expect(state.status).toBe(200);
+    expect(state.json).toMatchObject({ status: "open", return_url: null });
+    expect(Date.parse(state.json.expires_at) - server.clock.now()).toBeGreaterThan(29 * 60_000);
+    expect(state.headers["cache-control"]).toBe("no-store");
+    expect(state.headers["referrer-policy"]).toBe("no-referrer");
+  });
+
+  it("unknown, malformed and another firm's guessed tokens get a bare 404", async () => {
+    for (const token of ["x", "A".repeat(32), "../../admin", "%00", "a".repeat(90)]) {
+      const get = await page("GET", `/api/pay/${encodeURIComponent(token)}`);
+      expect(get.status, token).toBe(404);
+      expect(get.text).toBe(NOT_FOUND);
+      const post = await page("POST", `/api/pay/${encodeURIComponent(token)}/deposit`, { amount: "abc" });
+      expect(post.status, token).toBe(404);
+      expect(post.text).toBe(NOT_FOUND);
+    }
+  });
+
+  it("amount submission: bad amounts get the API's messages, a valid one assigns the account and opens the transaction", async () => {
+    const { token, body } = await open({ return_url: "https://shop.example/back" });
+    const bad: [unknown, string][] = [
+      [{}, "Validation failed: Amount is required"],
+      [{ amount: "" }, "Validation failed: Amount is required"],
+      [{ amount: 250 }, "Validation failed: Amount must be a string"],
+      [{ amount: "abc" }, "Validation failed: Amount must be a decimal number"],
+      [{ amount: "-5" }, "Validation failed: Amount must be a decimal number"],
+      [{ amount: "0" }, "Validation failed: Amount must be greater than 0"],
+      [{ amount: "1.234" }, "Validation failed: Amount must have at most 2 decimal places"],
+      [{ amount: "99999999999999" }, "Validation failed: Amount must not exceed 999999999.99"],
+      ["{not json", "Validation failed: request body is not valid JSON"],
+    ];
+    for (const [input, message] of bad) {
+      const res = await page("POST", `/api/pay/${token}/deposit`, input);
+      expect(res.status, JSON.stringify(input)).toBe(400);
+      expect(res.json).toEqual({ success: false, message });
+    }
+    const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "250.50" });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({
+      status: "assigned",
+      bank_name: "Ziraat Bankası",
+      holder_name: "Ödeme Hizmetleri A.Ş.",
+      iban: "TR330006100519786457841326",
+      amount: "250.50",
+      return_url: "https://shop.example/back",
+    });
+    const q = await byReference(body.reference);
+    expect(q.status).toBe(200);
+    expect(q.text).toContain('"amount":250.50');
+    expect(q.json.data).toMatchObject({ first_name: body.first_name, national_id: "12***01" });
+    expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("assigned");
+    // Submitting again shows the same account; no second transaction.
+    const again = await page("POST", `/api/pay/${token}/deposit`, { amount: "999.00" });
+    expect(again.json).toMatchObject({ status: "assigned", amount: "250.50" });
+  });
+
+  it("a business rejection is shown on the page only; the session stays open for another amount", async () => {
+    const limited = await createFirm(server, { deposit_max: "100.00" });
+    const body = depositBody({ redirect: true, amount: undefined });
+    const res = await send(server, limited, { path: "/paymentapi/v1/deposits", body });
+    const token = (res.json.payment_url as string).split("/").pop() as string;
+    const refused = await page("POST", `/api/pay/${token}/deposit`, { amount: "500.00" });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toEqual({ success: false, message: "Yatırım tutarı limit dışında" });
+    expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("open");
+    const noTx = await send(server, limited, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    expect(noTx.status).toBe(404);
+    const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "99.99" });
+    expect(ok.json.status).toBe("assigned");
+  });
+
+  it("two submissions at the same moment (two clicks, two tabs) create one transaction and show one account", async () => {
+    const { token, body } = await open();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_v, i) =>
+        page("POST", `/api/pay/${token}/deposit`, { amount: `${100 + i}.00` }),
+      ),
+    );
+    for (const a of answers) expect(a.status, a.text).toBe(200);
+    const amounts = new Set(answers.map((a) => a.json.amount));
+    expect(amounts.size).toBe(1);
+    const list = (await server.admin("GET", `/admin/v1/transactions?firm=${firm.id}&limit=1000`)).json;
+    expect(list.filter((t: { reference: string }) => t.reference === body.reference)).toHaveLength(1);
+  });
+
+  it("an unused session expires after 30 minutes (injected clock); an assigned one once the transaction is decided", async () => {
+    const unused = await open();
+    const used = await open();
+    await page("POST", `/api/pay/${used.token}/deposit`, { amount: "150.00" });
+    server.clock.advance(29 * 60_000);
+    expect((await page("GET", `/api/pay/${unused.token}`)).json.status).toBe("open");
+    server.clock.advance(60_001);
+    expect((await page("GET", `/api/pay/${unused.token}`)).json).toEqual({
+      status: "expired",
+      return_url: null,
+    });
+    const late = await page("POST", `/api/pay/${unused.token}/deposit`, { amount: "150.00" });
+    expect(late.json).toEqual({ status: "expired", return_url: null });
+    expect((await byReference(unused.body.reference)).status).toBe(404);
+    // The assigned one still shows its account while pending, past 30 minutes...
+    expect((await page("GET", `/api/pay/${used.token}`)).json.status).toBe("assigned");
+    const q = await byReference(used.body.reference);
+    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "operator:t" });
+    // ...and never again once the transaction is decided.
+    const after = await page("GET", `/api/pay/${used.token}`);
+    expect(after.json).toEqual({ status: "expired", return_url: null });
+    expect(after.text).not.toContain("TR33");
+  });
+
+  it("rate limits each token: a burst past 20 requests gets 429 with Retry-After", async () => {
+    const { token } = await open();
+    const answers = [];
+    for (let i = 0; i < 25; i++) answers.push(await page("GET", `/api/pay/${token}`));
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]?.json).toEqual({ success: false, message: "Too many requests" });
+    expect(Number(limited[0]?.headers["retry-after"])).toBeGreaterThan(0);
+  });
+
+  it("serves the page with a strict CSP, no referrer and no caching; assets from itself only", async () => {
+    const { token } = await open();
+    const html = await page("GET", `/t/${token}`);
+    expect(html.status).toBe(200);
+    expect(html.headers["content-type"]).toContain("text/html");
+    expect(html.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(html.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(html.headers["cache-control"]).toBe("no-store");
+    expect(html.headers["referrer-policy"]).toBe("no-referrer");
+    expect(html.text).not.toMatch(/https?:\/\//);
+    const js = await page("GET", "/t/assets/page.js");
+    expect(js.status).toBe(200);
+    expect(js.text).not.toMatch(/https?:\/\/(?!\/)/);
+  });
+});
+
+describe("hosted sessions behind a separate page host", () => {
+  it("payment_url is absolute on PAYMENT_PAGE_URL", async () => {
+    const server = await startTestServer("sqlite", {
+      PAYMENT_PAGE_URL: "https://pay.example.com/",
+      LOG_LEVEL: "warn",
+    });
+    try {
+      await addAccount(server);
+      const firm = await createFirm(server);
+      const res = await send(server, firm, {
+        path: "/paymentapi/v1/deposits",
+        body: depositBody({ redirect: true, amount: undefined }),
+      });
+      expect(res.json.payment_url).toMatch(/^https:\/\/pay\.example\.com\/t\/[A-Za-z0-9_-]{32}$/);
+    } finally {
+      await server.close();
+    }
+  });
+});
