@@ -336,6 +336,8 @@ export function createBackoffice(deps: BackofficeDeps) {
     async listTransactions(filter: {
       firmId?: number;
       status?: "pending" | "approved" | "rejected";
+      type?: "deposit" | "withdrawal";
+      order?: "newest" | "oldest";
       limit?: number;
     }) {
       return (await repos.transactions.list(filter)).map(operatorTransactionView);
@@ -380,6 +382,19 @@ export function createBackoffice(deps: BackofficeDeps) {
         ok: true as const,
         value: { transaction: operatorTransactionView(result.tx), callback_id: result.callbackId },
       };
+    },
+
+    async audit(filter: { entityType?: string; entityId?: string; limit?: number }) {
+      return (await repos.operators.audit(filter)).map((a) => ({
+        id: a.id,
+        actor: a.actor,
+        action: a.action,
+        entity_type: a.entity_type,
+        entity_id: a.entity_id,
+        before: a.before_json === null ? null : JSON.parse(a.before_json),
+        after: a.after_json === null ? null : JSON.parse(a.after_json),
+        at: new Date(a.at).toISOString(),
+      }));
     },
 
     async listCallbacks(filter: {

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Backoffice } from "../backoffice/service.js";
+import type { ConsoleService } from "../console/service.js";
 import { registerAdminRoutes } from "./admin/routes.js";
+import { registerConsoleRoutes } from "./console/routes.js";
 import type { AppContext } from "./context.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "./envelope.js";
 import { registerHostedRoutes } from "./hosted/routes.js";
@@ -20,6 +22,7 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
 export function buildApp(
   ctx: AppContext,
   backoffice: Backoffice,
+  consoleService: ConsoleService,
   logger: FastifyBaseLogger,
 ): FastifyInstance {
   const app = Fastify({
@@ -70,7 +73,8 @@ export function buildApp(
   registerDepositRoute(app, ctx);
   registerWithdrawalRoute(app, ctx);
   registerTransactionRoutes(app, ctx);
-  registerAdminRoutes(app, backoffice, ctx.adminToken);
+  registerAdminRoutes(app, backoffice, ctx.adminToken, consoleService);
+  registerConsoleRoutes(app, consoleService, backoffice);
   registerHostedRoutes(app, ctx);
   return app;
 }

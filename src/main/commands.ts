@@ -62,6 +62,12 @@ function safeUsername(): string {
   }
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 /** Drops undefined keys so PATCH bodies carry only what the operator named. */
 function defined(obj: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
@@ -183,6 +189,15 @@ export const COMMANDS: Record<string, Handler> = {
     );
   },
   "channel list": (c) => wrap("channels")(c.call("GET", "/admin/v1/channels")),
+  "operator create": async (c, _p, f) => {
+    // --password-stdin reads the password from standard input; otherwise one is generated and shown once.
+    const password = f["password-stdin"] === true ? (await readStdin()).trim() : undefined;
+    return c.call(
+      "POST",
+      "/admin/v1/operators",
+      defined({ email: need(f, "email"), role: need(f, "role"), password }),
+    );
+  },
   "account list": (c) => wrap("accounts")(c.call("GET", "/admin/v1/accounts")),
   "user ban": (c, _p, f) =>
     c.call("PUT", `/admin/v1/firms/${int(f, "firm") ?? need(f, "firm")}/bans`, {

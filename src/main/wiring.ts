@@ -6,6 +6,7 @@ import { createOutboxWorker, type OutboxWorker } from "../callbacks/worker.js";
 import { createChannelClient } from "../channels/http-channel.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
+import { type ConsoleService, createConsoleService } from "../console/service.js";
 import { createSecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
@@ -25,6 +26,7 @@ const ACCOUNT_POOL_TTL_MS = 1_000;
 export interface Runtime {
   ctx: AppContext;
   backoffice: Backoffice;
+  consoleService: ConsoleService;
   store: Store;
   /** Background work: callback delivery and auto-cancel. Started after the server listens. */
   outbox: OutboxWorker;
@@ -243,5 +245,6 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     channelHealth: () => new Map([...router.breakers()].map(([id, b]) => [id, b.mode])),
     now,
   });
-  return { ctx, backoffice, store, outbox, autoCancel, sender, channelClient, warnings };
+  const consoleService = createConsoleService({ repos, now });
+  return { ctx, backoffice, consoleService, store, outbox, autoCancel, sender, channelClient, warnings };
 }

@@ -78,6 +78,19 @@ export function createDecisionRepository(
         .executeTakeFirst();
       return { ok: false, reason: exists ? "not_pending" : "not_found" };
     }
+    // Every decision is in the audit log, written in the same database transaction.
+    await trx
+      .insertInto("audit_log")
+      .values({
+        actor: write.decidedBy,
+        action: write.status === "approved" ? "transaction.approve" : "transaction.reject",
+        entity_type: "transaction",
+        entity_id: String(decided.id),
+        before_json: JSON.stringify({ status: "pending", amount: write.originalAmount ?? decided.amount }),
+        after_json: JSON.stringify({ status: decided.status, amount: decided.amount, note: write.note }),
+        at: write.now,
+      })
+      .execute();
     const draft = write.callback(decided);
     const callback = await trx
       .insertInto("callbacks")

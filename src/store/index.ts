@@ -5,6 +5,7 @@ import { createDecisionRepository, type DecisionRepository } from "./decisions.j
 import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
+import { createOperatorRepository, type OperatorRepository } from "./operators.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
 
@@ -17,6 +18,7 @@ export interface Repositories {
   callbacks: CallbackRepository;
   channels: ChannelRepository;
   sessions: SessionRepository;
+  operators: OperatorRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -29,5 +31,6 @@ export function createRepositories(store: Store): Repositories {
     callbacks: createCallbackRepository(store.db, store.dialect),
     channels: createChannelRepository(store.db),
     sessions: createSessionRepository(store.db),
+    operators: createOperatorRepository(store.db),
   };
 }

@@ -172,6 +172,41 @@ export interface PaymentSessionTable {
   updated_at: number;
 }
 
+export interface OperatorTable {
+  id: Generated<number>;
+  email: string;
+  role: "admin" | "operator" | "viewer";
+  /** scrypt: "scrypt$N$r$p$salt$hash", base64url parts (auth/passwords.ts). */
+  password_hash: string;
+  failed_logins: number;
+  locked_until: number;
+  active: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OperatorSessionTable {
+  id: Generated<number>;
+  /** SHA-256 of the cookie's token, hex. */
+  token_hash: string;
+  operator_id: number;
+  csrf_token: string;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  /** "operator:<email>", "cli:<name>" or "service:<job>". */
+  actor: string;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  before_json: string | null;
+  after_json: string | null;
+  at: number;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   applied_at: number;
@@ -187,6 +222,9 @@ export interface Database {
   callbacks: CallbackTable;
   channels: ChannelTable;
   payment_sessions: PaymentSessionTable;
+  operators: OperatorTable;
+  operator_sessions: OperatorSessionTable;
+  audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;
   schema_migrations: SchemaMigrationTable;
 }

@@ -18,6 +18,9 @@ export type InsertResult = { ok: true; id: number } | { ok: false; conflict: "re
 export interface TransactionFilter {
   firmId?: number;
   status?: TransactionRow["status"];
+  type?: TransactionRow["type"];
+  /** Newest first by default. */
+  order?: "newest" | "oldest";
   limit?: number;
 }
 
@@ -224,8 +227,9 @@ export function createTransactionRepository(
       let q = db.selectFrom("transactions").selectAll();
       if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
       if (filter.status !== undefined) q = q.where("status", "=", filter.status);
+      if (filter.type !== undefined) q = q.where("type", "=", filter.type);
       return q
-        .orderBy("id", "desc")
+        .orderBy("id", filter.order === "oldest" ? "asc" : "desc")
         .limit(Math.min(filter.limit ?? 100, 1000))
         .execute();
     },

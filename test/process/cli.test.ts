@@ -456,6 +456,18 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     }
   });
 
+  it("operator create prints a one-time password once", async () => {
+    const email = `op-${Math.random().toString(36).slice(2, 8)}@ops.example`;
+    const created = await cli.ok("operator", "create", "--email", email, "--role", "operator");
+    expect(created).toMatchObject({
+      email,
+      role: "operator",
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+    });
+    const badRole = await cli.run("operator", "create", "--email", `x${email}`, "--role", "boss");
+    expect(badRole.code).toBe(1);
+  });
+
   it("unknown ids exit 1 and print the error object", async () => {
     const firm = await cli.run("firm", "show", "999999");
     expect(firm.code).toBe(1);

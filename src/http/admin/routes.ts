@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Backoffice, Outcome } from "../../backoffice/service.js";
+import type { ConsoleService } from "../../console/service.js";
 import { sendError, sendJson } from "../envelope.js";
 import { parseJsonBody } from "../merchant/common.js";
 import * as s from "./schemas.js";
@@ -33,7 +34,12 @@ function answer<T>(reply: FastifyReply, outcome: Outcome<T>, okStatus = 200) {
   return sendJson(reply, okStatus, outcome.value);
 }
 
-export function registerAdminRoutes(app: FastifyInstance, backoffice: Backoffice, adminToken: string): void {
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  backoffice: Backoffice,
+  adminToken: string,
+  consoleService: ConsoleService,
+): void {
   const expected = Buffer.from(adminToken, "utf8");
 
   app.register(async (admin) => {
@@ -193,6 +199,17 @@ export function registerAdminRoutes(app: FastifyInstance, backoffice: Backoffice
       if (!input.ok) return sendError(reply, 400, input.message);
       const { actor, note } = input.value;
       return answer(reply, await backoffice.decide(p.value.id, { kind: "reject", note }, actor));
+    });
+
+    admin.post("/admin/v1/operators", async (request, reply) => {
+      const input = body(s.operatorCreate, request);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      const created = await consoleService.createOperator(
+        input.value.email,
+        input.value.role,
+        input.value.password ?? null,
+      );
+      return answer(reply, created, 201);
     });
 
     admin.get("/admin/v1/callbacks", async (request, reply) => {

@@ -170,3 +170,10 @@ export const redeliverFailedBody = z.strictObject({
     return ms;
   }),
 });
+
+export const operatorCreate = z.strictObject({
+  email: z.string().trim().toLowerCase().email().max(200),
+  role: z.enum(["admin", "operator", "viewer"]),
+  /** Optional: without it a one-time password is generated and shown once. */
+  password: z.string().min(12).max(200).optional(),
+});

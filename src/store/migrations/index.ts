@@ -4,6 +4,7 @@ import { lifecycle } from "./20261122T1500_lifecycle.js";
 import { channels } from "./20261122T1600_channels.js";
 import { dailyCaps } from "./20261122T1700_daily_caps.js";
 import { paymentSessions } from "./20261122T1800_payment_sessions.js";
+import { operators } from "./20261122T1900_operators.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   channels,
   dailyCaps,
   paymentSessions,
+  operators,
 ];

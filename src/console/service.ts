@@ -1,0 +1,115 @@
+import { createHash, randomBytes } from "node:crypto";
+import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js";
+import type { Repositories } from "../store/index.js";
+import type { OperatorRow } from "../store/operators.js";
+
+/**
+ * Operator accounts and their console sessions. No HTTP here (http/console/routes.ts serves it).
+ * A session is a random token in an HttpOnly cookie (only its hash is stored) plus a CSRF token the
+ * page sends back on every change. Five wrong passwords in a row lock the account for 15 minutes.
+ */
+export const SESSION_TTL_MS = 12 * 3_600_000;
+export const LOCK_AFTER_FAILURES = 5;
+export const LOCK_MS = 15 * 60_000;
+export type Role = OperatorRow["role"];
+
+const hashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
+// Verified against when the email is unknown, so an unknown email costs the same time as a wrong password.
+let dummyHash: Promise<string> | undefined;
+
+export interface ConsoleOperator {
+  id: number;
+  email: string;
+  role: Role;
+}
+
+const view = (o: OperatorRow): ConsoleOperator => ({ id: o.id, email: o.email, role: o.role });
+
+export function roleAllows(role: Role, needed: Role): boolean {
+  const rank = { viewer: 0, operator: 1, admin: 2 } as const;
+  return rank[role] >= rank[needed];
+}
+
+export function createConsoleService(deps: { repos: Repositories; now(): number }) {
+  const { repos } = deps;
+  return {
+    async createOperator(email: string, role: Role, password: string | null) {
+      const normalised = email.trim().toLowerCase();
+      if (await repos.operators.byEmail(normalised)) {
+        return { ok: false as const, status: 400 as const, message: `operator ${normalised} exists already` };
+      }
+      const plain = password ?? newPassword();
+      const now = deps.now();
+      const row = await repos.operators.create({
+        email: normalised,
+        role,
+        password_hash: await hashPassword(plain),
+        created_at: now,
+        updated_at: now,
+      });
+      await repos.operators.recordSuccess(row.id);
+      return {
+        ok: true as const,
+        value: { ...view(row), ...(password === null ? { password: plain } : {}) },
+      };
+    },
+
+    async login(email: string, password: string) {
+      const now = deps.now();
+      const op = await repos.operators.byEmail(email.trim().toLowerCase());
+      if (!op || op.active !== 1) {
+        dummyHash ??= hashPassword(newPassword());
+        await verifyPassword(password, await dummyHash);
+        return { ok: false as const, reason: "invalid" as const };
+      }
+      if (op.locked_until > now)
+        return { ok: false as const, reason: "locked" as const, until: op.locked_until };
+      if (!(await verifyPassword(password, op.password_hash))) {
+        await repos.operators.recordFailure(op.id, LOCK_AFTER_FAILURES, now + LOCK_MS);
+        return { ok: false as const, reason: "invalid" as const };
+      }
+      await repos.operators.recordSuccess(op.id);
+      const token = randomBytes(32).toString("base64url");
+      const csrf = randomBytes(24).toString("base64url");
+      await repos.operators.createSession({
+        token_hash: hashOf(token),
+        operator_id: op.id,
+        csrf_token: csrf,
+        expires_at: now + SESSION_TTL_MS,
+        created_at: now,
+      });
+      return { ok: true as const, token, csrf, operator: view(op) };
+    },
+
+    async session(token: string): Promise<{ operator: ConsoleOperator; csrf: string } | undefined> {
+      const found = await repos.operators.session(hashOf(token), deps.now());
+      return found ? { operator: view(found.operator), csrf: found.csrfToken } : undefined;
+    },
+
+    async logout(token: string) {
+      await repos.operators.deleteSession(hashOf(token));
+    },
+
+    /** Changes the password and ends every other session of this operator. */
+    async changePassword(operator: ConsoleOperator, current: string, next: string, keepToken: string) {
+      const row = await repos.operators.byEmail(operator.email);
+      if (!row || !(await verifyPassword(current, row.password_hash))) {
+        return { ok: false as const, status: 400 as const, message: "current password is wrong" };
+      }
+      await repos.operators.setPassword(row.id, await hashPassword(next), deps.now());
+      await repos.operators.deleteSessionsOf(row.id);
+      const now = deps.now();
+      const csrf = randomBytes(24).toString("base64url");
+      await repos.operators.createSession({
+        token_hash: hashOf(keepToken),
+        operator_id: row.id,
+        csrf_token: csrf,
+        expires_at: now + SESSION_TTL_MS,
+        created_at: now,
+      });
+      return { ok: true as const, value: { changed: true, csrf_token: csrf } };
+    },
+  };
+}
+
+export type ConsoleService = ReturnType<typeof createConsoleService>;

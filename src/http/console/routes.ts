@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { Backoffice } from "../../backoffice/service.js";
+import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
+import { parseAmount } from "../../domain/money.js";
+import { sendError, sendJson } from "../envelope.js";
+import { parseJsonBody } from "../merchant/common.js";
+
+/**
+ * The operator console's API under /ops/api (the console page that uses it is not built yet; see
+ * the issue note). Every route needs a session cookie; every change also needs the session's CSRF
+ * token in X-CSRF-Token; each route names the least role it needs (viewer < operator < admin).
+ */
+const COOKIE = "payintake_ops";
+
+function cookieToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === COOKIE) return value.join("=");
+  }
+  return undefined;
+}
+
+function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeS: number) {
+  const secure = request.protocol === "https" ? "; Secure" : "";
+  reply.header(
+    "set-cookie",
+    `${COOKIE}=${token}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
+  );
+}
+
+const login = z.strictObject({ email: z.string().min(3).max(200), password: z.string().min(1).max(200) });
+const password = z.strictObject({ current: z.string().min(1).max(200), next: z.string().min(12).max(200) });
+const decision = z.strictObject({ note: z.string().max(500).optional(), amount: z.string().optional() });
+const queue = z.object({
+  type: z.enum(["deposit", "withdrawal"]).default("deposit"),
+  order: z.enum(["oldest", "newest"]).default("oldest"),
+});
+
+export function registerConsoleRoutes(
+  app: FastifyInstance,
+  consoleService: ConsoleService,
+  backoffice: Backoffice,
+): void {
+  app.register(async (ops) => {
+    ops.addHook("onSend", async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+    });
+
+    ops.post("/ops/api/login", async (request, reply) => {
+      const json = parseJsonBody(request);
+      const input = json.ok ? login.safeParse(json.value) : undefined;
+      if (!input?.success) return sendError(reply, 400, "email and password are required");
+      const result = await consoleService.login(input.data.email, input.data.password);
+      if (!result.ok) {
+        return result.reason === "locked"
+          ? sendError(reply, 423, "Too many failed logins; try again later")
+          : sendError(reply, 401, "Wrong email or password");
+      }
+      setCookie(request, reply, result.token, 12 * 3600);
+      return sendJson(reply, 200, { operator: result.operator, csrf_token: result.csrf });
+    });
+
+    /** The session, its CSRF check on changes, and the role; undefined after answering. */
+    async function guard(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      needed: Role,
+    ): Promise<{ operator: ConsoleOperator; token: string } | undefined> {
+      const token = cookieToken(request);
+      const session = token ? await consoleService.session(token) : undefined;
+      if (!token || !session) return void sendError(reply, 401, "Login required");
+      if (request.method !== "GET" && request.headers["x-csrf-token"] !== session.csrf) {
+        return void sendError(reply, 403, "CSRF token missing or wrong");
+      }
+      if (!roleAllows(session.operator.role, needed))
+        return void sendError(reply, 403, "Not allowed for your role");
+      return { operator: session.operator, token };
+    }
+
+    ops.get("/ops/api/me", async (request, reply) => {
+      const token = cookieToken(request);
+      const session = token ? await consoleService.session(token) : undefined;
+      if (!session) return sendError(reply, 401, "Login required");
+      return sendJson(reply, 200, { operator: session.operator, csrf_token: session.csrf });
+    });
+
+    ops.post("/ops/api/logout", async (request, reply) => {
+      const who = await guard(request, reply, "viewer");
+      if (!who) return reply;
+      await consoleService.logout(who.token);
+      setCookie(request, reply, "", 0);
+      return sendJson(reply, 200, { logged_out: true });
+    });
+
+    ops.post("/ops/api/password", async (request, reply) => {
+      const who = await guard(request, reply, "viewer");
+      if (!who) return reply;
+      const json = parseJsonBody(request);
+      const input = json.ok ? password.safeParse(json.value) : undefined;
+      if (!input?.success)
+        return sendError(reply, 400, "current and next (at least 12 characters) are required");
+      const result = await consoleService.changePassword(
+        who.operator,
+        input.data.current,
+        input.data.next,
+        who.token,
+      );
+      return result.ok ? sendJson(reply, 200, result.value) : sendError(reply, result.status, result.message);
+    });
+
+    ops.get("/ops/api/queue", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      const q = queue.safeParse(request.query);
+      if (!q.success)
+        return sendError(reply, 400, "type must be deposit or withdrawal, order oldest or newest");
+      return sendJson(
+        reply,
+        200,
+        await backoffice.listTransactions({
+          status: "pending",
+          type: q.data.type,
+          order: q.data.order,
+          limit: 500,
+        }),
+      );
+    });
+
+    for (const kind of ["approve", "reject"] as const) {
+      ops.post<{ Params: { id: string } }>(`/ops/api/transactions/:id/${kind}`, async (request, reply) => {
+        const who = await guard(request, reply, "operator");
+        if (!who) return reply;
+        const id = Number(request.params.id);
+        if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+        const json = parseJsonBody(request);
+        const input = json.ok ? decision.safeParse(json.value) : undefined;
+        if (!input?.success)
+          return sendError(reply, 400, "note (at most 500 characters) and amount are optional strings");
+        let amountMinor: number | undefined;
+        if (kind === "approve" && input.data.amount !== undefined) {
+          const parsed = parseAmount(input.data.amount);
+          if (!parsed.ok)
+            return sendError(
+              reply,
+              400,
+              "amount must be a decimal amount greater than 0 with at most 2 decimals",
+            );
+          amountMinor = parsed.minor;
+        }
+        const outcome = await backoffice.decide(
+          id,
+          kind === "approve" ? { kind, note: input.data.note, amountMinor } : { kind, note: input.data.note },
+          `operator:${who.operator.email}`,
+        );
+        return outcome.ok
+          ? sendJson(reply, 200, outcome.value)
+          : sendError(reply, outcome.status, outcome.message);
+      });
+    }
+
+    ops.get("/ops/api/audit", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      const q = z
+        .object({ entity_type: z.string().max(50).optional(), entity_id: z.string().max(50).optional() })
+        .safeParse(request.query);
+      if (!q.success) return sendError(reply, 400, "bad filter");
+      return sendJson(
+        reply,
+        200,
+        await backoffice.audit({ entityType: q.data.entity_type, entityId: q.data.entity_id }),
+      );
+    });
+  });
+}

@@ -1,0 +1,102 @@
+import type { Kysely, Selectable } from "kysely";
+import type { AuditLogTable, Database, OperatorTable } from "./schema.js";
+
+export type OperatorRow = Selectable<OperatorTable>;
+export type AuditRow = Selectable<AuditLogTable>;
+
+export interface OperatorRepository {
+  create(values: Omit<OperatorRow, "id" | "failed_logins" | "locked_until" | "active">): Promise<OperatorRow>;
+  byEmail(email: string): Promise<OperatorRow | undefined>;
+  /** Counts a failed login; locks the account until `lockUntil` once `limit` failures in a row are reached. */
+  recordFailure(id: number, limit: number, lockUntil: number): Promise<void>;
+  recordSuccess(id: number): Promise<void>;
+  setPassword(id: number, hash: string, now: number): Promise<void>;
+  createSession(values: {
+    token_hash: string;
+    operator_id: number;
+    csrf_token: string;
+    expires_at: number;
+    created_at: number;
+  }): Promise<void>;
+  /** The live session and its operator; undefined when unknown, expired or the operator is inactive. */
+  session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
+  deleteSession(tokenHash: string): Promise<void>;
+  deleteSessionsOf(operatorId: number): Promise<void>;
+  audit(filter: { entityType?: string; entityId?: string; limit?: number }): Promise<AuditRow[]>;
+}
+
+export function createOperatorRepository(db: Kysely<Database>): OperatorRepository {
+  return {
+    create(values) {
+      return db
+        .insertInto("operators")
+        .values({ ...values, failed_logins: 0, locked_until: 0, active: 1 })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+    byEmail(email) {
+      return db.selectFrom("operators").selectAll().where("email", "=", email).executeTakeFirst();
+    },
+    async recordFailure(id, limit, lockUntil) {
+      await db
+        .updateTable("operators")
+        .set((eb) => ({
+          failed_logins: eb("failed_logins", "+", 1),
+          locked_until: eb
+            .case()
+            .when("failed_logins", ">=", limit - 1)
+            .then(lockUntil)
+            .else(eb.ref("locked_until"))
+            .end(),
+        }))
+        .where("id", "=", id)
+        .execute();
+    },
+    async recordSuccess(id) {
+      await db
+        .updateTable("operators")
+        .set({ failed_logins: 0, locked_until: 0 })
+        .where("id", "=", id)
+        .execute();
+    },
+    async setPassword(id, hash, now) {
+      await db
+        .updateTable("operators")
+        .set({ password_hash: hash, updated_at: now })
+        .where("id", "=", id)
+        .execute();
+    },
+    async createSession(values) {
+      await db.insertInto("operator_sessions").values(values).execute();
+    },
+    async session(tokenHash, now) {
+      const row = await db
+        .selectFrom("operator_sessions")
+        .innerJoin("operators", "operators.id", "operator_sessions.operator_id")
+        .selectAll("operators")
+        .select("operator_sessions.csrf_token")
+        .where("operator_sessions.token_hash", "=", tokenHash)
+        .where("operator_sessions.expires_at", ">", now)
+        .where("operators.active", "=", 1)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { csrf_token, ...operator } = row;
+      return { operator, csrfToken: csrf_token };
+    },
+    async deleteSession(tokenHash) {
+      await db.deleteFrom("operator_sessions").where("token_hash", "=", tokenHash).execute();
+    },
+    async deleteSessionsOf(operatorId) {
+      await db.deleteFrom("operator_sessions").where("operator_id", "=", operatorId).execute();
+    },
+    audit(filter) {
+      let q = db.selectFrom("audit_log").selectAll();
+      if (filter.entityType !== undefined) q = q.where("entity_type", "=", filter.entityType);
+      if (filter.entityId !== undefined) q = q.where("entity_id", "=", filter.entityId);
+      return q
+        .orderBy("id", "desc")
+        .limit(Math.min(filter.limit ?? 100, 1000))
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+
+describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)", (kind) => {
+  let server: TestServer;
+  let firm: TestFirm;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn" });
+    await addAccount(server);
+    firm = await createFirm(server);
+    for (const role of ["admin", "operator", "viewer"]) {
+      const res = await server.admin("POST", "/admin/v1/operators", {
+        email: `${role}@ops.example`,
+        role,
+        password: `${role}-password-123`,
+      });
+      expect(res.status).toBe(201);
+      expect(res.json).not.toHaveProperty("password");
+    }
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function call(
+    method: string,
+    path: string,
+    opts: { cookie?: string; csrf?: string; body?: unknown } = {},
+  ) {
+    const res = await request(`${server.url}${path}`, {
+      method: method as "GET",
+      headers: {
+        ...(opts.body === undefined ? {} : { "content-type": "application/json" }),
+        ...(opts.cookie ? { cookie: opts.cookie } : {}),
+        ...(opts.csrf ? { "x-csrf-token": opts.csrf } : {}),
+      },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, json: text ? JSON.parse(text) : undefined, headers: res.headers };
+  }
+  async function login(email: string, password: string) {
+    const res = await call("POST", "/ops/api/login", { body: { email, password } });
+    const setCookie = String(res.headers["set-cookie"] ?? "");
+    return { res, cookie: setCookie.split(";")[0] ?? "", csrf: res.json?.csrf_token as string, setCookie };
+  }
+  async function pendingDeposit() {
+    const body = depositBody();
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const q = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    return q.json.data.id as number;
+  }
+
+  it("creating an operator without a password shows a one-time password once", async () => {
+    const res = await server.admin("POST", "/admin/v1/operators", {
+      email: "New@Ops.example",
+      role: "viewer",
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ email: "new@ops.example", role: "viewer" });
+    expect(res.json.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect((await login("new@ops.example", res.json.password)).res.status).toBe(200);
+    const again = await server.admin("POST", "/admin/v1/operators", {
+      email: "new@ops.example",
+      role: "admin",
+    });
+    expect(again.status).toBe(400);
+  });
+
+  it("login sets an HttpOnly, SameSite=Strict session cookie; wrong passwords are refused alike", async () => {
+    const ok = await login("operator@ops.example", "operator-password-123");
+    expect(ok.res.status).toBe(200);
+    expect(ok.setCookie).toMatch(
+      /^payintake_ops=[A-Za-z0-9_-]{43}; Path=\/ops; HttpOnly; SameSite=Strict; Max-Age=43200$/,
+    );
+    expect(ok.res.json.operator).toEqual({
+      id: expect.any(Number),
+      email: "operator@ops.example",
+      role: "operator",
+    });
+    const wrong = await login("operator@ops.example", "nope");
+    const unknown = await login("nobody@ops.example", "nope");
+    expect(wrong.res.status).toBe(401);
+    expect(unknown.res.json).toEqual(wrong.res.json);
+    expect((await call("GET", "/ops/api/me", { cookie: ok.cookie })).json.operator.email).toBe(
+      "operator@ops.example",
+    );
+  });
+
+  it("every route needs a session; every change needs the CSRF token; roles are enforced", async () => {
+    const id = await pendingDeposit();
+    expect((await call("GET", "/ops/api/queue")).status).toBe(401);
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    expect((await call("GET", "/ops/api/queue", { cookie: viewer.cookie })).status).toBe(200);
+    const denied = await call("POST", `/ops/api/transactions/${id}/approve`, {
+      cookie: viewer.cookie,
+      csrf: viewer.csrf,
+      body: {},
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.json.message).toBe("Not allowed for your role");
+
+    const op = await login("operator@ops.example", "operator-password-123");
+    const noCsrf = await call("POST", `/ops/api/transactions/${id}/approve`, { cookie: op.cookie, body: {} });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.json.message).toBe("CSRF token missing or wrong");
+    const wrongCsrf = await call("POST", `/ops/api/transactions/${id}/approve`, {
+      cookie: op.cookie,
+      csrf: viewer.csrf,
+      body: {},
+    });
+    expect(wrongCsrf.status).toBe(403);
+    expect((await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status).toBe("pending");
+  });
+
+  it("the queue lists pending deposits oldest first; a decision is recorded with who made it, audited, and made once", async () => {
+    const first = await pendingDeposit();
+    const second = await pendingDeposit();
+    const op = await login("operator@ops.example", "operator-password-123");
+    const q = await call("GET", "/ops/api/queue?type=deposit&order=oldest", { cookie: op.cookie });
+    const ids = q.json.map((t: { id: number }) => t.id);
+    expect(ids.indexOf(first)).toBeLessThan(ids.indexOf(second));
+    const approved = await call("POST", `/ops/api/transactions/${first}/approve`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+      body: { amount: "149.00", note: "short" },
+    });
+    expect(approved.status).toBe(200);
+    expect(approved.json.transaction).toMatchObject({
+      status: "approved",
+      amount: "149.00",
+      original_amount: "150.00",
+      decided_by: "operator:operator@ops.example",
+    });
+    const twice = await call("POST", `/ops/api/transactions/${first}/reject`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+      body: {},
+    });
+    expect(twice.status).toBe(409);
+    const audit = await call("GET", `/ops/api/audit?entity_type=transaction&entity_id=${first}`, {
+      cookie: op.cookie,
+    });
+    expect(audit.json).toEqual([
+      {
+        id: expect.any(Number),
+        actor: "operator:operator@ops.example",
+        action: "transaction.approve",
+        entity_type: "transaction",
+        entity_id: String(first),
+        before: { status: "pending", amount: 15_000 },
+        after: { status: "approved", amount: 14_900, note: "short" },
+        at: expect.stringMatching(/Z$/),
+      },
+    ]);
+    const after = await call("GET", "/ops/api/queue?type=deposit", { cookie: op.cookie });
+    expect(after.json.map((t: { id: number }) => t.id)).not.toContain(first);
+  });
+
+  it("five wrong passwords lock the account for 15 minutes (injected clock)", async () => {
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "lock@ops.example",
+      role: "viewer",
+      password: "lock-password-123",
+    });
+    for (let i = 0; i < 5; i++) expect((await login("lock@ops.example", "wrong")).res.status).toBe(401);
+    const locked = await login("lock@ops.example", "lock-password-123");
+    expect(locked.res.status).toBe(423);
+    server.clock.advance(15 * 60_000 + 1);
+    expect((await login("lock@ops.example", "lock-password-123")).res.status).toBe(200);
+  });
+
+  it("logout ends the session; a password change ends the others and the old password stops working", async () => {
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "pw@ops.example",
+      role: "viewer",
+      password: "first-password-123",
+    });
+    const a = await login("pw@ops.example", "first-password-123");
+    const b = await login("pw@ops.example", "first-password-123");
+    const bad = await call("POST", "/ops/api/password", {
+      cookie: a.cookie,
+      csrf: a.csrf,
+      body: { current: "x", next: "second-password-123" },
+    });
+    expect(bad.status).toBe(400);
+    const changed = await call("POST", "/ops/api/password", {
+      cookie: a.cookie,
+      csrf: a.csrf,
+      body: { current: "first-password-123", next: "second-password-123" },
+    });
+    expect(changed.status).toBe(200);
+    expect((await call("GET", "/ops/api/me", { cookie: b.cookie })).status).toBe(401);
+    expect((await login("pw@ops.example", "first-password-123")).res.status).toBe(401);
+    const c = await login("pw@ops.example", "second-password-123");
+    expect((await call("POST", "/ops/api/logout", { cookie: c.cookie, csrf: c.csrf })).status).toBe(200);
+    expect((await call("GET", "/ops/api/me", { cookie: c.cookie })).status).toBe(401);
+  });
+});

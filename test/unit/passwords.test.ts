@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { hashPassword, newPassword, verifyPassword } from "../../src/auth/passwords.js";
+
+describe("operator passwords", () => {
+  it("hashes with scrypt and a fresh salt; verifies only the right password", async () => {
+    const a = await hashPassword("correct horse battery");
+    const b = await hashPassword("correct horse battery");
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(a).not.toBe(b);
+    expect(await verifyPassword("correct horse battery", a)).toBe(true);
+    expect(await verifyPassword("correct horse batterY", a)).toBe(false);
+    expect(await verifyPassword("", a)).toBe(false);
+  });
+
+  it("never throws on stored values that are not ours", async () => {
+    for (const stored of [
+      "",
+      "plain",
+      "scrypt$",
+      "scrypt$1$8$1$x$y",
+      "bcrypt$x",
+      "scrypt$999999999999$8$1$AA$AA",
+    ]) {
+      expect(await verifyPassword("x", stored)).toBe(false);
+    }
+  });
+
+  it("one-time passwords are 24 URL-safe characters and differ", () => {
+    const p = newPassword();
+    expect(p).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(newPassword()).not.toBe(p);
+  });
+});
