@@ -57,7 +57,7 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
     async login(email: string, password: string) {
       const now = deps.now();
       const op = await repos.operators.byEmail(email.trim().toLowerCase());
-      if (!op || op.active !== 1) {
+      if (op?.active !== 1) {
         dummyHash ??= hashPassword(newPassword());
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
