@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Backoffice } from "../backoffice/service.js";
 import type { ConsoleService } from "../console/service.js";
 import { registerAdminRoutes } from "./admin/routes.js";
+import { registerConsolePage } from "./console/page.js";
 import { registerConsoleRoutes } from "./console/routes.js";
 import type { AppContext } from "./context.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "./envelope.js";
@@ -75,6 +76,7 @@ export function buildApp(
   registerTransactionRoutes(app, ctx);
   registerAdminRoutes(app, backoffice, ctx.adminToken, consoleService);
   registerConsoleRoutes(app, consoleService, backoffice);
+  registerConsolePage(app);
   registerHostedRoutes(app, ctx);
   return app;
 }
