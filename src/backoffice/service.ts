@@ -5,6 +5,7 @@ import { callbackDraft, type Decision, planDecision } from "../domain/decisions.
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 import type { FirmTable, PaymentAccountTable, ProviderTable } from "../store/schema.js";
+import type { TransactionFilter } from "../store/transactions.js";
 import {
   accountView,
   callbackAttemptView,
@@ -333,13 +334,7 @@ export function createBackoffice(deps: BackofficeDeps) {
       return { ok: true as const, value: { firm_id: firmId, user_id: userId, banned } };
     },
 
-    async listTransactions(filter: {
-      firmId?: number;
-      status?: "pending" | "approved" | "rejected";
-      type?: "deposit" | "withdrawal";
-      order?: "newest" | "oldest";
-      limit?: number;
-    }) {
+    async listTransactions(filter: TransactionFilter) {
       return (await repos.transactions.list(filter)).map(operatorTransactionView);
     },
 
@@ -381,6 +376,42 @@ export function createBackoffice(deps: BackofficeDeps) {
       return {
         ok: true as const,
         value: { transaction: operatorTransactionView(result.tx), callback_id: result.callbackId },
+      };
+    },
+
+    /**
+     * Everything operators may see about one transaction: its fields and routing attempts, the
+     * decision history, and the callback with every attempt. The full national id only for admins.
+     */
+    async transactionDetail(id: number, opts: { fullNationalId: boolean }) {
+      const row = await repos.transactions.get(id);
+      if (!row) return notFound("transaction");
+      const [history, callbacks] = await Promise.all([
+        repos.operators.audit({ entityType: "transaction", entityId: String(id) }),
+        repos.callbacks.list({ transactionId: id }),
+      ]);
+      const deliveries = await Promise.all(
+        callbacks.map(async (c) => ({
+          ...callbackView(c),
+          attempts: (await repos.callbacks.attempts(c.id)).map(callbackAttemptView),
+        })),
+      );
+      return {
+        ok: true as const,
+        value: {
+          ...operatorTransactionView(row),
+          ...(opts.fullNationalId && row.national_id_sealed !== null
+            ? { national_id_full: box.open(row.national_id_sealed) }
+            : {}),
+          history: history.map((a) => ({
+            actor: a.actor,
+            action: a.action,
+            before: a.before_json === null ? null : JSON.parse(a.before_json),
+            after: a.after_json === null ? null : JSON.parse(a.after_json),
+            at: new Date(a.at).toISOString(),
+          })),
+          callbacks: deliveries,
+        },
       };
     },
 

@@ -39,6 +39,7 @@ export interface AttemptRecord {
 export interface CallbackFilter {
   status?: CallbackRow["status"];
   firmId?: number;
+  transactionId?: number;
   limit?: number;
 }
 
@@ -195,6 +196,7 @@ export function createCallbackRepository(
       let q = db.selectFrom("callbacks").selectAll();
       if (filter.status !== undefined) q = q.where("status", "=", filter.status);
       if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
+      if (filter.transactionId !== undefined) q = q.where("transaction_id", "=", filter.transactionId);
       return q
         .orderBy("id", "desc")
         .limit(Math.min(filter.limit ?? 100, 1000))

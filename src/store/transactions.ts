@@ -22,6 +22,15 @@ export interface TransactionFilter {
   /** Newest first by default. */
   order?: "newest" | "oldest";
   limit?: number;
+  id?: number;
+  reference?: string;
+  userId?: string;
+  username?: string;
+  /** Matches the withdrawal IBAN or the assigned IBAN of a deposit. */
+  iban?: string;
+  /** Created at or after / before, epoch ms. */
+  from?: number;
+  to?: number;
 }
 
 export interface TransactionRepository {
@@ -228,6 +237,16 @@ export function createTransactionRepository(
       if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
       if (filter.status !== undefined) q = q.where("status", "=", filter.status);
       if (filter.type !== undefined) q = q.where("type", "=", filter.type);
+      if (filter.id !== undefined) q = q.where("id", "=", filter.id);
+      if (filter.reference !== undefined) q = q.where("reference", "=", filter.reference);
+      if (filter.userId !== undefined) q = q.where("user_id", "=", filter.userId);
+      if (filter.username !== undefined) q = q.where("username", "=", filter.username);
+      if (filter.iban !== undefined) {
+        const iban = filter.iban;
+        q = q.where((eb) => eb.or([eb("iban", "=", iban), eb("assigned_iban", "=", iban)]));
+      }
+      if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
+      if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
       return q
         .orderBy("id", filter.order === "oldest" ? "asc" : "desc")
         .limit(Math.min(filter.limit ?? 100, 1000))

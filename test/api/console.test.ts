@@ -162,6 +162,80 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(after.json.map((t: { id: number }) => t.id)).not.toContain(first);
   });
 
+  it("search, detail (routing, history, deliveries; full national id for admins only), CSV export, redeliver", async () => {
+    const id = await pendingDeposit();
+    const op = await login("operator@ops.example", "operator-password-123");
+    const admin = await login("admin@ops.example", "admin-password-123");
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const tx = (await server.admin("GET", `/admin/v1/transactions/${id}`)).json;
+    for (const query of [
+      `reference=${tx.reference}`,
+      `user_id=${tx.user_id}`,
+      `id=${id}`,
+      "status=pending&type=deposit",
+    ]) {
+      const found = await call("GET", `/ops/api/transactions?${query}`, { cookie: viewer.cookie });
+      expect(found.status, query).toBe(200);
+      expect(
+        found.json.map((t: { id: number }) => t.id),
+        query,
+      ).toContain(id);
+    }
+    const byIban = await call(
+      "GET",
+      `/ops/api/transactions?iban=${encodeURIComponent("tr33 0006 1005 1978 6457 8413 26")}`,
+      { cookie: viewer.cookie },
+    );
+    expect(byIban.json.map((t: { id: number }) => t.id)).toContain(id);
+    const future = new Date(server.clock.now() + 3_600_000).toISOString();
+    expect(
+      (await call("GET", `/ops/api/transactions?from=${future}`, { cookie: viewer.cookie })).json,
+    ).toEqual([]);
+    expect(
+      (await call("GET", "/ops/api/transactions?from=yesterday", { cookie: viewer.cookie })).status,
+    ).toBe(400);
+
+    await call("POST", `/ops/api/transactions/${id}/reject`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+      body: { note: "no money" },
+    });
+    const detail = await call("GET", `/ops/api/transactions/${id}`, { cookie: viewer.cookie });
+    expect(detail.json).toMatchObject({ id, status: "rejected", national_id: "12***01" });
+    expect(detail.json).not.toHaveProperty("national_id_full");
+    expect(detail.json.routing).toEqual([expect.objectContaining({ outcome: "accepted" })]);
+    expect(detail.json.history).toEqual([
+      expect.objectContaining({ actor: "operator:operator@ops.example", action: "transaction.reject" }),
+    ]);
+    expect(detail.json.callbacks).toHaveLength(1);
+    const asAdmin = await call("GET", `/ops/api/transactions/${id}`, { cookie: admin.cookie });
+    expect(asAdmin.json.national_id_full).toBe("12345678901");
+
+    const csv = await request(`${server.url}/ops/api/transactions.csv?id=${id}`, {
+      headers: { cookie: viewer.cookie },
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers["content-disposition"]).toBe('attachment; filename="transactions.csv"');
+    const lines = (await csv.body.text()).split("\r\n");
+    expect(lines[0]).toBe(
+      "id,created_at,type,status,firm_id,reference,amount,original_amount,method,user_id,username,first_name,last_name,assigned_bank_name,assigned_iban,iban,decided_at,decided_by",
+    );
+    expect(lines[1]).toContain(`${id},`);
+    expect(lines[1]).toContain(",rejected,");
+
+    const cb = detail.json.callbacks[0].id;
+    expect(
+      (await call("POST", `/ops/api/callbacks/${cb}/redeliver`, { cookie: viewer.cookie, csrf: viewer.csrf }))
+        .status,
+    ).toBe(403);
+    const redo = await call("POST", `/ops/api/callbacks/${cb}/redeliver`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+    });
+    expect(redo.status).toBe(200);
+    expect(redo.json.status).toBe("pending");
+  });
+
   it("five wrong passwords lock the account for 15 minutes (injected clock)", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "lock@ops.example",

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { toCsv } from "../../backoffice/csv.js";
 import type { Backoffice } from "../../backoffice/service.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
 import { parseAmount } from "../../domain/money.js";
@@ -12,6 +13,26 @@ import { parseJsonBody } from "../merchant/common.js";
  * token in X-CSRF-Token; each route names the least role it needs (viewer < operator < admin).
  */
 const COOKIE = "payintake_ops";
+const CSV_COLUMNS = [
+  "id",
+  "created_at",
+  "type",
+  "status",
+  "firm_id",
+  "reference",
+  "amount",
+  "original_amount",
+  "method",
+  "user_id",
+  "username",
+  "first_name",
+  "last_name",
+  "assigned_bank_name",
+  "assigned_iban",
+  "iban",
+  "decided_at",
+  "decided_by",
+] as const;
 
 function cookieToken(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
@@ -159,6 +180,75 @@ export function registerConsoleRoutes(
           : sendError(reply, outcome.status, outcome.message);
       });
     }
+
+    const search = z.object({
+      id: z.coerce.number().int().positive().optional(),
+      reference: z.string().max(100).optional(),
+      user_id: z.string().max(50).optional(),
+      username: z.string().max(100).optional(),
+      iban: z.string().max(64).optional(),
+      status: z.enum(["pending", "approved", "rejected"]).optional(),
+      type: z.enum(["deposit", "withdrawal"]).optional(),
+      firm: z.coerce.number().int().positive().optional(),
+      from: z.iso.datetime({ offset: true }).optional(),
+      to: z.iso.datetime({ offset: true }).optional(),
+      limit: z.coerce.number().int().min(1).max(1000).optional(),
+    });
+    async function findTransactions(request: FastifyRequest, reply: FastifyReply) {
+      const q = search.safeParse(request.query);
+      if (!q.success) return void sendError(reply, 400, "bad search: check ids, statuses and ISO 8601 dates");
+      const f = q.data;
+      return backoffice.listTransactions({
+        id: f.id,
+        reference: f.reference,
+        userId: f.user_id,
+        username: f.username,
+        iban: f.iban?.replace(/\s+/g, "").toUpperCase(),
+        status: f.status,
+        type: f.type,
+        firmId: f.firm,
+        from: f.from === undefined ? undefined : Date.parse(f.from),
+        to: f.to === undefined ? undefined : Date.parse(f.to),
+        limit: f.limit ?? 200,
+      });
+    }
+
+    ops.get("/ops/api/transactions", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      const found = await findTransactions(request, reply);
+      return found === undefined ? reply : sendJson(reply, 200, found);
+    });
+
+    ops.get("/ops/api/transactions.csv", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      const found = await findTransactions(request, reply);
+      if (found === undefined) return reply;
+      return reply
+        .type("text/csv; charset=utf-8")
+        .header("content-disposition", 'attachment; filename="transactions.csv"')
+        .send(toCsv(CSV_COLUMNS, found));
+    });
+
+    ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {
+      const who = await guard(request, reply, "viewer");
+      if (!who) return reply;
+      const id = Number(request.params.id);
+      if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+      const detail = await backoffice.transactionDetail(id, {
+        fullNationalId: who.operator.role === "admin",
+      });
+      return detail.ok ? sendJson(reply, 200, detail.value) : sendError(reply, detail.status, detail.message);
+    });
+
+    ops.post<{ Params: { id: string } }>("/ops/api/callbacks/:id/redeliver", async (request, reply) => {
+      if (!(await guard(request, reply, "operator"))) return reply;
+      const id = Number(request.params.id);
+      if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+      const outcome = await backoffice.redeliver(id);
+      return outcome.ok
+        ? sendJson(reply, 200, outcome.value)
+        : sendError(reply, outcome.status, outcome.message);
+    });
 
     ops.get("/ops/api/audit", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;

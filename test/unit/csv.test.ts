@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { csvCell, toCsv } from "../../src/backoffice/csv.js";
+
+describe("CSV export", () => {
+  it("quotes what needs quoting and keeps the rest as is", () => {
+    expect(csvCell("plain")).toBe("plain");
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell("a,b")).toBe('"a,b"');
+    expect(csvCell("line\nbreak")).toBe('"line\nbreak"');
+    expect(csvCell(" padded ")).toBe('" padded "');
+    expect(csvCell(null)).toBe("");
+    expect(csvCell(150)).toBe("150");
+  });
+
+  it("never lets a cell run as a spreadsheet formula", () => {
+    for (const v of ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx"])
+      expect(csvCell(v).replace(/^"/, "")).toMatch(/^'/);
+  });
+
+  it("writes a header and CRLF lines in column order", () => {
+    expect(toCsv(["id", "name"], [{ name: "Ayşe", id: 1 }, { id: 2 }])).toBe("id,name\r\n1,Ayşe\r\n2,\r\n");
+  });
+});
