@@ -28,6 +28,18 @@
       rejected: "Reddedildi",
       badLogin: "E-posta veya parola yanlış.",
       locked: "Çok fazla hatalı giriş. Daha sonra deneyin.",
+      transactions: "İşlemler",
+      reference: "Referans",
+      status: "Durum",
+      find: "Ara",
+      csv: "CSV",
+      created: "Oluşturma",
+      type: "Tür",
+      history: "Karar geçmişi",
+      routing: "Yönlendirme",
+      callbacks: "Bildirimler",
+      redeliver: "Yeniden gönder",
+      redelivered: "Yeniden gönderilecek",
       ibanInvalid: "IBAN geçersiz",
       other: "EN",
       amountPlaceholder: "tutar",
@@ -59,6 +71,18 @@
       rejected: "Rejected",
       badLogin: "Wrong email or password.",
       locked: "Too many failed logins. Try again later.",
+      transactions: "Transactions",
+      reference: "Reference",
+      status: "Status",
+      find: "Search",
+      csv: "CSV",
+      created: "Created",
+      type: "Type",
+      history: "Decision history",
+      routing: "Routing",
+      callbacks: "Callbacks",
+      redeliver: "Send again",
+      redelivered: "Will be sent again",
       ibanInvalid: "IBAN invalid",
       other: "TR",
       amountPlaceholder: "amount",
@@ -106,13 +130,14 @@
     stop();
     $("login").hidden = false;
     $("queue").hidden = true;
+    $("search").hidden = true;
     $("nav").hidden = true;
     $("logout").hidden = true;
     $("who").textContent = "";
   }
   function showQueue(operator) {
     $("login").hidden = true;
-    $("queue").hidden = false;
+    showView();
     $("nav").hidden = false;
     $("logout").hidden = false;
     $("who").textContent = `${operator.email} (${operator.role})`;
@@ -188,7 +213,116 @@
       body.append(tr);
     });
   }
+  function showView() {
+    const searching = type === "search";
+    $("search").hidden = !searching;
+    $("queue").hidden = searching;
+  }
+  function li(list, text, extra) {
+    const item = document.createElement("li");
+    item.textContent = text;
+    if (extra) item.append(" ", extra);
+    list.append(item);
+  }
+  function searchQuery() {
+    const q = new URLSearchParams();
+    for (const [id, name] of [
+      ["s-reference", "reference"],
+      ["s-user", "user_id"],
+      ["s-iban", "iban"],
+      ["s-status", "status"],
+    ]) {
+      const v = $(id).value.trim();
+      if (v) q.set(name, v);
+    }
+    return q.toString();
+  }
+  async function runSearch() {
+    const query = searchQuery();
+    $("csv").href = `/ops/api/transactions.csv?${query}`;
+    const res = await api("GET", `/ops/api/transactions?${query}`);
+    const body = $("results");
+    body.replaceChildren();
+    if (res.status !== 200) return say(res.json.message || String(res.status), true);
+    for (const r of res.json) {
+      const tr = document.createElement("tr");
+      tr.dataset.id = r.id;
+      tr.tabIndex = 0;
+      for (const v of [
+        r.id,
+        r.created_at,
+        r.type,
+        r.status,
+        `${r.amount} TL`,
+        r.reference,
+        `${r.first_name} ${r.last_name}`,
+      ])
+        cell(tr, String(v));
+      tr.addEventListener("click", () => showDetail(r.id));
+      tr.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") showDetail(r.id);
+      });
+      body.append(tr);
+    }
+  }
+  async function showDetail(id) {
+    const res = await api("GET", `/ops/api/transactions/${id}`);
+    if (res.status !== 200) return say(res.json.message || String(res.status), true);
+    const d = res.json;
+    $("detail").hidden = false;
+    $("d-title").textContent = `#${d.id} · ${d.reference} · ${d.status}`;
+    const fields = {
+      amount: d.amount,
+      original_amount: d.original_amount,
+      type: d.type,
+      method: d.method,
+      firm_id: d.firm_id,
+      payer: `${d.first_name} ${d.last_name}`,
+      username: d.username,
+      user_id: d.user_id,
+      national_id: d.national_id_full || d.national_id,
+      bank_code: d.bank_code,
+      account: d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null,
+      iban: d.iban,
+      iban_valid: d.iban_valid,
+      decided_by: d.decided_by,
+      decided_at: d.decided_at,
+      decision_note: d.decision_note,
+      callback_url: d.callback_url,
+    };
+    $("d-fields").textContent = Object.entries(fields)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("\n");
+    $("d-history").replaceChildren();
+    for (const h of d.history)
+      li($("d-history"), `${h.at} ${h.actor} ${h.action} ${JSON.stringify(h.after)}`);
+    $("d-routing").replaceChildren();
+    for (const s of d.routing)
+      li(
+        $("d-routing"),
+        `#${s.account_id} ${s.channel || "manual"}: ${s.outcome}${s.reason ? ` (${s.reason})` : ""} ${s.ms} ms`,
+      );
+    $("d-callbacks").replaceChildren();
+    for (const c of d.callbacks) {
+      const again = document.createElement("button");
+      again.type = "button";
+      again.className = "redeliver";
+      again.textContent = t("redeliver");
+      again.addEventListener("click", async () => {
+        const r = await api("POST", `/ops/api/callbacks/${c.id}/redeliver`);
+        say(
+          r.status === 200 ? `${t("redelivered")}: #${c.id}` : r.json.message || String(r.status),
+          r.status !== 200,
+        );
+        showDetail(id);
+      });
+      li($("d-callbacks"), `${c.event} → ${c.status}, ${c.attempts.length} × ${c.last_result || ""}`, again);
+    }
+  }
+
   async function load() {
+    if (type === "search") return;
     const res = await api("GET", `/ops/api/queue?type=${type}&order=${$("order").value}`);
     if (res.status !== 200) return;
     const id = rows[selected]?.id;
@@ -238,6 +372,10 @@
     applyLanguage();
   });
   $("order").addEventListener("change", load);
+  $("search-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    runSearch();
+  });
   for (const b of document.querySelectorAll(".tab")) {
     b.addEventListener("click", () => {
       type = b.dataset.type;
@@ -246,6 +384,7 @@
       applyLanguage();
       for (const x of document.querySelectorAll(".tab"))
         x.setAttribute("aria-current", x.dataset.type === type ? "page" : "false");
+      showView();
       load();
     });
   }

@@ -103,6 +103,34 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("finds a transaction, shows its history, routing and callback, and sends the callback again", async () => {
+    const id = await deposit();
+    await server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:ayse" });
+    const reference = (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.reference as string;
+    await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === id));
+    const page = await signIn("operator");
+    await page.click('.tab[data-type="search"]');
+    await page.fill("#s-reference", reference);
+    await page.click('#search-form button[type="submit"]');
+    await page.locator(`#results tr[data-id="${id}"]`).click();
+    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · approved`);
+    expect(await page.locator("#d-history").textContent()).toContain("operator:ayse transaction.approve");
+    expect(await page.locator("#d-routing").textContent()).toContain("manual: accepted");
+    await expect
+      .poll(() => page.locator("#d-callbacks").textContent())
+      .toContain("deposit.approved → delivered");
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-detail.png"), fullPage: true });
+    const before = receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
+    await page.locator("#d-callbacks button.redeliver").click();
+    await eventually(async () =>
+      receiver.received.filter((r) => JSON.parse(r.body).id === id).length > before ? true : undefined,
+    );
+    expect(await page.locator("#csv").getAttribute("href")).toBe(
+      `/ops/api/transactions.csv?reference=${reference}`,
+    );
+    await page.context().close();
+  });
+
   it("a viewer sees the queue but cannot decide; a decision made elsewhere disappears from the queue", async () => {
     const id = await deposit();
     const page = await signIn("viewer");
