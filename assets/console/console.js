@@ -28,6 +28,14 @@
       rejected: "Reddedildi",
       badLogin: "E-posta veya parola yanlış.",
       locked: "Çok fazla hatalı giriş. Daha sonra deneyin.",
+      dashboard: "Özet",
+      today: "Bugün",
+      channels: "Kanallar",
+      approvalRate: "Onay oranı",
+      medianDecision: "Karara kadar (medyan)",
+      callbackFailures: "Başarısız bildirimler",
+      callbackPending: "Bekleyen bildirimler",
+      approvedVolume: "Onaylanan hacim",
       transactions: "İşlemler",
       reference: "Referans",
       status: "Durum",
@@ -71,6 +79,14 @@
       rejected: "Rejected",
       badLogin: "Wrong email or password.",
       locked: "Too many failed logins. Try again later.",
+      dashboard: "Summary",
+      today: "Today",
+      channels: "Channels",
+      approvalRate: "Approval rate",
+      medianDecision: "Time to decision (median)",
+      callbackFailures: "Failed callbacks",
+      callbackPending: "Callbacks pending",
+      approvedVolume: "Approved volume",
       transactions: "Transactions",
       reference: "Reference",
       status: "Status",
@@ -214,9 +230,63 @@
     });
   }
   function showView() {
-    const searching = type === "search";
-    $("search").hidden = !searching;
-    $("queue").hidden = searching;
+    $("search").hidden = type !== "search";
+    $("dashboard").hidden = type !== "dashboard";
+    $("queue").hidden = type === "search" || type === "dashboard";
+  }
+  function card(label, figure, bars) {
+    const div = document.createElement("div");
+    div.className = "card";
+    const f = document.createElement("div");
+    f.className = "figure";
+    f.textContent = figure;
+    const l = document.createElement("div");
+    l.className = "label";
+    l.textContent = label;
+    div.append(f, l);
+    if (bars) {
+      const total = bars.reduce((a, b) => a + b[1], 0) || 1;
+      const bar = document.createElement("div");
+      bar.className = "bars";
+      bar.setAttribute("role", "img");
+      bar.setAttribute("aria-label", bars.map(([k, n]) => `${k} ${n}`).join(", "));
+      for (const [k, n] of bars) {
+        const s = document.createElement("span");
+        s.className = k;
+        s.style.width = `${(100 * n) / total}%`;
+        bar.append(s);
+      }
+      div.append(bar);
+    }
+    $("cards").append(div);
+  }
+  async function loadDashboard() {
+    const res = await api("GET", "/ops/api/dashboard");
+    if (res.status !== 200) return;
+    const d = res.json;
+    $("cards").replaceChildren();
+    const rate = (r) => (r === null ? "—" : `${Math.round(r * 100)} %`);
+    for (const [key, x] of [
+      ["deposits", d.deposits],
+      ["withdrawals", d.withdrawals],
+    ]) {
+      card(t(key), `${x.count} · ${x.volume} TL`, [
+        ["approved", x.approved],
+        ["rejected", x.rejected],
+        ["pending", x.pending],
+      ]);
+      card(`${t(key)} · ${t("approvalRate")}`, rate(x.approval_rate));
+      card(`${t(key)} · ${t("approvedVolume")}`, `${x.approved_volume} TL`);
+    }
+    card(
+      t("medianDecision"),
+      d.median_seconds_to_decision === null ? "—" : `${Math.round(d.median_seconds_to_decision / 60)} min`,
+    );
+    card(t("callbackFailures"), String(d.callbacks.failed));
+    card(t("callbackPending"), String(d.callbacks.pending));
+    $("channels").replaceChildren();
+    for (const c of d.channels)
+      li($("channels"), `${c.code} (${c.kind}): ${c.active ? c.breaker : "inactive"}`);
   }
   function li(list, text, extra) {
     const item = document.createElement("li");
@@ -323,6 +393,7 @@
 
   async function load() {
     if (type === "search") return;
+    if (type === "dashboard") return loadDashboard();
     const res = await api("GET", `/ops/api/queue?type=${type}&order=${$("order").value}`);
     if (res.status !== 200) return;
     const id = rows[selected]?.id;

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Updateable } from "kysely";
 import type { SecretBox } from "../crypto/secret-box.js";
 import { callbackDraft, type Decision, planDecision } from "../domain/decisions.js";
+import { formatMinor } from "../domain/money.js";
+import { startOfIstanbulDay } from "../domain/routing.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 import type { FirmTable, PaymentAccountTable, ProviderTable } from "../store/schema.js";
@@ -412,6 +414,54 @@ export function createBackoffice(deps: BackofficeDeps) {
           })),
           callbacks: deliveries,
         },
+      };
+    },
+
+    /** Today's figures (day in Türkiye) for the console's dashboard. */
+    async dashboard() {
+      const since = startOfIstanbulDay(deps.now());
+      const [totals, times, callbacks, channels] = await Promise.all([
+        repos.transactions.totalsSince(since),
+        repos.transactions.decisionTimesSince(since),
+        repos.callbacks.countByStatus(),
+        repos.channels.list(),
+      ]);
+      const of = (type: string) => {
+        const rows = totals.filter((t) => t.type === type);
+        const sum = (status?: string) =>
+          rows.filter((r) => status === undefined || r.status === status).reduce((a, r) => a + r.count, 0);
+        const volume = (status?: string) =>
+          rows.filter((r) => status === undefined || r.status === status).reduce((a, r) => a + r.volume, 0);
+        const decided = sum("approved") + sum("rejected");
+        return {
+          count: sum(),
+          volume: formatMinor(volume()),
+          pending: sum("pending"),
+          approved: sum("approved"),
+          rejected: sum("rejected"),
+          approved_volume: formatMinor(volume("approved")),
+          approval_rate: decided === 0 ? null : Math.round((sum("approved") / decided) * 1000) / 1000,
+        };
+      };
+      const sorted = [...times].sort((a, b) => a - b);
+      const median = sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
+      const health = deps.channelHealth();
+      return {
+        since: new Date(since).toISOString(),
+        deposits: of("deposit"),
+        withdrawals: of("withdrawal"),
+        median_seconds_to_decision: median === null ? null : Math.round(median / 1000),
+        callbacks: {
+          pending: callbacks.pending ?? 0,
+          delivered: callbacks.delivered ?? 0,
+          failed: callbacks.failed ?? 0,
+        },
+        channels: channels.map((c) => ({
+          code: c.code,
+          kind: c.kind,
+          active: c.active === 1,
+          breaker: health.get(c.id) ?? "closed",
+        })),
       };
     },
 

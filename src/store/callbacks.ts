@@ -68,6 +68,8 @@ export interface CallbackRepository {
   /** Stores one attempt and what follows from it, in one database transaction. */
   recordAttempt(record: AttemptRecord): Promise<void>;
   get(id: number): Promise<CallbackRow | undefined>;
+  /** How many callbacks are in each status. */
+  countByStatus(): Promise<Record<string, number>>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
   list(filter: CallbackFilter): Promise<CallbackRow[]>;
   /** Makes a callback due now with a fresh schedule, whatever its status; an attempt in flight finishes first. */
@@ -180,6 +182,15 @@ export function createCallbackRepository(
 
     get(id) {
       return db.selectFrom("callbacks").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+
+    async countByStatus() {
+      const rows = await db
+        .selectFrom("callbacks")
+        .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+        .groupBy("status")
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.count)]));
     },
 
     attempts(callbackId) {

@@ -55,6 +55,10 @@ export interface TransactionRepository {
     nonce: { firmId: number; nonce: string; expiresAt: number },
     facts: { reference: string; userId: string; type: TransactionRow["type"] },
   ): Promise<{ nonceFresh: boolean; facts: BusinessFacts }>;
+  /** Counts and volumes per type and status of transactions created since `since`. */
+  totalsSince(since: number): Promise<{ type: string; status: string; count: number; volume: number }[]>;
+  /** Milliseconds from creation to decision of transactions decided since `since` (at most 10,000). */
+  decisionTimesSince(since: number): Promise<number[]>;
   /** Deposits routed to each account since `since` that were not rejected, summed per account. */
   volumeSince(accountIds: readonly number[], since: number): Promise<Map<number, number>>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
@@ -197,6 +201,37 @@ export function createTransactionRepository(
         if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };
         throw err;
       }
+    },
+
+    async totalsSince(since) {
+      const rows = await db
+        .selectFrom("transactions")
+        .select([
+          "type",
+          "status",
+          (eb) => eb.fn.countAll<number>().as("count"),
+          (eb) => eb.fn.sum<number>("amount").as("volume"),
+        ])
+        .where("created_at", ">=", since)
+        .groupBy(["type", "status"])
+        .execute();
+      return rows.map((r) => ({
+        type: r.type,
+        status: r.status,
+        count: Number(r.count),
+        volume: Number(r.volume ?? 0),
+      }));
+    },
+
+    async decisionTimesSince(since) {
+      const rows = await db
+        .selectFrom("transactions")
+        .select(["created_at", "decided_at"])
+        .where("decided_at", ">=", since)
+        .orderBy("decided_at", "desc")
+        .limit(10_000)
+        .execute();
+      return rows.map((r) => Number(r.decided_at) - Number(r.created_at));
     },
 
     async volumeSince(accountIds, since) {

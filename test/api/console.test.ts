@@ -236,6 +236,38 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(redo.json.status).toBe("pending");
   });
 
+  it("the dashboard counts today's deposits and withdrawals, approval rate, time to decision, callbacks, channels", async () => {
+    const a = await pendingDeposit();
+    const b = await pendingDeposit();
+    const op = await login("operator@ops.example", "operator-password-123");
+    server.clock.advance(90_000);
+    await call("POST", `/ops/api/transactions/${a}/approve`, { cookie: op.cookie, csrf: op.csrf, body: {} });
+    await call("POST", `/ops/api/transactions/${b}/reject`, { cookie: op.cookie, csrf: op.csrf, body: {} });
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const d = await call("GET", "/ops/api/dashboard", { cookie: viewer.cookie });
+    expect(d.status).toBe(200);
+    const all = (await server.admin("GET", "/admin/v1/transactions?limit=1000")).json.filter(
+      (t: { type: string }) => t.type === "deposit",
+    );
+    expect(d.json.deposits.count).toBe(all.length);
+    expect(d.json.deposits.approved).toBe(
+      all.filter((t: { status: string }) => t.status === "approved").length,
+    );
+    expect(d.json.deposits.rejected).toBe(
+      all.filter((t: { status: string }) => t.status === "rejected").length,
+    );
+    expect(d.json.deposits.approval_rate).toBeGreaterThan(0);
+    expect(d.json.deposits.approval_rate).toBeLessThan(1);
+    expect(d.json.median_seconds_to_decision).toBeGreaterThanOrEqual(0);
+    expect(d.json.callbacks).toEqual({
+      pending: expect.any(Number),
+      delivered: expect.any(Number),
+      failed: expect.any(Number),
+    });
+    expect(d.json.withdrawals).toMatchObject({ count: 0, approval_rate: null });
+    expect((await call("GET", "/ops/api/dashboard")).status).toBe(401);
+  });
+
   it("five wrong passwords lock the account for 15 minutes (injected clock)", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "lock@ops.example",

@@ -131,6 +131,15 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("the summary shows today's figures and channel health", async () => {
+    const page = await signIn("viewer");
+    await page.click('.tab[data-type="dashboard"]');
+    await expect.poll(() => page.locator("#cards .card").count()).toBeGreaterThan(5);
+    expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-dashboard.png"), fullPage: true });
+    await page.context().close();
+  });
+
   it("a viewer sees the queue but cannot decide; a decision made elsewhere disappears from the queue", async () => {
     const id = await deposit();
     const page = await signIn("viewer");

@@ -250,6 +250,11 @@ export function registerConsoleRoutes(
         : sendError(reply, outcome.status, outcome.message);
     });
 
+    ops.get("/ops/api/dashboard", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      return sendJson(reply, 200, await backoffice.dashboard());
+    });
+
     ops.get("/ops/api/audit", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
       const q = z
