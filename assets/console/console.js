@@ -28,6 +28,16 @@
       rejected: "Reddedildi",
       badLogin: "E-posta veya parola yanlış.",
       locked: "Çok fazla hatalı giriş. Daha sonra deneyin.",
+      manage: "Yönetim",
+      firms: "Firmalar",
+      accountsTitle: "Hesaplar",
+      audit: "Denetim kaydı",
+      rotate: "Anahtarı yenile",
+      newSecret: "Yeni gizli anahtar (yalnız şimdi gösterilir):",
+      activate: "Etkinleştir",
+      deactivate: "Devre dışı bırak",
+      active: "etkin",
+      inactive: "devre dışı",
       dashboard: "Özet",
       today: "Bugün",
       channels: "Kanallar",
@@ -79,6 +89,16 @@
       rejected: "Rejected",
       badLogin: "Wrong email or password.",
       locked: "Too many failed logins. Try again later.",
+      manage: "Manage",
+      firms: "Firms",
+      accountsTitle: "Accounts",
+      audit: "Audit log",
+      rotate: "Rotate secret",
+      newSecret: "New secret key (shown only now):",
+      activate: "Activate",
+      deactivate: "Deactivate",
+      active: "active",
+      inactive: "inactive",
       dashboard: "Summary",
       today: "Today",
       channels: "Channels",
@@ -232,7 +252,8 @@
   function showView() {
     $("search").hidden = type !== "search";
     $("dashboard").hidden = type !== "dashboard";
-    $("queue").hidden = type === "search" || type === "dashboard";
+    $("manage").hidden = type !== "manage";
+    $("queue").hidden = type === "search" || type === "dashboard" || type === "manage";
   }
   function card(label, figure, bars) {
     const div = document.createElement("div");
@@ -259,6 +280,62 @@
       div.append(bar);
     }
     $("cards").append(div);
+  }
+  function actionButton(label, onClick) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+  async function loadManage() {
+    const [firms, accounts, audit] = await Promise.all([
+      api("GET", "/ops/api/firms"),
+      api("GET", "/ops/api/accounts"),
+      api("GET", "/ops/api/audit"),
+    ]);
+    if (firms.status !== 200) return;
+    $("firms").replaceChildren();
+    for (const f of firms.json) {
+      const tr = document.createElement("tr");
+      tr.dataset.firm = f.id;
+      cell(tr, `#${f.id} ${f.name}`);
+      cell(tr, f.active ? t("active") : t("inactive"));
+      const td = cell(tr, "", "actions");
+      td.append(
+        actionButton(t("rotate"), async () => {
+          const r = await api("POST", `/ops/api/firms/${f.id}/rotate-secret`);
+          if (r.status !== 200) return say(r.json.message || String(r.status), true);
+          $("secret").textContent = `${t("newSecret")} ${r.json.secret_key}`;
+          $("secret").hidden = false;
+          loadManage();
+        }),
+      );
+      $("firms").append(tr);
+    }
+    $("accounts").replaceChildren();
+    for (const a of accounts.json) {
+      const tr = document.createElement("tr");
+      tr.dataset.account = a.id;
+      cell(tr, `#${a.id} ${a.bank_name}`, "", { text: a.iban });
+      cell(tr, a.active ? t("active") : t("inactive"), "state");
+      const td = cell(tr, "", "actions");
+      td.append(
+        actionButton(a.active ? t("deactivate") : t("activate"), async () => {
+          const r = await api("PATCH", `/ops/api/accounts/${a.id}`, { active: !a.active });
+          if (r.status !== 200) return say(r.json.message || String(r.status), true);
+          loadManage();
+        }),
+      );
+      $("accounts").append(tr);
+    }
+    $("audit").replaceChildren();
+    for (const e of audit.json.slice(0, 50)) {
+      li(
+        $("audit"),
+        `${e.at} ${e.actor} ${e.action} ${e.entity_type}#${e.entity_id} ${JSON.stringify(e.before)} → ${JSON.stringify(e.after)}`,
+      );
+    }
   }
   async function loadDashboard() {
     const res = await api("GET", "/ops/api/dashboard");
@@ -394,6 +471,7 @@
   async function load() {
     if (type === "search") return;
     if (type === "dashboard") return loadDashboard();
+    if (type === "manage") return loadManage();
     const res = await api("GET", `/ops/api/queue?type=${type}&order=${$("order").value}`);
     if (res.status !== 200) return;
     const id = rows[selected]?.id;

@@ -29,6 +29,9 @@ export interface Refusal {
 }
 export type Outcome<T> = { ok: true; value: T } | Refusal;
 
+/** Who changed something through the admin API (CLI and automation, one shared token). */
+const ADMIN_API = "admin-api";
+
 const notFound = (what: string): Refusal => ({ ok: false, status: 404, message: `${what} not found` });
 const bad = (message: string): Refusal => ({ ok: false, status: 400, message });
 const notPending = (status: string): Refusal => ({
@@ -194,7 +197,7 @@ export function createBackoffice(deps: BackofficeDeps) {
       return row ? { ok: true as const, value: firmView(row) } : notFound("firm");
     },
 
-    async updateFirm(id: number, changes: FirmChanges) {
+    async updateFirm(id: number, changes: FirmChanges, actor = ADMIN_API) {
       const existing = await repos.firms.get(id);
       if (!existing) return notFound("firm");
       const refused =
@@ -216,17 +219,18 @@ export function createBackoffice(deps: BackofficeDeps) {
         rate_limit_per_second: changes.rate_limit_per_second,
         updated_at: deps.now(),
       };
-      const row = await repos.firms.update(id, update);
+      const row = await repos.audited.firm(id, update, { actor, action: "firm.update", at: deps.now() });
       deps.firmsChanged();
       return row ? { ok: true as const, value: firmView(row) } : notFound("firm");
     },
 
-    async rotateSecret(id: number) {
+    async rotateSecret(id: number, actor = ADMIN_API) {
       const secret = newSecretKey();
-      const row = await repos.firms.update(id, {
-        secret_sealed: deps.box.seal(secret),
-        updated_at: deps.now(),
-      });
+      const row = await repos.audited.firm(
+        id,
+        { secret_sealed: deps.box.seal(secret), updated_at: deps.now() },
+        { actor, action: "firm.rotate_secret", at: deps.now() },
+      );
       deps.firmsChanged();
       return row ? { ok: true as const, value: { ...firmView(row), secret_key: secret } } : notFound("firm");
     },
@@ -261,6 +265,7 @@ export function createBackoffice(deps: BackofficeDeps) {
         bank_code?: string | null;
         daily_cap?: number | null;
       },
+      actor = ADMIN_API,
     ) {
       const existing = await repos.accounts.get(id);
       if (!existing) return notFound("account");
@@ -280,7 +285,11 @@ export function createBackoffice(deps: BackofficeDeps) {
         bank_code: changes.bank_code === undefined ? undefined : (changes.bank_code?.toUpperCase() ?? null),
         updated_at: deps.now(),
       };
-      const row = await repos.accounts.update(id, update);
+      const row = await repos.audited.account(id, update, {
+        actor,
+        action: "account.update",
+        at: deps.now(),
+      });
       deps.accountsChanged();
       return row ? { ok: true as const, value: accountView(row) } : notFound("account");
     },

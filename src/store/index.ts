@@ -1,4 +1,5 @@
 import { type AccountRepository, createAccountRepository } from "./accounts.js";
+import { type AuditedChanges, createAuditedChanges } from "./audited.js";
 import { type CallbackRepository, createCallbackRepository } from "./callbacks.js";
 import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
@@ -19,6 +20,7 @@ export interface Repositories {
   channels: ChannelRepository;
   sessions: SessionRepository;
   operators: OperatorRepository;
+  audited: AuditedChanges;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -32,5 +34,6 @@ export function createRepositories(store: Store): Repositories {
     channels: createChannelRepository(store.db),
     sessions: createSessionRepository(store.db),
     operators: createOperatorRepository(store.db),
+    audited: createAuditedChanges(store.db),
   };
 }

@@ -268,6 +268,54 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect((await call("GET", "/ops/api/dashboard")).status).toBe(401);
   });
 
+  it("admins rotate a firm's secret and deactivate an account; both are in the audit log; operators may not", async () => {
+    const admin = await login("admin@ops.example", "admin-password-123");
+    const op = await login("operator@ops.example", "operator-password-123");
+    const account = (await call("GET", "/ops/api/accounts", { cookie: op.cookie })).json[0];
+    expect(
+      (await call("POST", `/ops/api/firms/${firm.id}/rotate-secret`, { cookie: op.cookie, csrf: op.csrf }))
+        .status,
+    ).toBe(403);
+    const rotated = await call("POST", `/ops/api/firms/${firm.id}/rotate-secret`, {
+      cookie: admin.cookie,
+      csrf: admin.csrf,
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.secret_key).toMatch(/^sk_/);
+    // The merchant's old secret stops working at once.
+    const refused = await send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
+    expect(refused.status).toBe(401);
+    firm = { ...firm, secret: rotated.json.secret_key };
+    const off = await call("PATCH", `/ops/api/accounts/${account.id}`, {
+      cookie: admin.cookie,
+      csrf: admin.csrf,
+      body: { active: false },
+    });
+    expect(off.json.active).toBe(false);
+    await call("PATCH", `/ops/api/accounts/${account.id}`, {
+      cookie: admin.cookie,
+      csrf: admin.csrf,
+      body: { active: true },
+    });
+    const audit = (await call("GET", "/ops/api/audit", { cookie: op.cookie })).json;
+    const rotation = audit.find((a: { action: string }) => a.action === "firm.rotate_secret");
+    expect(rotation).toMatchObject({
+      actor: "operator:admin@ops.example",
+      entity_id: String(firm.id),
+      after: { secret: "rotated" },
+    });
+    expect(JSON.stringify(audit)).not.toContain(rotated.json.secret_key);
+    expect(
+      audit.find(
+        (a: { action: string; after: { active?: number } }) =>
+          a.action === "account.update" && a.after.active === 0,
+      ),
+    ).toMatchObject({
+      before: { active: 1 },
+      entity_id: String(account.id),
+    });
+  });
+
   it("five wrong passwords lock the account for 15 minutes (injected clock)", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "lock@ops.example",

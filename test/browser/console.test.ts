@@ -150,4 +150,27 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
     await page.context().close();
   });
+
+  it("an admin rotates a firm's secret and deactivates an account, and finds both in the audit log", async () => {
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "admin@ops.example",
+      role: "admin",
+      password: "admin-password-123",
+    });
+    const page = await signIn("admin");
+    await page.click('.tab[data-type="manage"]');
+    await page.locator(`#firms tr[data-firm="${firm.id}"] button`).click();
+    await expect.poll(() => page.locator("#secret").textContent()).toMatch(/sk_[A-Za-z0-9_-]+$/);
+    const account = page.locator("#accounts tr").first();
+    await account.locator("button").click();
+    await expect.poll(() => account.locator("td.state").textContent()).toBe("devre dışı");
+    await expect
+      .poll(() => page.locator("#audit").textContent())
+      .toContain("operator:admin@ops.example firm.rotate_secret");
+    expect(await page.locator("#audit").textContent()).toContain("operator:admin@ops.example account.update");
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-manage.png"), fullPage: true });
+    await account.locator("button").click();
+    await expect.poll(() => account.locator("td.state").textContent()).toBe("etkin");
+    await page.context().close();
+  });
 });

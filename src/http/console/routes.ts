@@ -250,6 +250,42 @@ export function registerConsoleRoutes(
         : sendError(reply, outcome.status, outcome.message);
     });
 
+    ops.get("/ops/api/firms", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      return sendJson(reply, 200, await backoffice.listFirms());
+    });
+    ops.post<{ Params: { id: string } }>("/ops/api/firms/:id/rotate-secret", async (request, reply) => {
+      const who = await guard(request, reply, "admin");
+      if (!who) return reply;
+      const id = Number(request.params.id);
+      if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+      const outcome = await backoffice.rotateSecret(id, `operator:${who.operator.email}`);
+      return outcome.ok
+        ? sendJson(reply, 200, outcome.value)
+        : sendError(reply, outcome.status, outcome.message);
+    });
+    ops.get("/ops/api/accounts", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      return sendJson(reply, 200, await backoffice.listAccounts());
+    });
+    ops.patch<{ Params: { id: string } }>("/ops/api/accounts/:id", async (request, reply) => {
+      const who = await guard(request, reply, "admin");
+      if (!who) return reply;
+      const id = Number(request.params.id);
+      const json = parseJsonBody(request);
+      const input = json.ok ? z.strictObject({ active: z.boolean() }).safeParse(json.value) : undefined;
+      if (!Number.isSafeInteger(id) || id <= 0 || !input?.success)
+        return sendError(reply, 400, "active (true or false) is required");
+      const outcome = await backoffice.updateAccount(
+        id,
+        { active: input.data.active },
+        `operator:${who.operator.email}`,
+      );
+      return outcome.ok
+        ? sendJson(reply, 200, outcome.value)
+        : sendError(reply, outcome.status, outcome.message);
+    });
+
     ops.get("/ops/api/dashboard", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
       return sendJson(reply, 200, await backoffice.dashboard());
