@@ -33,25 +33,72 @@ export function roleAllows(role: Role, needed: Role): boolean {
 export function createConsoleService(deps: { repos: Repositories; now(): number }) {
   const { repos } = deps;
   return {
-    async createOperator(email: string, role: Role, password: string | null) {
+    async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
       const normalised = email.trim().toLowerCase();
       if (await repos.operators.byEmail(normalised)) {
         return { ok: false as const, status: 400 as const, message: `operator ${normalised} exists already` };
       }
       const plain = password ?? newPassword();
       const now = deps.now();
-      const row = await repos.operators.create({
-        email: normalised,
-        role,
-        password_hash: await hashPassword(plain),
-        created_at: now,
-        updated_at: now,
-      });
-      await repos.operators.recordSuccess(row.id);
+      const row = await repos.audited.insert(
+        "operators",
+        {
+          email: normalised,
+          role,
+          password_hash: await hashPassword(plain),
+          failed_logins: 0,
+          locked_until: 0,
+          active: 1,
+          created_at: now,
+          updated_at: now,
+        },
+        { actor, action: "operator.create", at: now },
+      );
       return {
         ok: true as const,
         value: { ...view(row), ...(password === null ? { password: plain } : {}) },
       };
+    },
+
+    async listOperators() {
+      return (await repos.operators.list()).map((o) => ({
+        ...view(o),
+        active: o.active === 1,
+        locked: o.locked_until > deps.now(),
+      }));
+    },
+
+    /**
+     * An admin changes another operator's role or switches them off (their sessions end with it).
+     * Not oneself: an admin who demoted themselves by mistake could leave nobody to undo it.
+     */
+    async updateOperator(
+      by: ConsoleOperator,
+      id: number,
+      changes: { role?: Role; active?: boolean; unlock?: boolean },
+      actor: string,
+    ) {
+      if (id === by.id) {
+        return {
+          ok: false as const,
+          status: 400 as const,
+          message: "you cannot change your own role or access",
+        };
+      }
+      const row = await repos.audited.update(
+        "operators",
+        id,
+        {
+          role: changes.role,
+          active: changes.active === undefined ? undefined : changes.active ? 1 : 0,
+          ...(changes.unlock ? { failed_logins: 0, locked_until: 0 } : {}),
+          updated_at: deps.now(),
+        },
+        { actor, action: "operator.update", at: deps.now() },
+      );
+      if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
+      if (row.active === 0) await repos.operators.deleteSessionsOf(id);
+      return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
     },
 
     async login(email: string, password: string) {
@@ -96,7 +143,12 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
       if (!row || !(await verifyPassword(current, row.password_hash))) {
         return { ok: false as const, status: 400 as const, message: "current password is wrong" };
       }
-      await repos.operators.setPassword(row.id, await hashPassword(next), deps.now());
+      await repos.audited.update(
+        "operators",
+        row.id,
+        { password_hash: await hashPassword(next), updated_at: deps.now() },
+        { actor: `operator:${row.email}`, action: "operator.password", at: deps.now() },
+      );
       await repos.operators.deleteSessionsOf(row.id);
       const now = deps.now();
       const csrf = randomBytes(24).toString("base64url");

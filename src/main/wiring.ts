@@ -127,6 +127,28 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     monotonic: () => performance.now(),
     deadlineMs: config.routingDeadlineMs,
     breaker: DEFAULT_BREAKER,
+    onBreakerChange(channel, to) {
+      log.warn(
+        { channel: channel.code, breaker: to },
+        `channel breaker ${to === "open" ? "opened" : "closed"}`,
+      );
+      // The breaker lives in this instance's memory; the log row is its only durable trace.
+      repos.audited
+        .event(
+          {
+            actor: "service:breaker",
+            action: to === "open" ? "channel.breaker_open" : "channel.breaker_close",
+            at: now(),
+          },
+          "channel",
+          String(channel.id),
+          { breaker: to === "open" ? "closed" : "open", code: channel.code },
+          { breaker: to, code: channel.code },
+        )
+        .catch((err: unknown) =>
+          log.error({ err, channel: channel.code }, "could not write the breaker's audit entry"),
+        );
+    },
   });
   const intake: IntakePorts = {
     businessFacts: (firmId, reference, userId, type) =>

@@ -1,4 +1,11 @@
-import { admit, type BreakerConfig, type BreakerState, closedBreaker, record } from "../domain/breaker.js";
+import {
+  admit,
+  type BreakerConfig,
+  type BreakerMode,
+  type BreakerState,
+  closedBreaker,
+  record,
+} from "../domain/breaker.js";
 import type { AccountCandidate, ChannelInfo } from "../domain/routing.js";
 
 export type { ChannelInfo };
@@ -44,6 +51,8 @@ export interface RouterDeps {
   monotonic(): number;
   deadlineMs: number;
   breaker: BreakerConfig;
+  /** Told when a channel's breaker opens or closes again, for the audit log. */
+  onBreakerChange?(channel: ChannelInfo, to: BreakerMode): void;
 }
 
 export interface Router {
@@ -99,10 +108,13 @@ export function createRouter(deps: RouterDeps): Router {
         const answer = await deps.ask(channel, request, account, timeoutMs);
         const ms = Math.round(deps.monotonic() - t0);
         const failed = answer.outcome === "fail";
-        breakers.set(
-          channel.id,
-          record(breakers.get(channel.id) ?? closedBreaker(), failed, deps.monotonic(), deps.breaker),
-        );
+        const before = breakers.get(channel.id) ?? closedBreaker();
+        const after = record(before, failed, deps.monotonic(), deps.breaker);
+        breakers.set(channel.id, after);
+        // An opening and a closing are logged; a failed probe re-opening it every cool-down is not news.
+        if (before.mode === "closed" ? after.mode === "open" : after.mode === "closed") {
+          deps.onBreakerChange?.(channel, after.mode);
+        }
         if (answer.outcome === "accept") {
           log.push({ account_id: account.id, channel: channel.code, outcome: "accepted", ms });
           return { ok: true, account, log };

@@ -1,12 +1,10 @@
-import type { Kysely, Updateable } from "kysely";
-import type { AccountRow } from "./accounts.js";
-import type { FirmRow } from "./firms.js";
-import type { Database, FirmTable, PaymentAccountTable } from "./schema.js";
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
+import type { AuditLogTable, Database } from "./schema.js";
 
 /**
  * Changes that write their audit row in the same database transaction: the audit log can never
- * miss a change that happened, nor show one that did not. Secrets never enter the log: a changed
- * secret is recorded as `"secret": "rotated"`.
+ * miss a change that happened, nor show one that did not. Secrets never enter the log: a sealed
+ * secret or a password hash is recorded as the word "rotated", "set" or "changed".
  */
 export interface AuditEntry {
   actor: string;
@@ -14,15 +12,50 @@ export interface AuditEntry {
   at: number;
 }
 
+export type AuditRow = Selectable<AuditLogTable>;
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  entityType?: string;
+  entityId?: string;
+  from?: number;
+  to?: number;
+  limit?: number;
+}
+
+/** The tables whose rows people manage, and the entity name each has in the log. */
+const ENTITY = {
+  providers: "provider",
+  firms: "firm",
+  payment_accounts: "account",
+  channels: "channel",
+  operators: "operator",
+} as const;
+type Managed = keyof typeof ENTITY;
+
+const HIDDEN = new Set(["secret_sealed", "password_hash"]);
+
 type Row = Record<string, unknown>;
+
+/** The row as the log may show it: hidden columns become a word saying what happened to them. */
+function visible(row: Row, hiddenAs: string): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (HIDDEN.has(k)) {
+      if (v !== null) out[k === "password_hash" ? "password" : "secret"] = hiddenAs;
+    } else if (k !== "updated_at" && k !== "created_at") out[k] = v;
+  }
+  return out;
+}
 
 function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; after: Row } {
   const b: Row = {};
   const a: Row = {};
   for (const k of keys) {
     if (k === "updated_at" || before[k] === after[k]) continue;
-    if (k === "secret_sealed") {
-      a.secret = "rotated";
+    if (HIDDEN.has(k)) {
+      a[k === "password_hash" ? "password" : "secret"] = "rotated";
       continue;
     }
     b[k] = before[k];
@@ -31,48 +64,170 @@ function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; 
   return { before: b, after: a };
 }
 
+async function write(
+  trx: Kysely<Database> | Transaction<Database>,
+  audit: AuditEntry,
+  entityType: string,
+  entityId: string,
+  before: Row | null,
+  after: Row | null,
+) {
+  await trx
+    .insertInto("audit_log")
+    .values({
+      actor: audit.actor,
+      action: audit.action,
+      entity_type: entityType,
+      entity_id: entityId,
+      before_json: before === null ? null : JSON.stringify(before),
+      after_json: after === null ? null : JSON.stringify(after),
+      at: audit.at,
+    })
+    .execute();
+}
+
 export function createAuditedChanges(db: Kysely<Database>) {
-  async function change<T extends "firms" | "payment_accounts">(
-    table: T,
-    entityType: string,
-    id: number,
-    changes: T extends "firms" ? Updateable<FirmTable> : Updateable<PaymentAccountTable>,
-    audit: AuditEntry,
-  ) {
-    return db.transaction().execute(async (trx) => {
-      const before = (await trx
-        .selectFrom(table as "firms")
-        .selectAll()
-        .where("id", "=", id)
-        .executeTakeFirst()) as Row | undefined;
-      if (!before) return undefined;
-      const after = (await trx
-        .updateTable(table as "firms")
-        .set(changes as Updateable<FirmTable>)
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirstOrThrow()) as Row;
-      const d = diff(before, after, Object.keys(changes));
-      await trx
-        .insertInto("audit_log")
-        .values({
-          actor: audit.actor,
-          action: audit.action,
-          entity_type: entityType,
-          entity_id: String(id),
-          before_json: JSON.stringify(d.before),
-          after_json: JSON.stringify(d.after),
-          at: audit.at,
-        })
-        .execute();
-      return after;
-    });
-  }
   return {
-    firm: async (id: number, changes: Updateable<FirmTable>, audit: AuditEntry) =>
-      (await change("firms", "firm", id, changes, audit)) as FirmRow | undefined,
-    account: async (id: number, changes: Updateable<PaymentAccountTable>, audit: AuditEntry) =>
-      (await change("payment_accounts", "account", id, changes, audit)) as AccountRow | undefined,
+    /** Inserts a managed row and logs it (hidden columns as "set"). */
+    insert<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
+      return db.transaction().execute(async (trx) => {
+        const row = (await trx
+          .insertInto(table as "firms")
+          .values(values as Insertable<Database["firms"]>)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as Row;
+        await write(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
+        return row as Selectable<Database[T]>;
+      });
+    },
+
+    /** Updates a managed row and logs what changed, before and after; undefined when no such row. */
+    update<T extends Managed>(table: T, id: number, changes: Updateable<Database[T]>, audit: AuditEntry) {
+      return db.transaction().execute(async (trx) => {
+        const before = (await trx
+          .selectFrom(table as "firms")
+          .selectAll()
+          .where("id", "=", id)
+          .executeTakeFirst()) as Row | undefined;
+        if (!before) return undefined;
+        const after = (await trx
+          .updateTable(table as "firms")
+          .set(changes as Updateable<Database["firms"]>)
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as Row;
+        const keys = Object.keys(changes).filter((k) => (changes as Row)[k] !== undefined);
+        const d = diff(before, after, keys);
+        await write(trx, audit, ENTITY[table], String(id), d.before, d.after);
+        return after as Selectable<Database[T]>;
+      });
+    },
+
+    /** Bans or lifts a ban; logs only when something changed. True when it did. */
+    ban(firmId: number, userId: string, banned: boolean, audit: AuditEntry) {
+      return db.transaction().execute(async (trx) => {
+        const changed = banned
+          ? (
+              await trx
+                .insertInto("banned_users")
+                .values({ firm_id: firmId, user_id: userId, created_at: audit.at })
+                .onConflict((oc) => oc.columns(["firm_id", "user_id"]).doNothing())
+                .executeTakeFirst()
+            ).numInsertedOrUpdatedRows !== 0n
+          : Number(
+              (
+                await trx
+                  .deleteFrom("banned_users")
+                  .where("firm_id", "=", firmId)
+                  .where("user_id", "=", userId)
+                  .executeTakeFirst()
+              ).numDeletedRows,
+            ) > 0;
+        if (changed) {
+          await write(trx, audit, "ban", `${firmId}:${userId}`, { banned: !banned }, { banned });
+        }
+        return changed;
+      });
+    },
+
+    /**
+     * Makes a callback due now with a fresh schedule, whatever its status (an attempt in flight
+     * finishes first), logged with its status before.
+     */
+    redeliver(callbackId: number, audit: AuditEntry) {
+      return db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom("callbacks")
+          .select(["status", "attempts"])
+          .where("id", "=", callbackId)
+          .executeTakeFirst();
+        if (!before) return undefined;
+        const row = await trx
+          .updateTable("callbacks")
+          .set({
+            status: "pending",
+            step: 0,
+            next_attempt_at: audit.at,
+            failed_at: null,
+            updated_at: audit.at,
+          })
+          .where("id", "=", callbackId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await write(trx, audit, "callback", String(callbackId), before, { status: "pending" });
+        return row;
+      });
+    },
+
+    /** After a merchant's outage: every callback that failed at or after `since`, as one entry. */
+    redeliverFailedSince(since: number, audit: AuditEntry) {
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .updateTable("callbacks")
+          .set({
+            status: "pending",
+            step: 0,
+            next_attempt_at: audit.at,
+            failed_at: null,
+            updated_at: audit.at,
+          })
+          .where("status", "=", "failed")
+          .where("failed_at", ">=", since)
+          .returning("id")
+          .execute();
+        const ids = rows.map((r) => r.id);
+        if (ids.length > 0) {
+          const entityId = `failed-since:${new Date(since).toISOString()}`;
+          await write(trx, audit, "callback", entityId, { status: "failed" }, { status: "pending", ids });
+        }
+        return ids;
+      });
+    },
+
+    /** An event with no row of its own behind it (a channel's breaker opening, for one). */
+    async event(
+      audit: AuditEntry,
+      entityType: string,
+      entityId: string,
+      before: Row | null,
+      after: Row | null,
+    ) {
+      await write(db, audit, entityType, entityId, before, after);
+    },
+
+    list(filter: AuditFilter): Promise<AuditRow[]> {
+      let q = db.selectFrom("audit_log").selectAll();
+      if (filter.actor !== undefined) q = q.where("actor", "=", filter.actor);
+      if (filter.action !== undefined) q = q.where("action", "=", filter.action);
+      if (filter.entityType !== undefined) q = q.where("entity_type", "=", filter.entityType);
+      if (filter.entityId !== undefined) q = q.where("entity_id", "=", filter.entityId);
+      if (filter.from !== undefined) q = q.where("at", ">=", filter.from);
+      if (filter.to !== undefined) q = q.where("at", "<", filter.to);
+      return q
+        .orderBy("id", "desc")
+        .limit(Math.min(filter.limit ?? 100, 1000))
+        .execute();
+    },
   };
 }
 

@@ -72,10 +72,6 @@ export interface CallbackRepository {
   countByStatus(): Promise<Record<string, number>>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
   list(filter: CallbackFilter): Promise<CallbackRow[]>;
-  /** Makes a callback due now with a fresh schedule, whatever its status; an attempt in flight finishes first. */
-  redeliver(id: number, now: number): Promise<CallbackRow | undefined>;
-  /** Redelivers every callback that failed at or after `since`; returns their ids. */
-  redeliverFailedSince(since: number, now: number): Promise<number[]>;
 }
 
 export function createCallbackRepository(
@@ -212,26 +208,6 @@ export function createCallbackRepository(
         .orderBy("id", "desc")
         .limit(Math.min(filter.limit ?? 100, 1000))
         .execute();
-    },
-
-    redeliver(id, now) {
-      return db
-        .updateTable("callbacks")
-        .set({ status: "pending", step: 0, next_attempt_at: now, failed_at: null, updated_at: now })
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirst();
-    },
-
-    async redeliverFailedSince(since, now) {
-      const rows = await db
-        .updateTable("callbacks")
-        .set({ status: "pending", step: 0, next_attempt_at: now, failed_at: null, updated_at: now })
-        .where("status", "=", "failed")
-        .where("failed_at", ">=", since)
-        .returning("id")
-        .execute();
-      return rows.map((r) => r.id);
     },
   };
 }

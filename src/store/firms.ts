@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Updateable } from "kysely";
-import type { Database, FirmTable, ProviderTable } from "./schema.js";
+import type { BannedUserTable, Database, FirmTable, ProviderTable } from "./schema.js";
 
 export type FirmRow = Selectable<FirmTable>;
 export type ProviderRow = Selectable<ProviderTable>;
@@ -21,8 +21,7 @@ export interface FirmRepository {
   getProvider(id: number): Promise<ProviderRow | undefined>;
   listProviders(): Promise<ProviderRow[]>;
   updateProvider(id: number, changes: Updateable<ProviderTable>): Promise<ProviderRow | undefined>;
-  ban(firmId: number, userId: string, now: number): Promise<void>;
-  unban(firmId: number, userId: string): Promise<boolean>;
+  bans(firmId: number): Promise<Selectable<BannedUserTable>[]>;
 }
 
 export function createFirmRepository(db: Kysely<Database>): FirmRepository {
@@ -69,20 +68,14 @@ export function createFirmRepository(db: Kysely<Database>): FirmRepository {
     updateProvider(id, changes) {
       return db.updateTable("providers").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
     },
-    async ban(firmId, userId, now) {
-      await db
-        .insertInto("banned_users")
-        .values({ firm_id: firmId, user_id: userId, created_at: now })
-        .onConflict((oc) => oc.columns(["firm_id", "user_id"]).doNothing())
-        .execute();
-    },
-    async unban(firmId, userId) {
-      const r = await db
-        .deleteFrom("banned_users")
+    bans(firmId) {
+      return db
+        .selectFrom("banned_users")
+        .selectAll()
         .where("firm_id", "=", firmId)
-        .where("user_id", "=", userId)
-        .executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+        .orderBy("created_at", "desc")
+        .limit(1000)
+        .execute();
     },
   };
 }

@@ -1,16 +1,13 @@
 import type { Kysely, Selectable } from "kysely";
-import type { AuditLogTable, Database, OperatorTable } from "./schema.js";
+import type { Database, OperatorTable } from "./schema.js";
 
 export type OperatorRow = Selectable<OperatorTable>;
-export type AuditRow = Selectable<AuditLogTable>;
 
 export interface OperatorRepository {
-  create(values: Omit<OperatorRow, "id" | "failed_logins" | "locked_until" | "active">): Promise<OperatorRow>;
   byEmail(email: string): Promise<OperatorRow | undefined>;
   /** Counts a failed login; locks the account until `lockUntil` once `limit` failures in a row are reached. */
   recordFailure(id: number, limit: number, lockUntil: number): Promise<void>;
   recordSuccess(id: number): Promise<void>;
-  setPassword(id: number, hash: string, now: number): Promise<void>;
   createSession(values: {
     token_hash: string;
     operator_id: number;
@@ -22,18 +19,12 @@ export interface OperatorRepository {
   session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteSessionsOf(operatorId: number): Promise<void>;
-  audit(filter: { entityType?: string; entityId?: string; limit?: number }): Promise<AuditRow[]>;
+  list(): Promise<OperatorRow[]>;
+  get(id: number): Promise<OperatorRow | undefined>;
 }
 
 export function createOperatorRepository(db: Kysely<Database>): OperatorRepository {
   return {
-    create(values) {
-      return db
-        .insertInto("operators")
-        .values({ ...values, failed_logins: 0, locked_until: 0, active: 1 })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    },
     byEmail(email) {
       return db.selectFrom("operators").selectAll().where("email", "=", email).executeTakeFirst();
     },
@@ -56,13 +47,6 @@ export function createOperatorRepository(db: Kysely<Database>): OperatorReposito
       await db
         .updateTable("operators")
         .set({ failed_logins: 0, locked_until: 0 })
-        .where("id", "=", id)
-        .execute();
-    },
-    async setPassword(id, hash, now) {
-      await db
-        .updateTable("operators")
-        .set({ password_hash: hash, updated_at: now })
         .where("id", "=", id)
         .execute();
     },
@@ -89,14 +73,11 @@ export function createOperatorRepository(db: Kysely<Database>): OperatorReposito
     async deleteSessionsOf(operatorId) {
       await db.deleteFrom("operator_sessions").where("operator_id", "=", operatorId).execute();
     },
-    audit(filter) {
-      let q = db.selectFrom("audit_log").selectAll();
-      if (filter.entityType !== undefined) q = q.where("entity_type", "=", filter.entityType);
-      if (filter.entityId !== undefined) q = q.where("entity_id", "=", filter.entityId);
-      return q
-        .orderBy("id", "desc")
-        .limit(Math.min(filter.limit ?? 100, 1000))
-        .execute();
+    list() {
+      return db.selectFrom("operators").selectAll().orderBy("id").execute();
+    },
+    get(id) {
+      return db.selectFrom("operators").selectAll().where("id", "=", id).executeTakeFirst();
     },
   };
 }

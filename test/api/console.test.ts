@@ -1,5 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -25,28 +26,9 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     await server?.close();
   });
 
-  async function call(
-    method: string,
-    path: string,
-    opts: { cookie?: string; csrf?: string; body?: unknown } = {},
-  ) {
-    const res = await request(`${server.url}${path}`, {
-      method: method as "GET",
-      headers: {
-        ...(opts.body === undefined ? {} : { "content-type": "application/json" }),
-        ...(opts.cookie ? { cookie: opts.cookie } : {}),
-        ...(opts.csrf ? { "x-csrf-token": opts.csrf } : {}),
-      },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    });
-    const text = await res.body.text();
-    return { status: res.statusCode, json: text ? JSON.parse(text) : undefined, headers: res.headers };
-  }
-  async function login(email: string, password: string) {
-    const res = await call("POST", "/ops/api/login", { body: { email, password } });
-    const setCookie = String(res.headers["set-cookie"] ?? "");
-    return { res, cookie: setCookie.split(";")[0] ?? "", csrf: res.json?.csrf_token as string, setCookie };
-  }
+  const call = (method: string, path: string, opts: Parameters<typeof consoleCall>[3] = {}) =>
+    consoleCall(server, method, path, opts);
+  const login = (email: string, password: string) => consoleLogin(server, email, password);
   async function pendingDeposit() {
     const body = depositBody();
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -98,7 +98,21 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     const log = await routingOf(body.reference as string);
     expect(log[0]).toMatchObject({ channel: "DEAD", outcome: "skipped", reason: "channel breaker open" });
     const channels = (await server.admin("GET", "/admin/v1/channels")).json;
-    expect(channels.find((c: { code: string }) => c.code === "DEAD").breaker).toBe("open");
+    const dead = channels.find((c: { code: string }) => c.code === "DEAD");
+    expect(dead.breaker).toBe("open");
+    // The opening is in the audit log, by the service, once (the skips after it are not news).
+    await vi.waitFor(async () => {
+      const audit = (await server.admin("GET", "/admin/v1/audit?action=channel.breaker_open")).json;
+      expect(audit).toEqual([
+        expect.objectContaining({
+          actor: "service:breaker",
+          entity_type: "channel",
+          entity_id: String(dead.id),
+          before: { breaker: "closed", code: "DEAD" },
+          after: { breaker: "open", code: "DEAD" },
+        }),
+      ]);
+    });
   });
 
   it("a decline with no other account: 422 with the contract's text, no transaction, the reference free to retry", async () => {

@@ -5,11 +5,14 @@ import type { Backoffice } from "../../backoffice/service.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
 import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
+import { answer, parse, parseBody } from "../management/io.js";
+import { registerManagementRoutes } from "../management/routes.js";
+import { idParam, operatorCreate, operatorUpdate } from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
 
 /**
- * The operator console's API under /ops/api (the console page that uses it is not built yet; see
- * the issue note). Every route needs a session cookie; every change also needs the session's CSRF
+ * The operator console's API under /ops/api (the page is assets/console/, served by page.ts).
+ * Every route needs a session cookie; every change also needs the session's CSRF
  * token in X-CSRF-Token; each route names the least role it needs (viewer < operator < admin).
  */
 const COOKIE = "payintake_ops";
@@ -241,67 +244,48 @@ export function registerConsoleRoutes(
     });
 
     ops.post<{ Params: { id: string } }>("/ops/api/callbacks/:id/redeliver", async (request, reply) => {
-      if (!(await guard(request, reply, "operator"))) return reply;
+      const who = await guard(request, reply, "operator");
+      if (!who) return reply;
       const id = Number(request.params.id);
       if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
-      const outcome = await backoffice.redeliver(id);
+      const outcome = await backoffice.redeliver(id, `operator:${who.operator.email}`);
       return outcome.ok
         ? sendJson(reply, 200, outcome.value)
         : sendError(reply, outcome.status, outcome.message);
     });
 
-    ops.get("/ops/api/firms", async (request, reply) => {
-      if (!(await guard(request, reply, "viewer"))) return reply;
-      return sendJson(reply, 200, await backoffice.listFirms());
+    registerManagementRoutes(ops, "/ops/api", backoffice, async (request, reply, needed) => {
+      const who = await guard(request, reply, needed);
+      return who && `operator:${who.operator.email}`;
     });
-    ops.post<{ Params: { id: string } }>("/ops/api/firms/:id/rotate-secret", async (request, reply) => {
+
+    ops.get("/ops/api/operators", async (request, reply) => {
+      if (!(await guard(request, reply, "admin"))) return reply;
+      return sendJson(reply, 200, await consoleService.listOperators());
+    });
+    ops.post("/ops/api/operators", async (request, reply) => {
       const who = await guard(request, reply, "admin");
       if (!who) return reply;
-      const id = Number(request.params.id);
-      if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
-      const outcome = await backoffice.rotateSecret(id, `operator:${who.operator.email}`);
-      return outcome.ok
-        ? sendJson(reply, 200, outcome.value)
-        : sendError(reply, outcome.status, outcome.message);
+      const input = parseBody(operatorCreate, request);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      const { email, role, password } = input.value;
+      const actor = `operator:${who.operator.email}`;
+      return answer(reply, await consoleService.createOperator(email, role, password ?? null, actor), 201);
     });
-    ops.get("/ops/api/accounts", async (request, reply) => {
-      if (!(await guard(request, reply, "viewer"))) return reply;
-      return sendJson(reply, 200, await backoffice.listAccounts());
-    });
-    ops.patch<{ Params: { id: string } }>("/ops/api/accounts/:id", async (request, reply) => {
+    ops.patch("/ops/api/operators/:id", async (request, reply) => {
       const who = await guard(request, reply, "admin");
       if (!who) return reply;
-      const id = Number(request.params.id);
-      const json = parseJsonBody(request);
-      const input = json.ok ? z.strictObject({ active: z.boolean() }).safeParse(json.value) : undefined;
-      if (!Number.isSafeInteger(id) || id <= 0 || !input?.success)
-        return sendError(reply, 400, "active (true or false) is required");
-      const outcome = await backoffice.updateAccount(
-        id,
-        { active: input.data.active },
-        `operator:${who.operator.email}`,
-      );
-      return outcome.ok
-        ? sendJson(reply, 200, outcome.value)
-        : sendError(reply, outcome.status, outcome.message);
+      const p = parse(idParam, request.params);
+      const input = parseBody(operatorUpdate, request);
+      if (!p.ok) return sendError(reply, 400, p.message);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      const actor = `operator:${who.operator.email}`;
+      return answer(reply, await consoleService.updateOperator(who.operator, p.value.id, input.value, actor));
     });
 
     ops.get("/ops/api/dashboard", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
       return sendJson(reply, 200, await backoffice.dashboard());
-    });
-
-    ops.get("/ops/api/audit", async (request, reply) => {
-      if (!(await guard(request, reply, "viewer"))) return reply;
-      const q = z
-        .object({ entity_type: z.string().max(50).optional(), entity_id: z.string().max(50).optional() })
-        .safeParse(request.query);
-      if (!q.success) return sendError(reply, 400, "bad filter");
-      return sendJson(
-        reply,
-        200,
-        await backoffice.audit({ entityType: q.data.entity_type, entityId: q.data.entity_id }),
-      );
     });
   });
 }

@@ -171,6 +171,23 @@ export const redeliverFailedBody = z.strictObject({
   }),
 });
 
+export const operatorUpdate = z.strictObject({
+  role: z.enum(["admin", "operator", "viewer"]).optional(),
+  active: z.boolean().optional(),
+  unlock: z.literal(true).optional(),
+});
+
+const isoTime = z.iso.datetime({ offset: true });
+export const auditQuery = z.strictObject({
+  actor: z.string().trim().min(1).max(200).optional(),
+  action: z.string().trim().min(1).max(50).optional(),
+  entity_type: z.string().trim().min(1).max(50).optional(),
+  entity_id: z.string().trim().min(1).max(100).optional(),
+  from: isoTime.optional(),
+  to: isoTime.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
 export const operatorCreate = z.strictObject({
   email: z.string().trim().toLowerCase().email().max(200),
   role: z.enum(["admin", "operator", "viewer"]),

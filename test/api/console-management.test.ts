@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConsoleSession, consoleCall, consoleLogin } from "../support/console.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { createFirm, type TestFirm } from "../support/merchant.js";
+
+type Role = "admin" | "operator" | "viewer";
+
+describe.each(STORES)("console management API: roles, every change audited, operators (%s)", (kind) => {
+  let server: TestServer;
+  let firm: TestFirm;
+  const as = {} as Record<Role, ConsoleSession & { id: number }>;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn" });
+    firm = await createFirm(server);
+    for (const role of ["admin", "operator", "viewer"] as const) {
+      const email = `${role}@mgmt.example`;
+      const password = `${role}-password-123`;
+      expect((await server.admin("POST", "/admin/v1/operators", { email, role, password })).status).toBe(201);
+      const login = await consoleLogin(server, email, password);
+      as[role] = { cookie: login.cookie, csrf: login.csrf, id: login.res.json.operator.id };
+    }
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const call = (who: Role | null, method: string, path: string, body?: unknown) =>
+    consoleCall(server, method, path, who === null ? { body } : { ...as[who], body });
+  const audit = async (query: string) => (await call("viewer", "GET", `/ops/api/audit?${query}`)).json;
+
+  it("reads need a session; writes need the role: admin manages, operators ban, viewers only read", async () => {
+    const writes: [string, string, unknown, Role][] = [
+      ["POST", "/ops/api/providers", { name: "P", kind: "platform" }, "admin"],
+      ["POST", "/ops/api/firms", { name: "F" }, "admin"],
+      ["PATCH", `/ops/api/firms/${firm.id}`, { deposits: "open" }, "admin"],
+      ["POST", "/ops/api/channels", { code: `C${kind}`, kind: "manual" }, "admin"],
+      ["POST", "/ops/api/accounts", { bank_name: "B", holder_name: "H", iban: "TR1" }, "admin"],
+      ["PUT", `/ops/api/firms/${firm.id}/bans`, { user_id: "u-roles" }, "operator"],
+      ["POST", "/ops/api/operators", { email: "x@mgmt.example", role: "viewer" }, "admin"],
+    ];
+    for (const [method, path, body, least] of writes) {
+      expect((await call(null, method, path, body)).status, `${method} ${path} without session`).toBe(401);
+      const noCsrf = await consoleCall(server, method, path, { cookie: as.admin.cookie, body });
+      expect(noCsrf.status, `${method} ${path} without CSRF`).toBe(403);
+      const refused: Role[] = least === "admin" ? ["viewer", "operator"] : ["viewer"];
+      for (const role of refused) {
+        const res = await call(role, method, path, body);
+        expect(res.status, `${method} ${path} as ${role}`).toBe(403);
+        expect(res.json).toEqual({ success: false, message: "Not allowed for your role" });
+      }
+      const ok = await call(least, method, path, body);
+      expect([200, 201], `${method} ${path} as ${least}: ${JSON.stringify(ok.json)}`).toContain(ok.status);
+    }
+    for (const path of ["/ops/api/providers", "/ops/api/firms", "/ops/api/channels", "/ops/api/audit"]) {
+      expect((await call(null, "GET", path)).status).toBe(401);
+      expect((await call("viewer", "GET", path)).status).toBe(200);
+    }
+    expect((await call("operator", "GET", "/ops/api/operators")).status).toBe(403);
+  });
+
+  it("bad input gets a clear 400 naming the field; unknown ids 404", async () => {
+    const bad = await call("admin", "POST", "/ops/api/accounts", { bank_name: "B", holder_name: "H" });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(/^iban: /);
+    const range = await call("admin", "PATCH", `/ops/api/firms/${firm.id}`, {
+      deposit_min: "500.00",
+      deposit_max: "100.00",
+    });
+    expect(range.json).toEqual({ success: false, message: "the minimum must not exceed the maximum" });
+    expect((await call("admin", "PATCH", "/ops/api/firms/999999", { active: false })).status).toBe(404);
+    expect((await call("admin", "POST", "/ops/api/firms", "not an object")).status).toBe(400);
+  });
+
+  it("every change is audited with actor, before and after, and never a secret", async () => {
+    const actor = "operator:admin@mgmt.example";
+    const provider = await call("admin", "POST", "/ops/api/providers", { name: "Prov", kind: "aggregator" });
+    expect(provider.status).toBe(201);
+    await call("admin", "PATCH", `/ops/api/providers/${provider.json.id}`, { auto_cancel_minutes: 30 });
+    const created = await call("admin", "POST", "/ops/api/firms", {
+      name: "Audited firm",
+      provider_id: provider.json.id,
+      deposit_max: "5000.00",
+    });
+    expect(created.status).toBe(201);
+    const fid = created.json.id as number;
+    await call("admin", "PATCH", `/ops/api/firms/${fid}`, {
+      withdrawals: "closed",
+      deposit_max: "7500.50",
+      callback_middle_name: true,
+    });
+    const rotated = await call("admin", "POST", `/ops/api/firms/${fid}/rotate-secret`);
+    const channel = await call("admin", "POST", "/ops/api/channels", {
+      code: `H${kind}`,
+      kind: "http",
+      url: "http://127.0.0.1:9/ask",
+    });
+    await call("admin", "PATCH", `/ops/api/channels/H${kind}`, { timeout_ms: 2500, active: false });
+    const account = await call("admin", "POST", "/ops/api/accounts", {
+      bank_name: "Akbank",
+      holder_name: "Holder",
+      iban: "TR330006100519786457841326",
+      daily_cap: "10000.00",
+    });
+    await call("admin", "PATCH", `/ops/api/accounts/${account.json.id}`, { max: "2000.00", active: false });
+    await call("operator", "PUT", `/ops/api/firms/${fid}/bans`, { user_id: "u-77" });
+    await call("operator", "PUT", `/ops/api/firms/${fid}/bans`, { user_id: "u-77" });
+    await call("operator", "DELETE", `/ops/api/firms/${fid}/bans`, { user_id: "u-77" });
+
+    const log = await audit(`actor=${encodeURIComponent(actor)}&limit=1000`);
+    const of = (action: string, id: unknown) =>
+      log.filter(
+        (e: { action: string; entity_id: string }) => e.action === action && e.entity_id === String(id),
+      );
+    expect(of("provider.create", provider.json.id)[0]).toMatchObject({
+      before: null,
+      after: { name: "Prov", kind: "aggregator", auto_cancel_minutes: 0 },
+    });
+    expect(of("provider.update", provider.json.id)[0]).toMatchObject({
+      before: { auto_cancel_minutes: 0 },
+      after: { auto_cancel_minutes: 30 },
+    });
+    expect(of("firm.create", fid)[0].after).toMatchObject({
+      name: "Audited firm",
+      deposit_max: 500000,
+      secret: "set",
+    });
+    expect(of("firm.update", fid)[0]).toMatchObject({
+      before: { withdrawals_open: 1, deposit_max: 500000, callback_middle_name: 0 },
+      after: { withdrawals_open: 0, deposit_max: 750050, callback_middle_name: 1 },
+    });
+    expect(of("firm.rotate_secret", fid)[0]).toMatchObject({ before: {}, after: { secret: "rotated" } });
+    expect(of("channel.create", channel.json.id)[0].after).toMatchObject({ code: `H${kind}`, secret: "set" });
+    expect(of("channel.update", channel.json.id)[0]).toMatchObject({
+      before: { timeout_ms: 8000, active: 1 },
+      after: { timeout_ms: 2500, active: 0 },
+    });
+    expect(of("account.create", account.json.id)[0].after).toMatchObject({ daily_cap: 1_000_000, active: 1 });
+    expect(of("account.update", account.json.id)[0]).toMatchObject({
+      before: { max_amount: null, active: 1 },
+      after: { max_amount: 200_000, active: 0 },
+    });
+    // The second ban of the same user changed nothing and is not logged.
+    const bans = await audit(`entity_type=ban&entity_id=${fid}:u-77`);
+    expect(bans.map((e: { action: string; actor: string }) => `${e.action} ${e.actor}`)).toEqual([
+      "ban.remove operator:operator@mgmt.example",
+      "ban.add operator:operator@mgmt.example",
+    ]);
+    const everything = JSON.stringify(await audit("limit=1000"));
+    for (const secret of [created.json.secret_key, rotated.json.secret_key, channel.json.secret]) {
+      expect(secret).toMatch(/^sk_/);
+      expect(everything).not.toContain(secret);
+    }
+    expect(everything).not.toContain("secret_sealed");
+    expect(everything).not.toContain("password_hash");
+  });
+
+  it("the audit log filters by actor, action, entity and time", async () => {
+    const before = new Date(Date.now() - 1000).toISOString();
+    const f = await call("admin", "POST", "/ops/api/firms", { name: "Filter firm" });
+    await call("admin", "PATCH", `/ops/api/firms/${f.json.id}`, { active: false });
+    const after = new Date(Date.now() + 1000).toISOString();
+    const byEntity = await audit(`entity_type=firm&entity_id=${f.json.id}`);
+    expect(byEntity.map((e: { action: string }) => e.action)).toEqual(["firm.update", "firm.create"]);
+    const byAction = await audit(`action=firm.update&entity_id=${f.json.id}`);
+    expect(byAction).toHaveLength(1);
+    expect(await audit(`entity_id=${f.json.id}&entity_type=firm&from=${after}`)).toEqual([]);
+    expect(
+      await audit(`entity_id=${f.json.id}&entity_type=firm&from=${before}&to=${encodeURIComponent(after)}`),
+    ).toHaveLength(2);
+    expect(await audit(`actor=operator:nobody@mgmt.example`)).toEqual([]);
+    const bad = await call("viewer", "GET", "/ops/api/audit?from=yesterday");
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(/^from: /);
+    expect((await call("viewer", "GET", "/ops/api/audit?colour=red")).status).toBe(400);
+  });
+
+  it("admins manage operators: create (one-time password), change a role, switch one off (sessions end), unlock; not themselves", async () => {
+    const created = await call("admin", "POST", "/ops/api/operators", {
+      email: "Temp@Mgmt.example",
+      role: "viewer",
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    const temp = await consoleLogin(server, "temp@mgmt.example", created.json.password);
+    expect(temp.res.status).toBe(200);
+
+    const promoted = await call("admin", "PATCH", `/ops/api/operators/${created.json.id}`, {
+      role: "operator",
+    });
+    expect(promoted.json).toMatchObject({ email: "temp@mgmt.example", role: "operator", active: true });
+    expect((await consoleCall(server, "GET", "/ops/api/me", temp)).json.operator.role).toBe("operator");
+
+    const off = await call("admin", "PATCH", `/ops/api/operators/${created.json.id}`, { active: false });
+    expect(off.json.active).toBe(false);
+    expect((await consoleCall(server, "GET", "/ops/api/me", temp)).status).toBe(401);
+    expect((await consoleLogin(server, "temp@mgmt.example", created.json.password)).res.status).toBe(401);
+
+    const self = await call("admin", "PATCH", `/ops/api/operators/${as.admin.id}`, { role: "viewer" });
+    expect(self.status).toBe(400);
+    expect(self.json.message).toBe("you cannot change your own role or access");
+
+    const list = (await call("admin", "GET", "/ops/api/operators")).json;
+    expect(list.find((o: { email: string }) => o.email === "temp@mgmt.example")).toMatchObject({
+      role: "operator",
+      active: false,
+      locked: false,
+    });
+    expect(JSON.stringify(list)).not.toContain("password");
+    const trail = await audit(`entity_type=operator&entity_id=${created.json.id}`);
+    expect(trail.map((e: { action: string; after: unknown }) => [e.action, e.after])).toEqual([
+      ["operator.update", { active: 0 }],
+      ["operator.update", { role: "operator" }],
+      [
+        "operator.create",
+        expect.objectContaining({ email: "temp@mgmt.example", role: "viewer", password: "set" }),
+      ],
+    ]);
+  });
+
+  it("a password change is audited without the password", async () => {
+    const res = await consoleCall(server, "POST", "/ops/api/password", {
+      ...as.viewer,
+      body: { current: "viewer-password-123", next: "viewer-password-456" },
+    });
+    expect(res.status).toBe(200);
+    as.viewer.csrf = res.json.csrf_token;
+    const entries = await audit(`action=operator.password&entity_id=${as.viewer.id}`);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        actor: "operator:viewer@mgmt.example",
+        before: {},
+        after: { password: "rotated" },
+      }),
+    ]);
+    expect(JSON.stringify(entries)).not.toContain("viewer-password");
+  });
+});
