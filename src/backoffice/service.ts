@@ -137,6 +137,11 @@ export function createBackoffice(deps: BackofficeDeps) {
         const volume = (status?: string) =>
           rows.filter((r) => status === undefined || r.status === status).reduce((a, r) => a + r.volume, 0);
         const decided = sum("approved") + sum("rejected");
+        const hourly = Array.from({ length: 24 }, () => 0);
+        for (const r of rows) {
+          const h = Math.floor(r.hour);
+          if (h >= 0 && h < 24) hourly[h] = (hourly[h] ?? 0) + r.count;
+        }
         return {
           count: sum(),
           volume: formatMinor(volume()),
@@ -145,6 +150,8 @@ export function createBackoffice(deps: BackofficeDeps) {
           rejected: sum("rejected"),
           approved_volume: formatMinor(volume("approved")),
           approval_rate: decided === 0 ? null : Math.round((sum("approved") / decided) * 1000) / 1000,
+          /** How many were created in each hour of the day so far (Türkiye's hours, 00–23). */
+          hourly,
         };
       };
       const sorted = [...times].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from "kysely";
+import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
 import { uniqueViolation } from "./errors.js";
 import { RECORD_NONCE } from "./nonces.js";
 import { prepared, type StatementRunner } from "./prepared.js";
@@ -56,7 +56,9 @@ export interface TransactionRepository {
     facts: { reference: string; userId: string; type: TransactionRow["type"] },
   ): Promise<{ nonceFresh: boolean; facts: BusinessFacts }>;
   /** Counts and volumes per type and status of transactions created since `since`. */
-  totalsSince(since: number): Promise<{ type: string; status: string; count: number; volume: number }[]>;
+  totalsSince(
+    since: number,
+  ): Promise<{ type: string; status: string; hour: number; count: number; volume: number }[]>;
   /** Milliseconds from creation to decision of transactions decided since `since` (at most 10,000). */
   decisionTimesSince(since: number): Promise<number[]>;
   /** Deposits routed to each account since `since` that were not rejected, summed per account. */
@@ -209,15 +211,18 @@ export function createTransactionRepository(
         .select([
           "type",
           "status",
+          // Whole hours since `since` (better-sqlite3 binds numbers as REAL, hence the cast).
+          sql<number>`CAST((created_at - ${since}) / 3600000 AS INTEGER)`.as("hour"),
           (eb) => eb.fn.countAll<number>().as("count"),
           (eb) => eb.fn.sum<number>("amount").as("volume"),
         ])
         .where("created_at", ">=", since)
-        .groupBy(["type", "status"])
+        .groupBy(["type", "status", "hour"])
         .execute();
       return rows.map((r) => ({
         type: r.type,
         status: r.status,
+        hour: Number(r.hour),
         count: Number(r.count),
         volume: Number(r.volume ?? 0),
       }));

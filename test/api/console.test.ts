@@ -232,6 +232,12 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       (t: { type: string }) => t.type === "deposit",
     );
     expect(d.json.deposits.count).toBe(all.length);
+    // Every deposit of today falls in the hour (Türkiye's) it was created in.
+    const hour = (Date.now() - Date.parse(d.json.since)) / 3_600_000;
+    expect(d.json.deposits.hourly).toHaveLength(24);
+    const h = Math.floor(hour);
+    expect(d.json.deposits.hourly[h] + (h > 0 ? d.json.deposits.hourly[h - 1] : 0)).toBeGreaterThanOrEqual(2);
+    expect(d.json.deposits.hourly.reduce((a: number, b: number) => a + b, 0)).toBe(all.length);
     expect(d.json.deposits.approved).toBe(
       all.filter((t: { status: string }) => t.status === "approved").length,
     );

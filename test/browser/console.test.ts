@@ -6,7 +6,7 @@ import { STORES, startTestServer, type TestServer } from "../support/harness.js"
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
 
-/** The operator console's queue in Debian's Chromium: log in, decide deposits, see the callbacks. */
+/** The operator console in Debian's Chromium: log in, decide deposits, manage, find it in the audit log. */
 const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 const SHOTS =
   process.env.PAYINTAKE_SCREENSHOTS === "1"
@@ -18,6 +18,7 @@ describe("operator console in Chromium", () => {
   let firm: TestFirm;
   let receiver: Receiver;
   let browser: Browser;
+  const thirdParty: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM))
@@ -29,7 +30,7 @@ describe("operator console in Chromium", () => {
     await addAccount(server);
     receiver = await startReceiver();
     firm = await createFirm(server, { webhook_url: receiver.url });
-    for (const role of ["operator", "viewer"]) {
+    for (const role of ["admin", "operator", "viewer"]) {
       await server.admin("POST", "/admin/v1/operators", {
         email: `${role}@ops.example`,
         role,
@@ -39,6 +40,8 @@ describe("operator console in Chromium", () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   });
   afterAll(async () => {
+    // Every request any page made went to the console's own origin.
+    expect(thirdParty).toEqual([]);
     await browser?.close();
     await receiver?.close();
     await server?.close();
@@ -52,9 +55,13 @@ describe("operator console in Chromium", () => {
     });
     return q.json.data.id;
   }
-  async function signIn(role: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  async function signIn(role: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+    const context = await browser.newContext({ viewport });
     const page = await context.newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(server.url)) thirdParty.push(r.url());
+    });
+    page.on("pageerror", (e) => thirdParty.push(`page error: ${e.message}`));
     await page.goto(`${server.url}/ops`);
     await expect.poll(() => page.locator("#login").isVisible()).toBe(true);
     await page.fill("#email", `${role}@ops.example`);
@@ -63,7 +70,8 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
     return page;
   }
-  const row = (page: Page, id: number) => page.locator(`tr[data-id="${id}"]`);
+  const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
+  const tab = (page: Page, name: string) => page.click(`a.tab[data-tab="${name}"]`);
 
   it("logs in, approves from the queue (the merchant gets the callback), edits an amount, rejects with a note by keyboard", async () => {
     const a = await deposit();
@@ -80,6 +88,7 @@ describe("operator console in Chromium", () => {
     expect(JSON.parse(got.body).event).toBe("deposit.approved");
 
     await row(page, b).locator("input.edit-amount").fill("149,50");
+    await expect.poll(() => row(page, b).locator("button.approve").textContent()).toBe("Onayla: 149,50 TL");
     await row(page, b).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${b}: Onaylandı`);
     const tx = (await server.admin("GET", `/admin/v1/transactions/${b}`)).json;
@@ -89,27 +98,53 @@ describe("operator console in Chromium", () => {
       decided_by: "operator:operator@ops.example",
     });
 
-    // Keyboard: select c with j/k, reject with r, type the note in the prompt.
-    page.once("dialog", (d) => void d.accept("no transfer seen"));
-    await page.locator("body").click();
-    for (let i = 0; i < 5 && (await page.locator("tr.selected").getAttribute("data-id")) !== String(c); i++) {
+    // Keyboard: select c with j/k, r opens the note in the row, Enter rejects.
+    await page.locator("h1").click();
+    for (
+      let i = 0;
+      i < 5 && (await page.locator("#rows tr.selected").getAttribute("data-id")) !== String(c);
+      i++
+    ) {
       await page.keyboard.press("j");
     }
     await page.keyboard.press("r");
+    await expect
+      .poll(() =>
+        row(page, c)
+          .locator("input.note")
+          .evaluate((el) => el === document.activeElement),
+      )
+      .toBe(true);
+    await page.keyboard.type("no transfer seen");
+    await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${c}: Reddedildi`);
-    const audit = (await server.admin("GET", `/admin/v1/transactions/${c}`)).json;
-    expect(audit).toMatchObject({ status: "rejected", decision_note: "no transfer seen" });
+    const rejected = (await server.admin("GET", `/admin/v1/transactions/${c}`)).json;
+    expect(rejected).toMatchObject({ status: "rejected", decision_note: "no transfer seen" });
     await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === c));
     await page.context().close();
   });
 
-  it("finds a transaction, shows its history, routing and callback, and sends the callback again", async () => {
+  it("a decision made by another operator meanwhile drops out of the queue and cannot be made twice", async () => {
+    const id = await deposit();
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, id).isVisible()).toBe(true);
+    await server.admin("POST", `/admin/v1/transactions/${id}/reject`, { actor: "operator:elsewhere" });
+    // Clicking before the refresh: the server refuses the second decision, and the row goes.
+    await row(page, id).locator("button.approve").click();
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(`#${id}: transaction is not pending (status: rejected); it was decided already`);
+    await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
+    await page.context().close();
+  });
+
+  it("finds a transaction, shows its history, routing and callback attempts, and sends the callback again", async () => {
     const id = await deposit();
     await server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:ayse" });
     const reference = (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.reference as string;
     await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === id));
     const page = await signIn("operator");
-    await page.click('.tab[data-type="search"]');
+    await tab(page, "transactions");
     await page.fill("#s-reference", reference);
     await page.click('#search-form button[type="submit"]');
     await page.locator(`#results tr[data-id="${id}"]`).click();
@@ -119,6 +154,7 @@ describe("operator console in Chromium", () => {
     await expect
       .poll(() => page.locator("#d-callbacks").textContent())
       .toContain("deposit.approved → delivered");
+    expect(await page.locator("#d-callbacks ol.attempts").textContent()).toContain("delivered · 200");
     if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-detail.png"), fullPage: true });
     const before = receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
     await page.locator("#d-callbacks button.redeliver").click();
@@ -128,49 +164,128 @@ describe("operator console in Chromium", () => {
     expect(await page.locator("#csv").getAttribute("href")).toBe(
       `/ops/api/transactions.csv?reference=${reference}`,
     );
+    // The view is in the URL: a reload shows the same detail.
+    await page.reload();
+    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · approved`);
     await page.context().close();
   });
 
-  it("the summary shows today's figures and channel health", async () => {
+  it("the summary shows today's figures, hourly charts and channel health, in English too", async () => {
     const page = await signIn("viewer");
-    await page.click('.tab[data-type="dashboard"]');
-    await expect.poll(() => page.locator("#cards .card").count()).toBeGreaterThan(5);
+    await tab(page, "summary");
+    await expect.poll(() => page.locator("#cards .card").count()).toBe(5);
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
+    expect(await page.locator(".hourly svg").count()).toBe(2);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-dashboard.png"), fullPage: true });
+    await page.click("#lang");
+    await expect.poll(() => page.locator("#cards").textContent()).toContain("Deposits");
+    await expect.poll(() => page.locator("html").getAttribute("lang")).toBe("en");
+    await page.click("#lang");
     await page.context().close();
   });
 
-  it("a viewer sees the queue but cannot decide; a decision made elsewhere disappears from the queue", async () => {
+  it("a viewer reads the queue but has no decision buttons; the API refuses anyway", async () => {
     const id = await deposit();
     const page = await signIn("viewer");
     await expect.poll(() => row(page, id).isVisible()).toBe(true);
-    await row(page, id).locator("button.approve").click();
-    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Not allowed for your role`);
-    await server.admin("POST", `/admin/v1/transactions/${id}/reject`, { actor: "operator:elsewhere" });
-    await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
+    expect(await row(page, id).locator("button").count()).toBe(0);
+    await page.keyboard.press("a");
+    expect((await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status).toBe("pending");
+    const status = await page.evaluate(async (txId) => {
+      const res = await fetch(`/ops/api/transactions/${txId}/approve`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      return res.status;
+    }, id);
+    expect(status).toBe(403);
     await page.context().close();
   });
 
-  it("an admin rotates a firm's secret and deactivates an account, and finds both in the audit log", async () => {
-    await server.admin("POST", "/admin/v1/operators", {
-      email: "admin@ops.example",
-      role: "admin",
-      password: "admin-password-123",
-    });
+  it("an admin rotates a firm's secret, deactivates an account, edits a firm, and finds each in the audit log", async () => {
     const page = await signIn("admin");
-    await page.click('.tab[data-type="manage"]');
-    await page.locator(`#firms tr[data-firm="${firm.id}"] button`).click();
-    await expect.poll(() => page.locator("#secret").textContent()).toMatch(/sk_[A-Za-z0-9_-]+$/);
-    const account = page.locator("#accounts tr").first();
-    await account.locator("button").click();
+    await tab(page, "firms");
+    page.once("dialog", (d) => void d.accept());
+    await page.locator(`#firms tr[data-firm="${firm.id}"] button.rotate`).click();
+    await expect.poll(() => page.locator("#secret code").textContent()).toMatch(/ · sk_[A-Za-z0-9_-]+$/);
+    const secret = (await page.locator("#secret code").textContent())?.split(" · ")[2] ?? "";
+    // The new secret signs requests at once; the old one is refused.
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(
+      401,
+    );
+    firm.secret = secret;
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(
+      200,
+    );
+
+    await page.locator(`#firms tr[data-firm="${firm.id}"] a.button`).click();
+    await page.fill('#firm-edit input[name="deposit_max"]', "7.500,00");
+    await page.click('#firm-edit button[type="submit"]');
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${firm.id}: Kaydedildi`);
+    expect((await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.deposit_max).toBe("7500.00");
+
+    await tab(page, "pool");
+    const account = page.locator("#accounts tbody tr").first();
+    await account.locator("button.toggle").click();
     await expect.poll(() => account.locator("td.state").textContent()).toBe("devre dışı");
-    await expect
-      .poll(() => page.locator("#audit").textContent())
-      .toContain("operator:admin@ops.example firm.rotate_secret");
-    expect(await page.locator("#audit").textContent()).toContain("operator:admin@ops.example account.update");
     if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-manage.png"), fullPage: true });
-    await account.locator("button").click();
+
+    await tab(page, "audit");
+    await expect.poll(() => page.locator("#audit tbody tr").count()).toBeGreaterThan(2);
+    const text = await page.locator("#audit").textContent();
+    expect(text).toContain("firm.rotate_secret");
+    expect(text).toContain("secret: rotated");
+    expect(text).toContain("deposit_max: — → 7500.00");
+    expect(text).toContain("account.update");
+    expect(text).not.toContain(secret);
+    // Filter to the admin's account changes only.
+    await page.fill('#audit-form input[name="action"]', "account.update");
+    await page.click('#audit-form button[type="submit"]');
+    await expect.poll(() => page.locator("#audit tbody tr").count()).toBe(1);
+    expect(await page.locator("#audit tbody tr").textContent()).toContain("operator:admin@ops.example");
+    expect(await page.locator("#audit tbody tr").textContent()).toContain("active: 1 → 0");
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-audit.png"), fullPage: true });
+
+    await tab(page, "pool");
+    await account.locator("button.toggle").click();
     await expect.poll(() => account.locator("td.state").textContent()).toBe("etkin");
+    await page.context().close();
+  });
+
+  it("an admin adds an operator (one-time password shown once) who then signs in", async () => {
+    const page = await signIn("admin");
+    await tab(page, "operators");
+    await page.fill('#operators input[name="email"]', "new@ops.example");
+    await page.selectOption('#operators select[name="role"]', "operator");
+    await page.click('#operators form button[type="submit"]');
+    await expect.poll(() => page.locator("#secret code").textContent()).toMatch(/^new@ops\.example · /);
+    const password = (await page.locator("#secret code").textContent())?.split(" · ")[1] ?? "";
+    await page.context().close();
+    const context = await browser.newContext();
+    const other = await context.newPage();
+    await other.goto(`${server.url}/ops`);
+    await other.fill("#email", "new@ops.example");
+    await other.fill("#password", password);
+    await other.click('#login button[type="submit"]');
+    await expect.poll(() => other.locator("#who").textContent()).toBe("new@ops.example (operator)");
+    await context.close();
+  });
+
+  it("works on a tablet in portrait: the queue fits and decisions still work", async () => {
+    const id = await deposit();
+    const next = await deposit();
+    const page = await signIn("operator", { width: 768, height: 1024 });
+    await expect.poll(() => row(page, next).isVisible()).toBe(true);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-tablet.png"), fullPage: true });
+    // Nothing to scroll sideways: neither the page nor the queue's table.
+    const widths = await page.evaluate(() => {
+      const table = document.querySelector("table.queue") as HTMLElement;
+      return [document.documentElement.scrollWidth, table.scrollWidth - table.clientWidth];
+    });
+    expect(widths).toEqual([768, 0]);
+    await row(page, id).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
     await page.context().close();
   });
 });

@@ -2,12 +2,13 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 
 /**
- * The console's page and assets at /ops: plain HTML, CSS and JavaScript from assets/console/, no
- * framework and no third-party requests, under a strict CSP. The page holds no data; everything it
- * shows comes from /ops/api with the operator's session.
+ * The console's page and assets at /ops, as `npm run build` made them in dist/web/console/ (the Preact
+ * app in web/console/, bundled by esbuild; page and stylesheet from assets/console/). Strict CSP,
+ * no third-party requests. The page holds no data: everything comes from /ops/api with the
+ * operator's session.
  */
-const ASSETS = new URL("../../../assets/console/", import.meta.url);
-const asset = (name: string) => readFileSync(new URL(name, ASSETS), "utf8");
+// Three folders up from src/http/console/ and from dist/http/console/ alike: the package root.
+const BUILT = new URL("../../../dist/web/console/", import.meta.url);
 
 const HEADERS = {
   "cache-control": "no-store",
@@ -19,10 +20,18 @@ const HEADERS = {
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
+function built(name: string): string {
+  try {
+    return readFileSync(new URL(name, BUILT), "utf8");
+  } catch {
+    throw new Error(`the console is not built (dist/web/console/${name} is missing): run npm run build`);
+  }
+}
+
 export function registerConsolePage(app: FastifyInstance): void {
-  const html = asset("console.html");
-  const js = asset("console.js");
-  const css = asset("console.css");
+  const html = built("console.html");
+  const js = built("console.js");
+  const css = built("console.css");
   app.get("/ops", async (_request, reply) =>
     reply.headers(HEADERS).type("text/html; charset=utf-8").send(html),
   );

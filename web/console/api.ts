@@ -1,0 +1,43 @@
+/**
+ * Same-origin calls to /ops/api with the session cookie; every change carries the session's CSRF
+ * token. A 401 anywhere means the session ended: the app goes back to sign-in.
+ */
+let csrf: string | null = null;
+let onSignedOut: () => void = () => {};
+
+export function setCsrf(token: string | null) {
+  csrf = token;
+}
+export function whenSignedOut(handler: () => void) {
+  onSignedOut = handler;
+}
+
+export interface Answer<T> {
+  status: number;
+  ok: boolean;
+  // Every answer is JSON; errors are {"success": false, "message": ...}.
+  json: T & { message?: string };
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const res = await fetch(`/ops/api${path}`, {
+    method,
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: {
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(csrf && method !== "GET" ? { "x-csrf-token": csrf } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json().catch(() => ({}))) as T & { message?: string };
+  if (res.status === 401 && path !== "/login") onSignedOut();
+  return { status: res.status, ok: res.status >= 200 && res.status < 300, json };
+}
+
+/** A query string from the filled fields only. */
+export function query(fields: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) if (v?.trim()) q.set(k, v.trim());
+  return q.toString();
+}

@@ -1,0 +1,140 @@
+import { api, query } from "./api";
+import { Field, formValue, useLoad, useShell, when } from "./ui";
+
+interface Entry {
+  id: number;
+  actor: string;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  at: string;
+}
+
+const FILTERS = ["actor", "action", "entity_type", "entity_id", "from", "to"] as const;
+
+/** Who changed what, when, before and after; filtered by the URL so a view can be shared. */
+export function Audit({ filter }: { filter: URLSearchParams }) {
+  const { t, lang, notify } = useShell();
+  const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
+  const [entries] = useLoad(async () => {
+    const res = await api<Entry[]>("GET", `/audit?${q}`);
+    if (!res.ok) notify(res.json.message ?? String(res.status), true);
+    return res.ok ? res.json : [];
+  }, q);
+
+  function submit(e: Event) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const values: Record<string, string | undefined> = {};
+    for (const f of FILTERS) values[f] = formValue(form, f);
+    if (values.from) values.from = `${values.from}T00:00:00+03:00`;
+    if (values.to) values.to = `${values.to}T23:59:59+03:00`;
+    location.hash = `#/audit?${query(values)}`;
+  }
+
+  return (
+    <section id="audit-page">
+      <h1>{t("audit")}</h1>
+      <form id="audit-form" class="filters" onSubmit={submit}>
+        <Field label={t("actor")}>
+          <input name="actor" placeholder="operator:ayse@…" defaultValue={filter.get("actor") ?? ""} />
+        </Field>
+        <Field label={t("action")}>
+          <input name="action" placeholder="firm.rotate_secret" defaultValue={filter.get("action") ?? ""} />
+        </Field>
+        <Field label={t("entity")}>
+          <input
+            name="entity_type"
+            size={10}
+            placeholder="firm"
+            defaultValue={filter.get("entity_type") ?? ""}
+          />
+        </Field>
+        <Field label="ID">
+          <input name="entity_id" size={8} defaultValue={filter.get("entity_id") ?? ""} />
+        </Field>
+        <Field label={t("from")}>
+          <input name="from" type="date" defaultValue={filter.get("from")?.slice(0, 10) ?? ""} />
+        </Field>
+        <Field label={t("to")}>
+          <input name="to" type="date" defaultValue={filter.get("to")?.slice(0, 10) ?? ""} />
+        </Field>
+        <button type="submit">{t("find")}</button>
+      </form>
+      <table id="audit">
+        <thead>
+          <tr>
+            <th>{t("when")}</th>
+            <th>{t("actor")}</th>
+            <th>{t("action")}</th>
+            <th>{t("entity")}</th>
+            <th>{t("change")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(entries ?? []).map((e) => (
+            <tr key={e.id} data-action={e.action}>
+              <td>{when(e.at, lang)}</td>
+              <td>{e.actor}</td>
+              <td>{e.action}</td>
+              <td>
+                {e.entity_type === "transaction" ? (
+                  <a href={`#/transactions/${e.entity_id}`}>
+                    {e.entity_type}#{e.entity_id}
+                  </a>
+                ) : (
+                  `${e.entity_type}#${e.entity_id}`
+                )}
+              </td>
+              <td class="change">
+                <Change before={e.before} after={e.after} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {entries && entries.length === 0 && <p class="help">{t("noResults")}</p>}
+    </section>
+  );
+}
+
+/** Columns the log keeps in minor units (kuruş): shown as amounts. */
+const MONEY = new Set([
+  "amount",
+  "original_amount",
+  "min_amount",
+  "max_amount",
+  "deposit_min",
+  "deposit_max",
+  "daily_cap",
+]);
+
+function show(key: string, v: unknown): string {
+  if (v === null) return "—";
+  if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key)) {
+    const digits = String(Math.abs(v)).padStart(3, "0");
+    return `${v < 0 ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+  }
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** One line per field: before → after (a creation shows only the after). */
+export function Change(props: {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}) {
+  const { before, after } = props;
+  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
+  return (
+    <>
+      {keys.map((k) => (
+        <div key={k}>
+          <span class="key">{k}</span>: {before && k in before ? `${show(k, before[k])} → ` : ""}
+          {after && k in after ? show(k, after[k]) : ""}
+        </div>
+      ))}
+    </>
+  );
+}

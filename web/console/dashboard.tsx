@@ -1,0 +1,109 @@
+import { api } from "./api";
+import { Bars, useLoad, useShell } from "./ui";
+
+interface Figures {
+  count: number;
+  volume: string;
+  pending: number;
+  approved: number;
+  rejected: number;
+  approved_volume: string;
+  approval_rate: number | null;
+  hourly: number[];
+}
+interface Dashboard {
+  since: string;
+  deposits: Figures;
+  withdrawals: Figures;
+  median_seconds_to_decision: number | null;
+  callbacks: { pending: number; delivered: number; failed: number };
+  channels: { code: string; kind: string; active: boolean; breaker: string }[];
+}
+
+/** Today in Türkiye: counts, volumes, rates, callbacks and channel health; refreshes every 15 s. */
+export function Summary() {
+  const { t } = useShell();
+  const [d] = useLoad(async () => (await api<Dashboard>("GET", "/dashboard")).json, "dashboard", 15_000);
+  if (!d?.deposits) return null;
+  const rate = (r: number | null) => (r === null ? "—" : `${Math.round(r * 100)} %`);
+  const median = d.median_seconds_to_decision;
+  return (
+    <section id="dashboard">
+      <h1>{t("today")}</h1>
+      <div id="cards" class="cards">
+        {(["deposits", "withdrawals"] as const).map((key) => {
+          const x = d[key];
+          return (
+            <div class="card wide" key={key}>
+              <div class="figure">
+                {x.count} · {x.volume} TL
+              </div>
+              <div class="label">{t(key)}</div>
+              <Bars
+                parts={[
+                  ["approved", x.approved],
+                  ["rejected", x.rejected],
+                  ["pending", x.pending],
+                ]}
+              />
+              <Hourly counts={x.hourly} label={t(key)} />
+              <div class="minor">
+                {t("approvalRate")}: <strong>{rate(x.approval_rate)}</strong> · {t("approvedVolume")}:{" "}
+                <strong>{x.approved_volume} TL</strong>
+              </div>
+            </div>
+          );
+        })}
+        <div class="card">
+          <div class="figure">
+            {median === null ? "—" : median < 120 ? `${median} s` : `${Math.round(median / 60)} min`}
+          </div>
+          <div class="label">{t("medianDecision")}</div>
+        </div>
+        <div class={d.callbacks.failed > 0 ? "card alert" : "card"}>
+          <div class="figure">{d.callbacks.failed}</div>
+          <div class="label">{t("callbackFailures")}</div>
+        </div>
+        <div class="card">
+          <div class="figure">{d.callbacks.pending}</div>
+          <div class="label">{t("callbackPending")}</div>
+        </div>
+      </div>
+      <h2>{t("channels")}</h2>
+      {d.channels.length === 0 && <p class="help">{t("noChannels")}</p>}
+      <ul id="channels" class="health">
+        {d.channels.map((c) => (
+          <li key={c.code} class={c.active ? c.breaker : "inactive"}>
+            {c.code} ({c.kind}): {c.active ? c.breaker : t("inactive")}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Transactions per hour of today as a small bar chart (inline SVG: nothing to fetch). */
+function Hourly({ counts, label }: { counts: number[]; label: string }) {
+  const max = Math.max(1, ...counts);
+  return (
+    <div class="hourly">
+      <svg viewBox="0 0 240 40" role="img" aria-label={`${label}: ${counts.join(" ")}`}>
+        {counts.map((n, h) => (
+          <g key={`h${String(h)}`}>
+            <rect class="slot" x={h * 10 + 1} y={0} width={8} height={40} />
+            <rect x={h * 10 + 1} y={40 - (38 * n) / max} width={8} height={(38 * n) / max}>
+              <title>{`${String(h).padStart(2, "0")}:00 ${n}`}</title>
+            </rect>
+          </g>
+        ))}
+      </svg>
+      <div class="hours">
+        <span>00</span>
+        <span>06</span>
+        <span>12</span>
+        <span>18</span>
+        <span>24</span>
+      </div>
+    </div>
+  );
+}

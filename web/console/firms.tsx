@@ -1,0 +1,240 @@
+import { useState } from "preact/hooks";
+import { api } from "./api";
+import {
+  amountInput,
+  canDecide,
+  Field,
+  formChecked,
+  formValue,
+  isAdmin,
+  useLoad,
+  useShell,
+  when,
+} from "./ui";
+
+export interface Firm {
+  id: number;
+  name: string;
+  provider_id: number | null;
+  api_key: string;
+  webhook_url: string | null;
+  legacy_http: boolean;
+  callback_middle_name: boolean;
+  deposit_min: string | null;
+  deposit_max: string | null;
+  deposits: "open" | "closed";
+  withdrawals: "open" | "closed";
+  active: boolean;
+  rate_limit_per_second: number;
+}
+
+/** Firms: create (the secret is shown once), edit settings and limits, rotate the secret, bans. */
+export function Firms({ id }: { id?: number }) {
+  const { t, me, notify } = useShell();
+  const [tick, setTick] = useState(0);
+  const [firms] = useLoad(async () => (await api<Firm[]>("GET", "/firms")).json, `firms:${tick}`);
+  const [secret, setSecret] = useState<string | null>(null);
+  const reload = () => setTick((n) => n + 1);
+
+  async function create(e: Event) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const res = await api<Firm & { secret_key: string }>("POST", "/firms", {
+      name: formValue(form, "name") ?? "",
+      webhook_url: formValue(form, "webhook_url") ?? null,
+      provider_id: formValue(form, "provider_id") ? Number(formValue(form, "provider_id")) : null,
+    });
+    if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+    form.reset();
+    setSecret(`${res.json.name} · ${res.json.api_key} · ${res.json.secret_key}`);
+    notify(`#${res.json.id}: ${t("saved")}`);
+    reload();
+  }
+  async function rotate(f: Firm) {
+    if (!confirm(t("confirmRotate"))) return;
+    const res = await api<{ secret_key: string }>("POST", `/firms/${f.id}/rotate-secret`);
+    if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+    setSecret(`${f.name} · ${f.api_key} · ${res.json.secret_key}`);
+    reload();
+  }
+
+  const selected = firms?.find((f) => f.id === id);
+  return (
+    <section id="firms-page">
+      <h1>{t("firms")}</h1>
+      {secret && (
+        <p id="secret" class="secret" role="status">
+          {t("secretOnce")} <code>{secret}</code>{" "}
+          <button type="button" class="link" onClick={() => setSecret(null)}>
+            ×
+          </button>
+        </p>
+      )}
+      <table id="firms">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>{t("name")}</th>
+            <th>API key</th>
+            <th>{t("depositsOpen")}</th>
+            <th>{t("withdrawalsOpen")}</th>
+            <th>{t("status")}</th>
+            <th>{t("actions")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(firms ?? []).map((f) => (
+            <tr key={f.id} data-firm={f.id} class={f.id === id ? "selected" : ""}>
+              <td>{f.id}</td>
+              <td>{f.name}</td>
+              <td>
+                <code>{f.api_key}</code>
+              </td>
+              <td>{t(f.deposits)}</td>
+              <td>{t(f.withdrawals)}</td>
+              <td class="state">{f.active ? t("active") : t("inactive")}</td>
+              <td class="actions">
+                <a class="button secondary" href={`#/firms/${f.id}`}>
+                  {isAdmin(me.role) ? t("edit") : t("bans")}
+                </a>{" "}
+                {isAdmin(me.role) && (
+                  <button type="button" class="rotate secondary" onClick={() => rotate(f)}>
+                    {t("rotate")}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {selected && isAdmin(me.role) && (
+        <FirmForm key={`${selected.id}:${tick}`} firm={selected} saved={reload} />
+      )}
+      {selected && <Bans firm={selected} />}
+      {isAdmin(me.role) && (
+        <form id="firm-create" class="panel form" onSubmit={create}>
+          <h2>{t("create")}</h2>
+          <Field label={t("name")}>
+            <input name="name" required maxLength={200} />
+          </Field>
+          <Field label={t("webhook")} wide>
+            <input name="webhook_url" type="url" placeholder="https://" />
+          </Field>
+          <Field label={`${t("provider")} #`}>
+            <input name="provider_id" inputMode="numeric" size={5} />
+          </Field>
+          <button type="submit">{t("create")}</button>
+        </form>
+      )}
+      {!isAdmin(me.role) && !canDecide(me.role) && <p class="help">{t("notAllowed")}</p>}
+    </section>
+  );
+}
+
+function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
+  const { t, notify } = useShell();
+  async function save(e: Event) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const res = await api("PATCH", `/firms/${firm.id}`, {
+      webhook_url: formValue(form, "webhook_url") ?? null,
+      legacy_http: formChecked(form, "legacy_http"),
+      callback_middle_name: formChecked(form, "callback_middle_name"),
+      deposits: formChecked(form, "deposits") ? "open" : "closed",
+      withdrawals: formChecked(form, "withdrawals") ? "open" : "closed",
+      deposit_min: amountInput(formValue(form, "deposit_min")) ?? null,
+      deposit_max: amountInput(formValue(form, "deposit_max")) ?? null,
+      rate_limit_per_second: Number(formValue(form, "rate") ?? firm.rate_limit_per_second),
+      active: formChecked(form, "active"),
+    });
+    notify(res.ok ? `#${firm.id}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
+    if (res.ok) saved();
+  }
+  return (
+    <form id="firm-edit" class="panel form" onSubmit={save}>
+      <h2>
+        #{firm.id} {firm.name}
+      </h2>
+      <Field label={t("webhook")} wide>
+        <input name="webhook_url" type="url" defaultValue={firm.webhook_url ?? ""} />
+      </Field>
+      <Field label={`${t("limits")}: ${t("min")}`}>
+        <input name="deposit_min" inputMode="decimal" size={10} defaultValue={firm.deposit_min ?? ""} />
+      </Field>
+      <Field label={t("max")}>
+        <input name="deposit_max" inputMode="decimal" size={10} defaultValue={firm.deposit_max ?? ""} />
+      </Field>
+      <Field label={t("rate")}>
+        <input name="rate" type="number" min={1} size={6} defaultValue={firm.rate_limit_per_second} />
+      </Field>
+      <div class="checks">
+        <label>
+          <input type="checkbox" name="deposits" defaultChecked={firm.deposits === "open"} />{" "}
+          {t("depositsOpen")}
+        </label>
+        <label>
+          <input type="checkbox" name="withdrawals" defaultChecked={firm.withdrawals === "open"} />{" "}
+          {t("withdrawalsOpen")}
+        </label>
+        <label>
+          <input type="checkbox" name="legacy_http" defaultChecked={firm.legacy_http} /> {t("legacy")}
+        </label>
+        <label>
+          <input type="checkbox" name="callback_middle_name" defaultChecked={firm.callback_middle_name} />{" "}
+          {t("middleName")}
+        </label>
+        <label>
+          <input type="checkbox" name="active" defaultChecked={firm.active} /> {t("active")}
+        </label>
+      </div>
+      <button type="submit">{t("save")}</button>
+    </form>
+  );
+}
+
+function Bans({ firm }: { firm: Firm }) {
+  const { t, lang, me, notify } = useShell();
+  const [tick, setTick] = useState(0);
+  const [bans] = useLoad(
+    async () => (await api<{ user_id: string; since: string }[]>("GET", `/firms/${firm.id}/bans`)).json,
+    `${firm.id}:${tick}`,
+  );
+  async function change(userId: string, ban: boolean) {
+    const res = await api(ban ? "PUT" : "DELETE", `/firms/${firm.id}/bans`, { user_id: userId });
+    notify(res.ok ? `${userId}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
+    setTick((n) => n + 1);
+  }
+  return (
+    <div id="bans" class="panel">
+      <h2>
+        {t("bans")} · #{firm.id}
+      </h2>
+      <ul>
+        {(Array.isArray(bans) ? bans : []).map((b) => (
+          <li key={b.user_id} data-user={b.user_id}>
+            <code>{b.user_id}</code> · {when(b.since, lang)}{" "}
+            {canDecide(me.role) && (
+              <button type="button" class="link" onClick={() => change(b.user_id, false)}>
+                {t("unban")}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {canDecide(me.role) && (
+        <form
+          class="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = e.currentTarget;
+            const user = formValue(form, "user_id");
+            if (user) change(user, true).then(() => form.reset());
+          }}
+        >
+          <input name="user_id" maxLength={50} placeholder="user_id" aria-label="user_id" required />{" "}
+          <button type="submit">{t("ban")}</button>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,170 @@
+import { render } from "preact";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api, setCsrf, whenSignedOut } from "./api";
+import { Audit } from "./audit";
+import { Summary } from "./dashboard";
+import { Firms } from "./firms";
+import { type Lang, translator } from "./i18n";
+import { Operators, PasswordForm } from "./operators";
+import { Pool } from "./pool";
+import { Providers } from "./providers";
+import { Queue } from "./queue";
+import { Transactions } from "./transactions";
+import { isAdmin, Notice, type Operator, type Shell, ShellContext } from "./ui";
+
+/**
+ * The operator console (docs/console.md): Preact, bundled at build time by esbuild into one file
+ * served from /ops, no third-party requests. Screens are addressed by the URL's hash so a view can
+ * be reloaded, bookmarked and shared: #/deposits, #/transactions/42?reference=…, #/audit?actor=….
+ */
+const LANG_KEY = "payintake.ops.lang";
+
+function useHash(): [string, URLSearchParams] {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const on = () => setHash(location.hash);
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  const [path = "", search = ""] = hash.replace(/^#/, "").split("?");
+  return [path || "/deposits", new URLSearchParams(search)];
+}
+
+function App() {
+  const [lang, setLang] = useState<Lang>(localStorage.getItem(LANG_KEY) === "en" ? "en" : "tr");
+  const t = useMemo(() => translator(lang), [lang]);
+  const [me, setMe] = useState<Operator | null | undefined>(undefined);
+  const [notice, setNotice] = useState({ text: "", bad: false });
+  const [path, filter] = useHash();
+
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    localStorage.setItem(LANG_KEY, lang);
+  }, [lang]);
+  useEffect(() => {
+    whenSignedOut(() => setMe(null));
+    api<{ operator: Operator; csrf_token: string }>("GET", "/me").then((res) => {
+      if (!res.ok) return setMe(null);
+      setCsrf(res.json.csrf_token);
+      setMe(res.json.operator);
+    });
+  }, []);
+  useEffect(() => setNotice({ text: "", bad: false }), [path]);
+
+  const shell: Shell | null = me
+    ? { t, lang, me, notify: (text, bad = false) => setNotice({ text, bad }) }
+    : null;
+  const tabs: [string, string][] = [
+    ["/deposits", t("deposits")],
+    ["/withdrawals", t("withdrawals")],
+    ["/transactions", t("transactions")],
+    ["/summary", t("summary")],
+    ["/firms", t("firms")],
+    ["/pool", t("pool")],
+    ["/providers", t("providers")],
+    ...(me && isAdmin(me.role) ? ([["/operators", t("operators")]] as [string, string][]) : []),
+    ["/audit", t("audit")],
+  ];
+  const [, section = "", idText] = path.split("/");
+  const id = idText && /^\d+$/.test(idText) ? Number(idText) : undefined;
+
+  return (
+    <>
+      <header>
+        <strong class="brand">payintake</strong>
+        {me && (
+          <nav id="nav">
+            {tabs.map(([to, label]) => (
+              <a
+                key={to}
+                class="tab"
+                href={`#${to}`}
+                data-tab={to.slice(1)}
+                aria-current={`/${section}` === to ? "page" : undefined}
+              >
+                {label}
+              </a>
+            ))}
+          </nav>
+        )}
+        <span id="who">{me ? `${me.email} (${me.role})` : ""}</span>
+        {me && (
+          <a class="link" href="#/password">
+            {t("password")}
+          </a>
+        )}
+        <button type="button" id="lang" class="link" onClick={() => setLang(lang === "tr" ? "en" : "tr")}>
+          {t("other")}
+        </button>
+        {me && (
+          <button
+            type="button"
+            id="logout"
+            class="link"
+            onClick={async () => {
+              await api("POST", "/logout");
+              setCsrf(null);
+              setMe(null);
+            }}
+          >
+            {t("logout")}
+          </button>
+        )}
+      </header>
+      <main>
+        {me === null && <Login t={t} signedIn={setMe} />}
+        {shell && (
+          <ShellContext.Provider value={shell}>
+            <Notice text={notice.text} bad={notice.bad} />
+            {section === "deposits" && <Queue key="deposit" type="deposit" />}
+            {section === "withdrawals" && <Queue key="withdrawal" type="withdrawal" />}
+            {section === "transactions" && <Transactions filter={filter} id={id} />}
+            {section === "summary" && <Summary />}
+            {section === "firms" && <Firms id={id} />}
+            {section === "pool" && <Pool />}
+            {section === "providers" && <Providers />}
+            {section === "operators" && isAdmin(shell.me.role) && <Operators />}
+            {section === "audit" && <Audit filter={filter} />}
+            {section === "password" && <PasswordForm done={(csrf) => setCsrf(csrf)} />}
+          </ShellContext.Provider>
+        )}
+      </main>
+    </>
+  );
+}
+
+function Login({ t, signedIn }: { t: Shell["t"]; signedIn(o: Operator): void }) {
+  const [error, setError] = useState("");
+  return (
+    <form
+      id="login"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const form = e.currentTarget;
+        const value = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
+        const res = await api<{ operator: Operator; csrf_token: string }>("POST", "/login", {
+          email: value("email"),
+          password: value("password"),
+        });
+        if (!res.ok) return setError(t(res.status === 423 ? "locked" : "badLogin"));
+        setCsrf(res.json.csrf_token);
+        signedIn(res.json.operator);
+      }}
+    >
+      <h1>{t("signIn")}</h1>
+      <label for="email">{t("email")}</label>
+      <input id="email" name="email" type="email" autoComplete="username" required />
+      <label for="password">{t("password")}</label>
+      <input id="password" name="password" type="password" autoComplete="current-password" required />
+      {error && (
+        <p id="login-error" class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit">{t("signIn")}</button>
+    </form>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) render(<App />, root);

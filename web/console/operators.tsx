@@ -1,0 +1,156 @@
+import { useState } from "preact/hooks";
+import { api } from "./api";
+import { Field, formValue, type Role, useLoad, useShell } from "./ui";
+
+interface OperatorRow {
+  id: number;
+  email: string;
+  role: Role;
+  active: boolean;
+  locked: boolean;
+}
+const ROLES: Role[] = ["viewer", "operator", "admin"];
+
+/** Admins add operators (a one-time password is shown once), change roles, switch access off. */
+export function Operators() {
+  const { t, me, notify } = useShell();
+  const [tick, setTick] = useState(0);
+  const [rows] = useLoad(async () => (await api<OperatorRow[]>("GET", "/operators")).json, `o:${tick}`);
+  const [once, setOnce] = useState<string | null>(null);
+  async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
+    const res = await api<{ email: string; password?: string }>(method, path, body);
+    notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
+    if (res.ok) {
+      form?.reset();
+      if (res.json.password) setOnce(`${res.json.email} · ${res.json.password}`);
+      setTick((n) => n + 1);
+    }
+  }
+  return (
+    <section id="operators">
+      <h1>{t("operators")}</h1>
+      {once && (
+        <p id="secret" class="secret" role="status">
+          {t("passwordOnce")} <code>{once}</code>
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th>{t("email")}</th>
+            <th>{t("role")}</th>
+            <th>{t("status")}</th>
+            <th>{t("actions")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(Array.isArray(rows) ? rows : []).map((o) => (
+            <tr key={`${o.id}:${tick}`} data-operator={o.email}>
+              <td>{o.email}</td>
+              <td>
+                {o.id === me.id ? (
+                  o.role
+                ) : (
+                  <select
+                    aria-label={`${t("role")} ${o.email}`}
+                    onChange={(e) => call("PATCH", `/operators/${o.id}`, { role: e.currentTarget.value })}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r} selected={r === o.role}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </td>
+              <td class="state">
+                {o.active ? t("active") : t("inactive")}
+                {o.locked && ` · ${t("lockedOut")}`}
+              </td>
+              <td class="actions">
+                {o.id !== me.id && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() => call("PATCH", `/operators/${o.id}`, { active: !o.active })}
+                  >
+                    {o.active ? t("deactivate") : t("activate")}
+                  </button>
+                )}{" "}
+                {o.locked && (
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => call("PATCH", `/operators/${o.id}`, { unlock: true })}
+                  >
+                    {t("unlock")}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form
+        class="panel form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          call(
+            "POST",
+            "/operators",
+            { email: formValue(form, "email") ?? "", role: formValue(form, "role") },
+            form,
+          );
+        }}
+      >
+        <h2>{t("create")}</h2>
+        <Field label={t("email")}>
+          <input name="email" type="email" required />
+        </Field>
+        <Field label={t("role")}>
+          <select name="role">
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </Field>
+        <button type="submit">{t("create")}</button>
+      </form>
+    </section>
+  );
+}
+
+/** Any signed-in operator changes their own password; the other sessions end. */
+export function PasswordForm({ done }: { done(csrf: string): void }) {
+  const { t, notify } = useShell();
+  return (
+    <section id="password-page">
+      <form
+        class="panel form narrow"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          const res = await api<{ csrf_token: string }>("POST", "/password", {
+            current: (form.elements.namedItem("current") as HTMLInputElement).value,
+            next: (form.elements.namedItem("next") as HTMLInputElement).value,
+          });
+          notify(res.ok ? t("passwordChanged") : (res.json.message ?? String(res.status)), !res.ok);
+          if (res.ok) {
+            form.reset();
+            done(res.json.csrf_token);
+          }
+        }}
+      >
+        <h1>{t("changePassword")}</h1>
+        <Field label={t("current")}>
+          <input name="current" type="password" autoComplete="current-password" required />
+        </Field>
+        <Field label={t("next")}>
+          <input name="next" type="password" autoComplete="new-password" minLength={12} required />
+        </Field>
+        <button type="submit">{t("changePassword")}</button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,298 @@
+import { useState } from "preact/hooks";
+import { api } from "./api";
+import { amountInput, Field, formValue, isAdmin, Options, useLoad, useShell } from "./ui";
+
+interface Channel {
+  id: number;
+  code: string;
+  kind: "manual" | "http";
+  url: string | null;
+  timeout_ms: number;
+  active: boolean;
+  breaker: string;
+}
+interface Account {
+  id: number;
+  bank_name: string;
+  holder_name: string;
+  iban: string;
+  min: string | null;
+  max: string | null;
+  daily_cap: string | null;
+  active: boolean;
+  channel_id: number | null;
+  bank_code: string | null;
+}
+
+/** The account pool and the channels in front of it: health, ranges, caps, on and off. */
+export function Pool() {
+  const { t, me, notify } = useShell();
+  const [tick, setTick] = useState(0);
+  const reload = () => setTick((n) => n + 1);
+  const [data] = useLoad(
+    async () => {
+      const [channels, accounts] = await Promise.all([
+        api<Channel[]>("GET", "/channels"),
+        api<Account[]>("GET", "/accounts"),
+      ]);
+      return channels.ok && accounts.ok ? { channels: channels.json, accounts: accounts.json } : undefined;
+    },
+    `pool:${tick}`,
+    10_000,
+  );
+  const [editing, setEditing] = useState<number | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const admin = isAdmin(me.role);
+
+  async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
+    const res = await api<{ secret?: string }>(method, path, body);
+    notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
+    if (res.ok) {
+      form?.reset();
+      if (res.json.secret) setSecret(res.json.secret);
+      setEditing(null);
+      reload();
+    }
+  }
+  const codeOf = (id: number | null) => data?.channels.find((c) => c.id === id)?.code ?? "";
+  const channelInput = (form: HTMLFormElement) => formValue(form, "channel") ?? null;
+
+  return (
+    <section id="pool">
+      <h1>{t("channels")}</h1>
+      {secret && (
+        <p id="secret" class="secret" role="status">
+          {t("secretOnce")} <code>{secret}</code>{" "}
+          <button type="button" class="link" onClick={() => setSecret(null)}>
+            ×
+          </button>
+        </p>
+      )}
+      <table id="channels-table">
+        <thead>
+          <tr>
+            <th>{t("code")}</th>
+            <th>{t("kind")}</th>
+            <th>{t("url")}</th>
+            <th>{t("timeout")}</th>
+            <th>{t("breaker")}</th>
+            <th>{t("status")}</th>
+            <th>{t("actions")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(data?.channels ?? []).map((c) => (
+            <tr key={c.id} data-channel={c.code}>
+              <td>{c.code}</td>
+              <td>{c.kind}</td>
+              <td>{c.url}</td>
+              <td>{c.timeout_ms}</td>
+              <td>
+                <span class={`health ${c.breaker}`}>{c.breaker}</span>
+              </td>
+              <td class="state">{c.active ? t("active") : t("inactive")}</td>
+              <td class="actions">
+                {admin && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() => call("PATCH", `/channels/${c.code}`, { active: !c.active })}
+                  >
+                    {c.active ? t("deactivate") : t("activate")}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {admin && (
+        <form
+          id="channel-create"
+          class="panel form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = e.currentTarget;
+            const kind = formValue(form, "kind") ?? "manual";
+            call(
+              "POST",
+              "/channels",
+              {
+                code: formValue(form, "code") ?? "",
+                kind,
+                url: kind === "http" ? (formValue(form, "url") ?? null) : null,
+                timeout_ms: Number(formValue(form, "timeout_ms") ?? 8000),
+              },
+              form,
+            );
+          }}
+        >
+          <Field label={t("code")}>
+            <input name="code" required pattern="[A-Za-z0-9_\-]{1,20}" size={10} />
+          </Field>
+          <Field label={t("kind")}>
+            <select name="kind">
+              <option>manual</option>
+              <option>http</option>
+            </select>
+          </Field>
+          <Field label={t("url")} wide>
+            <input name="url" type="url" placeholder="https://" />
+          </Field>
+          <Field label={t("timeout")}>
+            <input name="timeout_ms" type="number" min={100} max={20000} defaultValue={8000} size={6} />
+          </Field>
+          <button type="submit">{t("create")}</button>
+        </form>
+      )}
+
+      <h1>{t("accounts")}</h1>
+      <table id="accounts">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>{t("bank")}</th>
+            <th>{t("limits")}</th>
+            <th>{t("dailyCap")}</th>
+            <th>{t("channel")}</th>
+            <th>{t("status")}</th>
+            <th>{t("actions")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(data?.accounts ?? []).map((a) =>
+            editing === a.id ? (
+              <tr key={a.id} data-account={a.id}>
+                <td colSpan={7}>
+                  <form
+                    class="inline-form"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      const form = e.currentTarget;
+                      call("PATCH", `/accounts/${a.id}`, {
+                        min: amountInput(formValue(form, "min")) ?? null,
+                        max: amountInput(formValue(form, "max")) ?? null,
+                        daily_cap: amountInput(formValue(form, "daily_cap")) ?? null,
+                        bank_code: formValue(form, "bank_code") ?? null,
+                        channel: channelInput(form),
+                      });
+                    }}
+                  >
+                    #{a.id} {a.bank_name}{" "}
+                    <AccountFields
+                      account={a}
+                      channels={data?.channels ?? []}
+                      channelCode={codeOf(a.channel_id)}
+                    />
+                    <button type="submit">{t("save")}</button>{" "}
+                    <button type="button" class="link" onClick={() => setEditing(null)}>
+                      {t("cancel")}
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ) : (
+              <tr key={a.id} data-account={a.id}>
+                <td>{a.id}</td>
+                <td>
+                  {a.bank_name} {a.bank_code && <span class="sub">({a.bank_code})</span>}
+                  <div class="sub">
+                    {a.holder_name} · {a.iban}
+                  </div>
+                </td>
+                <td>
+                  {a.min ?? "—"} – {a.max ?? "—"}
+                </td>
+                <td>{a.daily_cap ?? "—"}</td>
+                <td>{codeOf(a.channel_id) || "manual"}</td>
+                <td class="state">{a.active ? t("active") : t("inactive")}</td>
+                <td class="actions">
+                  {admin && (
+                    <>
+                      <button
+                        type="button"
+                        class="toggle secondary"
+                        onClick={() => call("PATCH", `/accounts/${a.id}`, { active: !a.active })}
+                      >
+                        {a.active ? t("deactivate") : t("activate")}
+                      </button>{" "}
+                      <button type="button" class="link" onClick={() => setEditing(a.id)}>
+                        {t("edit")}
+                      </button>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+      {admin && (
+        <form
+          id="account-create"
+          class="panel form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = e.currentTarget;
+            call(
+              "POST",
+              "/accounts",
+              {
+                bank_name: formValue(form, "bank_name") ?? "",
+                holder_name: formValue(form, "holder_name") ?? "",
+                iban: (formValue(form, "iban") ?? "").replace(/\s/g, "").toUpperCase(),
+                min: amountInput(formValue(form, "min")) ?? null,
+                max: amountInput(formValue(form, "max")) ?? null,
+                daily_cap: amountInput(formValue(form, "daily_cap")) ?? null,
+                bank_code: formValue(form, "bank_code") ?? null,
+                channel: channelInput(form),
+              },
+              form,
+            );
+          }}
+        >
+          <Field label={t("bank")}>
+            <input name="bank_name" required maxLength={200} />
+          </Field>
+          <Field label={t("holder")}>
+            <input name="holder_name" required maxLength={200} />
+          </Field>
+          <Field label="IBAN" wide>
+            <input name="iban" required maxLength={64} />
+          </Field>
+          <AccountFields channels={data?.channels ?? []} channelCode="" />
+          <button type="submit">{t("create")}</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function AccountFields(props: { account?: Account; channels: Channel[]; channelCode: string }) {
+  const { t } = useShell();
+  const a = props.account;
+  return (
+    <>
+      <Field label={t("min")}>
+        <input name="min" inputMode="decimal" size={9} defaultValue={a?.min ?? ""} />
+      </Field>
+      <Field label={t("max")}>
+        <input name="max" inputMode="decimal" size={9} defaultValue={a?.max ?? ""} />
+      </Field>
+      <Field label={t("dailyCap")}>
+        <input name="daily_cap" inputMode="decimal" size={10} defaultValue={a?.daily_cap ?? ""} />
+      </Field>
+      <Field label={t("bankCode")}>
+        <input name="bank_code" size={8} defaultValue={a?.bank_code ?? ""} />
+      </Field>
+      <Field label={t("channel")}>
+        <Options
+          name="channel"
+          chosen={props.channelCode}
+          values={props.channels.map((c) => c.code)}
+          any="manual"
+        />
+      </Field>
+    </>
+  );
+}

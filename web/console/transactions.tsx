@@ -1,0 +1,263 @@
+import { useState } from "preact/hooks";
+import { api, query } from "./api";
+import { Change } from "./audit";
+import type { QueueRow } from "./queue";
+import { canDecide, Field, formValue, Options, useLoad, useShell, when } from "./ui";
+
+interface Attempt {
+  attempt: number;
+  started_at: string;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  outcome: string;
+}
+interface Row extends QueueRow {
+  status: string;
+}
+interface Detail extends Row {
+  method: string;
+  original_amount: string | null;
+  national_id: string | null;
+  national_id_full?: string;
+  bank_code: string | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  decision_note: string | null;
+  callback_url: string | null;
+  history: {
+    actor: string;
+    action: string;
+    before: Record<string, unknown> | null;
+    after: Record<string, unknown> | null;
+    at: string;
+  }[];
+  routing: { account_id: number; channel: string | null; outcome: string; reason?: string; ms: number }[];
+  callbacks: { id: number; event: string; status: string; last_result: string | null; attempts: Attempt[] }[];
+}
+
+const STATUSES = ["pending", "approved", "rejected"];
+const TYPES = ["deposit", "withdrawal"];
+const FILTERS = [
+  "reference",
+  "id",
+  "user_id",
+  "username",
+  "iban",
+  "status",
+  "type",
+  "firm",
+  "from",
+  "to",
+] as const;
+
+/** Search with every filter operators use for reconciliation, the same filter as CSV, and a detail. */
+export function Transactions({ filter, id }: { filter: URLSearchParams; id?: number }) {
+  const { t, lang } = useShell();
+  const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
+  const [rows] = useLoad(async () => {
+    if (!q) return [];
+    const res = await api<Row[]>("GET", `/transactions?${q}`);
+    return res.ok ? res.json : [];
+  }, q);
+
+  function submit(e: Event) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const values: Record<string, string | undefined> = {};
+    for (const f of FILTERS) values[f] = formValue(form, f);
+    // The date fields are local days in Türkiye; the API takes instants.
+    if (values.from) values.from = `${values.from}T00:00:00+03:00`;
+    if (values.to) values.to = `${values.to}T23:59:59+03:00`;
+    location.hash = `#/transactions?${query(values)}`;
+  }
+  const day = (v: string | null) => v?.slice(0, 10) ?? "";
+
+  return (
+    <section id="search">
+      <form id="search-form" class="filters" onSubmit={submit}>
+        <Field label={t("reference")}>
+          <input id="s-reference" name="reference" defaultValue={filter.get("reference") ?? ""} />
+        </Field>
+        <Field label="ID">
+          <input name="id" inputMode="numeric" defaultValue={filter.get("id") ?? ""} />
+        </Field>
+        <Field label="user_id">
+          <input id="s-user" name="user_id" defaultValue={filter.get("user_id") ?? ""} />
+        </Field>
+        <Field label="username">
+          <input name="username" defaultValue={filter.get("username") ?? ""} />
+        </Field>
+        <Field label="IBAN">
+          <input id="s-iban" name="iban" defaultValue={filter.get("iban") ?? ""} />
+        </Field>
+        <Field label={t("status")}>
+          <Options
+            name="status"
+            id="s-status"
+            chosen={filter.get("status")}
+            values={STATUSES}
+            any={t("any")}
+          />
+        </Field>
+        <Field label={t("type")}>
+          <Options name="type" chosen={filter.get("type")} values={TYPES} any={t("any")} />
+        </Field>
+        <Field label={t("firm")}>
+          <input name="firm" inputMode="numeric" size={5} defaultValue={filter.get("firm") ?? ""} />
+        </Field>
+        <Field label={t("from")}>
+          <input name="from" type="date" defaultValue={day(filter.get("from"))} />
+        </Field>
+        <Field label={t("to")}>
+          <input name="to" type="date" defaultValue={day(filter.get("to"))} />
+        </Field>
+        <button type="submit">{t("find")}</button>
+        <a id="csv" class="button secondary" href={`/ops/api/transactions.csv?${q}`} download>
+          {t("csv")}
+        </a>
+      </form>
+      <div class={id ? "split" : ""}>
+        <table>
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t("created")}</th>
+              <th>{t("type")}</th>
+              <th>{t("status")}</th>
+              <th>{t("amount")}</th>
+              <th>{t("reference")}</th>
+              <th>{t("payer")}</th>
+            </tr>
+          </thead>
+          <tbody id="results">
+            {(rows ?? []).map((r) => (
+              <tr
+                key={r.id}
+                data-id={r.id}
+                tabIndex={0}
+                class={r.id === id ? "selected" : ""}
+                onClick={() => {
+                  location.hash = `#/transactions/${r.id}?${q}`;
+                }}
+                onKeyDown={(e) => {
+                  if (e.key === "Enter") location.hash = `#/transactions/${r.id}?${q}`;
+                }}
+              >
+                <td>{r.id}</td>
+                <td>{when(r.created_at, lang)}</td>
+                <td>{r.type}</td>
+                <td>
+                  <span class={`status ${r.status}`}>{r.status}</span>
+                </td>
+                <td class="amount">{r.amount} TL</td>
+                <td>{r.reference}</td>
+                <td>
+                  {r.first_name} {r.last_name}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows && rows.length === 0 && q && <p class="help">{t("noResults")}</p>}
+        {id !== undefined && <TransactionDetail id={id} />}
+      </div>
+    </section>
+  );
+}
+
+function TransactionDetail({ id }: { id: number }) {
+  const { t, lang, me, notify } = useShell();
+  const [tick, setTick] = useState(0);
+  const [d] = useLoad(async () => {
+    const res = await api<Detail>("GET", `/transactions/${id}`);
+    if (!res.ok) notify(res.json.message ?? String(res.status), true);
+    return res.ok ? res.json : undefined;
+  }, `${id}:${tick}`);
+  if (!d) return null;
+  const fields: [string, unknown][] = [
+    ["amount", d.amount],
+    ["original_amount", d.original_amount],
+    ["type", d.type],
+    ["method", d.method],
+    ["firm_id", d.firm_id],
+    ["payer", `${d.first_name} ${d.last_name}`],
+    ["username", d.username],
+    ["user_id", d.user_id],
+    ["national_id", d.national_id_full ?? d.national_id],
+    ["bank_code", d.bank_code],
+    ["account", d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
+    ["iban", d.iban],
+    ["iban_valid", d.iban_valid],
+    ["decided_by", d.decided_by],
+    ["decided_at", d.decided_at && when(d.decided_at, lang)],
+    ["created_at", when(d.created_at, lang)],
+    ["decision_note", d.decision_note],
+    ["callback_url", d.callback_url],
+  ];
+  async function redeliver(callbackId: number) {
+    const res = await api("POST", `/callbacks/${callbackId}/redeliver`);
+    notify(
+      res.ok ? `${t("redelivered")}: #${callbackId}` : (res.json.message ?? String(res.status)),
+      !res.ok,
+    );
+    setTimeout(() => setTick((n) => n + 1), 500);
+  }
+  return (
+    <article id="detail" class="panel">
+      <h2 id="d-title">
+        #{d.id} · {d.reference} · {d.status}
+      </h2>
+      <dl id="d-fields">
+        {fields
+          .filter(([, v]) => v !== null && v !== undefined)
+          .map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{String(v)}</dd>
+            </div>
+          ))}
+      </dl>
+      <h3>{t("history")}</h3>
+      <ul id="d-history">
+        {d.history.map((h) => (
+          <li key={h.at + h.action}>
+            {when(h.at, lang)} {h.actor} {h.action}
+            <div class="change">
+              <Change before={h.before} after={h.after} />
+            </div>
+          </li>
+        ))}
+      </ul>
+      <h3>{t("routing")}</h3>
+      <ul id="d-routing">
+        {d.routing.map((s) => (
+          <li key={`${s.account_id}${s.outcome}`}>
+            #{s.account_id} {s.channel ?? "manual"}: {s.outcome}
+            {s.reason ? ` (${s.reason})` : ""} {s.ms} ms
+          </li>
+        ))}
+      </ul>
+      <h3>{t("callbacks")}</h3>
+      <ul id="d-callbacks">
+        {d.callbacks.map((c) => (
+          <li key={c.id}>
+            {c.event} → {c.status}, {c.attempts.length} × {c.last_result ?? ""}{" "}
+            {canDecide(me.role) && (
+              <button type="button" class="redeliver secondary" onClick={() => redeliver(c.id)}>
+                {t("redeliver")}
+              </button>
+            )}
+            <ol class="attempts">
+              {c.attempts.map((a) => (
+                <li key={a.attempt}>
+                  {when(a.started_at, lang)} · {a.outcome} · {a.http_status ?? a.error} · {a.duration_ms} ms
+                </li>
+              ))}
+            </ol>
+          </li>
+        ))}
+      </ul>
+    </article>
+  );
+}

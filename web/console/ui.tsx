@@ -1,0 +1,129 @@
+import { type ComponentChildren, createContext } from "preact";
+import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import type { Lang, T } from "./i18n";
+
+export type Role = "admin" | "operator" | "viewer";
+
+export interface Operator {
+  id: number;
+  email: string;
+  role: Role;
+}
+
+/** What every screen needs: words, who is signed in, and the notice line. */
+export interface Shell {
+  t: T;
+  lang: Lang;
+  me: Operator;
+  notify(text: string, bad?: boolean): void;
+}
+export const ShellContext = createContext<Shell | null>(null);
+export function useShell(): Shell {
+  const shell = useContext(ShellContext);
+  if (!shell) throw new Error("useShell outside the signed-in app");
+  return shell;
+}
+
+export const canDecide = (role: Role) => role !== "viewer";
+export const isAdmin = (role: Role) => role === "admin";
+
+/**
+ * Loads with `load` now, whenever `key` changes, and every `everyMs` if given; `reload` for after a
+ * change. A load that finishes after a newer one started is dropped.
+ */
+export function useLoad<V>(load: () => Promise<V | undefined>, key: string, everyMs?: number) {
+  const [value, setValue] = useState<V | undefined>(undefined);
+  const generation = useRef(0);
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    const v = await load();
+    if (mine === generation.current && v !== undefined) setValue(v);
+    // `key` names everything `load` reads: a new key is a new load.
+  }, [key]);
+  useEffect(() => {
+    setValue(undefined);
+    reload();
+    if (!everyMs) return;
+    const timer = setInterval(reload, everyMs);
+    return () => clearInterval(timer);
+  }, [reload, everyMs]);
+  return [value, reload] as const;
+}
+
+export function Notice({ text, bad }: { text: string; bad: boolean }) {
+  return (
+    <p id="message" role="status" class={bad ? "error" : "ok"} hidden={!text}>
+      {text}
+    </p>
+  );
+}
+
+export function Field(props: { label: string; children: ComponentChildren; wide?: boolean }) {
+  return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control comes in as children
+    <label class={props.wide ? "field wide" : "field"}>
+      <span>{props.label}</span>
+      {props.children}
+    </label>
+  );
+}
+
+/**
+ * A select whose choice is set once, not on every render: the screens refresh their data by
+ * themselves and must not undo what the operator is choosing.
+ */
+export function Options(props: {
+  name: string;
+  id?: string;
+  chosen?: string | null;
+  values: string[];
+  any: string;
+}) {
+  return (
+    <select name={props.name} id={props.id}>
+      <option value="">{props.any}</option>
+      {props.values.map((v) => (
+        <option key={v} value={v} selected={v === props.chosen}>
+          {v}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** A small stacked bar: the share of each part, labelled for screen readers. */
+export function Bars({ parts }: { parts: [string, number][] }) {
+  const total = parts.reduce((a, [, n]) => a + n, 0) || 1;
+  return (
+    <div class="bars" role="img" aria-label={parts.map(([k, n]) => `${k} ${n}`).join(", ")}>
+      {parts.map(([k, n]) => (
+        <span key={k} class={k} style={{ width: `${(100 * n) / total}%` }} />
+      ))}
+    </div>
+  );
+}
+
+/** The value of a form's named field, trimmed; empty as undefined. */
+export function formValue(form: HTMLFormElement, name: string): string | undefined {
+  const el = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
+  const v = el?.value.trim();
+  return v ? v : undefined;
+}
+export function formChecked(form: HTMLFormElement, name: string): boolean {
+  return (form.elements.namedItem(name) as HTMLInputElement | null)?.checked ?? false;
+}
+
+/** Amounts typed the Turkish way (1.250,50) or plainly (1250.50) to the API's "1250.50". */
+export function amountInput(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const s = v.replace(/\s/g, "");
+  return s.includes(",") ? s.replace(/\./g, "").replace(",", ".") : s;
+}
+
+export function age(iso: string): string {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+}
+
+export const when = (iso: string, lang: Lang) =>
+  new Date(iso).toLocaleString(lang === "tr" ? "tr-TR" : "en-GB", { timeZone: "Europe/Istanbul" });
