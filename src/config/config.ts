@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -19,6 +20,21 @@ const absoluteHttpUrl = z.string().refine(
   },
   { message: "must be an absolute http(s) URL" },
 );
+
+/** Addresses or CIDR ranges of the reverse proxies in front of us, comma-separated. */
+const proxyList = z
+  .string()
+  .transform((v) => v.split(",").map((p) => p.trim()).filter(Boolean))
+  .refine(
+    (parts) =>
+      parts.every((p) => {
+        const [ip = "", bits, ...rest] = p.split("/");
+        const family = isIP(ip);
+        if (family === 0 || rest.length > 0) return false;
+        return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+      }),
+    { message: "must be IP addresses or CIDR ranges, comma-separated (e.g. 10.0.0.1,10.1.0.0/16)" },
+  );
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -48,6 +64,7 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
+  PAYINTAKE_TRUST_PROXY: proxyList.optional(),
 });
 
 export interface Config {
@@ -71,6 +88,11 @@ export interface Config {
   autoCancelIntervalMs: number;
   /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
   routingDeadlineMs: number;
+  /**
+   * The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (client address for
+   * rate limits, https for the console's Secure cookie); empty: none, the socket is the client.
+   */
+  trustProxy: string[];
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
 }
@@ -117,5 +139,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
+    trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
   };
 }

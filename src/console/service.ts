@@ -6,11 +6,15 @@ import type { OperatorRow } from "../store/operators.js";
 /**
  * Operator accounts and their console sessions. No HTTP here (http/console/routes.ts serves it).
  * A session is a random token in an HttpOnly cookie (only its hash is stored) plus a CSRF token the
- * page sends back on every change. Five wrong passwords in a row lock the account for 15 minutes.
+ * page sends back on every change. Five wrong passwords in a row lock the account for 15 minutes;
+ * twenty failed logins from one address within 15 minutes (any emails: password spraying) stop that
+ * address from trying for the rest of the window. The address count is per instance.
  */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MS = 15 * 60_000;
+export const ADDRESS_FAILURES = 20;
+export const ADDRESS_WINDOW_MS = 15 * 60_000;
 export type Role = OperatorRow["role"];
 
 const hashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
@@ -32,6 +36,24 @@ export function roleAllows(role: Role, needed: Role): boolean {
 
 export function createConsoleService(deps: { repos: Repositories; now(): number }) {
   const { repos } = deps;
+  const failuresByAddress = new Map<string, { count: number; since: number }>();
+
+  /** Milliseconds this address must wait before trying again; 0 when it may try. */
+  function addressWait(address: string, now: number): number {
+    const f = failuresByAddress.get(address);
+    if (!f || now - f.since >= ADDRESS_WINDOW_MS) return 0;
+    return f.count >= ADDRESS_FAILURES ? f.since + ADDRESS_WINDOW_MS - now : 0;
+  }
+  function addressFailed(address: string, now: number) {
+    if (failuresByAddress.size > 10_000) {
+      for (const [k, f] of failuresByAddress)
+        if (now - f.since >= ADDRESS_WINDOW_MS) failuresByAddress.delete(k);
+    }
+    const f = failuresByAddress.get(address);
+    if (!f || now - f.since >= ADDRESS_WINDOW_MS) failuresByAddress.set(address, { count: 1, since: now });
+    else f.count += 1;
+  }
+
   return {
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
       const normalised = email.trim().toLowerCase();
@@ -101,18 +123,23 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
     },
 
-    async login(email: string, password: string) {
+    async login(email: string, password: string, address: string) {
       const now = deps.now();
+      const wait = addressWait(address, now);
+      if (wait > 0)
+        return { ok: false as const, reason: "throttled" as const, retryAfterS: Math.ceil(wait / 1000) };
       const op = await repos.operators.byEmail(email.trim().toLowerCase());
       if (op?.active !== 1) {
         dummyHash ??= hashPassword(newPassword());
         await verifyPassword(password, await dummyHash);
+        addressFailed(address, now);
         return { ok: false as const, reason: "invalid" as const };
       }
       if (op.locked_until > now)
         return { ok: false as const, reason: "locked" as const, until: op.locked_until };
       if (!(await verifyPassword(password, op.password_hash))) {
         await repos.operators.recordFailure(op.id, LOCK_AFTER_FAILURES, now + LOCK_MS);
+        addressFailed(address, now);
         return { ok: false as const, reason: "invalid" as const };
       }
       await repos.operators.recordSuccess(op.id);

@@ -25,6 +25,7 @@ export function buildApp(
   backoffice: Backoffice,
   consoleService: ConsoleService,
   logger: FastifyBaseLogger,
+  trustProxy: readonly string[] = [],
 ): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
@@ -35,7 +36,8 @@ export function buildApp(
     keepAliveTimeout: 5_000,
     http: { headersTimeout: 10_000 },
     return503OnClosing: true,
-    trustProxy: false,
+    // Only named proxies may say who the client is and that it came over https.
+    trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
     logController: new LogController({ disableRequestLogging: true }),
   });

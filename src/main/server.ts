@@ -49,7 +49,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const logger = createLogger(config.logLevel, opts.logDestination);
   const runtime = await wire(config, logger, opts.now);
   for (const w of runtime.warnings) logger.warn(w);
-  const app = buildApp(runtime.ctx, runtime.backoffice, runtime.consoleService, logger);
+  const app = buildApp(runtime.ctx, runtime.backoffice, runtime.consoleService, logger, config.trustProxy);
 
   const purge = setInterval(() => {
     runtime.ctx.repos.nonces

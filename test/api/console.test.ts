@@ -317,6 +317,19 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect((await login("lock@ops.example", "lock-password-123")).res.status).toBe(200);
   });
 
+  it("twenty failed logins from one address stop it for 15 minutes, whatever the emails (injected clock)", async () => {
+    const wrong = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => login(`spray${i}@ops.example`, "Password123!")),
+    );
+    expect(wrong.map((w) => w.res.status)).toEqual(Array(20).fill(401));
+    const refused = await login("viewer@ops.example", "viewer-password-123");
+    expect(refused.res.status).toBe(429);
+    expect(refused.res.json.message).toBe("Too many failed logins from your address; try again later");
+    expect(Number(refused.res.headers["retry-after"])).toBeGreaterThan(800);
+    server.clock.advance(15 * 60_000);
+    expect((await login("viewer@ops.example", "viewer-password-123")).res.status).toBe(200);
+  });
+
   it("logout ends the session; a password change ends the others and the old password stops working", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "pw@ops.example",
@@ -342,5 +355,42 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     const c = await login("pw@ops.example", "second-password-123");
     expect((await call("POST", "/ops/api/logout", { cookie: c.cookie, csrf: c.csrf })).status).toBe(200);
     expect((await call("GET", "/ops/api/me", { cookie: c.cookie })).status).toBe(401);
+  });
+});
+
+describe("console cookie behind a TLS proxy", () => {
+  it("is Secure when a trusted proxy says https, and only then", async () => {
+    const trusted = await startTestServer("sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_TRUST_PROXY: "127.0.0.1",
+    });
+    const plain = await startTestServer("sqlite", { LOG_LEVEL: "warn" });
+    try {
+      for (const server of [trusted, plain]) {
+        await server.admin("POST", "/admin/v1/operators", {
+          email: "tls@ops.example",
+          role: "viewer",
+          password: "tls-password-123",
+        });
+      }
+      const viaProxy = (server: TestServer) =>
+        request(`${server.url}/ops/api/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-proto": "https" },
+          body: JSON.stringify({ email: "tls@ops.example", password: "tls-password-123" }),
+        });
+      const secure = await viaProxy(trusted);
+      await secure.body.dump();
+      expect(secure.statusCode).toBe(200);
+      expect(String(secure.headers["set-cookie"])).toMatch(/; Secure$/);
+      // An untrusted sender cannot claim https (nor anything else) through headers.
+      const untrusted = await viaProxy(plain);
+      await untrusted.body.dump();
+      expect(untrusted.statusCode).toBe(200);
+      expect(String(untrusted.headers["set-cookie"])).not.toContain("Secure");
+    } finally {
+      await trusted.close();
+      await plain.close();
+    }
   });
 });

@@ -146,7 +146,9 @@ function Login({ t, signedIn }: { t: Shell["t"]; signedIn(o: Operator): void }) 
           email: value("email"),
           password: value("password"),
         });
-        if (!res.ok) return setError(t(res.status === 423 ? "locked" : "badLogin"));
+        if (!res.ok) {
+          return setError(t(res.status === 423 ? "locked" : res.status === 429 ? "throttled" : "badLogin"));
+        }
         setCsrf(res.json.csrf_token);
         signedIn(res.json.operator);
       }}

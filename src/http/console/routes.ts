@@ -77,8 +77,12 @@ export function registerConsoleRoutes(
       const json = parseJsonBody(request);
       const input = json.ok ? login.safeParse(json.value) : undefined;
       if (!input?.success) return sendError(reply, 400, "email and password are required");
-      const result = await consoleService.login(input.data.email, input.data.password);
+      const result = await consoleService.login(input.data.email, input.data.password, request.ip);
       if (!result.ok) {
+        if (result.reason === "throttled") {
+          reply.header("retry-after", String(result.retryAfterS));
+          return sendError(reply, 429, "Too many failed logins from your address; try again later");
+        }
         return result.reason === "locked"
           ? sendError(reply, 423, "Too many failed logins; try again later")
           : sendError(reply, 401, "Wrong email or password");
