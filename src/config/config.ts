@@ -24,7 +24,12 @@ const absoluteHttpUrl = z.string().refine(
 /** Addresses or CIDR ranges of the reverse proxies in front of us, comma-separated. */
 const proxyList = z
   .string()
-  .transform((v) => v.split(",").map((p) => p.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean),
+  )
   .refine(
     (parts) =>
       parts.every((p) => {

@@ -4,14 +4,18 @@ import { codePointLength, hasControlCharacters, isNameText, isUsernameText } fro
 /**
  * Field schemas for request bodies. Messages follow the contract's Go-struct style: the caller
  * prefixes `Validation failed: <StructField> `, so each message here is the violated rule only.
- * JSON null counts as absent, like a missing key.
+ * JSON null counts as absent, like a missing key. Each schema also carries, as zod metadata, the
+ * JSON Schema of what it accepts: the OpenAPI document (src/openapi/) is generated from these.
  */
 type Field<T> = z.ZodType<T>;
 
+/** The schemas of fields a request must carry (the document's `required`). */
+export const REQUIRED_FIELDS = new WeakSet<z.ZodType>();
+
 const absent = (v: unknown) => v === undefined || v === null;
 
-function text(opts: { min: number; max: number; required: boolean }) {
-  return z
+function text(opts: { min: number; max: number; required: boolean; description: string }) {
+  const schema = z
     .unknown()
     .superRefine((v, ctx) => {
       if (absent(v) || v === "") {
@@ -26,26 +30,80 @@ function text(opts: { min: number; max: number; required: boolean }) {
         return ctx.addIssue({ code: "custom", message: `is too long (over ${opts.max} chars)` });
       if (hasControlCharacters(v)) ctx.addIssue({ code: "custom", message: "contains invalid characters" });
     })
-    .transform((v) => (typeof v === "string" && v !== "" ? v : undefined));
+    .transform((v) => (typeof v === "string" && v !== "" ? v : undefined))
+    .meta({
+      type: "string",
+      ...(opts.min > 0 ? { minLength: opts.min } : {}),
+      maxLength: opts.max,
+      description: `${opts.description} Unicode code points are counted; no control characters.`,
+    });
+  if (opts.required) REQUIRED_FIELDS.add(schema);
+  return schema;
 }
 
 function withCharset(
   base: Field<string | undefined>,
   test: (v: string) => boolean,
+  rule: string,
 ): Field<string | undefined> {
-  return base.superRefine((v, ctx) => {
-    if (v !== undefined && !test(v)) ctx.addIssue({ code: "custom", message: "contains invalid characters" });
-  });
+  const meta = z.globalRegistry.get(base) ?? {};
+  const schema = base
+    .superRefine((v, ctx) => {
+      if (v !== undefined && !test(v))
+        ctx.addIssue({ code: "custom", message: "contains invalid characters" });
+    })
+    .meta({ ...meta, description: `${meta.description} ${rule}` });
+  if (REQUIRED_FIELDS.has(base)) REQUIRED_FIELDS.add(schema);
+  return schema;
 }
 
-export const bankCodeField = text({ min: 1, max: 20, required: true });
-export const nameField = withCharset(text({ min: 2, max: 50, required: true }), isNameText);
-export const usernameField = withCharset(text({ min: 3, max: 100, required: true }), isUsernameText);
-export const userIdField = text({ min: 1, max: 50, required: true });
-export const referenceField = text({ min: 1, max: 100, required: true });
-export const nationalIdField = text({ min: 0, max: 64, required: false });
-export const returnUrlField = text({ min: 0, max: 500, required: false });
-export const ibanField = text({ min: 0, max: 64, required: false });
+export const bankCodeField = text({
+  min: 1,
+  max: 20,
+  required: true,
+  description: "The payer's bank, e.g. AKBANK; accounts at that bank are preferred.",
+});
+export const nameField = withCharset(
+  text({ min: 2, max: 50, required: true, description: "The payer's name." }),
+  isNameText,
+  "Letters of any script (with combining marks), spaces, hyphen, apostrophe and dot.",
+);
+export const usernameField = withCharset(
+  text({ min: 3, max: 100, required: true, description: "The payer's username at the merchant." }),
+  isUsernameText,
+  "Letters, digits and symbols such as @ + _ . - #; no whitespace, invisible characters or < > \" ' ` \\.",
+);
+export const userIdField = text({
+  min: 1,
+  max: 50,
+  required: true,
+  description: "The payer's id at the merchant; one pending transaction per type and user.",
+});
+export const referenceField = text({
+  min: 1,
+  max: 100,
+  required: true,
+  description: "The merchant's own id of this transaction, unique per firm; the key of safe retries.",
+});
+export const nationalIdField = text({
+  min: 0,
+  max: 64,
+  required: false,
+  description: "The payer's national id (TC kimlik no); stored encrypted, shown masked.",
+});
+export const returnUrlField = text({
+  min: 0,
+  max: 500,
+  required: false,
+  description:
+    "Hosted mode: where the payment page's return button leads (absolute http(s), no userinfo). Direct mode: only its length is checked.",
+});
+export const ibanField = text({
+  min: 0,
+  max: 64,
+  required: false,
+  description: "The payer's IBAN to pay out to; operators see whether it is valid.",
+});
 
 export const METHODS = ["fast", "eft", "havale"] as const;
 export type Method = (typeof METHODS)[number];
@@ -58,14 +116,20 @@ export const methodField: Field<Method> = z
     if (!(METHODS as readonly string[]).includes(v))
       ctx.addIssue({ code: "custom", message: "must be one of fast, eft, havale" });
   })
-  .transform((v) => (typeof v === "string" && v !== "" ? (v as Method) : "fast"));
+  .transform((v) => (typeof v === "string" && v !== "" ? (v as Method) : "fast"))
+  .meta({ type: "string", enum: [...METHODS], default: "fast", description: "The transfer method." });
 
 export const redirectField: Field<boolean> = z
   .unknown()
   .superRefine((v, ctx) => {
     if (!absent(v) && typeof v !== "boolean") ctx.addIssue({ code: "custom", message: "must be a boolean" });
   })
-  .transform((v) => v === true);
+  .transform((v) => v === true)
+  .meta({
+    type: "boolean",
+    default: false,
+    description: "true opens a hosted payment page (no amount: the payer enters it there).",
+  });
 
 /** Amount as sent: a string or absent (an empty string equals absent). Parsing happens in amount.ts. */
 export const amountTextField: Field<string | undefined> = z
@@ -73,7 +137,20 @@ export const amountTextField: Field<string | undefined> = z
   .superRefine((v, ctx) => {
     if (!absent(v) && typeof v !== "string") ctx.addIssue({ code: "custom", message: "must be a string" });
   })
-  .transform((v) => (typeof v === "string" && v !== "" ? v : undefined));
+  .transform((v) => (typeof v === "string" && v !== "" ? v : undefined))
+  .meta({
+    type: "string",
+    pattern: "^[0-9]+(\\.[0-9]{1,2})?$",
+    examples: ["150.00"],
+    description: "TRY as a decimal string, greater than 0, at most 2 decimals, at most 999999999.99.",
+  });
+
+/** Never a rejection: an invalid or placeholder value is ignored (decisions.md). */
+export const middleNameDoc = {
+  type: "string",
+  description:
+    "Optional middle name. Trimmed; placeholders (-, ., n/a, null, …) and invalid values are ignored, never rejected. Sent back in callbacks when the firm enables it.",
+} as const;
 
 export interface FieldSpec {
   key: string;

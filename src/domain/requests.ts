@@ -2,6 +2,7 @@ import {
   amountTextField,
   bankCodeField,
   checkFields,
+  type FieldSpec,
   ibanField,
   type Method,
   methodField,
@@ -78,6 +79,42 @@ function payerFields(v: Record<string, unknown>, raw: Record<string, unknown>): 
   };
 }
 
+const f = (key: string, struct: string, schema: FieldSpec["schema"]): FieldSpec => ({ key, struct, schema });
+
+/**
+ * The request tables, in the contract's order: the parsers below check them and the OpenAPI
+ * document (src/openapi/) describes them, so the two cannot drift apart.
+ */
+export const DEPOSIT_FIELDS = {
+  amount: f("amount", "Amount", amountTextField),
+  redirect: f("redirect", "Redirect", redirectField),
+  rest: [
+    f("bank_code", "BankCode", bankCodeField),
+    f("national_id", "NationalID", nationalIdField),
+    f("first_name", "FirstName", nameField),
+    f("last_name", "LastName", nameField),
+    f("username", "Username", usernameField),
+    f("user_id", "UserID", userIdField),
+    f("reference", "Reference", referenceField),
+    f("method", "Method", methodField),
+    f("return_url", "ReturnURL", returnUrlField),
+  ],
+} as const;
+
+export const WITHDRAWAL_FIELDS = {
+  bankCode: f("bank_code", "BankCode", bankCodeField),
+  amount: f("amount", "Amount", amountTextField),
+  rest: [
+    f("first_name", "FirstName", nameField),
+    f("last_name", "LastName", nameField),
+    f("national_id", "NationalID", nationalIdField),
+    f("iban", "IBAN", ibanField),
+    f("reference", "Reference", referenceField),
+    f("user_id", "UserID", userIdField),
+    f("username", "Username", usernameField),
+  ],
+} as const;
+
 /** Field order is the order of the contract's request table; the first failing field is reported. */
 export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   const object = asObject(body);
@@ -85,9 +122,9 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   const raw = object.value;
 
   // Amount comes first, and its rule depends on Redirect, so the pair is judged before the rest.
-  const amount = checkFields(raw, [{ key: "amount", struct: "Amount", schema: amountTextField }]);
+  const amount = checkFields(raw, [DEPOSIT_FIELDS.amount]);
   if (!amount.ok) return amount;
-  const redirect = checkFields(raw, [{ key: "redirect", struct: "Redirect", schema: redirectField }]);
+  const redirect = checkFields(raw, [DEPOSIT_FIELDS.redirect]);
   if (!redirect.ok) return redirect;
   const amountText = amount.value.amount as string | undefined;
   const isHosted = redirect.value.redirect as boolean;
@@ -104,17 +141,7 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
     minor = parsed.value;
   }
 
-  const rest = checkFields(raw, [
-    { key: "bank_code", struct: "BankCode", schema: bankCodeField },
-    { key: "national_id", struct: "NationalID", schema: nationalIdField },
-    { key: "first_name", struct: "FirstName", schema: nameField },
-    { key: "last_name", struct: "LastName", schema: nameField },
-    { key: "username", struct: "Username", schema: usernameField },
-    { key: "user_id", struct: "UserID", schema: userIdField },
-    { key: "reference", struct: "Reference", schema: referenceField },
-    { key: "method", struct: "Method", schema: methodField },
-    { key: "return_url", struct: "ReturnURL", schema: returnUrlField },
-  ]);
+  const rest = checkFields(raw, DEPOSIT_FIELDS.rest);
   if (!rest.ok) return rest;
   const v = rest.value;
   const returnUrl = (v.return_url as string | undefined) ?? null;
@@ -139,23 +166,15 @@ export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest>
   const object = asObject(body);
   if (!object.ok) return object;
   const raw = object.value;
-  const bank = checkFields(raw, [{ key: "bank_code", struct: "BankCode", schema: bankCodeField }]);
+  const bank = checkFields(raw, [WITHDRAWAL_FIELDS.bankCode]);
   if (!bank.ok) return bank;
-  const amount = checkFields(raw, [{ key: "amount", struct: "Amount", schema: amountTextField }]);
+  const amount = checkFields(raw, [WITHDRAWAL_FIELDS.amount]);
   if (!amount.ok) return amount;
   const amountText = amount.value.amount as string | undefined;
   if (amountText === undefined) return { ok: false, message: "Validation failed: Amount is required" };
   const minor = amountMinor(amountText);
   if (!minor.ok) return minor;
-  const rest = checkFields(raw, [
-    { key: "first_name", struct: "FirstName", schema: nameField },
-    { key: "last_name", struct: "LastName", schema: nameField },
-    { key: "national_id", struct: "NationalID", schema: nationalIdField },
-    { key: "iban", struct: "IBAN", schema: ibanField },
-    { key: "reference", struct: "Reference", schema: referenceField },
-    { key: "user_id", struct: "UserID", schema: userIdField },
-    { key: "username", struct: "Username", schema: usernameField },
-  ]);
+  const rest = checkFields(raw, WITHDRAWAL_FIELDS.rest);
   if (!rest.ok) return rest;
   const v = rest.value;
   return {

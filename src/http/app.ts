@@ -5,6 +5,7 @@ import { registerAdminRoutes } from "./admin/routes.js";
 import { registerConsolePage } from "./console/page.js";
 import { registerConsoleRoutes } from "./console/routes.js";
 import type { AppContext } from "./context.js";
+import { registerDocsRoutes } from "./docs/routes.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "./envelope.js";
 import { registerHostedRoutes } from "./hosted/routes.js";
 import { registerDepositRoute } from "./merchant/deposits.js";
@@ -79,6 +80,7 @@ export function buildApp(
   registerAdminRoutes(app, backoffice, ctx.adminToken, consoleService);
   registerConsoleRoutes(app, consoleService, backoffice);
   registerConsolePage(app);
+  registerDocsRoutes(app);
   registerHostedRoutes(app, ctx);
   return app;
 }

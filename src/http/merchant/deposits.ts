@@ -4,6 +4,7 @@ import { parseDepositRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendPlainJson } from "../envelope.js";
 import { admit } from "./admission.js";
+import { MERCHANT_PATHS } from "./paths.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
 
 export const DEPOSIT_RECEIVED_MESSAGE = "Yatırım talebiniz alındı";
@@ -11,7 +12,7 @@ export const DEPOSIT_RECEIVED_MESSAGE = "Yatırım talebiniz alındı";
 export const HOSTED_MESSAGE = "Ödeme sayfasına yönlendiriniz";
 
 export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): void {
-  app.post("/paymentapi/v1/deposits", async (request, reply) => {
+  app.post(MERCHANT_PATHS.deposits, async (request, reply) => {
     const admitted = await admit(ctx, request, reply, parseDepositRequest, (req) =>
       // Hosted mode makes no business checks at creation: no facts to read.
       req.redirect || req.amountMinor === null

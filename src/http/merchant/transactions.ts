@@ -4,6 +4,7 @@ import type { TransactionRow } from "../../store/transactions.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendJson } from "../envelope.js";
 import { authenticate } from "./authenticate.js";
+import { MERCHANT_PATHS } from "./paths.js";
 
 const INTEGER = /^-?\d+$/;
 
@@ -13,18 +14,15 @@ function found(row: TransactionRow) {
 
 /** Queries see only the calling firm's transactions; another firm's id is "not found", never 403. */
 export function registerTransactionRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get<{ Params: { reference: string } }>(
-    "/paymentapi/v1/transactions/by-reference/:reference",
-    async (request, reply) => {
-      const firm = await authenticate(ctx, request, reply);
-      if (!firm) return reply;
-      const row = await ctx.repos.transactions.findByReference(firm.id, request.params.reference);
-      if (!row) return sendError(reply, 404, "transaction not found");
-      return sendJson(reply, 200, found(row));
-    },
-  );
+  app.get<{ Params: { reference: string } }>(MERCHANT_PATHS.byReference, async (request, reply) => {
+    const firm = await authenticate(ctx, request, reply);
+    if (!firm) return reply;
+    const row = await ctx.repos.transactions.findByReference(firm.id, request.params.reference);
+    if (!row) return sendError(reply, 404, "transaction not found");
+    return sendJson(reply, 200, found(row));
+  });
 
-  app.get<{ Params: { id: string } }>("/paymentapi/v1/transactions/:id", async (request, reply) => {
+  app.get<{ Params: { id: string } }>(MERCHANT_PATHS.byId, async (request, reply) => {
     const firm = await authenticate(ctx, request, reply);
     if (!firm) return reply;
     const raw = request.params.id;

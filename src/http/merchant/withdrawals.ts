@@ -4,12 +4,13 @@ import { parseWithdrawalRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendPlainJson } from "../envelope.js";
 import { admit } from "./admission.js";
+import { MERCHANT_PATHS } from "./paths.js";
 import { REJECTIONS, rejectionStatus } from "./rejections.js";
 
 export const WITHDRAWAL_RECEIVED_MESSAGE = "Çekim talebiniz alındı";
 
 export function registerWithdrawalRoute(app: FastifyInstance, ctx: AppContext): void {
-  app.post("/paymentapi/v1/withdrawals", async (request, reply) => {
+  app.post(MERCHANT_PATHS.withdrawals, async (request, reply) => {
     const admitted = await admit(ctx, request, reply, parseWithdrawalRequest, (req) => ({
       reference: req.reference,
       userId: req.userId,

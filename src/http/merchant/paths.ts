@@ -1,0 +1,10 @@
+/**
+ * The merchant API's routes: registered from here and documented from here (src/openapi/), so a
+ * route cannot exist without its entry in /openapi.json.
+ */
+export const MERCHANT_PATHS = {
+  deposits: "/paymentapi/v1/deposits",
+  withdrawals: "/paymentapi/v1/withdrawals",
+  byReference: "/paymentapi/v1/transactions/by-reference/:reference",
+  byId: "/paymentapi/v1/transactions/:id",
+} as const;

@@ -1,0 +1,379 @@
+import { z } from "zod";
+import { type FieldSpec, middleNameDoc, REQUIRED_FIELDS } from "../domain/fields.js";
+import { DEPOSIT_FIELDS, WITHDRAWAL_FIELDS } from "../domain/requests.js";
+import { MERCHANT_PATHS } from "../http/merchant/paths.js";
+import { REJECTIONS } from "../http/merchant/rejections.js";
+
+/**
+ * The OpenAPI 3.1 document of /paymentapi/v1, built from the field schemas the server validates
+ * with (domain/fields.ts metadata, domain/requests.ts order) and the rejection table it answers
+ * with; served at /openapi.json and rendered at /docs. test/api/openapi.test.ts sends requests
+ * built from this document to the server and fails when the two disagree.
+ */
+type Schema = Record<string, unknown>;
+
+/** A field's JSON Schema from its zod metadata; `x-field` is the name validation messages use. */
+function jsonOf(spec: FieldSpec): Schema {
+  const { $schema: _, ...json } = z.toJSONSchema(spec.schema, { io: "input", unrepresentable: "any" });
+  return { ...json, "x-field": spec.struct };
+}
+
+/** A request table as a JSON Schema object. */
+function objectOf(specs: readonly FieldSpec[], extra: Record<string, Schema> = {}, required: string[] = []) {
+  const properties: Record<string, Schema> = {};
+  for (const spec of specs) properties[spec.key] = jsonOf(spec);
+  return {
+    type: "object",
+    properties: { ...properties, ...extra },
+    required: [...specs.filter((s) => REQUIRED_FIELDS.has(s.schema)).map((s) => s.key), ...required],
+  };
+}
+
+const error = (status: number, messages: string[]) => ({
+  description: messages.length === 1 ? (messages[0] as string) : `One of: ${messages.join("; ")}`,
+  content: {
+    "application/json": {
+      schema: { $ref: "#/components/schemas/Error" },
+      examples: Object.fromEntries(
+        messages.map((m, i) => [`e${i + 1}`, { summary: m, value: { success: false, message: m } }]),
+      ),
+    },
+  },
+});
+
+const AUTH_401 = [
+  "Invalid API key",
+  "Missing authentication headers",
+  "Request timestamp out of range",
+  "Invalid nonce",
+  "Invalid signature",
+  "Nonce already used",
+];
+const authErrors = {
+  "401": error(401, AUTH_401),
+  "403": error(403, ["API key is inactive"]),
+  "429": error(429, ["Too many requests"]),
+  "500": error(500, ["An internal error occurred. Please try again later."]),
+};
+const businessErrors = (kinds: (keyof typeof REJECTIONS)[]) => {
+  const byStatus = new Map<number, string[]>();
+  for (const k of kinds)
+    byStatus.set(REJECTIONS[k].status, [
+      ...(byStatus.get(REJECTIONS[k].status) ?? []),
+      REJECTIONS[k].message,
+    ]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, messages]) => [String(status), error(status, messages)]),
+  );
+};
+const VALIDATION =
+  "Validation failed: <Field> is required | must be a string | is too short (under N chars) | is too long (over N chars) | contains invalid characters; the first failing field in table order (docs/errors.md)";
+
+const headers = [
+  {
+    name: "X-Timestamp",
+    in: "header",
+    required: true,
+    schema: { type: "string", pattern: "^[0-9]+$" },
+    description: "Unix time in whole seconds, within ±300 s of the server's clock.",
+  },
+  {
+    name: "X-Nonce",
+    in: "header",
+    required: true,
+    schema: { type: "string", minLength: 8, maxLength: 64 },
+    description: "Single use per firm within its timestamp window.",
+  },
+  {
+    name: "X-Signature",
+    in: "header",
+    required: true,
+    schema: { type: "string", pattern: "^[0-9a-f]{64}$" },
+    description: "Lowercase hex HMAC-SHA256 (see Signing).",
+  },
+];
+const callbackHeader = {
+  name: "X-Callback-URL",
+  in: "header",
+  required: false,
+  schema: { type: "string", format: "uri" },
+  description: "Where this transaction's callback goes; scheme, host and port must equal the firm's webhook.",
+};
+
+const SIGNING = `Every request carries \`X-API-Key\`, \`X-Timestamp\`, \`X-Nonce\` and \`X-Signature\`:
+
+\`\`\`
+X-Signature = hex(HMAC-SHA256(secret_key, METHOD + "\\n" + PATH + "\\n" + BODY + "\\n" + X-Timestamp + "\\n" + X-Nonce))
+\`\`\`
+
+PATH is the full versioned path without the query (\`/paymentapi/v1/deposits\`); BODY is the exact
+bytes sent (empty for GET); the hex is lowercase. See the integration guide for code in curl,
+TypeScript, PHP and Python.`;
+
+export function openApiDocument() {
+  const deposit = objectOf(DEPOSIT_FIELDS.rest, {
+    amount: {
+      ...jsonOf(DEPOSIT_FIELDS.amount),
+      description: `${jsonOf(DEPOSIT_FIELDS.amount).description} Required when redirect is false; must not be sent when redirect is true.`,
+    },
+    redirect: jsonOf(DEPOSIT_FIELDS.redirect),
+    middle_name: middleNameDoc,
+  });
+  const withdrawal = objectOf(
+    [WITHDRAWAL_FIELDS.bankCode, WITHDRAWAL_FIELDS.amount, ...WITHDRAWAL_FIELDS.rest],
+    { middle_name: middleNameDoc },
+    ["amount"],
+  );
+  const path = (p: string) => p.replace(/:([a-z_]+)/g, "{$1}");
+  const transactionResponses = {
+    "200": {
+      description: "Found",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/TransactionFound" } } },
+    },
+    "404": error(404, ["transaction not found"]),
+    ...authErrors,
+  };
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "payintake merchant API",
+      version: "1",
+      description: `Signed HTTP API for deposits (bank transfer: FAST, EFT, havale), withdrawals and queries.\n\n## Signing\n\n${SIGNING}`,
+    },
+    // Relative: the document is served by the server it describes.
+    servers: [{ url: "/" }],
+    security: [{ ApiKey: [], Signature: [] }],
+    tags: [{ name: "Deposits" }, { name: "Withdrawals" }, { name: "Transactions" }],
+    paths: {
+      [path(MERCHANT_PATHS.deposits)]: {
+        post: {
+          tags: ["Deposits"],
+          operationId: "createDeposit",
+          summary: "Create a deposit (direct: the account in the answer; hosted: a payment page URL)",
+          parameters: [...headers, callbackHeader],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/DepositRequest" },
+                examples: {
+                  direct: { summary: "Direct mode", value: EXAMPLE_DEPOSIT },
+                  hosted: {
+                    summary: "Hosted mode",
+                    value: {
+                      ...EXAMPLE_DEPOSIT,
+                      amount: undefined,
+                      redirect: true,
+                      return_url: "https://shop.example/return",
+                    },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            "200": {
+              description: "Accepted (legacy firms also get business rejections with 200 and success false)",
+              content: {
+                "application/json": {
+                  schema: {
+                    oneOf: [
+                      { $ref: "#/components/schemas/DepositAccepted" },
+                      { $ref: "#/components/schemas/HostedDepositAccepted" },
+                      { $ref: "#/components/schemas/Error" },
+                    ],
+                  },
+                },
+              },
+            },
+            "400": error(400, [
+              VALIDATION,
+              "X-Callback-URL must match the firm's registered webhook host",
+              "Callback URL not configured on provider",
+              "Callback URL is not allowed",
+            ]),
+            ...businessErrors([
+              "duplicate_reference",
+              "pending_exists",
+              "deposits_closed",
+              "user_banned",
+              "amount_out_of_limits",
+              "no_account",
+              "channel_declined",
+            ]),
+            "413": error(413, ["Request body too large"]),
+            ...authErrors,
+          },
+        },
+      },
+      [path(MERCHANT_PATHS.withdrawals)]: {
+        post: {
+          tags: ["Withdrawals"],
+          operationId: "createWithdrawal",
+          summary: "Create a withdrawal request; operators decide it",
+          parameters: [...headers, callbackHeader],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/WithdrawalRequest" },
+                example: EXAMPLE_WITHDRAWAL,
+              },
+            },
+          },
+          responses: {
+            "200": {
+              description: "Accepted",
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/WithdrawalAccepted" } },
+              },
+            },
+            "400": error(400, [VALIDATION]),
+            ...businessErrors(["duplicate_reference", "pending_exists", "withdrawals_closed", "user_banned"]),
+            "413": error(413, ["Request body too large"]),
+            ...authErrors,
+          },
+        },
+      },
+      [path(MERCHANT_PATHS.byId)]: {
+        get: {
+          tags: ["Transactions"],
+          operationId: "getTransaction",
+          summary: "A transaction of the calling firm by its id",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+            ...headers,
+          ],
+          responses: { ...transactionResponses, "400": error(400, ["invalid id"]) },
+        },
+      },
+      [path(MERCHANT_PATHS.byReference)]: {
+        get: {
+          tags: ["Transactions"],
+          operationId: "getTransactionByReference",
+          summary: "A transaction of the calling firm by its reference (the safe-retry check)",
+          parameters: [
+            { name: "reference", in: "path", required: true, schema: { type: "string", maxLength: 100 } },
+            ...headers,
+          ],
+          responses: transactionResponses,
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "The firm's API key." },
+        Signature: { type: "apiKey", in: "header", name: "X-Signature", description: SIGNING },
+      },
+      schemas: {
+        DepositRequest: deposit,
+        WithdrawalRequest: withdrawal,
+        Error: {
+          type: "object",
+          required: ["success", "message"],
+          properties: { success: { const: false }, message: { type: "string" } },
+        },
+        DepositAccepted: {
+          type: "object",
+          required: ["success", "message", "assigned_bank_name", "assigned_holder_name", "assigned_iban"],
+          properties: {
+            success: { const: true },
+            message: { const: "Yatırım talebiniz alındı" },
+            assigned_bank_name: { type: "string" },
+            assigned_holder_name: { type: "string" },
+            assigned_iban: { type: "string" },
+          },
+        },
+        HostedDepositAccepted: {
+          type: "object",
+          required: ["success", "message", "payment_url"],
+          properties: {
+            success: { const: true },
+            message: { const: "Ödeme sayfasına yönlendiriniz" },
+            payment_url: {
+              type: "string",
+              format: "uri",
+              description: "Send the payer here; valid 30 minutes until an amount is entered.",
+            },
+          },
+        },
+        WithdrawalAccepted: {
+          type: "object",
+          required: ["success", "message"],
+          properties: { success: { const: true }, message: { const: "Çekim talebiniz alındı" } },
+        },
+        TransactionFound: {
+          type: "object",
+          required: ["success", "status", "data"],
+          properties: {
+            success: { const: true },
+            status: { enum: ["pending", "approved", "rejected"] },
+            data: { $ref: "#/components/schemas/Transaction" },
+          },
+        },
+        Transaction: {
+          type: "object",
+          required: [
+            "id",
+            "reference",
+            "type",
+            "status",
+            "amount",
+            "first_name",
+            "last_name",
+            "username",
+            "user_id",
+            "national_id",
+            "bank_code",
+            "created_at",
+            "updated_at",
+          ],
+          properties: {
+            id: { type: "integer" },
+            reference: { type: "string" },
+            type: { enum: ["deposit", "withdrawal"] },
+            status: { enum: ["pending", "approved", "rejected"] },
+            amount: { type: "number", description: "Written with two decimals, e.g. 150.00." },
+            method: { enum: ["fast", "eft", "havale"], description: "Deposits only." },
+            first_name: { type: "string" },
+            last_name: { type: "string" },
+            middle_name: { type: "string" },
+            username: { type: "string" },
+            user_id: { type: "string" },
+            national_id: { type: "string", description: "Masked: first two and last two digits." },
+            bank_code: { type: "string" },
+            assigned_bank_name: { type: "string", description: "Deposits only." },
+            assigned_holder_name: { type: "string", description: "Deposits only." },
+            assigned_iban: { type: "string", description: "Deposits only." },
+            iban: { type: "string", description: "Withdrawals only." },
+            created_at: { type: "string", format: "date-time" },
+            updated_at: { type: "string", format: "date-time" },
+          },
+        },
+      },
+    },
+  };
+}
+
+const EXAMPLE_DEPOSIT = {
+  amount: "150.00",
+  bank_code: "AKBANK",
+  national_id: "12345678901",
+  first_name: "Ayşe",
+  last_name: "Yılmaz",
+  username: "ayse.yilmaz",
+  user_id: "U-1001",
+  reference: "ORD-2026-0001",
+  method: "fast",
+};
+const EXAMPLE_WITHDRAWAL = {
+  bank_code: "GARANTI",
+  amount: "250.00",
+  first_name: "Mehmet",
+  last_name: "Demir",
+  iban: "TR330006100519786457841326",
+  reference: "WD-2026-0001",
+  user_id: "U-1002",
+  username: "mehmet.demir",
+};

@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { Marked } from "marked";
+import type { openApiDocument } from "./document.js";
+
+/**
+ * The readable reference at /docs: one static HTML page rendered at start from the OpenAPI
+ * document and the guides in docs/ (signing, callbacks, errors, hosted mode). No script, no CDN.
+ */
+type Doc = ReturnType<typeof openApiDocument>;
+type Schema = Record<string, unknown>;
+
+const DOCS = new URL("../../docs/", import.meta.url);
+const GUIDES: [string, string][] = [
+  ["integration-guide.md", "Integration guide"],
+  ["callbacks.md", "Callbacks"],
+  ["errors.md", "Errors"],
+  ["hosted-page.md", "Hosted mode"],
+];
+
+const escape = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function constraints(s: Schema): string {
+  const parts: string[] = [];
+  if (s.enum) parts.push(`one of ${(s.enum as unknown[]).join(", ")}`);
+  if (s.const !== undefined) parts.push(`always ${JSON.stringify(s.const)}`);
+  if (s.minLength !== undefined) parts.push(`≥ ${s.minLength} chars`);
+  if (s.maxLength !== undefined) parts.push(`≤ ${s.maxLength} chars`);
+  if (s.pattern) parts.push(`pattern ${s.pattern}`);
+  if (s.default !== undefined) parts.push(`default ${JSON.stringify(s.default)}`);
+  return parts.join(", ");
+}
+
+function fieldTable(schema: Schema): string {
+  const props = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  const rows = Object.entries(props)
+    .map(
+      ([name, p]) =>
+        `<tr><td><code>${escape(name)}</code>${required.has(name) ? " <b>required</b>" : ""}</td><td>${escape(
+          p.type ?? (p.$ref ? String(p.$ref).split("/").pop() : ""),
+        )}</td><td>${escape(constraints(p))}</td><td>${escape(p.description ?? "")}${
+          p["x-field"] ? ` <small>(messages name it <code>${escape(p["x-field"])}</code>)</small>` : ""
+        }</td></tr>`,
+    )
+    .join("");
+  return `<table><thead><tr><th>Field</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+export function renderReference(doc: Doc): string {
+  const md = new Marked({ gfm: true });
+  const schemas = doc.components.schemas as Record<string, Schema>;
+  const resolve = (s: Schema) => (s.$ref ? (schemas[String(s.$ref).split("/").pop() as string] ?? s) : s);
+  const ops: string[] = [];
+  const toc: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item as unknown as Record<string, Schema>)) {
+      const id = String(op.operationId);
+      toc.push(`<li><a href="#${id}">${method.toUpperCase()} ${escape(path)}</a></li>`);
+      const params = (op.parameters as Schema[])
+        .map(
+          (p) =>
+            `<tr><td><code>${escape(p.name)}</code>${p.required ? " <b>required</b>" : ""}</td><td>${escape(p.in)}</td><td>${escape(
+              constraints(p.schema as Schema),
+            )}</td><td>${escape(p.description ?? "")}</td></tr>`,
+        )
+        .join("");
+      const body = op.requestBody
+        ? (() => {
+            const content = (op.requestBody as Schema).content as Record<string, Schema>;
+            const json = content["application/json"] as Schema;
+            const examples = json.examples
+              ? Object.values(json.examples as Record<string, Schema>).map((e) => e.value)
+              : [json.example];
+            return `<h4>Body</h4>${fieldTable(resolve(json.schema as Schema))}${examples
+              .map((e) => `<pre>${escape(JSON.stringify(e, null, 2))}</pre>`)
+              .join("")}`;
+          })()
+        : "";
+      const responses = Object.entries(op.responses as Record<string, Schema>)
+        .map(([status, r]) => {
+          const content = (r.content as Record<string, Schema> | undefined)?.["application/json"];
+          const examples = content?.examples
+            ? Object.values(content.examples as Record<string, Schema>)
+                .map((e) => `<li><code>${escape(JSON.stringify(e.value))}</code></li>`)
+                .join("")
+            : "";
+          return `<li><b>${escape(status)}</b> ${escape(r.description)}${examples ? `<ul>${examples}</ul>` : ""}</li>`;
+        })
+        .join("");
+      ops.push(
+        `<section id="${id}"><h3><span class="method">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3><p>${escape(
+          op.summary,
+        )}</p><h4>Headers and parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${params}</tbody></table>${body}<h4>Answers</h4><ul>${responses}</ul></section>`,
+      );
+    }
+  }
+  const results = ["Transaction", "DepositAccepted", "HostedDepositAccepted", "WithdrawalAccepted"]
+    .map((name) => `<h3 id="schema-${name}">${name}</h3>${fieldTable(schemas[name] as Schema)}`)
+    .join("");
+  const guides = GUIDES.map(([file, title]) => {
+    let text: string;
+    try {
+      text = readFileSync(new URL(file, DOCS), "utf8");
+    } catch {
+      return "";
+    }
+    const slug = file.replace(/\.md$/, "");
+    toc.push(`<li><a href="#${slug}">${escape(title)}</a></li>`);
+    return `<section id="${slug}" class="guide">${md.parse(text) as string}</section>`;
+  }).join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>payintake API reference</title><link rel="stylesheet" href="/docs/docs.css"></head>
+<body><nav><strong>payintake API</strong><ul><li><a href="/openapi.json">openapi.json</a></li>${toc.join("")}</ul></nav>
+<main><h1>${escape(doc.info.title)}</h1>${md.parse(doc.info.description) as string}
+<h2>Operations</h2>${ops.join("")}<h2>Results</h2>${results}${guides}</main></body></html>`;
+}

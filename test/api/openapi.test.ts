@@ -1,0 +1,192 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MERCHANT_PATHS } from "../../src/http/merchant/paths.js";
+import { REJECTIONS } from "../../src/http/merchant/rejections.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, send, type TestFirm } from "../support/merchant.js";
+
+/**
+ * The document and the server must agree: every route is documented and every documented route
+ * exists; requests built from the document's examples succeed, and each documented field rule
+ * (required, lengths, enums) is the rule the server enforces, with the message naming the field.
+ */
+type Schema = Record<string, any>;
+const SRC = new URL("../../src/http/", import.meta.url).pathname;
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourcesUnder(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** A value of exactly `n` code points that passes the field's character rules. */
+function valueOf(n: number, key: string): string {
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const random = [...randomBytes(n)].map((b) => letters[b % 26]).join("");
+  return key === "return_url" ? `https://x.example/${random}`.slice(0, n) : random;
+}
+
+describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
+  let server: TestServer;
+  let firm: TestFirm;
+  let doc: Schema;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn" });
+    firm = await createFirm(server);
+    await addAccount(server, { min: "1", max: "100000" });
+    const res = await request(`${server.url}/openapi.json`);
+    expect(res.statusCode).toBe(200);
+    doc = (await res.body.json()) as Schema;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const fresh = (body: Schema): Schema => ({
+    ...body,
+    reference: `OA-${randomBytes(6).toString("hex")}`,
+    user_id: `U-${randomBytes(6).toString("hex")}`,
+  });
+  const operation = (path: string, method: string) => doc.paths[path.replace(/:([a-z_]+)/g, "{$1}")][method];
+  const schemaOf = (ref: string) => doc.components.schemas[ref.split("/").pop() as string];
+
+  it("is OpenAPI 3.1 and documents exactly the routes the server registers", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const documented = Object.entries(doc.paths).flatMap(([p, item]) =>
+      Object.keys(item as object).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(documented.sort()).toEqual(
+      [
+        `POST ${MERCHANT_PATHS.deposits}`,
+        `POST ${MERCHANT_PATHS.withdrawals}`,
+        `GET ${MERCHANT_PATHS.byId}`,
+        `GET ${MERCHANT_PATHS.byReference}`,
+      ]
+        .map((r) => r.replace(/:([a-z_]+)/g, "{$1}"))
+        .sort(),
+    );
+    // No route under /paymentapi/v1 is registered except through MERCHANT_PATHS.
+    for (const file of sourcesUnder(SRC)) {
+      if (file.endsWith("merchant/paths.ts")) continue;
+      expect(readFileSync(file, "utf8"), file).not.toMatch(/["'`]\/paymentapi\/v1/);
+    }
+  });
+
+  it("every documented operation exists and is authenticated", async () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item as object)) {
+        const url = path.replace("{id}", "1").replace("{reference}", "R-1");
+        const res = await request(`${server.url}${url}`, { method: method.toUpperCase() as "GET" });
+        expect(res.statusCode, `${method} ${path}`).toBe(401);
+        expect(await res.body.json()).toEqual({ success: false, message: "Invalid API key" });
+      }
+    }
+  });
+
+  for (const [path, name] of [
+    [MERCHANT_PATHS.deposits, "direct deposit"],
+    [MERCHANT_PATHS.withdrawals, "withdrawal"],
+  ] as const) {
+    it(`the ${name} example succeeds and its answer has the documented shape`, async () => {
+      const op = operation(path, "post");
+      const content = op.requestBody.content["application/json"];
+      const example = content.examples?.direct.value ?? content.example;
+      const res = await send(server, firm, { path, body: fresh(example) });
+      expect(res.status, res.text).toBe(200);
+      const shape = (op.responses["200"].content["application/json"].schema.oneOf?.[0] ??
+        op.responses["200"].content["application/json"].schema) as Schema;
+      const accepted = schemaOf(shape.$ref);
+      expect(Object.keys(res.json).sort()).toEqual(Object.keys(accepted.properties).sort());
+      for (const [k, p] of Object.entries(accepted.properties as Record<string, Schema>)) {
+        if (p.const !== undefined) expect(res.json[k], k).toBe(p.const);
+      }
+    });
+
+    it(`every documented ${name} field rule is the server's rule, with the documented field name`, async () => {
+      const op = operation(path, "post");
+      const content = op.requestBody.content["application/json"];
+      const example = content.examples?.direct.value ?? content.example;
+      const schema = schemaOf(content.schema.$ref);
+      const props = schema.properties as Record<string, Schema>;
+      let checked = 0;
+      for (const key of schema.required as string[]) {
+        const { [key]: _, ...without } = fresh(example);
+        const res = await send(server, firm, { path, body: without });
+        expect(res.json?.message, `${key} missing`).toBe(
+          `Validation failed: ${props[key]?.["x-field"]} is required`,
+        );
+        checked++;
+      }
+      for (const [key, p] of Object.entries(props)) {
+        if (p.type !== "string" || p.pattern || key === "middle_name") continue;
+        const field = p["x-field"];
+        if (p.enum) {
+          const res = await send(server, firm, {
+            path,
+            body: { ...fresh(example), [key]: "carrier-pigeon" },
+          });
+          expect(res.json.message).toBe(`Validation failed: ${field} must be one of ${p.enum.join(", ")}`);
+          checked++;
+          continue;
+        }
+        const long = await send(server, firm, {
+          path,
+          body: { ...fresh(example), [key]: valueOf(p.maxLength + 1, key) },
+        });
+        expect(long.json.message, key).toBe(
+          `Validation failed: ${field} is too long (over ${p.maxLength} chars)`,
+        );
+        if (p.minLength > 1) {
+          const short = await send(server, firm, {
+            path,
+            body: { ...fresh(example), [key]: valueOf(p.minLength - 1, key) },
+          });
+          expect(short.json.message, key).toBe(
+            `Validation failed: ${field} is too short (under ${p.minLength} chars)`,
+          );
+        }
+        if (key !== "reference" && key !== "user_id" && key !== "return_url") {
+          const atLimit = await send(server, firm, {
+            path,
+            body: { ...fresh(example), [key]: valueOf(p.maxLength, key) },
+          });
+          expect(atLimit.status, `${key} at ${p.maxLength}: ${atLimit.text}`).toBe(200);
+        }
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(8);
+    });
+  }
+
+  it("a transaction found by reference has the documented Transaction shape", async () => {
+    const example = operation(MERCHANT_PATHS.deposits, "post").requestBody.content["application/json"]
+      .examples.direct.value;
+    const body = fresh(example);
+    expect((await send(server, firm, { path: MERCHANT_PATHS.deposits, body })).status).toBe(200);
+    const res = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    expect(res.status).toBe(200);
+    const tx = schemaOf("Transaction");
+    for (const k of tx.required) expect(res.json.data, k).toHaveProperty(k);
+    for (const k of Object.keys(res.json.data)) expect(Object.keys(tx.properties), k).toContain(k);
+    expect(schemaOf("TransactionFound").properties.status.enum).toContain(res.json.status);
+  });
+
+  it("/docs renders every operation, the signing recipe, callbacks and every business message", async () => {
+    const res = await request(`${server.url}/docs`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-security-policy"]).toContain("default-src 'none'");
+    const html = await res.body.text();
+    expect(html).not.toMatch(/<script|https?:\/\/cdn/i);
+    for (const path of Object.keys(doc.paths)) expect(html).toContain(path);
+    for (const text of ["X-Signature", "hashcode", "Ödeme sayfasına yönlendiriniz", "Invalid signature"]) {
+      expect(html).toContain(text);
+    }
+    for (const { message } of Object.values(REJECTIONS)) expect(html).toContain(message);
+  });
+});
