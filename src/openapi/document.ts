@@ -29,7 +29,7 @@ function objectOf(specs: readonly FieldSpec[], extra: Record<string, Schema> = {
   };
 }
 
-const error = (status: number, messages: string[]) => ({
+const error = (messages: string[]) => ({
   description: messages.length === 1 ? (messages[0] as string) : `One of: ${messages.join("; ")}`,
   content: {
     "application/json": {
@@ -50,10 +50,10 @@ const AUTH_401 = [
   "Nonce already used",
 ];
 const authErrors = {
-  "401": error(401, AUTH_401),
-  "403": error(403, ["API key is inactive"]),
-  "429": error(429, ["Too many requests"]),
-  "500": error(500, ["An internal error occurred. Please try again later."]),
+  "401": error(AUTH_401),
+  "403": error(["API key is inactive"]),
+  "429": error(["Too many requests"]),
+  "500": error(["An internal error occurred. Please try again later."]),
 };
 const businessErrors = (kinds: (keyof typeof REJECTIONS)[]) => {
   const byStatus = new Map<number, string[]>();
@@ -62,9 +62,7 @@ const businessErrors = (kinds: (keyof typeof REJECTIONS)[]) => {
       ...(byStatus.get(REJECTIONS[k].status) ?? []),
       REJECTIONS[k].message,
     ]);
-  return Object.fromEntries(
-    [...byStatus].map(([status, messages]) => [String(status), error(status, messages)]),
-  );
+  return Object.fromEntries([...byStatus].map(([status, messages]) => [String(status), error(messages)]));
 };
 const VALIDATION =
   "Validation failed: <Field> is required | must be a string | is too short (under N chars) | is too long (over N chars) | contains invalid characters; the first failing field in table order (docs/errors.md)";
@@ -130,7 +128,7 @@ export function openApiDocument() {
       description: "Found",
       content: { "application/json": { schema: { $ref: "#/components/schemas/TransactionFound" } } },
     },
-    "404": error(404, ["transaction not found"]),
+    "404": error(["transaction not found"]),
     ...authErrors,
   };
 
@@ -187,7 +185,7 @@ export function openApiDocument() {
                 },
               },
             },
-            "400": error(400, [
+            "400": error([
               VALIDATION,
               "X-Callback-URL must match the firm's registered webhook host",
               "Callback URL not configured on provider",
@@ -202,7 +200,7 @@ export function openApiDocument() {
               "no_account",
               "channel_declined",
             ]),
-            "413": error(413, ["Request body too large"]),
+            "413": error(["Request body too large"]),
             ...authErrors,
           },
         },
@@ -229,9 +227,9 @@ export function openApiDocument() {
                 "application/json": { schema: { $ref: "#/components/schemas/WithdrawalAccepted" } },
               },
             },
-            "400": error(400, [VALIDATION]),
+            "400": error([VALIDATION]),
             ...businessErrors(["duplicate_reference", "pending_exists", "withdrawals_closed", "user_banned"]),
-            "413": error(413, ["Request body too large"]),
+            "413": error(["Request body too large"]),
             ...authErrors,
           },
         },
@@ -245,7 +243,7 @@ export function openApiDocument() {
             { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
             ...headers,
           ],
-          responses: { ...transactionResponses, "400": error(400, ["invalid id"]) },
+          responses: { ...transactionResponses, "400": error(["invalid id"]) },
         },
       },
       [path(MERCHANT_PATHS.byReference)]: {

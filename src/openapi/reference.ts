@@ -17,7 +17,7 @@ const GUIDES: [string, string][] = [
   ["hosted-page.md", "Hosted mode"],
 ];
 
-const escape = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function constraints(s: Schema): string {
   const parts: string[] = [];
@@ -36,10 +36,10 @@ function fieldTable(schema: Schema): string {
   const rows = Object.entries(props)
     .map(
       ([name, p]) =>
-        `<tr><td><code>${escape(name)}</code>${required.has(name) ? " <b>required</b>" : ""}</td><td>${escape(
+        `<tr><td><code>${esc(name)}</code>${required.has(name) ? " <b>required</b>" : ""}</td><td>${esc(
           p.type ?? (p.$ref ? String(p.$ref).split("/").pop() : ""),
-        )}</td><td>${escape(constraints(p))}</td><td>${escape(p.description ?? "")}${
-          p["x-field"] ? ` <small>(messages name it <code>${escape(p["x-field"])}</code>)</small>` : ""
+        )}</td><td>${esc(constraints(p))}</td><td>${esc(p.description ?? "")}${
+          p["x-field"] ? ` <small>(messages name it <code>${esc(p["x-field"])}</code>)</small>` : ""
         }</td></tr>`,
     )
     .join("");
@@ -55,13 +55,13 @@ export function renderReference(doc: Doc): string {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item as unknown as Record<string, Schema>)) {
       const id = String(op.operationId);
-      toc.push(`<li><a href="#${id}">${method.toUpperCase()} ${escape(path)}</a></li>`);
+      toc.push(`<li><a href="#${id}">${method.toUpperCase()} ${esc(path)}</a></li>`);
       const params = (op.parameters as Schema[])
         .map(
           (p) =>
-            `<tr><td><code>${escape(p.name)}</code>${p.required ? " <b>required</b>" : ""}</td><td>${escape(p.in)}</td><td>${escape(
+            `<tr><td><code>${esc(p.name)}</code>${p.required ? " <b>required</b>" : ""}</td><td>${esc(p.in)}</td><td>${esc(
               constraints(p.schema as Schema),
-            )}</td><td>${escape(p.description ?? "")}</td></tr>`,
+            )}</td><td>${esc(p.description ?? "")}</td></tr>`,
         )
         .join("");
       const body = op.requestBody
@@ -72,7 +72,7 @@ export function renderReference(doc: Doc): string {
               ? Object.values(json.examples as Record<string, Schema>).map((e) => e.value)
               : [json.example];
             return `<h4>Body</h4>${fieldTable(resolve(json.schema as Schema))}${examples
-              .map((e) => `<pre>${escape(JSON.stringify(e, null, 2))}</pre>`)
+              .map((e) => `<pre>${esc(JSON.stringify(e, null, 2))}</pre>`)
               .join("")}`;
           })()
         : "";
@@ -81,14 +81,14 @@ export function renderReference(doc: Doc): string {
           const content = (r.content as Record<string, Schema> | undefined)?.["application/json"];
           const examples = content?.examples
             ? Object.values(content.examples as Record<string, Schema>)
-                .map((e) => `<li><code>${escape(JSON.stringify(e.value))}</code></li>`)
+                .map((e) => `<li><code>${esc(JSON.stringify(e.value))}</code></li>`)
                 .join("")
             : "";
-          return `<li><b>${escape(status)}</b> ${escape(r.description)}${examples ? `<ul>${examples}</ul>` : ""}</li>`;
+          return `<li><b>${esc(status)}</b> ${esc(r.description)}${examples ? `<ul>${examples}</ul>` : ""}</li>`;
         })
         .join("");
       ops.push(
-        `<section id="${id}"><h3><span class="method">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3><p>${escape(
+        `<section id="${id}"><h3><span class="method">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3><p>${esc(
           op.summary,
         )}</p><h4>Headers and parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${params}</tbody></table>${body}<h4>Answers</h4><ul>${responses}</ul></section>`,
       );
@@ -105,13 +105,13 @@ export function renderReference(doc: Doc): string {
       return "";
     }
     const slug = file.replace(/\.md$/, "");
-    toc.push(`<li><a href="#${slug}">${escape(title)}</a></li>`);
+    toc.push(`<li><a href="#${slug}">${esc(title)}</a></li>`);
     return `<section id="${slug}" class="guide">${md.parse(text) as string}</section>`;
   }).join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>payintake API reference</title><link rel="stylesheet" href="/docs/docs.css"></head>
 <body><nav><strong>payintake API</strong><ul><li><a href="/openapi.json">openapi.json</a></li>${toc.join("")}</ul></nav>
-<main><h1>${escape(doc.info.title)}</h1>${md.parse(doc.info.description) as string}
+<main><h1>${esc(doc.info.title)}</h1>${md.parse(doc.info.description) as string}
 <h2>Operations</h2>${ops.join("")}<h2>Results</h2>${results}${guides}</main></body></html>`;
 }

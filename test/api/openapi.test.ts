@@ -23,7 +23,7 @@ function sourcesUnder(dir: string): string[] {
 }
 
 /** A value of exactly `n` code points that passes the field's character rules. */
-function valueOf(n: number, key: string): string {
+function textOf(n: number, key: string): string {
   const letters = "abcdefghijklmnopqrstuvwxyz";
   const random = [...randomBytes(n)].map((b) => letters[b % 26]).join("");
   return key === "return_url" ? `https://x.example/${random}`.slice(0, n) : random;
@@ -135,7 +135,7 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
         }
         const long = await send(server, firm, {
           path,
-          body: { ...fresh(example), [key]: valueOf(p.maxLength + 1, key) },
+          body: { ...fresh(example), [key]: textOf(p.maxLength + 1, key) },
         });
         expect(long.json.message, key).toBe(
           `Validation failed: ${field} is too long (over ${p.maxLength} chars)`,
@@ -143,7 +143,7 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
         if (p.minLength > 1) {
           const short = await send(server, firm, {
             path,
-            body: { ...fresh(example), [key]: valueOf(p.minLength - 1, key) },
+            body: { ...fresh(example), [key]: textOf(p.minLength - 1, key) },
           });
           expect(short.json.message, key).toBe(
             `Validation failed: ${field} is too short (under ${p.minLength} chars)`,
@@ -152,7 +152,7 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
         if (key !== "reference" && key !== "user_id" && key !== "return_url") {
           const atLimit = await send(server, firm, {
             path,
-            body: { ...fresh(example), [key]: valueOf(p.maxLength, key) },
+            body: { ...fresh(example), [key]: textOf(p.maxLength, key) },
           });
           expect(atLimit.status, `${key} at ${p.maxLength}: ${atLimit.text}`).toBe(200);
         }
