@@ -300,7 +300,7 @@ export function createManagement(deps: ManagementDeps) {
       if (await repos.channels.byCode(input.code)) return bad(`channel ${input.code} exists already`);
       const now = deps.now();
       const secret = input.kind === "http" ? newSecretKey() : null;
-      const row = await repos.audited.insert(
+      const row = await repos.audited.insertUnique(
         "channels",
         {
           ...input,
@@ -312,6 +312,7 @@ export function createManagement(deps: ManagementDeps) {
         },
         audit(actor, "channel.create"),
       );
+      if (!row) return bad(`channel ${input.code} exists already`);
       deps.accountsChanged();
       return { ok: true as const, value: { ...channelView(row), ...(secret ? { secret } : {}) } };
     },

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { createLoginThrottle } from "../auth/login-throttle.js";
 import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
@@ -36,23 +37,7 @@ export function roleAllows(role: Role, needed: Role): boolean {
 
 export function createConsoleService(deps: { repos: Repositories; now(): number }) {
   const { repos } = deps;
-  const failuresByAddress = new Map<string, { count: number; since: number }>();
-
-  /** Milliseconds this address must wait before trying again; 0 when it may try. */
-  function addressWait(address: string, now: number): number {
-    const f = failuresByAddress.get(address);
-    if (!f || now - f.since >= ADDRESS_WINDOW_MS) return 0;
-    return f.count >= ADDRESS_FAILURES ? f.since + ADDRESS_WINDOW_MS - now : 0;
-  }
-  function addressFailed(address: string, now: number) {
-    if (failuresByAddress.size > 10_000) {
-      for (const [k, f] of failuresByAddress)
-        if (now - f.since >= ADDRESS_WINDOW_MS) failuresByAddress.delete(k);
-    }
-    const f = failuresByAddress.get(address);
-    if (!f || now - f.since >= ADDRESS_WINDOW_MS) failuresByAddress.set(address, { count: 1, since: now });
-    else f.count += 1;
-  }
+  const throttle = createLoginThrottle({ limit: ADDRESS_FAILURES, windowMs: ADDRESS_WINDOW_MS });
 
   return {
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
@@ -62,7 +47,7 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
       }
       const plain = password ?? newPassword();
       const now = deps.now();
-      const row = await repos.audited.insert(
+      const row = await repos.audited.insertUnique(
         "operators",
         {
           email: normalised,
@@ -76,6 +61,10 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         },
         { actor, action: "operator.create", at: now },
       );
+      // Another request created the same email between the check above and this insert.
+      if (!row) {
+        return { ok: false as const, status: 400 as const, message: `operator ${normalised} exists already` };
+      }
       return {
         ok: true as const,
         value: { ...view(row), ...(password === null ? { password: plain } : {}) },
@@ -107,8 +96,7 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
           message: "you cannot change your own role or access",
         };
       }
-      const row = await repos.audited.update(
-        "operators",
+      const row = await repos.audited.updateOperator(
         id,
         {
           role: changes.role,
@@ -118,6 +106,13 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         },
         { actor, action: "operator.update", at: deps.now() },
       );
+      if (row === "last_admin") {
+        return {
+          ok: false as const,
+          status: 409 as const,
+          message: "the last active admin cannot be removed",
+        };
+      }
       if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
       if (row.active === 0) await repos.operators.deleteSessionsOf(id);
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
@@ -125,23 +120,24 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
 
     async login(email: string, password: string, address: string) {
       const now = deps.now();
-      const wait = addressWait(address, now);
-      if (wait > 0)
-        return { ok: false as const, reason: "throttled" as const, retryAfterS: Math.ceil(wait / 1000) };
+      const attempt = throttle.attempt(address, now);
+      if (!attempt.ok) {
+        const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
+        return { ok: false as const, reason: "throttled" as const, retryAfterS };
+      }
       const op = await repos.operators.byEmail(email.trim().toLowerCase());
       if (op?.active !== 1) {
         dummyHash ??= hashPassword(newPassword());
         await verifyPassword(password, await dummyHash);
-        addressFailed(address, now);
         return { ok: false as const, reason: "invalid" as const };
       }
       if (op.locked_until > now)
         return { ok: false as const, reason: "locked" as const, until: op.locked_until };
       if (!(await verifyPassword(password, op.password_hash))) {
         await repos.operators.recordFailure(op.id, LOCK_AFTER_FAILURES, now + LOCK_MS);
-        addressFailed(address, now);
         return { ok: false as const, reason: "invalid" as const };
       }
+      attempt.succeeded();
       await repos.operators.recordSuccess(op.id);
       const token = randomBytes(32).toString("base64url");
       const csrf = randomBytes(24).toString("base64url");

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
+import { uniqueViolation } from "./errors.js";
 import type { AuditLogTable, Database } from "./schema.js";
 
 /**
@@ -86,7 +87,38 @@ async function write(
     .execute();
 }
 
-export function createAuditedChanges(db: Kysely<Database>) {
+export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "postgres") {
+  async function updateIn<T extends Managed>(
+    trx: Transaction<Database>,
+    table: T,
+    id: number,
+    changes: Updateable<Database[T]>,
+    audit: AuditEntry,
+  ) {
+    // Locked on PostgreSQL so that two concurrent changes each log the state the other left;
+    // SQLite runs one writing transaction at a time anyway.
+    const select = trx
+      .selectFrom(table as "firms")
+      .selectAll()
+      .where("id", "=", id);
+    const before = (await (dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst()) as
+      | Row
+      | undefined;
+    if (!before) return undefined;
+    const after = (await trx
+      .updateTable(table as "firms")
+      .set(changes as Updateable<Database["firms"]>)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as Row;
+    const keys = Object.keys(changes).filter((k) => (changes as Row)[k] !== undefined);
+    const d = diff(before, after, keys);
+    // Saving a form unchanged is not a change worth a line in the log.
+    if (Object.keys(d.after).length > 0)
+      await write(trx, audit, ENTITY[table], String(id), d.before, d.after);
+    return after as Selectable<Database[T]>;
+  }
+
   return {
     /** Inserts a managed row and logs it (hidden columns as "set"). */
     insert<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
@@ -101,25 +133,38 @@ export function createAuditedChanges(db: Kysely<Database>) {
       });
     },
 
+    /** As insert, but undefined when a unique index refuses the row (a concurrent duplicate). */
+    async insertUnique<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
+      try {
+        return await this.insert(table, values, audit);
+      } catch (err) {
+        if (uniqueViolation(err)) return undefined;
+        throw err;
+      }
+    },
+
     /** Updates a managed row and logs what changed, before and after; undefined when no such row. */
     update<T extends Managed>(table: T, id: number, changes: Updateable<Database[T]>, audit: AuditEntry) {
+      return db.transaction().execute((trx) => updateIn(trx, table, id, changes, audit));
+    },
+
+    /**
+     * Changes an operator, refusing to leave no active admin: the active admins are locked first,
+     * so two admins demoting each other at once cannot both succeed.
+     */
+    updateOperator(id: number, changes: Updateable<Database["operators"]>, audit: AuditEntry) {
       return db.transaction().execute(async (trx) => {
-        const before = (await trx
-          .selectFrom(table as "firms")
-          .selectAll()
-          .where("id", "=", id)
-          .executeTakeFirst()) as Row | undefined;
-        if (!before) return undefined;
-        const after = (await trx
-          .updateTable(table as "firms")
-          .set(changes as Updateable<Database["firms"]>)
-          .where("id", "=", id)
-          .returningAll()
-          .executeTakeFirstOrThrow()) as Row;
-        const keys = Object.keys(changes).filter((k) => (changes as Row)[k] !== undefined);
-        const d = diff(before, after, keys);
-        await write(trx, audit, ENTITY[table], String(id), d.before, d.after);
-        return after as Selectable<Database[T]>;
+        const demotes = changes.active === 0 || (changes.role !== undefined && changes.role !== "admin");
+        if (demotes) {
+          const select = trx
+            .selectFrom("operators")
+            .select("id")
+            .where("role", "=", "admin")
+            .where("active", "=", 1);
+          const admins = await (dialect === "postgres" ? select.forUpdate() : select).execute();
+          if (admins.some((a) => a.id === id) && admins.length <= 1) return "last_admin" as const;
+        }
+        return updateIn(trx, "operators", id, changes, audit);
       });
     },
 

@@ -34,6 +34,6 @@ export function createRepositories(store: Store): Repositories {
     channels: createChannelRepository(store.db),
     sessions: createSessionRepository(store.db),
     operators: createOperatorRepository(store.db),
-    audited: createAuditedChanges(store.db),
+    audited: createAuditedChanges(store.db, store.dialect),
   };
 }

@@ -30,8 +30,24 @@ describe.each(STORES)("console management API: roles, every change audited, oper
   const audit = async (query: string) => (await call("viewer", "GET", `/ops/api/audit?${query}`)).json;
 
   it("reads need a session; writes need the role: admin manages, operators ban, viewers only read", async () => {
+    const provider = (
+      await server.admin("POST", "/admin/v1/providers", { name: "Fixture", kind: "platform" })
+    ).json;
+    const account = (
+      await server.admin("POST", "/admin/v1/accounts", { bank_name: "B", holder_name: "H", iban: "TR9" })
+    ).json;
+    await server.admin("POST", "/admin/v1/channels", { code: `M${kind}`, kind: "manual" });
+    const temp = (
+      await server.admin("POST", "/admin/v1/operators", { email: `t-${kind}@mgmt.example`, role: "viewer" })
+    ).json;
     const writes: [string, string, unknown, Role][] = [
       ["POST", "/ops/api/providers", { name: "P", kind: "platform" }, "admin"],
+      ["PATCH", `/ops/api/providers/${provider.id}`, { auto_cancel_minutes: 5 }, "admin"],
+      ["POST", `/ops/api/firms/${firm.id}/rotate-secret`, undefined, "admin"],
+      ["PATCH", `/ops/api/accounts/${account.id}`, { max: "900.00" }, "admin"],
+      ["PATCH", `/ops/api/channels/M${kind}`, { timeout_ms: 900 }, "admin"],
+      ["DELETE", `/ops/api/firms/${firm.id}/bans`, { user_id: "u-roles" }, "operator"],
+      ["PATCH", `/ops/api/operators/${temp.id}`, { role: "operator" }, "admin"],
       ["POST", "/ops/api/firms", { name: "F" }, "admin"],
       ["PATCH", `/ops/api/firms/${firm.id}`, { deposits: "open" }, "admin"],
       ["POST", "/ops/api/channels", { code: `C${kind}`, kind: "manual" }, "admin"],
@@ -57,6 +73,7 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       expect((await call("viewer", "GET", path)).status).toBe(200);
     }
     expect((await call("operator", "GET", "/ops/api/operators")).status).toBe(403);
+    expect((await call("viewer", "GET", "/ops/api/operators")).status).toBe(403);
   });
 
   it("bad input gets a clear 400 naming the field; unknown ids 404", async () => {
@@ -216,6 +233,43 @@ describe.each(STORES)("console management API: roles, every change audited, oper
         expect.objectContaining({ email: "temp@mgmt.example", role: "viewer", password: "set" }),
       ],
     ]);
+  });
+
+  it("two admins demoting each other at once leave one admin; a save that changes nothing is not logged", async () => {
+    const email = `a2-${kind}@mgmt.example`;
+    const other = await call("admin", "POST", "/ops/api/operators", { email, role: "admin" });
+    const second = await consoleLogin(server, email, other.json.password);
+    const [one, two] = await Promise.all([
+      call("admin", "PATCH", `/ops/api/operators/${other.json.id}`, { role: "operator" }),
+      consoleCall(server, "PATCH", `/ops/api/operators/${as.admin.id}`, {
+        ...second,
+        body: { role: "operator" },
+      }),
+    ]);
+    expect([one.status, two.status].filter((s) => s === 200)).toHaveLength(1);
+    // Whoever won, exactly one active admin is left and it can still manage operators.
+    const winner = one.status === 200 ? as.admin : second;
+    const list = (await consoleCall(server, "GET", "/ops/api/operators", winner)).json;
+    expect(
+      list.filter((o: { role: string; active: boolean }) => o.role === "admin" && o.active),
+    ).toHaveLength(1);
+    if (one.status !== 200) {
+      // Restore the shared admin for the tests after this one.
+      await consoleCall(server, "PATCH", `/ops/api/operators/${as.admin.id}`, {
+        ...second,
+        body: { role: "admin" },
+      });
+    }
+
+    const before = (await audit(`entity_type=firm&entity_id=${firm.id}&limit=1000`)).length;
+    expect(
+      (
+        await call("admin", "PATCH", `/ops/api/firms/${firm.id}`, {
+          webhook_url: "http://127.0.0.1:9/callbacks",
+        })
+      ).status,
+    ).toBe(200);
+    expect((await audit(`entity_type=firm&entity_id=${firm.id}&limit=1000`)).length).toBe(before);
   });
 
   it("a password change is audited without the password", async () => {

@@ -102,7 +102,7 @@ describe("operator console in Chromium", () => {
     await page.locator("h1").click();
     for (
       let i = 0;
-      i < 5 && (await page.locator("#rows tr.selected").getAttribute("data-id")) !== String(c);
+      i < 30 && (await page.locator("#rows tr.selected").getAttribute("data-id")) !== String(c);
       i++
     ) {
       await page.keyboard.press("j");

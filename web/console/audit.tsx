@@ -1,5 +1,5 @@
 import { api, query } from "./api";
-import { Field, formValue, useLoad, useShell, when } from "./ui";
+import { Field, formValue, lastDay, nextDay, useLoad, useShell, when } from "./ui";
 
 interface Entry {
   id: number;
@@ -30,7 +30,7 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
     const values: Record<string, string | undefined> = {};
     for (const f of FILTERS) values[f] = formValue(form, f);
     if (values.from) values.from = `${values.from}T00:00:00+03:00`;
-    if (values.to) values.to = `${values.to}T23:59:59+03:00`;
+    if (values.to) values.to = nextDay(values.to);
     location.hash = `#/audit?${query(values)}`;
   }
 
@@ -59,7 +59,7 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
           <input name="from" type="date" defaultValue={filter.get("from")?.slice(0, 10) ?? ""} />
         </Field>
         <Field label={t("to")}>
-          <input name="to" type="date" defaultValue={filter.get("to")?.slice(0, 10) ?? ""} />
+          <input name="to" type="date" defaultValue={lastDay(filter.get("to"))} />
         </Field>
         <button type="submit">{t("find")}</button>
       </form>

@@ -7,6 +7,7 @@ import {
   formChecked,
   formValue,
   isAdmin,
+  listOf,
   useLoad,
   useShell,
   when,
@@ -31,18 +32,20 @@ export interface Firm {
 /** Firms: create (the secret is shown once), edit settings and limits, rotate the secret, bans. */
 export function Firms({ id }: { id?: number }) {
   const { t, me, notify } = useShell();
-  const [tick, setTick] = useState(0);
-  const [firms] = useLoad(async () => (await api<Firm[]>("GET", "/firms")).json, `firms:${tick}`);
+  const [firms, reload] = useLoad(async () => listOf<Firm>(await api("GET", "/firms")), "firms");
   const [secret, setSecret] = useState<string | null>(null);
-  const reload = () => setTick((n) => n + 1);
 
   async function create(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
+    const provider = formValue(form, "provider_id");
+    if (provider !== undefined && !/^[1-9][0-9]*$/.test(provider)) {
+      return notify(`${t("provider")} #: ${provider}?`, true);
+    }
     const res = await api<Firm & { secret_key: string }>("POST", "/firms", {
       name: formValue(form, "name") ?? "",
       webhook_url: formValue(form, "webhook_url") ?? null,
-      provider_id: formValue(form, "provider_id") ? Number(formValue(form, "provider_id")) : null,
+      provider_id: provider === undefined ? null : Number(provider),
     });
     if (!res.ok) return notify(res.json.message ?? String(res.status), true);
     form.reset();
@@ -107,9 +110,7 @@ export function Firms({ id }: { id?: number }) {
           ))}
         </tbody>
       </table>
-      {selected && isAdmin(me.role) && (
-        <FirmForm key={`${selected.id}:${tick}`} firm={selected} saved={reload} />
-      )}
+      {selected && isAdmin(me.role) && <FirmForm key={selected.id} firm={selected} saved={reload} />}
       {selected && <Bans firm={selected} />}
       {isAdmin(me.role) && (
         <form id="firm-create" class="panel form" onSubmit={create}>
@@ -136,7 +137,7 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
   async function save(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
-    const res = await api("PATCH", `/firms/${firm.id}`, {
+    const wanted: Partial<Record<keyof Firm, unknown>> = {
       webhook_url: formValue(form, "webhook_url") ?? null,
       legacy_http: formChecked(form, "legacy_http"),
       callback_middle_name: formChecked(form, "callback_middle_name"),
@@ -146,7 +147,14 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       deposit_max: amountInput(formValue(form, "deposit_max")) ?? null,
       rate_limit_per_second: Number(formValue(form, "rate") ?? firm.rate_limit_per_second),
       active: formChecked(form, "active"),
-    });
+    };
+    // Only what the operator changed: a save never undoes someone else's change to another field,
+    // and closing deposits does not depend on the webhook still passing its checks.
+    const changes = Object.fromEntries(
+      Object.entries(wanted).filter(([k, v]) => firm[k as keyof Firm] !== v),
+    );
+    if (Object.keys(changes).length === 0) return notify(`#${firm.id}: ${t("saved")}`);
+    const res = await api("PATCH", `/firms/${firm.id}`, changes);
     notify(res.ok ? `#${firm.id}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
     if (res.ok) saved();
   }
@@ -194,15 +202,14 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
 
 function Bans({ firm }: { firm: Firm }) {
   const { t, lang, me, notify } = useShell();
-  const [tick, setTick] = useState(0);
-  const [bans] = useLoad(
-    async () => (await api<{ user_id: string; since: string }[]>("GET", `/firms/${firm.id}/bans`)).json,
-    `${firm.id}:${tick}`,
+  const [bans, reload] = useLoad(
+    async () => listOf<{ user_id: string; since: string }>(await api("GET", `/firms/${firm.id}/bans`)),
+    String(firm.id),
   );
   async function change(userId: string, ban: boolean) {
     const res = await api(ban ? "PUT" : "DELETE", `/firms/${firm.id}/bans`, { user_id: userId });
     notify(res.ok ? `${userId}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
-    setTick((n) => n + 1);
+    reload();
   }
   return (
     <div id="bans" class="panel">
@@ -210,7 +217,7 @@ function Bans({ firm }: { firm: Firm }) {
         {t("bans")} · #{firm.id}
       </h2>
       <ul>
-        {(Array.isArray(bans) ? bans : []).map((b) => (
+        {(bans ?? []).map((b) => (
           <li key={b.user_id} data-user={b.user_id}>
             <code>{b.user_id}</code> · {when(b.since, lang)}{" "}
             {canDecide(me.role) && (

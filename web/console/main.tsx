@@ -65,7 +65,21 @@ function App() {
     ...(me && isAdmin(me.role) ? ([["/operators", t("operators")]] as [string, string][]) : []),
     ["/audit", t("audit")],
   ];
-  const [, section = "", idText] = path.split("/");
+  const SECTIONS = [
+    "deposits",
+    "withdrawals",
+    "transactions",
+    "summary",
+    "firms",
+    "pool",
+    "providers",
+    "operators",
+    "audit",
+    "password",
+  ];
+  const [, asked = "", idText] = path.split("/");
+  // An unknown or empty address opens the deposit queue rather than a blank page.
+  const section = SECTIONS.includes(asked) ? asked : "deposits";
   const id = idText && /^\d+$/.test(idText) ? Number(idText) : undefined;
 
   return (

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { Field, formValue, type Role, useLoad, useShell } from "./ui";
+import { Field, formValue, listOf, type Role, useLoad, useShell } from "./ui";
 
 interface OperatorRow {
   id: number;
@@ -14,8 +14,10 @@ const ROLES: Role[] = ["viewer", "operator", "admin"];
 /** Admins add operators (a one-time password is shown once), change roles, switch access off. */
 export function Operators() {
   const { t, me, notify } = useShell();
-  const [tick, setTick] = useState(0);
-  const [rows] = useLoad(async () => (await api<OperatorRow[]>("GET", "/operators")).json, `o:${tick}`);
+  const [rows, reload] = useLoad(
+    async () => listOf<OperatorRow>(await api("GET", "/operators")),
+    "operators",
+  );
   const [once, setOnce] = useState<string | null>(null);
   async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
     const res = await api<{ email: string; password?: string }>(method, path, body);
@@ -23,8 +25,9 @@ export function Operators() {
     if (res.ok) {
       form?.reset();
       if (res.json.password) setOnce(`${res.json.email} · ${res.json.password}`);
-      setTick((n) => n + 1);
+      reload();
     }
+    return res.ok;
   }
   return (
     <section id="operators">
@@ -44,8 +47,8 @@ export function Operators() {
           </tr>
         </thead>
         <tbody>
-          {(Array.isArray(rows) ? rows : []).map((o) => (
-            <tr key={`${o.id}:${tick}`} data-operator={o.email}>
+          {(rows ?? []).map((o) => (
+            <tr key={o.id} data-operator={o.email}>
               <td>{o.email}</td>
               <td>
                 {o.id === me.id ? (
@@ -53,7 +56,12 @@ export function Operators() {
                 ) : (
                   <select
                     aria-label={`${t("role")} ${o.email}`}
-                    onChange={(e) => call("PATCH", `/operators/${o.id}`, { role: e.currentTarget.value })}
+                    onChange={async (e) => {
+                      const select = e.currentTarget;
+                      // Refused (the last admin, say): the choice goes back to what the server has.
+                      if (!(await call("PATCH", `/operators/${o.id}`, { role: select.value })))
+                        select.value = o.role;
+                    }}
                   >
                     {ROLES.map((r) => (
                       <option key={r} value={r} selected={r === o.role}>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { amountInput, Field, formValue, isAdmin, Options, useLoad, useShell } from "./ui";
+import { amountInput, Field, formValue, isAdmin, listOf, Options, useLoad, useShell } from "./ui";
 
 interface Channel {
   id: number;
@@ -27,17 +27,17 @@ interface Account {
 /** The account pool and the channels in front of it: health, ranges, caps, on and off. */
 export function Pool() {
   const { t, me, notify } = useShell();
-  const [tick, setTick] = useState(0);
-  const reload = () => setTick((n) => n + 1);
-  const [data] = useLoad(
+  const [data, reload] = useLoad(
     async () => {
       const [channels, accounts] = await Promise.all([
         api<Channel[]>("GET", "/channels"),
         api<Account[]>("GET", "/accounts"),
       ]);
-      return channels.ok && accounts.ok ? { channels: channels.json, accounts: accounts.json } : undefined;
+      const c = listOf<Channel>(channels);
+      const a = listOf<Account>(accounts);
+      return c && a ? { channels: c, accounts: a } : undefined;
     },
-    `pool:${tick}`,
+    "pool",
     10_000,
   );
   const [editing, setEditing] = useState<number | null>(null);
@@ -169,13 +169,25 @@ export function Pool() {
                     onSubmit={(e) => {
                       e.preventDefault();
                       const form = e.currentTarget;
-                      call("PATCH", `/accounts/${a.id}`, {
+                      const wanted: Record<string, string | null> = {
                         min: amountInput(formValue(form, "min")) ?? null,
                         max: amountInput(formValue(form, "max")) ?? null,
                         daily_cap: amountInput(formValue(form, "daily_cap")) ?? null,
                         bank_code: formValue(form, "bank_code") ?? null,
-                        channel: channelInput(form),
-                      });
+                      };
+                      const now: Record<string, string | null> = {
+                        min: a.min,
+                        max: a.max,
+                        daily_cap: a.daily_cap,
+                        bank_code: a.bank_code,
+                      };
+                      // Only what changed, so a save never undoes another operator's change.
+                      const changes: Record<string, string | null> = Object.fromEntries(
+                        Object.entries(wanted).filter(([k, v]) => now[k] !== v),
+                      );
+                      const channel = channelInput(form);
+                      if (channel !== (codeOf(a.channel_id) || null)) changes.channel = channel;
+                      call("PATCH", `/accounts/${a.id}`, changes);
                     }}
                   >
                     #{a.id} {a.bank_name}{" "}

@@ -1,6 +1,5 @@
-import { useState } from "preact/hooks";
 import { api } from "./api";
-import { Field, formValue, isAdmin, useLoad, useShell } from "./ui";
+import { Field, formValue, isAdmin, listOf, useLoad, useShell } from "./ui";
 
 interface Provider {
   id: number;
@@ -13,15 +12,17 @@ interface Provider {
 /** Providers: the auto-cancel time of their firms' deposits and, for platforms, one callback URL. */
 export function Providers() {
   const { t, me, notify } = useShell();
-  const [tick, setTick] = useState(0);
-  const [providers] = useLoad(async () => (await api<Provider[]>("GET", "/providers")).json, `p:${tick}`);
+  const [providers, reload] = useLoad(
+    async () => listOf<Provider>(await api("GET", "/providers")),
+    "providers",
+  );
   const admin = isAdmin(me.role);
   async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
     const res = await api(method, path, body);
     notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
     if (res.ok) {
       form?.reset();
-      setTick((n) => n + 1);
+      reload();
     }
   }
   return (
@@ -40,7 +41,7 @@ export function Providers() {
         </thead>
         <tbody>
           {(providers ?? []).map((p) => (
-            <tr key={`${p.id}:${tick}`} data-provider={p.id}>
+            <tr key={p.id} data-provider={p.id}>
               <td>{p.id}</td>
               <td>{p.name}</td>
               <td>{p.kind}</td>

@@ -1,8 +1,7 @@
-import { useState } from "preact/hooks";
 import { api, query } from "./api";
 import { Change } from "./audit";
 import type { QueueRow } from "./queue";
-import { canDecide, Field, formValue, Options, useLoad, useShell, when } from "./ui";
+import { canDecide, Field, formValue, lastDay, nextDay, Options, useLoad, useShell, when } from "./ui";
 
 interface Attempt {
   attempt: number;
@@ -68,7 +67,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
     for (const f of FILTERS) values[f] = formValue(form, f);
     // The date fields are local days in Türkiye; the API takes instants.
     if (values.from) values.from = `${values.from}T00:00:00+03:00`;
-    if (values.to) values.to = `${values.to}T23:59:59+03:00`;
+    if (values.to) values.to = nextDay(values.to);
     location.hash = `#/transactions?${query(values)}`;
   }
   const day = (v: string | null) => v?.slice(0, 10) ?? "";
@@ -110,7 +109,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
           <input name="from" type="date" defaultValue={day(filter.get("from"))} />
         </Field>
         <Field label={t("to")}>
-          <input name="to" type="date" defaultValue={day(filter.get("to"))} />
+          <input name="to" type="date" defaultValue={lastDay(filter.get("to"))} />
         </Field>
         <button type="submit">{t("find")}</button>
         <a id="csv" class="button secondary" href={`/ops/api/transactions.csv?${q}`} download>
@@ -168,12 +167,11 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
 
 function TransactionDetail({ id }: { id: number }) {
   const { t, lang, me, notify } = useShell();
-  const [tick, setTick] = useState(0);
-  const [d] = useLoad(async () => {
+  const [d, reload] = useLoad(async () => {
     const res = await api<Detail>("GET", `/transactions/${id}`);
     if (!res.ok) notify(res.json.message ?? String(res.status), true);
     return res.ok ? res.json : undefined;
-  }, `${id}:${tick}`);
+  }, String(id));
   if (!d) return null;
   const fields: [string, unknown][] = [
     ["amount", d.amount],
@@ -201,7 +199,7 @@ function TransactionDetail({ id }: { id: number }) {
       res.ok ? `${t("redelivered")}: #${callbackId}` : (res.json.message ?? String(res.status)),
       !res.ok,
     );
-    setTimeout(() => setTick((n) => n + 1), 500);
+    setTimeout(reload, 500);
   }
   return (
     <article id="detail" class="panel">

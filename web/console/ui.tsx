@@ -36,7 +36,8 @@ export function useLoad<V>(load: () => Promise<V | undefined>, key: string, ever
   const generation = useRef(0);
   const reload = useCallback(async () => {
     const mine = ++generation.current;
-    const v = await load();
+    // A failed fetch (network down, server restarting) keeps what is shown; the next refresh retries.
+    const v = await load().catch(() => undefined);
     if (mine === generation.current && v !== undefined) setValue(v);
     // `key` names everything `load` reads: a new key is a new load.
   }, [key]);
@@ -103,6 +104,10 @@ export function Bars({ parts }: { parts: [string, number][] }) {
   );
 }
 
+/** A list answer, or undefined when the server answered an error instead (kept as not loaded). */
+export const listOf = <T,>(res: { ok: boolean; json: unknown }): T[] | undefined =>
+  res.ok && Array.isArray(res.json) ? (res.json as T[]) : undefined;
+
 /** The value of a form's named field, trimmed; empty as undefined. */
 export function formValue(form: HTMLFormElement, name: string): string | undefined {
   const el = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
@@ -123,6 +128,20 @@ export function amountInput(v: string | undefined): string | undefined {
 export function age(iso: string): string {
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
   return s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+}
+
+/** The API's `to` is exclusive: the day after a Türkiye date, at its midnight. */
+export function nextDay(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return `${d.toISOString().slice(0, 10)}T00:00:00+03:00`;
+}
+/** The last day a `to` made by nextDay includes, for the date field. */
+export function lastDay(to: string | null): string {
+  if (!to) return "";
+  const d = new Date(`${to.slice(0, 10)}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
 }
 
 export const when = (iso: string, lang: Lang) =>

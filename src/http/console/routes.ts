@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { toCsv } from "../../backoffice/csv.js";
@@ -37,6 +38,13 @@ const CSV_COLUMNS = [
   "decided_by",
 ] as const;
 
+function sameToken(given: string | string[] | undefined, expected: string): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given, "utf8");
+  const b = Buffer.from(expected, "utf8");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 function cookieToken(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
@@ -74,6 +82,11 @@ export function registerConsoleRoutes(
     });
 
     ops.post("/ops/api/login", async (request, reply) => {
+      // Only a script on our own page can send JSON here: a form on another site cannot, so it
+      // cannot spend an office's failed-login allowance or lock an operator out.
+      if (!String(request.headers["content-type"] ?? "").startsWith("application/json")) {
+        return sendError(reply, 415, "Send the login as application/json");
+      }
       const json = parseJsonBody(request);
       const input = json.ok ? login.safeParse(json.value) : undefined;
       if (!input?.success) return sendError(reply, 400, "email and password are required");
@@ -100,7 +113,7 @@ export function registerConsoleRoutes(
       const token = cookieToken(request);
       const session = token ? await consoleService.session(token) : undefined;
       if (!token || !session) return void sendError(reply, 401, "Login required");
-      if (request.method !== "GET" && request.headers["x-csrf-token"] !== session.csrf) {
+      if (request.method !== "GET" && !sameToken(request.headers["x-csrf-token"], session.csrf)) {
         return void sendError(reply, 403, "CSRF token missing or wrong");
       }
       if (!roleAllows(session.operator.role, needed))
