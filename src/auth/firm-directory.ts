@@ -33,6 +33,7 @@ export function toFirm(row: FirmWithProvider, box: SecretBox): Firm {
     depositsOpen: row.deposits_open === 1,
     withdrawalsOpen: row.withdrawals_open === 1,
     rateLimitPerSecond: row.rate_limit_per_second,
+    sandbox: row.sandbox === 1,
   };
 }
 

@@ -56,6 +56,7 @@ export interface FirmInput {
   deposit_min: number | null;
   deposit_max: number | null;
   rate_limit_per_second: number;
+  sandbox: boolean;
 }
 
 export interface FirmChanges {
@@ -185,6 +186,7 @@ export function createManagement(deps: ManagementDeps) {
           withdrawals_open: 1,
           active: 1,
           rate_limit_per_second: input.rate_limit_per_second,
+          sandbox: input.sandbox ? 1 : 0,
           created_at: now,
           updated_at: now,
         },

@@ -36,6 +36,7 @@ export function firmView(f: FirmRow) {
     deposits: f.deposits_open === 1 ? "open" : "closed",
     withdrawals: f.withdrawals_open === 1 ? "open" : "closed",
     active: f.active === 1,
+    sandbox: f.sandbox === 1,
     rate_limit_per_second: f.rate_limit_per_second,
     created_at: isoTime(f.created_at),
     updated_at: isoTime(f.updated_at),
@@ -67,6 +68,7 @@ export function accountView(a: AccountRow) {
     channel_id: a.channel_id,
     bank_code: a.bank_code,
     daily_cap: money(a.daily_cap),
+    sandbox: a.sandbox === 1,
     created_at: isoTime(a.created_at),
     updated_at: isoTime(a.updated_at),
   };

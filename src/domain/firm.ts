@@ -14,4 +14,6 @@ export interface Firm {
   depositsOpen: boolean;
   withdrawalsOpen: boolean;
   rateLimitPerSecond: number;
+  /** A test firm: deposits get the sandbox account; the sandbox helpers answer it. */
+  sandbox: boolean;
 }

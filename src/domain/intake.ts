@@ -41,6 +41,8 @@ export interface IntakePorts {
 
 export interface RouteInput {
   firmId: number;
+  /** A test firm: the sandbox account, never the live pool. */
+  sandbox: boolean;
   reference: string;
   amountMinor: number;
   bankCode: string;
@@ -148,6 +150,7 @@ export async function createDeposit(
 
   const routed = await ports.route({
     firmId: firm.id,
+    sandbox: firm.sandbox,
     reference: req.reference,
     amountMinor: req.amountMinor,
     bankCode: req.bankCode,

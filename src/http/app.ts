@@ -9,6 +9,7 @@ import { registerDocsRoutes } from "./docs/routes.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "./envelope.js";
 import { registerHostedRoutes } from "./hosted/routes.js";
 import { registerDepositRoute } from "./merchant/deposits.js";
+import { registerSandboxRoutes } from "./merchant/sandbox.js";
 import { registerTransactionRoutes } from "./merchant/transactions.js";
 import { registerWithdrawalRoute } from "./merchant/withdrawals.js";
 
@@ -76,6 +77,7 @@ export function buildApp(
 
   registerDepositRoute(app, ctx);
   registerWithdrawalRoute(app, ctx);
+  registerSandboxRoutes(app, ctx, backoffice);
   registerTransactionRoutes(app, ctx);
   registerAdminRoutes(app, backoffice, ctx.adminToken, consoleService);
   registerConsoleRoutes(app, consoleService, backoffice);

@@ -119,6 +119,7 @@ export const COMMANDS: Record<string, Handler> = {
         deposit_min: str(f, "deposit-min"),
         deposit_max: str(f, "deposit-max"),
         rate_limit_per_second: int(f, "rate-limit"),
+        sandbox: bool(f, "sandbox"),
       }),
     ),
   "firm update": (c, p, f) =>

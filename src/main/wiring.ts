@@ -12,6 +12,7 @@ import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
 import { startOfIstanbulDay, withinDailyCap } from "../domain/routing.js";
+import { sandboxRouting } from "../domain/sandbox.js";
 import { createHostedSessions } from "../hosted/sessions.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
@@ -150,10 +151,34 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
         );
     },
   });
+  /** A test firm's deposit: the sandbox account, or the outcome its amount asks for. */
+  async function routeSandbox(amountMinor: number) {
+    const outcome = sandboxRouting(amountMinor);
+    const row = outcome === "accept" ? await repos.accounts.sandbox() : undefined;
+    if (outcome !== "accept" || !row)
+      return { ok: false as const, rejection: outcome === "accept" ? ("no_account" as const) : outcome };
+    return {
+      ok: true as const,
+      account: {
+        id: row.id,
+        bankName: row.bank_name,
+        holderName: row.holder_name,
+        iban: row.iban,
+        minAmount: null,
+        maxAmount: null,
+        active: true,
+        lastAssignedAt: 0,
+      },
+      log: [{ account_id: row.id, channel: "sandbox", outcome: "accepted", ms: 0 }],
+      release: async () => {},
+    };
+  }
+
   const intake: IntakePorts = {
     businessFacts: (firmId, reference, userId, type) =>
       repos.transactions.businessFacts(firmId, reference, userId, type),
     async route(input) {
+      if (input.sandbox) return routeSandbox(input.amountMinor);
       const plan = await accounts.plan(input.amountMinor, input.bankCode);
       let order = plan.order;
       const capped = order.filter((a) => a.dailyCap != null).map((a) => a.id);

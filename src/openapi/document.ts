@@ -142,7 +142,16 @@ export function openApiDocument() {
     // Relative: the document is served by the server it describes.
     servers: [{ url: "/" }],
     security: [{ ApiKey: [], Signature: [] }],
-    tags: [{ name: "Deposits" }, { name: "Withdrawals" }, { name: "Transactions" }],
+    tags: [
+      { name: "Deposits" },
+      { name: "Withdrawals" },
+      { name: "Transactions" },
+      {
+        name: "Sandbox",
+        description:
+          "Test helpers for sandbox firms only (`payintake firm create --sandbox`); a live firm gets 404 `Not found`. A sandbox deposit gets the sandbox account; an amount ending in .91 is declined by the channel, .92 finds no account.",
+      },
+    ],
     paths: {
       [path(MERCHANT_PATHS.deposits)]: {
         post: {
@@ -258,6 +267,11 @@ export function openApiDocument() {
           responses: transactionResponses,
         },
       },
+      ...sandboxPaths(
+        path(MERCHANT_PATHS.sandboxApprove),
+        path(MERCHANT_PATHS.sandboxReject),
+        path(MERCHANT_PATHS.sandboxCallback),
+      ),
     },
     components: {
       securitySchemes: {
@@ -375,3 +389,89 @@ const EXAMPLE_WITHDRAWAL = {
   user_id: "U-1002",
   username: "mehmet.demir",
 };
+
+/** The sandbox helpers: for test firms, what an operator or the callback worker would do. */
+function sandboxPaths(approve: string, reject: string, callback: string) {
+  const idParam = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+  const decided = {
+    description: "Decided; the callback is on its way",
+    content: {
+      "application/json": {
+        schema: {
+          type: "object",
+          required: ["success", "status", "amount", "callback_id"],
+          properties: {
+            success: { const: true },
+            status: { enum: ["approved", "rejected"] },
+            amount: { type: "string" },
+            callback_id: { type: "integer" },
+          },
+        },
+      },
+    },
+  };
+  const notFound = error(["Not found", "transaction not found"]);
+  const common = {
+    "404": notFound,
+    "409": error(["transaction is not pending (status: approved); it was decided already"]),
+    ...authErrors,
+  };
+  const body = (properties: Record<string, Schema>) => ({
+    required: false,
+    content: { "application/json": { schema: { type: "object", additionalProperties: false, properties } } },
+  });
+  return {
+    [approve]: {
+      post: {
+        tags: ["Sandbox"],
+        operationId: "sandboxApprove",
+        summary: "Approve one's own pending test transaction, optionally with another amount",
+        parameters: [idParam, ...headers],
+        requestBody: body({ amount: { type: "string", pattern: "^[0-9]+(\\.[0-9]{1,2})?$" } }),
+        responses: {
+          "200": decided,
+          "400": error(["Validation failed: Amount must be a decimal number"]),
+          ...common,
+        },
+      },
+    },
+    [reject]: {
+      post: {
+        tags: ["Sandbox"],
+        operationId: "sandboxReject",
+        summary: "Reject one's own pending test transaction",
+        parameters: [idParam, ...headers],
+        requestBody: body({ note: { type: "string", maxLength: 500 } }),
+        responses: { "200": decided, ...common },
+      },
+    },
+    [callback]: {
+      post: {
+        tags: ["Sandbox"],
+        operationId: "sandboxCallback",
+        summary: "Send a decided test transaction's callback again",
+        parameters: [idParam, ...headers],
+        responses: {
+          "200": {
+            description: "Queued",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: {
+                    success: { const: true },
+                    message: { const: "callback queued" },
+                    callback_id: { type: "integer" },
+                  },
+                },
+              },
+            },
+          },
+          "404": notFound,
+          "409": error(["transaction is pending: no callback yet"]),
+          ...authErrors,
+        },
+      },
+    },
+  };
+}

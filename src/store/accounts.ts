@@ -4,19 +4,15 @@ import type { Database, PaymentAccountTable } from "./schema.js";
 export type AccountRow = Selectable<PaymentAccountTable>;
 
 export interface AccountRepository {
-  add(values: Omit<AccountRow, "id">): Promise<AccountRow>;
   update(id: number, changes: Updateable<PaymentAccountTable>): Promise<AccountRow | undefined>;
   get(id: number): Promise<AccountRow | undefined>;
   list(): Promise<AccountRow[]>;
-  /** The accounts deposits may be routed to. */
-  listActive(): Promise<AccountRow[]>;
+  /** The account sandbox firms' deposits are given (docs/sandbox.md). */
+  sandbox(): Promise<AccountRow | undefined>;
 }
 
 export function createAccountRepository(db: Kysely<Database>): AccountRepository {
   return {
-    add(values) {
-      return db.insertInto("payment_accounts").values(values).returningAll().executeTakeFirstOrThrow();
-    },
     update(id, changes) {
       return db
         .updateTable("payment_accounts")
@@ -31,8 +27,14 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
     list() {
       return db.selectFrom("payment_accounts").selectAll().orderBy("id").execute();
     },
-    listActive() {
-      return db.selectFrom("payment_accounts").selectAll().where("active", "=", 1).orderBy("id").execute();
+    sandbox() {
+      return db
+        .selectFrom("payment_accounts")
+        .selectAll()
+        .where("sandbox", "=", 1)
+        .where("active", "=", 1)
+        .orderBy("id")
+        .executeTakeFirst();
     },
   };
 }

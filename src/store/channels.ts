@@ -41,6 +41,7 @@ export function createChannelRepository(db: Kysely<Database>): ChannelRepository
         .selectAll("payment_accounts")
         .select("channels.code as channel_code")
         .where("payment_accounts.active", "=", 1)
+        .where("payment_accounts.sandbox", "=", 0)
         .where((eb) => eb.or([eb("payment_accounts.channel_id", "is", null), eb("channels.active", "=", 1)]))
         .orderBy("payment_accounts.id")
         .execute();

@@ -31,6 +31,8 @@ export interface FirmTable {
   withdrawals_open: number;
   active: number;
   rate_limit_per_second: number;
+  /** A test firm: its deposits get the sandbox account and it may use the sandbox helpers. */
+  sandbox: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -49,6 +51,8 @@ export interface PaymentAccountTable {
   bank_code: string | null;
   /** The most this account may take in deposits per day (Europe/Istanbul), in minor units. */
   daily_cap: number | null;
+  /** The sandbox firms' account; never routed to for live firms. */
+  sandbox: Generated<number>;
   created_at: number;
   updated_at: number;
 }

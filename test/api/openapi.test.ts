@@ -65,6 +65,9 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
         `POST ${MERCHANT_PATHS.withdrawals}`,
         `GET ${MERCHANT_PATHS.byId}`,
         `GET ${MERCHANT_PATHS.byReference}`,
+        `POST ${MERCHANT_PATHS.sandboxApprove}`,
+        `POST ${MERCHANT_PATHS.sandboxReject}`,
+        `POST ${MERCHANT_PATHS.sandboxCallback}`,
       ]
         .map((r) => r.replace(/:([a-z_]+)/g, "{$1}"))
         .sort(),

@@ -87,6 +87,7 @@ export interface FirmOptions {
   deposit_max?: string;
   provider_id?: number;
   rate_limit_per_second?: number;
+  sandbox?: boolean;
 }
 
 export async function createFirm(server: TestServer, opts: FirmOptions = {}): Promise<TestFirm> {

@@ -26,6 +26,7 @@ function firm(overrides: Partial<Firm> = {}): Firm {
     depositsOpen: true,
     withdrawalsOpen: true,
     rateLimitPerSecond: 100,
+    sandbox: false,
     ...overrides,
   };
 }

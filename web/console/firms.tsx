@@ -27,6 +27,7 @@ export interface Firm {
   withdrawals: "open" | "closed";
   active: boolean;
   rate_limit_per_second: number;
+  sandbox: boolean;
 }
 
 /** Firms: create (the secret is shown once), edit settings and limits, rotate the secret, bans. */
@@ -46,6 +47,7 @@ export function Firms({ id }: { id?: number }) {
       name: formValue(form, "name") ?? "",
       webhook_url: formValue(form, "webhook_url") ?? null,
       provider_id: provider === undefined ? null : Number(provider),
+      sandbox: formChecked(form, "sandbox"),
     });
     if (!res.ok) return notify(res.json.message ?? String(res.status), true);
     form.reset();
@@ -89,7 +91,9 @@ export function Firms({ id }: { id?: number }) {
           {(firms ?? []).map((f) => (
             <tr key={f.id} data-firm={f.id} class={f.id === id ? "selected" : ""}>
               <td>{f.id}</td>
-              <td>{f.name}</td>
+              <td>
+                {f.name} {f.sandbox && <span class="tag">sandbox</span>}
+              </td>
               <td>
                 <code>{f.api_key}</code>
               </td>
@@ -124,6 +128,9 @@ export function Firms({ id }: { id?: number }) {
           <Field label={`${t("provider")} #`}>
             <input name="provider_id" inputMode="numeric" size={5} />
           </Field>
+          <label class="inline">
+            <input type="checkbox" name="sandbox" /> {t("sandboxFirm")}
+          </label>
           <button type="submit">{t("create")}</button>
         </form>
       )}

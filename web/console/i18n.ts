@@ -120,6 +120,7 @@ const tr = {
   changePassword: "Parolayı değiştir",
   passwordChanged: "Parola değiştirildi",
   notAllowed: "Bu işlem için yetkiniz yok.",
+  sandboxFirm: "Test firması (sandbox)",
   other: "EN",
 };
 type Key = keyof typeof tr;
@@ -245,6 +246,7 @@ const en: Record<Key, string> = {
   changePassword: "Change password",
   passwordChanged: "Password changed",
   notAllowed: "Not allowed for your role.",
+  sandboxFirm: "Test firm (sandbox)",
   other: "TR",
 };
 

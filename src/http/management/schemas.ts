@@ -68,6 +68,8 @@ export const firmCreate = z.strictObject({
   deposit_min: amount.default(null),
   deposit_max: amount.default(null),
   rate_limit_per_second: z.number().int().min(1).max(1_000_000).default(100),
+  /** A test firm (docs/sandbox.md); fixed at creation, a live firm is never turned into one. */
+  sandbox: z.boolean().default(false),
 });
 
 export const firmUpdate = z.strictObject({

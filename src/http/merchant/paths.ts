@@ -7,4 +7,8 @@ export const MERCHANT_PATHS = {
   withdrawals: "/paymentapi/v1/withdrawals",
   byReference: "/paymentapi/v1/transactions/by-reference/:reference",
   byId: "/paymentapi/v1/transactions/:id",
+  /** Test helpers, for sandbox firms only (docs/sandbox.md). */
+  sandboxApprove: "/paymentapi/v1/sandbox/transactions/:id/approve",
+  sandboxReject: "/paymentapi/v1/sandbox/transactions/:id/reject",
+  sandboxCallback: "/paymentapi/v1/sandbox/transactions/:id/callback",
 } as const;

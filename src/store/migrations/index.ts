@@ -5,6 +5,7 @@ import { channels } from "./20261122T1600_channels.js";
 import { dailyCaps } from "./20261122T1700_daily_caps.js";
 import { paymentSessions } from "./20261122T1800_payment_sessions.js";
 import { operators } from "./20261122T1900_operators.js";
+import { sandbox } from "./20261123T1000_sandbox.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   dailyCaps,
   paymentSessions,
   operators,
+  sandbox,
 ];

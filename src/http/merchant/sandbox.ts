@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { Backoffice } from "../../backoffice/service.js";
+import { parseAmount } from "../../domain/money.js";
+import type { AppContext } from "../context.js";
+import { sendError, sendJson } from "../envelope.js";
+import { authenticate } from "./authenticate.js";
+import { parseJsonBody } from "./common.js";
+import { MERCHANT_PATHS } from "./paths.js";
+
+/**
+ * Test helpers for sandbox firms, signed like every merchant request: decide one's own pending
+ * transaction as an operator would, and have its callback sent again. A live firm gets the same
+ * 404 as an unknown path: the helpers do not exist for it. Recorded as `sandbox:firm-<id>`.
+ */
+const NOT_FOUND = "Not found";
+const approveBody = z.strictObject({ amount: z.string().optional() }).optional();
+const rejectBody = z.strictObject({ note: z.string().max(500).optional() }).optional();
+
+export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, backoffice: Backoffice): void {
+  /** The calling sandbox firm's transaction id; undefined after answering. */
+  async function own(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+    const firm = await authenticate(ctx, request, reply);
+    if (!firm) return undefined;
+    if (!firm.sandbox) return void sendError(reply, 404, NOT_FOUND);
+    const id = Number(request.params.id);
+    const tx = /^\d{1,15}$/.test(request.params.id)
+      ? await ctx.repos.transactions.findForFirm(firm.id, id)
+      : undefined;
+    if (!tx) return void sendError(reply, 404, "transaction not found");
+    return { firm, tx };
+  }
+  /** An empty body counts as `{}`; anything else must be the helper's JSON object. */
+  function body<T extends z.ZodType>(schema: T, request: FastifyRequest) {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    if (raw.length === 0) return { ok: true as const, value: undefined };
+    const json = parseJsonBody(request);
+    const parsed = json.ok ? schema.safeParse(json.value) : undefined;
+    return parsed?.success
+      ? { ok: true as const, value: parsed.data as z.output<T> }
+      : { ok: false as const };
+  }
+
+  app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxApprove, async (request, reply) => {
+    const found = await own(request, reply);
+    if (!found) return reply;
+    const input = body(approveBody, request);
+    if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"amount": "150.00"}');
+    let amountMinor: number | undefined;
+    if (input.value?.amount !== undefined) {
+      const parsed = parseAmount(input.value.amount);
+      if (!parsed.ok) return sendError(reply, 400, "Validation failed: Amount must be a decimal number");
+      amountMinor = parsed.minor;
+    }
+    const outcome = await backoffice.decide(
+      found.tx.id,
+      { kind: "approve", amountMinor },
+      `sandbox:firm-${found.firm.id}`,
+    );
+    return decided(reply, outcome);
+  });
+
+  app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxReject, async (request, reply) => {
+    const found = await own(request, reply);
+    if (!found) return reply;
+    const input = body(rejectBody, request);
+    if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"note": "..."}');
+    const outcome = await backoffice.decide(
+      found.tx.id,
+      { kind: "reject", note: input.value?.note },
+      `sandbox:firm-${found.firm.id}`,
+    );
+    return decided(reply, outcome);
+  });
+
+  app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxCallback, async (request, reply) => {
+    const found = await own(request, reply);
+    if (!found) return reply;
+    const [callback] = await ctx.repos.callbacks.list({ transactionId: found.tx.id });
+    if (!callback) return sendError(reply, 409, "transaction is pending: no callback yet");
+    const outcome = await backoffice.redeliver(callback.id, `sandbox:firm-${found.firm.id}`);
+    if (!outcome.ok) return sendError(reply, outcome.status, outcome.message);
+    return sendJson(reply, 200, { success: true, message: "callback queued", callback_id: callback.id });
+  });
+}
+
+function decided(reply: FastifyReply, outcome: Awaited<ReturnType<Backoffice["decide"]>>): FastifyReply {
+  if (!outcome.ok) return sendError(reply, outcome.status, outcome.message);
+  const tx = outcome.value.transaction;
+  return sendJson(reply, 200, {
+    success: true,
+    status: tx.status,
+    amount: tx.amount,
+    callback_id: outcome.value.callback_id,
+  });
+}
