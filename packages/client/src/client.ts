@@ -1,0 +1,297 @@
+import { newNonce, signRequest } from "./signing.js";
+
+/**
+ * The payintake merchant API from Node 20+: every request signed, every answer a Result that must
+ * be checked (`ok`), legacy firms' HTTP-200 rejections read from `success` like any other, and the
+ * contract's safe retry built into createDeposit: after a timeout, ask by reference; found → use
+ * it; not found → send again with the same reference.
+ */
+export interface ClientOptions {
+  /** e.g. https://pay.example.com (no trailing /paymentapi). */
+  baseUrl: string;
+  apiKey: string;
+  secretKey: string;
+  /** Per request; the contract asks for at least 30 s (a deposit may take ~20 s on fallback). */
+  timeoutMs?: number;
+  /** How many times createDeposit asks-then-resends after timeouts before giving up (default 3). */
+  recoveryAttempts?: number;
+  fetch?: typeof fetch;
+}
+
+export type ErrorCode =
+  | "validation"
+  | "authentication"
+  | "rate_limited"
+  | "duplicate_reference"
+  | "pending_exists"
+  | "deposits_closed"
+  | "withdrawals_closed"
+  | "user_banned"
+  | "amount_out_of_limits"
+  | "no_account"
+  | "channel_declined"
+  | "callback_url"
+  | "not_found"
+  | "conflict"
+  | "server"
+  | "timeout"
+  | "network";
+
+export interface ApiError {
+  code: ErrorCode;
+  /** The server's message (Turkish for business rejections, as the contract has them). */
+  message: string;
+  /** 0 when no answer came (timeout, network); 200 for a legacy firm's rejection. */
+  status: number;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+export interface Payer {
+  bank_code: string;
+  first_name: string;
+  last_name: string;
+  middle_name?: string;
+  username: string;
+  user_id: string;
+  national_id?: string;
+}
+
+export interface DepositInput extends Payer {
+  /** The merchant's own id; the key of safe retries: never change it for a retry. */
+  reference: string;
+  /** Decimal string, two decimals at most: "150.00". */
+  amount: string;
+  method?: "fast" | "eft" | "havale";
+  callbackUrl?: string;
+}
+
+export interface HostedDepositInput extends Payer {
+  reference: string;
+  method?: "fast" | "eft" | "havale";
+  return_url?: string;
+  callbackUrl?: string;
+}
+
+export interface WithdrawalInput extends Payer {
+  reference: string;
+  amount: string;
+  iban?: string;
+  callbackUrl?: string;
+}
+
+export interface Deposit {
+  assigned_bank_name: string;
+  assigned_holder_name: string;
+  assigned_iban: string;
+  /** True when the answer was lost and the deposit was found by its reference instead. */
+  recovered: boolean;
+}
+
+export interface Transaction {
+  id: number;
+  reference: string;
+  type: "deposit" | "withdrawal";
+  status: "pending" | "approved" | "rejected";
+  /** Two decimals, as text: "150.00" (the wire has a JSON number; it is kept exact here). */
+  amount: string;
+  method?: string;
+  first_name: string;
+  last_name: string;
+  middle_name?: string;
+  username: string;
+  user_id: string;
+  national_id: string;
+  bank_code: string;
+  assigned_bank_name?: string;
+  assigned_holder_name?: string;
+  assigned_iban?: string;
+  iban?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const CODES: Record<string, ErrorCode> = {
+  "Bu islem numarasi zaten kullanilmis": "duplicate_reference",
+  "Halihazirda bekleyen talebiniz var": "pending_exists",
+  "Yatırım şu anda kapalı": "deposits_closed",
+  "Çekim şu anda kapalı": "withdrawals_closed",
+  "Kullanıcı yasaklı": "user_banned",
+  "Yatırım tutarı limit dışında": "amount_out_of_limits",
+  "Bu tutar icin uygun hesap yok": "no_account",
+  "Ödeme kanalı talebi kabul etmedi": "channel_declined",
+  "transaction not found": "not_found",
+  "Too many requests": "rate_limited",
+};
+
+function codeOf(status: number, message: string): ErrorCode {
+  const known = CODES[message];
+  if (known) return known;
+  if (message.startsWith("Validation failed") || message.startsWith("return_url")) return "validation";
+  if (message.includes("Callback URL") || message.includes("X-Callback-URL")) return "callback_url";
+  if (status === 401 || status === 403) return "authentication";
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  return status >= 500 ? "server" : "validation";
+}
+
+/** JSON.parse that keeps `"amount": 150.00` as the text "150.00" (a float would lose the zeros). */
+function parseKeepingAmounts(text: string): Record<string, unknown> {
+  return JSON.parse(text.replace(/"amount":(-?\d+(?:\.\d+)?)/g, '"amount":"$1"')) as Record<string, unknown>;
+}
+
+class Timeout extends Error {}
+
+export class PayintakeClient {
+  readonly #opts: Required<Omit<ClientOptions, "fetch">> & { fetch: typeof fetch };
+
+  constructor(options: ClientOptions) {
+    this.#opts = {
+      timeoutMs: 30_000,
+      recoveryAttempts: 3,
+      fetch: globalThis.fetch,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    };
+  }
+
+  /** Direct mode: the account to show the payer, or why not. Safe to call again with one reference. */
+  async createDeposit(input: DepositInput): Promise<Result<Deposit>> {
+    const { callbackUrl, ...body } = input;
+    for (let attempt = 0; ; attempt++) {
+      const sent = await this.#send("POST", "/paymentapi/v1/deposits", body, callbackUrl).then(
+        (answer) => ({ answer }),
+        (lost: unknown) => ({ lost }),
+      );
+      if ("answer" in sent) {
+        const answer = this.#result<Deposit>(sent.answer, (json) => ({
+          assigned_bank_name: String(json.assigned_bank_name),
+          assigned_holder_name: String(json.assigned_holder_name),
+          assigned_iban: String(json.assigned_iban),
+          recovered: attempt > 0,
+        }));
+        // A resend that finds the first one's deposit: it exists, so use it.
+        if (answer.ok || answer.error.code !== "duplicate_reference" || attempt === 0) return answer;
+      } else if (attempt >= this.#opts.recoveryAttempts) {
+        return { ok: false, error: this.#lost(sent.lost) };
+      }
+      // The answer was lost (or the resend met the first one): does the deposit exist?
+      const found = await this.getTransactionByReference(input.reference);
+      if (found.ok) {
+        const tx = found.value;
+        return {
+          ok: true,
+          value: {
+            assigned_bank_name: tx.assigned_bank_name ?? "",
+            assigned_holder_name: tx.assigned_holder_name ?? "",
+            assigned_iban: tx.assigned_iban ?? "",
+            recovered: true,
+          },
+        };
+      }
+      if (found.error.code !== "not_found" || attempt >= this.#opts.recoveryAttempts) return found;
+      // Not created: the same reference may be sent again.
+    }
+  }
+
+  /** Hosted mode: the URL to send the payer to; the amount is entered on the page. */
+  async createHostedDeposit(input: HostedDepositInput): Promise<Result<{ payment_url: string }>> {
+    const { callbackUrl, ...body } = input;
+    return this.#call(
+      "POST",
+      "/paymentapi/v1/deposits",
+      { ...body, redirect: true },
+      callbackUrl,
+      (json) => ({
+        payment_url: String(json.payment_url),
+      }),
+    );
+  }
+
+  async createWithdrawal(input: WithdrawalInput): Promise<Result<{ accepted: true }>> {
+    const { callbackUrl, ...body } = input;
+    return this.#call("POST", "/paymentapi/v1/withdrawals", body, callbackUrl, () => ({
+      accepted: true as const,
+    }));
+  }
+
+  async getTransaction(id: number): Promise<Result<Transaction>> {
+    return this.#call(
+      "GET",
+      `/paymentapi/v1/transactions/${id}`,
+      undefined,
+      undefined,
+      (json) => json.data as Transaction,
+    );
+  }
+
+  async getTransactionByReference(reference: string): Promise<Result<Transaction>> {
+    const path = `/paymentapi/v1/transactions/by-reference/${encodeURIComponent(reference)}`;
+    return this.#call("GET", path, undefined, undefined, (json) => json.data as Transaction);
+  }
+
+  async #call<T>(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    callbackUrl: string | undefined,
+    read: (json: Record<string, unknown>) => T,
+  ): Promise<Result<T>> {
+    try {
+      return this.#result(await this.#send(method, path, body, callbackUrl), read);
+    } catch (e) {
+      return { ok: false, error: this.#lost(e) };
+    }
+  }
+
+  #result<T>(
+    answer: { status: number; json: Record<string, unknown> },
+    read: (json: Record<string, unknown>) => T,
+  ): Result<T> {
+    // `success` decides, not the status: legacy firms get business rejections with HTTP 200.
+    if (answer.json.success === true) return { ok: true, value: read(answer.json) };
+    const message = typeof answer.json.message === "string" ? answer.json.message : `HTTP ${answer.status}`;
+    return { ok: false, error: { code: codeOf(answer.status, message), message, status: answer.status } };
+  }
+
+  #lost(e: unknown): ApiError {
+    return e instanceof Timeout
+      ? { code: "timeout", message: `no answer within ${this.#opts.timeoutMs} ms`, status: 0 }
+      : { code: "network", message: e instanceof Error ? e.message : String(e), status: 0 };
+  }
+
+  async #send(method: "GET" | "POST", path: string, body: unknown, callbackUrl: string | undefined) {
+    const text = body === undefined ? "" : JSON.stringify(body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = newNonce();
+    const headers: Record<string, string> = {
+      "x-api-key": this.#opts.apiKey,
+      "x-timestamp": timestamp,
+      "x-nonce": nonce,
+      "x-signature": signRequest(this.#opts.secretKey, { method, path, body: text, timestamp, nonce }),
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (callbackUrl) headers["x-callback-url"] = callbackUrl;
+    let res: Response;
+    let raw: string;
+    try {
+      res = await this.#opts.fetch(`${this.#opts.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : text,
+        signal: AbortSignal.timeout(this.#opts.timeoutMs),
+      });
+      raw = await res.text();
+    } catch (e) {
+      if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) throw new Timeout();
+      throw e;
+    }
+    let json: Record<string, unknown>;
+    try {
+      json = parseKeepingAmounts(raw);
+    } catch {
+      json = { success: false, message: `HTTP ${res.status}: the answer is not JSON` };
+    }
+    return { status: res.status, json };
+  }
+}

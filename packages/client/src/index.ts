@@ -1,0 +1,15 @@
+export { type CallbackCheck, type CallbackEvent, verifyCallback } from "./callbacks.js";
+export {
+  type ApiError,
+  type ClientOptions,
+  type Deposit,
+  type DepositInput,
+  type ErrorCode,
+  type HostedDepositInput,
+  type Payer,
+  PayintakeClient,
+  type Result,
+  type Transaction,
+  type WithdrawalInput,
+} from "./client.js";
+export { signRequest } from "./signing.js";
