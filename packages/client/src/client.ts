@@ -142,6 +142,12 @@ function parseKeepingAmounts(text: string): Record<string, unknown> {
 
 class Timeout extends Error {}
 
+const decided = (json: Record<string, unknown>) => ({
+  status: json.status as "approved" | "rejected",
+  amount: String(json.amount),
+  callback_id: Number(json.callback_id),
+});
+
 export class PayintakeClient {
   readonly #opts: Required<Omit<ClientOptions, "fetch">> & { fetch: typeof fetch };
 
@@ -214,6 +220,27 @@ export class PayintakeClient {
       accepted: true as const,
     }));
   }
+
+  /**
+   * Test helpers, for sandbox firms only (a live firm gets `not_found`): decide one's own pending
+   * transaction as an operator would, or have its callback sent again.
+   */
+  readonly sandbox = {
+    approve: (id: number, opts: { amount?: string } = {}) =>
+      this.#call("POST", `/paymentapi/v1/sandbox/transactions/${id}/approve`, opts, undefined, decided),
+    reject: (id: number, opts: { note?: string } = {}) =>
+      this.#call("POST", `/paymentapi/v1/sandbox/transactions/${id}/reject`, opts, undefined, decided),
+    resendCallback: (id: number) =>
+      this.#call(
+        "POST",
+        `/paymentapi/v1/sandbox/transactions/${id}/callback`,
+        undefined,
+        undefined,
+        (json) => ({
+          callback_id: Number(json.callback_id),
+        }),
+      ),
+  };
 
   async getTransaction(id: number): Promise<Result<Transaction>> {
     return this.#call(
