@@ -12,6 +12,7 @@ type Schema = Record<string, unknown>;
 const DOCS = new URL("../../docs/", import.meta.url);
 const GUIDES: [string, string][] = [
   ["integration-guide.md", "Integration guide"],
+  ["sandbox.md", "Sandbox"],
   ["callbacks.md", "Callbacks"],
   ["errors.md", "Errors"],
   ["hosted-page.md", "Hosted mode"],

@@ -22,6 +22,7 @@ interface Account {
   active: boolean;
   channel_id: number | null;
   bank_code: string | null;
+  sandbox: boolean;
 }
 
 /** The account pool and the channels in front of it: health, ranges, caps, on and off. */
@@ -204,10 +205,11 @@ export function Pool() {
                 </td>
               </tr>
             ) : (
-              <tr key={a.id} data-account={a.id}>
+              <tr key={a.id} data-account={a.id} class={a.sandbox ? "sandbox" : ""}>
                 <td>{a.id}</td>
                 <td>
-                  {a.bank_name} {a.bank_code && <span class="sub">({a.bank_code})</span>}
+                  {a.bank_name} {a.bank_code && <span class="sub">({a.bank_code})</span>}{" "}
+                  {a.sandbox && <span class="tag">sandbox</span>}
                   <div class="sub">
                     {a.holder_name} · {a.iban}
                   </div>

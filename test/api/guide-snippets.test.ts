@@ -1,0 +1,157 @@
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/harness.js";
+import { createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { eventually, type Received, type Receiver, startReceiver } from "../support/receiver.js";
+
+/**
+ * Every snippet of the integration guides (English and Turkish) is run as written against a real
+ * server: the signing ones create a deposit, the verifying ones check a real callback and refuse a
+ * tampered one. PHP runs where an interpreter exists (.ci/run installs one).
+ */
+const DOCS = new URL("../../docs/", import.meta.url);
+const GUIDES = ["integration-guide.md", "entegrasyon-rehberi.md"];
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+interface Snippet {
+  guide: string;
+  name: string;
+  lang: string;
+  code: string;
+}
+
+function snippets(): Snippet[] {
+  const out: Snippet[] = [];
+  for (const guide of GUIDES) {
+    const text = readFileSync(new URL(guide, DOCS), "utf8");
+    for (const m of text.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
+      const name = /snippet: ([\w-]+)/.exec(m[2]?.split("\n")[0] ?? "")?.[1];
+      if (name) out.push({ guide, name, lang: m[1] as string, code: m[2] as string });
+    }
+  }
+  return out;
+}
+
+const hasPhp = spawnSync("php", ["--version"]).status === 0;
+const RUNNERS: Record<string, { ext: string; command: (file: string) => [string, string[]] }> = {
+  sh: { ext: "sh", command: (f) => ["bash", [f]] },
+  ts: { ext: "mts", command: (f) => [process.execPath, ["--import", "tsx", f]] },
+  python: { ext: "py", command: (f) => ["python3", [f]] },
+  php: { ext: "php", command: (f) => ["php", [f]] },
+};
+
+describe("integration guide snippets run as written", () => {
+  let server: TestServer;
+  let firm: TestFirm;
+  let receiver: Receiver;
+  let dir: string;
+  let callback: Received;
+
+  beforeAll(async () => {
+    server = await startTestServer("sqlite", { LOG_LEVEL: "warn", PAYINTAKE_CALLBACK_POLL_MS: "50" });
+    receiver = await startReceiver();
+    firm = await createFirm(server, { webhook_url: receiver.url, sandbox: true });
+    dir = mkdtempSync(join(tmpdir(), "payintake-snippets-"));
+    const body = depositBody();
+    await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    const q = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "cli:test" });
+    callback = await eventually(async () =>
+      receiver.received.find((r) => JSON.parse(r.body).id === q.json.data.id),
+    );
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await receiver?.close();
+    await server?.close();
+  });
+
+  /** Runs a snippet in its interpreter; asynchronously, since the server answers from this process. */
+  function run(s: Snippet, env: Record<string, string>) {
+    const runner = RUNNERS[s.lang];
+    if (!runner) throw new Error(`no runner for ${s.lang}`);
+    const file = join(dir, `${s.name}-${s.guide.slice(0, 3)}.${runner.ext}`);
+    writeFileSync(file, s.code);
+    const [cmd, args] = runner.command(file);
+    return new Promise<{ stdout: string; stderr: string; status: number }>((resolve) => {
+      execFile(
+        cmd,
+        args,
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+          timeout: 30_000,
+          env: {
+            ...process.env,
+            PYTHONIOENCODING: "utf-8",
+            PAYINTAKE_URL: server.url,
+            PAYINTAKE_API_KEY: firm.apiKey,
+            PAYINTAKE_SECRET_KEY: firm.secret,
+            ...env,
+          },
+        },
+        (error, stdout, stderr) =>
+          resolve({ stdout: stdout.trim(), stderr, status: error ? Number(error.code ?? 1) : 0 }),
+      );
+    });
+  }
+
+  const all = snippets();
+  it("finds the four languages' signing and verifying snippets in both guides", () => {
+    const names = all.map((s) => `${s.guide}:${s.name}`).sort();
+    for (const guide of GUIDES) {
+      for (const n of ["curl", "ts", "python", "php"]) {
+        expect(names).toContain(`${guide}:sign-${n}`);
+        expect(names).toContain(`${guide}:verify-${n}`);
+      }
+    }
+  });
+
+  for (const s of all.filter((x) => x.name.startsWith("sign-"))) {
+    it.runIf(s.lang !== "php" || hasPhp)(`${s.guide} ${s.name} creates a deposit`, async () => {
+      const out = await run(s, {});
+      expect(out.stderr).toBe("");
+      expect(out.status).toBe(0);
+      if (s.lang === "sh") {
+        expect(JSON.parse(out.stdout)).toMatchObject({
+          success: true,
+          assigned_iban: "TR809999900000000000000001",
+        });
+      } else {
+        expect(out.stdout).toMatch(/^200 (True|true) Yatırım talebiniz alındı TR809999900000000000000001$/);
+      }
+    });
+  }
+
+  for (const s of all.filter((x) => x.name.startsWith("verify-"))) {
+    it.runIf(s.lang !== "php" || hasPhp)(
+      `${s.guide} ${s.name} accepts a real callback and refuses a tampered one`,
+      async () => {
+        const good = join(dir, "callback.json");
+        writeFileSync(good, callback.body);
+        const env = {
+          CALLBACK_BODY_FILE: good,
+          CALLBACK_TIMESTAMP: String(callback.headers["x-timestamp"]),
+          CALLBACK_SIGNATURE: String(callback.headers["x-signature"]),
+        };
+        const ok = await run(s, env);
+        expect(ok.stderr).toBe("");
+        expect(ok.stdout).toBe(s.lang === "sh" ? "valid" : "valid deposit.approved 150.00");
+        const bad = join(dir, "tampered.json");
+        writeFileSync(bad, callback.body.replace('"amount":150.00', '"amount":1500.00'));
+        expect((await run(s, { ...env, CALLBACK_BODY_FILE: bad })).stdout).toBe("invalid");
+        expect((await run(s, { ...env, PAYINTAKE_SECRET_KEY: "sk_wrong" })).stdout).toBe("invalid");
+      },
+    );
+  }
+
+  it("PHP is there when CI runs (it installs php-cli)", () => {
+    if (process.env.CI) expect(hasPhp).toBe(true);
+    expect(existsSync(join(ROOT, ".ci/run"))).toBe(true);
+  });
+});
