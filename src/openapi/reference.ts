@@ -56,7 +56,7 @@ export function renderReference(doc: Doc): string {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item as unknown as Record<string, Schema>)) {
       const id = String(op.operationId);
-      toc.push(`<li><a href="#${id}">${method.toUpperCase()} ${esc(path)}</a></li>`);
+      toc.push(`<li><a href="#${id}">${method.toUpperCase()} ${esc(id)}</a></li>`);
       const params = (op.parameters as Schema[])
         .map(
           (p) =>
