@@ -149,6 +149,37 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
     });
   });
 
+  it("sandbox helpers: a test firm approves, rejects and resends; a live firm gets not_found", async () => {
+    const test = await createFirm(server, { webhook_url: receiver.url, sandbox: true });
+    const sandboxClient = new PayintakeClient({
+      baseUrl: server.url,
+      apiKey: test.apiKey,
+      secretKey: test.secret,
+    });
+    const ids: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = payer();
+      expect((await sandboxClient.createDeposit({ ...p, amount: "20.00" })).ok).toBe(true);
+      const tx = await sandboxClient.getTransactionByReference(p.reference);
+      if (!tx.ok) throw new Error(tx.error.message);
+      ids.push(tx.value.id);
+    }
+    const [a = 0, b = 0] = ids;
+    const approved = await sandboxClient.sandbox.approve(a, { amount: "19.50" });
+    expect(approved).toMatchObject({ ok: true, value: { status: "approved", amount: "19.50" } });
+    const rejected = await sandboxClient.sandbox.reject(b, { note: "no transfer" });
+    expect(rejected).toMatchObject({ ok: true, value: { status: "rejected" } });
+    expect((await sandboxClient.sandbox.resendCallback(a)).ok).toBe(true);
+    expect(await sandboxClient.sandbox.approve(a)).toMatchObject({
+      ok: false,
+      error: { code: "conflict", status: 409 },
+    });
+    expect(await client.sandbox.approve(a)).toEqual({
+      ok: false,
+      error: { code: "not_found", message: "Not found", status: 404 },
+    });
+  });
+
   describe("after a timeout: query by reference, then resend with the same reference", () => {
     let sim: ChannelSim;
     beforeAll(async () => {
