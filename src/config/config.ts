@@ -70,6 +70,7 @@ const envSchema = z.object({
   PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
+  PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
 });
 
 export interface Config {
@@ -98,6 +99,11 @@ export interface Config {
    * rate limits, https for the console's Secure cookie); empty: none, the socket is the client.
    */
   trustProxy: string[];
+  /**
+   * What this instance does: `api` answers HTTP, `worker` sends callbacks and runs auto-cancel
+   * (and answers only health and metrics), `all` both. Any number of each on one PostgreSQL.
+   */
+  role: "all" | "api" | "worker";
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
 }
@@ -145,5 +151,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
     trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
+    role: e.PAYINTAKE_ROLE,
   };
 }

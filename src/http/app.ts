@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Backoffice } from "../backoffice/service.js";
 import type { ConsoleService } from "../console/service.js";
@@ -12,8 +13,10 @@ import { registerDepositRoute } from "./merchant/deposits.js";
 import { registerSandboxRoutes } from "./merchant/sandbox.js";
 import { registerTransactionRoutes } from "./merchant/transactions.js";
 import { registerWithdrawalRoute } from "./merchant/withdrawals.js";
+import { registerHealthRoutes } from "./ops/health.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Fastify's own client errors that we answer in the envelope instead of a 500. */
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
@@ -28,6 +31,7 @@ export function buildApp(
   consoleService: ConsoleService,
   logger: FastifyBaseLogger,
   trustProxy: readonly string[] = [],
+  role: "all" | "api" | "worker" = "all",
 ): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
@@ -42,6 +46,12 @@ export function buildApp(
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
     logController: new LogController({ disableRequestLogging: true }),
+    // A caller's own request id is kept when it is a plain token, so one id follows a request
+    // through their logs and ours; otherwise a fresh one.
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
   });
 
   // Bodies stay raw bytes: the signature is verified over exactly what arrived, and JSON parsing
@@ -68,13 +78,17 @@ export function buildApp(
   });
 
   // No answer leaves before the writes (and uncommitted reads) behind it are durable.
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
     if (ctx.draining) reply.header("connection", "close");
     await ctx.settle();
   });
 
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
 
+  registerHealthRoutes(app, ctx, role);
+  // A worker answers probes only: its work is the outbox and auto-cancel (main/server.ts).
+  if (role === "worker") return app;
   registerDepositRoute(app, ctx);
   registerWithdrawalRoute(app, ctx);
   registerSandboxRoutes(app, ctx, backoffice);

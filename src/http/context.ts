@@ -20,6 +20,8 @@ export interface AppContext {
   adminToken: string;
   /** Set when a graceful stop begins: answers then close their connections. */
   draining: boolean;
+  /** A store round trip for /readyz. */
+  ping(): Promise<void>;
   /** Resolves once all writes so far are durable (see Store.settle). */
   settle(): Promise<void>;
   now(): number;

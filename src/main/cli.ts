@@ -9,7 +9,9 @@ import { startServer } from "./server.js";
 
 const USAGE = `payintake: payment intake service
 
-  payintake serve                 start the server (embedded store, or DATABASE_URL)
+  payintake serve [--role api|worker|all]
+                                  start the server (embedded store, or DATABASE_URL); api answers
+                                  HTTP, worker sends callbacks and runs auto-cancel, all both
   payintake migrate               apply database migrations and exit
   payintake channel-sim [--port P] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
                                   a payment channel partner for development (docs/channels.md)
@@ -84,7 +86,13 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  if (words[0] === "serve") return serve(config);
+  if (words[0] === "serve") {
+    const role = flags.role;
+    if (role !== undefined && role !== "api" && role !== "worker" && role !== "all") {
+      fail("--role must be api, worker or all", 2);
+    }
+    return serve(role === undefined ? config : { ...config, role });
+  }
   if (words[0] === "channel-sim") return channelSim(flags);
   if (words[0] === "migrate") {
     const store = await openStore(config);

@@ -49,7 +49,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const logger = createLogger(config.logLevel, opts.logDestination);
   const runtime = await wire(config, logger, opts.now);
   for (const w of runtime.warnings) logger.warn(w);
-  const app = buildApp(runtime.ctx, runtime.backoffice, runtime.consoleService, logger, config.trustProxy);
+  const app = buildApp(
+    runtime.ctx,
+    runtime.backoffice,
+    runtime.consoleService,
+    logger,
+    config.trustProxy,
+    config.role,
+  );
 
   const purge = setInterval(() => {
     runtime.ctx.repos.nonces
@@ -66,8 +73,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await runtime.store.close();
     throw err;
   }
-  runtime.outbox.start();
-  runtime.autoCancel.start();
+  // API-only instances leave the outbox and auto-cancel to the workers; their decisions are
+  // picked up by a worker's next poll (PAYINTAKE_CALLBACK_POLL_MS).
+  if (config.role !== "api") {
+    runtime.outbox.start();
+    runtime.autoCancel.start();
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

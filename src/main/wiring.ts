@@ -238,6 +238,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     hosted,
     adminToken,
     settle: () => store.settle(),
+    ping: () => store.ping(),
     draining: false,
     now,
   };

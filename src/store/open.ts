@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { migrations } from "./migrations/index.js";
 import type { Prepared, StatementRunner } from "./prepared.js";
@@ -21,6 +21,8 @@ export interface Store {
   settle(): Promise<void>;
   /** Hot-path statements, prepared once, without the query builder (store/prepared.ts). */
   statements: StatementRunner;
+  /** A round trip to the store, for readiness probes; throws when it cannot answer. */
+  ping(): Promise<void>;
   /** Applies every migration not yet applied; safe to call from several instances at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -73,6 +75,9 @@ function openSqlite(dataDir: string): Store {
     dialect: "sqlite",
     settle: () => groupCommit.settle(),
     statements: groupCommit.statements,
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
     async migrate() {
       await groupCommit.settle();
       return applyMigrations(db, "sqlite", async (script) => {
@@ -105,6 +110,9 @@ function openPostgres(url: string, poolSize: number): Store {
     db,
     dialect: "postgres",
     settle: () => settled,
+    async ping() {
+      await pool.query("SELECT 1");
+    },
     statements: {
       async rows<R>(statement: Prepared, params: readonly unknown[]) {
         const result = await pool.query({

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../context.js";
+import { sendPlainJson } from "../envelope.js";
+
+/**
+ * Probes for orchestrators. /healthz: the process answers (liveness; never touches the store, so a
+ * database outage does not get every instance restarted). /readyz: the store answers within 2 s and
+ * the instance is not draining (readiness: take it out of the load balancer, do not restart it).
+ */
+const READY_TIMEOUT_MS = 2_000;
+
+export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, role: string): void {
+  app.get("/healthz", async (_request, reply) => sendPlainJson(reply, 200, { status: "ok", role }));
+  app.get("/readyz", async (_request, reply) => {
+    if (ctx.draining) return sendPlainJson(reply, 503, { status: "draining" });
+    let timer: NodeJS.Timeout | undefined;
+    const ready = await Promise.race([
+      ctx.ping().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    return ready
+      ? sendPlainJson(reply, 200, { status: "ready", role })
+      : sendPlainJson(reply, 503, { status: "store unavailable" });
+  });
+}

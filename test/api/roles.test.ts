@@ -1,0 +1,86 @@
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/config.js";
+import { type RunningServer, startServer } from "../../src/main/server.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
+
+const get = async (url: string, headers: Record<string, string> = {}) => {
+  const res = await request(url, { headers });
+  return {
+    status: res.statusCode,
+    json: (await res.body.json()) as Record<string, unknown>,
+    headers: res.headers,
+  };
+};
+
+describe.each(STORES)("health, readiness and request ids (%s)", (kind) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn" });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("/healthz and /readyz answer; every answer carries a request id, the caller's when it is a plain token", async () => {
+    expect(await get(`${server.url}/healthz`)).toMatchObject({
+      status: 200,
+      json: { status: "ok", role: "all" },
+    });
+    expect(await get(`${server.url}/readyz`)).toMatchObject({ status: 200, json: { status: "ready" } });
+    const mine = await get(`${server.url}/healthz`, { "x-request-id": "shop-42.a:b" });
+    expect(mine.headers["x-request-id"]).toBe("shop-42.a:b");
+    const odd = await get(`${server.url}/nope`, { "x-request-id": "<script>" });
+    expect(odd.status).toBe(404);
+    expect(odd.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe.runIf(STORES.includes("postgres"))("api and worker roles on one PostgreSQL", () => {
+  let api: TestServer;
+  let worker: RunningServer | undefined;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    api = await startTestServer("postgres", { LOG_LEVEL: "warn", PAYINTAKE_ROLE: "api" });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await receiver?.close();
+    await api?.close();
+  });
+
+  it("an api instance leaves callbacks to the workers; a worker started later delivers them", async () => {
+    const firm = await createFirm(api, { webhook_url: receiver.url });
+    await addAccount(api);
+    const body = depositBody();
+    expect((await send(api, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const q = await send(api, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` });
+    expect(
+      (await api.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "t" })).status,
+    ).toBe(200);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(receiver.received).toHaveLength(0);
+
+    worker = await startServer(
+      parseConfig({ ...api.env, PORT: "0", PAYINTAKE_ROLE: "worker", PAYINTAKE_CALLBACK_POLL_MS: "50" }),
+    );
+    const [got] = await receiver.waitFor(1, 5_000);
+    expect(JSON.parse(got?.body ?? "{}")).toMatchObject({ id: q.json.data.id, event: "deposit.approved" });
+    expect(await get(`${worker.url}/healthz`)).toMatchObject({ status: 200, json: { role: "worker" } });
+    expect((await get(`${worker.url}/readyz`)).status).toBe(200);
+    // A worker answers probes only.
+    expect(
+      (
+        await send({ ...api, url: worker.url }, firm, {
+          path: "/paymentapi/v1/deposits",
+          body: depositBody(),
+        })
+      ).status,
+    ).toBe(404);
+    expect((await get(`${api.url}/healthz`)).json.role).toBe("api");
+  });
+});
