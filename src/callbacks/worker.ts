@@ -47,6 +47,8 @@ export interface OutboxWorkerDeps {
   random(): number;
   log: OutboxLog;
   options: OutboxWorkerOptions;
+  /** Told the outcome of every attempt (metrics). */
+  onAttempt?(outcome: "delivered" | "retry" | "failed"): void;
 }
 
 export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
@@ -99,6 +101,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       summary,
       now,
     });
+    deps.onAttempt?.(next.outcome);
     if (next.outcome !== "delivered") {
       deps.log.warn(
         { callback: c.id, transaction: c.transaction_id, attempt, outcome: next.outcome, result: summary },

@@ -14,6 +14,7 @@ import { registerSandboxRoutes } from "./merchant/sandbox.js";
 import { registerTransactionRoutes } from "./merchant/transactions.js";
 import { registerWithdrawalRoute } from "./merchant/withdrawals.js";
 import { registerHealthRoutes } from "./ops/health.js";
+import { registerMetrics } from "./ops/metrics.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -87,6 +88,7 @@ export function buildApp(
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
 
   registerHealthRoutes(app, ctx, role);
+  registerMetrics(app, ctx.metrics);
   // A worker answers probes only: its work is the outbox and auto-cancel (main/server.ts).
   if (role === "worker") return app;
   registerDepositRoute(app, ctx);

@@ -4,6 +4,7 @@ import type { Config } from "../config/config.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { IntakePorts } from "../domain/intake.js";
 import type { HostedSessions } from "../hosted/sessions.js";
+import type { Metrics } from "../metrics/metrics.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 
@@ -20,6 +21,7 @@ export interface AppContext {
   adminToken: string;
   /** Set when a graceful stop begins: answers then close their connections. */
   draining: boolean;
+  metrics: Metrics;
   /** A store round trip for /readyz. */
   ping(): Promise<void>;
   /** Resolves once all writes so far are durable (see Store.settle). */

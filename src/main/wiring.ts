@@ -16,6 +16,7 @@ import { sandboxRouting } from "../domain/sandbox.js";
 import { createHostedSessions } from "../hosted/sessions.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
+import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { createRouter } from "../routing/router.js";
 import { createRepositories } from "../store/index.js";
@@ -123,6 +124,11 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     ttlMs: ACCOUNT_POOL_TTL_MS,
   });
   const channelClient = createChannelClient();
+  const metrics = createMetrics();
+  const countSteps = (log: readonly { channel: string | null; outcome: string }[]) => {
+    for (const step of log)
+      metrics.routingAttempts.inc({ channel: step.channel ?? "manual", outcome: step.outcome });
+  };
   const router = createRouter({
     ask: channelClient.ask,
     monotonic: () => performance.now(),
@@ -154,6 +160,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
   /** A test firm's deposit: the sandbox account, or the outcome its amount asks for. */
   async function routeSandbox(amountMinor: number) {
     const outcome = sandboxRouting(amountMinor);
+    metrics.routingAttempts.inc({ channel: "sandbox", outcome: outcome === "accept" ? "accepted" : outcome });
     const row = outcome === "accept" ? await repos.accounts.sandbox() : undefined;
     if (outcome !== "accept" || !row)
       return { ok: false as const, rejection: outcome === "accept" ? ("no_account" as const) : outcome };
@@ -169,7 +176,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
         active: true,
         lastAssignedAt: 0,
       },
-      log: [{ account_id: row.id, channel: "sandbox", outcome: "accepted", ms: 0 }],
+      log: [{ account_id: row.id, channel: "sandbox", outcome: "accepted" as const, ms: 0 }],
       release: async () => {},
     };
   }
@@ -198,6 +205,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
         userId: input.userId,
         fullName: input.fullName,
       });
+      countSteps(routed.log);
       if (!routed.ok) {
         log.info(
           { firm: input.firmId, routing: routed.log, outcome: routed.rejection },
@@ -226,6 +234,16 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     now,
   };
 
+  metrics.observe({
+    callbackCounts: () => repos.callbacks.countByStatus(),
+    async breakers() {
+      const states = router.breakers();
+      const codes = new Map<string, string>();
+      for (const c of await repos.channels.list()) codes.set(c.code, states.get(c.id)?.mode ?? "closed");
+      return codes;
+    },
+  });
+
   const hosted = createHostedSessions({ repos, box, intake, now });
   const ctx: AppContext = {
     config,
@@ -239,6 +257,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     adminToken,
     settle: () => store.settle(),
     ping: () => store.ping(),
+    metrics,
     draining: false,
     now,
   };
@@ -250,6 +269,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
   });
   const outbox = createOutboxWorker({
     callbacks: repos.callbacks,
+    onAttempt: (outcome) => metrics.callbackDeliveries.inc({ outcome }),
     async secretFor(firmId) {
       // Cached like firm lookups (500 ms; dropped at once when this instance changes a firm), so a
       // rotated secret signs callbacks from the next attempt on, as it authenticates requests.

@@ -38,6 +38,52 @@ describe.each(STORES)("health, readiness and request ids (%s)", (kind) => {
   });
 });
 
+describe.each(STORES)("Prometheus metrics (%s)", (kind) => {
+  let server: TestServer;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn", PAYINTAKE_CALLBACK_POLL_MS: "50" });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.close();
+  });
+
+  it("counts answers by route, deposits by outcome, routing attempts, callbacks; never an id or a secret", async () => {
+    const firm = await createFirm(server, { webhook_url: receiver.url });
+    await addAccount(server);
+    const body = depositBody();
+    await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    const q = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "t" });
+    await receiver.waitFor(1, 5_000);
+    const res = await request(`${server.url}/metrics`);
+    expect(res.headers["content-type"]).toContain("text/plain");
+    const text = await res.body.text();
+    const value = (line: string) =>
+      Number(new RegExp(`^${line.replace(/[{}()[\].*+?^$|\\/]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
+    expect(
+      value('payintake_http_requests_total{route="/paymentapi/v1/deposits",method="POST",status="200"}'),
+    ).toBe(1);
+    expect(
+      value('payintake_http_requests_total{route="/paymentapi/v1/deposits",method="POST",status="409"}'),
+    ).toBe(1);
+    expect(value('payintake_deposits_total{outcome="created"}')).toBe(1);
+    expect(value('payintake_deposits_total{outcome="duplicate_reference"}')).toBe(1);
+    expect(value('payintake_routing_attempts_total{channel="manual",outcome="accepted"}')).toBe(1);
+    expect(value('payintake_callback_attempts_total{outcome="delivered"}')).toBe(1);
+    expect(value('payintake_callback_queue{status="delivered"}')).toBe(1);
+    expect(text).toContain("payintake_http_request_duration_seconds_bucket");
+    expect(text).toContain('route="/paymentapi/v1/transactions/by-reference/:reference"');
+    for (const secret of [body.reference as string, firm.secret, firm.apiKey])
+      expect(text).not.toContain(secret);
+  });
+});
+
 describe.runIf(STORES.includes("postgres"))("api and worker roles on one PostgreSQL", () => {
   let api: TestServer;
   let worker: RunningServer | undefined;

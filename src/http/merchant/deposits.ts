@@ -24,6 +24,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
 
     if (req.redirect || req.amountMinor === null) {
       const { token } = await ctx.hosted.open(firm, req, callbackUrl);
+      ctx.metrics.deposits.inc({ outcome: "hosted" });
       return sendPlainJson(reply, 200, {
         success: true,
         message: HOSTED_MESSAGE,
@@ -38,6 +39,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
       callbackUrl,
       admitted.facts,
     );
+    ctx.metrics.deposits.inc({ outcome: outcome.ok ? "created" : outcome.rejection });
     if (!outcome.ok) {
       return sendError(
         reply,

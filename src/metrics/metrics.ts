@@ -1,0 +1,87 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * What /metrics exposes (Prometheus text format). Labels are bounded: routes are templates
+ * (`/paymentapi/v1/transactions/:id`), outcomes and channels come from fixed or operator-made sets;
+ * nothing carries an id, a reference or a token. Counters are per instance; Prometheus sums them.
+ */
+export interface MetricsSources {
+  /** Callbacks per status, read at scrape time from the store (shared by every instance). */
+  callbackCounts(): Promise<Record<string, number>>;
+  /** Breaker mode per channel code on this instance. */
+  breakers(): Promise<ReadonlyMap<string, string>>;
+}
+
+const BREAKER_LEVEL: Record<string, number> = { closed: 0, half_open: 1, open: 2 };
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "payintake_" });
+  let sources: MetricsSources | undefined;
+
+  const metrics = {
+    registry,
+    httpRequests: new Counter({
+      name: "payintake_http_requests_total",
+      help: "HTTP answers by route template, method and status",
+      labelNames: ["route", "method", "status"] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: "payintake_http_request_duration_seconds",
+      help: "Time to answer, by route template and method",
+      labelNames: ["route", "method"] as const,
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30],
+      registers: [registry],
+    }),
+    deposits: new Counter({
+      name: "payintake_deposits_total",
+      help: "Deposit requests that passed validation, by outcome (created, hosted, or the rejection)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    routingAttempts: new Counter({
+      name: "payintake_routing_attempts_total",
+      help: "Accounts tried while routing deposits, by channel (manual for none) and outcome",
+      labelNames: ["channel", "outcome"] as const,
+      registers: [registry],
+    }),
+    callbackDeliveries: new Counter({
+      name: "payintake_callback_attempts_total",
+      help: "Callback delivery attempts by outcome (delivered, retry, failed)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    /** Wires the scrape-time readings; before this they read as empty. */
+    observe(s: MetricsSources) {
+      sources = s;
+    },
+  };
+
+  new Gauge({
+    name: "payintake_callback_queue",
+    help: "Callbacks by status in the store (pending = waiting to be delivered or retried)",
+    labelNames: ["status"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const counts = (await sources?.callbackCounts()) ?? {};
+      for (const status of ["pending", "delivered", "failed"]) this.set({ status }, counts[status] ?? 0);
+    },
+  });
+  new Gauge({
+    name: "payintake_channel_breaker_state",
+    help: "Each channel's breaker on this instance: 0 closed, 1 half-open, 2 open",
+    labelNames: ["channel"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [channel, mode] of (await sources?.breakers()) ?? []) {
+        this.set({ channel }, BREAKER_LEVEL[mode] ?? 0);
+      }
+    },
+  });
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
