@@ -5,6 +5,8 @@
 export interface RateLimiter {
   /** 0 when the request may go ahead, else the seconds to wait before retrying. */
   take(key: number | string, ratePerSecond: number): number;
+  /** Stops background work, if any (the shared limiter's sync). */
+  stop?(): void;
 }
 
 export function createRateLimiter(now = () => Date.now()): RateLimiter {

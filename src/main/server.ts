@@ -98,6 +98,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await runtime.outbox.stop();
         await runtime.sender.close();
         await runtime.channelClient.close();
+        runtime.ctx.rateLimiter.stop?.();
         await runtime.store.close();
       })();
       return closing;

@@ -1,5 +1,6 @@
 import { createFirmDirectory } from "../auth/firm-directory.js";
 import { createRateLimiter } from "../auth/rate-limiter.js";
+import { createSharedRateLimiter } from "../auth/shared-rate-limiter.js";
 import { type Backoffice, createBackoffice } from "../backoffice/service.js";
 import { type CallbackSender, createCallbackSender } from "../callbacks/sender.js";
 import { createOutboxWorker, type OutboxWorker } from "../callbacks/worker.js";
@@ -244,13 +245,23 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     },
   });
 
+  // One instance (the embedded store) limits exactly in memory; on PostgreSQL the limit is shared.
+  const rateLimiter =
+    store.dialect === "postgres"
+      ? createSharedRateLimiter({
+          store: repos.rateWindows,
+          now,
+          onError: (err) => log.warn({ err }, "rate limit counts not shared this time; retrying"),
+        })
+      : createRateLimiter(now);
+
   const hosted = createHostedSessions({ repos, box, intake, now });
   const ctx: AppContext = {
     config,
     repos,
     firms,
     box,
-    rateLimiter: createRateLimiter(now),
+    rateLimiter,
     callbackTargetAllowed,
     intake,
     hosted,

@@ -7,6 +7,7 @@ import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
 import { createOperatorRepository, type OperatorRepository } from "./operators.js";
+import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
 
@@ -21,6 +22,7 @@ export interface Repositories {
   sessions: SessionRepository;
   operators: OperatorRepository;
   audited: AuditedChanges;
+  rateWindows: RateWindowRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -35,5 +37,6 @@ export function createRepositories(store: Store): Repositories {
     sessions: createSessionRepository(store.db),
     operators: createOperatorRepository(store.db),
     audited: createAuditedChanges(store.db, store.dialect),
+    rateWindows: createRateWindowRepository(store.db),
   };
 }

@@ -211,6 +211,12 @@ export interface AuditLogTable {
   at: number;
 }
 
+export interface RateWindowTable {
+  key: string;
+  window_start: number;
+  count: number;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   applied_at: number;
@@ -227,6 +233,7 @@ export interface Database {
   channels: ChannelTable;
   payment_sessions: PaymentSessionTable;
   operators: OperatorTable;
+  rate_windows: RateWindowTable;
   operator_sessions: OperatorSessionTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;

@@ -130,3 +130,40 @@ describe.runIf(STORES.includes("postgres"))("api and worker roles on one Postgre
     expect((await get(`${api.url}/healthz`)).json.role).toBe("api");
   });
 });
+
+describe.runIf(STORES.includes("postgres"))("one rate limit across two api instances", () => {
+  let a: TestServer;
+  let b: RunningServer | undefined;
+  beforeAll(async () => {
+    a = await startTestServer("postgres", { LOG_LEVEL: "warn", PAYINTAKE_ROLE: "api" });
+    b = await startServer(parseConfig({ ...a.env, PORT: "0", PAYINTAKE_ROLE: "api" }));
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("a firm's 5/s (10 per 2-second window) holds for both instances together, not 10 each", async () => {
+    const firm = await createFirm(a, { rate_limit_per_second: 5 });
+    const other = { ...a, url: b?.url as string };
+    // Start just after a window begins, so the burst stays in one window.
+    const wait = 2_000 - (Date.now() % 2_000) + 20;
+    await new Promise((r) => setTimeout(r, wait));
+    const statuses: number[] = [];
+    let retryAfter: string | undefined;
+    for (let i = 0; i < 40; i++) {
+      const res = await send(i % 2 === 0 ? a : other, firm, {
+        path: "/paymentapi/v1/transactions/by-reference/none",
+      });
+      statuses.push(res.status);
+      if (res.status === 429) retryAfter ??= String(res.headers["retry-after"]);
+    }
+    const let_through = statuses.filter((s) => s !== 429).length;
+    // Alone, each instance would let 10 through (20 in all); shared, 10 plus at most what the
+    // other let through since its last sync (100 ms).
+    expect(let_through).toBeGreaterThanOrEqual(10);
+    expect(let_through).toBeLessThanOrEqual(14);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(2);
+  });
+});

@@ -6,6 +6,7 @@ import { dailyCaps } from "./20261122T1700_daily_caps.js";
 import { paymentSessions } from "./20261122T1800_payment_sessions.js";
 import { operators } from "./20261122T1900_operators.js";
 import { sandbox } from "./20261123T1000_sandbox.js";
+import { rateWindows } from "./20261123T1100_rate_windows.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   paymentSessions,
   operators,
   sandbox,
+  rateWindows,
 ];
