@@ -104,6 +104,11 @@ function openPostgres(url: string, poolSize: number): Store {
   });
   // An idle client that loses its server (restart, network) emits here; the pool replaces it.
   pool.on("error", () => {});
+  // A checked-out client losing its server between two queries emits "error" on itself; without a
+  // listener that would crash the process. Its next query fails instead, and the pool drops it.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const settled = Promise.resolve();
   return {
