@@ -21,7 +21,7 @@ export interface PayintakeInstance {
 }
 
 /** A fresh schema in the PostgreSQL database; the returned URL pins search_path to it. */
-async function createSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createSchema(): Promise<{ url: string; drop(): Promise<void> }> {
   const schema = `bench_${randomBytes(6).toString("hex")}`;
   const client = new pg.Client({ connectionString: PG_BASE_URL, connectionTimeoutMillis: 5_000 });
   await client.connect();

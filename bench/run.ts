@@ -7,6 +7,7 @@ import pg from "pg";
 import { benchCallbacks, type CallbackBenchResult } from "./callbacks.js";
 import { type Child, childEnv, startChild } from "./children.js";
 import { type Credentials, drive, type LoadResult, signedDepositRequest, waitForQuiet } from "./load.js";
+import { benchMixed, type MixedResult, mixedSection } from "./mixed.js";
 import {
   type PayintakeInstance,
   PG_BASE_URL,
@@ -41,6 +42,9 @@ const QUIET_WAIT_SECONDS = positive(process.env.BENCH_QUIET_WAIT_SECONDS, 15);
 const CALLBACKS = !["0", "false", "no"].includes(process.env.BENCH_CALLBACKS ?? "");
 const CALLBACK_TARGETS = { p99Ms: 200, perSecond: 1_000 };
 const PROFILE = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
+/** BENCH_ONLY=mixed runs the sustained mixed workload alone (it takes minutes). */
+const ONLY = process.env.BENCH_ONLY;
+const MIXED_SECONDS = positive(process.env.BENCH_MIXED_SECONDS, 120);
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres")
   .split(",")
   .map((s) => s.trim())
@@ -383,6 +387,27 @@ function depositsSection(date: string, version: string, scenarios: Scenario[]): 
   ].join("\n");
 }
 
+async function runMixed(): Promise<MixedResult[]> {
+  const runs: MixedResult[] = [];
+  for (const apiInstances of [1, 2]) {
+    log(`mixed workload: ${apiInstances} api instance(s) + 1 worker on PostgreSQL, ${MIXED_SECONDS} s`);
+    const r = await benchMixed({ cwd: ROOT, apiInstances, seconds: MIXED_SECONDS, concurrency: 32 });
+    log(
+      `  ${Math.round(r.perSecond)} ops/s, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms, ` +
+        `p99.9 ${r.latency.p999.toFixed(1)} ms, ${r.errors} errors, callbacks ${r.callbacks.delivered}/${r.callbacks.decided}`,
+    );
+    runs.push(r);
+  }
+  return runs;
+}
+
+async function runMixedOnly(date: string, version: string): Promise<void> {
+  const runs = await runMixed();
+  writeDocSections(DOC, [{ name: "mixed", body: mixedSection(date, version, runs) }]);
+  log(`wrote ${DOC}`);
+  if (runs.some((r) => r.callbacks.delivered !== r.callbacks.decided)) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, "dist", "main", "cli.js")))
     throw new Error("dist/main/cli.js is missing: run `npm run build` (npm run bench does it for you)");
@@ -395,12 +420,14 @@ async function main(): Promise<void> {
       `${WARMUP_SECONDS} s warmup + ${SECONDS} s per server${PROFILE ? "; CPU profiling on" : ""}`,
   );
 
+  if (ONLY === "mixed") return runMixedOnly(date, version);
   const scenarios: Scenario[] = [await runBare()];
   for (const kind of STORES) scenarios.push(await runPayintake(kind, profileDir));
   const callbackRuns: Awaited<ReturnType<typeof runCallbacks>>[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
   const routingRuns: Awaited<ReturnType<typeof runRouting>>[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) routingRuns.push(await runRouting(kind));
+  const mixedRuns = CALLBACKS && !PROFILE && STORES.includes("postgres") ? await runMixed() : [];
 
   const table = resultsTable(scenarios);
   process.stdout.write(`\n${table}\n\n${cpuTable(scenarios)}\n\n`);
@@ -424,6 +451,7 @@ async function main(): Promise<void> {
       ...(routingRuns.length > 0
         ? [{ name: "routing", body: routingSection(date, version, routingRuns) }]
         : []),
+      ...(mixedRuns.length > 0 ? [{ name: "mixed", body: mixedSection(date, version, mixedRuns) }] : []),
     ]);
     log(`wrote ${DOC}`);
   }

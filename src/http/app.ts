@@ -50,7 +50,7 @@ export function buildApp(
     // A caller's own request id is kept when it is a plain token, so one id follows a request
     // through their logs and ours; otherwise a fresh one.
     // References may be 100 Unicode characters: URL-encoded, that is up to 900 bytes in a path.
-    maxParamLength: 1_000,
+    routerOptions: { maxParamLength: 1_000 },
     // Errors the router raises before any route (a bad or overlong URL) answer in the envelope too.
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode ?? 400;
