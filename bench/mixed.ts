@@ -35,6 +35,16 @@ const WEIGHTS: [string, number][] = [
   ["decision", 0.15],
 ];
 
+/** The operation whose share of the mix covers `r` (0 ≤ r < 1). */
+function pick(r: number): string {
+  let left = r;
+  for (const [op, weight] of WEIGHTS) {
+    left -= weight;
+    if (left < 0) return op;
+  }
+  return "deposit";
+}
+
 function withdrawalJson(id: string): string {
   return JSON.stringify({
     amount: "250.00",
@@ -148,8 +158,7 @@ export async function benchMixed(opts: {
       Array.from({ length: opts.concurrency }, async (_, loop) => {
         while (Date.now() < end) {
           const url = apis[(n++ + loop) % apis.length] as string;
-          let r = Math.random();
-          const op = WEIGHTS.find(([, w]) => (r -= w) < 0)?.[0] ?? "deposit";
+          const op = pick(Math.random());
           const id = `${loop}-${n}-${randomBytes(3).toString("hex")}`;
           const t0 = performance.now();
           let ok = true;
