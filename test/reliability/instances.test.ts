@@ -140,6 +140,6 @@ describe.runIf(STORES.includes("postgres"))(
       console.log(
         `three instances (seed ${SEED}): ${ids.length} callbacks delivered, ${repeats} of them more than once, 4 kills`,
       );
-    });
+    }, 120_000);
   },
 );

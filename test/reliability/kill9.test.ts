@@ -154,5 +154,5 @@ describe.each(STORES)(`kill -9 at random moments under load on %s (seed ${SEED})
     console.log(
       `kill -9 (${kind}, seed ${SEED}): ${KILLS} kills, ${sent.size} deposits sent, ${answered.size} answered, ${decided.length} decided, ${receiver.received.length} callback deliveries`,
     );
-  });
+  }, 300_000);
 });
