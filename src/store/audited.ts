@@ -65,6 +65,15 @@ function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; 
   return { before: b, after: a };
 }
 
+/** A callback due now with its retry schedule from the start, as a redelivery makes it. */
+const freshSchedule = (at: number) => ({
+  status: "pending" as const,
+  step: 0,
+  next_attempt_at: at,
+  failed_at: null,
+  updated_at: at,
+});
+
 async function write(
   trx: Kysely<Database> | Transaction<Database>,
   audit: AuditEntry,
@@ -209,13 +218,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
         if (!before) return undefined;
         const row = await trx
           .updateTable("callbacks")
-          .set({
-            status: "pending",
-            step: 0,
-            next_attempt_at: audit.at,
-            failed_at: null,
-            updated_at: audit.at,
-          })
+          .set(freshSchedule(audit.at))
           .where("id", "=", callbackId)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -229,13 +232,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
       return db.transaction().execute(async (trx) => {
         const rows = await trx
           .updateTable("callbacks")
-          .set({
-            status: "pending",
-            step: 0,
-            next_attempt_at: audit.at,
-            failed_at: null,
-            updated_at: audit.at,
-          })
+          .set(freshSchedule(audit.at))
           .where("status", "=", "failed")
           .where("failed_at", ">=", since)
           .returning("id")

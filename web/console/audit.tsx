@@ -1,5 +1,5 @@
 import { api, query } from "./api";
-import { Field, formValue, lastDay, nextDay, useLoad, useShell, when } from "./ui";
+import { Field, filterQuery, lastDay, useLoad, useShell, when } from "./ui";
 
 interface Entry {
   id: number;
@@ -26,12 +26,7 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
 
   function submit(e: Event) {
     e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    const values: Record<string, string | undefined> = {};
-    for (const f of FILTERS) values[f] = formValue(form, f);
-    if (values.from) values.from = `${values.from}T00:00:00+03:00`;
-    if (values.to) values.to = nextDay(values.to);
-    location.hash = `#/audit?${query(values)}`;
+    location.hash = `#/audit?${filterQuery(e.currentTarget as HTMLFormElement, FILTERS)}`;
   }
 
   return (

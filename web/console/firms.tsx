@@ -8,6 +8,7 @@ import {
   formValue,
   isAdmin,
   listOf,
+  ShownOnce,
   useLoad,
   useShell,
   when,
@@ -67,14 +68,7 @@ export function Firms({ id }: { id?: number }) {
   return (
     <section id="firms-page">
       <h1>{t("firms")}</h1>
-      {secret && (
-        <p id="secret" class="secret" role="status">
-          {t("secretOnce")} <code>{secret}</code>{" "}
-          <button type="button" class="link" onClick={() => setSecret(null)}>
-            ×
-          </button>
-        </p>
-      )}
+      {secret && <ShownOnce label={t("secretOnce")} value={secret} onClose={() => setSecret(null)} />}
       <table id="firms">
         <thead>
           <tr>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { Field, formValue, listOf, type Role, useLoad, useShell } from "./ui";
+import { Field, formValue, listOf, type Role, ShownOnce, useChange, useLoad, useShell } from "./ui";
 
 interface OperatorRow {
   id: number;
@@ -19,24 +19,16 @@ export function Operators() {
     "operators",
   );
   const [once, setOnce] = useState<string | null>(null);
+  const change = useChange(reload);
   async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
-    const res = await api<{ email: string; password?: string }>(method, path, body);
-    notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
-    if (res.ok) {
-      form?.reset();
-      if (res.json.password) setOnce(`${res.json.email} · ${res.json.password}`);
-      reload();
-    }
+    const res = await change<{ email: string; password?: string }>(method, path, body, form);
+    if (res.ok && res.json.password) setOnce(`${res.json.email} · ${res.json.password}`);
     return res.ok;
   }
   return (
     <section id="operators">
       <h1>{t("operators")}</h1>
-      {once && (
-        <p id="secret" class="secret" role="status">
-          {t("passwordOnce")} <code>{once}</code>
-        </p>
-      )}
+      {once && <ShownOnce label={t("passwordOnce")} value={once} />}
       <table>
         <thead>
           <tr>

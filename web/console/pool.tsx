@@ -1,6 +1,17 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { amountInput, Field, formValue, isAdmin, listOf, Options, useLoad, useShell } from "./ui";
+import {
+  amountInput,
+  Field,
+  formValue,
+  isAdmin,
+  listOf,
+  Options,
+  ShownOnce,
+  useChange,
+  useLoad,
+  useShell,
+} from "./ui";
 
 interface Channel {
   id: number;
@@ -45,15 +56,12 @@ export function Pool() {
   const [secret, setSecret] = useState<string | null>(null);
   const admin = isAdmin(me.role);
 
+  const change = useChange(reload);
   async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
-    const res = await api<{ secret?: string }>(method, path, body);
-    notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
-    if (res.ok) {
-      form?.reset();
-      if (res.json.secret) setSecret(res.json.secret);
-      setEditing(null);
-      reload();
-    }
+    const res = await change<{ secret?: string }>(method, path, body, form);
+    if (!res.ok) return;
+    if (res.json.secret) setSecret(res.json.secret);
+    setEditing(null);
   }
   const codeOf = (id: number | null) => data?.channels.find((c) => c.id === id)?.code ?? "";
   const channelInput = (form: HTMLFormElement) => formValue(form, "channel") ?? null;
@@ -61,14 +69,7 @@ export function Pool() {
   return (
     <section id="pool">
       <h1>{t("channels")}</h1>
-      {secret && (
-        <p id="secret" class="secret" role="status">
-          {t("secretOnce")} <code>{secret}</code>{" "}
-          <button type="button" class="link" onClick={() => setSecret(null)}>
-            ×
-          </button>
-        </p>
-      )}
+      {secret && <ShownOnce label={t("secretOnce")} value={secret} onClose={() => setSecret(null)} />}
       <table id="channels-table">
         <thead>
           <tr>

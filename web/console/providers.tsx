@@ -1,5 +1,5 @@
 import { api } from "./api";
-import { Field, formValue, isAdmin, listOf, useLoad, useShell } from "./ui";
+import { Field, formValue, isAdmin, listOf, useChange, useLoad, useShell } from "./ui";
 
 interface Provider {
   id: number;
@@ -17,14 +17,7 @@ export function Providers() {
     "providers",
   );
   const admin = isAdmin(me.role);
-  async function call(method: string, path: string, body: unknown, form?: HTMLFormElement) {
-    const res = await api(method, path, body);
-    notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
-    if (res.ok) {
-      form?.reset();
-      reload();
-    }
-  }
+  const call = useChange(reload);
   return (
     <section id="providers">
       <h1>{t("providers")}</h1>

@@ -1,7 +1,7 @@
 import { api, query } from "./api";
 import { Change } from "./audit";
 import type { QueueRow } from "./queue";
-import { canDecide, Field, formValue, lastDay, nextDay, Options, useLoad, useShell, when } from "./ui";
+import { canDecide, Field, filterQuery, lastDay, Options, useLoad, useShell, when } from "./ui";
 
 interface Attempt {
   attempt: number;
@@ -62,13 +62,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
 
   function submit(e: Event) {
     e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    const values: Record<string, string | undefined> = {};
-    for (const f of FILTERS) values[f] = formValue(form, f);
-    // The date fields are local days in Türkiye; the API takes instants.
-    if (values.from) values.from = `${values.from}T00:00:00+03:00`;
-    if (values.to) values.to = nextDay(values.to);
-    location.hash = `#/transactions?${query(values)}`;
+    location.hash = `#/transactions?${filterQuery(e.currentTarget as HTMLFormElement, FILTERS)}`;
   }
   const day = (v: string | null) => v?.slice(0, 10) ?? "";
 

@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from "preact";
 import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { api, query } from "./api";
 import type { Lang, T } from "./i18n";
 
 export type Role = "admin" | "operator" | "viewer";
@@ -102,6 +103,46 @@ export function Bars({ parts }: { parts: [string, number][] }) {
       ))}
     </div>
   );
+}
+
+/**
+ * A change through the API, as every management screen makes it: the notice says saved or why
+ * not; on success the form is cleared and the screen's data read again. Answers the API's answer.
+ */
+export function useChange(reload: () => void) {
+  const { t, notify } = useShell();
+  return async <T,>(method: string, path: string, body?: unknown, form?: HTMLFormElement) => {
+    const res = await api<T>(method, path, body);
+    notify(res.ok ? t("saved") : (res.json.message ?? String(res.status)), !res.ok);
+    if (res.ok) {
+      form?.reset();
+      reload();
+    }
+    return res;
+  };
+}
+
+/** A secret or password shown once, with a button to put it away. */
+export function ShownOnce(props: { label: string; value: string; onClose?: () => void }) {
+  return (
+    <p id="secret" class="secret" role="status">
+      {props.label} <code>{props.value}</code>{" "}
+      {props.onClose && (
+        <button type="button" class="link" onClick={props.onClose}>
+          ×
+        </button>
+      )}
+    </p>
+  );
+}
+
+/** A filter form's fields as the API's query: Türkiye's days become instants, `to` exclusive. */
+export function filterQuery(form: HTMLFormElement, names: readonly string[]): string {
+  const values: Record<string, string | undefined> = {};
+  for (const n of names) values[n] = formValue(form, n);
+  if (values.from) values.from = `${values.from}T00:00:00+03:00`;
+  if (values.to) values.to = nextDay(values.to);
+  return query(values);
 }
 
 /** A list answer, or undefined when the server answered an error instead (kept as not loaded). */
