@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /**
@@ -15,6 +16,9 @@ export interface WindowStore {
 }
 
 export const WINDOW_MS = 2_000;
+
+const keyOf = (key: number | string) =>
+  createHash("sha256").update(String(key)).digest("base64url").slice(0, 22);
 
 export interface SharedRateLimiter extends RateLimiter {
   /** Reports this instance's counts and learns everyone's now (the timer does it every syncMs). */
@@ -44,6 +48,15 @@ export function createSharedRateLimiter(deps: {
     unsent = new Map();
   }
 
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  /** During an outage a sync fails ten times a second: say so once a minute, not each time. */
+  function report(err: unknown) {
+    const now = deps.now();
+    if (now - reportedAt < 60_000) return;
+    reportedAt = now;
+    deps.onError(err);
+  }
+
   async function sync() {
     if (syncing) return syncing;
     const sending = unsent;
@@ -52,20 +65,21 @@ export function createSharedRateLimiter(deps: {
     syncing = (async () => {
       try {
         const totals = await deps.store.add(at * WINDOW_MS, sending);
-        if (at === window)
+        if (at === window) {
           for (const [key, total] of totals) seen.set(key, Math.max(seen.get(key) ?? 0, total));
-        const now = deps.now();
-        if (now - purgedAt > 60_000) {
-          purgedAt = now;
-          await deps.store.purge(now - 60_000);
         }
       } catch (err) {
         // Counted again at the next sync rather than lost: the limit stays a limit.
         if (at === window) for (const [key, n] of sending) unsent.set(key, (unsent.get(key) ?? 0) + n);
-        deps.onError(err);
-      } finally {
-        syncing = undefined;
+        report(err);
       }
+      const now = deps.now();
+      if (now - purgedAt > 60_000) {
+        purgedAt = now;
+        // Apart from the add: a failed purge must not send the counts twice.
+        await deps.store.purge(now - 60_000).catch(report);
+      }
+      syncing = undefined;
     })();
     return syncing;
   }
@@ -77,7 +91,8 @@ export function createSharedRateLimiter(deps: {
     take(key, rate) {
       const now = deps.now();
       roll(now);
-      const k = String(key);
+      // Stored hashed: keys include hosted-page tokens and payers' addresses.
+      const k = keyOf(key);
       const limit = (rate * WINDOW_MS) / 1000;
       const reported = seen.get(k) ?? 0;
       const mine = (unsent.get(k) ?? 0) + 1;

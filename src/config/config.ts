@@ -71,6 +71,7 @@ const envSchema = z.object({
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
+  PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
 });
 
 export interface Config {
@@ -104,6 +105,8 @@ export interface Config {
    * (and answers only health and metrics), `all` both. Any number of each on one PostgreSQL.
    */
   role: "all" | "api" | "worker";
+  /** A bearer token that lets a remote scraper read /metrics (a scraper on the host needs none). */
+  metricsToken: string | undefined;
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
 }
@@ -119,6 +122,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const e = parsed.data;
+  // One embedded store, one process: an api-only instance there would never send a callback.
+  if (e.PAYINTAKE_ROLE !== "all" && e.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      "invalid configuration:\n  PAYINTAKE_ROLE: api and worker need DATABASE_URL (the embedded store runs one process: all)",
+    );
+  }
   // A live worker must never lose its lease in the middle of an attempt.
   if (e.PAYINTAKE_CALLBACK_LEASE_MS < e.PAYINTAKE_CALLBACK_TIMEOUT_MS * 2) {
     throw new ConfigError(
@@ -152,5 +161,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
     trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
     role: e.PAYINTAKE_ROLE,
+    metricsToken: e.PAYINTAKE_METRICS_TOKEN,
   };
 }

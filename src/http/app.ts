@@ -95,7 +95,7 @@ export function buildApp(
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
 
   registerHealthRoutes(app, ctx, role);
-  registerMetrics(app, ctx.metrics);
+  registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
   // A worker answers probes only: its work is the outbox and auto-cancel (main/server.ts).
   if (role === "worker") return app;
   registerDepositRoute(app, ctx);

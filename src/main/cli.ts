@@ -91,6 +91,9 @@ async function main(): Promise<void> {
     if (role !== undefined && role !== "api" && role !== "worker" && role !== "all") {
       fail("--role must be api, worker or all", 2);
     }
+    if (role !== undefined && role !== "all" && config.databaseUrl === undefined) {
+      fail("--role api and --role worker need DATABASE_URL (the embedded store runs one process: all)", 2);
+    }
     return serve(role === undefined ? config : { ...config, role });
   }
   if (words[0] === "channel-sim") return channelSim(flags);

@@ -236,7 +236,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
   };
 
   metrics.observe({
-    callbackCounts: () => repos.callbacks.countByStatus(),
+    callbackCounts: () => repos.callbacks.countOpen(),
     async breakers() {
       const states = router.breakers();
       const codes = new Map<string, string>();

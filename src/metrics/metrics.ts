@@ -6,8 +6,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
  * nothing carries an id, a reference or a token. Counters are per instance; Prometheus sums them.
  */
 export interface MetricsSources {
-  /** Callbacks per status, read at scrape time from the store (shared by every instance). */
-  callbackCounts(): Promise<Record<string, number>>;
+  /** Pending and failed callbacks, read at scrape time from the store (shared by every instance). */
+  callbackCounts(): Promise<{ pending: number; failed: number }>;
   /** Breaker mode per channel code on this instance. */
   breakers(): Promise<ReadonlyMap<string, string>>;
 }
@@ -60,13 +60,14 @@ export function createMetrics() {
 
   new Gauge({
     name: "payintake_callback_queue",
-    help: "Callbacks by status in the store (pending = waiting to be delivered or retried)",
+    help: "Callbacks waiting in the store: pending (to be delivered or retried) and failed",
     labelNames: ["status"] as const,
     registers: [registry],
     async collect() {
+      // A store that cannot answer leaves the gauge out of this scrape; the rest still reports.
+      const counts = await sources?.callbackCounts().catch(() => undefined);
       this.reset();
-      const counts = (await sources?.callbackCounts()) ?? {};
-      for (const status of ["pending", "delivered", "failed"]) this.set({ status }, counts[status] ?? 0);
+      if (counts) for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
     },
   });
   new Gauge({
@@ -75,10 +76,9 @@ export function createMetrics() {
     labelNames: ["channel"] as const,
     registers: [registry],
     async collect() {
+      const modes = await sources?.breakers().catch(() => undefined);
       this.reset();
-      for (const [channel, mode] of (await sources?.breakers()) ?? []) {
-        this.set({ channel }, BREAKER_LEVEL[mode] ?? 0);
-      }
+      for (const [channel, mode] of modes ?? []) this.set({ channel }, BREAKER_LEVEL[mode] ?? 0);
     },
   });
   return metrics;

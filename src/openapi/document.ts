@@ -430,7 +430,11 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
         requestBody: body({ amount: { type: "string", pattern: "^[0-9]+(\\.[0-9]{1,2})?$" } }),
         responses: {
           "200": decided,
-          "400": error(["Validation failed: Amount must be a decimal number"]),
+          "400": error([
+            "Validation failed: Amount must be a decimal number",
+            'Validation failed: body must be {} or {"amount": "150.00"}',
+            "only a deposit can be approved with another amount",
+          ]),
           ...common,
         },
       },
@@ -442,7 +446,11 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
         summary: "Reject one's own pending test transaction",
         parameters: [idParam, ...headers],
         requestBody: body({ note: { type: "string", maxLength: 500 } }),
-        responses: { "200": decided, ...common },
+        responses: {
+          "200": decided,
+          "400": error(['Validation failed: body must be {} or {"note": "..."}']),
+          ...common,
+        },
       },
     },
     [callback]: {
@@ -458,6 +466,7 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
               "application/json": {
                 schema: {
                   type: "object",
+                  required: ["success", "message", "callback_id"],
                   properties: {
                     success: { const: true },
                     message: { const: "callback queued" },

@@ -70,6 +70,8 @@ export interface CallbackRepository {
   get(id: number): Promise<CallbackRow | undefined>;
   /** How many callbacks are in each status. */
   countByStatus(): Promise<Record<string, number>>;
+  /** Pending and failed callbacks only: cheap (an index), for metrics scraped every few seconds. */
+  countOpen(): Promise<{ pending: number; failed: number }>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
   list(filter: CallbackFilter): Promise<CallbackRow[]>;
 }
@@ -180,6 +182,16 @@ export function createCallbackRepository(
       return db.selectFrom("callbacks").selectAll().where("id", "=", id).executeTakeFirst();
     },
 
+    async countOpen() {
+      const rows = await db
+        .selectFrom("callbacks")
+        .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+        .where("status", "in", ["pending", "failed"])
+        .groupBy("status")
+        .execute();
+      const of = (s: string) => Number(rows.find((r) => r.status === s)?.count ?? 0);
+      return { pending: of("pending"), failed: of("failed") };
+    },
     async countByStatus() {
       const rows = await db
         .selectFrom("callbacks")

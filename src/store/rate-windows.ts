@@ -14,7 +14,12 @@ export function createRateWindowRepository(db: Kysely<Database>): RateWindowRepo
       if (counts.size === 0) return new Map();
       const rows = await db
         .insertInto("rate_windows")
-        .values([...counts].map(([key, count]) => ({ key, window_start: windowStart, count })))
+        // Sorted, so two instances upserting the same keys lock their rows in one order: no deadlock.
+        .values(
+          [...counts]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([key, count]) => ({ key, window_start: windowStart, count })),
+        )
         .onConflict((oc) =>
           oc.columns(["key", "window_start"]).doUpdateSet((eb) => ({
             count: eb("rate_windows.count", "+", eb.ref("excluded.count")),

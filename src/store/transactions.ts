@@ -31,6 +31,8 @@ export interface TransactionFilter {
   /** Created at or after / before, epoch ms. */
   from?: number;
   to?: number;
+  /** Leave out test (sandbox) firms' transactions: operators never decide those. */
+  liveOnly?: boolean;
 }
 
 export interface TransactionRepository {
@@ -217,6 +219,8 @@ export function createTransactionRepository(
           (eb) => eb.fn.sum<number>("amount").as("volume"),
         ])
         .where("created_at", ">=", since)
+        // Test firms' traffic is not business: the operators' summary leaves it out.
+        .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
         .groupBy(["type", "status", "hour"])
         .execute();
       return rows.map((r) => ({
@@ -233,6 +237,7 @@ export function createTransactionRepository(
         .selectFrom("transactions")
         .select(["created_at", "decided_at"])
         .where("decided_at", ">=", since)
+        .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
         .orderBy("decided_at", "desc")
         .limit(10_000)
         .execute();
@@ -287,6 +292,10 @@ export function createTransactionRepository(
       }
       if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
       if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
+      if (filter.liveOnly)
+        q = q.where("firm_id", "not in", (eb) =>
+          eb.selectFrom("firms").select("id").where("sandbox", "=", 1),
+        );
       return q
         .orderBy("id", filter.order === "oldest" ? "asc" : "desc")
         .limit(Math.min(filter.limit ?? 100, 1000))

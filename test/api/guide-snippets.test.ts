@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -146,6 +147,35 @@ describe("integration guide snippets run as written", () => {
         writeFileSync(bad, callback.body.replace('"amount":150.00', '"amount":1500.00'));
         expect((await run(s, { ...env, CALLBACK_BODY_FILE: bad })).stdout).toBe("invalid");
         expect((await run(s, { ...env, PAYINTAKE_SECRET_KEY: "sk_wrong" })).stdout).toBe("invalid");
+        // Signed correctly, but 10 minutes old.
+        const old = String(Number(env.CALLBACK_TIMESTAMP) - 600);
+        const oldSignature = createHmac("sha256", firm.secret)
+          .update(`${old}\n${callback.body}`)
+          .digest("hex");
+        expect(
+          (await run(s, { ...env, CALLBACK_TIMESTAMP: old, CALLBACK_SIGNATURE: oldSignature })).stdout,
+        ).toBe("invalid");
+        // A hostile timestamp header is never evaluated, and a malformed signature is just unequal.
+        const marker = join(dir, `pwned-${s.name}-${s.guide.slice(0, 3)}`);
+        const hostile = await run(s, { ...env, CALLBACK_TIMESTAMP: `a[$(touch ${marker})]` });
+        expect(hostile.stdout).toBe("invalid");
+        expect(existsSync(marker)).toBe(false);
+        const multibyte = await run(s, { ...env, CALLBACK_SIGNATURE: "é".repeat(64) });
+        expect(multibyte.stdout).toBe("invalid");
+        if (s.lang !== "sh") {
+          // The header signature is right, but the body's hashcode is not: the contract's check fails.
+          const forged = callback.body.replace(/"hashcode":"[0-9a-f]+"/, `"hashcode":"${"0".repeat(64)}"`);
+          writeFileSync(bad, forged);
+          const forgedSignature = createHmac("sha256", firm.secret)
+            .update(`${env.CALLBACK_TIMESTAMP}\n${forged}`)
+            .digest("hex");
+          const wrongHash = await run(s, {
+            ...env,
+            CALLBACK_BODY_FILE: bad,
+            CALLBACK_SIGNATURE: forgedSignature,
+          });
+          expect(wrongHash.stdout).toBe("invalid");
+        }
       },
     );
   }

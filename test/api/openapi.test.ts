@@ -59,18 +59,10 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
     const documented = Object.entries(doc.paths).flatMap(([p, item]) =>
       Object.keys(item as object).map((m) => `${m.toUpperCase()} ${p}`),
     );
-    expect(documented.sort()).toEqual(
-      [
-        `POST ${MERCHANT_PATHS.deposits}`,
-        `POST ${MERCHANT_PATHS.withdrawals}`,
-        `GET ${MERCHANT_PATHS.byId}`,
-        `GET ${MERCHANT_PATHS.byReference}`,
-        `POST ${MERCHANT_PATHS.sandboxApprove}`,
-        `POST ${MERCHANT_PATHS.sandboxReject}`,
-        `POST ${MERCHANT_PATHS.sandboxCallback}`,
-      ]
-        .map((r) => r.replace(/:([a-z_]+)/g, "{$1}"))
-        .sort(),
+    // Every registered path is documented and nothing else is (methods: see the next test).
+    const paths = new Set(documented.map((d) => d.split(" ")[1]));
+    expect(paths).toEqual(
+      new Set(Object.values(MERCHANT_PATHS).map((p) => p.replace(/:([a-z_]+)/g, "{$1}"))),
     );
     // No route under /paymentapi/v1 is registered except through MERCHANT_PATHS.
     for (const file of sourcesUnder(SRC)) {

@@ -1,7 +1,15 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  send,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
 
 const DEPOSITS = "/paymentapi/v1/deposits";
@@ -131,5 +139,38 @@ describe.each(STORES)("sandbox firms and their test helpers (%s)", (kind) => {
     });
     expect(wrongBody.status).toBe(400);
     expect(wrongBody.json.message).toBe('Validation failed: body must be {} or {"amount": "150.00"}');
+  });
+
+  it("test firms' transactions never reach the operators' queues or the summary", async () => {
+    const w = withdrawalBody();
+    expect((await send(server, sandbox, { path: "/paymentapi/v1/withdrawals", body: w })).status).toBe(200);
+    const liveWithdrawal = withdrawalBody();
+    expect(
+      (await send(server, live, { path: "/paymentapi/v1/withdrawals", body: liveWithdrawal })).status,
+    ).toBe(200);
+    await server.admin("POST", "/admin/v1/operators", {
+      email: `q-${kind}@ops.example`,
+      role: "viewer",
+      password: "viewer-password-123",
+    });
+    const session = await consoleLogin(server, `q-${kind}@ops.example`, "viewer-password-123");
+    const queue = (await consoleCall(server, "GET", "/ops/api/queue?type=withdrawal", session)).json as {
+      reference: string;
+      firm_id: number;
+    }[];
+    expect(queue.some((t) => t.reference === liveWithdrawal.reference)).toBe(true);
+    expect(queue.some((t) => t.firm_id === sandbox.id)).toBe(false);
+    const before = (await consoleCall(server, "GET", "/ops/api/dashboard", session)).json.withdrawals.count;
+    expect(
+      (await send(server, sandbox, { path: "/paymentapi/v1/withdrawals", body: withdrawalBody() })).status,
+    ).toBe(200);
+    expect((await consoleCall(server, "GET", "/ops/api/dashboard", session)).json.withdrawals.count).toBe(
+      before,
+    );
+    // Still findable by reference in the search.
+    const found = (
+      await consoleCall(server, "GET", `/ops/api/transactions?reference=${w.reference}`, session)
+    ).json;
+    expect(found).toHaveLength(1);
   });
 });

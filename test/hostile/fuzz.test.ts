@@ -78,8 +78,8 @@ describe.each(STORES)("hostile input on every endpoint (%s)", (kind) => {
     await server?.close();
   });
 
-  async function check(path: string, text: string, method: "POST" | "GET" = "POST") {
-    const res = await send(server, firm, { method, path, body: method === "POST" ? text : undefined });
+  async function check(path: string, text: string, method: "POST" | "GET" = "POST", as = firm) {
+    const res = await send(server, as, { method, path, body: method === "POST" ? text : undefined });
     if (res.status === 200 && res.json?.success === true) {
       ok.push(path);
       return;
@@ -104,7 +104,8 @@ describe.each(STORES)("hostile input on every endpoint (%s)", (kind) => {
     );
   });
 
-  it("queries and sandbox helpers with hostile ids and references", async () => {
+  it("queries and sandbox helpers with hostile ids and references (as a sandbox firm too)", async () => {
+    const sandbox = await createFirm(server, { sandbox: true });
     const segment = fc.oneof(
       hostileText,
       fc.integer().map(String),
@@ -118,6 +119,7 @@ describe.each(STORES)("hostile input on every endpoint (%s)", (kind) => {
           const tail = where === "sandbox/transactions" ? "/approve" : "";
           const path = `/paymentapi/v1/${where}/${encodeURIComponent(s)}${tail}`;
           await check(path, "{}", where === "sandbox/transactions" ? "POST" : "GET");
+          if (where === "sandbox/transactions") await check(path, "{}", "POST", sandbox);
         },
       ),
       { numRuns: RUNS, seed: SEED + 2 },

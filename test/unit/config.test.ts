@@ -21,3 +21,16 @@ describe("config: PAYINTAKE_TRUST_PROXY", () => {
     },
   );
 });
+
+describe("config: roles and the metrics token", () => {
+  it("api and worker roles need PostgreSQL; the embedded store runs one process", () => {
+    expect(() => parseConfig({ PAYINTAKE_ROLE: "worker" })).toThrow(
+      /PAYINTAKE_ROLE: api and worker need DATABASE_URL/,
+    );
+    expect(parseConfig({ PAYINTAKE_ROLE: "api", DATABASE_URL: "postgres://x/y" }).role).toBe("api");
+    expect(parseConfig({}).role).toBe("all");
+  });
+  it("a metrics token must be long enough to guess hard", () => {
+    expect(() => parseConfig({ PAYINTAKE_METRICS_TOKEN: "short" })).toThrow(/PAYINTAKE_METRICS_TOKEN/);
+  });
+});

@@ -13,7 +13,7 @@ const ROLES: Role[] = ["viewer", "operator", "admin"];
 
 /** Admins add operators (a one-time password is shown once), change roles, switch access off. */
 export function Operators() {
-  const { t, me, notify } = useShell();
+  const { t, me } = useShell();
   const [rows, reload] = useLoad(
     async () => listOf<OperatorRow>(await api("GET", "/operators")),
     "operators",

@@ -38,7 +38,7 @@ interface Account {
 
 /** The account pool and the channels in front of it: health, ranges, caps, on and off. */
 export function Pool() {
-  const { t, me, notify } = useShell();
+  const { t, me } = useShell();
   const [data, reload] = useLoad(
     async () => {
       const [channels, accounts] = await Promise.all([

@@ -11,7 +11,7 @@ interface Provider {
 
 /** Providers: the auto-cancel time of their firms' deposits and, for platforms, one callback URL. */
 export function Providers() {
-  const { t, me, notify } = useShell();
+  const { t, me } = useShell();
   const [providers, reload] = useLoad(
     async () => listOf<Provider>(await api("GET", "/providers")),
     "providers",

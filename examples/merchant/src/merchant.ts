@@ -50,7 +50,8 @@ export async function startMerchant(opts: {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const raw = await readBody(req);
     if (req.method === "POST" && req.url === "/checkout") {
-      // The shop's own order id is the reference: a retry of this checkout reuses it.
+      // The shop's own order id is the reference. This demo makes a new order per checkout; a real
+      // shop stores the order first and passes the same id on every retry of its checkout.
       const { user_id, amount, hosted } = JSON.parse(raw.toString("utf8")) as {
         user_id: string;
         amount?: string;

@@ -142,6 +142,15 @@ function parseKeepingAmounts(text: string): Record<string, unknown> {
 
 class Timeout extends Error {}
 
+/** "150", "150.0" and "150.00" are one amount; compared as text, never as floats. */
+function sameAmount(a: string, b: string): boolean {
+  const norm = (v: string) => {
+    const [whole = "", frac = ""] = v.trim().split(".");
+    return `${whole.replace(/^0+(?=\d)/, "")}.${`${frac}00`.slice(0, 2)}`;
+  };
+  return norm(a) === norm(b);
+}
+
 const decided = (json: Record<string, unknown>) => ({
   status: json.status as "approved" | "rejected",
   amount: String(json.amount),
@@ -169,35 +178,57 @@ export class PayintakeClient {
         (answer) => ({ answer }),
         (lost: unknown) => ({ lost }),
       );
-      if ("answer" in sent) {
+      // A gateway's 502/503/504 (or a page that is not ours) says nothing of what happened behind it.
+      const lost = "lost" in sent || (sent.answer.status >= 502 && sent.answer.status <= 504);
+      if (!lost && "answer" in sent) {
         const answer = this.#result<Deposit>(sent.answer, (json) => ({
           assigned_bank_name: String(json.assigned_bank_name),
           assigned_holder_name: String(json.assigned_holder_name),
           assigned_iban: String(json.assigned_iban),
-          recovered: attempt > 0,
+          recovered: false,
         }));
-        // A resend that finds the first one's deposit: it exists, so use it.
+        // A resend that meets the first send's deposit: look it up below. On the first send the
+        // reference really was used before: that is the caller's to know.
         if (answer.ok || answer.error.code !== "duplicate_reference" || attempt === 0) return answer;
       } else if (attempt >= this.#opts.recoveryAttempts) {
-        return { ok: false, error: this.#lost(sent.lost) };
+        return {
+          ok: false,
+          error: "lost" in sent ? this.#lost(sent.lost) : this.#lostStatus(sent.answer.status),
+        };
       }
       // The answer was lost (or the resend met the first one): does the deposit exist?
       const found = await this.getTransactionByReference(input.reference);
-      if (found.ok) {
-        const tx = found.value;
-        return {
-          ok: true,
-          value: {
-            assigned_bank_name: tx.assigned_bank_name ?? "",
-            assigned_holder_name: tx.assigned_holder_name ?? "",
-            assigned_iban: tx.assigned_iban ?? "",
-            recovered: true,
-          },
-        };
-      }
+      if (found.ok) return this.#recovered(found.value, input);
       if (found.error.code !== "not_found" || attempt >= this.#opts.recoveryAttempts) return found;
       // Not created: the same reference may be sent again.
     }
+  }
+
+  /**
+   * The transaction found by the reference is this deposit only if it is a deposit of this payer
+   * and amount with an account; anything else under that reference is not ours to show a payer.
+   */
+  #recovered(tx: Transaction, input: DepositInput): Result<Deposit> {
+    const mine =
+      tx.type === "deposit" &&
+      tx.user_id === input.user_id &&
+      sameAmount(tx.amount, input.amount) &&
+      !!tx.assigned_iban;
+    if (!mine) {
+      return {
+        ok: false,
+        error: { code: "duplicate_reference", message: "Bu islem numarasi zaten kullanilmis", status: 409 },
+      };
+    }
+    return {
+      ok: true,
+      value: {
+        assigned_bank_name: tx.assigned_bank_name ?? "",
+        assigned_holder_name: tx.assigned_holder_name ?? "",
+        assigned_iban: tx.assigned_iban ?? "",
+        recovered: true,
+      },
+    };
   }
 
   /** Hosted mode: the URL to send the payer to; the amount is entered on the page. */
@@ -279,6 +310,10 @@ export class PayintakeClient {
     if (answer.json.success === true) return { ok: true, value: read(answer.json) };
     const message = typeof answer.json.message === "string" ? answer.json.message : `HTTP ${answer.status}`;
     return { ok: false, error: { code: codeOf(answer.status, message), message, status: answer.status } };
+  }
+
+  #lostStatus(status: number): ApiError {
+    return { code: "network", message: `HTTP ${status} from a gateway: the outcome is unknown`, status };
   }
 
   #lost(e: unknown): ApiError {

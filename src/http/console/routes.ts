@@ -165,6 +165,9 @@ export function registerConsoleRoutes(
           type: q.data.type,
           order: q.data.order,
           limit: 500,
+          // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
+          // a test withdrawal must never reach an operator who pays out real money.
+          liveOnly: true,
         }),
       );
     });

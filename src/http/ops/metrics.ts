@@ -1,18 +1,37 @@
+import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Metrics } from "../../metrics/metrics.js";
+import { sendError } from "../envelope.js";
 
 /**
  * Prometheus metrics at /metrics, and the HTTP counters fed on every answer. The endpoint shows
- * counts only (no ids, references or secrets); keep it off the public load balancer all the same.
+ * counts only (no ids, references or secrets), yet it tells volumes and channel names, and a scrape
+ * reads the store: it answers a scraper on the same host (loopback), or one that presents
+ * PAYINTAKE_METRICS_TOKEN as a bearer token; anyone else gets the 404 of an unknown path.
  */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+function allowed(ip: string, header: string | undefined, token: Buffer | undefined): boolean {
+  if (LOOPBACK.test(ip)) return true;
+  if (!token || !header?.startsWith("Bearer ")) return false;
+  const given = Buffer.from(header.slice(7), "utf8");
+  return given.length === token.length && timingSafeEqual(given, token);
+}
+
+export function registerMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  metricsToken: string | undefined,
+): void {
+  const token = metricsToken === undefined ? undefined : Buffer.from(metricsToken, "utf8");
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     const method = request.method;
     metrics.httpRequests.inc({ route, method, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ route, method }, reply.elapsedTime / 1000);
   });
-  app.get("/metrics", async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
+  app.get("/metrics", async (request, reply) => {
+    if (!allowed(request.ip, request.headers.authorization, token)) return sendError(reply, 404, "Not found");
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
 }
