@@ -1,8 +1,13 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Restarting the PostgreSQL server is for a run of its own (.ci/run), never beside other suites.
+    exclude:
+      process.env.PAYINTAKE_REAL_PG_RESTART === "1"
+        ? configDefaults.exclude
+        : [...configDefaults.exclude, "test/reliability/pg-restart.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file starts its own servers on fresh databases; two workers fit the 2-core machine.
