@@ -112,6 +112,10 @@ describe("metrics are for a scraper on the host, or one with the metrics token",
     const local = await request(`${server.url}/metrics`);
     expect(local.statusCode).toBe(200);
     await local.body.dump();
+    // Forwarded by a proxy on this host (even an untrusted one): not a local scraper.
+    const proxied = await request(`${server.url}/metrics`, { headers: { "x-forwarded-for": "127.0.0.1" } });
+    expect(proxied.statusCode).toBe(404);
+    await proxied.body.dump();
   });
 });
 

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Metrics } from "../../metrics/metrics.js";
 import { sendError } from "../envelope.js";
 
@@ -11,8 +11,13 @@ import { sendError } from "../envelope.js";
  */
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
-function allowed(ip: string, header: string | undefined, token: Buffer | undefined): boolean {
-  if (LOOPBACK.test(ip)) return true;
+function allowed(request: FastifyRequest, token: Buffer | undefined): boolean {
+  // Loopback only when nothing forwarded the request: a reverse proxy on this host would otherwise
+  // make every outside client look local.
+  const forwarded =
+    request.headers["x-forwarded-for"] !== undefined || request.headers.forwarded !== undefined;
+  if (LOOPBACK.test(request.ip) && !forwarded) return true;
+  const header = request.headers.authorization;
   if (!token || !header?.startsWith("Bearer ")) return false;
   const given = Buffer.from(header.slice(7), "utf8");
   return given.length === token.length && timingSafeEqual(given, token);
@@ -31,7 +36,7 @@ export function registerMetrics(
     metrics.httpDuration.observe({ route, method }, reply.elapsedTime / 1000);
   });
   app.get("/metrics", async (request, reply) => {
-    if (!allowed(request.ip, request.headers.authorization, token)) return sendError(reply, 404, "Not found");
+    if (!allowed(request, token)) return sendError(reply, 404, "Not found");
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 }
