@@ -47,8 +47,6 @@ export function buildApp(
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
     logController: new LogController({ disableRequestLogging: true }),
-    // A caller's own request id is kept when it is a plain token, so one id follows a request
-    // through their logs and ours; otherwise a fresh one.
     // References may be 100 Unicode characters: URL-encoded, that is up to 900 bytes in a path.
     routerOptions: { maxParamLength: 1_000 },
     // Errors the router raises before any route (a bad or overlong URL) answer in the envelope too.
@@ -56,6 +54,8 @@ export function buildApp(
       const status = error.statusCode ?? 400;
       void sendError(reply, status, status === 414 ? "Request URL too long" : "Bad request");
     },
+    // A caller's own request id is kept when it is a plain token, so one id follows a request
+    // through their logs and ours; otherwise a fresh one.
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();

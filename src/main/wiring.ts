@@ -20,8 +20,27 @@ import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cance
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { createRouter } from "../routing/router.js";
+import type { AccountRow } from "../store/accounts.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
+
+/** A payment account as routing sees it (the live pool's, and the sandbox firms' one). */
+function candidateOf(a: AccountRow & { channel_code?: string | null }) {
+  return {
+    id: a.id,
+    bankName: a.bank_name,
+    holderName: a.holder_name,
+    iban: a.iban,
+    minAmount: a.min_amount,
+    maxAmount: a.max_amount,
+    active: a.active === 1,
+    channelId: a.channel_id,
+    dailyCap: a.daily_cap,
+    preferFor: [a.bank_code, a.channel_code ?? null]
+      .filter((c): c is string => !!c)
+      .map((c) => c.toUpperCase()),
+  };
+}
 
 /** How long one read of the account pool routes deposits; changes through this instance apply at once. */
 const ACCOUNT_POOL_TTL_MS = 1_000;
@@ -97,20 +116,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     async load() {
       const routable = await repos.channels.routable();
       return {
-        accounts: routable.accounts.map((a) => ({
-          id: a.id,
-          bankName: a.bank_name,
-          holderName: a.holder_name,
-          iban: a.iban,
-          minAmount: a.min_amount,
-          maxAmount: a.max_amount,
-          active: a.active === 1,
-          channelId: a.channel_id,
-          dailyCap: a.daily_cap,
-          preferFor: [a.bank_code, a.channel_code]
-            .filter((c): c is string => !!c)
-            .map((c) => c.toUpperCase()),
-        })),
+        accounts: routable.accounts.map(candidateOf),
         channels: routable.channels.map((c) => ({
           id: c.id,
           code: c.code,
@@ -167,16 +173,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
       return { ok: false as const, rejection: outcome === "accept" ? ("no_account" as const) : outcome };
     return {
       ok: true as const,
-      account: {
-        id: row.id,
-        bankName: row.bank_name,
-        holderName: row.holder_name,
-        iban: row.iban,
-        minAmount: null,
-        maxAmount: null,
-        active: true,
-        lastAssignedAt: 0,
-      },
+      account: { ...candidateOf(row), lastAssignedAt: 0 },
       log: [{ account_id: row.id, channel: "sandbox", outcome: "accepted" as const, ms: 0 }],
       release: async () => {},
     };

@@ -97,6 +97,19 @@ async function write(
 }
 
 export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "postgres") {
+  /** Inserts a managed row and logs it (hidden columns as "set"). */
+  function insert<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
+    return db.transaction().execute(async (trx) => {
+      const row = (await trx
+        .insertInto(table as "firms")
+        .values(values as Insertable<Database["firms"]>)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as Row;
+      await write(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
+      return row as Selectable<Database[T]>;
+    });
+  }
+
   async function updateIn<T extends Managed>(
     trx: Transaction<Database>,
     table: T,
@@ -129,23 +142,12 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
   }
 
   return {
-    /** Inserts a managed row and logs it (hidden columns as "set"). */
-    insert<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
-      return db.transaction().execute(async (trx) => {
-        const row = (await trx
-          .insertInto(table as "firms")
-          .values(values as Insertable<Database["firms"]>)
-          .returningAll()
-          .executeTakeFirstOrThrow()) as Row;
-        await write(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
-        return row as Selectable<Database[T]>;
-      });
-    },
+    insert,
 
     /** As insert, but undefined when a unique index refuses the row (a concurrent duplicate). */
     async insertUnique<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
       try {
-        return await this.insert(table, values, audit);
+        return await insert(table, values, audit);
       } catch (err) {
         if (uniqueViolation(err)) return undefined;
         throw err;
