@@ -1,6 +1,11 @@
 import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
 import { uniqueViolation } from "./errors.js";
 import { RECORD_NONCE } from "./nonces.js";
+import {
+  createPgIntakeBatches,
+  type NonceAndFactsInput,
+  type NonceAndFactsOutcome,
+} from "./pg-intake-batches.js";
 import { prepared, type StatementRunner } from "./prepared.js";
 import type { Database, TransactionTable } from "./schema.js";
 
@@ -144,6 +149,62 @@ export function createTransactionRepository(
     pendingExists: Boolean(row?.p),
   });
 
+  async function oneNonceAndFacts(input: NonceAndFactsInput): Promise<NonceAndFactsOutcome> {
+    const { firmId } = input;
+    if (dialect === "postgres") {
+      const [row] = await statements.rows<{ fresh: boolean; r: unknown; b: unknown; p: unknown }>(
+        NONCE_AND_FACTS,
+        [
+          firmId,
+          input.nonce,
+          input.expiresAt,
+          firmId,
+          input.reference,
+          firmId,
+          input.userId,
+          firmId,
+          input.userId,
+          input.type,
+        ],
+      );
+      return { nonceFresh: Boolean(row?.fresh), facts: factsOf(row) };
+    }
+    // SQLite has no data-modifying CTEs; two statements on the one connection cost no round trip.
+    const fresh = (await statements.changes(RECORD_NONCE, [firmId, input.nonce, input.expiresAt])) === 1;
+    const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
+      firmId,
+      input.reference,
+      firmId,
+      input.userId,
+      firmId,
+      input.userId,
+      input.type,
+    ]);
+    return { nonceFresh: fresh, facts: factsOf(row) };
+  }
+
+  async function oneInsert(values: NewTransaction): Promise<InsertResult> {
+    try {
+      const [row] = await statements.rows<{ id: number }>(
+        INSERT,
+        INSERT_COLUMNS.map((column) => values[column] ?? null),
+      );
+      if (!row) throw new Error("insert returned no id");
+      return { ok: true, id: Number(row.id) };
+    } catch (err) {
+      const conflict = uniqueViolation(err);
+      if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };
+      throw err;
+    }
+  }
+
+  // On PostgreSQL concurrent requests share these two statements (pg-intake-batches.ts); the embedded
+  // store runs every statement in process, where a batch would save nothing.
+  const batches =
+    dialect === "postgres"
+      ? createPgIntakeBatches(statements, { nonceAndFacts: oneNonceAndFacts, insert: oneInsert })
+      : null;
+
   return {
     async businessFacts(firmId, reference, userId, type) {
       const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
@@ -158,53 +219,13 @@ export function createTransactionRepository(
       return factsOf(row);
     },
 
-    async nonceAndFacts(nonce, facts) {
-      const { firmId } = nonce;
-      if (dialect === "postgres") {
-        const [row] = await statements.rows<{ fresh: boolean; r: unknown; b: unknown; p: unknown }>(
-          NONCE_AND_FACTS,
-          [
-            firmId,
-            nonce.nonce,
-            nonce.expiresAt,
-            firmId,
-            facts.reference,
-            firmId,
-            facts.userId,
-            firmId,
-            facts.userId,
-            facts.type,
-          ],
-        );
-        return { nonceFresh: Boolean(row?.fresh), facts: factsOf(row) };
-      }
-      // SQLite has no data-modifying CTEs; two statements on the one connection cost no round trip.
-      const fresh = (await statements.changes(RECORD_NONCE, [firmId, nonce.nonce, nonce.expiresAt])) === 1;
-      const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
-        firmId,
-        facts.reference,
-        firmId,
-        facts.userId,
-        firmId,
-        facts.userId,
-        facts.type,
-      ]);
-      return { nonceFresh: fresh, facts: factsOf(row) };
+    nonceAndFacts(nonce, facts) {
+      const input = { ...nonce, ...facts };
+      return batches ? batches.nonceAndFacts(input) : oneNonceAndFacts(input);
     },
 
-    async insert(values) {
-      try {
-        const [row] = await statements.rows<{ id: number }>(
-          INSERT,
-          INSERT_COLUMNS.map((column) => values[column] ?? null),
-        );
-        if (!row) throw new Error("insert returned no id");
-        return { ok: true, id: Number(row.id) };
-      } catch (err) {
-        const conflict = uniqueViolation(err);
-        if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };
-        throw err;
-      }
+    insert(values) {
+      return batches ? batches.insert(values) : oneInsert(values);
     },
 
     async totalsSince(since) {

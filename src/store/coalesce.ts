@@ -1,0 +1,73 @@
+/**
+ * Coalesces concurrent calls of one kind into batches, each run as one database round trip.
+ *
+ * On PostgreSQL most of a deposit's cost is per statement, not per row: the parse, bind, execute
+ * and commit of each round trip, on the server and in the `pg` driver. Under load many requests
+ * want the same statement at the same moment, so they share one: a call waits at most until the
+ * next turn of the event loop, or, when `maxInFlight` batches are already running, until one of
+ * them returns; everything that queued meanwhile goes in the next batch. An idle server sends a
+ * batch of one at once, so nothing waits on a timer.
+ *
+ * `run` answers one outcome per input, in order; an outcome may itself be a promise, so one input
+ * can fail or take a slower path without holding back the others' answers beyond its batch.
+ */
+interface Waiting<I, O> {
+  input: I;
+  resolve: (out: O | PromiseLike<O>) => void;
+  reject: (err: unknown) => void;
+}
+
+export class Coalescer<I, O> {
+  readonly #queue: Waiting<I, O>[] = [];
+  #inFlight = 0;
+  #scheduled = false;
+
+  constructor(
+    private readonly run: (inputs: readonly I[]) => Promise<readonly (O | PromiseLike<O>)[]>,
+    private readonly limits: { maxInFlight: number; maxBatch: number },
+  ) {}
+
+  submit(input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#queue.push({ input, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#queue.length === 0 || this.#inFlight >= this.limits.maxInFlight) return;
+    this.#scheduled = true;
+    // The rest of this loop turn's requests join the batch: they were read from their sockets in
+    // the same poll phase and reach this point before the check phase runs.
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    while (this.#queue.length > 0 && this.#inFlight < this.limits.maxInFlight) {
+      const batch = this.#queue.splice(0, this.limits.maxBatch);
+      this.#inFlight += 1;
+      this.#runBatch(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#schedule();
+      });
+    }
+  }
+
+  async #runBatch(batch: Waiting<I, O>[]): Promise<void> {
+    try {
+      const outcomes = await this.run(batch.map((b) => b.input));
+      if (outcomes.length !== batch.length)
+        throw new Error(`batch of ${batch.length} answered ${outcomes.length} outcomes`);
+      batch.forEach((b, i) => {
+        b.resolve(outcomes[i] as O | PromiseLike<O>);
+      });
+      // The batch's slot is held until every outcome is known, slower paths included.
+      await Promise.allSettled(outcomes);
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    }
+  }
+}

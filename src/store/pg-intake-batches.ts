@@ -1,0 +1,187 @@
+import { Coalescer } from "./coalesce.js";
+import { prepared, type StatementRunner } from "./prepared.js";
+import type { BusinessFacts, InsertResult, NewTransaction } from "./transactions.js";
+
+/**
+ * The deposit and withdrawal hot path on PostgreSQL, batched: concurrent requests use up their nonces
+ * and read their business facts in one statement, and insert their transactions in another
+ * (coalesce.ts). Each statement commits on its own, as the one-row statements did, and the database
+ * still has the last word on both money invariants: a row the unique indexes refuse is simply not
+ * inserted (ON CONFLICT DO NOTHING) and goes through the one-row insert, which names the index.
+ */
+export interface NonceAndFactsInput {
+  firmId: number;
+  nonce: string;
+  expiresAt: number;
+  reference: string;
+  userId: string;
+  type: "deposit" | "withdrawal";
+}
+
+export interface NonceAndFactsOutcome {
+  nonceFresh: boolean;
+  facts: BusinessFacts;
+}
+
+/** Enough to fill PostgreSQL's work per statement; under 50 concurrent requests batches stay smaller. */
+const LIMITS = { maxInFlight: 3, maxBatch: 64 };
+
+/**
+ * Each fact is a LATERAL subquery with LIMIT 1, so every input row costs three index probes. Written
+ * as EXISTS in the select list, the planner may hash a whole table instead (it plans for a hundred
+ * input rows, not knowing how many the arrays hold): that made this statement scan `transactions`
+ * on every batch. `status = 'pending'` is a literal so the partial index transactions_one_pending_uq
+ * applies, as in the one-row statement.
+ */
+const NONCES_AND_FACTS = prepared(
+  "tx_nonces_and_facts_batch",
+  `WITH input AS (
+     SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+       WITH ORDINALITY AS i (firm_id, nonce, expires_at, reference, user_id, type, ord)),
+   used AS (
+     INSERT INTO nonces (firm_id, nonce, expires_at)
+     SELECT firm_id, nonce, expires_at FROM input
+     ON CONFLICT (firm_id, nonce) DO NOTHING RETURNING firm_id, nonce)
+   SELECT i.ord, u.nonce IS NOT NULL AS fresh, r.x IS NOT NULL AS r, b.x IS NOT NULL AS b,
+     p.x IS NOT NULL AS p
+   FROM input i
+   LEFT JOIN used u ON u.firm_id = i.firm_id AND u.nonce = i.nonce
+   LEFT JOIN LATERAL (SELECT 1 AS x FROM transactions t
+     WHERE t.firm_id = i.firm_id AND t.reference = i.reference LIMIT 1) r ON true
+   LEFT JOIN LATERAL (SELECT 1 AS x FROM banned_users bu
+     WHERE bu.firm_id = i.firm_id AND bu.user_id = i.user_id LIMIT 1) b ON true
+   LEFT JOIN LATERAL (SELECT 1 AS x FROM transactions t
+     WHERE t.firm_id = i.firm_id AND t.user_id = i.user_id AND t.type = i.type AND t.status = 'pending'
+     LIMIT 1) p ON true`,
+);
+
+/** Column and the array type its values travel in. */
+const INSERT_COLUMNS = [
+  ["firm_id", "int"],
+  ["reference", "text"],
+  ["type", "text"],
+  ["status", "text"],
+  ["amount", "bigint"],
+  ["method", "text"],
+  ["first_name", "text"],
+  ["last_name", "text"],
+  ["middle_name", "text"],
+  ["username", "text"],
+  ["user_id", "text"],
+  ["national_id_masked", "text"],
+  ["national_id_sealed", "text"],
+  ["bank_code", "text"],
+  ["iban", "text"],
+  ["iban_valid", "int"],
+  ["account_id", "int"],
+  ["assigned_bank_name", "text"],
+  ["assigned_holder_name", "text"],
+  ["assigned_iban", "text"],
+  ["callback_url", "text"],
+  ["routing_log", "text"],
+  ["created_at", "bigint"],
+  ["updated_at", "bigint"],
+] as const satisfies readonly (readonly [keyof NewTransaction, string])[];
+
+const INSERT_MANY = prepared(
+  "tx_insert_batch",
+  `INSERT INTO transactions (${INSERT_COLUMNS.map(([c]) => c).join(", ")})
+   SELECT * FROM unnest(${INSERT_COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")})
+   ON CONFLICT DO NOTHING
+   RETURNING id, firm_id, reference`,
+);
+
+const NO_FACTS: BusinessFacts = { referenceUsed: false, userBanned: false, pendingExists: false };
+
+/**
+ * A statement-level error caused by the data (SQLSTATE class 22 data exception or 23 integrity
+ * violation, a CHECK for instance) rolled the whole batch back: each input is then tried alone, so
+ * one bad row fails only its own request. Anything else (a lost connection) fails the batch: whether
+ * it committed is unknown, and trying again could answer a created deposit as a duplicate.
+ */
+function rowCaused(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+}
+
+export function createPgIntakeBatches(
+  statements: StatementRunner,
+  one: {
+    nonceAndFacts(input: NonceAndFactsInput): Promise<NonceAndFactsOutcome>;
+    insert(values: NewTransaction): Promise<InsertResult>;
+  },
+): {
+  nonceAndFacts(input: NonceAndFactsInput): Promise<NonceAndFactsOutcome>;
+  insert(values: NewTransaction): Promise<InsertResult>;
+} {
+  const nonces = new Coalescer<NonceAndFactsInput, NonceAndFactsOutcome>(async (inputs) => {
+    // A nonce twice in one batch: the first use decides, every later one is a replay. The statement
+    // never sees a key twice (ON CONFLICT cannot tell two new rows of one statement apart).
+    const seen = new Set<string>();
+    const unique: NonceAndFactsInput[] = [];
+    const position = inputs.map((input) => {
+      const key = `${input.firmId}\u0000${input.nonce}`;
+      if (seen.has(key)) return -1;
+      seen.add(key);
+      return unique.push(input) - 1;
+    });
+    let rows: { ord: string; fresh: boolean; r: boolean; b: boolean; p: boolean }[];
+    try {
+      rows = await statements.rows(NONCES_AND_FACTS, [
+        unique.map((u) => u.firmId),
+        unique.map((u) => u.nonce),
+        unique.map((u) => u.expiresAt),
+        unique.map((u) => u.reference),
+        unique.map((u) => u.userId),
+        unique.map((u) => u.type),
+      ]);
+    } catch (err) {
+      if (!rowCaused(err)) throw err;
+      return inputs.map((input, i) => (position[i] === -1 ? replay() : one.nonceAndFacts(input)));
+    }
+    const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+    return position.map((p) => {
+      if (p === -1) return replay();
+      const row = byOrd.get(p + 1);
+      if (!row) throw new Error(`batch answered no row for input ${p + 1}`);
+      return {
+        nonceFresh: row.fresh,
+        facts: { referenceUsed: row.r, userBanned: row.b, pendingExists: row.p },
+      };
+    });
+  }, LIMITS);
+
+  const inserts = new Coalescer<NewTransaction, InsertResult>(async (inputs) => {
+    let rows: { id: string | number; firm_id: number; reference: string }[];
+    try {
+      rows = await statements.rows(
+        INSERT_MANY,
+        INSERT_COLUMNS.map(([column]) => inputs.map((values) => values[column] ?? null)),
+      );
+    } catch (err) {
+      if (!rowCaused(err)) throw err;
+      return inputs.map((values) => one.insert(values));
+    }
+    const ids = new Map(rows.map((row) => [`${row.firm_id}\u0000${row.reference}`, Number(row.id)]));
+    return inputs.map((values) => {
+      const key = `${values.firm_id}\u0000${values.reference}`;
+      const id = ids.get(key);
+      if (id === undefined) {
+        // Refused by a unique index (or by an earlier row of this batch with the same reference):
+        // the one-row insert says which, or succeeds if the conflicting row was decided meanwhile.
+        return one.insert(values);
+      }
+      ids.delete(key);
+      return { ok: true, id } as const;
+    });
+  }, LIMITS);
+
+  return {
+    nonceAndFacts: (input) => nonces.submit(input),
+    insert: (values) => inserts.submit(values),
+  };
+}
+
+function replay(): NonceAndFactsOutcome {
+  return { nonceFresh: false, facts: NO_FACTS };
+}

@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRepositories, type Repositories } from "../../src/store/index.js";
+import { openStore, type Store } from "../../src/store/open.js";
+import { createPgIntakeBatches } from "../../src/store/pg-intake-batches.js";
+import type { Prepared, StatementRunner } from "../../src/store/prepared.js";
+import type { NewTransaction } from "../../src/store/transactions.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { createFirm, newNonce, type TestFirm } from "../support/merchant.js";
+
+/**
+ * The batched hot path on a real PostgreSQL (pg-intake-batches.ts): concurrent calls share
+ * statements, yet each gets the answer it would have got alone, and the unique indexes still decide.
+ */
+describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts on PostgreSQL", () => {
+  let server: TestServer;
+  let store: Store;
+  let repos: Repositories;
+  let firm: TestFirm;
+  /** Statements sent to the database through the counted runner, by name. */
+  const sent: string[] = [];
+  let batches: ReturnType<typeof createPgIntakeBatches>;
+
+  beforeAll(async () => {
+    server = await startTestServer("postgres", { LOG_LEVEL: "warn" });
+    firm = await createFirm(server);
+    store = await openStore({ databaseUrl: server.env.DATABASE_URL, dataDir: "unused", pgPoolSize: 6 });
+    repos = createRepositories(store);
+    const counted: StatementRunner = {
+      rows: <R>(s: Prepared, p: readonly unknown[]) => {
+        sent.push(s.name);
+        return store.statements.rows<R>(s, p);
+      },
+      changes: (s: Prepared, p: readonly unknown[]) => {
+        sent.push(s.name);
+        return store.statements.changes(s, p);
+      },
+    };
+    // The repository's own one-row paths stand behind the counted batches, as in production.
+    batches = createPgIntakeBatches(counted, {
+      nonceAndFacts: (i) =>
+        repos.transactions.nonceAndFacts(
+          { firmId: i.firmId, nonce: i.nonce, expiresAt: i.expiresAt },
+          { reference: i.reference, userId: i.userId, type: i.type },
+        ),
+      insert: (v) => repos.transactions.insert(v),
+    });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await server?.close();
+  });
+
+  const withdrawal = (reference: string, userId: string, amount = 10_000): NewTransaction => ({
+    firm_id: firm.id,
+    reference,
+    type: "withdrawal",
+    status: "pending",
+    amount,
+    method: null,
+    first_name: "Ayşe",
+    last_name: "Yılmaz",
+    middle_name: null,
+    username: "ayse",
+    user_id: userId,
+    national_id_masked: null,
+    national_id_sealed: null,
+    bank_code: "AKBANK",
+    iban: "TR330006100519786457841326",
+    iban_valid: 1,
+    account_id: null,
+    assigned_bank_name: null,
+    assigned_holder_name: null,
+    assigned_iban: null,
+    callback_url: "http://127.0.0.1:9/callbacks",
+    routing_log: null,
+    created_at: 1,
+    updated_at: 1,
+  });
+
+  const nonceInput = (nonce: string, reference: string, userId: string) => ({
+    firmId: firm.id,
+    nonce,
+    expiresAt: Date.now() + 300_000,
+    reference,
+    userId,
+    type: "withdrawal" as const,
+  });
+
+  it("answers 40 concurrent calls with a few statements, each with its own facts", async () => {
+    const tag = newNonce().slice(0, 8);
+    const taken = `TAKEN-${tag}`;
+    expect((await repos.transactions.insert(withdrawal(taken, `owner-${tag}`))).ok).toBe(true);
+    await store.db
+      .insertInto("banned_users")
+      .values({ firm_id: firm.id, user_id: `banned-${tag}`, created_at: 1 })
+      .execute();
+    const reused = `reused-${tag}`;
+    expect((await batches.nonceAndFacts(nonceInput(reused, `x-${tag}`, `x-${tag}`))).nonceFresh).toBe(true);
+
+    sent.length = 0;
+    const inputs = Array.from({ length: 40 }, (_, i) =>
+      nonceInput(`n-${tag}-${i}`, `R-${tag}-${i}`, `u-${tag}-${i}`),
+    );
+    inputs[3] = nonceInput(`n-${tag}-3`, taken, `u-${tag}-3`);
+    inputs[5] = nonceInput(`n-${tag}-5`, `R-${tag}-5`, `banned-${tag}`);
+    inputs[7] = nonceInput(`n-${tag}-7`, `R-${tag}-7`, `owner-${tag}`);
+    inputs[9] = nonceInput(reused, `R-${tag}-9`, `u-${tag}-9`);
+    // The same nonce twice in one batch: only the first is fresh.
+    inputs[11] = nonceInput(`n-${tag}-10`, `R-${tag}-11`, `u-${tag}-11`);
+    const answers = await Promise.all(inputs.map((i) => batches.nonceAndFacts(i)));
+
+    expect(sent.length).toBeLessThanOrEqual(4);
+    expect(sent.every((name) => name === "tx_nonces_and_facts_batch")).toBe(true);
+    answers.forEach((a, i) => {
+      expect(a.nonceFresh, `input ${i}`).toBe(i !== 9 && i !== 11);
+      if (!a.nonceFresh) return;
+      expect(a.facts, `input ${i}`).toEqual({
+        referenceUsed: i === 3,
+        userBanned: i === 5,
+        pendingExists: i === 7,
+      });
+    });
+  });
+
+  it("inserts concurrent rows in one statement and lets the unique indexes name each conflict", async () => {
+    const tag = newNonce().slice(0, 8);
+    sent.length = 0;
+    const rows = Array.from({ length: 30 }, (_, i) => withdrawal(`R-${tag}-${i}`, `u-${tag}-${i}`));
+    rows[4] = withdrawal(`R-${tag}-1`, `u-${tag}-4`); // the reference of row 1
+    rows[6] = withdrawal(`R-${tag}-6`, `u-${tag}-2`); // a second pending one for row 2's user
+    const results = await Promise.all(rows.map((r) => batches.insert(r)));
+
+    expect(sent.filter((name) => name === "tx_insert_batch").length).toBeLessThanOrEqual(3);
+    expect(results[4]).toEqual({ ok: false, conflict: "reference" });
+    expect(results[6]).toEqual({ ok: false, conflict: "one_pending" });
+    const ids = results.filter((r) => r.ok).map((r) => (r.ok ? r.id : 0));
+    expect(ids).toHaveLength(28);
+    expect(new Set(ids).size).toBe(28);
+    // Each id is the row of its own reference.
+    for (const [i, r] of results.entries()) {
+      if (!r.ok) continue;
+      const row = await repos.transactions.get(r.id);
+      expect(row?.reference).toBe(rows[i]?.reference);
+      expect(row?.user_id).toBe(rows[i]?.user_id);
+    }
+    const stored = await store.db
+      .selectFrom("transactions")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("reference", "like", `R-${tag}-%`)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(28);
+  });
+
+  it("fails only the row a CHECK refuses; the rest of its batch is written", async () => {
+    const tag = newNonce().slice(0, 8);
+    const rows = Array.from({ length: 10 }, (_, i) => withdrawal(`R-${tag}-${i}`, `u-${tag}-${i}`));
+    rows[3] = withdrawal(`R-${tag}-3`, `u-${tag}-3`, 0); // amount > 0 is a CHECK of the table
+    const results = await Promise.allSettled(rows.map((r) => batches.insert(r)));
+    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [i] : []));
+    expect(failed).toEqual([3]);
+    expect((results[3] as PromiseRejectedResult).reason.code).toBe("23514");
+    expect(results.filter((r) => r.status === "fulfilled" && r.value.ok)).toHaveLength(9);
+  });
+
+  it("fails the whole batch on a lost connection rather than guessing", async () => {
+    const broken = createPgIntakeBatches(
+      {
+        rows: () => Promise.reject(Object.assign(new Error("Connection terminated unexpectedly"), {})),
+        changes: () => Promise.reject(new Error("unused")),
+      },
+      {
+        nonceAndFacts: () => Promise.reject(new Error("must not retry alone")),
+        insert: () => Promise.reject(new Error("must not retry alone")),
+      },
+    );
+    const tag = newNonce().slice(0, 8);
+    const results = await Promise.allSettled(
+      [0, 1, 2].map((i) => broken.insert(withdrawal(`R-${tag}-${i}`, `u-${tag}-${i}`))),
+    );
+    for (const r of results) {
+      expect(r.status).toBe("rejected");
+      expect((r as PromiseRejectedResult).reason.message).toBe("Connection terminated unexpectedly");
+    }
+  });
+});
