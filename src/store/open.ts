@@ -90,6 +90,13 @@ function openSqlite(dataDir: string): Store {
   };
 }
 
+/** An unnamed statement is planned at each execution; a named one once per connection (prepared.ts). */
+function pgQuery(statement: Prepared, params: readonly unknown[]): pg.QueryConfig {
+  return statement.planEachTime
+    ? { text: statement.postgres, values: params as unknown[] }
+    : { name: statement.name, text: statement.postgres, values: params as unknown[] };
+}
+
 function openPostgres(url: string, poolSize: number): Store {
   const pool = new pg.Pool({
     connectionString: url,
@@ -120,19 +127,11 @@ function openPostgres(url: string, poolSize: number): Store {
     },
     statements: {
       async rows<R>(statement: Prepared, params: readonly unknown[]) {
-        const result = await pool.query({
-          name: statement.name,
-          text: statement.postgres,
-          values: params as unknown[],
-        });
+        const result = await pool.query(pgQuery(statement, params));
         return result.rows as R[];
       },
       async changes(statement: Prepared, params: readonly unknown[]) {
-        const result = await pool.query({
-          name: statement.name,
-          text: statement.postgres,
-          values: params as unknown[],
-        });
+        const result = await pool.query(pgQuery(statement, params));
         return result.rowCount ?? 0;
       },
     },

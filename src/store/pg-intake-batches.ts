@@ -1,5 +1,5 @@
 import { Coalescer } from "./coalesce.js";
-import { prepared, type StatementRunner } from "./prepared.js";
+import { planEachTime, prepared, type StatementRunner } from "./prepared.js";
 import type { BusinessFacts, InsertResult, NewTransaction } from "./transactions.js";
 
 /**
@@ -23,17 +23,21 @@ export interface NonceAndFactsOutcome {
   facts: BusinessFacts;
 }
 
-/** Enough to fill PostgreSQL's work per statement; under 50 concurrent requests batches stay smaller. */
-const LIMITS = { maxInFlight: 3, maxBatch: 64 };
+/**
+ * One statement of each kind in flight per instance, as in a database's own group commit: whatever
+ * arrives meanwhile goes in the next. Measured against 2, 3 and 6 at once (50 concurrent deposits):
+ * the largest batches, the least CPU on both sides and the lowest p99, by about a tenth.
+ */
+const LIMITS = { maxInFlight: 1, maxBatch: 64 };
 
 /**
  * Each fact is a LATERAL subquery with LIMIT 1, so every input row costs three index probes. Written
- * as EXISTS in the select list, the planner may hash a whole table instead (it plans for a hundred
- * input rows, not knowing how many the arrays hold): that made this statement scan `transactions`
- * on every batch. `status = 'pending'` is a literal so the partial index transactions_one_pending_uq
- * applies, as in the one-row statement.
+ * as EXISTS in the select list, the planner may turn a probe into a hashed subplan over the whole
+ * table (it cannot know how few rows the arrays hold): measured, that scanned `transactions` on every
+ * batch. `status = 'pending'` is a literal so the partial index transactions_one_pending_uq applies,
+ * and the statement is planned at each execution (prepared.ts, planEachTime).
  */
-const NONCES_AND_FACTS = prepared(
+export const NONCES_AND_FACTS = prepared(
   "tx_nonces_and_facts_batch",
   `WITH input AS (
      SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
@@ -53,6 +57,7 @@ const NONCES_AND_FACTS = prepared(
    LEFT JOIN LATERAL (SELECT 1 AS x FROM transactions t
      WHERE t.firm_id = i.firm_id AND t.user_id = i.user_id AND t.type = i.type AND t.status = 'pending'
      LIMIT 1) p ON true`,
+  planEachTime,
 );
 
 /** Column and the array type its values travel in. */

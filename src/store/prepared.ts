@@ -11,6 +11,11 @@ export interface Prepared {
   readonly name: string;
   readonly postgres: string;
   readonly sqlite: string;
+  /**
+   * PostgreSQL plans it at every execution instead of keeping a plan per connection (see
+   * `planEachTime`).
+   */
+  readonly planEachTime: boolean;
 }
 
 /**
@@ -18,15 +23,27 @@ export interface Prepared {
  * in their place, so each placeholder must appear exactly once and in order: checked here, when the
  * module loads, rather than at the first request.
  */
-export function prepared(name: string, postgres: string): Prepared {
+export function prepared(name: string, postgres: string, opts: { planEachTime?: boolean } = {}): Prepared {
   let expected = 1;
   const sqlite = postgres.replace(/\$(\d+)/g, (_m, n: string) => {
     if (Number(n) !== expected) throw new Error(`statement ${name}: placeholder $${n} out of order`);
     expected += 1;
     return "?";
   });
-  return { name, postgres, sqlite };
+  return { name, postgres, sqlite, planEachTime: opts.planEachTime ?? false };
 }
+
+/**
+ * For statements whose best plan depends on how big the tables are. A named PostgreSQL statement
+ * switches to a generic plan after five executions and keeps it for the life of the connection; one
+ * made while `transactions` was nearly empty (a new deployment, a new schema) can pick any index,
+ * since every path then costs the same. Measured: the pending-deposit probe settled on
+ * transactions_status_idx (status only) instead of transactions_one_pending_uq, and then scanned
+ * every pending transaction on every deposit, getting slower as they accumulated. Planned at each
+ * execution, the planner sees the table as it is; that costs a fraction of a millisecond per
+ * statement, on PostgreSQL's side.
+ */
+export const planEachTime = { planEachTime: true } as const;
 
 export interface StatementRunner {
   /** Rows of a statement (a SELECT, or a write with RETURNING). */

@@ -6,7 +6,7 @@ import {
   type NonceAndFactsInput,
   type NonceAndFactsOutcome,
 } from "./pg-intake-batches.js";
-import { prepared, type StatementRunner } from "./prepared.js";
+import { planEachTime, prepared, type StatementRunner } from "./prepared.js";
 import type { Database, TransactionTable } from "./schema.js";
 
 export type TransactionRow = Selectable<TransactionTable>;
@@ -88,6 +88,7 @@ const BUSINESS_FACTS = prepared(
      EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $3 AND user_id = $4) AS b,
      EXISTS (SELECT 1 FROM transactions
              WHERE firm_id = $5 AND user_id = $6 AND type = $7 AND status = 'pending') AS p`,
+  planEachTime,
 );
 
 const NONCE_AND_FACTS = prepared(
@@ -101,6 +102,7 @@ const NONCE_AND_FACTS = prepared(
      EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $6 AND user_id = $7) AS b,
      EXISTS (SELECT 1 FROM transactions
              WHERE firm_id = $8 AND user_id = $9 AND type = $10 AND status = 'pending') AS p`,
+  planEachTime,
 );
 
 const INSERT_COLUMNS = [

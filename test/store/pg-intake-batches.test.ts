@@ -1,7 +1,9 @@
+import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { openStore, type Store } from "../../src/store/open.js";
-import { createPgIntakeBatches } from "../../src/store/pg-intake-batches.js";
+import { createPgIntakeBatches, NONCES_AND_FACTS } from "../../src/store/pg-intake-batches.js";
 import type { Prepared, StatementRunner } from "../../src/store/prepared.js";
 import type { NewTransaction } from "../../src/store/transactions.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
@@ -180,6 +182,55 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
     for (const r of results) {
       expect(r.status).toBe("rejected");
       expect((r as PromiseRejectedResult).reason.message).toBe("Connection terminated unexpectedly");
+    }
+  });
+
+  it("plans the facts afresh each time, so a grown table is probed through the pending index", async () => {
+    // One connection, so every statement below runs in the session whose prepared statements are
+    // listed at the end.
+    const single = await openStore({
+      databaseUrl: server.env.DATABASE_URL,
+      dataDir: "unused",
+      pgPoolSize: 1,
+    });
+    try {
+      const tag = newNonce().slice(0, 8);
+      const facts = (i: number) => [
+        [firm.id],
+        [`plan-${tag}-${i}`],
+        [Date.now() + 300_000],
+        [`R-${tag}-x${i}`],
+        [`u-${tag}-x${i}`],
+        ["withdrawal"],
+      ];
+      // More than the five executions after which a named statement keeps a generic plan.
+      for (let i = 0; i < 8; i++) await single.statements.rows(NONCES_AND_FACTS, facts(i));
+      // Thousands of pending transactions, never analyzed (as in a new deployment).
+      await single.db.executeQuery(
+        sql`INSERT INTO transactions (firm_id, reference, type, status, amount, first_name, last_name,
+              username, user_id, bank_code, iban, iban_valid, callback_url, created_at, updated_at)
+            SELECT ${firm.id}, 'P-' || ${tag} || '-' || g, 'withdrawal', 'pending', 100, 'A', 'B', 'ab',
+              'p-' || ${tag} || '-' || g, 'AKBANK', 'TR00', 0, 'http://127.0.0.1:9/cb', 1, 1
+            FROM generate_series(1, 3000) AS g`.compile(single.db),
+      );
+      const prepared = await single.db.executeQuery<{ name: string }>(
+        sql`SELECT name FROM pg_prepared_statements`.compile(single.db),
+      );
+      expect(prepared.rows.map((r) => r.name)).not.toContain(NONCES_AND_FACTS.name);
+
+      // Planned as it is sent (unnamed, with its values), the probe takes the partial unique index.
+      const c = await new pg.Client({ connectionString: server.env.DATABASE_URL });
+      await c.connect();
+      try {
+        const plan = await c.query(`EXPLAIN ${NONCES_AND_FACTS.postgres}`, facts(99));
+        const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(text).toContain("transactions_one_pending_uq");
+        expect(text).not.toContain("transactions_status_idx");
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await single.close();
     }
   });
 });
