@@ -103,6 +103,10 @@ function openPostgres(url: string, poolSize: number): Store {
     max: poolSize,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    // A connection whose server or network vanished without a word is found out in seconds, not
+    // when the kernel's default (two hours) gives up: a batch waiting on it must not wait that long.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // BIGINT columns hold epoch milliseconds and minor units, both far below 2^53.
     types: {
       getTypeParser: (oid: number, format?: "text" | "binary") =>

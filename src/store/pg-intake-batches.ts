@@ -28,7 +28,7 @@ export interface NonceAndFactsOutcome {
  * arrives meanwhile goes in the next. Measured against 2, 3 and 6 at once (50 concurrent deposits):
  * the largest batches, the least CPU on both sides and the lowest p99, by about a tenth.
  */
-const LIMITS = { maxInFlight: 1, maxBatch: 64 };
+const LIMITS = { maxInFlight: 1, maxBatch: 64, timeoutMs: 10_000 };
 
 /**
  * Each fact is a LATERAL subquery with LIMIT 1, so every input row costs three index probes. Written
@@ -44,7 +44,7 @@ export const NONCES_AND_FACTS = prepared(
        WITH ORDINALITY AS i (firm_id, nonce, expires_at, reference, user_id, type, ord)),
    used AS (
      INSERT INTO nonces (firm_id, nonce, expires_at)
-     SELECT firm_id, nonce, expires_at FROM input
+     SELECT firm_id, nonce, expires_at FROM input ORDER BY firm_id, nonce
      ON CONFLICT (firm_id, nonce) DO NOTHING RETURNING firm_id, nonce)
    SELECT i.ord, u.nonce IS NOT NULL AS fresh, r.x IS NOT NULL AS r, b.x IS NOT NULL AS b,
      p.x IS NOT NULL AS p
@@ -88,25 +88,45 @@ const INSERT_COLUMNS = [
   ["updated_at", "bigint"],
 ] as const satisfies readonly (readonly [keyof NewTransaction, string])[];
 
+const COLUMN_LIST = INSERT_COLUMNS.map(([c]) => c).join(", ");
+
+/**
+ * Rows come back by input position, matched in SQL: only the first row of each (firm, reference),
+ * as PostgreSQL compares them, is offered to the insert, so a returned row belongs to exactly one
+ * input. (Matching in Node could pair a row with the wrong request: two references that differ as
+ * JavaScript strings can be one text in the database, a lone surrogate becoming U+FFFD.) Rows go in
+ * key order, so two instances inserting overlapping references wait on each other in one order.
+ */
 const INSERT_MANY = prepared(
   "tx_insert_batch",
-  `INSERT INTO transactions (${INSERT_COLUMNS.map(([c]) => c).join(", ")})
-   SELECT * FROM unnest(${INSERT_COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")})
-   ON CONFLICT DO NOTHING
-   RETURNING id, firm_id, reference`,
+  `WITH input AS (
+     SELECT * FROM unnest(${INSERT_COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")})
+       WITH ORDINALITY AS i (${COLUMN_LIST}, ord)),
+   first AS (
+     SELECT DISTINCT ON (firm_id, reference) * FROM input ORDER BY firm_id, reference, ord),
+   inserted AS (
+     INSERT INTO transactions (${COLUMN_LIST})
+     SELECT ${COLUMN_LIST} FROM first ORDER BY firm_id, reference
+     ON CONFLICT DO NOTHING
+     RETURNING id, firm_id, reference)
+   SELECT f.ord, n.id FROM first f JOIN inserted n ON n.firm_id = f.firm_id AND n.reference = f.reference`,
 );
 
 const NO_FACTS: BusinessFacts = { referenceUsed: false, userBanned: false, pendingExists: false };
 
 /**
- * A statement-level error caused by the data (SQLSTATE class 22 data exception or 23 integrity
- * violation, a CHECK for instance) rolled the whole batch back: each input is then tried alone, so
- * one bad row fails only its own request. Anything else (a lost connection) fails the batch: whether
- * it committed is unknown, and trying again could answer a created deposit as a duplicate.
+ * PostgreSQL answered the statement with an error, so it rolled back as a whole: each input is then
+ * tried alone, and only a row that fails alone fails its request. The codes: data exceptions (22)
+ * and integrity violations (23, a CHECK for instance), caused by one row; a deadlock or
+ * serialization failure (40), possible when two instances insert overlapping rows; a lock or
+ * statement timeout (55P03, 57014). Anything else (a lost connection, a timeout in Node) fails the
+ * batch: whether it committed is unknown, and trying again could answer a created deposit as a
+ * duplicate. Those requests answer 500, and the merchant's query by reference finds out.
  */
-function rowCaused(err: unknown): boolean {
+export function rolledBack(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+  if (typeof code !== "string") return false;
+  return /^(22|23|40)/.test(code) || code === "55P03" || code === "57014";
 }
 
 export function createPgIntakeBatches(
@@ -141,7 +161,7 @@ export function createPgIntakeBatches(
         unique.map((u) => u.type),
       ]);
     } catch (err) {
-      if (!rowCaused(err)) throw err;
+      if (!rolledBack(err)) throw err;
       return inputs.map((input, i) => (position[i] === -1 ? replay() : one.nonceAndFacts(input)));
     }
     const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
@@ -157,27 +177,23 @@ export function createPgIntakeBatches(
   }, LIMITS);
 
   const inserts = new Coalescer<NewTransaction, InsertResult>(async (inputs) => {
-    let rows: { id: string | number; firm_id: number; reference: string }[];
+    let rows: { ord: string | number; id: string | number }[];
     try {
       rows = await statements.rows(
         INSERT_MANY,
         INSERT_COLUMNS.map(([column]) => inputs.map((values) => values[column] ?? null)),
       );
     } catch (err) {
-      if (!rowCaused(err)) throw err;
+      if (!rolledBack(err)) throw err;
       return inputs.map((values) => one.insert(values));
     }
-    const ids = new Map(rows.map((row) => [`${row.firm_id}\u0000${row.reference}`, Number(row.id)]));
-    return inputs.map((values) => {
-      const key = `${values.firm_id}\u0000${values.reference}`;
-      const id = ids.get(key);
-      if (id === undefined) {
-        // Refused by a unique index (or by an earlier row of this batch with the same reference):
-        // the one-row insert says which, or succeeds if the conflicting row was decided meanwhile.
-        return one.insert(values);
-      }
-      ids.delete(key);
-      return { ok: true, id } as const;
+    const ids = new Map(rows.map((row) => [Number(row.ord), Number(row.id)]));
+    return inputs.map((values, i) => {
+      const id = ids.get(i + 1);
+      // Not inserted: refused by a unique index, or a later row of this batch with a reference
+      // already in it. The one-row insert names the index, or succeeds if the row it met has been
+      // decided meanwhile (or was the refused first row of this batch).
+      return id === undefined ? one.insert(values) : ({ ok: true, id } as const);
     });
   }, LIMITS);
 

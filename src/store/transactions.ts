@@ -143,6 +143,8 @@ export function createTransactionRepository(
   db: Kysely<Database>,
   statements: StatementRunner,
   dialect: "sqlite" | "postgres",
+  /** Off: every call its own statement (the one-row paths batches fall back to; for tests). */
+  opts: { batched: boolean } = { batched: true },
 ): TransactionRepository {
   const factsOf = (row: { r: unknown; b: unknown; p: unknown } | undefined): BusinessFacts => ({
     // PostgreSQL answers booleans, SQLite 0 and 1.
@@ -203,7 +205,7 @@ export function createTransactionRepository(
   // On PostgreSQL concurrent requests share these two statements (pg-intake-batches.ts); the embedded
   // store runs every statement in process, where a batch would save nothing.
   const batches =
-    dialect === "postgres"
+    dialect === "postgres" && opts.batched
       ? createPgIntakeBatches(statements, { nonceAndFacts: oneNonceAndFacts, insert: oneInsert })
       : null;
 

@@ -3,11 +3,29 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { openStore, type Store } from "../../src/store/open.js";
-import { createPgIntakeBatches, NONCES_AND_FACTS } from "../../src/store/pg-intake-batches.js";
+import {
+  createPgIntakeBatches,
+  NONCES_AND_FACTS,
+  type NonceAndFactsInput,
+  rolledBack,
+} from "../../src/store/pg-intake-batches.js";
 import type { Prepared, StatementRunner } from "../../src/store/prepared.js";
-import type { NewTransaction } from "../../src/store/transactions.js";
+import { createTransactionRepository, type NewTransaction } from "../../src/store/transactions.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { createFirm, newNonce, type TestFirm } from "../support/merchant.js";
+
+/** The repository's unbatched paths: what the batches fall back to in production. */
+function oneRowPaths(store: Store) {
+  const unbatched = createTransactionRepository(store.db, store.statements, "postgres", { batched: false });
+  return {
+    nonceAndFacts: (i: NonceAndFactsInput) =>
+      unbatched.nonceAndFacts(
+        { firmId: i.firmId, nonce: i.nonce, expiresAt: i.expiresAt },
+        { reference: i.reference, userId: i.userId, type: i.type },
+      ),
+    insert: (v: NewTransaction) => unbatched.insert(v),
+  };
+}
 
 /**
  * The batched hot path on a real PostgreSQL (pg-intake-batches.ts): concurrent calls share
@@ -21,6 +39,7 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
   /** Statements sent to the database through the counted runner, by name. */
   const sent: string[] = [];
   let batches: ReturnType<typeof createPgIntakeBatches>;
+  let one: ReturnType<typeof oneRowPaths>;
 
   beforeAll(async () => {
     server = await startTestServer("postgres", { LOG_LEVEL: "warn" });
@@ -38,14 +57,8 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
       },
     };
     // The repository's own one-row paths stand behind the counted batches, as in production.
-    batches = createPgIntakeBatches(counted, {
-      nonceAndFacts: (i) =>
-        repos.transactions.nonceAndFacts(
-          { firmId: i.firmId, nonce: i.nonce, expiresAt: i.expiresAt },
-          { reference: i.reference, userId: i.userId, type: i.type },
-        ),
-      insert: (v) => repos.transactions.insert(v),
-    });
+    one = oneRowPaths(store);
+    batches = createPgIntakeBatches(counted, one);
   });
   afterAll(async () => {
     await store?.close();
@@ -162,6 +175,89 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
     expect(failed).toEqual([3]);
     expect((results[3] as PromiseRejectedResult).reason.code).toBe("23514");
     expect(results.filter((r) => r.status === "fulfilled" && r.value.ok)).toHaveLength(9);
+  });
+
+  it("gives each inserted row to its own request, whatever its reference holds", async () => {
+    const tag = newNonce().slice(0, 8);
+    const owner = `owner-${tag}`;
+    expect((await batches.insert(withdrawal(`seed-${tag}`, owner))).ok).toBe(true);
+    const odd = [
+      `q"uote-${tag}`,
+      `back\\slash-${tag}`,
+      `com,ma-${tag}`,
+      `{br}ace-${tag}`,
+      `Şİğ ü-${tag}`,
+      `😀-${tag}`,
+    ];
+    const rows = [
+      // Same reference, first refused for its user's pending withdrawal: the second is the one written.
+      withdrawal(`R-${tag}`, owner),
+      withdrawal(`R-${tag}`, `other-${tag}`),
+      // Two references JavaScript tells apart and the database does not (lone surrogates).
+      withdrawal(`S-${tag}-\ud83d`, `s1-${tag}`),
+      withdrawal(`S-${tag}-\ud83e`, `s2-${tag}`),
+      ...odd.map((ref, i) => withdrawal(ref, `odd-${tag}-${i}`)),
+    ];
+    const results = await Promise.all(rows.map((r) => batches.insert(r)));
+
+    expect(results[0]?.ok).toBe(false);
+    expect(results[1]?.ok).toBe(true);
+    expect([results[2]?.ok, results[3]?.ok].sort()).toEqual([false, true]);
+    for (const [i, r] of results.entries()) {
+      if (!r.ok) continue;
+      const row = await repos.transactions.get(r.id);
+      expect(row?.user_id, `row ${i}`).toBe(rows[i]?.user_id);
+    }
+    for (const [i, ref] of odd.entries()) {
+      const r = results[4 + i];
+      expect(r?.ok, ref).toBe(true);
+      if (r?.ok) expect((await repos.transactions.get(r.id))?.reference).toBe(ref);
+    }
+  });
+
+  it("retries each row alone when PostgreSQL rolled the batch back for a lock, deadlock or timeout", async () => {
+    expect(["22001", "23514", "40P01", "40001", "55P03", "57014"].every((code) => rolledBack({ code }))).toBe(
+      true,
+    );
+    // Lost connections and shutdowns leave the outcome unknown: never retried.
+    expect(["08006", "57P01", "ECONNRESET"].some((code) => rolledBack({ code }))).toBe(false);
+    expect(rolledBack(new Error("timeout"))).toBe(false);
+
+    // A real one: inserts wait on a table lock until lock_timeout ends the batch with 55P03.
+    const url = new URL(server.env.DATABASE_URL as string);
+    url.searchParams.set("options", `${url.searchParams.get("options")} -c lock_timeout=300`);
+    const impatient = await openStore({ databaseUrl: url.toString(), dataDir: "unused", pgPoolSize: 2 });
+    const locker = new pg.Client({ connectionString: server.env.DATABASE_URL });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE transactions IN SHARE MODE");
+      let released = false;
+      const unbatched = oneRowPaths(impatient);
+      const retried: string[] = [];
+      const b = createPgIntakeBatches(impatient.statements, {
+        nonceAndFacts: unbatched.nonceAndFacts,
+        // The first row tried alone proves the batch was given up: the lock goes, rows go in.
+        async insert(v) {
+          retried.push(v.reference);
+          if (!released) {
+            released = true;
+            await locker.query("COMMIT");
+          }
+          return unbatched.insert(v);
+        },
+      });
+      const tag = newNonce().slice(0, 8);
+      const results = await Promise.all(
+        [0, 1, 2].map((i) => b.insert(withdrawal(`L-${tag}-${i}`, `l-${tag}-${i}`))),
+      );
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect(retried.sort()).toEqual([0, 1, 2].map((i) => `L-${tag}-${i}`));
+    } finally {
+      await locker.query("ROLLBACK").catch(() => {});
+      await locker.end();
+      await impatient.close();
+    }
   });
 
   it("fails the whole batch on a lost connection rather than guessing", async () => {

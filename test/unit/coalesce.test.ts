@@ -33,7 +33,11 @@ async function turn(): Promise<void> {
 describe("Coalescer", () => {
   it("sends a lone call at once, as a batch of one", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, { maxInFlight: 2, maxBatch: 10 });
+    const c = new Coalescer<number, number>(gate.run as never, {
+      maxInFlight: 2,
+      maxBatch: 10,
+      timeoutMs: 60_000,
+    });
     const answer = c.submit(7);
     await turn();
     expect(gate.batches.map((b) => b.inputs)).toEqual([[7]]);
@@ -43,7 +47,11 @@ describe("Coalescer", () => {
 
   it("puts calls of one loop turn together, queues the rest while maxInFlight batches run, in order", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, { maxInFlight: 1, maxBatch: 3 });
+    const c = new Coalescer<number, number>(gate.run as never, {
+      maxInFlight: 1,
+      maxBatch: 3,
+      timeoutMs: 60_000,
+    });
     const first = [1, 2].map((n) => c.submit(n));
     await turn();
     const later = [3, 4, 5, 6].map((n) => c.submit(n));
@@ -69,7 +77,11 @@ describe("Coalescer", () => {
 
   it("runs up to maxInFlight batches at once", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, { maxInFlight: 2, maxBatch: 1 });
+    const c = new Coalescer<number, number>(gate.run as never, {
+      maxInFlight: 2,
+      maxBatch: 1,
+      timeoutMs: 60_000,
+    });
     const answers = [1, 2, 3].map((n) => c.submit(n));
     await turn();
     expect(gate.batches.map((b) => b.inputs)).toEqual([[1], [2]]);
@@ -85,7 +97,11 @@ describe("Coalescer", () => {
 
   it("fails every call of a failed batch, and only those", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, { maxInFlight: 1, maxBatch: 10 });
+    const c = new Coalescer<number, number>(gate.run as never, {
+      maxInFlight: 1,
+      maxBatch: 10,
+      timeoutMs: 60_000,
+    });
     const doomed = [1, 2].map((n) => c.submit(n));
     await turn();
     const next = c.submit(3);
@@ -104,7 +120,7 @@ describe("Coalescer", () => {
     const c = new Coalescer<number, number>(
       async (inputs) =>
         inputs.map((n) => (n === 2 ? Promise.reject(new Error("row 2 refused")) : n === 3 ? slow : n * 10)),
-      { maxInFlight: 1, maxBatch: 10 },
+      { maxInFlight: 1, maxBatch: 10, timeoutMs: 60_000 },
     );
     const [one, two, three] = [1, 2, 3].map((n) => c.submit(n));
     expect(await one).toBe(10);
@@ -124,8 +140,32 @@ describe("Coalescer", () => {
   });
 
   it("refuses an answer with the wrong number of outcomes", async () => {
-    const c = new Coalescer<number, number>(async () => [1], { maxInFlight: 1, maxBatch: 10 });
+    const c = new Coalescer<number, number>(async () => [1], {
+      maxInFlight: 1,
+      maxBatch: 10,
+      timeoutMs: 60_000,
+    });
     const answers = [c.submit(1), c.submit(2)];
     for (const a of answers) await expect(a).rejects.toThrow("batch of 2 answered 1 outcomes");
+  });
+
+  it("gives up on a batch that never answers: its calls fail and the next batch goes", async () => {
+    const gate = gatedRun();
+    const c = new Coalescer<number, number>(gate.run as never, {
+      maxInFlight: 1,
+      maxBatch: 10,
+      timeoutMs: 50,
+    });
+    const stuck = c.submit(1);
+    await turn();
+    const next = c.submit(2);
+    await expect(stuck).rejects.toThrow("a batch of 1 got no answer within 50 ms");
+    await turn();
+    expect(gate.batches.map((b) => b.inputs)).toEqual([[1], [2]]);
+    gate.batches[1]?.release();
+    expect(await next).toBe(20);
+    // The stuck batch answering at last changes nothing.
+    gate.batches[0]?.release();
+    await expect(stuck).rejects.toThrow("no answer");
   });
 });
