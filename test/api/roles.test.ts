@@ -61,11 +61,19 @@ describe.each(STORES)("Prometheus metrics (%s)", (kind) => {
     });
     await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "t" });
     await receiver.waitFor(1, 5_000);
-    const res = await request(`${server.url}/metrics`);
-    expect(res.headers["content-type"]).toContain("text/plain");
-    const text = await res.body.text();
-    const value = (line: string) =>
+    const valueIn = (text: string, line: string) =>
       Number(new RegExp(`^${line.replace(/[{}()[\].*+?^$|\\/]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
+    // The receiver has the callback a moment before the sender has recorded its answer (and counted
+    // the attempt): scrape until it has.
+    let text = "";
+    for (let tries = 0; tries < 50; tries++) {
+      const res = await request(`${server.url}/metrics`);
+      expect(res.headers["content-type"]).toContain("text/plain");
+      text = await res.body.text();
+      if (valueIn(text, 'payintake_callback_attempts_total{outcome="delivered"}') === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const value = (line: string) => valueIn(text, line);
     expect(
       value('payintake_http_requests_total{route="/paymentapi/v1/deposits",method="POST",status="200"}'),
     ).toBe(1);
