@@ -1,4 +1,5 @@
 import { Coalescer } from "./coalesce.js";
+import { INSERT_COLUMNS } from "./insert-columns.js";
 import { planEachTime, prepared, type StatementRunner } from "./prepared.js";
 import type { BusinessFacts, InsertResult, NewTransaction } from "./transactions.js";
 
@@ -59,34 +60,6 @@ export const NONCES_AND_FACTS = prepared(
      LIMIT 1) p ON true`,
   planEachTime,
 );
-
-/** Column and the array type its values travel in. */
-const INSERT_COLUMNS = [
-  ["firm_id", "int"],
-  ["reference", "text"],
-  ["type", "text"],
-  ["status", "text"],
-  ["amount", "bigint"],
-  ["method", "text"],
-  ["first_name", "text"],
-  ["last_name", "text"],
-  ["middle_name", "text"],
-  ["username", "text"],
-  ["user_id", "text"],
-  ["national_id_masked", "text"],
-  ["national_id_sealed", "text"],
-  ["bank_code", "text"],
-  ["iban", "text"],
-  ["iban_valid", "int"],
-  ["account_id", "int"],
-  ["assigned_bank_name", "text"],
-  ["assigned_holder_name", "text"],
-  ["assigned_iban", "text"],
-  ["callback_url", "text"],
-  ["routing_log", "text"],
-  ["created_at", "bigint"],
-  ["updated_at", "bigint"],
-] as const satisfies readonly (readonly [keyof NewTransaction, string])[];
 
 const COLUMN_LIST = INSERT_COLUMNS.map(([c]) => c).join(", ");
 

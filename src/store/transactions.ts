@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
 import { uniqueViolation } from "./errors.js";
+import { INSERT_COLUMNS } from "./insert-columns.js";
 import { RECORD_NONCE } from "./nonces.js";
 import {
   createPgIntakeBatches,
@@ -105,36 +106,14 @@ const NONCE_AND_FACTS = prepared(
   planEachTime,
 );
 
-const INSERT_COLUMNS = [
-  "firm_id",
-  "reference",
-  "type",
-  "status",
-  "amount",
-  "method",
-  "first_name",
-  "last_name",
-  "middle_name",
-  "username",
-  "user_id",
-  "national_id_masked",
-  "national_id_sealed",
-  "bank_code",
-  "iban",
-  "iban_valid",
-  "account_id",
-  "assigned_bank_name",
-  "assigned_holder_name",
-  "assigned_iban",
-  "callback_url",
-  "routing_log",
-  "created_at",
-  "updated_at",
-] as const satisfies readonly (keyof NewTransaction)[];
+/** The facts' parameters, in their order in BUSINESS_FACTS and after the nonce in NONCE_AND_FACTS. */
+function factParams(f: { firmId: number; reference: string; userId: string; type: string }): unknown[] {
+  return [f.firmId, f.reference, f.firmId, f.userId, f.firmId, f.userId, f.type];
+}
 
 const INSERT = prepared(
   "tx_insert",
-  `INSERT INTO transactions (${INSERT_COLUMNS.join(", ")})
+  `INSERT INTO transactions (${INSERT_COLUMNS.map(([column]) => column).join(", ")})
    VALUES (${INSERT_COLUMNS.map((_c, i) => `$${i + 1}`).join(", ")})
    RETURNING id`,
 );
@@ -158,32 +137,16 @@ export function createTransactionRepository(
     if (dialect === "postgres") {
       const [row] = await statements.rows<{ fresh: boolean; r: unknown; b: unknown; p: unknown }>(
         NONCE_AND_FACTS,
-        [
-          firmId,
-          input.nonce,
-          input.expiresAt,
-          firmId,
-          input.reference,
-          firmId,
-          input.userId,
-          firmId,
-          input.userId,
-          input.type,
-        ],
+        [firmId, input.nonce, input.expiresAt, ...factParams(input)],
       );
       return { nonceFresh: Boolean(row?.fresh), facts: factsOf(row) };
     }
     // SQLite has no data-modifying CTEs; two statements on the one connection cost no round trip.
     const fresh = (await statements.changes(RECORD_NONCE, [firmId, input.nonce, input.expiresAt])) === 1;
-    const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
-      firmId,
-      input.reference,
-      firmId,
-      input.userId,
-      firmId,
-      input.userId,
-      input.type,
-    ]);
+    const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(
+      BUSINESS_FACTS,
+      factParams(input),
+    );
     return { nonceFresh: fresh, facts: factsOf(row) };
   }
 
@@ -191,7 +154,7 @@ export function createTransactionRepository(
     try {
       const [row] = await statements.rows<{ id: number }>(
         INSERT,
-        INSERT_COLUMNS.map((column) => values[column] ?? null),
+        INSERT_COLUMNS.map(([column]) => values[column] ?? null),
       );
       if (!row) throw new Error("insert returned no id");
       return { ok: true, id: Number(row.id) };
@@ -211,15 +174,10 @@ export function createTransactionRepository(
 
   return {
     async businessFacts(firmId, reference, userId, type) {
-      const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, [
-        firmId,
-        reference,
-        firmId,
-        userId,
-        firmId,
-        userId,
-        type,
-      ]);
+      const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(
+        BUSINESS_FACTS,
+        factParams({ firmId, reference, userId, type }),
+      );
       return factsOf(row);
     },
 

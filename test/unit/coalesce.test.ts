@@ -30,14 +30,18 @@ async function turn(): Promise<void> {
   for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** A coalescer of numbers; batches time out only where a test says so. */
+function coalescer(
+  run: (inputs: readonly number[]) => Promise<readonly unknown[]>,
+  limits: { maxInFlight: number; maxBatch: number; timeoutMs?: number },
+): Coalescer<number, number> {
+  return new Coalescer<number, number>(run as never, { timeoutMs: 60_000, ...limits });
+}
+
 describe("Coalescer", () => {
   it("sends a lone call at once, as a batch of one", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, {
-      maxInFlight: 2,
-      maxBatch: 10,
-      timeoutMs: 60_000,
-    });
+    const c = coalescer(gate.run, { maxInFlight: 2, maxBatch: 10 });
     const answer = c.submit(7);
     await turn();
     expect(gate.batches.map((b) => b.inputs)).toEqual([[7]]);
@@ -47,11 +51,7 @@ describe("Coalescer", () => {
 
   it("puts calls of one loop turn together, queues the rest while maxInFlight batches run, in order", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, {
-      maxInFlight: 1,
-      maxBatch: 3,
-      timeoutMs: 60_000,
-    });
+    const c = coalescer(gate.run, { maxInFlight: 1, maxBatch: 3 });
     const first = [1, 2].map((n) => c.submit(n));
     await turn();
     const later = [3, 4, 5, 6].map((n) => c.submit(n));
@@ -77,11 +77,7 @@ describe("Coalescer", () => {
 
   it("runs up to maxInFlight batches at once", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, {
-      maxInFlight: 2,
-      maxBatch: 1,
-      timeoutMs: 60_000,
-    });
+    const c = coalescer(gate.run, { maxInFlight: 2, maxBatch: 1 });
     const answers = [1, 2, 3].map((n) => c.submit(n));
     await turn();
     expect(gate.batches.map((b) => b.inputs)).toEqual([[1], [2]]);
@@ -97,11 +93,7 @@ describe("Coalescer", () => {
 
   it("fails every call of a failed batch, and only those", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, {
-      maxInFlight: 1,
-      maxBatch: 10,
-      timeoutMs: 60_000,
-    });
+    const c = coalescer(gate.run, { maxInFlight: 1, maxBatch: 10 });
     const doomed = [1, 2].map((n) => c.submit(n));
     await turn();
     const next = c.submit(3);
@@ -117,10 +109,10 @@ describe("Coalescer", () => {
     const slow = new Promise<number>((resolve) => {
       slowDone = resolve;
     });
-    const c = new Coalescer<number, number>(
+    const c = coalescer(
       async (inputs) =>
         inputs.map((n) => (n === 2 ? Promise.reject(new Error("row 2 refused")) : n === 3 ? slow : n * 10)),
-      { maxInFlight: 1, maxBatch: 10, timeoutMs: 60_000 },
+      { maxInFlight: 1, maxBatch: 10 },
     );
     const [one, two, three] = [1, 2, 3].map((n) => c.submit(n));
     expect(await one).toBe(10);
@@ -140,22 +132,14 @@ describe("Coalescer", () => {
   });
 
   it("refuses an answer with the wrong number of outcomes", async () => {
-    const c = new Coalescer<number, number>(async () => [1], {
-      maxInFlight: 1,
-      maxBatch: 10,
-      timeoutMs: 60_000,
-    });
+    const c = coalescer(async () => [1], { maxInFlight: 1, maxBatch: 10 });
     const answers = [c.submit(1), c.submit(2)];
     for (const a of answers) await expect(a).rejects.toThrow("batch of 2 answered 1 outcomes");
   });
 
   it("gives up on a batch that never answers: its calls fail and the next batch goes", async () => {
     const gate = gatedRun();
-    const c = new Coalescer<number, number>(gate.run as never, {
-      maxInFlight: 1,
-      maxBatch: 10,
-      timeoutMs: 50,
-    });
+    const c = coalescer(gate.run, { maxInFlight: 1, maxBatch: 10, timeoutMs: 50 });
     const stuck = c.submit(1);
     await turn();
     const next = c.submit(2);
