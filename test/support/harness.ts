@@ -25,7 +25,9 @@ export const PG_BASE_URL =
 /** A clock the tests can move; the server reads time only through it. */
 export class TestClock {
   offsetMs = 0;
-  now = () => Date.now() + this.offsetMs;
+  /** While set, time stands still at this instant (plus the offset). */
+  frozenAtMs: number | undefined;
+  now = () => (this.frozenAtMs ?? Date.now()) + this.offsetMs;
   advance(ms: number) {
     this.offsetMs += ms;
   }
