@@ -413,8 +413,13 @@ async function main(): Promise<void> {
     throw new Error("dist/main/cli.js is missing: run `npm run build` (npm run bench does it for you)");
   const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   const version = codeVersion();
-  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), "payintake-bench-prof-")) : undefined;
-  if (profileDir) cleanups.push(async () => rmSync(profileDir, { recursive: true, force: true }));
+  // BENCH_CPU_PROF_DIR keeps the .cpuprofile files (for Chrome DevTools or a closer look).
+  const keptProfiles = process.env.BENCH_CPU_PROF_DIR;
+  const profileDir = PROFILE
+    ? (keptProfiles ?? mkdtempSync(join(tmpdir(), "payintake-bench-prof-")))
+    : undefined;
+  if (profileDir && !keptProfiles)
+    cleanups.push(async () => rmSync(profileDir, { recursive: true, force: true }));
   log(
     `${version}; ${availableParallelism()} cores, Node ${process.version}; ${CONNECTIONS} connections, ` +
       `${WARMUP_SECONDS} s warmup + ${SECONDS} s per server${PROFILE ? "; CPU profiling on" : ""}`,

@@ -1,12 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { migrations } from "./migrations/index.js";
 import type { Prepared, StatementRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
-import { createGroupCommitDialect } from "./sqlite-group-commit.js";
+import { openGroupCommit, SqliteOpenError } from "./sqlite-group-commit.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -40,35 +39,28 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.pgPoolSize) : openSqlite(opts.dataDir);
 }
 
-function openSqlite(dataDir: string): Store {
+async function openSqlite(dataDir: string): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, "payintake.db");
-  const sqlite = new SqliteDatabase(file, { timeout: 0 });
-  try {
-    // EXCLUSIVE locking keeps the file lock for the life of the connection, so a second server on
-    // the same data directory fails here instead of writing beside us. The OS drops the lock when
-    // this process dies, even on kill -9, so a crash never leaves a stale lock behind.
-    sqlite.pragma("locking_mode = EXCLUSIVE");
-    sqlite.pragma("journal_mode = WAL");
-    sqlite.exec("BEGIN IMMEDIATE; COMMIT;");
-  } catch (err) {
-    sqlite.close();
-    if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) {
+  const opened = await openGroupCommit({
+    file: join(dataDir, "payintake.db"),
+    // The thread holds the file lock for the life of the process (sqlite-thread.ts).
+    exclusive: true,
+    onCommitFailure(err) {
+      // Crash-only: the batch is gone and no waiting request may be answered as if it were written.
+      process.stderr.write(
+        `payintake: fatal: the embedded store failed to commit: ${(err as Error).message}\n`,
+      );
+      process.exit(70);
+    },
+  }).catch((err: unknown) => {
+    if (err instanceof SqliteOpenError && err.code.startsWith("SQLITE_BUSY")) {
       throw new StoreLockedError(
         `the data directory ${resolve(dataDir)} is in use by another payintake server; stop it or set PAYINTAKE_DATA_DIR`,
       );
     }
     throw err;
-  }
-  sqlite.pragma("synchronous = FULL");
-  sqlite.pragma("foreign_keys = ON");
-  const { dialect, groupCommit } = createGroupCommitDialect(sqlite, (err) => {
-    // Crash-only: the batch is gone and no waiting request may be answered as if it were written.
-    process.stderr.write(
-      `payintake: fatal: the embedded store failed to commit: ${(err as Error).message}\n`,
-    );
-    process.exit(70);
   });
+  const { dialect, groupCommit } = opened;
   const db = new Kysely<Database>({ dialect });
   return {
     db,
@@ -79,10 +71,7 @@ function openSqlite(dataDir: string): Store {
       await sql`SELECT 1`.execute(db);
     },
     async migrate() {
-      await groupCommit.settle();
-      return applyMigrations(db, "sqlite", async (script) => {
-        sqlite.exec(script);
-      });
+      return applyMigrations(db, "sqlite", (script) => groupCommit.script(script));
     },
     async close() {
       await db.destroy();

@@ -1,4 +1,6 @@
-import type { Database as SqliteDatabase, Statement } from "better-sqlite3";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -11,35 +13,59 @@ import {
   SqliteQueryCompiler,
 } from "kysely";
 import type { Prepared, StatementRunner } from "./prepared.js";
+import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-protocol.js";
 
 /**
- * The embedded store's Kysely driver, with group commit.
+ * The embedded store's Kysely driver, with group commit, over the store's own thread.
  *
  * With `synchronous=FULL` every COMMIT waits for an fsync, which caps a one-commit-per-request design
- * at a few thousand writes per second. Here writes go into one open transaction (a "batch"); the batch
- * commits, one fsync for all of them, on the next turn of the event loop. Callers answer only after
- * `settle()`, which resolves once the open batch is durable, so no answer ever reports a write that
- * a crash could still lose, and every answer based on a read of uncommitted data waits for it too.
+ * at a few thousand writes per second. Writes therefore go into one open transaction (a batch) that
+ * commits, one fsync for all of them, once the statements queued meanwhile have run
+ * (sqlite-thread.ts). Callers answer only after `settle()`, which resolves once the batches their
+ * statements ran in are durable, so no answer ever reports a write that a crash could still lose,
+ * and every answer based on a read of uncommitted data waits for it too.
+ *
+ * The connection, the statements and the fsyncs live on that thread, so the thread serving HTTP
+ * neither runs them nor waits for the disk: it sends what to run, batched per turn of its event
+ * loop (one message each way for everything a turn asked), and goes on serving.
  *
  * Atomicity: a failed statement rolls back alone (SQLite's ABORT), leaving the rest of the batch
- * intact; a multi-statement unit (`db.transaction()`) runs inside a SAVEPOINT while it holds the
- * single connection, so batch commits never split it. Should a COMMIT itself fail (disk full, I/O
- * error), answers already waiting cannot be trusted, and the process stops at once: the batch is
- * rolled back by SQLite, no waiting request is ever answered, and clients retry by reference.
+ * intact; a multi-statement unit (`db.transaction()`) runs inside a SAVEPOINT, and while it runs no
+ * other statement is sent (a mutex here) and no commit happens (the thread waits for its RELEASE).
+ * Should a COMMIT itself fail (disk full, I/O error), answers already waiting cannot be trusted, and
+ * the process stops at once: the batch is rolled back by SQLite, no waiting request is ever
+ * answered, and clients retry by reference.
  */
 export interface GroupCommit {
   /** Resolves once everything written (or read uncommitted) so far is durable. */
   settle(): Promise<void>;
   /** Prepared hot-path statements, run in the current batch like any other statement. */
   statements: StatementRunner;
+  /** Runs a script with its own BEGIN and COMMIT (migrations), after the open batch has committed. */
+  script(sql: string): Promise<void>;
+}
+
+export interface SqliteThreadOptions extends SqliteThreadInit {
+  /** Called when a commit fails; must not return (the process stops). */
+  onCommitFailure(err: unknown): never;
+}
+
+/** The open file is another server's (SQLITE_BUSY on the exclusive lock). */
+export class SqliteOpenError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
 }
 
 class Mutex {
   #locked: Promise<void> | undefined;
+  #release: (() => void) | undefined;
   get held(): boolean {
     return this.#locked !== undefined;
   }
-  #release: (() => void) | undefined;
   async lock(): Promise<void> {
     while (this.#locked) await this.#locked;
     this.#locked = new Promise((resolve) => {
@@ -54,125 +80,214 @@ class Mutex {
   }
 }
 
-const STATEMENT_CACHE_SIZE = 500;
+/** A caller of settle(), waiting for the batch it saw to be durable. */
+interface Waiter {
+  batch: number;
+  resolve(): void;
+}
 
-class Batcher implements GroupCommit {
+type Settled = Extract<ThreadReply, { id: number }>;
+type OpInput = ThreadOp extends infer O ? (O extends ThreadOp ? Omit<O, "id"> : never) : never;
+
+/**
+ * Where the thread's code is: the compiled file next to this one, or, when this module runs as
+ * TypeScript (the test suite), the source, loaded through tsx inside the thread.
+ */
+function startThread(init: SqliteThreadInit): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return new Worker(new URL("./sqlite-thread.js", here), { workerData: init });
+  const source = new URL("./sqlite-thread.ts", here).href;
+  const tsx = pathToFileURL(
+    createRequire(here)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { eval: true, workerData: init });
+}
+
+class SqliteThread implements GroupCommit {
   readonly mutex = new Mutex();
-  #open = false;
-  #waiters: Array<() => void> = [];
-  #scheduled = false;
-  #statements = new Map<string, Statement>();
+  readonly #worker: Worker;
+  #outbox: ThreadOp[] = [];
+  #flushScheduled = false;
+  #nextId = 1;
+  readonly #pending = new Map<number, { resolve(r: Settled): void; reject(err: Error): void }>();
+  readonly #sids = new WeakMap<Prepared, number>();
+  #nextSid = 1;
+  /** The highest batch a statement ran in, and the highest batch known durable. */
+  #seen = 0;
+  #committed = 0;
+  #waiters: Waiter[] = [];
+  #failure: Error | undefined;
+  #opened = false;
+  #closing = false;
+  /** The thread keeps the process alive only while something waits on it. */
+  #referenced = true;
 
   constructor(
-    readonly db: SqliteDatabase,
+    init: SqliteThreadInit,
     private readonly onCommitFailure: (err: unknown) => never,
-  ) {}
-
-  readonly statements: StatementRunner = {
-    rows: <R>(statement: Prepared, params: readonly unknown[]) =>
-      this.#withConnection(() => {
-        const stmt = this.prepare(statement.sqlite);
-        if (!stmt.readonly) this.beginWrite();
-        return stmt.all(params as unknown[]) as R[];
-      }),
-    changes: (statement: Prepared, params: readonly unknown[]) =>
-      this.#withConnection(() => {
-        const stmt = this.prepare(statement.sqlite);
-        if (!stmt.readonly) this.beginWrite();
-        return stmt.run(params as unknown[]).changes;
-      }),
-  };
-
-  /**
-   * Runs a synchronous statement when no unit (SAVEPOINT) holds the connection; otherwise waits its
-   * turn, so a statement never lands inside someone else's unit and is rolled back with it.
-   */
-  async #withConnection<T>(run: () => T): Promise<T> {
-    if (!this.mutex.held) return run();
-    await this.mutex.lock();
-    try {
-      return run();
-    } finally {
-      this.mutex.unlock();
-    }
-  }
-
-  prepare(sql: string): Statement {
-    let stmt = this.#statements.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear();
-      this.#statements.set(sql, stmt);
-    }
-    return stmt;
-  }
-
-  /** Opens the batch before the first write; the commit is scheduled for the next loop turn. */
-  beginWrite(): void {
-    if (this.#open) return;
-    this.db.exec("BEGIN IMMEDIATE");
-    this.#open = true;
-    this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      void this.commit();
+    ready: { resolve(): void; reject(err: Error): void },
+  ) {
+    this.#worker = startThread(init);
+    this.#worker.on("message", (msg: ThreadReply | Settled[]) => {
+      if (Array.isArray(msg)) return this.#settleAll(msg);
+      switch (msg.t) {
+        case "open":
+          this.#opened = true;
+          this.#reference();
+          return ready.resolve();
+        case "open-failed":
+          return ready.reject(new SqliteOpenError(msg.message, msg.code));
+        case "committed":
+          return this.#durable(msg.batch);
+        case "fatal":
+          return this.onCommitFailure(new Error(msg.message));
+      }
+    });
+    // A thread that dies takes the open batch with it: crash-only, as for a failed COMMIT.
+    const died = (err: Error) => {
+      this.#failure = err;
+      if (!this.#opened) return ready.reject(err);
+      this.onCommitFailure(err);
+    };
+    this.#worker.on("error", died);
+    this.#worker.on("exit", (code) => {
+      if (!this.#closing) died(new Error(`the embedded store's thread stopped (exit code ${code})`));
     });
   }
 
-  /** Commits the open batch once no unit holds the connection. */
-  async commit(): Promise<void> {
-    if (!this.#open) return this.#wake();
+  #reference(): void {
+    const wanted = this.#pending.size > 0 || this.#waiters.length > 0;
+    if (wanted === this.#referenced) return;
+    this.#referenced = wanted;
+    if (wanted) this.#worker.ref();
+    else this.#worker.unref();
+  }
+
+  readonly statements: StatementRunner = {
+    rows: async <R>(statement: Prepared, params: readonly unknown[]) => {
+      const reply = await this.#prepared(statement, params);
+      return (reply.t === "rows" ? reply.rows : []) as R[];
+    },
+    changes: async (statement: Prepared, params: readonly unknown[]) => {
+      const reply = await this.#prepared(statement, params);
+      return reply.t === "changes" ? reply.changes : 0;
+    },
+  };
+
+  /**
+   * A hot-path statement, sent by number once the thread has it. It waits while a unit holds the
+   * connection, so it never lands inside someone else's SAVEPOINT and is rolled back with it.
+   */
+  async #prepared(statement: Prepared, params: readonly unknown[]): Promise<Settled> {
+    if (this.mutex.held) {
+      await this.mutex.lock();
+      this.mutex.unlock();
+    }
+    let sid = this.#sids.get(statement);
+    let sql = "";
+    if (sid === undefined) {
+      sid = this.#nextSid++;
+      this.#sids.set(statement, sid);
+      sql = statement.sqlite;
+    }
+    return this.send({ k: "query", sql, sid, params });
+  }
+
+  /** Queues an operation; everything queued in one turn of the event loop goes as one message. */
+  send(op: OpInput): Promise<Settled> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#nextId++;
+    const promise = new Promise<Settled>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    this.#outbox.push({ ...op, id } as ThreadOp);
+    if (!this.#referenced) this.#reference();
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    return promise.then((reply) => {
+      if (reply.t !== "error") return reply;
+      throw Object.assign(new Error(reply.message), { code: reply.code });
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const ops = this.#outbox;
+    this.#outbox = [];
+    if (ops.length > 0) this.#worker.postMessage(ops);
+  }
+
+  #settleAll(replies: Settled[]): void {
+    for (const reply of replies) {
+      if (reply.batch > this.#seen) this.#seen = reply.batch;
+      const pending = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      pending?.resolve(reply);
+    }
+    this.#reference();
+  }
+
+  #durable(batch: number): void {
+    this.#committed = batch;
+    const still: Waiter[] = [];
+    for (const w of this.#waiters) {
+      if (w.batch <= batch) w.resolve();
+      else still.push(w);
+    }
+    this.#waiters = still;
+    this.#reference();
+  }
+
+  settle(): Promise<void> {
+    const batch = this.#seen;
+    if (batch <= this.#committed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#waiters.push({ batch, resolve });
+      this.#reference();
+    });
+  }
+
+  async script(sql: string): Promise<void> {
     await this.mutex.lock();
     try {
-      if (!this.#open) return this.#wake();
-      if (!this.db.inTransaction) {
-        // SQLite rolled the whole batch back on a severe error (I/O, full disk): nothing waiting
-        // may be answered as if it had been written.
-        this.onCommitFailure(new Error("the embedded store lost an open transaction"));
-      }
-      try {
-        this.db.exec("COMMIT");
-      } catch (err) {
-        this.onCommitFailure(err);
-      }
-      this.#open = false;
-      this.#wake();
+      await this.settle();
+      await this.send({ k: "script", sql });
     } finally {
       this.mutex.unlock();
     }
   }
 
-  #wake(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  settle(): Promise<void> {
-    if (!this.#open) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  get open(): boolean {
-    return this.#open;
+  async close(): Promise<void> {
+    await this.mutex.lock();
+    try {
+      this.#closing = true;
+      await this.send({ k: "close" });
+    } finally {
+      this.mutex.unlock();
+    }
+    await this.#worker.terminate();
   }
 }
 
-class GroupCommitConnection implements DatabaseConnection {
-  constructor(private readonly batcher: Batcher) {}
+class ThreadConnection implements DatabaseConnection {
+  /** True while this connection runs a unit (holds the mutex). */
+  inUnit = false;
+
+  constructor(private readonly thread: SqliteThread) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const stmt = this.batcher.prepare(compiled.sql);
-    if (!stmt.readonly) this.batcher.beginWrite();
-    const params = compiled.parameters as unknown[];
-    if (stmt.reader) return { rows: stmt.all(params) as R[] };
-    const { changes, lastInsertRowid } = stmt.run(params);
-    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    if (!this.inUnit && this.thread.mutex.held) {
+      await this.thread.mutex.lock();
+      this.thread.mutex.unlock();
+    }
+    const reply = await this.thread.send({ k: "query", sql: compiled.sql, params: compiled.parameters });
+    if (reply.t === "rows") return { rows: reply.rows as R[] };
+    if (reply.t === "changes")
+      return { numAffectedRows: BigInt(reply.changes), insertId: reply.insertId, rows: [] };
+    return { rows: [] };
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not used by this codebase.
@@ -181,55 +296,73 @@ class GroupCommitConnection implements DatabaseConnection {
   }
 }
 
-class GroupCommitDriver implements Driver {
-  readonly #connection: GroupCommitConnection;
-  #depth = 0;
-
-  constructor(private readonly batcher: Batcher) {
-    this.#connection = new GroupCommitConnection(batcher);
-  }
+class ThreadDriver implements Driver {
+  constructor(private readonly thread: SqliteThread) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.batcher.mutex.lock();
-    return this.#connection;
+    return new ThreadConnection(this.thread);
   }
 
-  async releaseConnection(): Promise<void> {
-    this.batcher.mutex.unlock();
+  async releaseConnection(): Promise<void> {}
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.thread.mutex.lock();
+    (connection as ThreadConnection).inUnit = true;
+    try {
+      await this.thread.send({ k: "unit-begin" });
+    } catch (err) {
+      this.#end(connection);
+      throw err;
+    }
   }
 
-  async beginTransaction(): Promise<void> {
-    this.batcher.beginWrite();
-    this.batcher.db.exec(`SAVEPOINT unit${++this.#depth}`);
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.thread.send({ k: "unit-release" });
+    } finally {
+      this.#end(connection);
+    }
   }
 
-  async commitTransaction(): Promise<void> {
-    this.batcher.db.exec(`RELEASE unit${this.#depth--}`);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.thread.send({ k: "unit-rollback" });
+    } finally {
+      this.#end(connection);
+    }
   }
 
-  async rollbackTransaction(): Promise<void> {
-    const name = `unit${this.#depth--}`;
-    if (this.batcher.db.inTransaction) this.batcher.db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+  #end(connection: DatabaseConnection): void {
+    (connection as ThreadConnection).inUnit = false;
+    this.thread.mutex.unlock();
   }
 
   async destroy(): Promise<void> {
-    await this.batcher.commit();
-    this.batcher.db.close();
+    await this.thread.close();
   }
 }
 
-export function createGroupCommitDialect(
-  db: SqliteDatabase,
-  onCommitFailure: (err: unknown) => never,
-): { dialect: Dialect; groupCommit: GroupCommit } {
-  const batcher = new Batcher(db, onCommitFailure);
+/** Starts the store's thread on `file` and resolves once the database is open. */
+export async function openGroupCommit(
+  opts: SqliteThreadOptions,
+): Promise<{ dialect: Dialect; groupCommit: GroupCommit }> {
+  let ready!: { resolve(): void; reject(err: Error): void };
+  const opened = new Promise<void>((resolve, reject) => {
+    ready = { resolve, reject };
+  });
+  const thread = new SqliteThread(
+    { file: opts.file, exclusive: opts.exclusive },
+    opts.onCommitFailure,
+    ready,
+  );
+  await opened;
   const dialect: Dialect = {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(batcher),
+    createDriver: () => new ThreadDriver(thread),
     createQueryCompiler: () => new SqliteQueryCompiler(),
     createIntrospector: (k: Kysely<unknown>) => new SqliteIntrospector(k),
   };
-  return { dialect, groupCommit: batcher };
+  return { dialect, groupCommit: thread };
 }

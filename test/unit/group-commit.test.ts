@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type Generated, Kysely } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGroupCommitDialect } from "../../src/store/sqlite-group-commit.js";
+import { openGroupCommit } from "../../src/store/sqlite-group-commit.js";
 
 /**
  * The embedded store's group commit, seen from a second connection to the same file: writes stay
@@ -20,23 +20,31 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function open() {
+async function open() {
   const dir = mkdtempSync(join(tmpdir(), "payintake-gc-"));
   dirs.push(dir);
   const file = join(dir, "db.sqlite");
   const raw = new Database(file);
   raw.pragma("journal_mode = WAL");
   raw.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)");
-  const { dialect, groupCommit } = createGroupCommitDialect(raw, (err) => {
-    throw err;
+  raw.close();
+  const { dialect, groupCommit } = await openGroupCommit({
+    file,
+    exclusive: false,
+    onCommitFailure(err) {
+      throw err;
+    },
   });
   const db = new Kysely<T>({ dialect });
   const observer = new Database(file, { readonly: true });
   const visible = () => (observer.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n;
+  const visibleNames = () =>
+    (observer.prepare("SELECT name FROM items").all() as { name: string }[]).map((r) => r.name);
   return {
     db,
     groupCommit,
     visible,
+    visibleNames,
     close: async () => {
       observer.close();
       await db.destroy();
@@ -46,33 +54,37 @@ function open() {
 
 describe("group commit", () => {
   it("keeps writes uncommitted until the batch commits, and settle() resolves after the commit", async () => {
-    const s = open();
-    await s.db.insertInto("items").values({ name: "a" }).execute();
-    await s.db.insertInto("items").values({ name: "b" }).execute();
-    expect(s.visible()).toBe(0);
+    const s = await open();
+    // The store's thread never commits while a unit is open: what the unit wrote is not yet visible.
+    await s.db.transaction().execute(async (trx) => {
+      await trx.insertInto("items").values({ name: "a" }).execute();
+      await trx.insertInto("items").values({ name: "b" }).execute();
+      expect(s.visible()).toBe(0);
+    });
     await s.groupCommit.settle();
     expect(s.visible()).toBe(2);
     await s.close();
   });
 
-  it("commits many concurrent writers in one batch", async () => {
-    const s = open();
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        s.db
+  it("lets each of many concurrent writers see its row durable once its settle() resolves", async () => {
+    const s = await open();
+    const seen = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        await s.db
           .insertInto("items")
           .values({ name: `n${i}` })
-          .execute(),
-      ),
+          .execute();
+        await s.groupCommit.settle();
+        return s.visibleNames().includes(`n${i}`);
+      }),
     );
-    expect(s.visible()).toBe(0);
-    await s.groupCommit.settle();
+    expect(seen.every(Boolean)).toBe(true);
     expect(s.visible()).toBe(50);
     await s.close();
   });
 
   it("rolls back only the failing statement, and a failed unit entirely, keeping the rest of the batch", async () => {
-    const s = open();
+    const s = await open();
     await s.db.insertInto("items").values({ name: "kept" }).execute();
     await expect(s.db.insertInto("items").values({ name: "kept" }).execute()).rejects.toThrow(/UNIQUE/);
     await expect(
@@ -90,7 +102,7 @@ describe("group commit", () => {
   });
 
   it("resolves settle() at once when nothing is pending", async () => {
-    const s = open();
+    const s = await open();
     let done = false;
     void s.groupCommit.settle().then(() => {
       done = true;
