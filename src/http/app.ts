@@ -47,6 +47,9 @@ export function buildApp(
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request (1.4 % of a deposit's CPU): the one line we log per request, an
+    // unhandled error, names its request id itself.
+    childLoggerFactory: (logger) => logger,
     // References may be 100 Unicode characters: URL-encoded, that is up to 900 bytes in a path.
     routerOptions: { maxParamLength: 1_000 },
     // Errors the router raises before any route (a bad or overlong URL) answer in the envelope too.
@@ -79,7 +82,7 @@ export function buildApp(
     }
     // Only the error itself is logged: never headers or body, which may carry secrets.
     request.log.error(
-      { err: error, method: request.method, route: request.routeOptions.url },
+      { reqId: request.id, err: error, method: request.method, route: request.routeOptions.url },
       "unhandled error",
     );
     return sendError(reply, 500, INTERNAL_ERROR_MESSAGE);

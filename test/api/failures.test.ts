@@ -25,7 +25,7 @@ describe.runIf(STORES.includes("postgres"))("unexpected failures on postgres", (
   });
   afterAll(() => server?.close());
 
-  it("answers 500 in the envelope, logs the cause, and leaks no secret into the log", async () => {
+  it("answers 500 in the envelope, logs the cause with the request id, and leaks no secret into the log", async () => {
     const body = depositBody({ national_id: "98765432109", iban: "TR330006100519786457841326" });
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(
       200,
@@ -33,9 +33,11 @@ describe.runIf(STORES.includes("postgres"))("unexpected failures on postgres", (
     const client = new pg.Client({ connectionString: server.env.DATABASE_URL });
     await client.connect();
     await client.query("ALTER TABLE banned_users RENAME TO banned_users_gone");
+    let requestId: unknown;
     try {
       const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
       expect(res.status).toBe(500);
+      requestId = res.headers["x-request-id"];
       expect(res.text).toBe(
         '{"success":false,"message":"An internal error occurred. Please try again later."}',
       );
@@ -50,6 +52,11 @@ describe.runIf(STORES.includes("postgres"))("unexpected failures on postgres", (
     }
     const log = server.logs.join("");
     expect(log).toContain("banned_users");
+    // The line that explains a 500 carries the id the client was given, to find it by.
+    expect(typeof requestId).toBe("string");
+    expect(
+      server.logs.some((l) => l.includes(`"reqId":"${requestId}"`) && l.includes("unhandled error")),
+    ).toBe(true);
     for (const secret of [firm.secret, "98765432109", "TR330006100519786457841326", server.adminToken]) {
       expect(log).not.toContain(secret);
     }

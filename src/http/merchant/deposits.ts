@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { createDeposit } from "../../domain/intake.js";
-import { parseDepositRequest } from "../../domain/requests.js";
+import { type DepositRequest, parseDepositRequest } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendPlainJson } from "../envelope.js";
 import { admit } from "./admission.js";
@@ -10,6 +10,11 @@ import { REJECTIONS, rejectionStatus } from "./rejections.js";
 export const DEPOSIT_RECEIVED_MESSAGE = "Yatırım talebiniz alındı";
 /** The redirect-required text of a hosted-mode answer (docs/errors.md). */
 export const HOSTED_MESSAGE = "Ödeme sayfasına yönlendiriniz";
+
+/** Direct mode: an amount, no redirect (the parser allows no other mix). */
+function isDirect(req: DepositRequest): req is DepositRequest & { amountMinor: number } {
+  return !req.redirect && req.amountMinor !== null;
+}
 
 export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post(MERCHANT_PATHS.deposits, async (request, reply) => {
@@ -22,7 +27,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
     if (!admitted) return reply;
     const { firm, callbackUrl, request: req } = admitted;
 
-    if (req.redirect || req.amountMinor === null) {
+    if (!isDirect(req)) {
       const { token } = await ctx.hosted.open(firm, req, callbackUrl);
       ctx.metrics.deposits.inc({ outcome: "hosted" });
       return sendPlainJson(reply, 200, {
@@ -32,13 +37,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: AppContext): voi
       });
     }
 
-    const outcome = await createDeposit(
-      ctx.intake,
-      firm,
-      { ...req, amountMinor: req.amountMinor },
-      callbackUrl,
-      admitted.facts,
-    );
+    const outcome = await createDeposit(ctx.intake, firm, req, callbackUrl, admitted.facts);
     ctx.metrics.deposits.inc({ outcome: outcome.ok ? "created" : outcome.rejection });
     if (!outcome.ok) {
       return sendError(
