@@ -10,7 +10,12 @@ import type { DecisionRepository } from "../store/decisions.js";
  * creation times with now, so after downtime the first run catches up on everything that expired.
  */
 export const AUTO_CANCEL_ACTOR = "service:auto-cancel";
-const BATCH = 100;
+/**
+ * Deposits per transaction. Small, because a transaction holds the embedded store's connection: while
+ * it runs (a few statements per deposit, each a message to the store's thread), every other request
+ * waits for it.
+ */
+const BATCH = 20;
 
 export interface AutoCancelJob {
   start(): void;

@@ -71,10 +71,14 @@ async function openSqlite(dataDir: string): Promise<Store> {
       await sql`SELECT 1`.execute(db);
     },
     async migrate() {
+      // Each script waits for the open batch to commit; a migration's own BEGIN … COMMIT spans several
+      // scripts, which is safe because migrations run at start, before anything else uses the store.
       return applyMigrations(db, "sqlite", (script) => groupCommit.script(script));
     },
     async close() {
+      // Kysely closes the driver only if it was ever used; the thread is closed either way.
       await db.destroy();
+      await groupCommit.close();
     },
   };
 }

@@ -43,6 +43,8 @@ export interface GroupCommit {
   statements: StatementRunner;
   /** Runs a script with its own BEGIN and COMMIT (migrations), after the open batch has committed. */
   script(sql: string): Promise<void>;
+  /** Commits what is open, closes the database and stops the thread; later calls resolve at once. */
+  close(): Promise<void>;
 }
 
 export interface SqliteThreadOptions extends SqliteThreadInit {
@@ -114,6 +116,8 @@ class SqliteThread implements GroupCommit {
   #nextId = 1;
   readonly #pending = new Map<number, { resolve(r: Settled): void; reject(err: Error): void }>();
   readonly #sids = new WeakMap<Prepared, number>();
+  /** Statements the thread has prepared: sent by number alone from then on. */
+  readonly #prepared = new WeakSet<Prepared>();
   #nextSid = 1;
   /** The highest batch a statement ran in, and the highest batch known durable. */
   #seen = 0;
@@ -154,12 +158,15 @@ class SqliteThread implements GroupCommit {
     };
     this.#worker.on("error", died);
     this.#worker.on("exit", (code) => {
-      if (!this.#closing) died(new Error(`the embedded store's thread stopped (exit code ${code})`));
+      const err = new Error(`the embedded store's thread stopped (exit code ${code})`);
+      this.#failAll(err);
+      if (!this.#closing) died(err);
     });
   }
 
   #reference(): void {
-    const wanted = this.#pending.size > 0 || this.#waiters.length > 0;
+    // An open batch counts too: the process must not exit before its COMMIT.
+    const wanted = this.#pending.size > 0 || this.#waiters.length > 0 || this.#seen > this.#committed;
     if (wanted === this.#referenced) return;
     this.#referenced = wanted;
     if (wanted) this.#worker.ref();
@@ -168,11 +175,11 @@ class SqliteThread implements GroupCommit {
 
   readonly statements: StatementRunner = {
     rows: async <R>(statement: Prepared, params: readonly unknown[]) => {
-      const reply = await this.#prepared(statement, params);
+      const reply = await this.#run(statement, params);
       return (reply.t === "rows" ? reply.rows : []) as R[];
     },
     changes: async (statement: Prepared, params: readonly unknown[]) => {
-      const reply = await this.#prepared(statement, params);
+      const reply = await this.#run(statement, params);
       return reply.t === "changes" ? reply.changes : 0;
     },
   };
@@ -181,19 +188,21 @@ class SqliteThread implements GroupCommit {
    * A hot-path statement, sent by number once the thread has it. It waits while a unit holds the
    * connection, so it never lands inside someone else's SAVEPOINT and is rolled back with it.
    */
-  async #prepared(statement: Prepared, params: readonly unknown[]): Promise<Settled> {
+  async #run(statement: Prepared, params: readonly unknown[]): Promise<Settled> {
     if (this.mutex.held) {
       await this.mutex.lock();
       this.mutex.unlock();
     }
     let sid = this.#sids.get(statement);
-    let sql = "";
     if (sid === undefined) {
       sid = this.#nextSid++;
       this.#sids.set(statement, sid);
-      sql = statement.sqlite;
     }
-    return this.send({ id: 0, k: "query", sql, sid, params });
+    // The text goes along until the thread has prepared it once; a failed first prepare is retried.
+    const known = this.#prepared.has(statement);
+    const reply = await this.send({ id: 0, k: "query", sql: known ? "" : statement.sqlite, sid, params });
+    if (!known) this.#prepared.add(statement);
+    return reply;
   }
 
   /**
@@ -227,8 +236,35 @@ class SqliteThread implements GroupCommit {
     const ops = this.#outbox;
     if (ops.length === 0) return;
     this.#outbox = [];
-    this.#inFlight = true;
-    this.#worker.postMessage(ops);
+    try {
+      this.#worker.postMessage(ops);
+      this.#inFlight = true;
+    } catch {
+      // A value that cannot cross threads (a function, a symbol). Nothing was sent: each operation
+      // goes on its own, and only those that cannot cross fail.
+      for (const op of ops) {
+        try {
+          this.#worker.postMessage([op]);
+          this.#inFlight = true;
+        } catch (err) {
+          this.#reject(op.id, err as Error);
+        }
+      }
+    }
+  }
+
+  #reject(id: number, err: Error): void {
+    const pending = this.#pending.get(id);
+    this.#pending.delete(id);
+    pending?.reject(err);
+  }
+
+  /** Everything still waiting on the thread, once it can no longer answer. */
+  #failAll(err: Error): void {
+    this.#failure ??= err;
+    for (const id of [...this.#pending.keys()]) this.#reject(id, err);
+    for (const op of this.#outbox.splice(0)) this.#reject(op.id, err);
+    this.#reference();
   }
 
   #settleAll(replies: Settled[]): void {
@@ -273,11 +309,21 @@ class SqliteThread implements GroupCommit {
     }
   }
 
-  async close(): Promise<void> {
+  #closed: Promise<void> | undefined;
+
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
     await this.mutex.lock();
     try {
       this.#closing = true;
-      await this.send({ id: 0, k: "close" });
+      const closed = this.send({ id: 0, k: "close" });
+      // Nothing may be asked after the close: it would never be answered.
+      this.#failure = new Error("the embedded store is closed");
+      await closed;
     } finally {
       this.mutex.unlock();
     }
@@ -337,11 +383,9 @@ class ThreadDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await this.thread.send({ id: 0, k: "unit-release" });
-    } finally {
-      this.#end(connection);
-    }
+    await this.thread.send({ id: 0, k: "unit-release" });
+    // Only once released: after a failed release Kysely rolls the unit back, still holding the lock.
+    this.#end(connection);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -353,7 +397,9 @@ class ThreadDriver implements Driver {
   }
 
   #end(connection: DatabaseConnection): void {
-    (connection as ThreadConnection).inUnit = false;
+    const unit = connection as ThreadConnection;
+    if (!unit.inUnit) return;
+    unit.inUnit = false;
     this.thread.mutex.unlock();
   }
 

@@ -57,6 +57,7 @@ function serve(db: SqliteDatabase, port: MessagePort): void {
   const statement = (op: { sql: string; sid?: number }): Statement => {
     if (op.sid !== undefined) {
       let stmt = byId.get(op.sid);
+      // The other side sends the text until a first run has succeeded (sqlite-group-commit.ts).
       if (!stmt) {
         stmt = db.prepare(op.sql);
         byId.set(op.sid, stmt);
@@ -122,14 +123,29 @@ function serve(db: SqliteDatabase, port: MessagePort): void {
       }
       case "unit-begin":
         beginBatch();
-        db.exec(`SAVEPOINT unit${++depth}`);
+        db.exec(`SAVEPOINT unit${depth + 1}`);
+        depth += 1;
         return { t: "done", id: op.id, batch };
+      // A unit that cannot be released or rolled back leaves the batch in an unknown state: fatal,
+      // like a failed COMMIT (the depth would no longer match SQLite's savepoints).
       case "unit-release":
-        db.exec(`RELEASE unit${depth--}`);
+        try {
+          db.exec(`RELEASE unit${depth}`);
+        } catch (err) {
+          fatal(err);
+          throw err;
+        }
+        depth -= 1;
         return { t: "done", id: op.id, batch };
       case "unit-rollback": {
-        const name = `unit${depth--}`;
-        if (db.inTransaction) db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        const name = `unit${depth}`;
+        try {
+          if (db.inTransaction) db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        } catch (err) {
+          fatal(err);
+          throw err;
+        }
+        depth -= 1;
         return { t: "done", id: op.id, batch };
       }
       case "script":

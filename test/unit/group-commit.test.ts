@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type Generated, Kysely } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { prepared } from "../../src/store/prepared.js";
 import { openGroupCommit } from "../../src/store/sqlite-group-commit.js";
 
 /**
@@ -48,6 +49,7 @@ async function open() {
     close: async () => {
       observer.close();
       await db.destroy();
+      await groupCommit.close();
     },
   };
 }
@@ -86,7 +88,11 @@ describe("group commit", () => {
   it("rolls back only the failing statement, and a failed unit entirely, keeping the rest of the batch", async () => {
     const s = await open();
     await s.db.insertInto("items").values({ name: "kept" }).execute();
-    await expect(s.db.insertInto("items").values({ name: "kept" }).execute()).rejects.toThrow(/UNIQUE/);
+    // The error crosses from the store's thread with SQLite's code, which store/errors.ts reads.
+    await expect(s.db.insertInto("items").values({ name: "kept" }).execute()).rejects.toMatchObject({
+      code: "SQLITE_CONSTRAINT_UNIQUE",
+      message: expect.stringMatching(/UNIQUE constraint failed: items\.name/),
+    });
     await expect(
       s.db.transaction().execute(async (trx) => {
         await trx.insertInto("items").values({ name: "unit-1" }).execute();
@@ -99,6 +105,33 @@ describe("group commit", () => {
     expect(names).toEqual(["kept", "after"]);
     expect(s.visible()).toBe(2);
     await s.close();
+  });
+
+  it("fails only the caller whose value cannot cross to the store's thread; the store goes on", async () => {
+    const s = await open();
+    const other = s.db.insertInto("items").values({ name: "fine" }).execute();
+    await expect(
+      s.db
+        .insertInto("items")
+        .values({ name: Symbol("not cloneable") as unknown as string })
+        .execute(),
+    ).rejects.toThrow();
+    // Asked in the same turn (the same message) as the refused one, and still written.
+    await other;
+    await s.db.insertInto("items").values({ name: "after" }).execute();
+    await s.groupCommit.settle();
+    expect(s.visibleNames().sort()).toEqual(["after", "fine"]);
+    await s.close();
+  });
+
+  it("refuses work asked after close instead of leaving it unanswered", async () => {
+    const s = await open();
+    await s.db.insertInto("items").values({ name: "before" }).execute();
+    await s.close();
+    await expect(s.groupCommit.settle()).resolves.toBeUndefined();
+    await expect(
+      s.groupCommit.statements.rows(prepared("items_all", "SELECT name FROM items"), []),
+    ).rejects.toThrow(/closed/);
   });
 
   it("resolves settle() at once when nothing is pending", async () => {
