@@ -109,6 +109,8 @@ function startThread(init: SqliteThreadInit): Worker {
 
 class SqliteThread implements GroupCommit {
   readonly mutex = new Mutex();
+  /** Units waiting for the mutex (ThreadDriver.beginTransaction). */
+  unitsWaiting = 0;
   readonly #worker: Worker;
   #outbox: ThreadOp[] = [];
   #flushScheduled = false;
@@ -372,7 +374,12 @@ class ThreadDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.thread.mutex.lock();
+    this.thread.unitsWaiting += 1;
+    try {
+      await this.thread.mutex.lock();
+    } finally {
+      this.thread.unitsWaiting -= 1;
+    }
     (connection as ThreadConnection).inUnit = true;
     try {
       await this.thread.send({ id: 0, k: "unit-begin" });
@@ -383,14 +390,14 @@ class ThreadDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.thread.send({ id: 0, k: "unit-release" });
+    await this.thread.send({ id: 0, k: "unit-release", more: this.thread.unitsWaiting > 0 });
     // Only once released: after a failed release Kysely rolls the unit back, still holding the lock.
     this.#end(connection);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     try {
-      await this.thread.send({ id: 0, k: "unit-rollback" });
+      await this.thread.send({ id: 0, k: "unit-rollback", more: this.thread.unitsWaiting > 0 });
     } finally {
       this.#end(connection);
     }

@@ -19,7 +19,13 @@ export type ThreadOp =
       sid?: number;
       params: readonly unknown[];
     }
-  | { k: "unit-begin" | "unit-release" | "unit-rollback" | "close"; id: number }
+  | { k: "unit-begin" | "close"; id: number }
+  | {
+      k: "unit-release" | "unit-rollback";
+      id: number;
+      /** Another unit is waiting for the connection: its statements may share this batch's commit. */
+      more: boolean;
+    }
   | { k: "script"; id: number; sql: string };
 
 export type ThreadReply =

@@ -19,6 +19,12 @@ import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-pr
  * the thread reports it and stops, and the process exits without answering anyone (crash-only).
  */
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * Units that end while another waits for the connection leave the batch open for it, up to this
+ * many in a row: units come one at a time (each holds the connection), and without this each would
+ * pay an fsync of its own (operators' decisions, callback bookkeeping).
+ */
+const MAX_UNITS_PER_COMMIT = 8;
 
 function open(init: SqliteThreadInit, port: MessagePort): SqliteDatabase | undefined {
   const db = new Database(init.file, { timeout: 0 });
@@ -53,6 +59,8 @@ function serve(db: SqliteDatabase, port: MessagePort): void {
   let lastBatch = 0;
   let depth = 0;
   let commitScheduled = false;
+  /** Units ended since the last commit whose successor was already waiting. */
+  let unitsDeferred = 0;
 
   const statement = (op: { sql: string; sid?: number }): Statement => {
     if (op.sid !== undefined) {
@@ -91,6 +99,7 @@ function serve(db: SqliteDatabase, port: MessagePort): void {
 
   const commit = (): void => {
     commitScheduled = false;
+    unitsDeferred = 0;
     if (batch === 0 || depth > 0) return;
     try {
       // SQLite rolls a whole transaction back on its own after a severe error (I/O, full disk):
@@ -174,6 +183,18 @@ function serve(db: SqliteDatabase, port: MessagePort): void {
     }
     port.postMessage(replies);
     if (closing) return port.close();
+    // A waiting unit will send its statements at once: they join this batch, and its end brings the
+    // commit check back.
+    const last = ops[ops.length - 1];
+    if (
+      last !== undefined &&
+      (last.k === "unit-release" || last.k === "unit-rollback") &&
+      last.more &&
+      unitsDeferred < MAX_UNITS_PER_COMMIT
+    ) {
+      unitsDeferred += 1;
+      return;
+    }
     // Commit after everything already queued has run (messages are handled before immediates), so
     // one fsync covers all of it; not while a unit is open, which would split it.
     if (batch !== 0 && depth === 0 && !commitScheduled) {

@@ -85,6 +85,30 @@ describe("group commit", () => {
     await s.close();
   });
 
+  it("makes each of many queued units durable once its settle() resolves (units waiting share commits)", async () => {
+    const s = await open();
+    const seen = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        await s.db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto("items")
+            .values({ name: `u${i}-a` })
+            .execute();
+          await trx
+            .insertInto("items")
+            .values({ name: `u${i}-b` })
+            .execute();
+        });
+        await s.groupCommit.settle();
+        const names = s.visibleNames();
+        return names.includes(`u${i}-a`) && names.includes(`u${i}-b`);
+      }),
+    );
+    expect(seen.every(Boolean)).toBe(true);
+    expect(s.visible()).toBe(60);
+    await s.close();
+  });
+
   it("rolls back only the failing statement, and a failed unit entirely, keeping the rest of the batch", async () => {
     const s = await open();
     await s.db.insertInto("items").values({ name: "kept" }).execute();
