@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { memoized } from "./memo.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /**
@@ -18,17 +19,11 @@ export interface WindowStore {
 export const WINDOW_MS = 2_000;
 
 /** Hashed once per key, not once per request (a SHA-256 per request was 1.5 % of a deposit). */
-const hashedKeys = new Map<string, string>();
-function keyOf(key: number | string): string {
-  const plain = String(key);
-  let hashed = hashedKeys.get(plain);
-  if (hashed === undefined) {
-    hashed = createHash("sha256").update(plain).digest("base64url").slice(0, 22);
-    if (hashedKeys.size >= 10_000) hashedKeys.clear();
-    hashedKeys.set(plain, hashed);
-  }
-  return hashed;
-}
+const hashed = memoized(
+  (plain) => createHash("sha256").update(plain).digest("base64url").slice(0, 22),
+  10_000,
+);
+const keyOf = (key: number | string): string => hashed(String(key));
 
 export interface SharedRateLimiter extends RateLimiter {
   /** Reports this instance's counts and learns everyone's now (the timer does it every syncMs). */

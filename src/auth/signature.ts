@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
+import { memoized } from "./memo.js";
 
 /**
  * Request signing as the contract defines it: lowercase hex HMAC-SHA256, keyed with the secret key's
@@ -19,18 +20,7 @@ export interface SignedParts {
  * Each secret's key, imported once: turning the secret into key material on every request was a
  * third of the HMAC's cost. Bounded; a rotated secret's key just ages out with the rest.
  */
-const keys = new Map<string, KeyObject>();
-const MAX_KEYS = 1_000;
-
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= MAX_KEYS) keys.clear();
-    key = createSecretKey(Buffer.from(secret, "utf8"));
-    keys.set(secret, key);
-  }
-  return key;
-}
+const keyOf = memoized((secret) => createSecretKey(Buffer.from(secret, "utf8")), 1_000);
 
 function digest(secret: string, parts: SignedParts): Buffer {
   const hmac = createHmac("sha256", keyOf(secret));

@@ -65,6 +65,28 @@ function asObject(body: unknown): Parsed<Record<string, unknown>> {
   return { ok: true, value: body as Record<string, unknown> };
 }
 
+/**
+ * `v` holds the validated fields; middle_name is read from the raw body because it never fails.
+ * Callers add their own fields with Object.assign, not `{ ...payer, … }`: on Node 20's V8 each
+ * property added after a spread costs about a microsecond, on every request.
+ */
+function payerFields(
+  v: Record<string, unknown>,
+  raw: Record<string, unknown>,
+  bankCode: unknown,
+): PayerFields {
+  return {
+    bankCode: bankCode as string,
+    firstName: v.first_name as string,
+    lastName: v.last_name as string,
+    middleName: resolveMiddleName(raw.middle_name),
+    username: v.username as string,
+    userId: v.user_id as string,
+    reference: v.reference as string,
+    nationalId: (v.national_id as string | undefined) ?? null,
+  };
+}
+
 const f = (key: string, struct: string, schema: FieldSpec["schema"]): FieldSpec => ({ key, struct, schema });
 
 /**
@@ -136,24 +158,14 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
     const problem = checkReturnUrl(returnUrl);
     if (problem) return { ok: false, message: problem };
   }
-  // Written out, not `{ ...payer, … }`: on Node 20's V8 each property added after a spread costs
-  // about a microsecond, on every request. middle_name is read from the raw body: it never fails.
   return {
     ok: true,
-    value: {
-      bankCode: v.bank_code as string,
-      firstName: v.first_name as string,
-      lastName: v.last_name as string,
-      middleName: resolveMiddleName(raw.middle_name),
-      username: v.username as string,
-      userId: v.user_id as string,
-      reference: v.reference as string,
-      nationalId: (v.national_id as string | undefined) ?? null,
+    value: Object.assign(payerFields(v, raw, v.bank_code), {
       amountMinor: minor,
       redirect: isHosted,
       method: v.method as Method,
       returnUrl: isHosted ? returnUrl : null,
-    },
+    }),
   };
 }
 
@@ -174,18 +186,10 @@ export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest>
   const v = rest.value;
   return {
     ok: true,
-    value: {
-      bankCode: bank.value.bank_code as string,
-      firstName: v.first_name as string,
-      lastName: v.last_name as string,
-      middleName: resolveMiddleName(raw.middle_name),
-      username: v.username as string,
-      userId: v.user_id as string,
-      reference: v.reference as string,
-      nationalId: (v.national_id as string | undefined) ?? null,
+    value: Object.assign(payerFields(v, raw, bank.value.bank_code), {
       amountMinor: minor.value,
       iban: (v.iban as string | undefined) ?? null,
-    },
+    }),
   };
 }
 

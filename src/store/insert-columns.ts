@@ -30,3 +30,6 @@ export const INSERT_COLUMNS = [
   ["created_at", "bigint"],
   ["updated_at", "bigint"],
 ] as const satisfies readonly (readonly [keyof NewTransaction, string])[];
+
+/** The column names, comma-separated, for the insert statements' column lists. */
+export const INSERT_COLUMN_LIST = INSERT_COLUMNS.map(([column]) => column).join(", ");

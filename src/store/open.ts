@@ -41,7 +41,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
 async function openSqlite(dataDir: string): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
-  const opened = await openGroupCommit({
+  const { dialect, groupCommit } = await openGroupCommit({
     file: join(dataDir, "payintake.db"),
     // The thread holds the file lock for the life of the process (sqlite-thread.ts).
     exclusive: true,
@@ -60,7 +60,6 @@ async function openSqlite(dataDir: string): Promise<Store> {
     }
     throw err;
   });
-  const { dialect, groupCommit } = opened;
   const db = new Kysely<Database>({ dialect });
   return {
     db,

@@ -1,5 +1,5 @@
 import { Coalescer } from "./coalesce.js";
-import { INSERT_COLUMNS } from "./insert-columns.js";
+import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 import { planEachTime, prepared, type StatementRunner } from "./prepared.js";
 import type { BusinessFacts, InsertResult, NewTransaction } from "./transactions.js";
 
@@ -61,8 +61,6 @@ export const NONCES_AND_FACTS = prepared(
   planEachTime,
 );
 
-const COLUMN_LIST = INSERT_COLUMNS.map(([c]) => c).join(", ");
-
 /**
  * Rows come back by input position, matched in SQL: only the first row of each (firm, reference),
  * as PostgreSQL compares them, is offered to the insert, so a returned row belongs to exactly one
@@ -74,12 +72,12 @@ const INSERT_MANY = prepared(
   "tx_insert_batch",
   `WITH input AS (
      SELECT * FROM unnest(${INSERT_COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")})
-       WITH ORDINALITY AS i (${COLUMN_LIST}, ord)),
+       WITH ORDINALITY AS i (${INSERT_COLUMN_LIST}, ord)),
    first AS (
      SELECT DISTINCT ON (firm_id, reference) * FROM input ORDER BY firm_id, reference, ord),
    inserted AS (
-     INSERT INTO transactions (${COLUMN_LIST})
-     SELECT ${COLUMN_LIST} FROM first ORDER BY firm_id, reference
+     INSERT INTO transactions (${INSERT_COLUMN_LIST})
+     SELECT ${INSERT_COLUMN_LIST} FROM first ORDER BY firm_id, reference
      ON CONFLICT DO NOTHING
      RETURNING id, firm_id, reference)
    SELECT f.ord, n.id FROM first f JOIN inserted n ON n.firm_id = f.firm_id AND n.reference = f.reference`,

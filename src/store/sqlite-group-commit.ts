@@ -68,6 +68,11 @@ class Mutex {
   get held(): boolean {
     return this.#locked !== undefined;
   }
+  /** Resolves once nobody holds it, without taking it. */
+  async free(): Promise<void> {
+    await this.lock();
+    this.unlock();
+  }
   async lock(): Promise<void> {
     while (this.#locked) await this.#locked;
     this.#locked = new Promise((resolve) => {
@@ -191,10 +196,7 @@ class SqliteThread implements GroupCommit {
    * connection, so it never lands inside someone else's SAVEPOINT and is rolled back with it.
    */
   async #run(statement: Prepared, params: readonly unknown[]): Promise<Settled> {
-    if (this.mutex.held) {
-      await this.mutex.lock();
-      this.mutex.unlock();
-    }
+    if (this.mutex.held) await this.mutex.free();
     let sid = this.#sids.get(statement);
     if (sid === undefined) {
       sid = this.#nextSid++;
@@ -340,10 +342,7 @@ class ThreadConnection implements DatabaseConnection {
   constructor(private readonly thread: SqliteThread) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.inUnit && this.thread.mutex.held) {
-      await this.thread.mutex.lock();
-      this.thread.mutex.unlock();
-    }
+    if (!this.inUnit && this.thread.mutex.held) await this.thread.mutex.free();
     const reply = await this.thread.send({
       id: 0,
       k: "query",

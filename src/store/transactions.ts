@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
 import { uniqueViolation } from "./errors.js";
-import { INSERT_COLUMNS } from "./insert-columns.js";
+import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 import { RECORD_NONCE } from "./nonces.js";
 import {
   createPgIntakeBatches,
@@ -113,7 +113,7 @@ function factParams(f: { firmId: number; reference: string; userId: string; type
 
 const INSERT = prepared(
   "tx_insert",
-  `INSERT INTO transactions (${INSERT_COLUMNS.map(([column]) => column).join(", ")})
+  `INSERT INTO transactions (${INSERT_COLUMN_LIST})
    VALUES (${INSERT_COLUMNS.map((_c, i) => `$${i + 1}`).join(", ")})
    RETURNING id`,
 );
