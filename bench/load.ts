@@ -179,13 +179,15 @@ export interface LoadResult {
   p50: number;
   p99: number;
   max: number;
+  /** Every 200 response's latency in ms, sorted (to pool the percentiles of several runs). */
+  latencies: Float64Array;
   /** Up to three bodies of non-200 responses, with their status. */
   errorSamples: string[];
   /** CPU use over the measured run, in cores (1.0 = one core busy all the time). */
   cpu: { generator: number; server: number; db: number | null; machineBusyPct: number };
 }
 
-function percentile(sorted: Float64Array, q: number): number {
+export function percentile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[index] ?? Number.NaN;
@@ -255,6 +257,7 @@ export async function drive(opts: LoadOptions): Promise<LoadResult> {
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     max: count > 0 ? (sorted[count - 1] ?? Number.NaN) : Number.NaN,
+    latencies: sorted,
     errorSamples,
     cpu: {
       generator: genS / wallS,

@@ -1,12 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
-import type { LoadResult } from "./load.js";
+import { type LoadResult, percentile } from "./load.js";
 
-/** One measured server: the result, or why it could not be measured. */
+/** One measured server in one round: the result, or why it could not be measured. */
 export interface Scenario {
   key: "bare" | "sqlite" | "postgres";
   label: string;
+  /** 1-based; each round measures the bare endpoint and then each store, one after the other. */
+  round?: number;
   result?: LoadResult;
   failure?: string;
 }
@@ -31,41 +33,123 @@ export function ratioToBare(s: Scenario, bare: Scenario): number {
   return s.result.okPerSec / bare.result.reqPerSecMean;
 }
 
-/** The targets a deposit scenario is held to; the bare reference has none. */
-export function checks(s: Scenario, bare: Scenario): Check[] {
-  if (s.key === "bare") {
-    if (!s.result) return [];
-    return [{ text: "non-2xx = 0", met: s.result.non2xx === 0 && s.result.errors === 0 }];
-  }
-  if (!s.result) return [{ text: "ran", met: false }];
-  const min = s.key === "sqlite" ? TARGETS.sqliteRatio : TARGETS.postgresRatio;
-  const ratio = ratioToBare(s, bare);
-  return [
-    { text: `ratio ≥ ${min.toFixed(2)}x`, met: ratio >= min },
-    { text: `p99 < ${TARGETS.p99Ms} ms`, met: s.result.p99 < TARGETS.p99Ms },
-    { text: "non-2xx = 0", met: s.result.non2xx === 0 && s.result.errors === 0 },
-  ];
-}
-
 function checkCell(list: Check[]): string {
   return list.map((c) => `${c.text}: ${c.met ? "ok" : "**MISSED**"}`).join("; ");
 }
 
+/** Every round's figures, each server's ratio taken against the bare endpoint of its own round. */
 export function resultsTable(scenarios: Scenario[]): string {
-  const bare = scenarios.find((s) => s.key === "bare") ?? { key: "bare", label: "bare" };
   const rows = [
-    "| Server | req/s (mean) | 200/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare | Targets |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| Round | Server | req/s (mean) | 200/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const s of scenarios) {
+    const round = s.round ?? 1;
     const r = s.result;
     if (!r) {
-      rows.push(`| ${s.label} | — | — | — | — | — | — | — | not measured: ${s.failure ?? "skipped"} |`);
+      rows.push(
+        `| ${round} | ${s.label} | — | — | — | — | — | — | not measured: ${s.failure ?? "skipped"} |`,
+      );
       continue;
     }
+    const bare = bareOf(scenarios, round);
     const ratio = s.key === "bare" ? "1.00x" : `${ratioToBare(s, bare).toFixed(2)}x`;
     rows.push(
-      `| ${s.label} | ${int(r.reqPerSecMean)} | ${int(r.okPerSec)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx} | ${r.errors} | ${ratio} | ${checkCell(checks(s, bare))} |`,
+      `| ${round} | ${s.label} | ${int(r.reqPerSecMean)} | ${int(r.okPerSec)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx} | ${r.errors} | ${ratio} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+function bareOf(scenarios: Scenario[], round: number): Scenario {
+  return (
+    scenarios.find((s) => s.key === "bare" && (s.round ?? 1) === round) ?? { key: "bare", label: "bare" }
+  );
+}
+
+function median(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/**
+ * One server over all rounds. Throughput: the median of its rounds, and the median of its ratios,
+ * each taken against the bare endpoint measured moments before it in the same round (this machine's
+ * speed drifts by a third within minutes, so a ratio across rounds would measure the drift).
+ * Latency: percentiles over every measured response of every round, so one bad round shows.
+ */
+export interface Summary {
+  key: Scenario["key"];
+  label: string;
+  rounds: number;
+  measured: number;
+  okPerSec: number;
+  ratios: number[];
+  ratio: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export function summarise(scenarios: Scenario[]): Summary[] {
+  const keys = [...new Set(scenarios.map((s) => s.key))];
+  return keys.map((key) => {
+    const runs = scenarios.filter((s) => s.key === key);
+    const measured = runs.filter((s) => s.result);
+    const ratios = measured.map((s) =>
+      key === "bare" ? 1 : ratioToBare(s, bareOf(scenarios, s.round ?? 1)),
+    );
+    const all = new Float64Array(measured.reduce((n, s) => n + (s.result?.latencies.length ?? 0), 0));
+    let at = 0;
+    for (const s of measured) {
+      all.set(s.result?.latencies ?? [], at);
+      at += s.result?.latencies.length ?? 0;
+    }
+    all.sort();
+    return {
+      key,
+      label: runs[0]?.label ?? key,
+      rounds: runs.length,
+      measured: measured.length,
+      okPerSec: median(measured.map((s) => s.result?.okPerSec ?? Number.NaN)),
+      ratios,
+      ratio: median(ratios),
+      p50: percentile(all, 0.5),
+      p99: percentile(all, 0.99),
+      non2xx: measured.reduce((n, s) => n + (s.result?.non2xx ?? 0), 0),
+      errors: measured.reduce((n, s) => n + (s.result?.errors ?? 0), 0),
+    };
+  });
+}
+
+/** The targets a server is held to over the rounds; the bare reference only has to answer. */
+export function summaryChecks(s: Summary): Check[] {
+  const answered = { text: "non-2xx = 0", met: s.non2xx === 0 && s.errors === 0 };
+  if (s.key === "bare") return s.measured > 0 ? [answered] : [];
+  if (s.measured < s.rounds) return [{ text: "ran in every round", met: false }];
+  const min = s.key === "sqlite" ? TARGETS.sqliteRatio : TARGETS.postgresRatio;
+  return [
+    { text: `median ratio ≥ ${min.toFixed(2)}x`, met: s.ratio >= min },
+    { text: `p99 < ${TARGETS.p99Ms} ms`, met: s.p99 < TARGETS.p99Ms },
+    answered,
+  ];
+}
+
+export function summaryTable(summaries: Summary[]): string {
+  const rows = [
+    "| Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (all rounds) | non-2xx | errors | ratio to bare (median; each round) | Targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---|---|",
+  ];
+  for (const s of summaries) {
+    const each = s.ratios.map((r) => r.toFixed(2)).join(", ");
+    const ratio = s.key === "bare" ? "1.00x" : `**${s.ratio.toFixed(2)}x** (${each})`;
+    rows.push(
+      `| ${s.label} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.non2xx} | ${s.errors} | ${ratio} | ${checkCell(summaryChecks(s))} |`,
     );
   }
   return rows.join("\n");
@@ -81,7 +165,9 @@ export function otherCores(cpu: LoadResult["cpu"]): number {
 export function noiseWarning(scenarios: Scenario[]): string | undefined {
   const noisy = scenarios.filter((s) => s.result && otherCores(s.result.cpu) > 0.3);
   if (noisy.length === 0) return undefined;
-  const list = noisy.map((s) => `${s.label} (${otherCores(s.result?.cpu ?? NO_CPU).toFixed(2)} cores)`);
+  const list = noisy.map(
+    (s) => `${s.label}, round ${s.round ?? 1} (${otherCores(s.result?.cpu ?? NO_CPU).toFixed(2)} cores)`,
+  );
   return (
     `Something else kept the CPU busy during: ${list.join(", ")} (other processes, or kernel work ` +
     "not charged to ours). Those figures are lower than the machine can do; rerun on a quiet machine."
@@ -92,14 +178,14 @@ const NO_CPU: LoadResult["cpu"] = { generator: 0, server: 0, db: null, machineBu
 
 export function cpuTable(scenarios: Scenario[]): string {
   const rows = [
-    "| Server | load generator | server process | postgres processes | anything else | machine busy |",
-    "|---|---:|---:|---:|---:|---:|",
+    "| Round | Server | load generator | server process | postgres processes | anything else | machine busy |",
+    "|---:|---|---:|---:|---:|---:|---:|",
   ];
   for (const s of scenarios) {
     const c = s.result?.cpu;
     if (!c) continue;
     rows.push(
-      `| ${s.label} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% |`,
+      `| ${s.round ?? 1} | ${s.label} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% |`,
     );
   }
   return rows.join("\n");
@@ -131,7 +217,9 @@ measured in the same run for that reason, and targets are expressed as ratios to
 ## How to run
 
 \`\`\`sh
-npm run bench                             # builds (prebench), then bench/run.ts; about 1 to 2 minutes
+npm run bench                             # builds (prebench), then bench/run.ts; about 10 minutes
+BENCH_CALLBACKS=0 npm run bench           # deposits only (3 rounds): about 4 minutes
+BENCH_ROUNDS=5 npm run bench              # more rounds of bare, SQLite and PostgreSQL (default 3)
 BENCH_SECONDS=30 npm run bench            # longer measured runs (default 10 s, after 2 s warmup)
 BENCH_QUIET_WAIT_SECONDS=0 npm run bench  # do not wait for an idle machine before each server (default: up to 15 s)
 BENCH_STORES=sqlite npm run bench         # one store only (figures not written here)
