@@ -212,12 +212,15 @@ export const DOC_INTRO = `# Benchmarks
 
 Throughput and latency of payintake measured on one machine, next to a reference that shows what the
 machine can do at all. Figures only compare well within one run on one machine: the reference is
-measured in the same run for that reason, and targets are expressed as ratios to it.
+measured in the same run for that reason, and targets are expressed as ratios to it. The deposits are
+measured in rounds (bare, SQLite, PostgreSQL, then again): this machine's speed drifts by a third
+within minutes, so each ratio is taken against the bare endpoint of its own round, and the targets
+are held to the median of the rounds and to the p99 of all their responses.
 
 ## How to run
 
 \`\`\`sh
-npm run bench                             # builds (prebench), then bench/run.ts; about 10 minutes
+npm run bench                             # builds (prebench), then bench/run.ts; about 12 minutes
 BENCH_CALLBACKS=0 npm run bench           # deposits only (3 rounds): about 4 minutes
 BENCH_ROUNDS=5 npm run bench              # more rounds of bare, SQLite and PostgreSQL (default 3)
 BENCH_SECONDS=30 npm run bench            # longer measured runs (default 10 s, after 2 s warmup)
