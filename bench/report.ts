@@ -80,7 +80,8 @@ function median(values: number[]): number {
  * One server over all rounds. Throughput: the median of its rounds, and the median of its ratios,
  * each taken against the bare endpoint measured moments before it in the same round (this machine's
  * speed drifts by a third within minutes, so a ratio across rounds would measure the drift).
- * Latency: percentiles over every measured response of every round, so one bad round shows.
+ * Latency: p50 and p99 over every measured response of every round, and the worst round's p99,
+ * which is what the p99 target is held to (pooling alone would weigh a slow round least).
  */
 export interface Summary {
   key: Scenario["key"];
@@ -92,6 +93,7 @@ export interface Summary {
   ratio: number;
   p50: number;
   p99: number;
+  worstP99: number;
   non2xx: number;
   errors: number;
 }
@@ -121,6 +123,8 @@ export function summarise(scenarios: Scenario[]): Summary[] {
       ratio: median(ratios),
       p50: percentile(all, 0.5),
       p99: percentile(all, 0.99),
+      worstP99:
+        measured.length > 0 ? Math.max(...measured.map((m) => m.result?.p99 ?? Number.NaN)) : Number.NaN,
       non2xx: measured.reduce((n, s) => n + (s.result?.non2xx ?? 0), 0),
       errors: measured.reduce((n, s) => n + (s.result?.errors ?? 0), 0),
     };
@@ -130,26 +134,30 @@ export function summarise(scenarios: Scenario[]): Summary[] {
 /** The targets a server is held to over the rounds; the bare reference only has to answer. */
 export function summaryChecks(s: Summary): Check[] {
   const answered = { text: "non-2xx = 0", met: s.non2xx === 0 && s.errors === 0 };
-  if (s.key === "bare") return s.measured > 0 ? [answered] : [];
-  if (s.measured < s.rounds) return [{ text: "ran in every round", met: false }];
+  // A round without its own measurement (of the store, or of the bare endpoint it is compared
+  // with) is a failed round, never one quietly left out of the median.
+  const everyRound =
+    s.measured === s.rounds && s.ratios.length === s.rounds && s.ratios.every(Number.isFinite);
+  if (!everyRound) return [{ text: "measured in every round", met: false }];
+  if (s.key === "bare") return [answered];
   const min = s.key === "sqlite" ? TARGETS.sqliteRatio : TARGETS.postgresRatio;
   return [
     { text: `median ratio ≥ ${min.toFixed(2)}x`, met: s.ratio >= min },
-    { text: `p99 < ${TARGETS.p99Ms} ms`, met: s.p99 < TARGETS.p99Ms },
+    { text: `p99 < ${TARGETS.p99Ms} ms in every round`, met: s.worstP99 < TARGETS.p99Ms },
     answered,
   ];
 }
 
 export function summaryTable(summaries: Summary[]): string {
   const rows = [
-    "| Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (all rounds) | non-2xx | errors | ratio to bare (median; each round) | Targets |",
-    "|---|---:|---:|---:|---:|---:|---:|---|---|",
+    "| Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (all rounds) | p99 ms (worst round) | non-2xx | errors | ratio to bare (median; each round) | Targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
   ];
   for (const s of summaries) {
     const each = s.ratios.map((r) => r.toFixed(2)).join(", ");
     const ratio = s.key === "bare" ? "1.00x" : `**${s.ratio.toFixed(2)}x** (${each})`;
     rows.push(
-      `| ${s.label} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.non2xx} | ${s.errors} | ${ratio} | ${checkCell(summaryChecks(s))} |`,
+      `| ${s.label} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.worstP99)} | ${s.non2xx} | ${s.errors} | ${ratio} | ${checkCell(summaryChecks(s))} |`,
     );
   }
   return rows.join("\n");

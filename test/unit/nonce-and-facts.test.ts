@@ -38,15 +38,22 @@ function turnRunner(answer: (statement: Prepared) => unknown) {
 // Only the hot-path statements are used here; the query builder is never touched.
 const noQueryBuilder = {} as Kysely<Database>;
 
+/** One request's nonce and facts, answered by `answer`; what each message to the store carried. */
+async function nonceAndFacts(answer: (statement: Prepared) => unknown, type: "deposit" | "withdrawal") {
+  const { runner, messages } = turnRunner(answer);
+  const repo = createTransactionRepository(noQueryBuilder, runner, "sqlite");
+  const outcome = await repo.nonceAndFacts(
+    { firmId: 7, nonce: "nonce-0001", expiresAt: 1_000 },
+    { reference: "R-1", userId: "u-1", type },
+  );
+  return { messages, outcome };
+}
+
 describe("nonce and business facts on the embedded store", () => {
   it("asks both statements in one turn, so they travel in one message, nonce first", async () => {
-    const { runner, messages } = turnRunner((statement) =>
-      statement.name === "nonce_record" ? 1 : [{ r: 0, b: 1, p: 0 }],
-    );
-    const repo = createTransactionRepository(noQueryBuilder, runner, "sqlite");
-    const outcome = await repo.nonceAndFacts(
-      { firmId: 7, nonce: "nonce-0001", expiresAt: 1_000 },
-      { reference: "R-1", userId: "u-1", type: "deposit" },
+    const { messages, outcome } = await nonceAndFacts(
+      (statement) => (statement.name === "nonce_record" ? 1 : [{ r: 0, b: 1, p: 0 }]),
+      "deposit",
     );
     expect(messages).toEqual([["nonce_record", "tx_business_facts"]]);
     expect(outcome).toEqual({
@@ -56,15 +63,11 @@ describe("nonce and business facts on the embedded store", () => {
   });
 
   it("reports a used nonce from the same message", async () => {
-    const { runner, messages } = turnRunner((statement) =>
-      statement.name === "nonce_record" ? 0 : [{ r: 1, b: 0, p: 1 }],
+    const { messages, outcome } = await nonceAndFacts(
+      (statement) => (statement.name === "nonce_record" ? 0 : [{ r: 1, b: 0, p: 1 }]),
+      "withdrawal",
     );
-    const repo = createTransactionRepository(noQueryBuilder, runner, "sqlite");
-    const outcome = await repo.nonceAndFacts(
-      { firmId: 7, nonce: "nonce-0001", expiresAt: 1_000 },
-      { reference: "R-1", userId: "u-1", type: "withdrawal" },
-    );
-    expect(messages).toHaveLength(1);
+    expect(messages).toEqual([["nonce_record", "tx_business_facts"]]);
     expect(outcome.nonceFresh).toBe(false);
   });
 });
