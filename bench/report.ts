@@ -223,7 +223,7 @@ machine can do at all. Figures only compare well within one run on one machine: 
 measured in the same run for that reason, and targets are expressed as ratios to it. The deposits are
 measured in rounds (bare, SQLite, PostgreSQL, then again): this machine's speed drifts by a third
 within minutes, so each ratio is taken against the bare endpoint of its own round, and the targets
-are held to the median of the rounds and to the p99 of all their responses.
+are held to the median of the rounds' ratios and to the worst round's p99.
 
 ## How to run
 

@@ -44,7 +44,8 @@ const WARMUP_SECONDS = positive(process.env.BENCH_WARMUP_SECONDS, 2);
  * Rounds of bare, SQLite and PostgreSQL, one after the other. This machine's speed drifts by a third
  * within minutes (the bare endpoint measured 8,000 to 18,500 requests/s in one hour), so one bare
  * measurement a minute before a store's says more about the drift than about the store: each ratio
- * is taken within its round, and the median of the rounds is what the targets are held to.
+ * is taken within its round, and the targets are held to the median of those ratios and to the
+ * worst round's p99.
  */
 const ROUNDS = Math.max(1, Math.round(positive(process.env.BENCH_ROUNDS, 3)));
 const QUIET_WAIT_SECONDS = positive(process.env.BENCH_QUIET_WAIT_SECONDS, 15);
