@@ -184,16 +184,26 @@ export function noiseWarning(scenarios: Scenario[]): string | undefined {
 
 const NO_CPU: LoadResult["cpu"] = { generator: 0, server: 0, db: null, machineBusyPct: 0 };
 
+/**
+ * CPU microseconds per 200 answer: what one answer costs, whatever the speed of the load generator
+ * (which sets the bare endpoint's figure, and so the ratio to bare).
+ */
+function perAnswer(coresUsed: number | null, okPerSec: number): string {
+  if (coresUsed === null || !(okPerSec > 0)) return "—";
+  return Math.round((coresUsed * 1e6) / okPerSec).toLocaleString("en-US");
+}
+
 export function cpuTable(scenarios: Scenario[]): string {
   const rows = [
-    "| Round | Server | load generator | server process | postgres processes | anything else | machine busy |",
-    "|---:|---|---:|---:|---:|---:|---:|",
+    "| Round | Server | load generator | server process | postgres processes | anything else | machine busy | server µs per 200 | postgres µs per 200 |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const s of scenarios) {
-    const c = s.result?.cpu;
-    if (!c) continue;
+    const r = s.result;
+    if (!r) continue;
+    const c = r.cpu;
     rows.push(
-      `| ${s.round ?? 1} | ${s.label} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% |`,
+      `| ${s.round ?? 1} | ${s.label} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% | ${perAnswer(c.server, r.okPerSec)} | ${perAnswer(c.db, r.okPerSec)} |`,
     );
   }
   return rows.join("\n");

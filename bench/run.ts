@@ -372,7 +372,9 @@ function depositsSection(date: string, version: string, scenarios: Scenario[]): 
     "",
     "CPU used during the measured seconds, in cores (1.00 = one core busy all the time; the machine " +
       `has ${availableParallelism()} cores, shared by the load generator, the server and PostgreSQL; ` +
-      '"anything else" is whatever else ran on the machine meanwhile, which makes figures less reliable):',
+      '"anything else" is whatever else ran on the machine meanwhile, which makes figures less reliable. ' +
+      "The last two columns are CPU microseconds per 200 answer: what one answer costs, whatever the " +
+      "speed of the load generator, which sets the bare endpoint's figure):",
     "",
     cpuTable(scenarios),
     ...(noise ? ["", noise] : []),
