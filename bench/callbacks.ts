@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { call, depositJson, percentile, pool, signedCall } from "./client.js";
-import { DEPOSIT_PATH } from "./load.js";
+import { call, depositJson, pool, signedCall } from "./client.js";
+import { DEPOSIT_PATH, percentile } from "./load.js";
 import type { PayintakeInstance } from "./payintake.js";
 
 /**
@@ -140,8 +140,8 @@ export async function benchCallbacks(
     return {
       idle: {
         count: latencies.length,
-        p50: percentile(latencies, 50),
-        p99: percentile(latencies, 99),
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
         max: latencies.at(-1) ?? Number.NaN,
       },
       burst: {

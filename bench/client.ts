@@ -51,11 +51,6 @@ export function depositJson(id: string, bankCode = "AKBANK"): string {
   });
 }
 
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
 /** Runs `work` over the items with `concurrency` callers at a time. */
 export async function pool<T>(
   items: T[],

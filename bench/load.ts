@@ -187,7 +187,8 @@ export interface LoadResult {
   cpu: { generator: number; server: number; db: number | null; machineBusyPct: number };
 }
 
-export function percentile(sorted: Float64Array, q: number): number {
+/** Nearest-rank percentile of ascending values; `q` is a fraction (0.99 for p99). */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[index] ?? Number.NaN;

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Child, childEnv, startChild } from "./children.js";
-import { adminHeaders, call, depositJson, percentile, signedCall } from "./client.js";
-import type { Credentials } from "./load.js";
+import { adminHeaders, call, depositJson, signedCall } from "./client.js";
+import { type Credentials, percentile } from "./load.js";
 import { createSchema } from "./payintake.js";
 
 /**
@@ -222,7 +222,7 @@ export async function benchMixed(opts: {
     const byOperation: MixedResult["byOperation"] = {};
     for (const [op, list] of latencies) {
       const sorted = [...list].sort((a, b) => a - b);
-      byOperation[op] = { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+      byOperation[op] = { count: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
     }
     return {
       apiInstances: opts.apiInstances,
@@ -230,7 +230,7 @@ export async function benchMixed(opts: {
       operations: all.length,
       perSecond: all.length / seconds,
       errors,
-      latency: { p50: percentile(all, 50), p99: percentile(all, 99), p999: percentile(all, 99.9) },
+      latency: { p50: percentile(all, 0.5), p99: percentile(all, 0.99), p999: percentile(all, 0.999) },
       byOperation,
       peakRssMb: peak,
       callbacks: {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { startChannelSimulator } from "../src/channels/simulator.js";
-import { adminHeaders, call, depositJson, percentile, pool, signedCall } from "./client.js";
-import { DEPOSIT_PATH } from "./load.js";
+import { adminHeaders, call, depositJson, pool, signedCall } from "./client.js";
+import { DEPOSIT_PATH, percentile } from "./load.js";
 import type { PayintakeInstance } from "./payintake.js";
 
 /**
@@ -29,8 +29,8 @@ function summarise(ms: number[]): Latencies {
   const sorted = [...ms].sort((a, b) => a - b);
   return {
     count: ms.length,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
     max: sorted.at(-1) ?? Number.NaN,
   };
 }
