@@ -9,6 +9,7 @@ import { type Child, childEnv, startChild } from "./children.js";
 import { type Credentials, drive, type LoadResult, signedDepositRequest, waitForQuiet } from "./load.js";
 import { benchMixed, type MixedResult, mixedSection } from "./mixed.js";
 import {
+  createSchema,
   type PayintakeInstance,
   PG_BASE_URL,
   provision,
@@ -125,6 +126,49 @@ async function runBare(round: number): Promise<Scenario> {
   } catch (err) {
     scenario.failure = (err as Error).message.split("\n", 1)[0];
     log(`bare failed: ${(err as Error).message}`);
+  }
+  return scenario;
+}
+
+/**
+ * The store floor (bench/store-floor.ts) on a fresh store: payintake's store calls alone, driven by
+ * the same requests, to show how much of the gap to bare is the store's and how much the rest of a
+ * deposit's.
+ */
+async function runFloor(kind: StoreKind, round: number): Promise<Scenario> {
+  const label = `store floor, ${kind === "sqlite" ? "SQLite" : "PostgreSQL"} (reference)`;
+  const scenario: Scenario = { key: kind === "sqlite" ? "floor-sqlite" : "floor-postgres", label, round };
+  const dataDir = mkdtempSync(join(tmpdir(), "payintake-bench-floor-"));
+  let schema: Awaited<ReturnType<typeof createSchema>> | undefined;
+  let child: Child | undefined;
+  const cleanup = async () => {
+    await child?.stop().catch((err: Error) => log(`floor ${kind}: stop failed: ${err.message}`));
+    await schema?.drop().catch((err: Error) => log(`floor ${kind}: drop schema failed: ${err.message}`));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  cleanups.push(cleanup);
+  try {
+    if (kind === "postgres") schema = await createSchema();
+    child = await startChild(
+      `store floor (${kind})`,
+      ["--import", "tsx", "bench/store-floor.ts"],
+      childEnv(schema ? { DATABASE_URL: schema.url } : { FLOOR_DATA_DIR: dataDir }),
+      { cwd: ROOT },
+    );
+    log(`${label} at ${child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
+    scenario.result = await load(
+      child.url,
+      { apiKey: "floor", secret: "floor" },
+      child.pid,
+      kind === "postgres",
+    );
+    log(`floor ${kind}: ${describe(scenario.result)}`);
+  } catch (err) {
+    scenario.failure = (err as Error).message.split("\n", 1)[0];
+    log(`floor ${kind} failed: ${(err as Error).message}`);
+  } finally {
+    cleanups.splice(cleanups.indexOf(cleanup), 1);
+    await cleanup();
   }
   return scenario;
 }
@@ -383,7 +427,8 @@ function depositsSection(date: string, version: string, scenarios: Scenario[]): 
     "",
     `- Load: autocannon (in the bench process), ${CONNECTIONS} connections, pipelining 1, ` +
       `${WARMUP_SECONDS} s warmup then ${SECONDS} s measured, against each server in turn, in ` +
-      `${ROUNDS} rounds of bare, SQLite and PostgreSQL (a fresh server each time); before each ` +
+      `${ROUNDS} rounds of bare, SQLite, PostgreSQL and the two store floors (a fresh server and store ` +
+      "each time); before each " +
       `server the bench waits (up to ${QUIET_WAIT_SECONDS} s) for a second in which the machine is idle.`,
     "- Requests: `POST /paymentapi/v1/deposits` direct deposits (amount 150.00), each built in " +
       "autocannon's `setupRequest` with a unique nonce, reference and user_id, the current " +
@@ -391,6 +436,12 @@ function depositsSection(date: string, version: string, scenarios: Scenario[]): 
     "- Reference: a bare Fastify 5 server (bench/bare-server.ts, child process, no logger) with one POST " +
       "route on the same path that parses the JSON body and answers `{success:true}`; it gets the very " +
       "same signed requests, so the load generator does identical work in every run.",
+    "- Store floors (references, no targets): bench/store-floor.ts, a Fastify server whose deposit route " +
+      "makes only the store calls a payintake deposit makes, through payintake's store layer (nonce and " +
+      "business facts in one call, the insert, then waiting until the write is durable), on a fresh " +
+      "store of each kind; no authentication, validation, routing, sealing, metrics or logging. It is " +
+      "the most a deposit handler on this store could reach on this machine: the gap from bare to the " +
+      "floor is the store's, the gap from the floor to payintake is the rest of a deposit's work.",
     ...(bareBound
       ? [
           "- The load generator needs about one core for the bare endpoint's rate, so on this machine the " +
@@ -461,6 +512,8 @@ async function main(): Promise<void> {
     // a round does not always fall on the same one.
     const order = round % 2 === 1 ? STORES : [...STORES].reverse();
     for (const kind of order) scenarios.push(await runPayintake(kind, round, profileDir));
+    // After both stores, so that the floors do not stand between the bare endpoint and them.
+    if (!PROFILE) for (const kind of order) scenarios.push(await runFloor(kind, round));
   }
   const callbackRuns: Awaited<ReturnType<typeof runCallbacks>>[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
