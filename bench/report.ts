@@ -240,7 +240,7 @@ are held to the median of the rounds' ratios and to the worst round's p99.
 
 \`\`\`sh
 npm run bench                             # builds (prebench), then bench/run.ts; about 12 minutes
-BENCH_CALLBACKS=0 npm run bench           # deposits only (3 rounds): about 4 minutes
+BENCH_CALLBACKS=0 npm run bench           # deposits only (3 rounds): about 5 minutes
 BENCH_ROUNDS=5 npm run bench              # more rounds of bare, SQLite and PostgreSQL (default 3)
 BENCH_SECONDS=30 npm run bench            # longer measured runs (default 10 s, after 2 s warmup)
 BENCH_QUIET_WAIT_SECONDS=0 npm run bench  # do not wait for an idle machine before each server (default: up to 15 s)
