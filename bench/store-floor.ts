@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Fastify from "fastify";
+import { DEFAULT_PG_POOL_SIZE } from "../src/config/config.js";
 import { createRepositories } from "../src/store/index.js";
 import { openStore } from "../src/store/open.js";
 import { DEPOSIT_PATH } from "./load.js";
@@ -18,8 +19,7 @@ import { DEPOSIT_PATH } from "./load.js";
 const store = await openStore({
   databaseUrl: process.env.DATABASE_URL || undefined,
   dataDir: process.env.FLOOR_DATA_DIR ?? "",
-  // payintake's default pool size (PAYINTAKE_PG_POOL_SIZE).
-  pgPoolSize: 20,
+  pgPoolSize: DEFAULT_PG_POOL_SIZE,
 });
 await store.migrate();
 const repos = createRepositories(store);

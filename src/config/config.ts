@@ -41,6 +41,9 @@ const proxyList = z
     { message: "must be IP addresses or CIDR ranges, comma-separated (e.g. 10.0.0.1,10.1.0.0/16)" },
   );
 
+/** Connections per instance when PAYINTAKE_PG_POOL_SIZE is not set. */
+export const DEFAULT_PG_POOL_SIZE = 20;
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -58,7 +61,7 @@ const envSchema = z.object({
   PAYINTAKE_ADMIN_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
   PAYMENT_PAGE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
-  PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
