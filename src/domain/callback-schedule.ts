@@ -47,8 +47,8 @@ export function nextStep(result: AttemptResult, step: number, now: number, rando
       : status >= 300 && status < 400
         ? `HTTP ${status} (redirects are not followed)`
         : `HTTP ${status}`;
-  // 410 Gone: the receiver says this URL will never take callbacks again.
-  if (status === 410) return { outcome: "failed", reason };
+  // 410 Gone is retried like any other failure: decisions.md retries anything but a 2xx for at
+  // least 24 hours, and a receiver answering 410 for a while (a bad deploy) must not lose results.
   if (step >= MAX_ATTEMPTS) return { outcome: "failed", reason };
   const base = RETRY_DELAYS_MS[step - 1] ?? RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1] ?? 0;
   let delay = Math.round(base * (0.9 + 0.2 * random));

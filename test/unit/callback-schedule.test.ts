@@ -65,8 +65,9 @@ describe("callback retry schedule", () => {
     expect(nextStep({}, 1, NOW, 0.5)).toMatchObject({ outcome: "retry", reason: "no answer" });
   });
 
-  it("410 Gone stops at once", () => {
-    expect(nextStep({ status: 410 }, 1, NOW, 0.5)).toEqual({ outcome: "failed", reason: "HTTP 410" });
+  it("410 Gone is retried like any other failure (decisions.md: anything but a 2xx)", () => {
+    expect(nextStep({ status: 410 }, 1, NOW, 0.5)).toMatchObject({ outcome: "retry", reason: "HTTP 410" });
+    expect(nextStep({ status: 410 }, 9, NOW, 0.5)).toEqual({ outcome: "failed", reason: "HTTP 410" });
   });
 
   it("429 and 503 wait at least as long as Retry-After asks, at most 24 hours", () => {
