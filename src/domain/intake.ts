@@ -175,7 +175,12 @@ export async function createDeposit(
     bankCode: req.bankCode,
     method: req.method,
     userId: req.userId,
-    fullName: `${req.firstName} ${req.lastName}`,
+    // The payment side's name is first + middle + last when a valid middle name came (the contract's
+    // middle_name rule); callbacks keep first + last.
+    fullName:
+      req.middleName === null
+        ? `${req.firstName} ${req.lastName}`
+        : `${req.firstName} ${req.middleName} ${req.lastName}`,
   });
   if (!routed.ok) return { ok: false, rejection: routed.rejection };
   const { account } = routed;

@@ -75,6 +75,22 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     ]);
   });
 
+  it("names the payer to the channel as first + middle + last when a valid middle name came", async () => {
+    const a = await channel("NAME", { kind: "accept" });
+    await account("NAME", "TR000000000000000000000002");
+    const cases = [
+      { middle_name: "  Nur ", full: "Ayşe Nur Yılmaz" },
+      { middle_name: "yok", full: "Ayşe Yılmaz" },
+      { middle_name: undefined, full: "Ayşe Yılmaz" },
+    ];
+    for (const c of cases) {
+      const { res } = await deposit({ first_name: "Ayşe", last_name: "Yılmaz", middle_name: c.middle_name });
+      expect(res.status).toBe(200);
+      const ask = a.sim.asks.filter((x) => x.body.action === "ask").at(-1);
+      expect(ask?.body.payer).toMatchObject({ full_name: c.full });
+    }
+  });
+
   it("first channel hangs: the second serves it after the first one's timeout; then the breaker skips the dead one", async () => {
     await channel("DEAD", { kind: "hang" }, 300);
     await channel("LIVE", { kind: "accept" });
