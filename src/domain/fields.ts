@@ -14,7 +14,17 @@ export const REQUIRED_FIELDS = new WeakSet<z.ZodType>();
 
 const absent = (v: unknown) => v === undefined || v === null;
 
-function text(opts: { min: number; max: number; required: boolean; description: string }) {
+function text(opts: {
+  min: number;
+  max: number;
+  required: boolean;
+  description: string;
+  /**
+   * Control characters pass this schema (the caller deals with them): for fields the contract never
+   * refuses for their content (the withdrawal IBAN, a direct-mode return_url).
+   */
+  controlsAllowed?: boolean;
+}) {
   const schema = z
     .unknown()
     .superRefine((v, ctx) => {
@@ -28,14 +38,15 @@ function text(opts: { min: number; max: number; required: boolean; description: 
         return ctx.addIssue({ code: "custom", message: `is too short (under ${opts.min} chars)` });
       if (len > opts.max)
         return ctx.addIssue({ code: "custom", message: `is too long (over ${opts.max} chars)` });
-      if (hasControlCharacters(v)) ctx.addIssue({ code: "custom", message: "contains invalid characters" });
+      if (!opts.controlsAllowed && hasControlCharacters(v))
+        ctx.addIssue({ code: "custom", message: "contains invalid characters" });
     })
     .transform((v) => (typeof v === "string" && v !== "" ? v : undefined))
     .meta({
       type: "string",
       ...(opts.min > 0 ? { minLength: opts.min } : {}),
       maxLength: opts.max,
-      description: `${opts.description} Unicode code points are counted; no control characters.`,
+      description: `${opts.description} Unicode code points are counted${opts.controlsAllowed ? "" : "; no control characters"}.`,
     });
   if (opts.required) REQUIRED_FIELDS.add(schema);
   return schema;
@@ -97,12 +108,16 @@ export const returnUrlField = text({
   required: false,
   description:
     "Hosted mode: where the payment page's return button leads (absolute http(s), no userinfo). Direct mode: only its length is checked.",
+  // Hosted mode refuses them as unparseable (return-url.ts); direct mode ignores the value.
+  controlsAllowed: true,
 });
 export const ibanField = text({
   min: 0,
   max: 64,
   required: false,
-  description: "The payer's IBAN to pay out to; operators see whether it is valid.",
+  description:
+    "The payer's IBAN to pay out to; never refused for its content (control characters are dropped); operators see whether it is valid.",
+  controlsAllowed: true,
 });
 
 export const METHODS = ["fast", "eft", "havale"] as const;

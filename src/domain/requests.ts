@@ -17,6 +17,7 @@ import {
 import { resolveMiddleName } from "./middle-name.js";
 import { parseAmount } from "./money.js";
 import { checkReturnUrl } from "./return-url.js";
+import { withoutControlCharacters } from "./text-rules.js";
 
 /** The payer fields every deposit and withdrawal carries, after validation. */
 export interface PayerFields {
@@ -132,9 +133,13 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   // Amount comes first, and its rule depends on Redirect, so the pair is judged before the rest.
   const amount = checkFields(raw, [DEPOSIT_FIELDS.amount]);
   if (!amount.ok) return amount;
-  const redirect = checkFields(raw, [DEPOSIT_FIELDS.redirect]);
-  if (!redirect.ok) return redirect;
   const amountText = amount.value.amount as string | undefined;
+  const redirect = checkFields(raw, [DEPOSIT_FIELDS.redirect]);
+  if (!redirect.ok) {
+    // Amount is first in the table: a malformed amount is reported before a malformed Redirect.
+    const own = amountText === undefined ? undefined : amountMinor(amountText);
+    return own && !own.ok ? own : redirect;
+  }
   const isHosted = redirect.value.redirect as boolean;
   if (!isHosted && amountText === undefined) {
     return { ok: false, message: "Validation failed: Amount is required when Redirect is false" };
@@ -169,6 +174,17 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   };
 }
 
+/**
+ * The withdrawal IBAN as stored: never refused for its content (the contract), but without control
+ * characters, which PostgreSQL text cannot all hold and which only come from pasting or broken
+ * clients ("TR33…26\n" is the IBAN the payee meant). Nothing left counts as absent.
+ */
+function ibanOf(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const cleaned = withoutControlCharacters(value);
+  return cleaned === "" ? null : cleaned;
+}
+
 export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest> {
   const object = asObject(body);
   if (!object.ok) return object;
@@ -188,7 +204,7 @@ export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest>
     ok: true,
     value: Object.assign(payerFields(v, raw, bank.value.bank_code), {
       amountMinor: minor.value,
-      iban: (v.iban as string | undefined) ?? null,
+      iban: ibanOf(v.iban as string | undefined),
     }),
   };
 }

@@ -30,3 +30,9 @@ const CONTROL = /[\u0000-\u001F\u007F]/;
 export function hasControlCharacters(value: string): boolean {
   return CONTROL.test(value);
 }
+
+const CONTROLS = new RegExp(CONTROL.source, "g");
+
+export function withoutControlCharacters(value: string): string {
+  return value.replace(CONTROLS, "");
+}

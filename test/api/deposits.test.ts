@@ -241,6 +241,23 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
 
     it("ignores return_url in direct mode apart from its length", async () => {
       expect((await deposit(depositBody({ return_url: "ftp://not-checked" }))).status).toBe(200);
+      // Control characters too, NUL included: the value is neither checked nor stored.
+      for (const url of ["https://shop.example/back\n", "https://x.com/\u0000"])
+        expect((await deposit(depositBody({ return_url: url }))).status, JSON.stringify(url)).toBe(200);
+    });
+
+    it("hosted mode: a return_url with control characters is 'return_url ayrıştırılamadı'", async () => {
+      for (const url of ["https://shop.example/\tback", "https://shop.example/back\n"]) {
+        const res = await deposit(depositBody({ amount: undefined, redirect: true, return_url: url }));
+        expect(res.status).toBe(400);
+        expect(res.text).toBe('{"success":false,"message":"return_url ayrıştırılamadı"}');
+      }
+    });
+
+    it("a malformed Amount is reported before a malformed Redirect", async () => {
+      const res = await deposit(depositBody({ amount: "abc", redirect: "yes" }));
+      expect(res.status).toBe(400);
+      expect(res.json.message).toBe("Validation failed: Amount must be a decimal number");
     });
 
     it("accepts Unicode names and e-mail or phone style usernames", async () => {

@@ -142,6 +142,21 @@ describe.each(STORES)("POST /paymentapi/v1/withdrawals on %s", (kind) => {
       expect(tx.iban_valid).toBe(false);
     });
 
+    it("an IBAN with control characters (pasted newline, tab, NUL) is accepted; they are dropped before storing", async () => {
+      for (const [iban, stored, valid] of [
+        [`${VALID_IBAN}\n`, VALID_IBAN, true],
+        [`TR33\t${VALID_IBAN.slice(4)}`, VALID_IBAN, true],
+        ["AB\u0000CD", "ABCD", false],
+      ] as const) {
+        const body = withdrawalBody({ iban });
+        const res = await withdraw(firm, body);
+        expect(res.status, JSON.stringify(iban)).toBe(200);
+        const tx = await operatorTx(firm, body.reference as string);
+        expect(tx.iban).toBe(stored);
+        expect(tx.iban_valid).toBe(valid);
+      }
+    });
+
     it("a pending deposit of the same user does not block a withdrawal (one pending per type)", async () => {
       const userId = `both-${Date.now()}`;
       const dep = await send(server, firm, {

@@ -389,14 +389,35 @@ describe("parseDepositRequest: NUL and control characters", () => {
     );
   });
 
-  it("rejects NUL in method, amount and return_url (direct and hosted mode)", () => {
+  it("rejects NUL in method and amount", () => {
     expect(depositError(deposit({ method: "fast\u0000" }))).toMatch(/^Validation failed: Method /);
     expect(depositError(deposit({ amount: "150\u0000" }))).toMatch(/^Validation failed: Amount /);
-    expect(depositError(deposit({ return_url: "https://x.com/\u0000" }))).toBe(
-      "Validation failed: ReturnURL contains invalid characters",
+  });
+
+  it("return_url with control characters: unparseable in hosted mode, ignored in direct mode (the contract)", () => {
+    for (const url of [
+      "https://x.com/\u0000",
+      "https://shop.example/\tback",
+      "https://shop.example/back\n",
+    ]) {
+      expect(depositError(hosted({ return_url: url }))).toBe(RETURN_URL_PARSE);
+      expect(depositOk(deposit({ return_url: url })).returnUrl).toBeNull();
+    }
+    // The length rule still applies in both modes.
+    expect(depositError(deposit({ return_url: `https://x.com/${"\n".repeat(500)}` }))).toBe(
+      "Validation failed: ReturnURL is too long (over 500 chars)",
     );
-    expect(depositError(hosted({ return_url: "https://x.com/\u0000" }))).toMatch(
-      /^(Validation failed: ReturnURL |return_url )/,
+  });
+
+  it("reports a malformed Amount before a malformed Redirect (the order of the request table)", () => {
+    expect(depositError(deposit({ amount: "abc", redirect: "yes" }))).toBe(
+      "Validation failed: Amount must be a decimal number",
+    );
+    expect(depositError(deposit({ amount: "150.00", redirect: "yes" }))).toBe(
+      "Validation failed: Redirect must be a boolean",
+    );
+    expect(depositError(deposit({ amount: undefined, redirect: "yes" }))).toBe(
+      "Validation failed: Redirect must be a boolean",
     );
   });
 
@@ -620,13 +641,26 @@ describe("parseWithdrawalRequest", () => {
     ["first_name", "FirstName"],
     ["last_name", "LastName"],
     ["national_id", "NationalID"],
-    ["iban", "IBAN"],
     ["reference", "Reference"],
     ["user_id", "UserID"],
     ["username", "Username"],
   ])("rejects NUL in %s", (key, struct) => {
     expect(withdrawalError(withdrawal({ [key]: "Abc\u0000def" }))).toBe(
       `Validation failed: ${struct} contains invalid characters`,
+    );
+  });
+
+  it("never refuses an IBAN for its content: control characters are dropped, validity judged after", () => {
+    const pasted = withdrawalOk(withdrawal({ iban: "TR330006100519786457841326\n" }));
+    expect(pasted.iban).toBe("TR330006100519786457841326");
+    expect(withdrawalOk(withdrawal({ iban: "TR33\u00000006\t100519786457841326" })).iban).toBe(
+      "TR330006100519786457841326",
+    );
+    expect(withdrawalOk(withdrawal({ iban: "\u0000\r\n" })).iban).toBeNull();
+    // Its type and its length are still rules, as for every field.
+    expect(withdrawalError(withdrawal({ iban: 42 }))).toBe("Validation failed: IBAN must be a string");
+    expect(withdrawalError(withdrawal({ iban: "T".repeat(65) }))).toBe(
+      "Validation failed: IBAN is too long (over 64 chars)",
     );
   });
 
