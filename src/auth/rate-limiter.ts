@@ -9,20 +9,35 @@ export interface RateLimiter {
   stop?(): void;
 }
 
-export function createRateLimiter(now = () => Date.now()): RateLimiter {
+/** Buckets idle this long are forgotten: a full bucket is what a new one starts with anyway. */
+const IDLE_MS = 60_000;
+/**
+ * At most this many buckets. Keys from payers (page tokens, addresses) can be many: a flood of new
+ * keys then pushes out the least recently used, never the memory or the CPU of every request.
+ */
+const MAX_BUCKETS = 50_000;
+
+export function createRateLimiter(now = () => Date.now()): RateLimiter & { size(): number } {
+  // Kept in order of last use (each take moves its key to the end), so the idle and the surplus are
+  // always at the front: forgetting them costs O(1) per bucket, never a walk over the map.
   const buckets = new Map<number | string, { tokens: number; at: number }>();
+  function forget(t: number): void {
+    for (const [k, b] of buckets) {
+      if (buckets.size <= MAX_BUCKETS && t - b.at <= IDLE_MS) break;
+      buckets.delete(k);
+    }
+  }
   return {
+    size: () => buckets.size,
     take(key, rate) {
       const burst = rate * 2;
       const t = now();
-      // Keys from payers (page tokens, addresses) are many: forget buckets idle for a minute.
-      if (buckets.size > 10_000) {
-        for (const [k, b] of buckets) if (t - b.at > 60_000) buckets.delete(k);
-      }
       const bucket = buckets.get(key) ?? { tokens: burst, at: t };
       bucket.tokens = Math.min(burst, bucket.tokens + ((t - bucket.at) / 1000) * rate);
       bucket.at = t;
+      buckets.delete(key);
       buckets.set(key, bucket);
+      forget(t);
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;
         return 0;

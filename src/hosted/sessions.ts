@@ -44,12 +44,14 @@ export interface HostedDeps {
 const newToken = () => randomBytes(24).toString("base64url");
 const hashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
+/** Whether a value could be a page token at all (anything else is an unknown token, unlooked-up). */
+export const isTokenShaped = (token: string): boolean => TOKEN_SHAPE.test(token);
 
 export function createHostedSessions(deps: HostedDeps) {
   const { repos, box } = deps;
 
   async function find(token: string): Promise<SessionRow | undefined> {
-    if (!TOKEN_SHAPE.test(token)) return undefined;
+    if (!isTokenShaped(token)) return undefined;
     return repos.sessions.byTokenHash(hashOf(token));
   }
 

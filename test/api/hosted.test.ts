@@ -172,6 +172,16 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(Number(limited[0]?.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  it("guessing tokens is limited per address: unknown tokens get 404, then 429 past the address's burst", async () => {
+    const statuses = [];
+    for (let i = 0; i < 60; i++)
+      statuses.push((await page("GET", `/api/pay/guess-${i}-${"x".repeat(20)}`)).status);
+    // The address's bucket is shared with this file's other requests: some guesses get through, as 404.
+    expect(statuses).toContain(404);
+    expect(statuses).toContain(429);
+    expect(statuses.every((s) => s === 404 || s === 429)).toBe(true);
+  });
+
   it("serves the page with a strict CSP, no referrer and no caching; assets from itself only", async () => {
     const { token } = await open();
     const html = await page("GET", `/t/${token}`);

@@ -110,4 +110,28 @@ describe("createRateLimiter", () => {
     expect(allowed).toBeGreaterThanOrEqual(1_190);
     expect(allowed).toBeLessThanOrEqual(1_201);
   });
+
+  it("keeps at most 50,000 buckets under a flood of new keys, forgetting the least recently used", () => {
+    const c = clock();
+    const limiter = createRateLimiter(c.now);
+    drain(() => limiter.take("old", 1));
+    drain(() => limiter.take("firm", 1));
+    for (let i = 0; i < 120_000; i++) {
+      if (i % 1_000 === 0) expect(limiter.take("firm", 1)).toBeGreaterThan(0); // in use: kept, still drained
+      limiter.take(`page-token:${i}`, 10);
+    }
+    expect(limiter.size()).toBeLessThanOrEqual(50_000);
+    expect(limiter.take("firm", 1)).toBeGreaterThan(0);
+    // "old" was pushed out: it starts again with a full bucket.
+    expect(limiter.take("old", 1)).toBe(0);
+  });
+
+  it("forgets buckets idle for a minute", () => {
+    const c = clock();
+    const limiter = createRateLimiter(c.now);
+    for (let i = 0; i < 100; i++) limiter.take(i, 5);
+    c.advance(61_000);
+    limiter.take("now", 5);
+    expect(limiter.size()).toBe(1);
+  });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parsePageAmount } from "../../domain/requests.js";
-import type { PageState } from "../../hosted/sessions.js";
+import { isTokenShaped, type PageState } from "../../hosted/sessions.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendPlainJson } from "../envelope.js";
 import { parseJsonBody } from "../merchant/common.js";
@@ -48,12 +48,15 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
   const js = asset("page.js");
   const css = asset("page.css");
 
-  /** Rate limits per token and per address; true after answering 429. */
+  /**
+   * Rate limits per address, then per token; true after answering 429. The address comes first and
+   * a value that cannot be a token gets no bucket of its own: guessing tokens at random costs the
+   * guesser its address's limit, never a bucket per guess.
+   */
   function limited(request: FastifyRequest, reply: FastifyReply, token: string): boolean {
-    const wait = Math.max(
-      ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND),
-      ctx.rateLimiter.take(`page-ip:${request.ip}`, PER_ADDRESS_PER_SECOND),
-    );
+    let wait = ctx.rateLimiter.take(`page-ip:${request.ip}`, PER_ADDRESS_PER_SECOND);
+    if (wait === 0 && isTokenShaped(token))
+      wait = ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND);
     if (wait === 0) return false;
     reply.header("retry-after", String(wait));
     sendError(reply, 429, "Too many requests");
