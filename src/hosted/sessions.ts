@@ -58,7 +58,10 @@ export function createHostedSessions(deps: HostedDeps) {
   async function stateOf(session: SessionRow): Promise<PageState> {
     const returnUrl = session.return_url;
     if (session.status === "open") {
-      return deps.now() < session.expires_at
+      if (deps.now() >= session.expires_at) return { status: "expired", returnUrl };
+      // A deactivated firm takes no more deposits, from its pages either: its open links expire.
+      const firm = await repos.firms.findWithProvider(session.firm_id);
+      return firm?.active
         ? { status: "open", expiresAt: session.expires_at, returnUrl }
         : { status: "expired", returnUrl };
     }
@@ -112,6 +115,8 @@ export function createHostedSessions(deps: HostedDeps) {
       if (current.status !== "open") return { ok: true, state: current };
       const row = await repos.firms.findWithProvider(session.firm_id);
       if (!row) return { ok: false, kind: "not_found" };
+      // Deactivated since stateOf read it: as expired, and nothing is created.
+      if (!row.active) return { ok: true, state: { status: "expired", returnUrl: session.return_url } };
       const firm = toFirm(row, box);
       const req = JSON.parse(box.open(session.request_sealed)) as DepositRequest;
       const outcome = await createDeposit(

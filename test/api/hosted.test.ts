@@ -172,6 +172,24 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(Number(limited[0]?.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  it("a deactivated firm's open pages expire: nothing is created, the account is never shown", async () => {
+    const other = await createFirm(server);
+    const body = depositBody({ redirect: true, amount: undefined });
+    const opened = await send(server, other, { path: "/paymentapi/v1/deposits", body });
+    const token = (opened.json.payment_url as string).split("/").pop() as string;
+    expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("open");
+
+    expect((await server.admin("PATCH", `/admin/v1/firms/${other.id}`, { active: false })).status).toBe(200);
+    const seen = await page("GET", `/api/pay/${token}`);
+    expect(seen.json).toEqual({ status: "expired", return_url: null });
+    const submitted = await page("POST", `/api/pay/${token}/deposit`, { amount: "500.00" });
+    expect(submitted.status).toBe(200);
+    expect(submitted.json).toEqual({ status: "expired", return_url: null });
+    expect(submitted.text).not.toContain("TR33");
+    const rows = (await server.admin("GET", `/admin/v1/transactions?firm=${other.id}`)).json;
+    expect(rows).toEqual([]);
+  });
+
   it("guessing tokens is limited per address: unknown tokens get 404, then 429 past the address's burst", async () => {
     const statuses = [];
     for (let i = 0; i < 60; i++)
