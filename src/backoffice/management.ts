@@ -112,9 +112,12 @@ export function createManagement(deps: ManagementDeps) {
     return (await repos.channels.byCode(code))?.id;
   }
 
-  async function checkCallbackTarget(url: string | null | undefined): Promise<Refusal | null> {
+  async function checkCallbackTarget(
+    url: string | null | undefined,
+    what = "Callback URL",
+  ): Promise<Refusal | null> {
     if (url === null || url === undefined) return null;
-    if (!(await deps.callbackTargetAllowed(url))) return bad("Callback URL is not allowed");
+    if (!(await deps.callbackTargetAllowed(url))) return bad(`${what} is not allowed`);
     return null;
   }
 
@@ -299,6 +302,10 @@ export function createManagement(deps: ManagementDeps) {
     /** An http channel gets a secret to verify our asks with, shown here only (and never logged). */
     async createChannel(input: ChannelInput, actor = ADMIN_API) {
       if (input.kind === "http" && input.url === null) return bad("an http channel needs --url");
+      // The same rule as callback URLs: asks carry payers' names and IBANs (net/guarded-agent.ts
+      // checks again at every connection).
+      const refused = input.kind === "http" ? await checkCallbackTarget(input.url, "Channel URL") : null;
+      if (refused) return refused;
       if (await repos.channels.byCode(input.code)) return bad(`channel ${input.code} exists already`);
       const now = deps.now();
       const secret = input.kind === "http" ? newSecretKey() : null;
@@ -327,6 +334,8 @@ export function createManagement(deps: ManagementDeps) {
       const existing = await repos.channels.byCode(code);
       if (!existing) return notFound("channel");
       if (changes.url !== undefined && existing.kind !== "http") return bad("only an http channel has a URL");
+      const refused = await checkCallbackTarget(changes.url, "Channel URL");
+      if (refused) return refused;
       const row = await repos.audited.update(
         "channels",
         existing.id,

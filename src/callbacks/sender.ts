@@ -1,13 +1,10 @@
-import type { Socket } from "node:net";
-import { Agent, buildConnector, request } from "undici";
+import { request } from "undici";
 import { parseRetryAfter } from "../domain/callback-schedule.js";
-import { isPublicAddress } from "../net/address-policy.js";
+import { createGuardedAgent, refusalOf } from "../net/guarded-agent.js";
 
 /**
- * Sends one callback over HTTP. The SSRF guard sits at the connection: whatever the URL says (a
- * name, a literal address, an IPv4-mapped IPv6 form, a name that resolved to something else since
- * the transaction was created), the address the socket actually connected to must be public, or
- * the socket is closed before a byte is written. Redirects are never followed.
+ * Sends one callback over HTTP, through the SSRF guard at the connection (net/guarded-agent.ts):
+ * the address actually connected to must be public. Redirects are never followed.
  */
 export interface SendOutcome {
   status?: number;
@@ -32,27 +29,11 @@ export interface SenderOptions {
 
 const EXCERPT_BYTES = 500;
 
-export class TargetNotAllowedError extends Error {
-  readonly code = "PAYINTAKE_TARGET_NOT_ALLOWED";
-}
-
 export function createCallbackSender(opts: SenderOptions): CallbackSender {
-  const connect = buildConnector({ timeout: opts.timeoutMs });
-  const guarded: buildConnector.connector = (options, callback) =>
-    connect(options, (err, socket) => {
-      if (err || !socket) return callback(err ?? new Error("no socket"), null);
-      const address = (socket as Socket).remoteAddress;
-      if (!opts.allowPrivate && (address === undefined || !isPublicAddress(address))) {
-        socket.destroy();
-        return callback(new TargetNotAllowedError(`address not allowed: ${address ?? "unknown"}`), null);
-      }
-      callback(null, socket);
-    });
-  const agent = new Agent({
-    connect: guarded,
-    headersTimeout: opts.timeoutMs,
-    bodyTimeout: opts.timeoutMs,
-    keepAliveTimeout: 4_000,
+  const agent = createGuardedAgent({
+    allowPrivate: opts.allowPrivate,
+    connectTimeoutMs: opts.timeoutMs,
+    answerTimeoutMs: opts.timeoutMs,
     connections: 16,
   });
 
@@ -115,8 +96,8 @@ function describe(err: unknown, timeoutMs: number): string {
   if (e?.name === "TimeoutError" || e?.name === "AbortError" || e?.code?.includes("TIMEOUT")) {
     return `timed out after ${timeoutMs} ms`;
   }
-  if (err instanceof TargetNotAllowedError) return err.message;
-  if (e?.cause instanceof TargetNotAllowedError) return e.cause.message;
+  const refused = refusalOf(err);
+  if (refused) return refused;
   const cause = e?.cause as { code?: string; message?: string } | undefined;
   const code = e?.code ?? cause?.code;
   const message = (e?.message ?? String(err)).slice(0, 200);

@@ -1,14 +1,17 @@
-import { Agent, request } from "undici";
+import { request } from "undici";
 import { signCallback } from "../auth/signature.js";
 import { formatMinor } from "../domain/money.js";
 import type { AccountCandidate } from "../domain/routing.js";
+import { createGuardedAgent, refusalOf } from "../net/guarded-agent.js";
 import type { AskResult, ChannelInfo, RouteRequest } from "../routing/router.js";
 
 /**
  * The http channel protocol (docs/channels.md): one signed POST per ask, answered with a decision.
  * Anything but a well-formed decision within the timeout is a channel failure, never a decline.
+ * Asks carry payers' names and accounts' IBANs, so they go through the same SSRF guard as
+ * callbacks: the address actually connected to must be public (net/guarded-agent.ts).
  */
-export function createChannelClient(): {
+export function createChannelClient(opts: { allowPrivate: boolean }): {
   ask(
     channel: ChannelInfo,
     req: RouteRequest,
@@ -19,7 +22,12 @@ export function createChannelClient(): {
   release(channel: ChannelInfo, askId: string): Promise<{ ok: true } | { ok: false; reason: string }>;
   close(): Promise<void>;
 } {
-  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 32 });
+  // Each ask has its own deadline (AbortSignal below); the connect timeout only bounds a dead host.
+  const agent = createGuardedAgent({
+    allowPrivate: opts.allowPrivate,
+    connectTimeoutMs: 10_000,
+    connections: 32,
+  });
   return {
     async ask(channel, req, account, timeoutMs) {
       if (!channel.url || !channel.secret) return { outcome: "fail", reason: "channel has no URL or secret" };
@@ -72,6 +80,8 @@ export function createChannelClient(): {
         const e = err as { name?: string; code?: string; message?: string };
         if (e?.name === "TimeoutError" || e?.name === "AbortError")
           return { outcome: "fail", reason: `timed out after ${timeoutMs} ms` };
+        const refused = refusalOf(err);
+        if (refused) return { outcome: "fail", reason: refused };
         return { outcome: "fail", reason: (e?.code ?? e?.message ?? "request failed").slice(0, 200) };
       }
     },
@@ -95,7 +105,10 @@ export function createChannelClient(): {
         await res.body.dump();
         return res.statusCode === 200 ? { ok: true } : { ok: false, reason: `HTTP ${res.statusCode}` };
       } catch (err) {
-        return { ok: false, reason: ((err as Error).message ?? "request failed").slice(0, 200) };
+        return {
+          ok: false,
+          reason: (refusalOf(err) ?? (err as Error).message ?? "request failed").slice(0, 200),
+        };
       }
     },
     close: () => agent.close(),

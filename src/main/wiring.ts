@@ -130,7 +130,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     now,
     ttlMs: ACCOUNT_POOL_TTL_MS,
   });
-  const channelClient = createChannelClient();
+  const channelClient = createChannelClient({ allowPrivate: config.allowPrivateCallbacks });
   const metrics = createMetrics();
   const countSteps = (log: readonly { channel: string | null; outcome: string }[]) => {
     for (const step of log)

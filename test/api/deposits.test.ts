@@ -484,6 +484,30 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
         const res = await send(strict, firm, { path: DEPOSITS, body: depositBody() });
         expect(res.status).toBe(400);
         expect(res.json).toEqual({ success: false, message: "Callback URL is not allowed" });
+
+        // Payment channels' URLs follow the same rule (asks carry payers' names and IBANs).
+        for (const [i, url] of [
+          "http://127.0.0.1:9/ask",
+          "http://169.254.169.254/",
+          "http://[::ffff:10.0.0.1]/",
+        ].entries()) {
+          const ch = await strict.admin("POST", "/admin/v1/channels", {
+            code: `PRIV${i}`,
+            kind: "http",
+            url,
+          });
+          expect(ch.status, url).toBe(400);
+          expect(ch.json).toEqual({ success: false, message: "Channel URL is not allowed" });
+        }
+        const ok = await strict.admin("POST", "/admin/v1/channels", {
+          code: "PUB",
+          kind: "http",
+          url: "https://93.184.215.14/ask",
+        });
+        expect(ok.status).toBe(201);
+        const moved = await strict.admin("PATCH", "/admin/v1/channels/PUB", { url: "http://10.0.0.1/ask" });
+        expect(moved.status).toBe(400);
+        expect(moved.json).toEqual({ success: false, message: "Channel URL is not allowed" });
       } finally {
         await server.close();
       }
