@@ -131,12 +131,17 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
       }
-      if (op.locked_until > now)
-        return { ok: false as const, reason: "locked" as const, until: op.locked_until };
-      if (!(await verifyPassword(password, op.password_hash))) {
-        await repos.operators.recordFailure(op.id, LOCK_AFTER_FAILURES, now + LOCK_MS);
-        return { ok: false as const, reason: "invalid" as const };
+      // The attempt is counted before the (slow) password check, so guesses sent at once cannot all
+      // pass a lock check that none of them has yet tripped.
+      if (
+        op.locked_until > now ||
+        !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, now + LOCK_MS))
+      ) {
+        const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
+        return { ok: false as const, reason: "locked" as const, until };
       }
+      if (!(await verifyPassword(password, op.password_hash)))
+        return { ok: false as const, reason: "invalid" as const };
       attempt.succeeded();
       await repos.operators.recordSuccess(op.id);
       const token = randomBytes(32).toString("base64url");

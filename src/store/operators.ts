@@ -5,8 +5,13 @@ export type OperatorRow = Selectable<OperatorTable>;
 
 export interface OperatorRepository {
   byEmail(email: string): Promise<OperatorRow | undefined>;
-  /** Counts a failed login; locks the account until `lockUntil` once `limit` failures in a row are reached. */
-  recordFailure(id: number, limit: number, lockUntil: number): Promise<void>;
+  /**
+   * Counts a login attempt as failed before its password is checked, unless the account is locked at
+   * `now` (then false); the attempt that reaches `limit` failures in a row locks it until `lockUntil`.
+   * One statement, so attempts made at once are counted one by one: however many arrive together,
+   * no more than `limit` get their password checked. A success resets the count (recordSuccess).
+   */
+  claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
   createSession(values: {
     token_hash: string;
@@ -28,8 +33,8 @@ export function createOperatorRepository(db: Kysely<Database>): OperatorReposito
     byEmail(email) {
       return db.selectFrom("operators").selectAll().where("email", "=", email).executeTakeFirst();
     },
-    async recordFailure(id, limit, lockUntil) {
-      await db
+    async claimAttempt(id, now, limit, lockUntil) {
+      const claimed = await db
         .updateTable("operators")
         .set((eb) => ({
           failed_logins: eb("failed_logins", "+", 1),
@@ -41,7 +46,10 @@ export function createOperatorRepository(db: Kysely<Database>): OperatorReposito
             .end(),
         }))
         .where("id", "=", id)
-        .execute();
+        .where("locked_until", "<=", now)
+        .returning("id")
+        .executeTakeFirst();
+      return claimed !== undefined;
     },
     async recordSuccess(id) {
       await db

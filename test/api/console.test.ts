@@ -317,6 +317,22 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect((await login("lock@ops.example", "lock-password-123")).res.status).toBe(200);
   });
 
+  it("guesses sent at once still lock the account after five: no more than five passwords are checked", async () => {
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "burst@ops.example",
+      role: "viewer",
+      password: "burst-password-123",
+    });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => login("burst@ops.example", "wrong")));
+    const statuses = answers.map((a) => a.res.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 423)).toHaveLength(7);
+    // Locked now, for the right password too; the clock moves past it for the tests after this one.
+    expect((await login("burst@ops.example", "burst-password-123")).res.status).toBe(423);
+    server.clock.advance(15 * 60_000 + 1);
+    expect((await login("burst@ops.example", "burst-password-123")).res.status).toBe(200);
+  });
+
   it("twenty failed logins from one address stop it for 15 minutes, whatever the emails (injected clock)", async () => {
     // A fresh window: the clock moves past whatever earlier tests failed.
     server.clock.advance(15 * 60_000);
