@@ -4,7 +4,7 @@ import { ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
 import { openStore, StoreLockedError } from "../store/open.js";
 import { createAdminClient } from "./admin-client.js";
-import { COMMANDS, parseArgv, UsageError } from "./commands.js";
+import { COMMANDS, parseArgv, runCommand, UsageError } from "./commands.js";
 import { startServer } from "./server.js";
 
 const USAGE = `payintake: payment intake service
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const client = createAdminClient(config.serverUrl, token);
   let result: { status: number; json: unknown };
   try {
-    result = await handler(client, words.slice(2), flags);
+    result = await runCommand(handler, client, words.slice(2), flags);
   } catch (err) {
     if (err instanceof UsageError) fail(err.message, 2);
     fail(`cannot reach the server at ${config.serverUrl}: ${(err as Error).message}`);

@@ -250,6 +250,43 @@ export const COMMANDS: Record<string, Handler> = {
   },
 };
 
+/**
+ * Runs a command. A flag the command never reads or an argument it does not take is a usage error,
+ * raised before anything is sent: a mistyped `--ammount` on `tx approve` must not approve the full
+ * amount. The command reads every flag and argument it takes while it builds its request, so by the
+ * time it calls the server, anything left unread was not for it.
+ */
+export function runCommand(
+  handler: Handler,
+  client: AdminClient,
+  positional: string[],
+  flags: Flags,
+): Promise<{ status: number; json: unknown }> {
+  const read = new Set<string>();
+  let taken = 0;
+  const trackedFlags = new Proxy(flags, {
+    get(target, key) {
+      if (typeof key === "string") read.add(key);
+      return Reflect.get(target, key);
+    },
+  });
+  const trackedArgs = new Proxy(positional, {
+    get(target, key) {
+      if (typeof key === "string" && /^\d+$/.test(key)) taken = Math.max(taken, Number(key) + 1);
+      return Reflect.get(target, key);
+    },
+  });
+  const checked: AdminClient = {
+    call(method, path, body) {
+      const unknown = Object.keys(flags).find((k) => !read.has(k));
+      if (unknown !== undefined) throw new UsageError(`unknown option --${unknown} for this command`);
+      if (positional.length > taken) throw new UsageError(`unexpected argument "${positional[taken]}"`);
+      return client.call(method, path, body);
+    },
+  };
+  return handler(checked, trackedArgs, trackedFlags);
+}
+
 export function parseArgv(argv: string[]): { words: string[]; flags: Flags } {
   const words: string[] = [];
   const flags: Flags = {};

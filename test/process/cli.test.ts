@@ -343,6 +343,15 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       });
       ids.push(q.json.data.id);
     }
+    // A mistyped flag or an amount given without its flag approves nothing: a usage error, exit 2.
+    for (const args of [["--ammount", "149.90"], ["149.90"]]) {
+      const typo = await cli.run("tx", "approve", String(ids[0]), ...args);
+      expect(typo.code, args.join(" ")).toBe(2);
+      expect(typo.stderr).toMatch(/unknown option --ammount|unexpected argument "149\.90"/);
+      expect(typo.stdout).toBe("");
+    }
+    expect((await cli.ok("tx", "show", String(ids[0]))).status).toBe("pending");
+
     const approved = await cli.ok(
       "tx",
       "approve",
@@ -510,6 +519,11 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     const noId = await cli.run("firm", "show");
     expect(noId.code).not.toBe(0);
     expect(noId.stderr).toContain("id");
+
+    const typo = await cli.run("firm", "update", "1", "--deposit-mn", "10");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("unknown option --deposit-mn");
+    expect(typo.stdout).toBe("");
   });
 
   it("a wrong admin token is refused with exit 1", async () => {
