@@ -230,7 +230,9 @@ export function createManagement(deps: ManagementDeps) {
         rate_limit_per_second: changes.rate_limit_per_second,
         updated_at: deps.now(),
       };
-      const row = await repos.audited.update("firms", id, update, audit(actor, "firm.update"));
+      const row = await repos.audited.updateChecked("firms", id, update, audit(actor, "firm.update"));
+      // Another change to the limits landed between the check above and this write.
+      if (row === "refused") return bad("the minimum must not exceed the maximum");
       deps.firmsChanged();
       return row ? { ok: true as const, value: firmView(row) } : notFound("firm");
     },
@@ -290,7 +292,13 @@ export function createManagement(deps: ManagementDeps) {
         bank_code: changes.bank_code === undefined ? undefined : (changes.bank_code?.toUpperCase() ?? null),
         updated_at: deps.now(),
       };
-      const row = await repos.audited.update("payment_accounts", id, update, audit(actor, "account.update"));
+      const row = await repos.audited.updateChecked(
+        "payment_accounts",
+        id,
+        update,
+        audit(actor, "account.update"),
+      );
+      if (row === "refused") return bad("the minimum must not exceed the maximum");
       deps.accountsChanged();
       return row ? { ok: true as const, value: accountView(row) } : notFound("account");
     },

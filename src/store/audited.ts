@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
-import { uniqueViolation } from "./errors.js";
+import { checkViolation, uniqueViolation } from "./errors.js";
 import type { AuditLogTable, Database } from "./schema.js";
 
 /**
@@ -157,6 +157,25 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
     /** Updates a managed row and logs what changed, before and after; undefined when no such row. */
     update<T extends Managed>(table: T, id: number, changes: Updateable<Database[T]>, audit: AuditEntry) {
       return db.transaction().execute((trx) => updateIn(trx, table, id, changes, audit));
+    },
+
+    /**
+     * As update, but "refused" when a CHECK constraint refuses the result: two changes made at once
+     * that are each fine alone (one raises the minimum, the other lowers the maximum) meet here.
+     * Nothing is written then, audit line included.
+     */
+    async updateChecked<T extends Managed>(
+      table: T,
+      id: number,
+      changes: Updateable<Database[T]>,
+      audit: AuditEntry,
+    ): Promise<Selectable<Database[T]> | undefined | "refused"> {
+      try {
+        return await db.transaction().execute((trx) => updateIn(trx, table, id, changes, audit));
+      } catch (err) {
+        if (checkViolation(err)) return "refused";
+        throw err;
+      }
     },
 
     /**

@@ -19,3 +19,9 @@ export function uniqueViolation(err: unknown): UniqueViolation | null {
   }
   return null;
 }
+
+/** A CHECK constraint refused the row (both stores). */
+export function checkViolation(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === "23514" || code === "SQLITE_CONSTRAINT_CHECK";
+}

@@ -272,6 +272,33 @@ describe.each(STORES)("console management API: roles, every change audited, oper
     expect((await audit(`entity_type=firm&entity_id=${firm.id}&limit=1000`)).length).toBe(before);
   });
 
+  it("two limit changes at once that clash: one applies, the other gets a 400 and is not logged", async () => {
+    const account = (
+      await server.admin("POST", "/admin/v1/accounts", { bank_name: "B", holder_name: "H", iban: "TR8" })
+    ).json;
+    for (let round = 0; round < 5; round++) {
+      await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposit_min: null, deposit_max: null });
+      await server.admin("PATCH", `/admin/v1/accounts/${account.id}`, { min: null, max: null });
+      const before = (await server.admin("GET", "/admin/v1/audit?limit=1000")).json.length;
+      const answers = await Promise.all([
+        server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposit_min: "500.00" }),
+        server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposit_max: "100.00" }),
+        server.admin("PATCH", `/admin/v1/accounts/${account.id}`, { min: "500.00" }),
+        server.admin("PATCH", `/admin/v1/accounts/${account.id}`, { max: "100.00" }),
+      ]);
+      for (const pair of [answers.slice(0, 2), answers.slice(2)]) {
+        expect(pair.map((a) => a.status).sort()).toEqual([200, 400]);
+        expect(pair.find((a) => a.status === 400)?.json).toEqual({
+          success: false,
+          message: "the minimum must not exceed the maximum",
+        });
+      }
+      const after = (await server.admin("GET", "/admin/v1/audit?limit=1000")).json.length;
+      expect(after - before).toBe(2);
+    }
+    await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposit_min: null, deposit_max: null });
+  });
+
   it("a password change is audited without the password", async () => {
     const res = await consoleCall(server, "POST", "/ops/api/password", {
       ...as.viewer,
