@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsoleSession, consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { createFirm, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
 type Role = "admin" | "operator" | "viewer";
 
@@ -87,6 +87,66 @@ describe.each(STORES)("console management API: roles, every change audited, oper
     expect(range.json).toEqual({ success: false, message: "the minimum must not exceed the maximum" });
     expect((await call("admin", "PATCH", "/ops/api/firms/999999", { active: false })).status).toBe(404);
     expect((await call("admin", "POST", "/ops/api/firms", "not an object")).status).toBe(400);
+  });
+
+  it("ids are decimal digits only, and text with control characters is a 400 on both stores, never a 500", async () => {
+    await addAccount(server);
+    const merchant = await createFirm(server);
+    const body = depositBody();
+    expect((await send(server, merchant, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const q = await send(server, merchant, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    const id = q.json.data.id as number;
+    const hex = `0x${id.toString(16)}`;
+
+    for (const path of [
+      `/admin/v1/transactions/${hex}`,
+      `/admin/v1/transactions/${id}e0`,
+      `/admin/v1/transactions/${id}.0`,
+      `/admin/v1/transactions/%20${id}`,
+    ])
+      expect((await server.admin("GET", path)).status, path).toBe(400);
+    expect((await server.admin("POST", `/admin/v1/transactions/${hex}/approve`, { actor: "x" })).status).toBe(
+      400,
+    );
+    expect((await call("operator", "POST", `/ops/api/transactions/${hex}/reject`, {})).status).toBe(400);
+    expect((await call("viewer", "GET", `/ops/api/transactions/${id}e0`)).status).toBe(400);
+
+    const nul = await call("operator", "POST", `/ops/api/transactions/${id}/reject`, {
+      note: "paid\u0000twice",
+    });
+    expect(nul.status).toBe(400);
+    expect((await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status).toBe("pending");
+
+    for (const path of [
+      "/admin/v1/audit?actor=%00",
+      "/admin/v1/audit?entity_id=%00x",
+      "/admin/v1/transactions?stauts=pending",
+      "/admin/v1/transactions?limit=0x10",
+    ])
+      expect((await server.admin("GET", path)).status, path).toBe(400);
+    for (const path of ["/ops/api/transactions?reference=%00", "/ops/api/transactions.csv?username=a%00"])
+      expect((await call("viewer", "GET", path)).status, path).toBe(400);
+    const login = await consoleCall(server, "POST", "/ops/api/login", {
+      body: { email: "a\u0000b@x.example", password: "whatever-password" },
+    });
+    expect(login.status).toBe(400);
+
+    const blank = await server.admin("PUT", `/admin/v1/firms/${firm.id}/bans`, { user_id: "   " });
+    expect(blank.status).toBe(400);
+  });
+
+  it("callback redeliver --failed-since takes epoch milliseconds as digits or an ISO 8601 time, nothing looser", async () => {
+    for (const failed_since of [1_700_000_000_000, "1700000000000", "2026-01-01T00:00:00Z"])
+      expect((await server.admin("POST", "/admin/v1/callbacks/redeliver", { failed_since })).status).toBe(
+        200,
+      );
+    for (const failed_since of ["yesterday", "2024-02-30T00:00:00Z", "2024-01-01", "1 Jan 2024", "-5"])
+      expect(
+        (await server.admin("POST", "/admin/v1/callbacks/redeliver", { failed_since })).status,
+        failed_since,
+      ).toBe(400);
   });
 
   it("every change is audited with actor, before and after, and never a secret", async () => {

@@ -8,7 +8,14 @@ import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
 import { answer, parse, parseBody } from "../management/io.js";
 import { registerManagementRoutes } from "../management/routes.js";
-import { idParam, operatorCreate, operatorUpdate } from "../management/schemas.js";
+import {
+  idParam,
+  note,
+  operatorCreate,
+  operatorUpdate,
+  plainText,
+  recordIdOf,
+} from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
 
 /**
@@ -63,9 +70,12 @@ function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, 
   );
 }
 
-const login = z.strictObject({ email: z.string().min(3).max(200), password: z.string().min(1).max(200) });
+const login = z.strictObject({
+  email: plainText(200).pipe(z.string().min(3)),
+  password: z.string().min(1).max(200),
+});
 const password = z.strictObject({ current: z.string().min(1).max(200), next: z.string().min(12).max(200) });
-const decision = z.strictObject({ note: z.string().max(500).optional(), amount: z.string().optional() });
+const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
 const queue = z.object({
   type: z.enum(["deposit", "withdrawal"]).default("deposit"),
   order: z.enum(["oldest", "newest"]).default("oldest"),
@@ -176,12 +186,16 @@ export function registerConsoleRoutes(
       ops.post<{ Params: { id: string } }>(`/ops/api/transactions/:id/${kind}`, async (request, reply) => {
         const who = await guard(request, reply, "operator");
         if (!who) return reply;
-        const id = Number(request.params.id);
-        if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+        const id = recordIdOf(request.params.id);
+        if (id === undefined) return sendError(reply, 400, "invalid id");
         const json = parseJsonBody(request);
         const input = json.ok ? decision.safeParse(json.value) : undefined;
         if (!input?.success)
-          return sendError(reply, 400, "note (at most 500 characters) and amount are optional strings");
+          return sendError(
+            reply,
+            400,
+            "note (at most 500 characters, no control characters) and amount are optional strings",
+          );
         let amountMinor: number | undefined;
         if (kind === "approve" && input.data.amount !== undefined) {
           const parsed = parseAmount(input.data.amount);
@@ -205,17 +219,17 @@ export function registerConsoleRoutes(
     }
 
     const search = z.object({
-      id: z.coerce.number().int().positive().optional(),
-      reference: z.string().max(100).optional(),
-      user_id: z.string().max(50).optional(),
-      username: z.string().max(100).optional(),
-      iban: z.string().max(64).optional(),
+      id: idParam.shape.id.optional(),
+      reference: plainText(100).optional(),
+      user_id: plainText(50).optional(),
+      username: plainText(100).optional(),
+      iban: plainText(64).optional(),
       status: z.enum(["pending", "approved", "rejected"]).optional(),
       type: z.enum(["deposit", "withdrawal"]).optional(),
-      firm: z.coerce.number().int().positive().optional(),
+      firm: idParam.shape.id.optional(),
       from: z.iso.datetime({ offset: true }).optional(),
       to: z.iso.datetime({ offset: true }).optional(),
-      limit: z.coerce.number().int().min(1).max(1000).optional(),
+      limit: idParam.shape.id.pipe(z.number().max(1000)).optional(),
     });
     async function findTransactions(request: FastifyRequest, reply: FastifyReply) {
       const q = search.safeParse(request.query);
@@ -255,8 +269,8 @@ export function registerConsoleRoutes(
     ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {
       const who = await guard(request, reply, "viewer");
       if (!who) return reply;
-      const id = Number(request.params.id);
-      if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+      const id = recordIdOf(request.params.id);
+      if (id === undefined) return sendError(reply, 400, "invalid id");
       const detail = await backoffice.transactionDetail(id, {
         fullNationalId: who.operator.role === "admin",
       });
@@ -266,8 +280,8 @@ export function registerConsoleRoutes(
     ops.post<{ Params: { id: string } }>("/ops/api/callbacks/:id/redeliver", async (request, reply) => {
       const who = await guard(request, reply, "operator");
       if (!who) return reply;
-      const id = Number(request.params.id);
-      if (!Number.isSafeInteger(id) || id <= 0) return sendError(reply, 400, "invalid id");
+      const id = recordIdOf(request.params.id);
+      if (id === undefined) return sendError(reply, 400, "invalid id");
       const outcome = await backoffice.redeliver(id, `operator:${who.operator.email}`);
       return outcome.ok
         ? sendJson(reply, 200, outcome.value)

@@ -34,6 +34,27 @@ const httpUrl = z
   .nullable();
 
 const noControl = (v: string) => !/[\u0000-\u001F\u007F]/.test(v);
+const NO_CONTROL = { message: "must not contain control characters" };
+/** Free text an operator types or filters by: PostgreSQL text cannot hold NUL, and none is wanted. */
+export const plainText = (max: number) => z.string().max(max).refine(noControl, NO_CONTROL);
+
+/** A record id as it appears in a path or query: decimal digits only (not 0x1, 1e0, " 1" or 1.0). */
+const ID_TEXT = /^[1-9][0-9]{0,15}$/;
+export function recordIdOf(text: string): number | undefined {
+  if (!ID_TEXT.test(text)) return undefined;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+const idText = z.string().transform((v, ctx) => {
+  const id = recordIdOf(v);
+  if (id === undefined) {
+    ctx.addIssue({ code: "custom", message: "must be a whole number above 0" });
+    return z.NEVER;
+  }
+  return id;
+});
+/** A page size in a query: 1 to 1000, digits only. */
+const limitText = idText.pipe(z.number().max(1000));
 const name = z
   .string()
   .trim()
@@ -127,18 +148,19 @@ export const channelUpdate = z.strictObject({
 export const codeParam = z.strictObject({ code });
 
 export const banBody = z.strictObject({
-  user_id: z.string().min(1).max(50).refine(noControl, { message: "must not contain control characters" }),
+  // Trimmed as merchants' user_id values are compared: a padded ban could never match anyone.
+  user_id: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL),
 });
 
-export const txListQuery = z.object({
-  firm: z.coerce.number().int().positive().optional(),
+export const txListQuery = z.strictObject({
+  firm: idText.optional(),
   status: z.enum(["pending", "approved", "rejected"]).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: limitText.optional(),
 });
 
-export const idParam = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+export const idParam = z.object({ id: idText });
 
-const note = z.string().trim().max(500).refine(noControl, { message: "must not contain control characters" });
+export const note = z.string().trim().max(500).refine(noControl, NO_CONTROL);
 const actor = z
   .string()
   .trim()
@@ -157,15 +179,28 @@ export const rejectBody = z.strictObject({ actor, note: note.optional() });
 
 export const callbackListQuery = z.strictObject({
   status: z.enum(["pending", "delivered", "failed"]).optional(),
-  firm: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  firm: idText.optional(),
+  limit: limitText.optional(),
 });
 
-/** An ISO 8601 time or epoch milliseconds. */
+const isoTime = z.iso.datetime({ offset: true });
+
+/**
+ * An ISO 8601 time with its offset, or epoch milliseconds (a number, or digits as the CLI sends
+ * them). Nothing looser: `Date.parse("1")` is a time in 2001, and "redeliver everything failed
+ * since 2001" is not what anyone typed.
+ */
 export const redeliverFailedBody = z.strictObject({
   failed_since: z.union([z.number().int().min(0), z.string()]).transform((v, ctx) => {
-    const ms = typeof v === "number" ? v : Date.parse(v);
-    if (Number.isNaN(ms)) {
+    const ms =
+      typeof v === "number"
+        ? v
+        : /^[0-9]{1,16}$/.test(v)
+          ? Number(v)
+          : isoTime.safeParse(v).success
+            ? Date.parse(v)
+            : Number.NaN;
+    if (!Number.isSafeInteger(ms)) {
       ctx.addIssue({ code: "custom", message: "must be an ISO 8601 time or epoch milliseconds" });
       return z.NEVER;
     }
@@ -179,15 +214,14 @@ export const operatorUpdate = z.strictObject({
   unlock: z.literal(true).optional(),
 });
 
-const isoTime = z.iso.datetime({ offset: true });
 export const auditQuery = z.strictObject({
-  actor: z.string().trim().min(1).max(200).optional(),
-  action: z.string().trim().min(1).max(50).optional(),
-  entity_type: z.string().trim().min(1).max(50).optional(),
-  entity_id: z.string().trim().min(1).max(100).optional(),
+  actor: z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL).optional(),
+  action: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL).optional(),
+  entity_type: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL).optional(),
+  entity_id: z.string().trim().min(1).max(100).refine(noControl, NO_CONTROL).optional(),
   from: isoTime.optional(),
   to: isoTime.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: limitText.optional(),
 });
 
 export const operatorCreate = z.strictObject({
