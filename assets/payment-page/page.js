@@ -17,13 +17,15 @@
       holder: "Alıcı adı",
       copy: "Kopyala",
       copied: "Kopyalandı",
+      copyFailed: "Kopyalanamadı. Metni seçip elle kopyalayın.",
       waiting: "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
-      expiredTitle: "Bu ödeme bağlantısı artık geçerli değil",
-      expiredText: "Bu sayfada hesap bilgisi gösterilmez. Yeni bir ödeme için işyerinin sitesine dönün.",
+      expiredTitle: "Bu ödeme sayfası kapandı",
+      expiredText:
+        "Hesap bilgisi artık gösterilmez. Ödemeyi yaptıysanız tekrar göndermeyin: sonucu işyeri size bildirir. Yeni bir ödeme için işyerinin sitesine dönün.",
       missingTitle: "Ödeme bağlantısı bulunamadı",
       missingText: "Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
       back: "Siteye dön",
-      badAmount: "Geçerli bir tutar girin (en fazla 2 ondalık basamak).",
+      badAmount: "Geçerli bir tutar girin, örneğin 1250 veya 1250,50 (binlik ayırıcı kullanmadan).",
       tooMany: "Çok fazla deneme. Lütfen biraz bekleyin.",
       failed: "Bir sorun oluştu. Lütfen tekrar deneyin.",
       other: "EN",
@@ -43,14 +45,15 @@
       holder: "Recipient",
       copy: "Copy",
       copied: "Copied",
+      copyFailed: "Could not copy. Select the text and copy it by hand.",
       waiting: "This page updates by itself once your payment is confirmed.",
-      expiredTitle: "This payment link is no longer valid",
+      expiredTitle: "This payment page is closed",
       expiredText:
-        "No account details are shown here any more. Go back to the merchant's site for a new payment.",
+        "No account details are shown here any more. If you have paid, do not pay again: the merchant will tell you the result. Go back to the merchant's site for a new payment.",
       missingTitle: "Payment link not found",
       missingText: "Check the link or go back to the merchant's site.",
       back: "Back to the site",
-      badAmount: "Enter a valid amount (at most 2 decimals).",
+      badAmount: "Enter a valid amount, for example 1250 or 1250.50 (no thousands separator).",
       tooMany: "Too many attempts. Please wait a moment.",
       failed: "Something went wrong. Please try again.",
       other: "TR",
@@ -58,7 +61,20 @@
       lang: "en",
     },
   };
-  // The contract's rejection texts are Turkish; English mode shows them in English.
+  // The contract's rejection texts are what the page API answers, some without Turkish letters;
+  // payers read them with proper spelling and what to do next. Anything else the server says (a
+  // 500's English text, say) is shown as the page's own "something went wrong".
+  const REJECTIONS_TR = {
+    "Halihazirda bekleyen talebiniz var":
+      "Bekleyen bir ödeme talebiniz var. Önce onu tamamlayın veya işyerine başvurun.",
+    "Bu islem numarasi zaten kullanilmis": "Bu ödeme zaten gönderilmiş. İşyerinin sitesine dönün.",
+    "Bu tutar icin uygun hesap yok": "Bu tutar için şu anda uygun hesap yok. Başka bir tutar deneyin.",
+    "Ödeme kanalı talebi kabul etmedi": "Ödeme kanalı bu talebi kabul etmedi. Başka bir tutar deneyin.",
+    "Yatırım şu anda kapalı": "Yatırım şu anda kapalı. Daha sonra tekrar deneyin.",
+    "Kullanıcı yasaklı": "Bu kullanıcı ödeme yapamaz. İşyerine başvurun.",
+    "Yatırım tutarı limit dışında":
+      "Yatırım tutarı limit dışında. Başka bir tutar deneyin veya limitleri işyerine sorun.",
+  };
   const REJECTIONS_EN = {
     "Halihazirda bekleyen talebiniz var": "You already have a pending deposit.",
     "Bu islem numarasi zaten kullanilmis": "This payment was already submitted.",
@@ -67,8 +83,17 @@
       "The payment channel did not accept this request. Try another amount.",
     "Yatırım şu anda kapalı": "Deposits are closed at the moment.",
     "Kullanıcı yasaklı": "This user may not deposit.",
-    "Yatırım tutarı limit dışında": "This amount is outside the allowed limits.",
+    "Yatırım tutarı limit dışında":
+      "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
   };
+  /** The page's text for an answer's message: a known rejection, a validation message, else "failed". */
+  function rejectionText(status, message) {
+    const known = (lang === "en" ? REJECTIONS_EN : REJECTIONS_TR)[message];
+    if (known) return known;
+    if (status === 400 && typeof message === "string" && message.startsWith("Validation failed: Amount"))
+      return t("badAmount");
+    return t("failed");
+  }
   let lang = localStorage.getItem("payintake.lang") === "en" ? "en" : "tr";
   let state = null;
   let values = {};
@@ -100,6 +125,10 @@
     return lang === "tr" ? text.replace(".", ",") : text;
   }
 
+  function setText(id, text) {
+    if ($(id).textContent !== text) $(id).textContent = text;
+  }
+
   function render(next) {
     state = next;
     const back = next?.return_url;
@@ -108,16 +137,24 @@
     if (!next) return show("missing");
     if (next.status === "open") return show("open");
     if (next.status === "assigned") {
-      values = { amount: next.amount, bank: next.bank_name, holder: next.holder_name, iban: next.iban };
-      $("v-amount").textContent = `${localAmount(next.amount)} TL`;
-      $("v-bank").textContent = next.bank_name;
-      $("v-holder").textContent = next.holder_name;
-      $("v-iban").textContent = groupIban(next.iban);
+      // The amount is copied as it is shown (250,50 in Turkish): a Turkish banking app reads "."
+      // as a thousands separator.
+      values = {
+        amount: localAmount(next.amount),
+        bank: next.bank_name,
+        holder: next.holder_name,
+        iban: next.iban,
+      };
+      // Written only when they change: every poll rewriting them made screen readers read them again.
+      setText("v-amount", `${localAmount(next.amount)} TL`);
+      setText("v-bank", next.bank_name);
+      setText("v-holder", next.holder_name);
+      setText("v-iban", groupIban(next.iban));
       show("assigned");
       return;
     }
     values = {};
-    for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) $(id).textContent = "";
+    for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) setText(id, "");
     show("expired");
     stopPolling();
   }
@@ -178,8 +215,7 @@
       if (res.status === 404) return render(null);
       if (res.status === 429) return error(t("tooMany"));
       if (res.ok) return render(body);
-      const message = body?.message ? body.message : t("failed");
-      error(lang === "en" ? REJECTIONS_EN[message] || message : message);
+      error(rejectionText(res.status, body?.message));
     } catch (_e) {
       error(t("failed"));
     } finally {
@@ -191,16 +227,24 @@
   document.addEventListener("click", async (event) => {
     const key = event.target?.getAttribute?.("data-copy");
     if (!key || !values[key]) return;
+    let copied = false;
     try {
       await navigator.clipboard.writeText(values[key]);
-      $("copied").textContent = t("copied");
-      $("copied").hidden = false;
-      setTimeout(() => {
-        $("copied").hidden = true;
-      }, 2000);
+      copied = true;
     } catch (_e) {
-      /* clipboard refused: the text stays selectable */
+      // No clipboard here (an in-app browser, a page not on https): the value is selected instead,
+      // and the payer is told, so nothing older on the clipboard gets pasted by mistake.
+      const shown = $(`v-${key}`);
+      if (shown) window.getSelection()?.selectAllChildren(shown);
     }
+    $("copied").textContent = t(copied ? "copied" : "copyFailed");
+    $("copied").hidden = false;
+    setTimeout(
+      () => {
+        $("copied").hidden = true;
+      },
+      copied ? 2000 : 6000,
+    );
   });
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";

@@ -130,7 +130,14 @@ export function createHostedSessions(deps: HostedDeps) {
           // A second click or tab: the first submission created the transaction (and may not have
           // marked the session yet). Assign it to that transaction and show what the first shows.
           const tx = await repos.transactions.findByReference(session.firm_id, session.reference);
-          if (tx) {
+          // Only a deposit this session's payer made since it opened: a merchant that reused a
+          // reference must not lead the payer to another deposit's account and amount.
+          if (
+            tx &&
+            tx.type === "deposit" &&
+            tx.user_id === req.userId &&
+            tx.created_at >= session.created_at
+          ) {
             await repos.sessions.markAssigned(session.id, tx.id, deps.now());
             const again = await repos.sessions.byTokenHash(session.token_hash);
             if (again?.transaction_id === tx.id) return { ok: true, state: await stateOf(again) };

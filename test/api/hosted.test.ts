@@ -124,6 +124,16 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(ok.json.status).toBe("assigned");
   });
 
+  it("a reference the merchant already used for another deposit is refused on the page, never shown as this payer's", async () => {
+    const direct = depositBody({ amount: "100.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);
+    const { token } = await open({ reference: direct.reference });
+    const submitted = await page("POST", `/api/pay/${token}/deposit`, { amount: "300.00" });
+    expect(submitted.status).toBe(409);
+    expect(submitted.json).toEqual({ success: false, message: "Bu islem numarasi zaten kullanilmis" });
+    expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("open");
+  });
+
   it("two submissions at the same moment (two clicks, two tabs) create one transaction and show one account", async () => {
     const { token, body } = await open();
     const answers = await Promise.all(

@@ -68,8 +68,12 @@ describe("hosted payment page in Chromium", () => {
     await page.fill("#amount", "12,345");
     await page.click("#submit");
     expect(await page.locator("#amount-error").textContent()).toBe(
-      "Geçerli bir tutar girin (en fazla 2 ondalık basamak).",
+      "Geçerli bir tutar girin, örneğin 1250 veya 1250,50 (binlik ayırıcı kullanmadan).",
     );
+    // A thousands separator is refused, never read as a decimal point.
+    await page.fill("#amount", "1.250,00");
+    await page.click("#submit");
+    expect(await page.locator("#amount-error").isVisible()).toBe(true);
 
     await page.fill("#amount", "250,50");
     await page.click("#submit");
@@ -80,6 +84,9 @@ describe("hosted payment page in Chromium", () => {
     await page.locator('[data-copy="iban"]').click();
     await expect.poll(() => page.locator("#copied").isVisible()).toBe(true);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("TR330006100519786457841326");
+    // The amount is copied as shown, with a decimal comma (a Turkish banking app reads "." as thousands).
+    await page.locator('[data-copy="amount"]').click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("250,50");
     await shot(page, "phone-2-account");
 
     const q = await send(server, firm, {
@@ -90,6 +97,11 @@ describe("hosted payment page in Chromium", () => {
     // The page notices by itself (it polls every 3 s) and stops showing the account.
     await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
     expect(await page.content()).not.toContain("TR33 0006");
+    // Closed, not failed: a payer who has paid is told not to pay again.
+    expect(await page.locator("#expired h2").textContent()).toBe("Bu ödeme sayfası kapandı");
+    expect(await page.locator("#expired p").textContent()).toContain(
+      "Ödemeyi yaptıysanız tekrar göndermeyin",
+    );
     await shot(page, "phone-3-expired");
     expect(foreign).toEqual([]);
     await page.context().close();
@@ -104,7 +116,9 @@ describe("hosted payment page in Chromium", () => {
     await shot(page, "desktop-1-amount");
     await page.fill("#amount", "500");
     await page.click("#submit");
-    await expect.poll(() => page.locator("#amount-error").textContent()).toBe("Yatırım tutarı limit dışında");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Yatırım tutarı limit dışında. Başka bir tutar deneyin veya limitleri işyerine sorun.");
     await page.fill("#amount", "99.90");
     await page.click("#submit");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
@@ -125,11 +139,47 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
-      .toBe("This amount is outside the allowed limits.");
+      .toBe(
+        "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
+      );
     await shot(page, "phone-4-english");
     await page.click("#lang");
     expect(await page.locator("h1").textContent()).toBe("Havale / EFT ile ödeme");
     await page.context().close();
+  });
+
+  it("without a clipboard, Kopyala selects the value and says so; a server error reads in Turkish", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "75");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    await page.evaluate(() => {
+      Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
+    });
+    await page.locator('[data-copy="iban"]').click();
+    await expect
+      .poll(() => page.locator("#copied").textContent())
+      .toBe("Kopyalanamadı. Metni seçip elle kopyalayın.");
+    expect(await page.evaluate(() => String(window.getSelection()))).toBe("TR33 0006 1005 1978 6457 8413 26");
+    await page.context().close();
+
+    const second = await openPage((await session(firm)).url);
+    await expect.poll(() => second.page.locator("#open").isVisible()).toBe(true);
+    await second.page.route("**/deposit", (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: '{"success":false,"message":"An internal error occurred. Please try again later."}',
+      }),
+    );
+    await second.page.fill("#amount", "75");
+    await second.page.click("#submit");
+    await expect
+      .poll(() => second.page.locator("#amount-error").textContent())
+      .toBe("Bir sorun oluştu. Lütfen tekrar deneyin.");
+    await second.page.context().close();
   });
 
   it("an unknown link shows the not-found screen and reveals nothing", async () => {
