@@ -65,12 +65,19 @@ function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; 
   return { before: b, after: a };
 }
 
-/** A callback due now with its retry schedule from the start, as a redelivery makes it. */
+/**
+ * A callback due now with its retry schedule from the start, as a redelivery makes it. The lease
+ * goes too: an attempt still in flight then finds it no longer holds the row and leaves only its
+ * attempt on record, instead of writing its own next step over the operator's fresh schedule
+ * (store/callbacks.ts recordAttempt).
+ */
 const freshSchedule = (at: number) => ({
   status: "pending" as const,
   step: 0,
   next_attempt_at: at,
   failed_at: null,
+  lease_until: 0,
+  lease_owner: null,
   updated_at: at,
 });
 
@@ -227,7 +234,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
 
     /**
      * Makes a callback due now with a fresh schedule, whatever its status (an attempt in flight
-     * finishes first), logged with its status before.
+     * finishes, but no longer moves the schedule), logged with its status before.
      */
     redeliver(callbackId: number, audit: AuditEntry) {
       return db.transaction().execute(async (trx) => {

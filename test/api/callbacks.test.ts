@@ -346,6 +346,33 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     }
   });
 
+  it("a redelivery asked while an attempt is in flight is not undone by that attempt's result", async () => {
+    const firm = await firmWithReceiver();
+    receiver.behave((_r, n) =>
+      n === 0 ? { status: 500 } : n === 1 ? { status: 500, delayMs: 1_500 } : { status: 200 },
+    );
+    const { id } = await deposit(firm);
+    const cbId = (await approve(id)).json.callback_id;
+    await receiver.waitFor(1);
+    await eventually(async () => ((await callback(cbId)).attempts.length === 1 ? true : undefined));
+    server.clock.advance(12_000);
+    // The second attempt is now in flight (the receiver holds it for 1.5 s): redeliver meanwhile.
+    await receiver.waitFor(2);
+    expect((await server.admin("POST", `/admin/v1/callbacks/${cbId}/redeliver`)).status).toBe(200);
+    // The fresh schedule stands: the next attempt comes at once, without moving the clock, and the
+    // attempt that was in flight is kept on record when it ends, without touching the status.
+    const done = await eventually(async () => {
+      const c = await callback(cbId);
+      return c.status === "delivered" && c.attempts.length === 3 ? c : undefined;
+    }, 10_000);
+    expect(done.attempts.map((a: { outcome: string }) => a.outcome).sort()).toEqual([
+      "delivered",
+      "retry",
+      "retry",
+    ]);
+    expect(receiver.received).toHaveLength(3);
+  });
+
   it("429 with Retry-After waits as long as the receiver asks", async () => {
     const firm = await firmWithReceiver();
     receiver.behave((_r, n) =>
