@@ -55,13 +55,14 @@ export function createHostedSessions(deps: HostedDeps) {
     return repos.sessions.byTokenHash(hashOf(token));
   }
 
-  async function stateOf(session: SessionRow): Promise<PageState> {
+  /** `firm`: the session's firm when the caller has read it already (it is read here otherwise). */
+  async function stateOf(session: SessionRow, firm?: { active: number }): Promise<PageState> {
     const returnUrl = session.return_url;
     if (session.status === "open") {
       if (deps.now() >= session.expires_at) return { status: "expired", returnUrl };
       // A deactivated firm takes no more deposits, from its pages either: its open links expire.
-      const firm = await repos.firms.findWithProvider(session.firm_id);
-      return firm?.active
+      const active = (firm ?? (await repos.firms.findWithProvider(session.firm_id)))?.active;
+      return active
         ? { status: "open", expiresAt: session.expires_at, returnUrl }
         : { status: "expired", returnUrl };
     }
@@ -111,12 +112,11 @@ export function createHostedSessions(deps: HostedDeps) {
     async submit(token: string, amountMinor: number): Promise<SubmitOutcome> {
       const session = await find(token);
       if (!session) return { ok: false, kind: "not_found" };
-      const current = await stateOf(session);
-      if (current.status !== "open") return { ok: true, state: current };
       const row = await repos.firms.findWithProvider(session.firm_id);
       if (!row) return { ok: false, kind: "not_found" };
-      // Deactivated since stateOf read it: as expired, and nothing is created.
-      if (!row.active) return { ok: true, state: { status: "expired", returnUrl: session.return_url } };
+      // One read of the firm: the same row decides whether the page is still open and makes the deposit.
+      const current = await stateOf(session, row);
+      if (current.status !== "open") return { ok: true, state: current };
       const firm = toFirm(row, box);
       const req = JSON.parse(box.open(session.request_sealed)) as DepositRequest;
       const outcome = await createDeposit(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChannelClient } from "../../src/channels/http-channel.js";
-import type { AccountCandidate, ChannelInfo } from "../../src/domain/routing.js";
+import type { ChannelInfo } from "../../src/domain/routing.js";
+import { accountCandidate } from "../support/accounts.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
 /** Asks go through the same connect-time SSRF guard as callbacks, against a real local server. */
@@ -13,16 +14,7 @@ describe("http channel client", () => {
     await receiver.close();
   });
 
-  const account: AccountCandidate = {
-    id: 1,
-    bankName: "Akbank",
-    holderName: "Ödeme Hizmetleri A.Ş.",
-    iban: "TR330006100519786457841326",
-    minAmount: null,
-    maxAmount: null,
-    active: true,
-    lastAssignedAt: 0,
-  };
+  const account = accountCandidate();
   const request = {
     askId: "1:ORD-1",
     amountMinor: 15_000,

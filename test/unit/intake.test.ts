@@ -8,6 +8,7 @@ import {
 } from "../../src/domain/intake.js";
 import type { DepositRequest, WithdrawalRequest } from "../../src/domain/requests.js";
 import { type AccountCandidate, pickAccount } from "../../src/domain/routing.js";
+import { accountCandidate } from "../support/accounts.js";
 
 const NOW = Date.UTC(2026, 10, 22, 10, 15, 30);
 
@@ -31,19 +32,7 @@ function firm(overrides: Partial<Firm> = {}): Firm {
   };
 }
 
-function account(id: number, overrides: Partial<AccountCandidate> = {}): AccountCandidate {
-  return {
-    id,
-    bankName: "Ziraat Bankası",
-    holderName: "Ödeme Hizmetleri A.Ş.",
-    iban: "TR330006100519786457841326",
-    minAmount: null,
-    maxAmount: null,
-    active: true,
-    lastAssignedAt: 0,
-    ...overrides,
-  };
-}
+const account = accountCandidate;
 
 function depositReq(overrides: Partial<DepositRequest> = {}): DepositRequest & { amountMinor: number } {
   return {

@@ -10,6 +10,8 @@ import { answer, parse, parseBody } from "../management/io.js";
 import { registerManagementRoutes } from "../management/routes.js";
 import {
   idParam,
+  idText,
+  limitText,
   note,
   operatorCreate,
   operatorUpdate,
@@ -219,17 +221,17 @@ export function registerConsoleRoutes(
     }
 
     const search = z.object({
-      id: idParam.shape.id.optional(),
+      id: idText.optional(),
       reference: plainText(100).optional(),
       user_id: plainText(50).optional(),
       username: plainText(100).optional(),
       iban: plainText(64).optional(),
       status: z.enum(["pending", "approved", "rejected"]).optional(),
       type: z.enum(["deposit", "withdrawal"]).optional(),
-      firm: idParam.shape.id.optional(),
+      firm: idText.optional(),
       from: z.iso.datetime({ offset: true }).optional(),
       to: z.iso.datetime({ offset: true }).optional(),
-      limit: idParam.shape.id.pipe(z.number().max(1000)).optional(),
+      limit: limitText.optional(),
     });
     async function findTransactions(request: FastifyRequest, reply: FastifyReply) {
       const q = search.safeParse(request.query);

@@ -45,7 +45,7 @@ export function recordIdOf(text: string): number | undefined {
   const id = Number(text);
   return Number.isSafeInteger(id) ? id : undefined;
 }
-const idText = z.string().transform((v, ctx) => {
+export const idText = z.string().transform((v, ctx) => {
   const id = recordIdOf(v);
   if (id === undefined) {
     ctx.addIssue({ code: "custom", message: "must be a whole number above 0" });
@@ -54,7 +54,7 @@ const idText = z.string().transform((v, ctx) => {
   return id;
 });
 /** A page size in a query: 1 to 1000, digits only. */
-const limitText = idText.pipe(z.number().max(1000));
+export const limitText = idText.pipe(z.number().max(1000));
 const name = z
   .string()
   .trim()
