@@ -15,6 +15,11 @@ import type { CallbackSender } from "./sender.js";
  * - One slow receiver waits alone: at most `perOrigin` sends in flight per receiver origin, and
  *   `concurrency` in all. Rows are claimed a little ahead and wait in memory for a slot of their
  *   origin; a busy origin gets no new claims, so its backlog never takes another's place.
+ * - Many slow receivers do not starve the rest: a receiver whose last attempt took at least
+ *   `slowAfterMs` (it hangs, or answers late) gets one send at a time until an attempt is quick
+ *   again, and slow receivers together hold at most half of `concurrency`. The other half is for
+ *   receivers that answer, whatever number of merchants hang (Svix and Stripe throttle failing
+ *   endpoints the same way).
  * - Nothing is sent before the decision behind it (and the lease) are durable: `settle()`.
  */
 export interface OutboxWorker {
@@ -30,6 +35,8 @@ export interface OutboxWorkerOptions {
   perOrigin: number;
   pollMs: number;
   leaseMs: number;
+  /** An attempt that lasts this long marks its receiver slow (half the send timeout). */
+  slowAfterMs: number;
 }
 
 export interface OutboxLog {
@@ -55,6 +62,10 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   const { callbacks, options } = deps;
   const owner = `worker-${process.pid}-${randomBytes(6).toString("hex")}`;
   const perOrigin = new Map<string, number>();
+  /** Receivers whose last attempt was slow, and how many sends to slow receivers are in flight. */
+  const slow = new Set<string>();
+  let slowInFlight = 0;
+  const slowCap = Math.max(1, Math.floor(options.concurrency / 2));
   const inFlight = new Set<Promise<void>>();
   /** Claimed rows waiting for a free slot of their origin, oldest first; held under our lease. */
   const queued = new Map<string, { c: ClaimedCallback; leaseUntil: number }[]>();
@@ -79,6 +90,8 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       "x-callback-attempt": String(attempt),
       "x-callback-event": c.event,
     });
+    if (result.durationMs >= options.slowAfterMs) slow.add(c.origin);
+    else slow.delete(c.origin);
     const now = deps.now();
     const next = nextStep(result, c.step + 1, now, deps.random());
     const summary =
@@ -112,9 +125,12 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
 
   function launch(c: ClaimedCallback): void {
     perOrigin.set(c.origin, (perOrigin.get(c.origin) ?? 0) + 1);
+    const countedSlow = slow.has(c.origin);
+    if (countedSlow) slowInFlight++;
     const run: Promise<void> = deliver(c)
       .catch((err) => deps.log.error({ err, callback: c.id }, "callback attempt could not be recorded"))
       .finally(() => {
+        if (countedSlow) slowInFlight--;
         const n = (perOrigin.get(c.origin) ?? 1) - 1;
         if (n === 0) perOrigin.delete(c.origin);
         else perOrigin.set(c.origin, n);
@@ -129,14 +145,22 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
     return (perOrigin.get(origin) ?? 0) + (queued.get(origin)?.length ?? 0);
   }
 
+  /** How many sends one receiver may have in flight now. */
+  function allowance(origin: string): number {
+    return slow.has(origin) ? 1 : options.perOrigin;
+  }
+
+  /** Whether a send to this receiver may start now (its own slots, and the slow receivers' share). */
+  function mayStart(origin: string): boolean {
+    if (inFlight.size >= options.concurrency) return false;
+    if ((perOrigin.get(origin) ?? 0) >= allowance(origin)) return false;
+    return !slow.has(origin) || slowInFlight < slowCap;
+  }
+
   /** Starts queued rows wherever their origin has a free slot. */
   function launchQueued(): void {
     for (const [origin, rows] of queued) {
-      while (
-        rows.length > 0 &&
-        inFlight.size < options.concurrency &&
-        (perOrigin.get(origin) ?? 0) < options.perOrigin
-      ) {
+      while (rows.length > 0 && mayStart(origin)) {
         const next = rows.shift() as { c: ClaimedCallback; leaseUntil: number };
         queuedCount--;
         // Too little of the lease left for a whole attempt: give the row back rather than risk a
@@ -164,8 +188,11 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         // Claim ahead, up to as many as could be in flight, so a freed slot never waits for a query.
         const room = options.concurrency * 2 - inFlight.size - queuedCount;
         if (room <= 0 || stopped) break;
-        const busy = [...new Set([...perOrigin.keys(), ...queued.keys()])].filter(
-          (origin) => load(origin) >= options.perOrigin,
+        // Receivers with no free slot get no claims; slow ones get none while their share is used,
+        // and at most two rows each otherwise.
+        const slowFull = slowInFlight >= slowCap;
+        const busy = [...new Set([...perOrigin.keys(), ...queued.keys(), ...slow])].filter(
+          (origin) => load(origin) >= allowance(origin) || (slowFull && slow.has(origin)),
         );
         const now = deps.now();
         const leaseUntil = now + options.leaseMs;
@@ -176,6 +203,8 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
           limit: room,
           perOrigin: options.perOrigin * 2,
           excludeOrigins: busy,
+          slowOrigins: [...slow].filter((origin) => !busy.includes(origin)),
+          perSlowOrigin: 2,
         });
         // Nothing due, unless a decision poked us while the query ran: then `again` says look once more.
         if (claimed.length === 0) continue;
@@ -183,7 +212,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         for (const c of claimed) {
           // One origin's backlog may fill a claim; keep only what it can start soon, so the room
           // left is for other receivers.
-          if (load(c.origin) >= options.perOrigin * 2) {
+          if (load(c.origin) >= allowance(c.origin) * 2) {
             await callbacks.release(c.id, owner);
             continue;
           }

@@ -299,6 +299,7 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
       perOrigin: config.callbacks.perOrigin,
       pollMs: config.callbacks.pollMs,
       leaseMs: config.callbacks.leaseMs,
+      slowAfterMs: config.callbacks.timeoutMs / 2,
     },
   });
   const autoCancel = createAutoCancelJob({

@@ -57,6 +57,9 @@ export interface CallbackRepository {
     /** At most this many rows of one receiver origin. */
     perOrigin: number;
     excludeOrigins: readonly string[];
+    /** Receivers that answer slowly: at most `perSlowOrigin` rows each. */
+    slowOrigins?: readonly string[];
+    perSlowOrigin?: number;
   }): Promise<ClaimedCallback[]>;
   /**
    * Frees every lease. Only for the embedded store at start: its exclusive lock means no other
@@ -81,20 +84,34 @@ export function createCallbackRepository(
   dialect: "sqlite" | "postgres",
 ): CallbackRepository {
   return {
-    async claimDue({ now, leaseUntil, owner, limit, perOrigin, excludeOrigins }) {
+    async claimDue({
+      now,
+      leaseUntil,
+      owner,
+      limit,
+      perOrigin,
+      excludeOrigins,
+      slowOrigins = [],
+      perSlowOrigin = 1,
+    }) {
       const lock = dialect === "postgres" ? sql`FOR UPDATE SKIP LOCKED` : sql``;
       const skipOrigins =
         excludeOrigins.length === 0
           ? sql``
           : sql`AND origin NOT IN (${sql.join(excludeOrigins.map((o) => sql`${o}`))})`;
+      const cap =
+        slowOrigins.length === 0
+          ? sql`${perOrigin}`
+          : // Typed, for PostgreSQL: untyped parameters in a CASE would be text, compared to a bigint.
+            sql`CASE WHEN origin IN (${sql.join(slowOrigins.map((o) => sql`${o}`))}) THEN CAST(${perSlowOrigin} AS INTEGER) ELSE CAST(${perOrigin} AS INTEGER) END`;
       // The oldest due rows (locked, skipping rows another worker holds), then at most `perOrigin`
-      // of them per receiver: one receiver's backlog cannot fill a claim. Rows looked at but not
+      // of them per receiver (`perSlowOrigin` for slow ones): one receiver's backlog cannot fill a claim. Rows looked at but not
       // taken are unlocked when the statement ends.
       const result = await sql<ClaimedCallback>`
         UPDATE callbacks SET lease_until = ${leaseUntil}, lease_owner = ${owner}
         WHERE id IN (
           SELECT id FROM (
-            SELECT id, next_attempt_at,
+            SELECT id, origin, next_attempt_at,
                    ROW_NUMBER() OVER (PARTITION BY origin ORDER BY next_attempt_at, id) AS nth
             FROM (
               SELECT id, origin, next_attempt_at FROM callbacks
@@ -103,7 +120,7 @@ export function createCallbackRepository(
               LIMIT ${Math.max(limit * 4, 200)}
               ${lock}) AS due
           ) AS ranked
-          WHERE nth <= ${perOrigin}
+          WHERE nth <= ${cap}
           ORDER BY next_attempt_at
           LIMIT ${limit})
         RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts`.execute(

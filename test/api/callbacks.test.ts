@@ -453,3 +453,75 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect(p2).toEqual(p1);
   });
 });
+
+describe.each(STORES)("callbacks when many receivers hang (%s)", (kind) => {
+  let server: TestServer;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    // Four sends in flight, two per receiver: three hanging receivers could fill them all.
+    server = await startTestServer(kind, {
+      PAYINTAKE_CALLBACK_POLL_MS: "25",
+      PAYINTAKE_CALLBACK_TIMEOUT_MS: "1000",
+      PAYINTAKE_CALLBACK_CONCURRENCY: "4",
+      PAYINTAKE_CALLBACK_PER_ORIGIN: "2",
+      LOG_LEVEL: "error",
+    });
+    await addAccount(server);
+  });
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await server?.close();
+  });
+
+  async function pendingDeposits(firm: TestFirm, n: number): Promise<number[]> {
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const body = depositBody({ user_id: `u-${firm.id}-${i}` });
+      expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push(q.json.data.id);
+    }
+    return ids;
+  }
+  const approve = (id: number) =>
+    server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:ayse" });
+
+  it("receivers that hang get one send each and half the slots at most; a merchant that answers is not held up", async () => {
+    const hanging: { receiver: Receiver; ids: number[] }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      receiver.behave(() => ({ hang: true }));
+      const firm = await createFirm(server, { webhook_url: receiver.url });
+      hanging.push({ receiver, ids: await pendingDeposits(firm, 3) });
+    }
+    const healthy = await startReceiver();
+    receivers.push(healthy);
+    const healthyFirm = await createFirm(server, { webhook_url: healthy.url });
+    const [healthyId] = await pendingDeposits(healthyFirm, 1);
+
+    // First callbacks: each hanging receiver's attempt times out, which marks it slow.
+    const first = await Promise.all(hanging.map((h) => approve(h.ids[0] as number)));
+    await eventually(async () => {
+      const all = await Promise.all(
+        first.map(async (d) => (await server.admin("GET", `/admin/v1/callbacks/${d.json.callback_id}`)).json),
+      );
+      return all.every((c) => c.attempts.length === 1) ? true : undefined;
+    }, 5_000);
+
+    // Six more callbacks to the hanging receivers, then one to the healthy merchant.
+    await Promise.all(hanging.flatMap((h) => h.ids.slice(1).map((id) => approve(id))));
+    const decidedAt = Date.now();
+    await approve(healthyId as number);
+    const [r] = await healthy.waitFor(1);
+    // Before: the hanging receivers held all four slots until their attempts timed out (1 s).
+    expect((r?.at ?? 0) - decidedAt).toBeLessThan(600);
+    // Each hanging receiver had one send open at most, two in all.
+    const open = hanging.map((h) => h.receiver.received.length - 1);
+    expect(Math.max(...open)).toBeLessThanOrEqual(1);
+    expect(open.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);
+  });
+});

@@ -130,7 +130,7 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
     expect(after?.map((c) => c.id)).toEqual(expect.arrayContaining(ids));
   });
 
-  it("one claim takes at most perOrigin rows of one receiver, however many are due", async () => {
+  it("one claim takes at most perOrigin rows of one receiver (perSlowOrigin of a slow one), however many are due", async () => {
     const now = server.clock.now() + 40 * 60_000;
     const claimed = await repos[2]?.callbacks.claimDue({
       now,
@@ -150,5 +150,16 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
       excludeOrigins: [claimed?.[0]?.origin ?? ""],
     });
     expect(excluded).toHaveLength(0);
+    const slow = await repos[2]?.callbacks.claimDue({
+      now,
+      leaseUntil: now + 60_000,
+      owner: "capped",
+      limit: 100,
+      perOrigin: 5,
+      excludeOrigins: [],
+      slowOrigins: [claimed?.[0]?.origin ?? ""],
+      perSlowOrigin: 2,
+    });
+    expect(slow).toHaveLength(2);
   });
 });

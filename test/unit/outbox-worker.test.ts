@@ -43,7 +43,7 @@ function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
     now: Date.now,
     random: () => 0.5,
     log: { warn: () => {}, error: () => {} },
-    options: { concurrency: 4, perOrigin: 2, pollMs: 60_000, leaseMs: 60_000 },
+    options: { concurrency: 4, perOrigin: 2, pollMs: 60_000, leaseMs: 60_000, slowAfterMs: 1_000 },
   });
   return { worker, sent, calls: () => calls };
 }
@@ -117,7 +117,7 @@ describe("outbox worker", () => {
       now: Date.now,
       random: () => 0.5,
       log: { warn: () => {}, error: () => {} },
-      options: { concurrency: 4, perOrigin: 2, pollMs: 10, leaseMs: 60_000 },
+      options: { concurrency: 4, perOrigin: 2, pollMs: 10, leaseMs: 60_000, slowAfterMs: 1_000 },
     });
     worker.start();
     const t0 = Date.now();
@@ -128,5 +128,62 @@ describe("outbox worker", () => {
     // The other receiver was not made to wait behind the first one's backlog.
     expect(sent.indexOf("100")).toBeLessThan(3);
     expect(new Set(sent).size).toBe(rows.length);
+  });
+});
+
+describe("outbox worker, slow receivers", () => {
+  it("a receiver that answered slowly gets one send at a time, and its slots back once it is quick again", async () => {
+    const rows = Array.from({ length: 8 }, (_v, i) => row(i + 1, "http://a:80"));
+    const available = new Map(rows.map((r) => [r.id, r]));
+    const callbacks = {
+      claimDue: async (o: { limit: number; excludeOrigins: string[] }) => {
+        const out = [...available.values()]
+          .filter((r) => !o.excludeOrigins.includes(r.origin))
+          .slice(0, o.limit);
+        for (const r of out) available.delete(r.id);
+        return out;
+      },
+      release: async (id: number) => {
+        const r = rows.find((x) => x.id === id);
+        if (r) available.set(id, r);
+      },
+      recordAttempt: async () => {},
+    } as unknown as CallbackRepository;
+    // The first four sends take 40 ms (slow: slowAfterMs is 30), the rest 15 ms.
+    const startedWith: number[] = [];
+    let inFlight = 0;
+    const sender: CallbackSender = {
+      async send() {
+        const n = startedWith.length;
+        inFlight++;
+        startedWith.push(inFlight);
+        const ms = n < 4 ? 40 : 15;
+        await new Promise((r) => setTimeout(r, ms));
+        inFlight--;
+        return { status: 200, durationMs: ms };
+      },
+      close: async () => {},
+    };
+    const worker = createOutboxWorker({
+      callbacks,
+      secretFor: async () => "sk",
+      sender,
+      settle: async () => {},
+      now: Date.now,
+      random: () => 0.5,
+      log: { warn: () => {}, error: () => {} },
+      options: { concurrency: 4, perOrigin: 2, pollMs: 10, leaseMs: 60_000, slowAfterMs: 30 },
+    });
+    worker.start();
+    const t0 = Date.now();
+    while (startedWith.length < rows.length && Date.now() - t0 < 3_000)
+      await new Promise((r) => setTimeout(r, 5));
+    await worker.stop();
+    expect(startedWith).toHaveLength(8);
+    // Two at once before anything was known; one at a time while slow (sends 3 to 5: the fifth is
+    // the first quick one); two at once again after it.
+    expect(startedWith.slice(0, 2)).toEqual([1, 2]);
+    expect(startedWith.slice(2, 5)).toEqual([1, 1, 1]);
+    expect(Math.max(...startedWith.slice(5))).toBe(2);
   });
 });
