@@ -41,13 +41,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 export interface StartOptions {
   /** The clock every time-dependent rule reads; tests move it. */
   now?: () => number;
+  /** Correct that clock to the database server's (on by default unless `now` is given). */
+  clockFromDatabase?: boolean;
   /** Where logs go (stdout by default); tests capture them to prove no secret is ever logged. */
   logDestination?: pino.DestinationStream;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, opts.logDestination);
-  const runtime = await wire(config, logger, opts.now);
+  const runtime = await wire(config, logger, { now: opts.now, clockFromDatabase: opts.clockFromDatabase });
   for (const w of runtime.warnings) logger.warn(w);
   const app = buildApp(
     runtime.ctx,
@@ -69,6 +71,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     clearInterval(purge);
+    runtime.clock.stop();
     await runtime.sender.close();
     await runtime.store.close();
     throw err;
@@ -99,6 +102,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await runtime.sender.close();
         await runtime.channelClient.close();
         runtime.ctx.rateLimiter.stop?.();
+        runtime.clock.stop();
         await runtime.store.close();
       })();
       return closing;

@@ -17,6 +17,7 @@ import { sandboxRouting } from "../domain/sandbox.js";
 import { createHostedSessions } from "../hosted/sessions.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
+import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { createRouter } from "../routing/router.js";
@@ -55,6 +56,8 @@ export interface Runtime {
   channelClient: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
   sender: CallbackSender;
+  /** The clock every rule reads, corrected to the database's on PostgreSQL. */
+  clock: DatabaseClock;
   warnings: string[];
 }
 
@@ -69,7 +72,17 @@ export interface RuntimeLog {
  * generated into the data directory; PostgreSQL deployments run several instances, which must share
  * one key, so there the key has to come from the environment.
  */
-export async function wire(config: Config, log: RuntimeLog, now: () => number = Date.now): Promise<Runtime> {
+export interface WireOptions {
+  /** This machine's clock (tests pass one they can move); Date.now by default. */
+  now?: () => number;
+  /**
+   * Correct that clock to the database server's (lifecycle/database-clock.ts). On unless a clock
+   * is passed: tests that move their clock keep it as they set it.
+   */
+  clockFromDatabase?: boolean;
+}
+
+export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
   let masterKeyHex = config.masterKeyHex;
   if (!masterKeyHex) {
@@ -102,6 +115,13 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     await store.close();
     throw err;
   }
+  const clock = createDatabaseClock({
+    base: opts.now ?? Date.now,
+    databaseTime: () => store.databaseTime(),
+    log,
+  });
+  if (opts.clockFromDatabase ?? opts.now === undefined) await clock.start();
+  const now = clock.now;
   const repos = createRepositories(store);
   if (store.dialect === "sqlite") {
     const freed = await repos.callbacks.releaseAllLeases();
@@ -323,5 +343,16 @@ export async function wire(config: Config, log: RuntimeLog, now: () => number = 
     now,
   });
   const consoleService = createConsoleService({ repos, now });
-  return { ctx, backoffice, consoleService, store, outbox, autoCancel, sender, channelClient, warnings };
+  return {
+    ctx,
+    backoffice,
+    consoleService,
+    store,
+    outbox,
+    autoCancel,
+    sender,
+    channelClient,
+    clock,
+    warnings,
+  };
 }

@@ -22,6 +22,11 @@ export interface Store {
   statements: StatementRunner;
   /** A round trip to the store, for readiness probes; throws when it cannot answer. */
   ping(): Promise<void>;
+  /**
+   * The database server's clock (epoch ms), which every instance on one PostgreSQL shares;
+   * undefined on the embedded store, where one process is the only clock there is.
+   */
+  databaseTime(): Promise<number | undefined>;
   /** Applies every migration not yet applied; safe to call from several instances at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -68,6 +73,9 @@ async function openSqlite(dataDir: string): Promise<Store> {
     statements: groupCommit.statements,
     async ping() {
       await sql`SELECT 1`.execute(db);
+    },
+    async databaseTime() {
+      return undefined;
     },
     async migrate() {
       // Each script waits for the open batch to commit; a migration's own BEGIN … COMMIT spans several
@@ -120,6 +128,13 @@ function openPostgres(url: string, poolSize: number): Store {
     settle: () => settled,
     async ping() {
       await pool.query("SELECT 1");
+    },
+    async databaseTime() {
+      // clock_timestamp(), not now(): the time of this statement, not of its transaction.
+      const result = await pool.query<{ ms: string }>(
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms",
+      );
+      return Number(result.rows[0]?.ms);
     },
     statements: {
       async rows<R>(statement: Prepared, params: readonly unknown[]) {

@@ -86,11 +86,36 @@ export async function storeEnv(
   };
 }
 
+export interface TestServerOptions {
+  /** Run on another test server's database, as a second instance (its owner drops the database). */
+  shareStoreOf?: TestServer;
+  /** Start with this machine's clock this far off (before any correction). */
+  clockOffsetMs?: number;
+  /** Correct the clock to the database's, as production does (off in tests unless asked). */
+  clockFromDatabase?: boolean;
+}
+
+/** What a second instance takes from the first: its database, keys and token (not its data dir). */
+function sharedStore(env: Record<string, string>): { env: Record<string, string>; cleanup(): Promise<void> } {
+  const dataDir = mkdtempSync(join(tmpdir(), "payintake-test-"));
+  const out: Record<string, string> = { PAYINTAKE_DATA_DIR: dataDir };
+  for (const k of [
+    "DATABASE_URL",
+    "PAYINTAKE_PG_POOL_SIZE",
+    "PAYINTAKE_MASTER_KEY",
+    "PAYINTAKE_ADMIN_TOKEN",
+  ]) {
+    if (env[k] !== undefined) out[k] = env[k] as string;
+  }
+  return { env: out, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
 export async function startTestServer(
   kind: StoreKind,
   extraEnv: Record<string, string> = {},
+  opts: TestServerOptions = {},
 ): Promise<TestServer> {
-  const store = await storeEnv(kind);
+  const store = opts.shareStoreOf ? sharedStore(opts.shareStoreOf.env) : await storeEnv(kind);
   const env: Record<string, string> = {
     PORT: "0",
     HOST: "127.0.0.1",
@@ -100,11 +125,13 @@ export async function startTestServer(
     ...extraEnv,
   };
   const clock = new TestClock();
+  clock.advance(opts.clockOffsetMs ?? 0);
   const logs: string[] = [];
   let server: RunningServer;
   try {
     server = await startServer(parseConfig(env), {
       now: clock.now,
+      clockFromDatabase: opts.clockFromDatabase ?? false,
       logDestination: { write: (line: string) => void logs.push(line) },
     });
   } catch (err) {

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
+
+/**
+ * Two instances on one PostgreSQL, one of them with its clock 90 s ahead (more than a callback
+ * lease, more than an auto-cancel margin): both read the database's time, so the fast one neither
+ * cancels fresh deposits nor stamps its rows in the future.
+ */
+const AHEAD_MS = 90_000;
+
+describe.runIf(STORES.includes("postgres"))("instances whose clocks differ, on one PostgreSQL", () => {
+  let a: TestServer;
+  let b: TestServer;
+
+  beforeAll(async () => {
+    const env = { PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: "25", LOG_LEVEL: "warn" };
+    a = await startTestServer("postgres", env, { clockFromDatabase: true });
+    b = await startTestServer("postgres", env, {
+      shareStoreOf: a,
+      clockOffsetMs: AHEAD_MS,
+      clockFromDatabase: true,
+    });
+    await addAccount(a);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("the fast instance says so at start and stamps rows with the database's time", async () => {
+    expect(b.logs.some((l) => l.includes("differs from the database's"))).toBe(true);
+    expect(a.logs.some((l) => l.includes("differs from the database's"))).toBe(false);
+    const firm = await createFirm(b);
+    const body = depositBody();
+    expect((await send(b, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const q = await send(a, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` });
+    // Without the correction it would be 90 s in the future.
+    expect(Math.abs(Date.parse(q.json.data.created_at) - Date.now())).toBeLessThan(5_000);
+  });
+
+  it("a deposit made on one instance is not auto-cancelled early by the instance whose clock is ahead", async () => {
+    // One minute to pay: the fast instance's own clock would call a fresh deposit 90 s old.
+    const provider = await a.admin("POST", "/admin/v1/providers", { name: "Skew", auto_cancel_minutes: 1 });
+    expect(provider.status).toBe(201);
+    const firm = await createFirm(a, { provider_id: provider.json.id });
+    const body = depositBody();
+    expect((await send(a, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const q = await send(a, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` });
+    // Both instances look every 25 ms.
+    await new Promise((r) => setTimeout(r, 500));
+    const tx = (await a.admin("GET", `/admin/v1/transactions/${q.json.data.id}`)).json;
+    expect(tx.status).toBe("pending");
+  });
+});
