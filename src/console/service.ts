@@ -168,9 +168,25 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
     /** Changes the password and ends every other session of this operator. */
     async changePassword(operator: ConsoleOperator, current: string, next: string, keepToken: string) {
       const row = await repos.operators.byEmail(operator.email);
-      if (!row || !(await verifyPassword(current, row.password_hash))) {
+      if (!row) return { ok: false as const, status: 400 as const, message: "current password is wrong" };
+      // Wrong current passwords count like wrong logins: a stolen session cannot guess the
+      // password past the sign-in lockout. At the limit every session of the operator ends.
+      const now0 = deps.now();
+      if (
+        row.locked_until > now0 ||
+        !(await repos.operators.claimAttempt(row.id, now0, LOCK_AFTER_FAILURES, now0 + LOCK_MS))
+      ) {
+        await repos.operators.deleteSessionsOf(row.id);
+        return {
+          ok: false as const,
+          status: 423 as const,
+          message: "too many wrong passwords: signed out; try again later",
+        };
+      }
+      if (!(await verifyPassword(current, row.password_hash))) {
         return { ok: false as const, status: 400 as const, message: "current password is wrong" };
       }
+      await repos.operators.recordSuccess(row.id);
       await repos.audited.update(
         "operators",
         row.id,

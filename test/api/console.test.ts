@@ -382,6 +382,33 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect((await call("POST", "/ops/api/logout", { cookie: c.cookie, csrf: c.csrf })).status).toBe(200);
     expect((await call("GET", "/ops/api/me", { cookie: c.cookie })).status).toBe(401);
   });
+
+  it("wrong current passwords count like wrong logins: at the lockout the session ends", async () => {
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "guess@ops.example",
+      role: "viewer",
+      password: "guess-password-123",
+    });
+    const s = await login("guess@ops.example", "guess-password-123");
+    const tries = [];
+    for (let i = 0; i < 6; i++) {
+      tries.push(
+        (
+          await call("POST", "/ops/api/password", {
+            cookie: s.cookie,
+            csrf: s.csrf,
+            body: { current: `guess-${i}-password`, next: "stolen-password-123" },
+          })
+        ).status,
+      );
+    }
+    // Five guesses checked (the fifth locks), the sixth refused and the session ended.
+    expect(tries).toEqual([400, 400, 400, 400, 400, 423]);
+    expect((await call("GET", "/ops/api/me", { cookie: s.cookie })).status).toBe(401);
+    expect((await login("guess@ops.example", "guess-password-123")).res.status).toBe(423);
+    server.clock.advance(15 * 60_000 + 1);
+    expect((await login("guess@ops.example", "guess-password-123")).res.status).toBe(200);
+  });
 });
 
 describe("console cookie behind a TLS proxy", () => {

@@ -89,7 +89,14 @@ describe("operator console in Chromium", () => {
 
     await row(page, b).locator("input.edit-amount").fill("149,50");
     await expect.poll(() => row(page, b).locator("button.approve").textContent()).toBe("Onayla: 149,50 TL");
+    // Another amount than asked for is confirmed first, showing both.
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
     await row(page, b).locator("button.approve").click();
+    await expect.poll(() => asked).toContain(`#${b}: 150,00 TL → 149,50 TL`);
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${b}: Onaylandı`);
     const tx = (await server.admin("GET", `/admin/v1/transactions/${b}`)).json;
     expect(tx).toMatchObject({
@@ -121,6 +128,52 @@ describe("operator console in Chromium", () => {
     const rejected = (await server.admin("GET", `/admin/v1/transactions/${c}`)).json;
     expect(rejected).toMatchObject({ status: "rejected", decision_note: "no transfer seen" });
     await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === c));
+    await page.context().close();
+  });
+
+  it("the keys act only on the row chosen: a held key decides once; a row decided elsewhere leaves nothing selected", async () => {
+    const x = await deposit();
+    const y = await deposit();
+    const z = await deposit();
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, z).isVisible()).toBe(true);
+    const status = async (id: number) =>
+      (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
+
+    // Nothing chosen: `a` decides nothing and says what to do.
+    await page.locator("h1").click();
+    await page.keyboard.press("a");
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe("Önce j/k ile ya da tıklayarak bir satır seçin.");
+
+    // Holding `a` down on x: its repeats are ignored (they approved four more deposits before).
+    await row(page, x).locator("td").nth(3).click();
+    await page.keyboard.down("a");
+    for (let i = 0; i < 4; i++) await page.keyboard.down("a");
+    await page.keyboard.up("a");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${x}: Onaylandı`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect([await status(x), await status(y), await status(z)]).toEqual(["approved", "pending", "pending"]);
+
+    // y chosen, then decided by someone else: after the refresh nothing is selected, and `a` asks
+    // for a choice instead of approving the row now on top.
+    await row(page, y).locator("td").nth(3).click();
+    await server.admin("POST", `/admin/v1/transactions/${y}/reject`, { actor: "operator:elsewhere" });
+    await expect
+      .poll(() => page.locator("#message").textContent(), { timeout: 8_000 })
+      .toContain(`#${y}: başka biri karar verdi`);
+    expect(await page.locator("#rows tr.selected").count()).toBe(0);
+    await page.locator("h1").click();
+    await page.keyboard.press("a");
+    expect(await status(z)).toBe("pending");
+
+    // Another amount, declined at the confirmation: nothing is sent.
+    await row(page, z).locator("input.edit-amount").fill("12515");
+    page.once("dialog", (d) => void d.dismiss());
+    await row(page, z).locator("button.approve").click();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await status(z)).toBe("pending");
     await page.context().close();
   });
 

@@ -34,6 +34,8 @@ function App() {
   const [lang, setLang] = useState<Lang>(localStorage.getItem(LANG_KEY) === "en" ? "en" : "tr");
   const t = useMemo(() => translator(lang), [lang]);
   const [me, setMe] = useState<Operator | null | undefined>(undefined);
+  /** The session ended under the operator (expired, or switched off): the sign-in form says so. */
+  const [expired, setExpired] = useState(false);
   const [notice, setNotice] = useState({ text: "", bad: false });
   const [path, filter] = useHash();
 
@@ -42,7 +44,12 @@ function App() {
     localStorage.setItem(LANG_KEY, lang);
   }, [lang]);
   useEffect(() => {
-    whenSignedOut(() => setMe(null));
+    whenSignedOut(() => {
+      setMe((was) => {
+        if (was) setExpired(true);
+        return null;
+      });
+    });
     api<{ operator: Operator; csrf_token: string }>("GET", "/me").then((res) => {
       if (!res.ok) return setMe(null);
       setCsrf(res.json.csrf_token);
@@ -126,7 +133,16 @@ function App() {
         )}
       </header>
       <main>
-        {me === null && <Login t={t} signedIn={setMe} />}
+        {me === null && (
+          <Login
+            t={t}
+            expired={expired}
+            signedIn={(o) => {
+              setExpired(false);
+              setMe(o);
+            }}
+          />
+        )}
         {shell && (
           <ShellContext.Provider value={shell}>
             <Notice text={notice.text} bad={notice.bad} />
@@ -147,7 +163,7 @@ function App() {
   );
 }
 
-function Login({ t, signedIn }: { t: Shell["t"]; signedIn(o: Operator): void }) {
+function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator): void; expired: boolean }) {
   const [error, setError] = useState("");
   return (
     <form
@@ -168,8 +184,14 @@ function Login({ t, signedIn }: { t: Shell["t"]; signedIn(o: Operator): void }) 
       }}
     >
       <h1>{t("signIn")}</h1>
+      {expired && (
+        <p id="login-expired" class="error" role="alert">
+          {t("sessionExpired")}
+        </p>
+      )}
       <label for="email">{t("email")}</label>
-      <input id="email" name="email" type="email" autoComplete="username" required />
+      {/* biome-ignore lint/a11y/noAutofocus: the sign-in form is the only thing on the page */}
+      <input id="email" name="email" type="email" autoComplete="username" required autoFocus />
       <label for="password">{t("password")}</label>
       <input id="password" name="password" type="password" autoComplete="current-password" required />
       {error && (

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api } from "./api";
 import { Field, formValue, listOf, type Role, ShownOnce, useChange, useLoad, useShell } from "./ui";
 
@@ -46,21 +46,11 @@ export function Operators() {
                 {o.id === me.id ? (
                   o.role
                 ) : (
-                  <select
-                    aria-label={`${t("role")} ${o.email}`}
-                    onChange={async (e) => {
-                      const select = e.currentTarget;
-                      // Refused (the last admin, say): the choice goes back to what the server has.
-                      if (!(await call("PATCH", `/operators/${o.id}`, { role: select.value })))
-                        select.value = o.role;
-                    }}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r} selected={r === o.role}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
+                  <RoleEditor
+                    email={o.email}
+                    role={o.role}
+                    save={(role) => call("PATCH", `/operators/${o.id}`, { role })}
+                  />
                 )}
               </td>
               <td class="state">
@@ -72,7 +62,10 @@ export function Operators() {
                   <button
                     type="button"
                     class="secondary"
-                    onClick={() => call("PATCH", `/operators/${o.id}`, { active: !o.active })}
+                    onClick={() => {
+                      if (o.active && !confirm(t("confirmDeactivate").replace("{email}", o.email))) return;
+                      void call("PATCH", `/operators/${o.id}`, { active: !o.active });
+                    }}
                   >
                     {o.active ? t("deactivate") : t("activate")}
                   </button>
@@ -152,5 +145,43 @@ export function PasswordForm({ done }: { done(csrf: string): void }) {
         <button type="submit">{t("changePassword")}</button>
       </form>
     </section>
+  );
+}
+
+/**
+ * A role is chosen, then saved with its own button and a confirmation: a select that saved on
+ * change made an admin of whoever's row the arrow keys passed over.
+ */
+function RoleEditor(props: { email: string; role: Role; save(role: Role): Promise<boolean> }) {
+  const { t } = useShell();
+  const [choice, setChoice] = useState<Role>(props.role);
+  useEffect(() => setChoice(props.role), [props.role]);
+  return (
+    <>
+      <select
+        aria-label={`${t("role")} ${props.email}`}
+        value={choice}
+        onChange={(e) => setChoice(e.currentTarget.value as Role)}
+      >
+        {ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>{" "}
+      {choice !== props.role && (
+        <button
+          type="button"
+          class="secondary save-role"
+          onClick={async () => {
+            if (!confirm(t("confirmRole").replace("{email}", props.email).replace("{role}", choice))) return;
+            // Refused (the last admin, say): the choice goes back to what the server has.
+            if (!(await props.save(choice))) setChoice(props.role);
+          }}
+        >
+          {t("saveRole")}
+        </button>
+      )}
+    </>
   );
 }

@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
-import { age, amountInput, canDecide, useLoad, useShell } from "./ui";
+import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
 
 export interface QueueRow {
   id: number;
@@ -24,6 +24,10 @@ export interface QueueRow {
  * (with another amount typed in), or reject with a note typed in place. j/k select, a approves,
  * r opens the note, Enter confirms, Esc cancels. A row decided elsewhere drops out on refresh, and
  * a second decision is refused by the server (409), shown as the notice.
+ *
+ * The keys act only on the row the operator selected (or focused) and can see: a held key decides
+ * once, one decision runs at a time, and a selected row that leaves the list (decided by someone
+ * else, auto-cancelled) is not silently replaced by another one.
  */
 export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const { t, me, notify } = useShell();
@@ -36,25 +40,63 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const [selected, setSelected] = useState<number | null>(null);
   const [rejecting, setRejecting] = useState<number | null>(null);
   const [amounts, setAmounts] = useState<Record<number, string>>({});
+  const [busy, setBusy] = useState(false);
+  const deciding = useRef(false);
   const list = Array.isArray(rows) ? rows : [];
-  const current = list.find((r) => r.id === selected) ?? list[0];
+  const current = list.find((r) => r.id === selected);
+
+  // A selected row or an open note whose row left the list: say so, select nothing.
+  useEffect(() => {
+    if (!Array.isArray(rows) || deciding.current) return;
+    if (selected !== null && !rows.some((r) => r.id === selected)) {
+      setSelected(null);
+      notify(`#${selected}: ${t("goneElsewhere")}`, true);
+    }
+    if (rejecting !== null && !rows.some((r) => r.id === rejecting)) setRejecting(null);
+  }, [rows]);
+  // The selected row is kept in view and takes the focus, so the keys act on what is on screen.
+  useEffect(() => {
+    if (selected === null) return;
+    const tr = document.querySelector<HTMLElement>(`#rows tr[data-id="${selected}"]`);
+    tr?.scrollIntoView({ block: "nearest" });
+    if (tr && !tr.contains(document.activeElement)) tr.focus({ preventScroll: true });
+  }, [selected]);
 
   async function decide(row: QueueRow, kind: "approve" | "reject", note?: string) {
+    if (deciding.current) return;
     const body: Record<string, string> = {};
     const amount = amountInput(amounts[row.id]);
-    if (kind === "approve" && amount) body.amount = amount;
-    if (kind === "reject" && note?.trim()) body.note = note.trim();
-    const res = await api("POST", `/transactions/${row.id}/${kind}`, body);
-    notify(
-      `#${row.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : res.json.message}`,
-      !res.ok,
-    );
-    if (res.ok) {
-      setRejecting(null);
-      const index = list.indexOf(row);
-      setSelected(list[index + 1]?.id ?? list[index - 1]?.id ?? null);
+    if (kind === "approve" && amount) {
+      // Another amount than asked for moves money the merchant did not expect: confirm it.
+      if (Number(amount) !== Number(row.amount)) {
+        const asked = `#${row.id}: ${money(row.amount)} TL → ${Number.isFinite(Number(amount)) ? money(amount) : amounts[row.id]} TL`;
+        if (!confirm(`${asked}\n${t("confirmAmount")}`)) return;
+      }
+      body.amount = amount;
     }
-    reload();
+    if (kind === "approve" && row.iban_valid === false && !confirm(`#${row.id}: ${t("confirmBadIban")}`))
+      return;
+    if (kind === "reject" && note?.trim()) body.note = note.trim();
+    deciding.current = true;
+    setBusy(true);
+    try {
+      const res = await api("POST", `/transactions/${row.id}/${kind}`, body);
+      notify(
+        `#${row.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : res.json.message}`,
+        !res.ok,
+      );
+      // Refused because it was decided already: the row is gone, and the notice above says why.
+      if (res.status === 409) setSelected((s) => (s === row.id ? null : s));
+      if (res.ok) {
+        setRejecting(null);
+        const index = list.indexOf(row);
+        setSelected(list[index + 1]?.id ?? list[index - 1]?.id ?? null);
+      }
+      reload();
+    } finally {
+      deciding.current = false;
+      setBusy(false);
+    }
   }
 
   const keys = useRef({ list, current, rejecting, decide });
@@ -64,15 +106,18 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       const target = e.target as HTMLElement;
       if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || e.ctrlKey || e.metaKey || e.altKey)
         return;
+      if (!["j", "k", "a", "r"].includes(e.key)) return;
+      e.preventDefault();
+      // A key held down decides once: its repeats are ignored.
+      if (e.repeat) return;
       const { list, current, rejecting, decide } = keys.current;
-      if (!current) return;
-      const i = list.indexOf(current);
+      const i = current ? list.indexOf(current) : -1;
       if (e.key === "j") setSelected(list[Math.min(list.length - 1, i + 1)]?.id ?? null);
       else if (e.key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
-      else if (e.key === "a" && rejecting === null && canDecide(me.role)) decide(current, "approve");
-      else if (e.key === "r" && canDecide(me.role)) setRejecting(current.id);
-      else return;
-      e.preventDefault();
+      else if (!canDecide(me.role)) return;
+      else if (!current) notify(t("selectFirst"), true);
+      else if (e.key === "a" && rejecting === null) decide(current, "approve");
+      else if (e.key === "r") setRejecting(current.id);
     }
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
@@ -91,7 +136,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
           </select>
         </label>
       </div>
-      <p class="help">{t("keys")}</p>
+      {canDecide(me.role) && <p class="help">{t("keys")}</p>}
       <table class="queue">
         <thead>
           <tr>
@@ -109,14 +154,17 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
             <tr
               key={r.id}
               data-id={r.id}
+              tabIndex={-1}
               class={r === current ? "selected" : ""}
+              aria-current={r === current ? "true" : undefined}
               onClick={() => setSelected(r.id)}
+              onFocusIn={() => setSelected(r.id)}
             >
               <td>
                 <a href={`#/transactions/${r.id}`}>{r.id}</a>
               </td>
               <td>{age(r.created_at)}</td>
-              <td class="amount">{r.amount} TL</td>
+              <td class="amount">{money(r.amount)} TL</td>
               <td>
                 {r.first_name} {r.last_name}
                 <div class="sub">
@@ -143,6 +191,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   <RejectForm
                     onReject={(note) => decide(r, "reject", note)}
                     onCancel={() => setRejecting(null)}
+                    busy={busy}
                   />
                 ) : (
                   <>
@@ -156,10 +205,15 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                         onInput={(e) => setAmounts({ ...amounts, [r.id]: e.currentTarget.value })}
                       />
                     )}{" "}
-                    <button type="button" class="approve" onClick={() => decide(r, "approve")}>
+                    <button
+                      type="button"
+                      class="approve"
+                      disabled={busy}
+                      onClick={() => decide(r, "approve")}
+                    >
                       {amounts[r.id]?.trim() ? `${t("approveAs")} ${amounts[r.id]} TL` : t("approve")}
                     </button>{" "}
-                    <button type="button" class="reject" onClick={() => setRejecting(r.id)}>
+                    <button type="button" class="reject" disabled={busy} onClick={() => setRejecting(r.id)}>
                       {t("reject")}
                     </button>
                   </>
@@ -174,10 +228,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   );
 }
 
-function RejectForm(props: { onReject(note: string): void; onCancel(): void }) {
+function RejectForm(props: { onReject(note: string): void; onCancel(): void; busy: boolean }) {
   const { t } = useShell();
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
+  // Before the browser paints: the key typed right after `r` lands in the note, not the page.
+  useLayoutEffect(() => input.current?.focus(), []);
   return (
     <form
       class="reject-form"
@@ -190,7 +245,7 @@ function RejectForm(props: { onReject(note: string): void; onCancel(): void }) {
       }}
     >
       <input ref={input} class="note" maxLength={500} placeholder={t("note")} aria-label={t("note")} />{" "}
-      <button type="submit" class="reject">
+      <button type="submit" class="reject" disabled={props.busy}>
         {t("confirmReject")}
       </button>{" "}
       <button type="button" class="link" onClick={props.onCancel}>

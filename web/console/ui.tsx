@@ -54,7 +54,8 @@ export function useLoad<V>(load: () => Promise<V | undefined>, key: string, ever
 
 export function Notice({ text, bad }: { text: string; bad: boolean }) {
   return (
-    <p id="message" role="status" class={bad ? "error" : "ok"} hidden={!text}>
+    // Always in the page (an empty live region takes no room), so each new text is announced.
+    <p id="message" role="status" class={bad ? "error" : "ok"}>
       {text}
     </p>
   );
@@ -157,6 +158,13 @@ export function formValue(form: HTMLFormElement, name: string): string | undefin
 }
 export function formChecked(form: HTMLFormElement, name: string): boolean {
   return (form.elements.namedItem(name) as HTMLInputElement | null)?.checked ?? false;
+}
+
+/** An API amount ("1250.50") as a Turkish reader writes it ("1.250,50"), without floating point. */
+export function money(amount: string): string {
+  const [whole = "", cents] = amount.split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".");
+  return cents === undefined ? grouped : `${grouped},${cents}`;
 }
 
 /** Amounts typed the Turkish way (1.250,50) or plainly (1250.50) to the API's "1250.50". */
