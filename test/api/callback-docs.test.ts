@@ -57,5 +57,11 @@ describe("docs/callbacks.md verification snippet", () => {
     ).toBeNull();
     expect(verifyCallback(firm.secret, r.headers, r.body, now + 301)).toBeNull();
     expect(verifyCallback(firm.secret, { ...r.headers, "x-signature": undefined }, r.body, now)).toBeNull();
+    // A forged header of 64 characters that are not ASCII (more bytes than characters) is refused,
+    // not thrown: the receiver keeps running.
+    const forged = { ...r.headers, "x-signature": "é".repeat(64) };
+    expect(verifyCallback(firm.secret, forged, r.body, now)).toBeNull();
+    const badHashcode = r.body.replace(/"hashcode":"[0-9a-f]+"/, `"hashcode":"${"ş".repeat(64)}"`);
+    expect(() => verifyCallback(firm.secret, r.headers, badHashcode, now)).not.toThrow();
   });
 });
