@@ -49,21 +49,55 @@ const AUTH_401 = [
   "Invalid signature",
   "Nonce already used",
 ];
-const authErrors = {
-  "401": error(AUTH_401),
-  "403": error(["API key is inactive"]),
-  "429": error(["Too many requests"]),
-  "500": error(["An internal error occurred. Please try again later."]),
+/** Messages by HTTP status; several groups are merged per status (one response object each). */
+type Messages = Record<string, string[]>;
+
+/** What any merchant operation may answer before its own checks (authentication, the URL itself). */
+const AUTH_ERRORS: Messages = {
+  "400": ["Bad request"],
+  "401": AUTH_401,
+  "403": ["API key is inactive"],
+  "414": ["Request URL too long"],
+  "429": ["Too many requests"],
+  "500": ["An internal error occurred. Please try again later."],
 };
-const businessErrors = (kinds: (keyof typeof REJECTIONS)[]) => {
-  const byStatus = new Map<number, string[]>();
-  for (const k of kinds)
-    byStatus.set(REJECTIONS[k].status, [
-      ...(byStatus.get(REJECTIONS[k].status) ?? []),
-      REJECTIONS[k].message,
-    ]);
-  return Object.fromEntries([...byStatus].map(([status, messages]) => [String(status), error(messages)]));
+const businessErrors = (kinds: (keyof typeof REJECTIONS)[]): Messages => {
+  const byStatus: Messages = {};
+  for (const k of kinds) {
+    const status = String(REJECTIONS[k].status);
+    byStatus[status] = [...(byStatus[status] ?? []), REJECTIONS[k].message];
+  }
+  return byStatus;
 };
+const errors = (...groups: Messages[]) => {
+  const merged: Messages = {};
+  for (const group of groups) {
+    for (const [status, messages] of Object.entries(group))
+      merged[status] = [...(merged[status] ?? []), ...messages];
+  }
+  return Object.fromEntries(Object.entries(merged).map(([status, messages]) => [status, error(messages)]));
+};
+const BODY_ERRORS: Messages = {
+  "400": [
+    "Validation failed: request body is not valid JSON",
+    "Validation failed: request body must be a JSON object",
+  ],
+  "413": ["Request body too large"],
+};
+const CALLBACK_URL_ERRORS: Messages = {
+  "400": [
+    "X-Callback-URL must match the firm's registered webhook host",
+    "Callback URL not configured on provider",
+    "Callback URL is not allowed",
+  ],
+};
+const AMOUNT_ERRORS = [
+  "Validation failed: Amount must be a string",
+  "Validation failed: Amount must be a decimal number",
+  "Validation failed: Amount must have at most 2 decimal places",
+  "Validation failed: Amount must be greater than 0",
+  "Validation failed: Amount must not exceed 999999999.99",
+];
 const VALIDATION =
   "Validation failed: <Field> is required | must be a string | is too short (under N chars) | is too long (over N chars) | contains invalid characters; the first failing field in table order (docs/errors.md)";
 
@@ -128,8 +162,7 @@ export function openApiDocument() {
       description: "Found",
       content: { "application/json": { schema: { $ref: "#/components/schemas/TransactionFound" } } },
     },
-    "404": error(["transaction not found"]),
-    ...authErrors,
+    ...errors({ "404": ["transaction not found"] }, AUTH_ERRORS),
   };
 
   return {
@@ -194,23 +227,34 @@ export function openApiDocument() {
                 },
               },
             },
-            "400": error([
-              VALIDATION,
-              "X-Callback-URL must match the firm's registered webhook host",
-              "Callback URL not configured on provider",
-              "Callback URL is not allowed",
-            ]),
-            ...businessErrors([
-              "duplicate_reference",
-              "pending_exists",
-              "deposits_closed",
-              "user_banned",
-              "amount_out_of_limits",
-              "no_account",
-              "channel_declined",
-            ]),
-            "413": error(["Request body too large"]),
-            ...authErrors,
+            ...errors(
+              {
+                "400": [
+                  VALIDATION,
+                  "Validation failed: Amount is required when Redirect is false",
+                  "Validation failed: Amount must not be sent when Redirect is true",
+                  ...AMOUNT_ERRORS,
+                  "Validation failed: Redirect must be a boolean",
+                  "Validation failed: Method must be one of fast, eft, havale",
+                  "return_url ayrıştırılamadı",
+                  "return_url yalnız http veya https olabilir",
+                  "return_url bir sunucu adı içermeli",
+                  "return_url kullanıcı bilgisi (userinfo) içeremez",
+                ],
+              },
+              BODY_ERRORS,
+              CALLBACK_URL_ERRORS,
+              businessErrors([
+                "duplicate_reference",
+                "pending_exists",
+                "deposits_closed",
+                "user_banned",
+                "amount_out_of_limits",
+                "no_account",
+                "channel_declined",
+              ]),
+              AUTH_ERRORS,
+            ),
           },
         },
       },
@@ -236,10 +280,13 @@ export function openApiDocument() {
                 "application/json": { schema: { $ref: "#/components/schemas/WithdrawalAccepted" } },
               },
             },
-            "400": error([VALIDATION]),
-            ...businessErrors(["duplicate_reference", "pending_exists", "withdrawals_closed", "user_banned"]),
-            "413": error(["Request body too large"]),
-            ...authErrors,
+            ...errors(
+              { "400": [VALIDATION, "Validation failed: Amount is required", ...AMOUNT_ERRORS] },
+              BODY_ERRORS,
+              CALLBACK_URL_ERRORS,
+              businessErrors(["duplicate_reference", "pending_exists", "withdrawals_closed", "user_banned"]),
+              AUTH_ERRORS,
+            ),
           },
         },
       },
@@ -410,12 +457,13 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
       },
     },
   };
-  const notFound = error(["Not found", "transaction not found"]);
-  const common = {
-    "404": notFound,
-    "409": error(["transaction is not pending (status: approved); it was decided already"]),
-    ...authErrors,
-  };
+  const common = errors(
+    {
+      "404": ["Not found", "transaction not found"],
+      "409": ["transaction is not pending (status: approved); it was decided already"],
+    },
+    AUTH_ERRORS,
+  );
   const body = (properties: Record<string, Schema>) => ({
     required: false,
     content: { "application/json": { schema: { type: "object", additionalProperties: false, properties } } },
@@ -476,9 +524,13 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
               },
             },
           },
-          "404": notFound,
-          "409": error(["transaction is pending: no callback yet"]),
-          ...authErrors,
+          ...errors(
+            {
+              "404": ["Not found", "transaction not found"],
+              "409": ["transaction is pending: no callback yet"],
+            },
+            AUTH_ERRORS,
+          ),
         },
       },
     },

@@ -12,6 +12,7 @@ type Schema = Record<string, unknown>;
 const DOCS = new URL("../../docs/", import.meta.url);
 const GUIDES: [string, string][] = [
   ["integration-guide.md", "Integration guide"],
+  ["entegrasyon-rehberi.md", "Entegrasyon rehberi (Türkçe)"],
   ["sandbox.md", "Sandbox"],
   ["callbacks.md", "Callbacks"],
   ["errors.md", "Errors"],
@@ -49,6 +50,21 @@ function fieldTable(schema: Schema): string {
 
 export function renderReference(doc: Doc): string {
   const md = new Marked({ gfm: true });
+  // Links between the guides point at their sections on this page; links to files this page does
+  // not show (the client's README, source files) keep their text without a link that would 404.
+  const shown = new Set(GUIDES.map(([file]) => file));
+  md.use({
+    renderer: {
+      link(token) {
+        const inner = this.parser.parseInline(token.tokens);
+        const href = token.href;
+        if (/^(https?:|mailto:|#|\/)/.test(href)) return false;
+        const file = /^(?:\.\/)?([a-z0-9-]+\.md)(?:#.*)?$/.exec(href)?.[1];
+        if (file && shown.has(file)) return `<a href="#${file.replace(/\.md$/, "")}">${inner}</a>`;
+        return inner;
+      },
+    },
+  });
   const schemas = doc.components.schemas as Record<string, Schema>;
   const resolve = (s: Schema) => (s.$ref ? (schemas[String(s.$ref).split("/").pop() as string] ?? s) : s);
   const ops: string[] = [];

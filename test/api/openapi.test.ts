@@ -157,6 +157,27 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
     });
   }
 
+  it("every merchant error in docs/errors.md is among the documented answers of its operations, under its status", () => {
+    const catalogue = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+    // The merchant API's sections: from the top to the page-internal endpoints.
+    const merchant = catalogue.slice(0, catalogue.indexOf("## Page-internal endpoints"));
+    const rows = [...merchant.matchAll(/^\| (\d{3}) \| `([^`]+)`/gm)]
+      .map((m) => ({ status: m[1] as string, message: m[2] as string }))
+      .filter((r) => !r.message.includes("<Field>"));
+    expect(rows.length).toBeGreaterThan(30);
+    const documented = new Set<string>();
+    for (const item of Object.values(doc.paths) as Schema[]) {
+      for (const op of Object.values(item) as Schema[]) {
+        for (const [status, response] of Object.entries(op.responses as Schema)) {
+          const examples = (response as Schema).content?.["application/json"]?.examples ?? {};
+          for (const e of Object.values(examples) as Schema[]) documented.add(`${status} ${e.value.message}`);
+        }
+      }
+    }
+    const missing = rows.map((r) => `${r.status} ${r.message}`).filter((r) => !documented.has(r));
+    expect(missing).toEqual([]);
+  });
+
   it("a transaction found by reference has the documented Transaction shape", async () => {
     const example = operation(MERCHANT_PATHS.deposits, "post").requestBody.content["application/json"]
       .examples.direct.value;
@@ -183,5 +204,20 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
       expect(html).toContain(text);
     }
     for (const { message } of Object.values(REJECTIONS)) expect(html).toContain(message);
+    // Every link works: an anchor on this page, a page this server serves, or an absolute URL.
+    const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+    const broken: string[] = [];
+    for (const [, href] of html.matchAll(/ href="([^"]+)"/g)) {
+      if (/^https?:|^mailto:/.test(href as string)) continue;
+      if (href?.startsWith("#")) {
+        if (!ids.has(href.slice(1))) broken.push(href);
+        continue;
+      }
+      const linked = await request(new URL(href as string, `${server.url}/docs`));
+      await linked.body.dump();
+      if (linked.statusCode !== 200) broken.push(href as string);
+    }
+    expect(broken).toEqual([]);
+    expect(html).toContain("Entegrasyon rehberi");
   });
 });
