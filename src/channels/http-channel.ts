@@ -11,6 +11,51 @@ import type { AskResult, ChannelInfo, RouteRequest } from "../routing/router.js"
  * Asks carry payers' names and accounts' IBANs, so they go through the same SSRF guard as
  * callbacks: the address actually connected to must be public (net/guarded-agent.ts).
  */
+
+/**
+ * An ask's id names what is asked: the deposit (firm and reference), the account and the amount.
+ * A retry of the same deposit asking the same account for the same amount repeats it (the channel
+ * answers as before, never reserving twice); an ask about another account or amount is a new one,
+ * so an answer to one can never be taken for an answer to another. Unambiguous: the firm id and
+ * the last two parts are digits, whatever the reference holds.
+ */
+export function askIdOf(req: Pick<RouteRequest, "askId" | "amountMinor">, account: { id: number }): string {
+  return `${req.askId}:${account.id}:${req.amountMinor}`;
+}
+
+/** The most of a channel's answer read: a decision is a few dozen bytes. */
+const ANSWER_LIMIT_BYTES = 16 * 1024;
+
+/** A decline's reason for operators: no control or direction characters, whole characters only. */
+export function cleanReason(reason: unknown): string {
+  if (typeof reason !== "string") return "declined";
+  const clean = reason
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const cut = [...clean].slice(0, 200).join("");
+  return cut === "" ? "declined" : cut;
+}
+
+/** Reads at most `limit` bytes; undefined when the answer is longer (it is dropped unread). */
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > limit) return undefined;
+      chunks.push(chunk);
+    }
+  } finally {
+    body.destroy();
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export function createChannelClient(opts: { allowPrivate: boolean }): {
   ask(
     channel: ChannelInfo,
@@ -18,8 +63,15 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
     account: AccountCandidate,
     timeoutMs: number,
   ): Promise<AskResult>;
-  /** Lets an accepted ask go, when its deposit was not written; best effort. */
-  release(channel: ChannelInfo, askId: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /**
+   * Lets an ask go (best effort): an accepted one whose deposit was not written, or one that failed
+   * (timed out, say) after the channel may have reserved.
+   */
+  release(
+    channel: ChannelInfo,
+    req: Pick<RouteRequest, "askId" | "amountMinor">,
+    account: { id: number },
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
   close(): Promise<void>;
 } {
   // Each ask has its own deadline (AbortSignal below); the connect timeout only bounds a dead host.
@@ -31,9 +83,10 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
   return {
     async ask(channel, req, account, timeoutMs) {
       if (!channel.url || !channel.secret) return { outcome: "fail", reason: "channel has no URL or secret" };
+      const askId = askIdOf(req, account);
       const body = JSON.stringify({
         action: "ask",
-        ask_id: req.askId,
+        ask_id: askId,
         amount: formatMinor(req.amountMinor),
         currency: "TRY",
         bank_code: req.bankCode,
@@ -53,15 +106,20 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
           dispatcher: agent,
           headers: {
             "content-type": "application/json; charset=utf-8",
-            "idempotency-key": req.askId,
+            "idempotency-key": askId,
             "x-timestamp": timestamp,
             "x-signature": signCallback(channel.secret, timestamp, body),
           },
           body,
           signal: AbortSignal.timeout(timeoutMs),
         });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) return { outcome: "fail", reason: `HTTP ${res.statusCode}` };
+        if (res.statusCode !== 200) {
+          await res.body.dump();
+          return { outcome: "fail", reason: `HTTP ${res.statusCode}` };
+        }
+        // A huge answer is not read into memory: it is not a decision.
+        const text = await readCapped(res.body, ANSWER_LIMIT_BYTES);
+        if (text === undefined) return { outcome: "fail", reason: "answer too large" };
         let answer: { decision?: unknown; reason?: unknown };
         try {
           answer = JSON.parse(text);
@@ -72,7 +130,7 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
         if (answer?.decision === "decline") {
           return {
             outcome: "decline",
-            reason: typeof answer.reason === "string" ? answer.reason.slice(0, 200) : "declined",
+            reason: cleanReason(answer.reason),
           };
         }
         return { outcome: "fail", reason: "malformed answer" };
@@ -85,8 +143,9 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
         return { outcome: "fail", reason: (e?.code ?? e?.message ?? "request failed").slice(0, 200) };
       }
     },
-    async release(channel, askId) {
+    async release(channel, req, account) {
       if (!channel.url || !channel.secret) return { ok: false, reason: "channel has no URL or secret" };
+      const askId = askIdOf(req, account);
       const body = JSON.stringify({ action: "release", ask_id: askId });
       const timestamp = String(Math.floor(Date.now() / 1000));
       try {
@@ -95,7 +154,8 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
           dispatcher: agent,
           headers: {
             "content-type": "application/json; charset=utf-8",
-            "idempotency-key": `${askId}:release`,
+            // Its own namespace: no ask's key can equal a release's.
+            "idempotency-key": `release:${askId}`,
             "x-timestamp": timestamp,
             "x-signature": signCallback(channel.secret, timestamp, body),
           },

@@ -12,6 +12,7 @@ import { createSecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
+import { formatMinor } from "../domain/money.js";
 import { startOfIstanbulDay, withinDailyCap } from "../domain/routing.js";
 import { sandboxRouting } from "../domain/sandbox.js";
 import { createHostedSessions } from "../hosted/sessions.js";
@@ -20,7 +21,7 @@ import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cance
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
-import { createRouter } from "../routing/router.js";
+import { type ChannelInfo, createRouter, type RouteRequest } from "../routing/router.js";
 import type { AccountRow } from "../store/accounts.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
@@ -156,8 +157,14 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     for (const step of log)
       metrics.routingAttempts.inc({ channel: step.channel ?? "manual", outcome: step.outcome });
   };
+  const release = (channel: ChannelInfo, request: RouteRequest, account: { id: number }, why: string) =>
+    channelClient.release(channel, request, account).then((released) => {
+      if (!released.ok)
+        log.warn({ channel: channel.code, reason: released.reason, after: why }, "channel release failed");
+    });
   const router = createRouter({
     ask: channelClient.ask,
+    abandon: (channel, request, account) => void release(channel, request, account, "failed ask"),
     monotonic: () => performance.now(),
     deadlineMs: config.routingDeadlineMs,
     breaker: DEFAULT_BREAKER,
@@ -214,19 +221,29 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       const first = order[0];
       if (!first) return { ok: false, rejection: "no_account" };
       accounts.markAssigned(first.id);
-      const routed = await router.route(order, plan.channels, {
-        // The same for every ask of this deposit and of its retries: a channel never reserves twice.
+      const request: RouteRequest = {
+        // With the account and the amount, each ask's id (askIdOf): a retry of this deposit asking
+        // the same account for the same amount repeats its ask, and a channel never reserves twice.
         askId: `${input.firmId}:${input.reference}`,
         amountMinor: input.amountMinor,
         bankCode: input.bankCode,
         method: input.method,
         userId: input.userId,
         fullName: input.fullName,
-      });
+      };
+      const routed = await router.route(order, plan.channels, request);
       countSteps(routed.log);
       if (!routed.ok) {
+        // The merchant's reference and the amount, so an operator can match a merchant's 422 to
+        // its attempts (neither is a secret; the payer's name and ids stay out).
         log.info(
-          { firm: input.firmId, routing: routed.log, outcome: routed.rejection },
+          {
+            firm: input.firmId,
+            reference: input.reference,
+            amount: formatMinor(input.amountMinor),
+            routing: routed.log,
+            outcome: routed.rejection,
+          },
           "deposit not routed",
         );
         return { ok: false, rejection: routed.rejection };
@@ -234,16 +251,13 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       if (routed.account.id !== first.id) accounts.markAssigned(routed.account.id);
       const channel =
         routed.account.channelId == null ? undefined : plan.channels.get(routed.account.channelId);
-      const askId = `${input.firmId}:${input.reference}`;
       return {
         ok: true,
         account: routed.account,
         log: routed.log,
         release: async () => {
-          if (channel?.kind !== "http") return;
-          const released = await channelClient.release(channel, askId);
-          if (!released.ok)
-            log.warn({ channel: channel.code, reason: released.reason }, "channel release failed");
+          if (channel?.kind === "http")
+            await release(channel, request, routed.account, "deposit not written");
         },
       };
     },

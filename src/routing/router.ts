@@ -14,10 +14,12 @@ export type { ChannelInfo };
  * Walks the accounts of a deposit in routing order (domain/routing.ts routeOrder) until one is
  * accepted: a manual account accepts at once; an http channel is asked, within its own timeout and
  * the deposit's overall deadline. A channel whose breaker is open is skipped without waiting, so a
- * channel known to be down costs a payer nothing. Every step goes into the routing log.
+ * channel known to be down costs a payer nothing, and a channel that failed once in this routing
+ * (a timeout, say) is not asked again about its other accounts: the payer would wait its timeout
+ * once per account. Every step goes into the routing log.
  */
 export interface RouteRequest {
-  /** The same for every ask of one deposit and its retries: `<firm id>:<reference>`. */
+  /** The deposit's part of each ask's id, `<firm id>:<reference>` (channels/http-channel.ts askIdOf). */
   askId: string;
   amountMinor: number;
   bankCode: string;
@@ -53,6 +55,11 @@ export interface RouterDeps {
   breaker: BreakerConfig;
   /** Told when a channel's breaker opens or closes again, for the audit log. */
   onBreakerChange?(channel: ChannelInfo, to: BreakerMode): void;
+  /**
+   * Told of an ask that failed (no answer in time, a broken answer): the channel may have reserved
+   * the account all the same, so it is told to let it go. Not awaited.
+   */
+  abandon?(channel: ChannelInfo, request: RouteRequest, account: AccountCandidate): void;
 }
 
 export interface Router {
@@ -74,6 +81,7 @@ export function createRouter(deps: RouterDeps): Router {
       const log: RoutingStep[] = [];
       const started = deps.monotonic();
       let declined = false;
+      const failedHere = new Set<number>();
       for (const account of order) {
         const channel = account.channelId == null ? undefined : channels.get(account.channelId);
         if (!channel || channel.kind === "manual") {
@@ -87,6 +95,16 @@ export function createRouter(deps: RouterDeps): Router {
             channel: channel.code,
             outcome: "skipped",
             reason: "deadline reached",
+            ms: 0,
+          });
+          continue;
+        }
+        if (failedHere.has(channel.id)) {
+          log.push({
+            account_id: account.id,
+            channel: channel.code,
+            outcome: "skipped",
+            reason: "channel failed in this routing",
             ms: 0,
           });
           continue;
@@ -120,6 +138,10 @@ export function createRouter(deps: RouterDeps): Router {
           return { ok: true, account, log };
         }
         if (answer.outcome === "decline") declined = true;
+        if (failed) {
+          failedHere.add(channel.id);
+          deps.abandon?.(channel, request, account);
+        }
         log.push({
           account_id: account.id,
           channel: channel.code,

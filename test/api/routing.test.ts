@@ -56,17 +56,18 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     return (await server.admin("GET", `/admin/v1/transactions/${q.json.data.id}`)).json.routing;
   }
 
-  it("asks the channel, signed, with an idempotency key per reference; an accepting channel serves", async () => {
+  it("asks the channel, signed, with an idempotency key per reference, account and amount; an accepting channel serves", async () => {
     const a = await channel("CHA", { kind: "accept" });
-    await account("CHA", "TR000000000000000000000001");
+    const acc = await account("CHA", "TR000000000000000000000001");
     const { res, body } = await deposit();
     expect(res.status).toBe(200);
     expect(res.json.assigned_iban).toBe("TR000000000000000000000001");
     const [ask] = a.sim.asks;
     expect(a.sim.verify(ask as never, a.secret)).toBe(true);
-    expect(ask?.headers["idempotency-key"]).toBe(`${firm.id}:${body.reference}`);
+    // The deposit, the account and the amount (in kuruş): an answer fits only the ask it answers.
+    expect(ask?.headers["idempotency-key"]).toBe(`${firm.id}:${body.reference}:${acc}:15000`);
     expect(ask?.body).toMatchObject({
-      ask_id: `${firm.id}:${body.reference}`,
+      ask_id: `${firm.id}:${body.reference}:${acc}:15000`,
       amount: "150.00",
       bank_code: "AKBANK",
     });
@@ -92,7 +93,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
   });
 
   it("first channel hangs: the second serves it after the first one's timeout; then the breaker skips the dead one", async () => {
-    await channel("DEAD", { kind: "hang" }, 300);
+    const deadSim = (await channel("DEAD", { kind: "hang" }, 300)).sim;
     await channel("LIVE", { kind: "accept" });
     await account("DEAD", "TR000000000000000000000011", { bank_code: "AKBANK" });
     await account("LIVE", "TR000000000000000000000012");
@@ -107,6 +108,13 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       expect(log.map((s: { outcome: string }) => s.outcome)).toEqual(["failed", "accepted"]);
       expect(log[0].reason).toBe("timed out after 300 ms");
     }
+    // Each ask that timed out is let go: the channel may have reserved it all the same.
+    await vi.waitFor(() => {
+      const asked = deadSim.asks.filter((x) => x.body.action === "ask").map((x) => x.body.ask_id);
+      const released = deadSim.asks.filter((x) => x.body.action === "release").map((x) => x.body.ask_id);
+      expect(asked).toHaveLength(3);
+      expect(released.sort()).toEqual(asked.sort());
+    });
     // Three failures in a row opened the breaker: no more waiting for the dead channel.
     const { res, ms, body } = await deposit();
     expect(res.status).toBe(200);
@@ -133,7 +141,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("a decline with no other account: 422 with the contract's text, no transaction, the reference free to retry", async () => {
     const a = await channel("DECL", { kind: "decline", reason: "payer over limit" });
-    await account("DECL", "TR000000000000000000000021");
+    const acc = await account("DECL", "TR000000000000000000000021");
     const { res, body } = await deposit();
     expect(res.status).toBe(422);
     expect(res.text).toBe(DECLINED);
@@ -145,8 +153,8 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     const again = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
     expect(again.status).toBe(200);
     expect(a.sim.asks.map((x) => x.headers["idempotency-key"])).toEqual([
-      `${firm.id}:${body.reference}`,
-      `${firm.id}:${body.reference}`,
+      `${firm.id}:${body.reference}:${acc}:15000`,
+      `${firm.id}:${body.reference}:${acc}:15000`,
     ]);
   });
 
@@ -220,14 +228,14 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("ten concurrent deposits with one reference: one transaction, one reservation at the channel, nothing released", async () => {
     const a = await channel("ONCE", { kind: "accept", delayMs: 20 });
-    await account("ONCE", "TR000000000000000000000071");
+    const acc = await account("ONCE", "TR000000000000000000000071");
     const body = depositBody();
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => send(server, firm, { path: "/paymentapi/v1/deposits", body })),
     );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
     expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 409)).toBe(true);
-    expect([...a.sim.reservations.entries()]).toEqual([[`${firm.id}:${body.reference}`, 1]]);
+    expect([...a.sim.reservations.entries()]).toEqual([[`${firm.id}:${body.reference}:${acc}:15000`, 1]]);
     expect(a.sim.asks.filter((x) => x.body.action === "release")).toHaveLength(0);
   });
 

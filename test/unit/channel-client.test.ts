@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChannelClient } from "../../src/channels/http-channel.js";
+import { askIdOf, cleanReason, createChannelClient } from "../../src/channels/http-channel.js";
 import type { ChannelInfo } from "../../src/domain/routing.js";
 import { accountCandidate } from "../support/accounts.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
@@ -45,7 +45,7 @@ describe("http channel client", () => {
         const asked = await client.ask(channelAt(url), request, account, 1_000);
         expect(asked, url).toMatchObject({ outcome: "fail" });
         expect(asked.outcome === "fail" && asked.reason, url).toMatch(/^address not allowed: /);
-        const released = await client.release(channelAt(url), request.askId);
+        const released = await client.release(channelAt(url), request, account);
         expect(released, url).toMatchObject({
           ok: false,
           reason: expect.stringMatching(/^address not allowed: /),
@@ -55,6 +55,64 @@ describe("http channel client", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("each ask's id names the deposit, the account and the amount; a release has its own key", async () => {
+    receiver.behave(() => ({ status: 200, body: '{"decision":"accept"}' }));
+    const client = createChannelClient({ allowPrivate: true });
+    try {
+      const before = receiver.received.length;
+      const other = accountCandidate(2);
+      await client.ask(channelAt(`${receiver.url}/ask`), request, account, 1_000);
+      await client.ask(channelAt(`${receiver.url}/ask`), request, other, 1_000);
+      await client.ask(channelAt(`${receiver.url}/ask`), { ...request, amountMinor: 25_000 }, account, 1_000);
+      await client.release(channelAt(`${receiver.url}/ask`), request, other);
+      const sent = receiver.received.slice(before);
+      expect(sent.map((r) => JSON.parse(r.body).ask_id)).toEqual([
+        `1:ORD-1:${account.id}:15000`,
+        "1:ORD-1:2:15000",
+        `1:ORD-1:${account.id}:25000`,
+        "1:ORD-1:2:15000",
+      ]);
+      expect(sent.map((r) => r.headers["idempotency-key"])).toEqual([
+        `1:ORD-1:${account.id}:15000`,
+        "1:ORD-1:2:15000",
+        `1:ORD-1:${account.id}:25000`,
+        "release:1:ORD-1:2:15000",
+      ]);
+      expect(askIdOf({ askId: "1:A:2", amountMinor: 3 }, { id: 4 })).not.toBe(
+        askIdOf({ askId: "1:A", amountMinor: 4 }, { id: 2 }),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an answer over 16 KiB is a failure, never read whole; an error status is not read at all", async () => {
+    const client = createChannelClient({ allowPrivate: true });
+    try {
+      receiver.behave(() => ({ status: 200, body: `${" ".repeat(5 * 1024 * 1024)}{"decision":"accept"}` }));
+      expect(await client.ask(channelAt(`${receiver.url}/ask`), request, account, 5_000)).toEqual({
+        outcome: "fail",
+        reason: "answer too large",
+      });
+      receiver.behave(() => ({ status: 503, body: "x".repeat(1024 * 1024) }));
+      expect(await client.ask(channelAt(`${receiver.url}/ask`), request, account, 5_000)).toEqual({
+        outcome: "fail",
+        reason: "HTTP 503",
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a decline's reason loses control and direction characters and is cut on whole characters", () => {
+    expect(cleanReason("limit\u0000 exceeded\u001b[31m \u202Eevil")).toBe("limit exceeded [31m evil");
+    const cut = cleanReason(`${"a".repeat(199)}😀😀`);
+    expect([...cut]).toHaveLength(200);
+    expect(cut.endsWith("😀")).toBe(true);
+    expect(cleanReason(42)).toBe("declined");
+    expect(cleanReason("\u0000\u0007")).toBe("declined");
   });
 
   it("asks a private address when allowed (development and tests)", async () => {

@@ -59,3 +59,41 @@ describe("router: breaker changes reach the audit hook", () => {
     expect(router.breakers().get(7)?.mode).toBe("closed");
   });
 });
+
+describe("router: a channel that failed in this routing", () => {
+  it("is not asked again about its other accounts, and each failed ask is handed back", async () => {
+    const asked: number[] = [];
+    const abandoned: string[] = [];
+    const router = createRouter({
+      async ask(_c, req, acc): Promise<AskResult> {
+        asked.push(acc.id);
+        return acc.channelId === 7
+          ? { outcome: "fail", reason: "timed out after 100 ms" }
+          : { outcome: "accept" };
+      },
+      abandon: (c, req, acc) => abandoned.push(`${c.code}:${req.askId}:${acc.id}`),
+      monotonic: () => performance.now(),
+      deadlineMs: 10_000,
+      breaker: DEFAULT_BREAKER,
+    });
+    const other: ChannelInfo = { ...channel, id: 8, code: "OK" };
+    const order = [1, 2, 3].map((id) => ({ ...account, id })).concat({ ...account, id: 4, channelId: 8 });
+    const result = await router.route(
+      order,
+      new Map([
+        [7, channel],
+        [8, other],
+      ]),
+      request,
+    );
+    expect(result.ok && result.account.id).toBe(4);
+    expect(asked).toEqual([1, 4]);
+    expect(result.log.map((s) => `${s.account_id} ${s.outcome} ${s.reason ?? ""}`.trim())).toEqual([
+      "1 failed timed out after 100 ms",
+      "2 skipped channel failed in this routing",
+      "3 skipped channel failed in this routing",
+      "4 accepted",
+    ]);
+    expect(abandoned).toEqual(["CH:1:r:1"]);
+  });
+});
