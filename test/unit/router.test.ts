@@ -65,7 +65,7 @@ describe("router: a channel that failed in this routing", () => {
     const asked: number[] = [];
     const abandoned: string[] = [];
     const router = createRouter({
-      async ask(_c, req, acc): Promise<AskResult> {
+      async ask(_c, _req, acc): Promise<AskResult> {
         asked.push(acc.id);
         return acc.channelId === 7
           ? { outcome: "fail", reason: "timed out after 100 ms" }
