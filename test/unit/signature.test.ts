@@ -7,6 +7,7 @@ import {
   signRequest,
   verifyRequestSignature,
 } from "../../src/auth/signature.js";
+import { nonceExpiresAt, timestampAccepted } from "../../src/http/merchant/authenticate.js";
 
 const SECRET = "sk_test_secret";
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s, "utf8"));
@@ -253,5 +254,25 @@ describe("callbackHashcode", () => {
     expect(
       callbackHashcode(SECRET, { reference: "R", type: "withdrawal", status: "rejected", amount: "0.01" }),
     ).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("nonce lifetime", () => {
+  it("a nonce is kept for as long as its timestamp is accepted, to the millisecond", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1_000_000_000, max: 4_000_000_000 }),
+        fc.integer({ min: -400_000, max: 400_000 }),
+        (ts, offsetMs) => {
+          const now = ts * 1000 + offsetMs;
+          // A purge drops rows with expires_at < now: any request still accepted finds its nonce.
+          if (timestampAccepted(ts, now)) expect(nonceExpiresAt(ts)).toBeGreaterThan(now);
+        },
+      ),
+    );
+    // The second after ts + 300 s is still accepted; the nonce outlives it.
+    expect(timestampAccepted(1_800_000_000, 1_800_000_300_999)).toBe(true);
+    expect(nonceExpiresAt(1_800_000_000)).toBe(1_800_000_301_000);
+    expect(timestampAccepted(1_800_000_000, 1_800_000_301_000)).toBe(false);
   });
 });

@@ -7,6 +7,20 @@ import type { NonceRepository } from "../../store/nonces.js";
 import { sendError } from "../envelope.js";
 
 export const TIMESTAMP_WINDOW_S = 300;
+
+/** Within ±300 s of the server's clock, compared in whole seconds. */
+export function timestampAccepted(timestampS: number, nowMs: number): boolean {
+  return Math.abs(timestampS - Math.floor(nowMs / 1000)) <= TIMESTAMP_WINDOW_S;
+}
+
+/**
+ * When a nonce may be forgotten: the first millisecond its timestamp is refused. The check above
+ * compares whole seconds, so a timestamp is still accepted for the whole second after ts + 300 s;
+ * a nonce dropped at ts + 300 s could be replayed during that second.
+ */
+export function nonceExpiresAt(timestampS: number): number {
+  return (timestampS + TIMESTAMP_WINDOW_S + 1) * 1000;
+}
 const EMPTY = Buffer.alloc(0);
 
 export interface AuthDeps {
@@ -26,7 +40,7 @@ export const NONCE_USED_MESSAGE = "Nonce already used";
 /** A verified request's nonce, not yet used up. */
 export interface PendingNonce {
   value: string;
-  /** Kept until its timestamp + 300 s: by then the timestamp check alone refuses a replay. */
+  /** Kept until its timestamp is refused (nonceExpiresAt): from then the timestamp check refuses a replay. */
   expiresAt: number;
 }
 
@@ -51,8 +65,7 @@ export async function verifyRequest(
   const nonce = header(request, "x-nonce");
   if (!signature || !timestamp || !nonce) return void sendError(reply, 401, "Missing authentication headers");
 
-  const nowS = Math.floor(deps.now() / 1000);
-  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowS) > TIMESTAMP_WINDOW_S) {
+  if (!/^\d{1,12}$/.test(timestamp) || !timestampAccepted(Number(timestamp), deps.now())) {
     return void sendError(reply, 401, "Request timestamp out of range");
   }
   if (nonce.length < 8 || nonce.length > 64) return void sendError(reply, 401, "Invalid nonce");
@@ -69,7 +82,7 @@ export async function verifyRequest(
     return void sendError(reply, 429, "Too many requests");
   }
 
-  return { firm, nonce: { value: nonce, expiresAt: (Number(timestamp) + TIMESTAMP_WINDOW_S) * 1000 } };
+  return { firm, nonce: { value: nonce, expiresAt: nonceExpiresAt(Number(timestamp)) } };
 }
 
 /** verifyRequest, then the nonce used up: the whole of authentication. Undefined after answering. */
