@@ -3,10 +3,10 @@ import type { Firm } from "../domain/firm.js";
 import type { FirmRepository, FirmWithProvider } from "../store/firms.js";
 
 /**
- * Finds the firm behind an API key. Lookups are cached briefly: the contract lets an operator change
- * (ban, switch, limit, rotated secret, deactivation) take up to 1 second to reach every instance, and
- * the cache keeps a database read off the hot path. Changes made through this instance are evicted
- * at once.
+ * Finds the firm behind an API key. Lookups are cached briefly, which keeps a database read off the
+ * hot path. Operators' changes empty the cache at once: on this instance directly, on the others
+ * when PostgreSQL tells them (store/change-feed.ts), so a rotated secret stops working everywhere
+ * at once. The 500 ms lifetime is the bound when such a notice is missed.
  */
 export interface FirmDirectory {
   findByApiKey(apiKey: string): Promise<Firm | undefined>;
@@ -43,19 +43,24 @@ export function createFirmDirectory(
   now = () => Date.now(),
 ): FirmDirectory {
   const cache = new Map<string, { firm: Firm | undefined; until: number }>();
+  /** Bumped by each eviction: a read that started before one is not cached after it. */
+  let generation = 0;
   return {
     async findByApiKey(apiKey) {
       const hit = cache.get(apiKey);
       const t = now();
       if (hit && hit.until > t) return hit.firm;
+      const started = generation;
       const row = await repo.findByApiKey(apiKey);
       const firm = row ? toFirm(row, box) : undefined;
+      if (started !== generation) return firm;
       // Unknown keys are cached too, so a flood of bad keys costs one read per key per TTL.
       if (cache.size >= MAX_ENTRIES) cache.clear();
       cache.set(apiKey, { firm, until: t + TTL_MS });
       return firm;
     },
     evictAll() {
+      generation++;
       cache.clear();
     },
   };

@@ -23,6 +23,7 @@ import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { type ChannelInfo, createRouter, type RouteRequest } from "../routing/router.js";
 import type { AccountRow } from "../store/accounts.js";
+import type { ChangeTopic } from "../store/change-feed.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
 
@@ -343,15 +344,34 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     cancelled: () => outbox.poke(),
     log,
   });
+  const announce = (topic: ChangeTopic) =>
+    void store.changes.announce(topic).catch((err: unknown) => {
+      log.warn(
+        { err, topic },
+        "could not tell other instances of a change; their caches catch up within a second",
+      );
+    });
+  store.changes.onChange((topic) => {
+    if (topic !== "accounts") {
+      firms.evictAll();
+      secrets.clear();
+    }
+    if (topic !== "firms") accounts.invalidate();
+  });
   const backoffice = createBackoffice({
     repos,
     box,
     callbackTargetAllowed,
+    // Here at once; on the other instances as soon as PostgreSQL tells them (store/change-feed.ts).
     firmsChanged: () => {
       firms.evictAll();
       secrets.clear();
+      announce("firms");
     },
-    accountsChanged: () => accounts.invalidate(),
+    accountsChanged: () => {
+      accounts.invalidate();
+      announce("accounts");
+    },
     callbackQueued: () => outbox.poke(),
     channelHealth: () => new Map([...router.breakers()].map(([id, b]) => [id, b.mode])),
     now,

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { type ChangeFeed, createPgChangeFeed, noChangeFeed } from "./change-feed.js";
 import { migrations } from "./migrations/index.js";
 import type { Prepared, StatementRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
@@ -27,6 +28,8 @@ export interface Store {
    * undefined on the embedded store, where one process is the only clock there is.
    */
   databaseTime(): Promise<number | undefined>;
+  /** Operators' changes, told to every instance sharing the database (change-feed.ts). */
+  changes: ChangeFeed;
   /** Applies every migration not yet applied; safe to call from several instances at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -77,6 +80,7 @@ async function openSqlite(dataDir: string): Promise<Store> {
     async databaseTime() {
       return undefined;
     },
+    changes: noChangeFeed,
     async migrate() {
       // Each script waits for the open batch to commit; a migration's own BEGIN … COMMIT spans several
       // scripts, which is safe because migrations run at start, before anything else uses the store.
@@ -122,6 +126,7 @@ function openPostgres(url: string, poolSize: number): Store {
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const settled = Promise.resolve();
+  const changes = createPgChangeFeed(url, pool);
   return {
     db,
     dialect: "postgres",
@@ -162,7 +167,9 @@ function openPostgres(url: string, poolSize: number): Store {
         client.release();
       }
     },
+    changes,
     async close() {
+      await changes.close();
       await db.destroy();
     },
   };

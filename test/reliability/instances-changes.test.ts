@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
+
+/**
+ * Two instances on one PostgreSQL: an operator's change made through one reaches the other's
+ * caches at once (LISTEN/NOTIFY), not when its 500 ms cache runs out.
+ */
+describe.runIf(STORES.includes("postgres"))("operators' changes across instances on one PostgreSQL", () => {
+  let a: TestServer;
+  let b: TestServer;
+
+  beforeAll(async () => {
+    a = await startTestServer("postgres", { LOG_LEVEL: "warn" });
+    b = await startTestServer("postgres", { LOG_LEVEL: "warn" }, { shareStoreOf: a });
+    await addAccount(a);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  const settle = () => new Promise((r) => setTimeout(r, 60));
+  const query = "/paymentapi/v1/transactions/by-reference/none";
+
+  it("a secret rotated on one instance stops working on the other at once; the new one works there at once", async () => {
+    const firm = await createFirm(a);
+    // B has the firm in its cache.
+    expect((await send(b, firm, { path: query })).status).toBe(404);
+    const rotated = await a.admin("POST", `/admin/v1/firms/${firm.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    await settle();
+    expect((await send(b, firm, { path: query })).status).toBe(401);
+    expect((await send(b, { ...firm, secret: rotated.json.secret_key }, { path: query })).status).toBe(404);
+  });
+
+  it("deposits closed on one instance are refused by the other at once", async () => {
+    const firm = await createFirm(a);
+    expect((await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(200);
+    expect((await a.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposits: "closed" })).status).toBe(200);
+    await settle();
+    const res = await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
+    expect(res.status).toBe(403);
+    expect(res.json.message).toBe("Yatırım şu anda kapalı");
+  });
+});
