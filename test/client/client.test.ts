@@ -106,7 +106,8 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
       reference: w.reference as string,
       iban: "TR330006100519786457841326",
     });
-    expect(withdrawal).toEqual({ ok: true, value: { accepted: true } });
+    expect(withdrawal).toEqual({ ok: true, value: { accepted: true, recovered: false } });
+    expect(hosted.ok && hosted.value.payment_url.startsWith(`${server.url}/t/`)).toBe(true);
     const wrong = new PayintakeClient({ baseUrl: server.url, apiKey: firm.apiKey, secretKey: "sk_wrong" });
     expect(await wrong.getTransaction(1)).toEqual({
       ok: false,
@@ -180,8 +181,50 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
     });
   });
 
+  it("a withdrawal whose answer was lost is found by its reference, not reported as a duplicate", async () => {
+    // The first answer is lost after the server made the withdrawal (a connection cut on the way back).
+    let cut = true;
+    const lossy: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (cut && String(input).endsWith("/withdrawals")) {
+        cut = false;
+        await res.arrayBuffer();
+        throw new TypeError("fetch failed: socket hang up");
+      }
+      return res;
+    };
+    const flaky = new PayintakeClient({
+      baseUrl: server.url,
+      apiKey: firm.apiKey,
+      secretKey: firm.secret,
+      fetch: lossy,
+    });
+    const w = withdrawalBody() as Record<string, string>;
+    const input = {
+      bank_code: w.bank_code as string,
+      amount: "80.00",
+      first_name: w.first_name as string,
+      last_name: w.last_name as string,
+      username: w.username as string,
+      user_id: w.user_id as string,
+      reference: w.reference as string,
+    };
+    expect(await flaky.createWithdrawal(input)).toEqual({
+      ok: true,
+      value: { accepted: true, recovered: true },
+    });
+    const list = (await server.admin("GET", `/admin/v1/transactions?firm=${firm.id}&limit=1000`)).json;
+    expect(list.filter((t: { reference: string }) => t.reference === input.reference)).toHaveLength(1);
+    // Another user's withdrawal under that reference is not "ours": a plain duplicate.
+    expect(await client.createWithdrawal({ ...input, user_id: "someone-else" })).toEqual({
+      ok: false,
+      error: { code: "duplicate_reference", message: "Bu islem numarasi zaten kullanilmis", status: 409 },
+    });
+  });
+
   describe("after a timeout: query by reference, then resend with the same reference", () => {
     let sim: ChannelSim;
+    let slowAccount: number;
     beforeAll(async () => {
       sim = await startChannelSim({ kind: "accept", delayMs: 1_200 });
       await server.admin("POST", "/admin/v1/channels", {
@@ -190,13 +233,15 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
         url: sim.url,
         timeout_ms: 5_000,
       });
-      await server.admin("POST", "/admin/v1/accounts", {
-        bank_name: "Slow Bank",
-        holder_name: "Slow",
-        iban: "TR000000000000000000000099",
-        channel: `SLOW${kind}`,
-        bank_code: "SLOWBANK",
-      });
+      slowAccount = (
+        await server.admin("POST", "/admin/v1/accounts", {
+          bank_name: "Slow Bank",
+          holder_name: "Slow",
+          iban: "TR000000000000000000000099",
+          channel: `SLOW${kind}`,
+          bank_code: "SLOWBANK",
+        })
+      ).json.id;
     });
     afterAll(async () => {
       await sim?.close();
@@ -225,7 +270,7 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
       expect(found.ok && found.value.assigned_iban).toBe("TR000000000000000000000099");
       const list = (await server.admin("GET", `/admin/v1/transactions?firm=${firm.id}&limit=1000`)).json;
       expect(list.filter((t: { reference: string }) => t.reference === p.reference)).toHaveLength(1);
-      expect(sim.reservations.get(`${firm.id}:${p.reference}`)).toBe(1);
+      expect(sim.reservations.get(`${firm.id}:${p.reference}:${slowAccount}:7500`)).toBe(1);
     });
 
     it("without recovery attempts a timeout is a typed timeout, never a guess", async () => {

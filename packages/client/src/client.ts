@@ -80,6 +80,12 @@ export interface WithdrawalInput extends Payer {
   callbackUrl?: string;
 }
 
+export interface Withdrawal {
+  accepted: true;
+  /** True when the answer was lost and the withdrawal was found by its reference instead. */
+  recovered: boolean;
+}
+
 export interface Deposit {
   assigned_bank_name: string;
   assigned_holder_name: string;
@@ -173,21 +179,77 @@ export class PayintakeClient {
   /** Direct mode: the account to show the payer, or why not. Safe to call again with one reference. */
   async createDeposit(input: DepositInput): Promise<Result<Deposit>> {
     const { callbackUrl, ...body } = input;
+    return this.#createOnce<Deposit>(
+      "/paymentapi/v1/deposits",
+      body,
+      callbackUrl,
+      input.reference,
+      (json) => ({
+        assigned_bank_name: String(json.assigned_bank_name),
+        assigned_holder_name: String(json.assigned_holder_name),
+        assigned_iban: String(json.assigned_iban),
+        recovered: false,
+      }),
+      // Only a deposit of this payer and amount with an account is one to show this payer.
+      (tx) =>
+        tx.type === "deposit" &&
+        tx.user_id === input.user_id &&
+        sameAmount(tx.amount, input.amount) &&
+        tx.assigned_iban
+          ? {
+              assigned_bank_name: tx.assigned_bank_name ?? "",
+              assigned_holder_name: tx.assigned_holder_name ?? "",
+              assigned_iban: tx.assigned_iban ?? "",
+              recovered: true,
+            }
+          : undefined,
+    );
+  }
+
+  /**
+   * A payout request; operators decide it. Safe to call again with one reference, like deposits: a
+   * lost answer is recovered by the reference, so a retry never reads as "refused" a withdrawal
+   * that was in fact created (which could pay a user twice).
+   */
+  async createWithdrawal(input: WithdrawalInput): Promise<Result<Withdrawal>> {
+    const { callbackUrl, ...body } = input;
+    return this.#createOnce<Withdrawal>(
+      "/paymentapi/v1/withdrawals",
+      body,
+      callbackUrl,
+      input.reference,
+      () => ({ accepted: true, recovered: false }),
+      (tx) =>
+        tx.type !== "deposit" && tx.user_id === input.user_id && sameAmount(tx.amount, input.amount)
+          ? { accepted: true, recovered: true }
+          : undefined,
+    );
+  }
+
+  /**
+   * Sends a create request; when its answer is lost (timeout, connection cut, a gateway's 502 to
+   * 504), looks the transaction up by its reference: found and `mine` → that one (`recovered`);
+   * not found → sends again with the same reference (a new nonce), up to `recoveryAttempts` times.
+   * The server refuses a second transaction with one reference, so nothing is created twice.
+   */
+  async #createOnce<T>(
+    path: string,
+    body: unknown,
+    callbackUrl: string | undefined,
+    reference: string,
+    read: (json: Record<string, unknown>) => T,
+    mine: (tx: Transaction) => T | undefined,
+  ): Promise<Result<T>> {
     for (let attempt = 0; ; attempt++) {
-      const sent = await this.#send("POST", "/paymentapi/v1/deposits", body, callbackUrl).then(
+      const sent = await this.#send("POST", path, body, callbackUrl).then(
         (answer) => ({ answer }),
         (lost: unknown) => ({ lost }),
       );
       // A gateway's 502/503/504 (or a page that is not ours) says nothing of what happened behind it.
       const lost = "lost" in sent || (sent.answer.status >= 502 && sent.answer.status <= 504);
       if (!lost && "answer" in sent) {
-        const answer = this.#result<Deposit>(sent.answer, (json) => ({
-          assigned_bank_name: String(json.assigned_bank_name),
-          assigned_holder_name: String(json.assigned_holder_name),
-          assigned_iban: String(json.assigned_iban),
-          recovered: false,
-        }));
-        // A resend that meets the first send's deposit: look it up below. On the first send the
+        const answer = this.#result<T>(sent.answer, read);
+        // A resend that meets the first send's transaction: look it up below. On the first send the
         // reference really was used before: that is the caller's to know.
         if (answer.ok || answer.error.code !== "duplicate_reference" || attempt === 0) return answer;
       } else if (attempt >= this.#opts.recoveryAttempts) {
@@ -196,39 +258,24 @@ export class PayintakeClient {
           error: "lost" in sent ? this.#lost(sent.lost) : this.#lostStatus(sent.answer.status),
         };
       }
-      // The answer was lost (or the resend met the first one): does the deposit exist?
-      const found = await this.getTransactionByReference(input.reference);
-      if (found.ok) return this.#recovered(found.value, input);
+      // The answer was lost (or the resend met the first one): does the transaction exist?
+      const found = await this.getTransactionByReference(reference);
+      if (found.ok) {
+        const value = mine(found.value);
+        return value === undefined
+          ? {
+              ok: false,
+              error: {
+                code: "duplicate_reference",
+                message: "Bu islem numarasi zaten kullanilmis",
+                status: 409,
+              },
+            }
+          : { ok: true, value };
+      }
       if (found.error.code !== "not_found" || attempt >= this.#opts.recoveryAttempts) return found;
       // Not created: the same reference may be sent again.
     }
-  }
-
-  /**
-   * The transaction found by the reference is this deposit only if it is a deposit of this payer
-   * and amount with an account; anything else under that reference is not ours to show a payer.
-   */
-  #recovered(tx: Transaction, input: DepositInput): Result<Deposit> {
-    const mine =
-      tx.type === "deposit" &&
-      tx.user_id === input.user_id &&
-      sameAmount(tx.amount, input.amount) &&
-      !!tx.assigned_iban;
-    if (!mine) {
-      return {
-        ok: false,
-        error: { code: "duplicate_reference", message: "Bu islem numarasi zaten kullanilmis", status: 409 },
-      };
-    }
-    return {
-      ok: true,
-      value: {
-        assigned_bank_name: tx.assigned_bank_name ?? "",
-        assigned_holder_name: tx.assigned_holder_name ?? "",
-        assigned_iban: tx.assigned_iban ?? "",
-        recovered: true,
-      },
-    };
   }
 
   /** Hosted mode: the URL to send the payer to; the amount is entered on the page. */
@@ -239,17 +286,12 @@ export class PayintakeClient {
       "/paymentapi/v1/deposits",
       { ...body, redirect: true },
       callbackUrl,
+      // Without PAYMENT_PAGE_URL the server answers a path: made absolute against the API's base
+      // URL, so a redirect never lands on the merchant's own host.
       (json) => ({
-        payment_url: String(json.payment_url),
+        payment_url: new URL(String(json.payment_url), `${this.#opts.baseUrl}/`).href,
       }),
     );
-  }
-
-  async createWithdrawal(input: WithdrawalInput): Promise<Result<{ accepted: true }>> {
-    const { callbackUrl, ...body } = input;
-    return this.#call("POST", "/paymentapi/v1/withdrawals", body, callbackUrl, () => ({
-      accepted: true as const,
-    }));
   }
 
   /**

@@ -10,6 +10,7 @@ export {
   PayintakeClient,
   type Result,
   type Transaction,
+  type Withdrawal,
   type WithdrawalInput,
 } from "./client.js";
 export { signRequest } from "./signing.js";
