@@ -352,8 +352,9 @@ export function openApiDocument() {
             message: { const: "Ödeme sayfasına yönlendiriniz" },
             payment_url: {
               type: "string",
-              format: "uri",
-              description: "Send the payer here; valid 30 minutes until an amount is entered.",
+              format: "uri-reference",
+              description:
+                "Send the payer here; valid 30 minutes until an amount is entered. Absolute when the server has PAYMENT_PAGE_URL set (production); otherwise a path on this server (`/t/…`): resolve it against the API's base URL before redirecting.",
             },
           },
         },
