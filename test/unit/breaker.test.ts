@@ -57,7 +57,16 @@ describe("channel circuit breaker", () => {
     u = record(u, false, 2, cfg);
     u = record(u, true, 3, cfg);
     expect(u.mode).toBe("closed");
-    expect(u.recent).toHaveLength(4);
-    expect(record(u, true, 40_000, cfg).recent).toHaveLength(1);
+    expect(u.recent).toEqual([{ second: 0, asks: 4, failures: 3 }]);
+    expect(record(u, true, 40_000, cfg).recent).toEqual([{ second: 40, asks: 1, failures: 1 }]);
+  });
+
+  it("costs the same per ask however busy the channel: at most one entry per second of the window", () => {
+    let s = closedBreaker();
+    // 1,000 asks a second for 40 s, one in ten failed: never trips, never grows past the window.
+    for (let i = 0; i < 40_000; i++) s = record(s, i % 10 === 0, i, cfg);
+    expect(s.mode).toBe("closed");
+    expect(s.recent.length).toBeLessThanOrEqual(cfg.windowMs / 1000 + 1);
+    expect(s.recent.reduce((n, b) => n + b.asks, 0)).toBeGreaterThanOrEqual(29_000);
   });
 });
