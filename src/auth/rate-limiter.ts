@@ -1,10 +1,11 @@
 /**
- * Token bucket per firm: `rate` requests per second with bursts of twice that. Per instance for
- * now; sharing it across instances is the scale-out issue's work (see docs/decisions.md).
+ * Token bucket per key: `rate` requests per second with bursts of twice that, in this process's
+ * memory (the embedded store: one process). On PostgreSQL the limit is shared by the instances
+ * (shared-rate-limiter.ts).
  */
 export interface RateLimiter {
   /** 0 when the request may go ahead, else the seconds to wait before retrying. */
-  take(key: number | string, ratePerSecond: number): number;
+  take(key: number | string, ratePerSecond: number): number | Promise<number>;
   /** Stops background work, if any (the shared limiter's sync). */
   stop?(): void;
 }
@@ -17,7 +18,13 @@ const IDLE_MS = 60_000;
  */
 const MAX_BUCKETS = 50_000;
 
-export function createRateLimiter(now = () => Date.now()): RateLimiter & { size(): number } {
+/** The in-memory limiter answers at once. */
+export interface LocalRateLimiter extends RateLimiter {
+  take(key: number | string, ratePerSecond: number): number;
+  size(): number;
+}
+
+export function createRateLimiter(now = () => Date.now()): LocalRateLimiter {
   // Kept in order of last use (each take moves its key to the end), so the idle and the surplus are
   // always at the front: forgetting them costs O(1) per bucket, never a walk over the map.
   const buckets = new Map<number | string, { tokens: number; at: number }>();

@@ -3,16 +3,22 @@ import { memoized } from "./memo.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /**
- * The rate limit shared by every instance on one PostgreSQL, without a round trip per request:
- * each key gets `rate × 2` requests per 2-second window (the single-instance bucket's burst, and
- * its rate on average). An instance answers from what it knows (the total all instances had
- * reported at its last sync, plus what it let through since) and adds its own count to the store
- * every `syncMs` (and at once when a key spends a quarter of what is left), learning the others'
- * counts in the same statement. So the instances together may let a few more through than the
- * limit, by what arrives during one sync; never many more.
+ * The rate limit shared by every instance on one PostgreSQL: each key gets `rate × 2` requests per
+ * 2-second window (the single-instance bucket's burst, and its rate on average), counted in the
+ * database. An instance never lets a request through on a count it merely hopes is shared: it
+ * reserves a share of the window from the database first (a conditional upsert that cannot pass the
+ * limit), then answers from its reservation without a round trip, and reserves again when it runs
+ * low. So however a burst is spread over instances, together they let through no more than the
+ * limit. (The first design let each instance spend the whole limit before it learned the others'
+ * counts: three instances let a burst of three limits through.)
+ *
+ * A reservation is a sixteenth of the window's limit (one request near the end): what an instance
+ * reserved and did not use is lost to the others until the window ends, a sixteenth at most each.
+ * If the database cannot be reached, each instance limits on its own until it can.
  */
 export interface WindowStore {
-  add(windowStart: number, counts: ReadonlyMap<string, number>): Promise<Map<string, number>>;
+  /** Adds `n` to the key's count in this window if that stays within `limit`; false when it would not. */
+  reserve(key: string, windowStart: number, n: number, limit: number): Promise<boolean>;
   purge(before: number): Promise<void>;
 }
 
@@ -25,36 +31,48 @@ const hashed = memoized(
 );
 const keyOf = (key: number | string): string => hashed(String(key));
 
+/** One key's standing in the current window, on this instance. */
+interface Grant {
+  /** Reserved from the database and not used yet. */
+  left: number;
+  /** The database refused even one more: the window is spent. */
+  spent: boolean;
+  /** Counted here alone, while the database cannot be reached. */
+  alone: number;
+  offline: boolean;
+  reserving: Promise<void> | undefined;
+}
+
 export interface SharedRateLimiter extends RateLimiter {
-  /** Reports this instance's counts and learns everyone's now (the timer does it every syncMs). */
-  sync(): Promise<void>;
   stop(): void;
 }
 
 export function createSharedRateLimiter(deps: {
   store: WindowStore;
   now(): number;
-  syncMs?: number;
   onError(err: unknown): void;
 }): SharedRateLimiter {
   let window = Math.floor(deps.now() / WINDOW_MS);
-  /** What every instance had counted in this window at the last sync. */
-  let seen = new Map<string, number>();
-  /** What this instance let through since its last sync. */
-  let unsent = new Map<string, number>();
-  let syncing: Promise<void> | undefined;
-  let purgedAt = 0;
+  let grants = new Map<string, Grant>();
 
   function roll(now: number) {
     const current = Math.floor(now / WINDOW_MS);
     if (current === window) return;
     window = current;
-    seen = new Map();
-    unsent = new Map();
+    grants = new Map();
+  }
+
+  function grantOf(k: string): Grant {
+    let g = grants.get(k);
+    if (!g) {
+      g = { left: 0, spent: false, alone: 0, offline: false, reserving: undefined };
+      grants.set(k, g);
+    }
+    return g;
   }
 
   let reportedAt = Number.NEGATIVE_INFINITY;
-  /** During an outage a sync fails ten times a second: say so once a minute, not each time. */
+  /** During an outage every reservation fails: say so once a minute, not each time. */
   function report(err: unknown) {
     const now = deps.now();
     if (now - reportedAt < 60_000) return;
@@ -62,35 +80,54 @@ export function createSharedRateLimiter(deps: {
     deps.onError(err);
   }
 
-  async function sync() {
-    if (syncing) return syncing;
-    const sending = unsent;
-    const at = window;
-    unsent = new Map();
-    syncing = (async () => {
+  /** Reserves the next share of the window for this key (one call in flight per key). */
+  function reserve(k: string, g: Grant, limit: number): Promise<void> {
+    g.reserving ??= (async () => {
+      const at = window;
+      const chunk = Math.max(1, Math.floor(limit / 16));
       try {
-        const totals = await deps.store.add(at * WINDOW_MS, sending);
-        if (at === window) {
-          for (const [key, total] of totals) seen.set(key, Math.max(seen.get(key) ?? 0, total));
-        }
+        let got = (await deps.store.reserve(k, at * WINDOW_MS, chunk, limit)) ? chunk : 0;
+        // Less than a share left: one at a time, to the last request the limit allows.
+        if (got === 0 && chunk > 1) got = (await deps.store.reserve(k, at * WINDOW_MS, 1, limit)) ? 1 : 0;
+        g.left += got;
+        if (got === 0) g.spent = true;
+        g.offline = false;
       } catch (err) {
-        // Counted again at the next sync rather than lost: the limit stays a limit.
-        if (at === window) for (const [key, n] of sending) unsent.set(key, (unsent.get(key) ?? 0) + n);
+        g.offline = true;
         report(err);
+      } finally {
+        g.reserving = undefined;
       }
-      const now = deps.now();
-      if (now - purgedAt > 60_000) {
-        purgedAt = now;
-        // Apart from the add: a failed purge must not send the counts twice.
-        await deps.store.purge(now - 60_000).catch(report);
-      }
-      syncing = undefined;
     })();
-    return syncing;
+    return g.reserving;
   }
 
-  const timer = setInterval(() => void sync(), deps.syncMs ?? 100);
-  timer.unref();
+  const retryAfter = (now: number) => Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+
+  const purge = setInterval(() => {
+    deps.store.purge(deps.now() - 60_000).catch(report);
+  }, 60_000);
+  purge.unref();
+
+  async function wait(k: string, limit: number): Promise<number> {
+    for (;;) {
+      const now = deps.now();
+      roll(now);
+      const g = grantOf(k);
+      if (g.left > 0) {
+        g.left--;
+        return 0;
+      }
+      if (g.spent) return retryAfter(now);
+      if (g.offline) {
+        // For the rest of this window (the next one asks the database again).
+        if (g.alone >= limit) return retryAfter(now);
+        g.alone++;
+        return 0;
+      }
+      await reserve(k, g, limit);
+    }
+  }
 
   return {
     take(key, rate) {
@@ -98,19 +135,19 @@ export function createSharedRateLimiter(deps: {
       roll(now);
       // Stored hashed: keys include hosted-page tokens and payers' addresses.
       const k = keyOf(key);
-      const limit = (rate * WINDOW_MS) / 1000;
-      const reported = seen.get(k) ?? 0;
-      const mine = (unsent.get(k) ?? 0) + 1;
-      if (reported + mine > limit) return Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-      unsent.set(k, mine);
-      // A key using up its budget fast reports at once, not only at the next tick: a burst spread
-      // over several instances then overshoots by what one round trip lets through, not by 100 ms.
-      if (mine >= Math.max(1, Math.floor((limit - reported) / 4))) void sync();
-      return 0;
+      const limit = Math.max(1, Math.floor((rate * WINDOW_MS) / 1000));
+      const g = grantOf(k);
+      if (g.left > 0) {
+        g.left--;
+        // Running low: the next share is asked for before it is needed, off the request's path.
+        if (g.left <= Math.floor(limit / 32) && !g.spent) void reserve(k, g, limit);
+        return 0;
+      }
+      if (g.spent) return retryAfter(now);
+      return wait(k, limit);
     },
-    sync,
     stop() {
-      clearInterval(timer);
+      clearInterval(purge);
     },
   };
 }

@@ -283,7 +283,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       ? createSharedRateLimiter({
           store: repos.rateWindows,
           now,
-          onError: (err) => log.warn({ err }, "rate limit counts not shared this time; retrying"),
+          onError: (err) =>
+            log.warn({ err }, "rate limits cannot be shared now: each instance limits on its own"),
         })
       : createRateLimiter(now);
 

@@ -4,43 +4,66 @@ import { addAccount, createFirm, depositBody, send } from "../support/merchant.j
 
 /**
  * Two instances on one PostgreSQL: an operator's change made through one reaches the other's
- * caches at once (LISTEN/NOTIFY), not when its 500 ms cache runs out.
+ * caches at once (LISTEN/NOTIFY), not when its 500 ms cache runs out; a firm's rate limit holds for
+ * the two together, also for a burst sent to both at once.
  */
-describe.runIf(STORES.includes("postgres"))("operators' changes across instances on one PostgreSQL", () => {
-  let a: TestServer;
-  let b: TestServer;
+describe.runIf(STORES.includes("postgres"))(
+  "operators' changes and rate limits across instances on one PostgreSQL",
+  () => {
+    let a: TestServer;
+    let b: TestServer;
 
-  beforeAll(async () => {
-    a = await startTestServer("postgres", { LOG_LEVEL: "warn" });
-    b = await startTestServer("postgres", { LOG_LEVEL: "warn" }, { shareStoreOf: a });
-    await addAccount(a);
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+    beforeAll(async () => {
+      a = await startTestServer("postgres", { LOG_LEVEL: "warn" });
+      b = await startTestServer("postgres", { LOG_LEVEL: "warn" }, { shareStoreOf: a });
+      await addAccount(a);
+    });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+    });
 
-  const settle = () => new Promise((r) => setTimeout(r, 60));
-  const query = "/paymentapi/v1/transactions/by-reference/none";
+    const settle = () => new Promise((r) => setTimeout(r, 60));
+    const query = "/paymentapi/v1/transactions/by-reference/none";
 
-  it("a secret rotated on one instance stops working on the other at once; the new one works there at once", async () => {
-    const firm = await createFirm(a);
-    // B has the firm in its cache.
-    expect((await send(b, firm, { path: query })).status).toBe(404);
-    const rotated = await a.admin("POST", `/admin/v1/firms/${firm.id}/rotate-secret`);
-    expect(rotated.status).toBe(200);
-    await settle();
-    expect((await send(b, firm, { path: query })).status).toBe(401);
-    expect((await send(b, { ...firm, secret: rotated.json.secret_key }, { path: query })).status).toBe(404);
-  });
+    it("a secret rotated on one instance stops working on the other at once; the new one works there at once", async () => {
+      const firm = await createFirm(a);
+      // B has the firm in its cache.
+      expect((await send(b, firm, { path: query })).status).toBe(404);
+      const rotated = await a.admin("POST", `/admin/v1/firms/${firm.id}/rotate-secret`);
+      expect(rotated.status).toBe(200);
+      await settle();
+      expect((await send(b, firm, { path: query })).status).toBe(401);
+      expect((await send(b, { ...firm, secret: rotated.json.secret_key }, { path: query })).status).toBe(404);
+    });
 
-  it("deposits closed on one instance are refused by the other at once", async () => {
-    const firm = await createFirm(a);
-    expect((await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(200);
-    expect((await a.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposits: "closed" })).status).toBe(200);
-    await settle();
-    const res = await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
-    expect(res.status).toBe(403);
-    expect(res.json.message).toBe("Yatırım şu anda kapalı");
-  });
-});
+    it("a burst sent to both instances at once gets no more than the firm's limit between them", async () => {
+      // 20 a second with bursts of 40: 40 in a 2-second window, whichever instance answers.
+      const firm = await createFirm(a, { rate_limit_per_second: 20 });
+      // Start at the beginning of a window, so the burst does not straddle two.
+      while (Date.now() % 2_000 > 100) await new Promise((r) => setTimeout(r, 10));
+      const answers = await Promise.all(
+        Array.from({ length: 80 }, (_, i) => send(i % 2 === 0 ? a : b, firm, { path: query })),
+      );
+      const through = answers.filter((r) => r.status === 404).length;
+      const refused = answers.filter((r) => r.status === 429);
+      // Before: each instance let its own 40 through (80 in all).
+      expect(through).toBeLessThanOrEqual(40);
+      expect(through).toBeGreaterThanOrEqual(36);
+      expect(refused.length).toBe(80 - through);
+      expect(refused[0]?.json.message).toBe("Too many requests");
+    });
+
+    it("deposits closed on one instance are refused by the other at once", async () => {
+      const firm = await createFirm(a);
+      expect((await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() })).status).toBe(
+        200,
+      );
+      expect((await a.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposits: "closed" })).status).toBe(200);
+      await settle();
+      const res = await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
+      expect(res.status).toBe(403);
+      expect(res.json.message).toBe("Yatırım şu anda kapalı");
+    });
+  },
+);

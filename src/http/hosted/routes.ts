@@ -53,10 +53,10 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
    * a value that cannot be a token gets no bucket of its own: guessing tokens at random costs the
    * guesser its address's limit, never a bucket per guess.
    */
-  function limited(request: FastifyRequest, reply: FastifyReply, token: string): boolean {
-    let wait = ctx.rateLimiter.take(`page-ip:${request.ip}`, PER_ADDRESS_PER_SECOND);
+  async function limited(request: FastifyRequest, reply: FastifyReply, token: string): Promise<boolean> {
+    let wait = await ctx.rateLimiter.take(`page-ip:${request.ip}`, PER_ADDRESS_PER_SECOND);
     if (wait === 0 && isTokenShaped(token))
-      wait = ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND);
+      wait = await ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND);
     if (wait === 0) return false;
     reply.header("retry-after", String(wait));
     sendError(reply, 429, "Too many requests");
@@ -83,7 +83,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
 
   app.get<{ Params: { token: string } }>("/api/pay/:token", async (request, reply) => {
     reply.headers(PAGE_HEADERS);
-    if (limited(request, reply, request.params.token)) return reply;
+    if (await limited(request, reply, request.params.token)) return reply;
     const state = await ctx.hosted.state(request.params.token);
     if (!state) return sendError(reply, 404, "Not found");
     return sendPlainJson(reply, 200, view(state));
@@ -91,7 +91,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
 
   app.post<{ Params: { token: string } }>("/api/pay/:token/deposit", async (request, reply) => {
     reply.headers(PAGE_HEADERS);
-    if (limited(request, reply, request.params.token)) return reply;
+    if (await limited(request, reply, request.params.token)) return reply;
     const body = parseJsonBody(request);
     const amount = body.ok
       ? parsePageAmount(body.value)

@@ -76,7 +76,7 @@ export async function verifyRequest(
   if (!verifyRequestSignature(firm.secret, parts, signature))
     return void sendError(reply, 401, "Invalid signature");
 
-  const retryAfter = deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
+  const retryAfter = await deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
   if (retryAfter > 0) {
     reply.header("retry-after", String(retryAfter));
     return void sendError(reply, 429, "Too many requests");
