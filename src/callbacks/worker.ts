@@ -113,6 +113,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       nextAttemptAt: next.outcome === "retry" ? next.at : null,
       summary,
       now,
+      scheduleVersion: c.schedule_version,
     });
     deps.onAttempt?.(next.outcome);
     if (next.outcome !== "delivered") {

@@ -1,4 +1,11 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
+import {
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  sql,
+  type Transaction,
+  type Updateable,
+} from "kysely";
 import { checkViolation, uniqueViolation } from "./errors.js";
 import type { AuditLogTable, Database } from "./schema.js";
 
@@ -66,19 +73,18 @@ function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; 
 }
 
 /**
- * A callback due now with its retry schedule from the start, as a redelivery makes it. The lease
- * goes too: an attempt still in flight then finds it no longer holds the row and leaves only its
- * attempt on record, instead of writing its own next step over the operator's fresh schedule
- * (store/callbacks.ts recordAttempt).
+ * A callback due now with its retry schedule from the start, as a redelivery makes it. A live lease
+ * stays: an attempt still in flight finishes alone, sees the schedule version moved, and hands the
+ * row back due at once without writing its own next step (store/callbacks.ts recordAttempt); a
+ * lease left by a dead worker runs out as any other.
  */
 const freshSchedule = (at: number) => ({
   status: "pending" as const,
   step: 0,
   next_attempt_at: at,
   failed_at: null,
-  lease_until: 0,
-  lease_owner: null,
   updated_at: at,
+  schedule_version: sql<number>`schedule_version + 1`,
 });
 
 async function write(

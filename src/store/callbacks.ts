@@ -17,6 +17,7 @@ export type ClaimedCallback = Pick<
   | "hash_input"
   | "step"
   | "attempts"
+  | "schedule_version"
 >;
 
 export interface AttemptRecord {
@@ -34,6 +35,8 @@ export interface AttemptRecord {
   /** A short account of the result, kept on the callback for lists. */
   summary: string;
   now: number;
+  /** The schedule version the row had when this attempt's worker claimed it. */
+  scheduleVersion: number;
 }
 
 export interface CallbackFilter {
@@ -123,7 +126,7 @@ export function createCallbackRepository(
           WHERE nth <= ${cap}
           ORDER BY next_attempt_at
           LIMIT ${limit})
-        RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts`.execute(
+        RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts, schedule_version`.execute(
         db,
       );
       return result.rows;
@@ -176,22 +179,43 @@ export function createCallbackRepository(
                 : { next_attempt_at: r.nextAttemptAt ?? r.now }),
           }))
           .where("id", "=", r.callbackId)
-          // Only the worker still holding the lease moves the schedule on. One whose lease ran out
-          // while it waited (another worker has the row now) leaves just its attempt on record.
-          .where("lease_owner", "=", r.owner);
+          // Only the worker still holding the lease moves the schedule on, and only if no
+          // redelivery was asked while it sent. One whose lease ran out while it waited (another
+          // worker has the row now) leaves just its attempt on record.
+          .where("lease_owner", "=", r.owner)
+          .where("schedule_version", "=", r.scheduleVersion);
+      // A redelivery was asked while this attempt was in flight: the attempt is counted and the row
+      // handed back as the operator left it (due now, its schedule from the start), so the
+      // redelivery goes out after this attempt, never beside it.
+      const handBack = (qc: QueryCreator<Database>) =>
+        qc
+          .updateTable("callbacks")
+          .set((eb) => ({
+            attempts: eb("attempts", "+", 1),
+            last_attempt_at: r.startedAt,
+            last_result: r.summary,
+            updated_at: r.now,
+            lease_until: 0,
+            lease_owner: null,
+          }))
+          .where("id", "=", r.callbackId)
+          .where("lease_owner", "=", r.owner)
+          .where("schedule_version", "<>", r.scheduleVersion);
       if (dialect === "postgres") {
         // One statement, so one round trip and one commit: the attempt is a data-modifying CTE.
-        await update(
+        const moved = await update(
           // The CTE adds a name the update never reads; to the builder it is the same query creator.
           db.with("attempt", (qc) =>
             qc.insertInto("callback_attempts").values(attempt),
           ) as unknown as QueryCreator<Database>,
-        ).execute();
+        ).executeTakeFirst();
+        if (Number(moved.numUpdatedRows) === 0) await handBack(db).execute();
         return;
       }
       await db.transaction().execute(async (trx) => {
         await trx.insertInto("callback_attempts").values(attempt).execute();
-        await update(trx).execute();
+        const moved = await update(trx).executeTakeFirst();
+        if (Number(moved.numUpdatedRows) === 0) await handBack(trx).execute();
       });
     },
 

@@ -139,6 +139,8 @@ export interface CallbackTable {
   /** A worker that claimed the row holds it until then; 0 when free. */
   lease_until: number;
   lease_owner: string | null;
+  /** Bumped by each redelivery request: an attempt claimed before one does not move the schedule. */
+  schedule_version: Generated<number>;
   last_attempt_at: number | null;
   last_result: string | null;
   delivered_at: number | null;

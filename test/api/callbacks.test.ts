@@ -371,6 +371,12 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
       "retry",
     ]);
     expect(receiver.received).toHaveLength(3);
+    // The redelivery went out after the attempt in flight ended, never beside it (it did, with the
+    // same attempt number, when a redelivery freed the lease), and every send is counted.
+    const [, second, third] = receiver.received;
+    expect((third?.at ?? 0) - (second?.at ?? 0)).toBeGreaterThanOrEqual(1_400);
+    expect(receiver.received.map((r) => r.headers["x-callback-attempt"])).toEqual(["1", "2", "3"]);
+    expect(done.attempt_count).toBe(3);
   });
 
   it("429 with Retry-After waits as long as the receiver asks", async () => {

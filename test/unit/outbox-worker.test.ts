@@ -18,6 +18,7 @@ const row = (id: number, origin = "http://a:80"): ClaimedCallback => ({
   hash_input: "r|deposit|approved|1.00",
   step: 0,
   attempts: 0,
+  schedule_version: 0,
 });
 
 function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {

@@ -7,6 +7,7 @@ import { paymentSessions } from "./20261122T1800_payment_sessions.js";
 import { operators } from "./20261122T1900_operators.js";
 import { sandbox } from "./20261123T1000_sandbox.js";
 import { rateWindows } from "./20261123T1100_rate_windows.js";
+import { callbackScheduleVersion } from "./20261124T1000_callback_schedule_version.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   operators,
   sandbox,
   rateWindows,
+  callbackScheduleVersion,
 ];
