@@ -383,6 +383,30 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect((await call("GET", "/ops/api/me", { cookie: c.cookie })).status).toBe(401);
   });
 
+  it("a search shows a page of 200; the CSV export has every row the filter finds", async () => {
+    const other = await createFirm(server);
+    for (let i = 0; i < 21; i++) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) =>
+          send(server, other, {
+            path: "/paymentapi/v1/deposits",
+            body: depositBody({ user_id: `csv-${i}-${j}` }),
+          }),
+        ),
+      );
+    }
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const page = await call("GET", `/ops/api/transactions?firm=${other.id}`, { cookie: viewer.cookie });
+    expect(page.json).toHaveLength(200);
+    const csv = await request(`${server.url}/ops/api/transactions.csv?firm=${other.id}`, {
+      headers: { cookie: viewer.cookie },
+    });
+    // Before: the export stopped at the search's 200 rows without a word.
+    const rows = (await csv.body.text()).split("\r\n").filter((l) => l !== "");
+    expect(rows).toHaveLength(1 + 210);
+    expect(csv.headers["x-rows-limited"]).toBe("false");
+  });
+
   it("wrong current passwords count like wrong logins: at the lockout the session ends", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "guess@ops.example",

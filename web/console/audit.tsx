@@ -13,6 +13,8 @@ interface Entry {
 }
 
 const FILTERS = ["actor", "action", "entity_type", "entity_id", "from", "to"] as const;
+/** What one look at the log shows (the server's default page). */
+const AUDIT_PAGE = 200;
 
 /** Who changed what, when, before and after; filtered by the URL so a view can be shared. */
 export function Audit({ filter }: { filter: URLSearchParams }) {
@@ -91,6 +93,11 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
         </tbody>
       </table>
       {entries && entries.length === 0 && <p class="help">{t("noResults")}</p>}
+      {entries && entries.length >= AUDIT_PAGE && (
+        <p id="more" class="help error">
+          {t("firstEntries").replace("{n}", String(AUDIT_PAGE))}
+        </p>
+      )}
     </section>
   );
 }

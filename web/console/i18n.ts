@@ -58,6 +58,9 @@ const tr = {
   csv: "CSV indir",
   created: "Oluşturma",
   noResults: "Sonuç yok.",
+  firstResults:
+    "Yalnızca ilk {n} sonuç gösteriliyor; daha fazlası olabilir. Aramayı daraltın (tarih, durum, firma) ya da CSV'yi indirin (en çok 50.000 satır).",
+  firstEntries: "Yalnızca son {n} kayıt gösteriliyor; daha eskileri için tarih aralığını daraltın.",
   history: "Karar geçmişi",
   routing: "Yönlendirme",
   callbacks: "Bildirimler",
@@ -192,6 +195,9 @@ const en: Record<Key, string> = {
   csv: "Download CSV",
   created: "Created",
   noResults: "No results.",
+  firstResults:
+    "Only the first {n} results are shown; there may be more. Narrow the search (dates, status, firm) or download the CSV (up to 50,000 rows).",
+  firstEntries: "Only the latest {n} entries are shown; narrow the dates for older ones.",
   history: "Decision history",
   routing: "Routing",
   callbacks: "Callbacks",

@@ -50,6 +50,9 @@ const FILTERS = [
   "to",
 ] as const;
 
+/** What one search shows (the server's default page); the CSV export gives up to 50,000 rows. */
+const SEARCH_PAGE = 200;
+
 /** Search with every filter operators use for reconciliation, the same filter as CSV, and a detail. */
 export function Transactions({ filter, id }: { filter: URLSearchParams; id?: number }) {
   const { t, lang } = useShell();
@@ -153,6 +156,11 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
           </tbody>
         </table>
         {rows && rows.length === 0 && q && <p class="help">{t("noResults")}</p>}
+        {rows && rows.length >= SEARCH_PAGE && (
+          <p id="more" class="help error">
+            {t("firstResults").replace("{n}", String(SEARCH_PAGE))}
+          </p>
+        )}
         {id !== undefined && <TransactionDetail id={id} />}
       </div>
     </section>

@@ -20,6 +20,10 @@ import {
 } from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
 
+/** Rows a console search shows at once, and the most an export gives (web/console shows both). */
+export const SEARCH_PAGE = 200;
+const CSV_LIMIT = 50_000;
+
 /**
  * The operator console's API under /ops/api (the page is assets/console/, served by page.ts).
  * Every route needs a session cookie; every change also needs the session's CSRF
@@ -233,7 +237,11 @@ export function registerConsoleRoutes(
       to: z.iso.datetime({ offset: true }).optional(),
       limit: limitText.optional(),
     });
-    async function findTransactions(request: FastifyRequest, reply: FastifyReply) {
+    /**
+     * A search shows a page (200 unless asked otherwise, the console says when there may be more);
+     * an export is for reconciliation and takes up to 50,000 rows (a day of a busy firm).
+     */
+    async function findTransactions(request: FastifyRequest, reply: FastifyReply, exportAll = false) {
       const q = search.safeParse(request.query);
       if (!q.success) return void sendError(reply, 400, "bad search: check ids, statuses and ISO 8601 dates");
       const f = q.data;
@@ -248,7 +256,7 @@ export function registerConsoleRoutes(
         firmId: f.firm,
         from: f.from === undefined ? undefined : Date.parse(f.from),
         to: f.to === undefined ? undefined : Date.parse(f.to),
-        limit: f.limit ?? 200,
+        limit: exportAll ? CSV_LIMIT : (f.limit ?? SEARCH_PAGE),
       });
     }
 
@@ -260,11 +268,12 @@ export function registerConsoleRoutes(
 
     ops.get("/ops/api/transactions.csv", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
-      const found = await findTransactions(request, reply);
+      const found = await findTransactions(request, reply, true);
       if (found === undefined) return reply;
       return reply
         .type("text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="transactions.csv"')
+        .header("x-rows-limited", found.length >= CSV_LIMIT ? "true" : "false")
         .send(toCsv(CSV_COLUMNS, found));
     });
 
