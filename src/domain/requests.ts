@@ -53,7 +53,8 @@ const AMOUNT_RULE_MESSAGES = {
   max: "must not exceed 999999999.99",
 } as const;
 
-function amountMinor(text: string): Parsed<number> {
+/** An amount typed as text ("149.50"), with the API's messages for each rule it breaks. */
+export function amountMinor(text: string): Parsed<number> {
   const parsed = parseAmount(text);
   if (parsed.ok) return { ok: true, value: parsed.minor };
   return { ok: false, message: `Validation failed: Amount ${AMOUNT_RULE_MESSAGES[parsed.rule]}` };

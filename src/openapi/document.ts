@@ -480,7 +480,7 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
         responses: {
           "200": decided,
           "400": error([
-            "Validation failed: Amount must be a decimal number",
+            ...AMOUNT_ERRORS.filter((m) => !m.endsWith("must be a string")),
             'Validation failed: body must be {} or {"amount": "150.00"}',
             "only a deposit can be approved with another amount",
           ]),

@@ -4,9 +4,14 @@ import { REJECTIONS } from "../../src/http/merchant/rejections.js";
 
 /** The error catalogue in docs/errors.md and the code must never disagree. */
 const catalogue = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
-const sources = ["authenticate.ts", "common.ts", "deposits.ts", "withdrawals.ts", "transactions.ts"].map(
-  (f) => readFileSync(new URL(`../../src/http/merchant/${f}`, import.meta.url), "utf8"),
-);
+const sources = [
+  "authenticate.ts",
+  "common.ts",
+  "deposits.ts",
+  "withdrawals.ts",
+  "transactions.ts",
+  "sandbox.ts",
+].map((f) => readFileSync(new URL(`../../src/http/merchant/${f}`, import.meta.url), "utf8"));
 
 describe("error catalogue", () => {
   it.each(Object.entries(REJECTIONS))(
@@ -19,7 +24,8 @@ describe("error catalogue", () => {
   it("documents every message the merchant routes can send", () => {
     const sent = new Set<string>();
     for (const src of sources) {
-      for (const m of src.matchAll(/sendError\(\s*reply,\s*\d+,\s*"([^"]+)"/g)) sent.add(m[1] as string);
+      for (const m of src.matchAll(/sendError\(\s*reply,\s*\d+,\s*(?:"([^"]+)"|'([^']+)')/g))
+        sent.add((m[1] ?? m[2]) as string);
     }
     expect(sent.size).toBeGreaterThan(8);
     for (const message of sent) expect(catalogue, message).toContain(`\`${message}\``);

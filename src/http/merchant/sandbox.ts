@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Backoffice } from "../../backoffice/service.js";
-import { parseAmount } from "../../domain/money.js";
+import { amountMinor as parseAmountText } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendJson } from "../envelope.js";
 import { authenticate } from "./authenticate.js";
@@ -48,9 +48,10 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, bac
     if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"amount": "150.00"}');
     let amountMinor: number | undefined;
     if (input.value?.amount !== undefined) {
-      const parsed = parseAmount(input.value.amount);
-      if (!parsed.ok) return sendError(reply, 400, "Validation failed: Amount must be a decimal number");
-      amountMinor = parsed.minor;
+      // The API's own amount rules and messages (at most 2 decimals, greater than 0, …).
+      const parsed = parseAmountText(input.value.amount);
+      if (!parsed.ok) return sendError(reply, 400, parsed.message);
+      amountMinor = parsed.value;
     }
     const outcome = await backoffice.decide(
       found.tx.id,
