@@ -164,7 +164,7 @@ export const amountTextField: Field<string | undefined> = z
 export const middleNameDoc = {
   type: "string",
   description:
-    "Optional middle name. Trimmed; placeholders (-, ., n/a, null, …) and invalid values are ignored, never rejected. Sent back in callbacks when the firm enables it.",
+    "Optional middle name. Trimmed; the placeholders null, undefined, none and yok (any letter case), values without a letter (-, .) and other invalid values are ignored, never rejected. Sent back in callbacks when the firm enables it.",
 } as const;
 
 export interface FieldSpec {

@@ -401,7 +401,11 @@ export function openApiDocument() {
             middle_name: { type: "string" },
             username: { type: "string" },
             user_id: { type: "string" },
-            national_id: { type: "string", description: "Masked: first two and last two digits." },
+            national_id: {
+              type: "string",
+              description:
+                'Masked: the first two and last two characters around "***" ("12***01"); "***" when shorter than 6; "" when none was sent.',
+            },
             bank_code: { type: "string" },
             assigned_bank_name: { type: "string", description: "Deposits only." },
             assigned_holder_name: { type: "string", description: "Deposits only." },
