@@ -1,5 +1,5 @@
 import { api } from "./api";
-import { Bars, useLoad, useShell } from "./ui";
+import { Bars, money, useLoad, useShell } from "./ui";
 
 interface Figures {
   count: number;
@@ -36,7 +36,7 @@ export function Summary() {
           return (
             <div class="card wide" key={key}>
               <div class="figure">
-                {x.count} · {x.volume} TL
+                {x.count} · {money(x.volume)} TL
               </div>
               <div class="label">{t(key)}</div>
               <Bars
@@ -49,7 +49,7 @@ export function Summary() {
               <Hourly counts={x.hourly} label={t(key)} />
               <div class="minor">
                 {t("approvalRate")}: <strong>{rate(x.approval_rate)}</strong> · {t("approvedVolume")}:{" "}
-                <strong>{x.approved_volume} TL</strong>
+                <strong>{money(x.approved_volume)} TL</strong>
               </div>
             </div>
           );
@@ -87,7 +87,13 @@ function Hourly({ counts, label }: { counts: number[]; label: string }) {
   const max = Math.max(1, ...counts);
   return (
     <div class="hourly">
-      <svg viewBox="0 0 240 40" role="img" aria-label={`${label}: ${counts.join(" ")}`}>
+      {/* Stretched to the card's width, so hour h sits under its place on the 00–24 scale below. */}
+      <svg
+        viewBox="0 0 240 40"
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={`${label}: ${counts.join(" ")}`}
+      >
         {counts.map((n, h) => (
           <g key={`h${String(h)}`}>
             <rect class="slot" x={h * 10 + 1} y={0} width={8} height={40} />

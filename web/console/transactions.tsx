@@ -1,7 +1,7 @@
 import { api, query } from "./api";
 import { Change } from "./audit";
 import type { QueueRow } from "./queue";
-import { canDecide, Field, filterQuery, lastDay, Options, useLoad, useShell, when } from "./ui";
+import { canDecide, Field, filterQuery, lastDay, money, Options, useLoad, useShell, when } from "./ui";
 
 interface Attempt {
   attempt: number;
@@ -55,12 +55,14 @@ const SEARCH_PAGE = 200;
 
 /** Search with every filter operators use for reconciliation, the same filter as CSV, and a detail. */
 export function Transactions({ filter, id }: { filter: URLSearchParams; id?: number }) {
-  const { t, lang } = useShell();
+  const { t, lang, notify } = useShell();
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
   const [rows] = useLoad(async () => {
     if (!q) return [];
     const res = await api<Row[]>("GET", `/transactions?${q}`);
-    return res.ok ? res.json : [];
+    // A refused search (an id that is not a number, say) says why instead of "no results".
+    if (!res.ok) notify(res.json.message ?? String(res.status), true);
+    return res.ok ? res.json : undefined;
   }, q);
 
   function submit(e: Event) {
@@ -146,7 +148,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
                 <td>
                   <span class={`status ${r.status}`}>{r.status}</span>
                 </td>
-                <td class="amount">{r.amount} TL</td>
+                <td class="amount">{money(r.amount)} TL</td>
                 <td>{r.reference}</td>
                 <td>
                   {r.first_name} {r.last_name}
