@@ -28,6 +28,8 @@ export interface ManagementDeps {
   repos: Repositories;
   box: SecretBox;
   callbackTargetAllowed: TargetCheck;
+  /** Channels must be https (off only with PAYINTAKE_ALLOW_PRIVATE_CALLBACKS, for development). */
+  httpsChannelsOnly: boolean;
   /** Called after any change a cached firm lookup might hold, so this instance sees it at once. */
   firmsChanged(): void;
   /** Called after any change to the payment accounts, so this instance routes by it at once. */
@@ -119,6 +121,17 @@ export function createManagement(deps: ManagementDeps) {
     if (url === null || url === undefined) return null;
     if (!(await deps.callbackTargetAllowed(url))) return bad(`${what} is not allowed`);
     return null;
+  }
+
+  /**
+   * A channel's URL: public, like callbacks (net/guarded-agent.ts checks again at every connection),
+   * and https, because asks carry payers' names and accounts' IBANs.
+   */
+  async function checkChannelUrl(url: string | null | undefined): Promise<Refusal | null> {
+    if (url && deps.httpsChannelsOnly && !url.toLowerCase().startsWith("https:")) {
+      return bad("Channel URL must use https (asks carry payers' names and IBANs)");
+    }
+    return checkCallbackTarget(url, "Channel URL");
   }
 
   function checkRange(min: number | null | undefined, max: number | null | undefined): Refusal | null {
@@ -310,9 +323,7 @@ export function createManagement(deps: ManagementDeps) {
     /** An http channel gets a secret to verify our asks with, shown here only (and never logged). */
     async createChannel(input: ChannelInput, actor = ADMIN_API) {
       if (input.kind === "http" && input.url === null) return bad("an http channel needs --url");
-      // The same rule as callback URLs: asks carry payers' names and IBANs (net/guarded-agent.ts
-      // checks again at every connection).
-      const refused = input.kind === "http" ? await checkCallbackTarget(input.url, "Channel URL") : null;
+      const refused = input.kind === "http" ? await checkChannelUrl(input.url) : null;
       if (refused) return refused;
       if (await repos.channels.byCode(input.code)) return bad(`channel ${input.code} exists already`);
       const now = deps.now();
@@ -342,7 +353,7 @@ export function createManagement(deps: ManagementDeps) {
       const existing = await repos.channels.byCode(code);
       if (!existing) return notFound("channel");
       if (changes.url !== undefined && existing.kind !== "http") return bad("only an http channel has a URL");
-      const refused = await checkCallbackTarget(changes.url, "Channel URL");
+      const refused = await checkChannelUrl(changes.url);
       if (refused) return refused;
       const row = await repos.audited.update(
         "channels",

@@ -363,6 +363,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     repos,
     box,
     callbackTargetAllowed,
+    httpsChannelsOnly: !config.allowPrivateCallbacks,
     // Here at once; on the other instances as soon as PostgreSQL tells them (store/change-feed.ts).
     firmsChanged: () => {
       firms.evictAll();

@@ -487,9 +487,9 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
 
         // Payment channels' URLs follow the same rule (asks carry payers' names and IBANs).
         for (const [i, url] of [
-          "http://127.0.0.1:9/ask",
-          "http://169.254.169.254/",
-          "http://[::ffff:10.0.0.1]/",
+          "https://127.0.0.1:9/ask",
+          "https://169.254.169.254/",
+          "https://[::ffff:10.0.0.1]/",
         ].entries()) {
           const ch = await strict.admin("POST", "/admin/v1/channels", {
             code: `PRIV${i}`,
@@ -505,9 +505,21 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
           url: "https://93.184.215.14/ask",
         });
         expect(ok.status).toBe(201);
-        const moved = await strict.admin("PATCH", "/admin/v1/channels/PUB", { url: "http://10.0.0.1/ask" });
+        const moved = await strict.admin("PATCH", "/admin/v1/channels/PUB", { url: "https://10.0.0.1/ask" });
         expect(moved.status).toBe(400);
         expect(moved.json).toEqual({ success: false, message: "Channel URL is not allowed" });
+        // Public but plain http: refused too, asks would cross the internet unencrypted.
+        for (const url of ["http://93.184.215.14/ask", "HTTP://93.184.215.14/ask"]) {
+          const plain = await strict.admin("PATCH", "/admin/v1/channels/PUB", { url });
+          expect(plain.status, url).toBe(400);
+          expect(plain.json.message).toBe("Channel URL must use https (asks carry payers' names and IBANs)");
+        }
+        const plainNew = await strict.admin("POST", "/admin/v1/channels", {
+          code: "PLAIN",
+          kind: "http",
+          url: "http://93.184.215.14/ask",
+        });
+        expect(plainNew.status).toBe(400);
       } finally {
         await server.close();
       }
