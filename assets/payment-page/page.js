@@ -22,6 +22,11 @@
       expiredTitle: "Bu ödeme sayfası kapandı",
       expiredText:
         "Hesap bilgisi artık gösterilmez. Ödemeyi yaptıysanız tekrar göndermeyin: sonucu işyeri size bildirir. Yeni bir ödeme için işyerinin sitesine dönün.",
+      approvedTitle: "Ödemeniz onaylandı",
+      approvedText: "İşyeri ödemenizi aldı. Bu sayfayı kapatabilirsiniz; tekrar ödeme yapmayın.",
+      rejectedTitle: "Bu ödeme talebi kapandı",
+      rejectedText:
+        "Ödeme onaylanmadı (talep reddedildi veya süresi doldu). Havale yaptıysanız tekrar göndermeyin; dekontunuzla işyerine başvurun.",
       missingTitle: "Ödeme bağlantısı bulunamadı",
       missingText: "Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
       back: "Siteye dön",
@@ -50,6 +55,11 @@
       expiredTitle: "This payment page is closed",
       expiredText:
         "No account details are shown here any more. If you have paid, do not pay again: the merchant will tell you the result. Go back to the merchant's site for a new payment.",
+      approvedTitle: "Your payment is confirmed",
+      approvedText: "The merchant has received your payment. You can close this page; do not pay again.",
+      rejectedTitle: "This payment request is closed",
+      rejectedText:
+        "The payment was not confirmed (the request was rejected or expired). If you sent a transfer, do not send it again; contact the merchant with your receipt.",
       missingTitle: "Payment link not found",
       missingText: "Check the link or go back to the merchant's site.",
       back: "Back to the site",
@@ -155,6 +165,13 @@
     }
     values = {};
     for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) setText(id, "");
+    // How it ended, when the deposit was decided; else the neutral closed screen.
+    const ending =
+      next.outcome === "approved" ? "approved" : next.outcome === "rejected" ? "rejected" : "expired";
+    $("expired-title").setAttribute("data-i18n", `${ending}Title`);
+    $("expired-text").setAttribute("data-i18n", `${ending}Text`);
+    setText("expired-title", t(`${ending}Title`));
+    setText("expired-text", t(`${ending}Text`));
     show("expired");
     stopPolling();
   }

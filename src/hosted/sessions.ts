@@ -26,7 +26,12 @@ export type PageState =
       amount: string;
       returnUrl: string | null;
     }
-  | { status: "expired"; returnUrl: string | null };
+  | {
+      status: "expired";
+      returnUrl: string | null;
+      /** The decision, when the page closed because its deposit was decided (not for a link unused). */
+      outcome?: "approved" | "rejected";
+    };
 
 export type SubmitOutcome =
   | { ok: true; state: PageState }
@@ -68,8 +73,13 @@ export function createHostedSessions(deps: HostedDeps) {
     }
     const tx =
       session.transaction_id === null ? undefined : await repos.transactions.get(session.transaction_id);
-    // The account is shown only while the transaction is pending; after that, never again.
-    if (tx?.status !== "pending") return { status: "expired", returnUrl };
+    // The account is shown only while the transaction is pending; after that, never again. The
+    // payer is told how it ended (approved, or rejected or cancelled), nothing more.
+    if (tx?.status !== "pending") {
+      return tx?.status === "approved" || tx?.status === "rejected"
+        ? { status: "expired", returnUrl, outcome: tx.status }
+        : { status: "expired", returnUrl };
+    }
     return {
       status: "assigned",
       bankName: tx.assigned_bank_name ?? "",

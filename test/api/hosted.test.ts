@@ -168,8 +168,19 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "operator:t" });
     // ...and never again once the transaction is decided.
     const after = await page("GET", `/api/pay/${used.token}`);
-    expect(after.json).toEqual({ status: "expired", return_url: null });
+    // The payer is told how it ended, and nothing more.
+    expect(after.json).toEqual({ status: "expired", outcome: "approved", return_url: null });
     expect(after.text).not.toContain("TR33");
+    // A rejected one (an operator, or auto-cancel) says so too.
+    const refused = await open();
+    await page("POST", `/api/pay/${refused.token}/deposit`, { amount: "150.00" });
+    const r = await byReference(refused.body.reference);
+    await server.admin("POST", `/admin/v1/transactions/${r.json.data.id}/reject`, { actor: "operator:t" });
+    expect((await page("GET", `/api/pay/${refused.token}`)).json).toEqual({
+      status: "expired",
+      outcome: "rejected",
+      return_url: null,
+    });
   });
 
   it("rate limits each token: a burst past 20 requests gets 429 with Retry-After", async () => {

@@ -97,11 +97,13 @@ describe("hosted payment page in Chromium", () => {
     // The page notices by itself (it polls every 3 s) and stops showing the account.
     await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
     expect(await page.content()).not.toContain("TR33 0006");
-    // Closed, not failed: a payer who has paid is told not to pay again.
-    expect(await page.locator("#expired h2").textContent()).toBe("Bu ödeme sayfası kapandı");
-    expect(await page.locator("#expired p").textContent()).toContain(
-      "Ödemeyi yaptıysanız tekrar göndermeyin",
-    );
+    // The payer is told the payment was confirmed, and not to pay again.
+    expect(await page.locator("#expired h2").textContent()).toBe("Ödemeniz onaylandı");
+    expect(await page.locator("#expired p").textContent()).toContain("tekrar ödeme yapmayın");
+    // The language switch keeps the ending.
+    await page.click("#lang");
+    expect(await page.locator("#expired h2").textContent()).toBe("Your payment is confirmed");
+    await page.click("#lang");
     await shot(page, "phone-3-expired");
     expect(foreign).toEqual([]);
     await page.context().close();

@@ -32,7 +32,10 @@ function view(state: PageState) {
   const return_url = state.returnUrl;
   if (state.status === "open")
     return { status: "open", expires_at: new Date(state.expiresAt).toISOString(), return_url };
-  if (state.status === "expired") return { status: "expired", return_url };
+  if (state.status === "expired")
+    return state.outcome
+      ? { status: "expired", outcome: state.outcome, return_url }
+      : { status: "expired", return_url };
   return {
     status: "assigned",
     bank_name: state.bankName,
