@@ -21,6 +21,25 @@ const row = (id: number, origin = "http://a:80"): ClaimedCallback => ({
   schedule_version: 0,
 });
 
+/** Like the callbacks table: claimed rows leave the pool, released ones come back. */
+function table(rows: ClaimedCallback[]): CallbackRepository {
+  const available = new Map(rows.map((r) => [r.id, r]));
+  return {
+    claimDue: async (o: { limit: number; excludeOrigins: string[] }) => {
+      const out = [...available.values()]
+        .filter((r) => !o.excludeOrigins.includes(r.origin))
+        .slice(0, o.limit);
+      for (const r of out) available.delete(r.id);
+      return out;
+    },
+    release: async (id: number) => {
+      const r = rows.find((x) => x.id === id);
+      if (r) available.set(id, r);
+    },
+    recordAttempt: async () => {},
+  } as unknown as CallbackRepository;
+}
+
 function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
   const sent: { id: string; at: number }[] = [];
   let calls = 0;
@@ -78,22 +97,7 @@ describe("outbox worker", () => {
       ...Array.from({ length: 10 }, (_v, i) => row(i + 1, "http://a:80")),
       row(100, "http://b:80"),
     ];
-    // Like the table: claimed rows leave the pool, released ones come back.
-    const available = new Map(rows.map((r) => [r.id, r]));
-    const callbacks = {
-      claimDue: async (o: { limit: number; excludeOrigins: string[] }) => {
-        const out = [...available.values()]
-          .filter((r) => !o.excludeOrigins.includes(r.origin))
-          .slice(0, o.limit);
-        for (const r of out) available.delete(r.id);
-        return out;
-      },
-      release: async (id: number) => {
-        const r = rows.find((x) => x.id === id);
-        if (r) available.set(id, r);
-      },
-      recordAttempt: async () => {},
-    } as unknown as CallbackRepository;
+    const callbacks = table(rows);
     const sent: string[] = [];
     const sender: CallbackSender = {
       async send(url, _body, headers) {
@@ -135,21 +139,7 @@ describe("outbox worker", () => {
 describe("outbox worker, slow receivers", () => {
   it("a receiver that answered slowly gets one send at a time, and its slots back once it is quick again", async () => {
     const rows = Array.from({ length: 8 }, (_v, i) => row(i + 1, "http://a:80"));
-    const available = new Map(rows.map((r) => [r.id, r]));
-    const callbacks = {
-      claimDue: async (o: { limit: number; excludeOrigins: string[] }) => {
-        const out = [...available.values()]
-          .filter((r) => !o.excludeOrigins.includes(r.origin))
-          .slice(0, o.limit);
-        for (const r of out) available.delete(r.id);
-        return out;
-      },
-      release: async (id: number) => {
-        const r = rows.find((x) => x.id === id);
-        if (r) available.set(id, r);
-      },
-      recordAttempt: async () => {},
-    } as unknown as CallbackRepository;
+    const callbacks = table(rows);
     // The first four sends take 40 ms (slow: slowAfterMs is 30), the rest 15 ms.
     const startedWith: number[] = [];
     let inFlight = 0;
