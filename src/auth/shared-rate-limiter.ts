@@ -14,7 +14,8 @@ import type { RateLimiter } from "./rate-limiter.js";
  *
  * A reservation is a sixteenth of the window's limit (one request near the end): what an instance
  * reserved and did not use is lost to the others until the window ends, a sixteenth at most each.
- * If the database cannot be reached, each instance limits on its own until it can.
+ * If the database cannot be reached, or takes more than half a second, each instance limits on its
+ * own for a second, then asks again: no request ever waits on a database that does not answer.
  */
 export interface WindowStore {
   /** Adds `n` to the key's count in this window if that stays within `limit`; false when it would not. */
@@ -23,6 +24,10 @@ export interface WindowStore {
 }
 
 export const WINDOW_MS = 2_000;
+/** A reservation is one indexed upsert: a store slower than this is treated as down. */
+const RESERVE_TIMEOUT_MS = 500;
+/** How long the store is left alone after it failed or was slow. */
+const OFFLINE_MS = 1_000;
 
 /** Hashed once per key, not once per request (a SHA-256 per request was 1.5 % of a deposit). */
 const hashed = memoized(
@@ -39,7 +44,6 @@ interface Grant {
   spent: boolean;
   /** Counted here alone, while the database cannot be reached. */
   alone: number;
-  offline: boolean;
   reserving: Promise<void> | undefined;
 }
 
@@ -65,7 +69,7 @@ export function createSharedRateLimiter(deps: {
   function grantOf(k: string): Grant {
     let g = grants.get(k);
     if (!g) {
-      g = { left: 0, spent: false, alone: 0, offline: false, reserving: undefined };
+      g = { left: 0, spent: false, alone: 0, reserving: undefined };
       grants.set(k, g);
     }
     return g;
@@ -80,20 +84,38 @@ export function createSharedRateLimiter(deps: {
     deps.onError(err);
   }
 
+  /**
+   * Until then the database is not asked: it failed or was slow, and every key is limited here
+   * alone (a request must never wait on a database that does not answer).
+   */
+  let offlineUntil = Number.NEGATIVE_INFINITY;
+
+  /** The store's answer within RESERVE_TIMEOUT_MS, or a failure. */
+  function inTime<T>(call: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error("rate limit store did not answer in time")),
+        RESERVE_TIMEOUT_MS,
+      );
+    });
+    return Promise.race([call, late]).finally(() => clearTimeout(timer));
+  }
+
   /** Reserves the next share of the window for this key (one call in flight per key). */
   function reserve(k: string, g: Grant, limit: number): Promise<void> {
     g.reserving ??= (async () => {
       const at = window;
       const chunk = Math.max(1, Math.floor(limit / 16));
       try {
-        let got = (await deps.store.reserve(k, at * WINDOW_MS, chunk, limit)) ? chunk : 0;
+        let got = (await inTime(deps.store.reserve(k, at * WINDOW_MS, chunk, limit))) ? chunk : 0;
         // Less than a share left: one at a time, to the last request the limit allows.
-        if (got === 0 && chunk > 1) got = (await deps.store.reserve(k, at * WINDOW_MS, 1, limit)) ? 1 : 0;
+        if (got === 0 && chunk > 1)
+          got = (await inTime(deps.store.reserve(k, at * WINDOW_MS, 1, limit))) ? 1 : 0;
         g.left += got;
         if (got === 0) g.spent = true;
-        g.offline = false;
       } catch (err) {
-        g.offline = true;
+        offlineUntil = deps.now() + OFFLINE_MS;
         report(err);
       } finally {
         g.reserving = undefined;
@@ -104,28 +126,37 @@ export function createSharedRateLimiter(deps: {
 
   const retryAfter = (now: number) => Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
 
+  /** While the database cannot be reached: this instance's own count, per window. */
+  function alone(k: string, limit: number): number {
+    const now = deps.now();
+    roll(now);
+    const g = grantOf(k);
+    if (g.alone >= limit) return retryAfter(now);
+    g.alone++;
+    return 0;
+  }
+
   const purge = setInterval(() => {
     deps.store.purge(deps.now() - 60_000).catch(report);
   }, 60_000);
   purge.unref();
 
-  async function wait(k: string, limit: number): Promise<number> {
+  /**
+   * Waits for a share. The grant is the one of the window the request came in: a share that
+   * arrives after the window rolled still serves this request (asking again for the new window
+   * could go on for as long as each answer takes longer than a window). Each round ends with a
+   * share (used by this request or by others waiting with it), the window spent, or the store
+   * found down (then alone); so the rounds end, and nothing passes the limit unreserved.
+   */
+  async function wait(k: string, g: Grant, limit: number): Promise<number> {
     for (;;) {
-      const now = deps.now();
-      roll(now);
-      const g = grantOf(k);
+      await reserve(k, g, limit);
       if (g.left > 0) {
         g.left--;
         return 0;
       }
-      if (g.spent) return retryAfter(now);
-      if (g.offline) {
-        // For the rest of this window (the next one asks the database again).
-        if (g.alone >= limit) return retryAfter(now);
-        g.alone++;
-        return 0;
-      }
-      await reserve(k, g, limit);
+      if (g.spent) return retryAfter(deps.now());
+      if (deps.now() < offlineUntil) return alone(k, limit);
     }
   }
 
@@ -144,7 +175,8 @@ export function createSharedRateLimiter(deps: {
         return 0;
       }
       if (g.spent) return retryAfter(now);
-      return wait(k, limit);
+      if (now < offlineUntil) return alone(k, limit);
+      return wait(k, g, limit);
     },
     stop() {
       clearInterval(purge);
