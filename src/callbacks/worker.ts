@@ -17,11 +17,15 @@ import type { CallbackSender } from "./sender.js";
  *   origin; a busy origin gets no new claims, so its backlog never takes another's place.
  * - Many slow receivers do not starve the rest: a receiver whose last attempt took at least
  *   `slowAfterMs` (it hangs, or answers late) gets one send at a time until an attempt is quick
- *   again, and slow receivers together hold at most half of `concurrency`. The other half is for
- *   receivers that answer, whatever number of merchants hang (Svix and Stripe throttle failing
- *   endpoints the same way).
+ *   again (or for ten minutes), and slow receivers together, in flight or claimed, hold at most
+ *   half of `concurrency`. The other half is for receivers that answer, whatever number of
+ *   merchants hang (Svix and Stripe throttle failing endpoints the same way). A receiver is known
+ *   slow only after its first slow attempt.
  * - Nothing is sent before the decision behind it (and the lease) are durable: `settle()`.
  */
+/** How long a receiver that answered slowly is treated as slow, unless it answers quickly first. */
+const SLOW_MEMORY_MS = 10 * 60_000;
+
 export interface OutboxWorker {
   start(): void;
   /** Look for due callbacks now (after a decision). */
@@ -62,10 +66,16 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   const { callbacks, options } = deps;
   const owner = `worker-${process.pid}-${randomBytes(6).toString("hex")}`;
   const perOrigin = new Map<string, number>();
-  /** Receivers whose last attempt was slow, and how many sends to slow receivers are in flight. */
-  const slow = new Set<string>();
+  /**
+   * Receivers whose last attempt was slow, until when that is remembered (one that is never sent to
+   * again is forgotten), and how many sends to slow receivers are in flight.
+   */
+  const slowUntil = new Map<string, number>();
   let slowInFlight = 0;
   const slowCap = Math.max(1, Math.floor(options.concurrency / 2));
+  /** Where the next claim starts in the list of slow receivers, so each gets its turn. */
+  let slowTurn = 0;
+  const isSlow = (origin: string): boolean => slowUntil.has(origin);
   const inFlight = new Set<Promise<void>>();
   /** Claimed rows waiting for a free slot of their origin, oldest first; held under our lease. */
   const queued = new Map<string, { c: ClaimedCallback; leaseUntil: number }[]>();
@@ -90,8 +100,8 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       "x-callback-attempt": String(attempt),
       "x-callback-event": c.event,
     });
-    if (result.durationMs >= options.slowAfterMs) slow.add(c.origin);
-    else slow.delete(c.origin);
+    if (result.durationMs >= options.slowAfterMs) slowUntil.set(c.origin, deps.now() + SLOW_MEMORY_MS);
+    else slowUntil.delete(c.origin);
     const now = deps.now();
     const next = nextStep(result, c.step + 1, now, deps.random());
     const summary =
@@ -126,7 +136,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
 
   function launch(c: ClaimedCallback): void {
     perOrigin.set(c.origin, (perOrigin.get(c.origin) ?? 0) + 1);
-    const countedSlow = slow.has(c.origin);
+    const countedSlow = isSlow(c.origin);
     if (countedSlow) slowInFlight++;
     const run: Promise<void> = deliver(c)
       .catch((err) => deps.log.error({ err, callback: c.id }, "callback attempt could not be recorded"))
@@ -148,14 +158,21 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
 
   /** How many sends one receiver may have in flight now. */
   function allowance(origin: string): number {
-    return slow.has(origin) ? 1 : options.perOrigin;
+    return isSlow(origin) ? 1 : options.perOrigin;
+  }
+
+  /** Rows of slow receivers claimed and waiting: with those in flight, at most the slow share. */
+  function slowQueued(): number {
+    let n = 0;
+    for (const [origin, rows] of queued) if (isSlow(origin)) n += rows.length;
+    return n;
   }
 
   /** Whether a send to this receiver may start now (its own slots, and the slow receivers' share). */
   function mayStart(origin: string): boolean {
     if (inFlight.size >= options.concurrency) return false;
     if ((perOrigin.get(origin) ?? 0) >= allowance(origin)) return false;
-    return !slow.has(origin) || slowInFlight < slowCap;
+    return !isSlow(origin) || slowInFlight < slowCap;
   }
 
   /** Starts queued rows wherever their origin has a free slot. */
@@ -189,13 +206,23 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         // Claim ahead, up to as many as could be in flight, so a freed slot never waits for a query.
         const room = options.concurrency * 2 - inFlight.size - queuedCount;
         if (room <= 0 || stopped) break;
-        // Receivers with no free slot get no claims; slow ones get none while their share is used,
-        // and at most two rows each otherwise.
-        const slowFull = slowInFlight >= slowCap;
-        const busy = [...new Set([...perOrigin.keys(), ...queued.keys(), ...slow])].filter(
-          (origin) => load(origin) >= allowance(origin) || (slowFull && slow.has(origin)),
-        );
         const now = deps.now();
+        for (const [origin, until] of slowUntil) if (until <= now) slowUntil.delete(origin);
+        // Receivers with no free slot get no claims. Slow ones share what is left of the slow
+        // share, one row each, taking turns: rows claimed for them never fill the claim-ahead room
+        // that receivers which answer need.
+        const slowRoom = slowCap - slowInFlight - slowQueued();
+        const slowList = [...slowUntil.keys()];
+        const eligible = new Set<string>();
+        for (let i = 0; i < slowList.length && eligible.size < slowRoom; i++) {
+          const origin = slowList[(slowTurn + i) % slowList.length] as string;
+          if (load(origin) < 1) eligible.add(origin);
+        }
+        slowTurn += Math.max(1, eligible.size);
+        const excluded = new Set<string>();
+        for (const origin of [...perOrigin.keys(), ...queued.keys()])
+          if (!isSlow(origin) && load(origin) >= allowance(origin)) excluded.add(origin);
+        for (const origin of slowList) if (!eligible.has(origin)) excluded.add(origin);
         const leaseUntil = now + options.leaseMs;
         const claimed = await callbacks.claimDue({
           now,
@@ -203,9 +230,9 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
           owner,
           limit: room,
           perOrigin: options.perOrigin * 2,
-          excludeOrigins: busy,
-          slowOrigins: [...slow].filter((origin) => !busy.includes(origin)),
-          perSlowOrigin: 2,
+          excludeOrigins: [...excluded],
+          slowOrigins: [...eligible],
+          perSlowOrigin: 1,
         });
         // Nothing due, unless a decision poked us while the query ran: then `again` says look once more.
         if (claimed.length === 0) continue;
@@ -213,7 +240,10 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         for (const c of claimed) {
           // One origin's backlog may fill a claim; keep only what it can start soon, so the room
           // left is for other receivers.
-          if (load(c.origin) >= allowance(c.origin) * 2) {
+          const over = isSlow(c.origin)
+            ? load(c.origin) >= 1 || slowInFlight + slowQueued() >= slowCap
+            : load(c.origin) >= allowance(c.origin) * 2;
+          if (over) {
             await callbacks.release(c.id, owner);
             continue;
           }

@@ -21,14 +21,33 @@ const row = (id: number, origin = "http://a:80"): ClaimedCallback => ({
   schedule_version: 0,
 });
 
-/** Like the callbacks table: claimed rows leave the pool, released ones come back. */
-function table(rows: ClaimedCallback[]): CallbackRepository {
+/**
+ * Like the callbacks table: claimed rows leave the pool, released ones come back, and a claim takes
+ * at most `perOrigin` rows of a receiver (`perSlowOrigin` of a slow one), as claimDue does.
+ */
+function table(rows: ClaimedCallback[]): CallbackRepository & { add(r: ClaimedCallback): void } {
   const available = new Map(rows.map((r) => [r.id, r]));
   return {
-    claimDue: async (o: { limit: number; excludeOrigins: string[] }) => {
-      const out = [...available.values()]
-        .filter((r) => !o.excludeOrigins.includes(r.origin))
-        .slice(0, o.limit);
+    add(r: ClaimedCallback) {
+      rows.push(r);
+      available.set(r.id, r);
+    },
+    claimDue: async (o: {
+      limit: number;
+      excludeOrigins: string[];
+      perOrigin: number;
+      slowOrigins?: string[];
+      perSlowOrigin?: number;
+    }) => {
+      const taken = new Map<string, number>();
+      const out: ClaimedCallback[] = [];
+      for (const r of available.values()) {
+        if (out.length >= o.limit || o.excludeOrigins.includes(r.origin)) continue;
+        const cap = o.slowOrigins?.includes(r.origin) ? (o.perSlowOrigin ?? 1) : o.perOrigin;
+        if ((taken.get(r.origin) ?? 0) >= cap) continue;
+        taken.set(r.origin, (taken.get(r.origin) ?? 0) + 1);
+        out.push(r);
+      }
       for (const r of out) available.delete(r.id);
       return out;
     },
@@ -37,7 +56,7 @@ function table(rows: ClaimedCallback[]): CallbackRepository {
       if (r) available.set(id, r);
     },
     recordAttempt: async () => {},
-  } as unknown as CallbackRepository;
+  } as unknown as CallbackRepository & { add(r: ClaimedCallback): void };
 }
 
 function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
@@ -176,5 +195,59 @@ describe("outbox worker, slow receivers", () => {
     expect(startedWith.slice(0, 2)).toEqual([1, 2]);
     expect(startedWith.slice(2, 5)).toEqual([1, 1, 1]);
     expect(Math.max(...startedWith.slice(5))).toBe(2);
+  });
+});
+
+describe("outbox worker, many slow receivers", () => {
+  it("receivers known to hang hold half the slots at most, claimed or in flight: one that answers goes out at once", async () => {
+    // Twelve receivers that hang 400 ms (slow: slowAfterMs is 200): one attempt each first.
+    const callbacks = table(Array.from({ length: 12 }, (_v, i) => row(i + 1, `http://hang${i}:80`)));
+    const starts: { origin: string; at: number }[] = [];
+    let slowNow = 0;
+    let slowMax = 0;
+    const sender: CallbackSender = {
+      async send(url) {
+        const origin = new URL(url).origin;
+        starts.push({ origin, at: Date.now() });
+        if (!origin.includes("hang")) return { status: 200, durationMs: 1 };
+        slowNow++;
+        slowMax = Math.max(slowMax, slowNow);
+        await new Promise((r) => setTimeout(r, 400));
+        slowNow--;
+        return { error: "timed out after 400 ms", durationMs: 400 };
+      },
+      close: async () => {},
+    };
+    const worker = createOutboxWorker({
+      callbacks,
+      secretFor: async () => "sk",
+      sender,
+      settle: async () => {},
+      now: Date.now,
+      random: () => 0.5,
+      log: { warn: () => {}, error: () => {} },
+      options: { concurrency: 8, perOrigin: 2, pollMs: 20, leaseMs: 60_000, slowAfterMs: 200 },
+    });
+    worker.start();
+    const t0 = Date.now();
+    while ((starts.length < 12 || slowNow > 0) && Date.now() - t0 < 5_000)
+      await new Promise((r) => setTimeout(r, 10));
+    // All twelve known slow, none in flight. Now a backlog of theirs comes due, then a merchant's
+    // whose receiver answers.
+    slowMax = 0;
+    for (let i = 0; i < 72; i++) callbacks.add(row(100 + i, `http://hang${i % 12}:80`));
+    worker.poke();
+    await new Promise((r) => setTimeout(r, 30));
+    const added = Date.now();
+    for (let i = 0; i < 20; i++) callbacks.add(row(1_000 + i, "http://ok:80"));
+    worker.poke();
+    while (starts.filter((s) => s.origin === "http://ok").length < 20 && Date.now() - added < 3_000)
+      await new Promise((r) => setTimeout(r, 2));
+    await worker.stop();
+    const healthy = starts.filter((s) => s.origin === "http://ok");
+    expect(healthy).toHaveLength(20);
+    // Before: 400 ms, a whole hang (the claim-ahead room was full of rows for hanging receivers).
+    expect((healthy[0]?.at ?? Number.POSITIVE_INFINITY) - added).toBeLessThan(100);
+    expect(slowMax).toBeLessThanOrEqual(4);
   });
 });
