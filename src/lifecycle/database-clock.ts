@@ -14,7 +14,7 @@
  */
 export interface DatabaseClock {
   now(): number;
-  /** What is added to this machine's clock now (0 when within the threshold). */
+  /** How far this machine's clock was from the database's at the last sync (0 within the threshold). */
   offsetMs(): number;
   /** Measures once, then again every interval until stopped. */
   start(): Promise<void>;
@@ -27,6 +27,8 @@ export interface DatabaseClockDeps {
   /** The database server's clock; undefined where there is no shared database. */
   databaseTime(): Promise<number | undefined>;
   log: { warn(obj: object, msg: string): void };
+  /** A clock no one can step (performance.now by default). */
+  monotonic?(): number;
   intervalMs?: number;
   thresholdMs?: number;
 }
@@ -35,26 +37,39 @@ const SAMPLES = 3;
 
 export function createDatabaseClock(deps: DatabaseClockDeps): DatabaseClock {
   const intervalMs = deps.intervalMs ?? 60_000;
+  const monotonic = deps.monotonic ?? (() => performance.now());
   const thresholdMs = deps.thresholdMs ?? 1_000;
   let offset = 0;
+  /**
+   * While a correction applies, time runs from the database's reading at the last sync on the
+   * monotonic clock, not from this machine's clock: when NTP later steps the machine's clock right,
+   * adding the old correction to it would put this instance ahead until the next sync.
+   */
+  let anchor: { database: number; monotonic: number } | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  /** The database's clock minus ours, from the sample with the shortest round trip. */
-  async function measure(): Promise<number | undefined> {
-    let best: { rtt: number; offset: number } | undefined;
+  /**
+   * The database's clock minus ours, from the sample with the shortest round trip, and the
+   * database's time at that sample's midpoint on the monotonic clock.
+   */
+  async function measure(): Promise<{ offset: number; database: number; monotonic: number } | undefined> {
+    let best: { rtt: number; offset: number; database: number; monotonic: number } | undefined;
     for (let i = 0; i < SAMPLES; i++) {
       const before = deps.base();
+      const m0 = monotonic();
       const theirs = await deps.databaseTime();
+      const m1 = monotonic();
       const after = deps.base();
       if (theirs === undefined || !Number.isFinite(theirs)) return undefined;
-      const rtt = after - before;
-      if (!best || rtt < best.rtt) best = { rtt, offset: theirs - (before + after) / 2 };
+      const rtt = m1 - m0;
+      if (!best || rtt < best.rtt)
+        best = { rtt, offset: theirs - (before + after) / 2, database: theirs, monotonic: (m0 + m1) / 2 };
     }
-    return best?.offset;
+    return best;
   }
 
   async function sync(): Promise<boolean> {
-    let measured: number | undefined;
+    let measured: Awaited<ReturnType<typeof measure>>;
     try {
       measured = await measure();
     } catch (err) {
@@ -63,7 +78,8 @@ export function createDatabaseClock(deps: DatabaseClockDeps): DatabaseClock {
       return true;
     }
     if (measured === undefined) return false;
-    const next = Math.abs(measured) < thresholdMs ? 0 : Math.round(measured);
+    const next = Math.abs(measured.offset) < thresholdMs ? 0 : Math.round(measured.offset);
+    anchor = next === 0 ? undefined : { database: measured.database, monotonic: measured.monotonic };
     if (Math.abs(next - offset) >= thresholdMs) {
       deps.log.warn(
         { offsetMs: next },
@@ -77,7 +93,7 @@ export function createDatabaseClock(deps: DatabaseClockDeps): DatabaseClock {
   }
 
   return {
-    now: () => deps.base() + offset,
+    now: () => (anchor ? Math.round(anchor.database + (monotonic() - anchor.monotonic)) : deps.base()),
     offsetMs: () => offset,
     async start() {
       // No shared database (the embedded store): nothing to agree with, nothing to repeat.

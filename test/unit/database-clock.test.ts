@@ -11,6 +11,7 @@ describe("database clock", () => {
     let i = 0;
     const clock = createDatabaseClock({
       base: () => t,
+      monotonic: () => t,
       async databaseTime() {
         const trip = trips[i++ % trips.length] as number;
         const at = t + trip / 2 + 5_000 + (trip === 10 ? 0 : 7);
@@ -23,6 +24,25 @@ describe("database clock", () => {
     clock.stop();
     expect(clock.offsetMs()).toBe(5_000);
     expect(clock.now()).toBe(t + 5_000);
+  });
+
+  it("once corrected, runs on the monotonic clock: NTP stepping the machine's clock right does not put it ahead", async () => {
+    let wall = 1_000_000; // 90 s behind the database
+    let mono = 5_000;
+    const clock = createDatabaseClock({
+      base: () => wall,
+      monotonic: () => mono,
+      databaseTime: async () => wall + 90_000,
+      log: quiet,
+    });
+    await clock.start();
+    clock.stop();
+    expect(clock.now()).toBe(1_090_000);
+    // Ten seconds pass, and NTP steps the machine's clock forward by the 90 s it was behind.
+    wall += 10_000 + 90_000;
+    mono += 10_000;
+    // Before: 1,190,000 (the old correction added to the corrected clock), 90 s ahead.
+    expect(clock.now()).toBe(1_100_000);
   });
 
   it("leaves differences under a second alone, and has nothing to do without a shared database", async () => {
