@@ -184,6 +184,16 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         };
       }
       if (!(await verifyPassword(current, row.password_hash))) {
+        // The guess that locked the account ends the sessions too, not only the next one: a stolen
+        // session that stops guessing there must not stay usable.
+        if (((await repos.operators.get(row.id))?.locked_until ?? 0) > now0) {
+          await repos.operators.deleteSessionsOf(row.id);
+          return {
+            ok: false as const,
+            status: 423 as const,
+            message: "too many wrong passwords: signed out; try again later",
+          };
+        }
         return { ok: false as const, status: 400 as const, message: "current password is wrong" };
       }
       await repos.operators.recordSuccess(row.id);

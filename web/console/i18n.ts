@@ -55,7 +55,7 @@ const tr = {
   from: "Başlangıç",
   to: "Bitiş",
   find: "Ara",
-  csv: "CSV indir",
+  csv: "CSV indir (en çok 50.000 satır)",
   created: "Oluşturma",
   noResults: "Sonuç yok.",
   firstResults:
@@ -192,7 +192,7 @@ const en: Record<Key, string> = {
   from: "From",
   to: "To",
   find: "Search",
-  csv: "Download CSV",
+  csv: "Download CSV (up to 50,000 rows)",
   created: "Created",
   noResults: "No results.",
   firstResults:
