@@ -120,6 +120,17 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
 
     async login(email: string, password: string, address: string) {
       const now = deps.now();
+      /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
+      const record = (op: OperatorRow, action: string) =>
+        repos.audited.event(
+          { actor: `operator:${op.email}`, action, at: now },
+          "operator",
+          String(op.id),
+          null,
+          {
+            address,
+          },
+        );
       const attempt = throttle.attempt(address, now);
       if (!attempt.ok) {
         const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
@@ -140,10 +151,14 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
         return { ok: false as const, reason: "locked" as const, until };
       }
-      if (!(await verifyPassword(password, op.password_hash)))
+      if (!(await verifyPassword(password, op.password_hash))) {
+        const locked = ((await repos.operators.get(op.id))?.locked_until ?? 0) > now;
+        await record(op, locked ? "operator.locked" : "operator.login_failed");
         return { ok: false as const, reason: "invalid" as const };
+      }
       attempt.succeeded();
       await repos.operators.recordSuccess(op.id);
+      await record(op, "operator.login");
       const token = randomBytes(32).toString("base64url");
       const csrf = randomBytes(24).toString("base64url");
       await repos.operators.createSession({
@@ -161,8 +176,17 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
       return found ? { operator: view(found.operator), csrf: found.csrfToken } : undefined;
     },
 
-    async logout(token: string) {
+    async logout(token: string, operator?: ConsoleOperator) {
       await repos.operators.deleteSession(hashOf(token));
+      if (operator) {
+        await repos.audited.event(
+          { actor: `operator:${operator.email}`, action: "operator.logout", at: deps.now() },
+          "operator",
+          String(operator.id),
+          null,
+          null,
+        );
+      }
     },
 
     /** Changes the password and ends every other session of this operator. */

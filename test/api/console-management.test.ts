@@ -288,6 +288,7 @@ describe.each(STORES)("console management API: roles, every change audited, oper
     expect(trail.map((e: { action: string; after: unknown }) => [e.action, e.after])).toEqual([
       ["operator.update", { active: 0 }],
       ["operator.update", { role: "operator" }],
+      ["operator.login", { address: "127.0.0.1" }],
       [
         "operator.create",
         expect.objectContaining({ email: "temp@mgmt.example", role: "viewer", password: "set" }),

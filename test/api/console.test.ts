@@ -407,6 +407,37 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(csv.headers["x-rows-limited"]).toBe("false");
   });
 
+  it("sign-ins, failed sign-ins, the lockout and sign-outs of operators are in the audit log", async () => {
+    const created = await server.admin("POST", "/admin/v1/operators", {
+      email: "audit@ops.example",
+      role: "viewer",
+      password: "audit-password-123",
+    });
+    const id = created.json.id as number;
+    for (let i = 0; i < 5; i++) await login("audit@ops.example", `wrong-${i}-password`);
+    server.clock.advance(15 * 60_000 + 1);
+    const s = await login("audit@ops.example", "audit-password-123");
+    expect((await call("POST", "/ops/api/logout", { cookie: s.cookie, csrf: s.csrf })).status).toBe(200);
+    // Unknown emails leave nothing (they would only be noise).
+    await login("nobody@ops.example", "whatever-password");
+    const log = (await server.admin("GET", `/admin/v1/audit?entity_type=operator&entity_id=${id}`)).json;
+    const actions = log.map((e: { action: string }) => e.action).reverse();
+    expect(actions).toEqual([
+      "operator.create",
+      "operator.login_failed",
+      "operator.login_failed",
+      "operator.login_failed",
+      "operator.login_failed",
+      "operator.locked",
+      "operator.login",
+      "operator.logout",
+    ]);
+    expect(log.find((e: { action: string }) => e.action === "operator.login").actor).toBe(
+      "operator:audit@ops.example",
+    );
+    expect(JSON.stringify(log)).not.toContain("audit-password-123");
+  });
+
   it("wrong current passwords count like wrong logins: at the lockout the session ends", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "guess@ops.example",

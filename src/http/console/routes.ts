@@ -147,7 +147,7 @@ export function registerConsoleRoutes(
     ops.post("/ops/api/logout", async (request, reply) => {
       const who = await guard(request, reply, "viewer");
       if (!who) return reply;
-      await consoleService.logout(who.token);
+      await consoleService.logout(who.token, who.operator);
       setCookie(request, reply, "", 0);
       return sendJson(reply, 200, { logged_out: true });
     });
