@@ -370,6 +370,23 @@ export function createManagement(deps: ManagementDeps) {
       return row ? { ok: true as const, value: channelView(row) } : notFound("channel");
     },
 
+    /** A new secret for an http channel, shown here only; the old one stops signing asks at once. */
+    async rotateChannelSecret(code: string, actor = ADMIN_API) {
+      const existing = await repos.channels.byCode(code);
+      if (!existing) return notFound("channel");
+      if (existing.kind !== "http") return bad("only an http channel has a secret");
+      const secret = newSecretKey();
+      const row = await repos.audited.update(
+        "channels",
+        existing.id,
+        { secret_sealed: box.seal(secret), updated_at: deps.now() },
+        audit(actor, "channel.rotate_secret"),
+      );
+      // The account pool carries the channels' secrets: reloaded here and on every instance.
+      deps.accountsChanged();
+      return row ? { ok: true as const, value: { ...channelView(row), secret } } : notFound("channel");
+    },
+
     async listChannels() {
       const health = deps.channelHealth();
       return (await repos.channels.list()).map((c) => ({

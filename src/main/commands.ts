@@ -190,6 +190,11 @@ export const COMMANDS: Record<string, Handler> = {
     );
   },
   "channel list": (c) => wrap("channels")(c.call("GET", "/admin/v1/channels")),
+  "channel rotate-secret": (c, p) => {
+    const code = p[0];
+    if (!code) throw new UsageError("a channel code is required");
+    return c.call("POST", `/admin/v1/channels/${encodeURIComponent(code)}/rotate-secret`);
+  },
   "operator create": async (c, _p, f) => {
     // --password-stdin reads the password from standard input; otherwise one is generated and shown once.
     const password = f["password-stdin"] === true ? (await readStdin()).trim() : undefined;

@@ -76,6 +76,31 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     ]);
   });
 
+  it("a rotated channel secret signs the next ask at once; the old one no longer does; audited, shown once", async () => {
+    const a = await channel("ROT", { kind: "accept" });
+    await account("ROT", "TR000000000000000000000003", { bank_code: "ROTBANK" });
+    expect((await deposit({ bank_code: "ROTBANK" })).res.status).toBe(200);
+    const rotated = await server.admin("POST", "/admin/v1/channels/ROT/rotate-secret");
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.json.secret as string;
+    expect(fresh).toMatch(/^sk_/);
+    expect(fresh).not.toBe(a.secret);
+    expect((await deposit({ bank_code: "ROTBANK" })).res.status).toBe(200);
+    const last = a.sim.asks.at(-1);
+    expect(a.sim.verify(last as never, fresh)).toBe(true);
+    expect(a.sim.verify(last as never, a.secret)).toBe(false);
+    // Never shown again, nor in the audit log.
+    expect(JSON.stringify((await server.admin("GET", "/admin/v1/channels")).json)).not.toContain(fresh);
+    const audit = (await server.admin("GET", "/admin/v1/audit?action=channel.rotate_secret")).json;
+    expect(audit).toHaveLength(1);
+    expect(JSON.stringify(audit)).not.toContain(fresh);
+    // A manual channel has no secret to rotate.
+    await server.admin("POST", "/admin/v1/channels", { code: "MANROT", kind: "manual" });
+    const manual = await server.admin("POST", "/admin/v1/channels/MANROT/rotate-secret");
+    expect(manual.status).toBe(400);
+    expect(manual.json.message).toBe("only an http channel has a secret");
+  });
+
   it("names the payer to the channel as first + middle + last when a valid middle name came", async () => {
     const a = await channel("NAME", { kind: "accept" });
     await account("NAME", "TR000000000000000000000002");

@@ -102,6 +102,18 @@ export function Pool() {
                   >
                     {c.active ? t("deactivate") : t("activate")}
                   </button>
+                )}{" "}
+                {admin && c.kind === "http" && (
+                  <button
+                    type="button"
+                    class="secondary rotate"
+                    onClick={() => {
+                      if (confirm(t("confirmRotate")))
+                        void call("POST", `/channels/${c.code}/rotate-secret`, {});
+                    }}
+                  >
+                    {t("rotate")}
+                  </button>
                 )}
               </td>
             </tr>

@@ -162,4 +162,9 @@ export function registerManagementRoutes(
     if (!input.ok) return sendError(reply, 400, input.message);
     return answer(reply, await backoffice.updateChannel(p.value.code, input.value, actor));
   });
+  route("POST", "/channels/:code/rotate-secret", "admin", async (request, reply, actor) => {
+    const p = parse(s.codeParam, request.params);
+    if (!p.ok) return sendError(reply, 400, p.message);
+    return answer(reply, await backoffice.rotateChannelSecret(p.value.code, actor));
+  });
 }
