@@ -186,7 +186,7 @@ describe("operator console in Chromium", () => {
     await row(page, id).locator("button.approve").click();
     await expect
       .poll(() => page.locator("#message").textContent())
-      .toBe(`#${id}: transaction is not pending (status: rejected); it was decided already`);
+      .toBe(`#${id}: bu işleme zaten karar verilmiş (durum: reddedildi).`);
     await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
     await page.context().close();
   });

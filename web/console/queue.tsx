@@ -62,6 +62,14 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (tr && !tr.contains(document.activeElement)) tr.focus({ preventScroll: true });
   }, [selected]);
 
+  /** The server's refusal in the console's language (its texts are English, for the API). */
+  function refusalText(message: string | undefined): string {
+    const decided = /^transaction is not pending \(status: (approved|rejected)\)/.exec(message ?? "");
+    if (decided) return t("decidedAlready").replace("{status}", t(decided[1] as "approved").toLowerCase());
+    if (message?.startsWith("amount must be a decimal amount")) return t("badDecisionAmount");
+    return message ?? "";
+  }
+
   async function decide(row: QueueRow, kind: "approve" | "reject", note?: string) {
     if (deciding.current) return;
     const body: Record<string, string> = {};
@@ -82,7 +90,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     try {
       const res = await api("POST", `/transactions/${row.id}/${kind}`, body);
       notify(
-        `#${row.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : res.json.message}`,
+        `#${row.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : refusalText(res.json.message)}`,
         !res.ok,
       );
       // Refused because it was decided already: the row is gone, and the notice above says why.
