@@ -35,6 +35,11 @@ export interface IntakePorts {
   insert(
     tx: NewTransactionRecord,
   ): Promise<{ ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" }>;
+  /** The transaction that holds a reference: its account (deposits) and amount. */
+  holderOf(
+    firmId: number,
+    reference: string,
+  ): Promise<{ accountId: number | null; amountMinor: number } | undefined>;
   sealNationalId(value: string): string;
   now(): number;
 }
@@ -198,8 +203,9 @@ export async function createDeposit(
     routing_log: JSON.stringify(routed.log),
   });
   // An accepted ask whose deposit is then not written is released: the channel holds nothing for a
-  // deposit that does not exist. Not on a reference conflict: that ask_id (firm:reference) belongs
-  // to the deposit that won, and its reservation must stay.
+  // deposit that does not exist. Except when the deposit that holds the reference asked the same
+  // account for the same amount: that is the same ask (the same ask_id), and its reservation is the
+  // winner's.
   let inserted: Awaited<ReturnType<IntakePorts["insert"]>>;
   try {
     inserted = await ports.insert(record);
@@ -211,10 +217,10 @@ export async function createDeposit(
     // Both indexes may have refused the row (same reference, same user) and the store names one.
     // If the reference is taken, that is the answer the order of checks gives, and the ask belongs
     // to the deposit that holds it.
-    const referenceTaken =
-      inserted.conflict === "reference" ||
-      (await ports.businessFacts(firm.id, req.reference, req.userId, "deposit")).referenceUsed;
-    if (!referenceTaken) await routed.release();
+    const holder = await ports.holderOf(firm.id, req.reference);
+    const referenceTaken = inserted.conflict === "reference" || holder !== undefined;
+    const sameAsk = holder?.accountId === account.id && holder.amountMinor === req.amountMinor;
+    if (!sameAsk) await routed.release();
     return { ok: false, rejection: referenceTaken ? "duplicate_reference" : "pending_exists" };
   }
   return { ok: true, id: inserted.id, account };

@@ -263,6 +263,10 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       };
     },
     insert: (tx) => repos.transactions.insert(tx),
+    async holderOf(firmId, reference) {
+      const row = await repos.transactions.findByReference(firmId, reference);
+      return row && { accountId: row.account_id, amountMinor: row.amount };
+    },
     sealNationalId: (value) => box.seal(value),
     now,
   };

@@ -79,6 +79,7 @@ function ports(
     facts?: Partial<Facts>;
     accounts?: AccountCandidate[];
     insert?: { ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" };
+    holder?: { accountId: number | null; amountMinor: number };
   } = {},
 ) {
   const calls = {
@@ -103,6 +104,9 @@ function ports(
     async insert(tx) {
       calls.inserts.push({ tx });
       return opts.insert ?? { ok: true, id: 101 };
+    },
+    async holderOf() {
+      return opts.holder;
     },
     sealNationalId(value) {
       calls.sealed.push(value);
@@ -388,19 +392,35 @@ describe("createWithdrawal", () => {
 });
 
 describe("createDeposit: releasing a channel's reservation", () => {
-  it("releases when the insert loses the one-pending race, keeps it on a reference conflict", async () => {
+  it("releases when the insert loses the one-pending race; on a reference conflict only an ask that is not the winner's", async () => {
     const pending = ports({ insert: { ok: false, conflict: "one_pending" } });
     expect(await createDeposit(pending.ports, firm(), depositReq(), "https://cb")).toEqual({
       ok: false,
       rejection: "pending_exists",
     });
     expect(pending.calls.released).toEqual([1]);
-    const reference = ports({ insert: { ok: false, conflict: "reference" } });
-    expect(await createDeposit(reference.ports, firm(), depositReq(), "https://cb")).toEqual({
+    // The winner asked the same account for the same amount: the same ask, its reservation stays.
+    const same = ports({
+      insert: { ok: false, conflict: "reference" },
+      holder: { accountId: 1, amountMinor: 15_000 },
+    });
+    expect(await createDeposit(same.ports, firm(), depositReq(), "https://cb")).toEqual({
       ok: false,
       rejection: "duplicate_reference",
     });
-    expect(reference.calls.released).toEqual([]);
+    expect(same.calls.released).toEqual([]);
+    // The winner got another account (or amount): this ask is nobody's, so it is let go.
+    for (const holder of [
+      { accountId: 2, amountMinor: 15_000 },
+      { accountId: 1, amountMinor: 25_000 },
+    ]) {
+      const other = ports({ insert: { ok: false, conflict: "reference" }, holder });
+      expect(await createDeposit(other.ports, firm(), depositReq(), "https://cb")).toEqual({
+        ok: false,
+        rejection: "duplicate_reference",
+      });
+      expect(other.calls.released).toEqual([1]);
+    }
   });
 
   it("releases and rethrows when the insert fails outright", async () => {
