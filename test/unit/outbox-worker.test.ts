@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CallbackSender } from "../../src/callbacks/sender.js";
-import { createOutboxWorker } from "../../src/callbacks/worker.js";
+import { createOutboxWorker, type OutboxWorkerOptions } from "../../src/callbacks/worker.js";
 import type { CallbackRepository, ClaimedCallback } from "../../src/store/callbacks.js";
 
 /**
@@ -59,6 +59,20 @@ function table(rows: ClaimedCallback[]): CallbackRepository & { add(r: ClaimedCa
   } as unknown as CallbackRepository & { add(r: ClaimedCallback): void };
 }
 
+/** A worker over the given table and sender, with a fixed secret and no randomness. */
+function workerWith(callbacks: CallbackRepository, sender: CallbackSender, options: OutboxWorkerOptions) {
+  return createOutboxWorker({
+    callbacks,
+    secretFor: async () => "sk",
+    sender,
+    settle: async () => {},
+    now: Date.now,
+    random: () => 0.5,
+    log: { warn: () => {}, error: () => {} },
+    options,
+  });
+}
+
 function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
   const sent: { id: string; at: number }[] = [];
   let calls = 0;
@@ -74,15 +88,12 @@ function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
     },
     close: async () => {},
   };
-  const worker = createOutboxWorker({
-    callbacks,
-    secretFor: async () => "sk",
-    sender,
-    settle: async () => {},
-    now: Date.now,
-    random: () => 0.5,
-    log: { warn: () => {}, error: () => {} },
-    options: { concurrency: 4, perOrigin: 2, pollMs: 60_000, leaseMs: 60_000, slowAfterMs: 1_000 },
+  const worker = workerWith(callbacks, sender, {
+    concurrency: 4,
+    perOrigin: 2,
+    pollMs: 60_000,
+    leaseMs: 60_000,
+    slowAfterMs: 1_000,
   });
   return { worker, sent, calls: () => calls };
 }
@@ -133,15 +144,12 @@ describe("outbox worker", () => {
       },
       close: async () => {},
     };
-    const worker = createOutboxWorker({
-      callbacks,
-      secretFor: async () => "sk",
-      sender,
-      settle: async () => {},
-      now: Date.now,
-      random: () => 0.5,
-      log: { warn: () => {}, error: () => {} },
-      options: { concurrency: 4, perOrigin: 2, pollMs: 10, leaseMs: 60_000, slowAfterMs: 1_000 },
+    const worker = workerWith(callbacks, sender, {
+      concurrency: 4,
+      perOrigin: 2,
+      pollMs: 10,
+      leaseMs: 60_000,
+      slowAfterMs: 1_000,
     });
     worker.start();
     const t0 = Date.now();
@@ -174,15 +182,12 @@ describe("outbox worker, slow receivers", () => {
       },
       close: async () => {},
     };
-    const worker = createOutboxWorker({
-      callbacks,
-      secretFor: async () => "sk",
-      sender,
-      settle: async () => {},
-      now: Date.now,
-      random: () => 0.5,
-      log: { warn: () => {}, error: () => {} },
-      options: { concurrency: 4, perOrigin: 2, pollMs: 10, leaseMs: 60_000, slowAfterMs: 30 },
+    const worker = workerWith(callbacks, sender, {
+      concurrency: 4,
+      perOrigin: 2,
+      pollMs: 10,
+      leaseMs: 60_000,
+      slowAfterMs: 30,
     });
     worker.start();
     const t0 = Date.now();
@@ -218,15 +223,12 @@ describe("outbox worker, many slow receivers", () => {
       },
       close: async () => {},
     };
-    const worker = createOutboxWorker({
-      callbacks,
-      secretFor: async () => "sk",
-      sender,
-      settle: async () => {},
-      now: Date.now,
-      random: () => 0.5,
-      log: { warn: () => {}, error: () => {} },
-      options: { concurrency: 8, perOrigin: 2, pollMs: 20, leaseMs: 60_000, slowAfterMs: 200 },
+    const worker = workerWith(callbacks, sender, {
+      concurrency: 8,
+      perOrigin: 2,
+      pollMs: 20,
+      leaseMs: 60_000,
+      slowAfterMs: 200,
     });
     worker.start();
     const t0 = Date.now();
