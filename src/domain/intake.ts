@@ -29,6 +29,8 @@ export interface IntakePorts {
         log: readonly unknown[];
         /** Tells the accepting channel to let its reservation go (best effort; nothing for manual accounts). */
         release(): Promise<void>;
+        /** Called once the insert has been tried, written or not (a daily cap's hold ends). */
+        written?(): void;
       }
     | { ok: false; rejection: "no_account" | "channel_declined" }
   >;
@@ -210,9 +212,11 @@ export async function createDeposit(
   try {
     inserted = await ports.insert(record);
   } catch (err) {
+    routed.written?.();
     await routed.release();
     throw err;
   }
+  routed.written?.();
   if (!inserted.ok) {
     // Both indexes may have refused the row (same reference, same user) and the store names one.
     // If the reference is taken, that is the answer the order of checks gives, and the ask belongs

@@ -21,7 +21,8 @@ import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cance
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
-import { type ChannelInfo, createRouter, type RouteRequest } from "../routing/router.js";
+import { createCapLedger } from "../routing/cap-ledger.js";
+import { type ChannelInfo, createRouter, type RouteRequest, type RoutingStep } from "../routing/router.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { ChangeTopic } from "../store/change-feed.js";
 import { createRepositories } from "../store/index.js";
@@ -207,21 +208,40 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     };
   }
 
+  const capLedger = createCapLedger();
+  const notRouted = (
+    input: { firmId: number; reference: string; amountMinor: number },
+    steps: readonly RoutingStep[],
+    rejection: "no_account" | "channel_declined",
+  ) => {
+    // The merchant's reference and the amount, so an operator can match a merchant's 422 to its
+    // attempts (neither is a secret; the payer's name and ids stay out).
+    log.info(
+      {
+        firm: input.firmId,
+        reference: input.reference,
+        amount: formatMinor(input.amountMinor),
+        routing: steps,
+        outcome: rejection,
+      },
+      "deposit not routed",
+    );
+    return { ok: false as const, rejection };
+  };
+
   const intake: IntakePorts = {
     businessFacts: (firmId, reference, userId, type) =>
       repos.transactions.businessFacts(firmId, reference, userId, type),
     async route(input) {
       if (input.sandbox) return routeSandbox(input.amountMinor);
       const plan = await accounts.plan(input.amountMinor, input.bankCode);
+      const day = startOfIstanbulDay(now());
       let order = plan.order;
       const capped = order.filter((a) => a.dailyCap != null).map((a) => a.id);
       if (capped.length > 0) {
-        const taken = await repos.transactions.volumeSince(capped, startOfIstanbulDay(now()));
-        order = withinDailyCap(order, taken, input.amountMinor);
+        const taken = await repos.transactions.volumeSince(capped, day);
+        order = withinDailyCap(order, capLedger.withHeld(taken), input.amountMinor);
       }
-      const first = order[0];
-      if (!first) return { ok: false, rejection: "no_account" };
-      accounts.markAssigned(first.id);
       const request: RouteRequest = {
         // With the account and the amount, each ask's id (askIdOf): a retry of this deposit asking
         // the same account for the same amount repeats its ask, and a channel never reserves twice.
@@ -232,35 +252,48 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
         userId: input.userId,
         fullName: input.fullName,
       };
-      const routed = await router.route(order, plan.channels, request);
-      countSteps(routed.log);
-      if (!routed.ok) {
-        // The merchant's reference and the amount, so an operator can match a merchant's 422 to
-        // its attempts (neither is a secret; the payer's name and ids stay out).
-        log.info(
-          {
-            firm: input.firmId,
-            reference: input.reference,
-            amount: formatMinor(input.amountMinor),
-            routing: routed.log,
-            outcome: routed.rejection,
+      const steps: RoutingStep[] = [];
+      // A capped account chosen after a slow ask may have filled up meanwhile: then the next one.
+      for (let round = 0; round < 3; round++) {
+        const first = order[0];
+        if (!first) break;
+        accounts.markAssigned(first.id);
+        const routed = await router.route(order, plan.channels, request);
+        countSteps(routed.log);
+        steps.push(...routed.log);
+        if (!routed.ok) return notRouted(input, steps, routed.rejection);
+        const chosen = routed.account;
+        if (chosen.id !== first.id) accounts.markAssigned(chosen.id);
+        const channel = chosen.channelId == null ? undefined : plan.channels.get(chosen.channelId);
+        let done: () => void = () => {};
+        if (chosen.dailyCap != null) {
+          const taken = (await repos.transactions.volumeSince([chosen.id], day)).get(chosen.id) ?? 0;
+          // Judged and held with no await between: no other deposit of this instance slips between.
+          if (taken + capLedger.held(chosen.id) + input.amountMinor > chosen.dailyCap) {
+            if (channel?.kind === "http") void release(channel, request, chosen, "daily cap reached");
+            steps.push({
+              account_id: chosen.id,
+              channel: channel?.code ?? null,
+              outcome: "skipped",
+              reason: "daily cap reached while routing",
+              ms: 0,
+            });
+            order = order.filter((a) => a.id !== chosen.id);
+            continue;
+          }
+          done = capLedger.hold(chosen.id, input.amountMinor);
+        }
+        return {
+          ok: true,
+          account: chosen,
+          log: steps,
+          written: done,
+          release: async () => {
+            if (channel?.kind === "http") await release(channel, request, chosen, "deposit not written");
           },
-          "deposit not routed",
-        );
-        return { ok: false, rejection: routed.rejection };
+        };
       }
-      if (routed.account.id !== first.id) accounts.markAssigned(routed.account.id);
-      const channel =
-        routed.account.channelId == null ? undefined : plan.channels.get(routed.account.channelId);
-      return {
-        ok: true,
-        account: routed.account,
-        log: routed.log,
-        release: async () => {
-          if (channel?.kind === "http")
-            await release(channel, request, routed.account, "deposit not written");
-        },
-      };
+      return notRouted(input, steps, "no_account");
     },
     insert: (tx) => repos.transactions.insert(tx),
     async holderOf(firmId, reference) {

@@ -227,6 +227,23 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     expect(accounts.find((a: { id: number }) => a.id === capped).daily_cap).toBe("200.00");
   });
 
+  it("deposits routed at the same moment through a slow channel cannot all pass a daily cap; the ones over it are released", async () => {
+    const slow = await channel("CAPSLOW", { kind: "accept", delayMs: 300 });
+    await account("CAPSLOW", "TR000000000000000000000081", { bank_code: "CAPBANK", daily_cap: "300.00" });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => deposit({ bank_code: "CAPBANK", amount: "150.00" })),
+    );
+    // Before: all five (750.00 against 300.00): each saw the account's total before any was written.
+    expect(answers.filter((a) => a.res.status === 200)).toHaveLength(2);
+    const refused = answers.filter((a) => a.res.status !== 200);
+    expect(refused.every((a) => a.res.status === 422 && a.res.text === NO_ACCOUNT)).toBe(true);
+    // The asks of the refused ones were let go, and their routing says why.
+    await vi.waitFor(() => {
+      expect(slow.sim.asks.filter((x) => x.body.action === "release")).toHaveLength(3);
+    });
+    expect([...slow.sim.reservations.values()].reduce((n, v) => n + v, 0)).toBe(2);
+  });
+
   it("an accepted ask whose deposit loses the one-pending race is released; the winner's is kept", async () => {
     const a = await channel("RACE", { kind: "accept", delayMs: 30 });
     await account("RACE", "TR000000000000000000000061");
