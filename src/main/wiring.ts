@@ -253,10 +253,12 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
         fullName: input.fullName,
       };
       const steps: RoutingStep[] = [];
-      // A capped account chosen after a slow ask may have filled up meanwhile: then the next one.
+      const started = performance.now();
+      // A capped account chosen after a slow ask may have filled up meanwhile: then the accounts
+      // after it (those before it were asked already), while half the routing deadline is left.
       for (let round = 0; round < 3; round++) {
         const first = order[0];
-        if (!first) break;
+        if (!first || (round > 0 && performance.now() - started > config.routingDeadlineMs / 2)) break;
         accounts.markAssigned(first.id);
         const routed = await router.route(order, plan.channels, request);
         countSteps(routed.log);
@@ -278,7 +280,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
               reason: "daily cap reached while routing",
               ms: 0,
             });
-            order = order.filter((a) => a.id !== chosen.id);
+            order = order.slice(order.indexOf(chosen) + 1);
             continue;
           }
           done = capLedger.hold(chosen.id, input.amountMinor);
