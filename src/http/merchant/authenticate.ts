@@ -21,6 +21,7 @@ export function timestampAccepted(timestampS: number, nowMs: number): boolean {
 export function nonceExpiresAt(timestampS: number): number {
   return (timestampS + TIMESTAMP_WINDOW_S + 1) * 1000;
 }
+
 const EMPTY = Buffer.alloc(0);
 
 export interface AuthDeps {
