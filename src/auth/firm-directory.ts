@@ -10,6 +10,8 @@ import type { FirmRepository, FirmWithProvider } from "../store/firms.js";
  */
 export interface FirmDirectory {
   findByApiKey(apiKey: string): Promise<Firm | undefined>;
+  /** A firm's current secret, for signing its callbacks: cached and evicted like lookups by key. */
+  secretOf(firmId: number): Promise<string | undefined>;
   evictAll(): void;
 }
 
@@ -43,9 +45,23 @@ export function createFirmDirectory(
   now = () => Date.now(),
 ): FirmDirectory {
   const cache = new Map<string, { firm: Firm | undefined; until: number }>();
+  const secrets = new Map<number, { secret: string; until: number }>();
   /** Bumped by each eviction: a read that started before one is not cached after it. */
   let generation = 0;
   return {
+    async secretOf(firmId) {
+      const hit = secrets.get(firmId);
+      const t = now();
+      if (hit && hit.until > t) return hit.secret;
+      const started = generation;
+      const row = await repo.get(firmId);
+      if (!row) return undefined;
+      const secret = box.open(row.secret_sealed);
+      if (started !== generation) return secret;
+      if (secrets.size >= MAX_ENTRIES) secrets.clear();
+      secrets.set(firmId, { secret, until: t + TTL_MS });
+      return secret;
+    },
     async findByApiKey(apiKey) {
       const hit = cache.get(apiKey);
       const t = now();
@@ -62,6 +78,7 @@ export function createFirmDirectory(
     evictAll() {
       generation++;
       cache.clear();
+      secrets.clear();
     },
   };
 }

@@ -39,6 +39,28 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
   const { repos } = deps;
   const throttle = createLoginThrottle({ limit: ADDRESS_FAILURES, windowMs: ADDRESS_WINDOW_MS });
 
+  /**
+   * One password guess against an operator's lockout, at sign-in or on the password page. The
+   * attempt is counted before the (slow) password check, so guesses sent at once cannot all pass a
+   * lock check that none of them has yet tripped. `locking`: this wrong guess locked the account.
+   */
+  async function guess(
+    op: OperatorRow,
+    now: number,
+    password: string,
+  ): Promise<"right" | "wrong" | "locking" | "locked"> {
+    if (
+      op.locked_until > now ||
+      !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, now + LOCK_MS))
+    )
+      return "locked";
+    if (await verifyPassword(password, op.password_hash)) {
+      await repos.operators.recordSuccess(op.id);
+      return "right";
+    }
+    return ((await repos.operators.get(op.id))?.locked_until ?? 0) > now ? "locking" : "wrong";
+  }
+
   return {
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
       const normalised = email.trim().toLowerCase();
@@ -142,22 +164,16 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
       }
-      // The attempt is counted before the (slow) password check, so guesses sent at once cannot all
-      // pass a lock check that none of them has yet tripped.
-      if (
-        op.locked_until > now ||
-        !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, now + LOCK_MS))
-      ) {
+      const outcome = await guess(op, now, password);
+      if (outcome === "locked") {
         const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
         return { ok: false as const, reason: "locked" as const, until };
       }
-      if (!(await verifyPassword(password, op.password_hash))) {
-        const locked = ((await repos.operators.get(op.id))?.locked_until ?? 0) > now;
-        await record(op, locked ? "operator.locked" : "operator.login_failed");
+      if (outcome !== "right") {
+        await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
         return { ok: false as const, reason: "invalid" as const };
       }
       attempt.succeeded();
-      await repos.operators.recordSuccess(op.id);
       await record(op, "operator.login");
       const token = randomBytes(32).toString("base64url");
       const csrf = randomBytes(24).toString("base64url");
@@ -193,13 +209,10 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
     async changePassword(operator: ConsoleOperator, current: string, next: string, keepToken: string) {
       const row = await repos.operators.byEmail(operator.email);
       if (!row) return { ok: false as const, status: 400 as const, message: "current password is wrong" };
-      // Wrong current passwords count like wrong logins: a stolen session cannot guess the
-      // password past the sign-in lockout. At the limit every session of the operator ends.
-      const now0 = deps.now();
-      if (
-        row.locked_until > now0 ||
-        !(await repos.operators.claimAttempt(row.id, now0, LOCK_AFTER_FAILURES, now0 + LOCK_MS))
-      ) {
+      // Wrong current passwords count like wrong logins: a stolen session cannot guess the password
+      // past the sign-in lockout. The guess that locks the account ends every session of it.
+      const outcome = await guess(row, deps.now(), current);
+      if (outcome === "locked" || outcome === "locking") {
         await repos.operators.deleteSessionsOf(row.id);
         return {
           ok: false as const,
@@ -207,20 +220,9 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
           message: "too many wrong passwords: signed out; try again later",
         };
       }
-      if (!(await verifyPassword(current, row.password_hash))) {
-        // The guess that locked the account ends the sessions too, not only the next one: a stolen
-        // session that stops guessing there must not stay usable.
-        if (((await repos.operators.get(row.id))?.locked_until ?? 0) > now0) {
-          await repos.operators.deleteSessionsOf(row.id);
-          return {
-            ok: false as const,
-            status: 423 as const,
-            message: "too many wrong passwords: signed out; try again later",
-          };
-        }
+      if (outcome === "wrong") {
         return { ok: false as const, status: 400 as const, message: "current password is wrong" };
       }
-      await repos.operators.recordSuccess(row.id);
       await repos.audited.update(
         "operators",
         row.id,

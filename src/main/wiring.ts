@@ -344,13 +344,6 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     draining: false,
     now,
   };
-  const secrets = new Map<number, { secret: string; until: number }>();
-  /** Bumped by each eviction: a read that started before one is not cached after it. */
-  let secretsGeneration = 0;
-  const forgetSecrets = () => {
-    secretsGeneration++;
-    secrets.clear();
-  };
   const sender = createCallbackSender({
     allowPrivate: config.allowPrivateCallbacks,
     timeoutMs: config.callbacks.timeoutMs,
@@ -360,15 +353,10 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     callbacks: repos.callbacks,
     onAttempt: (outcome) => metrics.callbackDeliveries.inc({ outcome }),
     async secretFor(firmId) {
-      // Cached like firm lookups (500 ms; dropped at once on every instance when a firm changes),
-      // so a rotated secret signs callbacks from the next attempt on, as it authenticates requests.
-      const cached = secrets.get(firmId);
-      if (cached && cached.until > performance.now()) return cached.secret;
-      const started = secretsGeneration;
-      const firm = await repos.firms.get(firmId);
-      if (!firm) throw new Error(`firm ${firmId} not found`);
-      const secret = box.open(firm.secret_sealed);
-      if (started === secretsGeneration) secrets.set(firmId, { secret, until: performance.now() + 500 });
+      // Cached like firm lookups and evicted with them on every instance, so a rotated secret signs
+      // callbacks from the next attempt on, as it authenticates requests.
+      const secret = await firms.secretOf(firmId);
+      if (secret === undefined) throw new Error(`firm ${firmId} not found`);
       return secret;
     },
     sender,
@@ -399,10 +387,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       );
     });
   store.changes.onChange((topic) => {
-    if (topic !== "accounts") {
-      firms.evictAll();
-      forgetSecrets();
-    }
+    if (topic !== "accounts") firms.evictAll();
     if (topic !== "firms") accounts.invalidate();
   });
   const backoffice = createBackoffice({
@@ -413,7 +398,6 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     // Here at once; on the other instances as soon as PostgreSQL tells them (store/change-feed.ts).
     firmsChanged: () => {
       firms.evictAll();
-      forgetSecrets();
       announce("firms");
     },
     accountsChanged: () => {
