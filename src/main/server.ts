@@ -64,6 +64,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     runtime.ctx.repos.nonces
       .purgeExpired(runtime.ctx.now())
       .catch((err) => logger.error({ err }, "nonce purge failed"));
+    runtime.ctx.repos.capHolds
+      .purgeExpired(runtime.ctx.now())
+      .catch((err) => logger.error({ err }, "daily cap hold purge failed"));
   }, NONCE_PURGE_MS);
   purge.unref();
 

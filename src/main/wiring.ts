@@ -21,7 +21,6 @@ import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cance
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
-import { createCapLedger } from "../routing/cap-ledger.js";
 import { type ChannelInfo, createRouter, type RouteRequest, type RoutingStep } from "../routing/router.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { ChangeTopic } from "../store/change-feed.js";
@@ -48,6 +47,8 @@ function candidateOf(a: AccountRow & { channel_code?: string | null }) {
 
 /** How long one read of the account pool routes deposits; changes through this instance apply at once. */
 const ACCOUNT_POOL_TTL_MS = 1_000;
+/** How long after the routing deadline a daily cap hold still counts, for the insert to be done. */
+const CAP_HOLD_MARGIN_MS = 60_000;
 
 export interface Runtime {
   ctx: AppContext;
@@ -208,7 +209,9 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     };
   }
 
-  const capLedger = createCapLedger();
+  // A cap hold outlives the deposit's routing and its insert; past this an instance that stopped
+  // mid-deposit no longer holds the amount.
+  const capHoldMs = config.routingDeadlineMs + CAP_HOLD_MARGIN_MS;
   const notRouted = (
     input: { firmId: number; reference: string; amountMinor: number },
     steps: readonly RoutingStep[],
@@ -239,8 +242,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       let order = plan.order;
       const capped = order.filter((a) => a.dailyCap != null).map((a) => a.id);
       if (capped.length > 0) {
-        const taken = await repos.transactions.volumeSince(capped, day);
-        order = withinDailyCap(order, capLedger.withHeld(taken), input.amountMinor);
+        const used = await repos.capHolds.usage(capped, day, now());
+        order = withinDailyCap(order, used, input.amountMinor);
       }
       const request: RouteRequest = {
         // With the account and the amount, each ask's id (askIdOf): a retry of this deposit asking
@@ -269,9 +272,17 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
         const channel = chosen.channelId == null ? undefined : plan.channels.get(chosen.channelId);
         let done: () => void = () => {};
         if (chosen.dailyCap != null) {
-          const taken = (await repos.transactions.volumeSince([chosen.id], day)).get(chosen.id) ?? 0;
-          // Judged and held with no await between: no other deposit of this instance slips between.
-          if (taken + capLedger.held(chosen.id) + input.amountMinor > chosen.dailyCap) {
+          // Judged again now that the channel has answered, against every instance's deposits
+          // written and in flight, and held in the same database transaction.
+          const at = now();
+          const held = await repos.capHolds.hold({
+            accountId: chosen.id,
+            amountMinor: input.amountMinor,
+            since: day,
+            now: at,
+            expiresAt: at + capHoldMs,
+          });
+          if (held.outcome === "full") {
             if (channel?.kind === "http") void release(channel, request, chosen, "daily cap reached");
             steps.push({
               account_id: chosen.id,
@@ -283,7 +294,14 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
             order = order.slice(order.indexOf(chosen) + 1);
             continue;
           }
-          done = capLedger.hold(chosen.id, input.amountMinor);
+          if (held.outcome === "held") {
+            // Once the insert has been tried the deposit counts by itself (or not at all).
+            done = () => {
+              repos.capHolds
+                .release(held.id)
+                .catch((err: unknown) => log.warn({ err }, "a daily cap hold was not released; it expires"));
+            };
+          }
         }
         return {
           ok: true,

@@ -1,6 +1,7 @@
 import { type AccountRepository, createAccountRepository } from "./accounts.js";
 import { type AuditedChanges, createAuditedChanges } from "./audited.js";
 import { type CallbackRepository, createCallbackRepository } from "./callbacks.js";
+import { type CapHoldRepository, createCapHoldRepository } from "./cap-holds.js";
 import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
@@ -23,6 +24,7 @@ export interface Repositories {
   operators: OperatorRepository;
   audited: AuditedChanges;
   rateWindows: RateWindowRepository;
+  capHolds: CapHoldRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -38,5 +40,6 @@ export function createRepositories(store: Store): Repositories {
     operators: createOperatorRepository(store.db),
     audited: createAuditedChanges(store.db, store.dialect),
     rateWindows: createRateWindowRepository(store.db),
+    capHolds: createCapHoldRepository(store.db, store.dialect),
   };
 }

@@ -219,6 +219,13 @@ export interface RateWindowTable {
   count: number;
 }
 
+export interface CapHoldTable {
+  id: Generated<number>;
+  account_id: number;
+  amount: number;
+  expires_at: number;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   applied_at: number;
@@ -236,6 +243,7 @@ export interface Database {
   payment_sessions: PaymentSessionTable;
   operators: OperatorTable;
   rate_windows: RateWindowTable;
+  cap_holds: CapHoldTable;
   operator_sessions: OperatorSessionTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;

@@ -69,8 +69,6 @@ export interface TransactionRepository {
   ): Promise<{ type: string; status: string; hour: number; count: number; volume: number }[]>;
   /** Milliseconds from creation to decision of transactions decided since `since` (at most 10,000). */
   decisionTimesSince(since: number): Promise<number[]>;
-  /** Deposits routed to each account since `since` that were not rejected, summed per account. */
-  volumeSince(accountIds: readonly number[], since: number): Promise<Map<number, number>>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
@@ -235,20 +233,6 @@ export function createTransactionRepository(
         .limit(10_000)
         .execute();
       return rows.map((r) => Number(r.decided_at) - Number(r.created_at));
-    },
-
-    async volumeSince(accountIds, since) {
-      if (accountIds.length === 0) return new Map();
-      const rows = await db
-        .selectFrom("transactions")
-        .select(["account_id", (eb) => eb.fn.sum<number>("amount").as("total")])
-        .where("account_id", "in", [...accountIds])
-        .where("created_at", ">=", since)
-        .where("type", "=", "deposit")
-        .where("status", "<>", "rejected")
-        .groupBy("account_id")
-        .execute();
-      return new Map(rows.map((r) => [Number(r.account_id), Number(r.total)]));
     },
 
     findForFirm(firmId, id) {

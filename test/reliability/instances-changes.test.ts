@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startChannelSim } from "../support/channel-sim.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
 
 /**
  * Two instances on one PostgreSQL: an operator's change made through one reaches the other's
- * caches at once (LISTEN/NOTIFY), not when its 500 ms cache runs out; a firm's rate limit holds for
- * the two together, also for a burst sent to both at once.
+ * caches at once (LISTEN/NOTIFY), not when its 500 ms cache runs out; a firm's rate limit and an
+ * account's daily cap hold for the two together, also for a burst sent to both at once.
  */
 describe.runIf(STORES.includes("postgres"))(
   "operators' changes and rate limits across instances on one PostgreSQL",
@@ -52,6 +53,48 @@ describe.runIf(STORES.includes("postgres"))(
       expect(through).toBeGreaterThanOrEqual(36);
       expect(refused.length).toBe(80 - through);
       expect(refused[0]?.json.message).toBe("Too many requests");
+    });
+
+    it("a daily cap holds for deposits routed through both instances at the same moment", async () => {
+      const sim = await startChannelSim({ kind: "accept", delayMs: 300 });
+      try {
+        const ch = await a.admin("POST", "/admin/v1/channels", {
+          code: "CAPX",
+          kind: "http",
+          url: sim.url,
+          timeout_ms: 2_000,
+        });
+        expect(ch.status).toBe(201);
+        const capped = "TR000000000000000000000091";
+        const acc = await a.admin("POST", "/admin/v1/accounts", {
+          bank_name: "Capped",
+          holder_name: "H",
+          iban: capped,
+          channel: "CAPX",
+          bank_code: "CAPXBANK",
+          daily_cap: "300.00",
+        });
+        expect(acc.status).toBe(201);
+        const firm = await createFirm(a);
+        await settle();
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            send(i % 2 === 0 ? a : b, firm, {
+              path: "/paymentapi/v1/deposits",
+              body: depositBody({ bank_code: "CAPXBANK", amount: "150.00" }),
+            }),
+          ),
+        );
+        expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+        // Before: each instance counted only its own deposits in flight, and four took 600.00.
+        expect(answers.filter((r) => r.json.assigned_iban === capped)).toHaveLength(2);
+        // The others went to the uncapped account, and the capped account's extra asks were let go.
+        await vi.waitFor(() => {
+          expect(sim.asks.filter((x) => x.body.action === "release")).toHaveLength(4);
+        });
+      } finally {
+        await sim.close();
+      }
     });
 
     it("deposits closed on one instance are refused by the other at once", async () => {

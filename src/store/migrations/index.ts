@@ -8,6 +8,7 @@ import { operators } from "./20261122T1900_operators.js";
 import { sandbox } from "./20261123T1000_sandbox.js";
 import { rateWindows } from "./20261123T1100_rate_windows.js";
 import { callbackScheduleVersion } from "./20261124T1000_callback_schedule_version.js";
+import { capHolds } from "./20261124T1200_cap_holds.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   sandbox,
   rateWindows,
   callbackScheduleVersion,
+  capHolds,
 ];
