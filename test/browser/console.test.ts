@@ -341,4 +341,35 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
     await page.context().close();
   });
+
+  it("works on a phone: every screen fits the width; the queue's cards approve, and reject with a note", async () => {
+    const id = await deposit();
+    const next = await deposit();
+    const page = await signIn("admin", { width: 390, height: 844 });
+    await expect.poll(() => row(page, next).isVisible()).toBe(true);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-phone.png"), fullPage: true });
+    const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
+    // Before: 507 px, the queue's table wider than the phone.
+    expect(await pageWidth()).toBe(390);
+    await row(page, id).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
+    await row(page, next).locator("button.reject").click();
+    await row(page, next).locator("input.note").fill("para gelmedi");
+    await row(page, next).locator('.reject-form button[type="submit"]').click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${next}: Reddedildi`);
+    // Wide tables scroll inside themselves; the page itself never does.
+    const tabs = await page
+      .locator("a.tab[data-tab]")
+      .evaluateAll((as) => as.map((a) => a.getAttribute("data-tab")));
+    expect(tabs.length).toBeGreaterThan(5);
+    for (const name of tabs) {
+      await tab(page, name as string);
+      await page.waitForTimeout(150);
+      expect({ tab: name, width: await pageWidth() }).toEqual({ tab: name, width: 390 });
+    }
+    await page.goto(`${server.url}/ops#/transactions/${id}`);
+    await expect.poll(() => page.locator("#d-title").textContent()).toContain(`#${id} ·`);
+    expect(await pageWidth()).toBe(390);
+    await page.context().close();
+  });
 });

@@ -144,7 +144,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
           </select>
         </label>
       </div>
-      {canDecide(me.role) && <p class="help">{t("keys")}</p>}
+      {canDecide(me.role) && <p class="help keys">{t("keys")}</p>}
       <table class="queue">
         <thead>
           <tr>
@@ -168,28 +168,30 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               onClick={() => setSelected(r.id)}
               onFocusIn={() => setSelected(r.id)}
             >
-              <td>
+              <td class="id">
                 <a href={`#/transactions/${r.id}`}>{r.id}</a>
               </td>
-              <td>{age(r.created_at)}</td>
+              <td class="age" data-label={t("age")}>
+                {age(r.created_at)}
+              </td>
               <td class="amount">{money(r.amount)} TL</td>
-              <td>
+              <td class="payer">
                 {r.first_name} {r.last_name}
                 <div class="sub">
                   {r.username} · {r.user_id}
                 </div>
               </td>
-              <td>
+              <td data-label={t("firm")}>
                 {r.firm_id}
                 <div class="sub">{r.reference}</div>
               </td>
               {r.type === "deposit" ? (
-                <td>
+                <td data-label={t("account")}>
                   {r.assigned_bank_name}
                   <div class="sub">{r.assigned_iban}</div>
                 </td>
               ) : (
-                <td>
+                <td data-label="IBAN">
                   {r.iban}
                   {r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>}
                 </td>
