@@ -131,7 +131,9 @@
       .replace(/(.{4})/g, "$1 ")
       .trim();
   }
-  function localAmount(text) {
+  /** The answer's amount is a JSON number (250.00 arrives as 250): shown with its 2 decimals. */
+  function localAmount(amount) {
+    const text = Number(amount).toFixed(2);
     return lang === "tr" ? text.replace(".", ",") : text;
   }
 

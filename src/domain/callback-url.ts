@@ -11,11 +11,15 @@ export interface CallbackUrlSources {
   webhookUrl: string | null;
 }
 
+/**
+ * What must be equal between the header and the webhook: scheme, host and port, and the userinfo
+ * (only the path may differ, so `http://user:pw@host/x` is not the webhook's `http://host`).
+ */
 function origin(raw: string): string | null {
   try {
     const url = new URL(raw);
     // URL.origin drops default ports, so http://h and http://h:80 compare equal.
-    return url.origin === "null" ? null : url.origin.toLowerCase();
+    return url.origin === "null" ? null : `${url.username}:${url.password}@${url.origin.toLowerCase()}`;
   } catch {
     return null;
   }

@@ -8,14 +8,16 @@ export type AmountParse =
   | { ok: true; minor: number }
   | { ok: false; rule: "format" | "decimals" | "positive" | "max" };
 
-const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+/** A decimal number; a minus sign is read so that "-1" is told it is not greater than 0. */
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
 
 export function parseAmount(text: string): AmountParse {
   const match = DECIMAL.exec(text);
   if (!match) return { ok: false, rule: "format" };
-  const whole = (match[1] ?? "").replace(/^0+(?=\d)/, "");
-  const fraction = match[2] ?? "";
+  const whole = (match[2] ?? "").replace(/^0+(?=\d)/, "");
+  const fraction = match[3] ?? "";
   if (fraction.length > 2) return { ok: false, rule: "decimals" };
+  if (match[1] === "-") return { ok: false, rule: "positive" };
   if (whole.length > 9) return { ok: false, rule: "max" };
   const minor = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
   if (minor <= 0) return { ok: false, rule: "positive" };

@@ -53,6 +53,8 @@ const AMOUNT_RULE_MESSAGES = {
   max: "must not exceed 999999999.99",
 } as const;
 
+const AMOUNT_NOT_IN_HOSTED_MODE = "Validation failed: Amount must not be sent when Redirect is true";
+
 /** An amount typed as text ("149.50"), with the API's messages for each rule it breaks. */
 export function amountMinor(text: string): Parsed<number> {
   const parsed = parseAmount(text);
@@ -132,6 +134,11 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   const raw = object.value;
 
   // Amount comes first, and its rule depends on Redirect, so the pair is judged before the rest.
+  // In hosted mode any amount is one too many, whatever its JSON type: the rule it breaks is that
+  // it must not be sent, not that it should have been a string.
+  if (raw.redirect === true && raw.amount !== undefined && raw.amount !== null && raw.amount !== "") {
+    return { ok: false, message: AMOUNT_NOT_IN_HOSTED_MODE };
+  }
   const amount = checkFields(raw, [DEPOSIT_FIELDS.amount]);
   if (!amount.ok) return amount;
   const amountText = amount.value.amount as string | undefined;
@@ -144,9 +151,6 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   const isHosted = redirect.value.redirect as boolean;
   if (!isHosted && amountText === undefined) {
     return { ok: false, message: "Validation failed: Amount is required when Redirect is false" };
-  }
-  if (isHosted && amountText !== undefined) {
-    return { ok: false, message: "Validation failed: Amount must not be sent when Redirect is true" };
   }
   let minor: number | null = null;
   if (amountText !== undefined) {

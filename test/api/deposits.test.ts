@@ -162,7 +162,7 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
       ],
       ["amount as number", { amount: 150 }, "Validation failed: Amount must be a string"],
       ["amount with letters", { amount: "15O.00" }, "Validation failed: Amount must be a decimal number"],
-      ["negative amount", { amount: "-5" }, "Validation failed: Amount must be a decimal number"],
+      ["negative amount", { amount: "-5" }, "Validation failed: Amount must be greater than 0"],
       ["zero amount", { amount: "0.00" }, "Validation failed: Amount must be greater than 0"],
       ["three decimals", { amount: "1.005" }, "Validation failed: Amount must have at most 2 decimal places"],
       ["absurd amount", { amount: "1".repeat(40) }, "Validation failed: Amount must not exceed 999999999.99"],

@@ -76,7 +76,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       [{ amount: "" }, "Validation failed: Amount is required"],
       [{ amount: 250 }, "Validation failed: Amount must be a string"],
       [{ amount: "abc" }, "Validation failed: Amount must be a decimal number"],
-      [{ amount: "-5" }, "Validation failed: Amount must be a decimal number"],
+      [{ amount: "-5" }, "Validation failed: Amount must be greater than 0"],
       [{ amount: "0" }, "Validation failed: Amount must be greater than 0"],
       [{ amount: "1.234" }, "Validation failed: Amount must have at most 2 decimal places"],
       [{ amount: "99999999999999" }, "Validation failed: Amount must not exceed 999999999.99"],
@@ -94,9 +94,11 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       bank_name: "Ziraat Bankası",
       holder_name: "Ödeme Hizmetleri A.Ş.",
       iban: "TR330006100519786457841326",
-      amount: "250.50",
+      amount: 250.5,
       return_url: "https://shop.example/back",
     });
+    // A JSON number with its 2 decimals in the raw text, as in every answer (decisions.md).
+    expect(ok.text).toContain('"amount":250.50,');
     const q = await byReference(body.reference);
     expect(q.status).toBe(200);
     expect(q.text).toContain('"amount":250.50');
@@ -104,7 +106,8 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("assigned");
     // Submitting again shows the same account; no second transaction.
     const again = await page("POST", `/api/pay/${token}/deposit`, { amount: "999.00" });
-    expect(again.json).toMatchObject({ status: "assigned", amount: "250.50" });
+    expect(again.json).toMatchObject({ status: "assigned", amount: 250.5 });
+    expect((await page("GET", `/api/pay/${token}`)).text).toContain('"amount":250.50,');
   });
 
   it("a business rejection is shown on the page only; the session stays open for another amount", async () => {

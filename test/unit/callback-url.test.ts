@@ -80,6 +80,9 @@ describe("resolveCallbackUrl", () => {
     ["an unparseable URL", "not a url"],
     ["a relative path", "/payintake/callback"],
     ["a host-prefix trick", "https://hooks.merchant.example.evil.example/cb"],
+    // Only the path may differ: it was "Callback URL is not allowed", a message for addresses.
+    ["userinfo", "https://user:pw@hooks.merchant.example/cb"],
+    ["a user name", "https://user@hooks.merchant.example/cb"],
   ])("refuses a header with %s", (_label, headerUrl) => {
     expect(resolveCallbackUrl({ providerUrl: null, headerUrl, webhookUrl: WEBHOOK })).toEqual({
       ok: false,

@@ -18,7 +18,12 @@ describe("parseAmount", () => {
   it.each([
     ["", "format"],
     ["abc", "format"],
-    ["-1", "format"],
+    ["-1", "positive"],
+    ["-0.50", "positive"],
+    ["-99999999999", "positive"],
+    ["-1.234", "decimals"],
+    ["--1", "format"],
+    ["-", "format"],
     ["+1", "format"],
     [" 1", "format"],
     ["1 ", "format"],

@@ -122,6 +122,8 @@ describe("parseDepositRequest: amount and redirect (contract table)", () => {
     expect(depositError(hosted({ amount: "150.00" }))).toBe(msg);
     expect(depositError(hosted({ amount: "0" }))).toBe(msg);
     expect(depositError(hosted({ amount: "abc" }))).toBe(msg);
+    // Not a string either: still one amount too many (it was "Amount must be a string").
+    for (const amount of [150, 0, false, {}, []]) expect(depositError(hosted({ amount }))).toBe(msg);
   });
 
   it("row 3: redirect true, amount empty or absent -> accepted (hosted mode)", () => {
@@ -140,10 +142,12 @@ describe("parseDepositRequest: amount and redirect (contract table)", () => {
     }
   });
 
-  it("amount sent as a JSON number -> Amount must be a string", () => {
+  it("amount sent as a JSON number -> Amount must be a string (in hosted mode: must not be sent)", () => {
     expect(depositError(deposit({ amount: 150 }))).toBe("Validation failed: Amount must be a string");
     expect(depositError(deposit({ amount: 150.5 }))).toBe("Validation failed: Amount must be a string");
-    expect(depositError(hosted({ amount: 150 }))).toBe("Validation failed: Amount must be a string");
+    expect(depositError(hosted({ amount: 150 }))).toBe(
+      "Validation failed: Amount must not be sent when Redirect is true",
+    );
   });
 
   it.each([["abc"], ["-1"], ["0"], ["0.00"], ["1.234"], ["1e3"], [" 1"], ["1,50"], ["1000000000"]])(

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parsePageAmount } from "../../domain/requests.js";
+import { RawJson } from "../../domain/transaction-view.js";
 import { isTokenShaped, type PageState } from "../../hosted/sessions.js";
 import type { AppContext } from "../context.js";
-import { sendError, sendPlainJson } from "../envelope.js";
+import { sendError, sendJson } from "../envelope.js";
 import { parseJsonBody } from "../merchant/common.js";
 import { REJECTIONS } from "../merchant/rejections.js";
 
@@ -41,7 +42,8 @@ function view(state: PageState) {
     bank_name: state.bankName,
     holder_name: state.holderName,
     iban: state.iban,
-    amount: state.amount,
+    // As in every answer (decisions.md, Values): a JSON number written with 2 decimals, 250.00.
+    amount: new RawJson(state.amount),
     return_url,
   };
 }
@@ -89,7 +91,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
     if (await limited(request, reply, request.params.token)) return reply;
     const state = await ctx.hosted.state(request.params.token);
     if (!state) return sendError(reply, 404, "Not found");
-    return sendPlainJson(reply, 200, view(state));
+    return sendJson(reply, 200, view(state));
   });
 
   app.post<{ Params: { token: string } }>("/api/pay/:token/deposit", async (request, reply) => {
@@ -109,6 +111,6 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
       const rejection = REJECTIONS[outcome.rejection];
       return sendError(reply, rejection.status, rejection.message);
     }
-    return sendPlainJson(reply, 200, view(outcome.state));
+    return sendJson(reply, 200, view(outcome.state));
   });
 }
