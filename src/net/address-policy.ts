@@ -3,7 +3,8 @@ import { BlockList, isIP } from "node:net";
 /**
  * Which IP addresses a callback may never reach: loopback, private, link-local (cloud metadata),
  * carrier NAT, multicast, reserved and documentation ranges, and the IPv6 transition prefixes that
- * embed an IPv4 address (6to4, Teredo, NAT64), which would otherwise smuggle a private v4 target.
+ * embed an IPv4 address (IPv4-compatible, SIIT, 6to4, Teredo, NAT64), which would otherwise smuggle
+ * a private v4 target.
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -26,8 +27,10 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, "ipv4");
 }
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  // The deprecated IPv4-compatible range (::a.b.c.d, with :: and ::1 in it) and the SIIT one
+  // (::ffff:0:a.b.c.d): networks that translate them would reach the embedded IPv4 address.
+  ["::", 96],
+  ["::ffff:0:0:0", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],
