@@ -30,6 +30,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         "*.iban",
         "national_id",
         "*.national_id",
+        // A request the HTTP parser refused carries its raw bytes (clientErrorHandler never logs it).
+        "err.rawPacket",
+        "*.rawPacket",
       ],
       censor: "[redacted]",
     },

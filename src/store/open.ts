@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
@@ -47,10 +47,28 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.pgPoolSize) : openSqlite(opts.dataDir);
 }
 
+/**
+ * The database file and its journals readable by this user only: they hold full IBANs, payers'
+ * names and operators' password hashes (before, they were created 0644 like any file). SQLite gives
+ * the WAL the main file's permissions; files from before are tightened at start.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, "a", 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+  }
+}
+
 async function openSqlite(dataDir: string): Promise<Store> {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, "payintake.db");
+  ownerOnly(file);
   const { dialect, groupCommit } = await openGroupCommit({
-    file: join(dataDir, "payintake.db"),
+    file,
     // The thread holds the file lock for the life of the process (sqlite-thread.ts).
     exclusive: true,
     onCommitFailure(err) {

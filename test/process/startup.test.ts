@@ -188,6 +188,12 @@ describe("zero-config embedded start", () => {
     expect(firm).toMatchObject({ id: expect.any(Number), secret_key: expect.any(String) });
     const creds = { apiKey: firm.api_key, secret: firm.secret_key };
     expect((await sendSigned(server.url, creds, { path: PROBE_PATH })).text).toBe(NOT_FOUND_TEXT);
+    // The database and its WAL (full IBANs, operators' password hashes): the owner's only. They
+    // were 0644.
+    for (const f of ["payintake.db", "payintake.db-wal"]) {
+      const path = join(dataDir, f);
+      if (f === "payintake.db" || existsSync(path)) expect(statSync(path).mode & 0o077, f).toBe(0);
+    }
 
     // A restart reuses the same files: the same token, and the firm's sealed secret still opens.
     const token = readFileSync(tokenFile, "utf8");
