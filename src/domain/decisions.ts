@@ -71,9 +71,8 @@ export interface CallbackMessage {
 }
 
 /**
- * The callback body as decisions.md lists it. `method` is left out on withdrawals (they have none),
- * as in the Transaction view; `middle_name` appears only when the firm enabled it and a valid one
- * was sent.
+ * The callback body as decisions.md lists it: `method` on every transaction, as in the Transaction
+ * view; `middle_name` only when the firm enabled it and a valid one was sent.
  */
 export function callbackMessage(
   tx: DecidedTransaction,
@@ -88,8 +87,8 @@ export function callbackMessage(
     type: tx.type,
     status: tx.status,
     amount: new RawJson(amount),
+    method: tx.method ?? "fast",
   };
-  if (tx.method !== null) body.method = tx.method;
   body.full_name = `${tx.first_name} ${tx.last_name}`;
   body.username = tx.username;
   body.user_id = tx.user_id;

@@ -167,6 +167,15 @@ export const middleNameDoc = {
     "Optional middle name. Trimmed; the placeholders null, undefined, none and yok (any letter case), values without a letter (-, .) and other invalid values are ignored, never rejected. Sent back in callbacks when the firm enables it.",
 } as const;
 
+/** A withdrawal's method, read leniently (requests.ts `withdrawalMethod`), so outside WITHDRAWAL_FIELDS. */
+export const withdrawalMethodDoc = {
+  type: "string",
+  enum: [...METHODS],
+  default: "fast",
+  description:
+    "How the payout is sent. Not in the contract's withdrawal table, so never refused: anything other than fast, eft or havale reads as fast.",
+} as const;
+
 export interface FieldSpec {
   key: string;
   struct: string;

@@ -247,7 +247,7 @@ export async function createWithdrawal(
     newRecord(ports, firm, req, callbackUrl, {
       type: "withdrawal",
       amount: req.amountMinor,
-      method: null,
+      method: req.method,
       iban: req.iban,
       iban_valid: req.iban === null ? 0 : isValidTurkishIban(req.iban) ? 1 : 0,
       account_id: null,

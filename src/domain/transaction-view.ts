@@ -42,8 +42,9 @@ export function transactionView(tx: TransactionRecord): Record<string, unknown> 
     type: tx.type,
     status: tx.status,
     amount: new RawJson(formatMinor(tx.amount)),
+    // Every row has one (withdrawals written before they carried a method were set to fast).
+    method: tx.method ?? "fast",
   };
-  if (tx.method !== null) view.method = tx.method;
   view.first_name = tx.first_name;
   view.last_name = tx.last_name;
   if (tx.middle_name !== null) view.middle_name = tx.middle_name;

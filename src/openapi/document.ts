@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type FieldSpec, middleNameDoc, REQUIRED_FIELDS } from "../domain/fields.js";
+import { type FieldSpec, middleNameDoc, REQUIRED_FIELDS, withdrawalMethodDoc } from "../domain/fields.js";
 import { DEPOSIT_FIELDS, WITHDRAWAL_FIELDS } from "../domain/requests.js";
 import { MERCHANT_PATHS } from "../http/merchant/paths.js";
 import { REJECTIONS } from "../http/merchant/rejections.js";
@@ -153,7 +153,7 @@ export function openApiDocument() {
   });
   const withdrawal = objectOf(
     [WITHDRAWAL_FIELDS.bankCode, WITHDRAWAL_FIELDS.amount, ...WITHDRAWAL_FIELDS.rest],
-    { middle_name: middleNameDoc },
+    { middle_name: middleNameDoc, method: withdrawalMethodDoc },
     ["amount"],
   );
   const path = (p: string) => p.replace(/:([a-z_]+)/g, "{$1}");
@@ -380,6 +380,7 @@ export function openApiDocument() {
             "type",
             "status",
             "amount",
+            "method",
             "first_name",
             "last_name",
             "username",
@@ -395,7 +396,7 @@ export function openApiDocument() {
             type: { enum: ["deposit", "withdrawal"] },
             status: { enum: ["pending", "approved", "rejected"] },
             amount: { type: "number", description: "Written with two decimals, e.g. 150.00." },
-            method: { enum: ["fast", "eft", "havale"], description: "Deposits only." },
+            method: { enum: ["fast", "eft", "havale"] },
             first_name: { type: "string" },
             last_name: { type: "string" },
             middle_name: { type: "string" },

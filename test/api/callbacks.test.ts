@@ -151,7 +151,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect(byId.get(b.id).event).toBe("deposit.rejected");
   });
 
-  it("rejection and withdrawals: the event names the type and status; withdrawals carry no method", async () => {
+  it("rejection and withdrawals: the event names the type and status; withdrawals carry their method", async () => {
     const firm = await firmWithReceiver();
     const w = withdrawalBody();
     expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body: w })).status).toBe(200);
@@ -161,7 +161,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     const v = verify(firm.secret, r as never);
     expect(v.hashcodeOk && v.signatureOk).toBe(true);
     expect(v.json.event).toBe("withdrawal.approved");
-    expect(v.json).not.toHaveProperty("method");
+    expect(v.json.method).toBe("fast");
     expect(r?.body).toContain('"amount":250.50,');
     expect(v.json.full_name).toBe("Mehmet Öztürk");
   });

@@ -176,7 +176,7 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
       expect(updated_at).toMatch(ISO_UTC);
       expect(res.text).toBe(
         `{"success":true,"status":"pending","data":{"id":${id},"reference":${q(body.reference as string)},` +
-          `"type":"withdrawal","status":"pending","amount":250.50,` +
+          `"type":"withdrawal","status":"pending","amount":250.50,"method":"fast",` +
           `"first_name":"Mehmet","last_name":"Öztürk","username":"+905551112233",` +
           `"user_id":${q(body.user_id as string)},"national_id":"98***09","bank_code":"GARANTI",` +
           `"iban":"TR330006100519786457841326",` +
@@ -192,6 +192,13 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
       expect(data.iban).toBe("abc");
       expect(res.text).not.toContain("assigned_");
       expectNoInternalFields(res.text, data);
+    });
+
+    it("carries the method sent with it; anything that is not one reads as fast, never a 400", async () => {
+      const eft = await withdrawal(firm, { method: "eft" });
+      expect((await get(firm, `${BY_ID}${eft.id}`)).json.data.method).toBe("eft");
+      const odd = await withdrawal(firm, { method: "EFT" });
+      expect((await get(firm, `${BY_ID}${odd.id}`)).json.data.method).toBe("fast");
     });
   });
 

@@ -84,13 +84,13 @@ describe("callback message", () => {
     ).not.toContain("middle_name");
   });
 
-  it("a withdrawal has no method; a rejection is its own event; small amounts keep two decimals", () => {
+  it("a withdrawal carries its method; a rejection is its own event; small amounts keep two decimals", () => {
     const m = callbackMessage(
-      { ...decided, type: "withdrawal", status: "rejected", method: null, amount: 5 },
+      { ...decided, type: "withdrawal", status: "rejected", method: "eft", amount: 5 },
       { callbackMiddleName: false },
     );
     expect(m.event).toBe("withdrawal.rejected");
-    expect(m.payload).not.toContain('"method"');
+    expect(m.payload).toContain('"amount":0.05,"method":"eft","full_name"');
     expect(m.payload).toContain('"amount":0.05,');
     expect(m.hashInput).toBe("ORD-1|withdrawal|rejected|0.05");
   });

@@ -63,6 +63,7 @@ function withdrawalReq(overrides: Partial<WithdrawalRequest> = {}): WithdrawalRe
     reference: "WD-1",
     nationalId: null,
     amountMinor: 25_000,
+    method: "eft",
     iban: "TR330006100519786457841326",
     ...overrides,
   };
@@ -331,7 +332,7 @@ describe("createWithdrawal", () => {
         type: "withdrawal",
         status: "pending",
         amount: 25_000,
-        method: null,
+        method: "eft",
         first_name: "Çağrı",
         last_name: "Öztürk",
         middle_name: null,

@@ -578,6 +578,7 @@ describe("parseWithdrawalRequest", () => {
       reference: "WD-1",
       nationalId: "12345678901",
       amountMinor: 25_000,
+      method: "fast",
       iban: "TR330006100519786457841326",
     });
   });
@@ -673,9 +674,15 @@ describe("parseWithdrawalRequest", () => {
     expect(withdrawalOk(withdrawal({ middle_name: "NONE" })).middleName).toBeNull();
   });
 
-  it("ignores deposit-only fields", () => {
+  it("ignores deposit-only fields; a method that is not fast, eft or havale reads as fast", () => {
     const v = withdrawalOk(withdrawal({ redirect: "junk", method: "card", return_url: "ftp://x" }));
     expect(v.amountMinor).toBe(25_000);
+    expect(v.method).toBe("fast");
+    for (const odd of [undefined, null, "", "EFT", " eft", 7, ["eft"]]) {
+      expect(withdrawalOk(withdrawal({ method: odd })).method).toBe("fast");
+    }
+    for (const method of ["fast", "eft", "havale"])
+      expect(withdrawalOk(withdrawal({ method })).method).toBe(method);
   });
 
   it("JSON null equals absent for required fields", () => {

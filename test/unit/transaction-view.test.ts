@@ -133,11 +133,11 @@ describe("transactionView", () => {
     expect(transactionView(record({ middle_name: "Can" })).middle_name).toBe("Can");
   });
 
-  it("gives withdrawals their iban and no assigned_* fields", () => {
+  it("gives withdrawals their iban and method and no assigned_* fields", () => {
     const view = transactionView(
       record({
         type: "withdrawal",
-        method: null,
+        method: "havale",
         iban: "TR330006100519786457841326",
         assigned_bank_name: null,
         assigned_holder_name: null,
@@ -146,6 +146,7 @@ describe("transactionView", () => {
     );
     expect(view.type).toBe("withdrawal");
     expect(view.iban).toBe("TR330006100519786457841326");
+    expect(view.method).toBe("havale");
     expect(view).not.toHaveProperty("assigned_bank_name");
     expect(view).not.toHaveProperty("assigned_holder_name");
     expect(view).not.toHaveProperty("assigned_iban");

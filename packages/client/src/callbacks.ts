@@ -11,7 +11,7 @@ export interface CallbackEvent {
   amount: string;
   /** The same in kuruş (minor units): 14950. Use this for money, never a float. */
   amountMinor: number;
-  method?: string;
+  method: "fast" | "eft" | "havale";
   full_name: string;
   username: string;
   user_id: string;

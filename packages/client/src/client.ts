@@ -77,6 +77,8 @@ export interface WithdrawalInput extends Payer {
   reference: string;
   amount: string;
   iban?: string;
+  /** How the payout is sent; fast when left out. */
+  method?: "fast" | "eft" | "havale";
   callbackUrl?: string;
 }
 
@@ -101,7 +103,7 @@ export interface Transaction {
   status: "pending" | "approved" | "rejected";
   /** Two decimals, as text: "150.00" (the wire has a JSON number; it is kept exact here). */
   amount: string;
-  method?: string;
+  method: "fast" | "eft" | "havale";
   first_name: string;
   last_name: string;
   middle_name?: string;
