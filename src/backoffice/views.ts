@@ -1,5 +1,5 @@
 import { formatMinor } from "../domain/money.js";
-import { isoTime } from "../domain/transaction-view.js";
+import { isoTime, methodOf } from "../domain/transaction-view.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { CallbackAttemptRow } from "../store/callbacks.js";
 import type { ChannelRow } from "../store/channels.js";
@@ -83,7 +83,7 @@ export function operatorTransactionView(t: TransactionRow) {
     type: t.type,
     status: t.status,
     amount: formatMinor(t.amount),
-    method: t.method,
+    method: methodOf(t.method),
     first_name: t.first_name,
     middle_name: t.middle_name,
     last_name: t.last_name,

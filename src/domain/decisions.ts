@@ -1,5 +1,5 @@
 import { formatMinor } from "./money.js";
-import { isoTime, RawJson, toJson } from "./transaction-view.js";
+import { isoTime, methodOf, RawJson, toJson } from "./transaction-view.js";
 
 /**
  * Ending a pending transaction: what an operator (or the service, on auto-cancel) may decide, and
@@ -87,7 +87,7 @@ export function callbackMessage(
     type: tx.type,
     status: tx.status,
     amount: new RawJson(amount),
-    method: tx.method ?? "fast",
+    method: methodOf(tx.method),
   };
   body.full_name = `${tx.first_name} ${tx.last_name}`;
   body.username = tx.username;

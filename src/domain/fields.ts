@@ -173,7 +173,7 @@ export const withdrawalMethodDoc = {
   enum: [...METHODS],
   default: "fast",
   description:
-    "How the payout is sent. Not in the contract's withdrawal table, so never refused: anything other than fast, eft or havale reads as fast.",
+    "The transfer method the merchant asks for the payout, shown to the operator who pays it out. Not in the contract's withdrawal table, so never refused: read in any letter case, and anything other than fast, eft or havale is stored as fast.",
 } as const;
 
 export interface FieldSpec {

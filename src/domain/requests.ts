@@ -195,13 +195,15 @@ function ibanOf(value: string | undefined): string | null {
 
 /**
  * A withdrawal's method: the contract's withdrawal table has no Method, yet its Transaction view
- * and callbacks carry one, so a fast/eft/havale sent along is kept and anything else (absent, "",
- * "EFT", 5) reads as fast, the deposits' default, never a 400 for a field the table does not list.
+ * and callbacks carry one. The method the merchant asks for is kept, read in any letter case and
+ * without surrounding spaces (" EFT " is eft: nothing else could have been meant); anything else
+ * (absent, "", "swift", 5) reads as fast, the deposits' default, and is never a 400 for a field the
+ * table does not list.
  */
 export function withdrawalMethod(value: unknown): Method {
-  return typeof value === "string" && (METHODS as readonly string[]).includes(value)
-    ? (value as Method)
-    : "fast";
+  if (typeof value !== "string") return "fast";
+  const asked = value.trim().toLowerCase();
+  return (METHODS as readonly string[]).includes(asked) ? (asked as Method) : "fast";
 }
 
 export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest> {

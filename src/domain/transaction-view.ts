@@ -31,6 +31,15 @@ export interface TransactionRecord {
   updated_at: number;
 }
 
+/**
+ * A transaction's method as every view shows it. Withdrawals written before they carried one (and
+ * by instances still on that code during a rolling upgrade) have none stored: they read as fast,
+ * the API's default, computed here instead of by rewriting every old row at start.
+ */
+export function methodOf(stored: string | null): string {
+  return stored ?? "fast";
+}
+
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -42,8 +51,7 @@ export function transactionView(tx: TransactionRecord): Record<string, unknown> 
     type: tx.type,
     status: tx.status,
     amount: new RawJson(formatMinor(tx.amount)),
-    // Every row has one (withdrawals written before they carried a method were set to fast).
-    method: tx.method ?? "fast",
+    method: methodOf(tx.method),
   };
   view.first_name = tx.first_name;
   view.last_name = tx.last_name;

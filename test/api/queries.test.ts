@@ -195,9 +195,9 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
     });
 
     it("carries the method sent with it; anything that is not one reads as fast, never a 400", async () => {
-      const eft = await withdrawal(firm, { method: "eft" });
+      const eft = await withdrawal(firm, { method: "EFT" });
       expect((await get(firm, `${BY_ID}${eft.id}`)).json.data.method).toBe("eft");
-      const odd = await withdrawal(firm, { method: "EFT" });
+      const odd = await withdrawal(firm, { method: "swift" });
       expect((await get(firm, `${BY_ID}${odd.id}`)).json.data.method).toBe("fast");
     });
   });

@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  send,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
 
 /** The operator console in Debian's Chromium: log in, decide deposits, manage, find it in the audit log. */
@@ -128,6 +135,34 @@ describe("operator console in Chromium", () => {
     const rejected = (await server.admin("GET", `/admin/v1/transactions/${c}`)).json;
     expect(rejected).toMatchObject({ status: "rejected", decision_note: "no transfer seen" });
     await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === c));
+    await page.context().close();
+  });
+
+  it("the withdrawal queue shows each payout's IBAN, the method asked for and a bad IBAN; approving sends its callback", async () => {
+    const ids: number[] = [];
+    for (const extra of [{ method: "havale" }, { iban: "TR00 not an iban" }]) {
+      const body = withdrawalBody(extra);
+      expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push(q.json.data.id);
+    }
+    const [good = 0, bad = 0] = ids;
+    const page = await signIn("operator");
+    await tab(page, "withdrawals");
+    await expect.poll(() => row(page, good).isVisible()).toBe(true);
+    await expect
+      .poll(() => row(page, good).locator("td[data-label=IBAN]").innerText())
+      .toBe("TR330006100519786457841326\nHAVALE");
+    await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
+    await expect.poll(() => row(page, bad).locator(".bad-iban").textContent()).toBe("IBAN geçersiz");
+    await expect(row(page, good).locator(".bad-iban").count()).resolves.toBe(0);
+
+    await row(page, good).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${good}: Onaylandı`);
+    const got = await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === good));
+    expect(JSON.parse(got.body)).toMatchObject({ event: "withdrawal.approved", method: "havale" });
     await page.context().close();
   });
 

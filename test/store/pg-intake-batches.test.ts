@@ -71,7 +71,7 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
     type: "withdrawal",
     status: "pending",
     amount,
-    method: null,
+    method: "fast",
     first_name: "Ayşe",
     last_name: "Yılmaz",
     middle_name: null,

@@ -91,8 +91,15 @@ describe("callback message", () => {
     );
     expect(m.event).toBe("withdrawal.rejected");
     expect(m.payload).toContain('"amount":0.05,"method":"eft","full_name"');
-    expect(m.payload).toContain('"amount":0.05,');
     expect(m.hashInput).toBe("ORD-1|withdrawal|rejected|0.05");
+  });
+
+  it("a withdrawal stored without a method (written before withdrawals carried one) reads as fast", () => {
+    const m = callbackMessage(
+      { ...decided, type: "withdrawal", method: null },
+      { callbackMiddleName: false },
+    );
+    expect(m.payload).toContain('"amount":150.00,"method":"fast","full_name"');
   });
 
   it("escapes what JSON must escape", () => {

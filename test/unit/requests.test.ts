@@ -678,11 +678,13 @@ describe("parseWithdrawalRequest", () => {
     const v = withdrawalOk(withdrawal({ redirect: "junk", method: "card", return_url: "ftp://x" }));
     expect(v.amountMinor).toBe(25_000);
     expect(v.method).toBe("fast");
-    for (const odd of [undefined, null, "", "EFT", " eft", 7, ["eft"]]) {
+    for (const odd of [undefined, null, "", " ", "swift", "e ft", 7, ["eft"], { eft: true }]) {
       expect(withdrawalOk(withdrawal({ method: odd })).method).toBe("fast");
     }
     for (const method of ["fast", "eft", "havale"])
       expect(withdrawalOk(withdrawal({ method })).method).toBe(method);
+    expect(withdrawalOk(withdrawal({ method: " EFT " })).method).toBe("eft");
+    expect(withdrawalOk(withdrawal({ method: "Havale" })).method).toBe("havale");
   });
 
   it("JSON null equals absent for required fields", () => {

@@ -152,6 +152,12 @@ describe("transactionView", () => {
     expect(view).not.toHaveProperty("assigned_iban");
   });
 
+  it("reads a withdrawal stored without a method (written before withdrawals carried one) as fast", () => {
+    const view = transactionView(record({ type: "withdrawal", method: null, iban: null }));
+    expect(view.method).toBe("fast");
+    expect(Object.keys(view).indexOf("method")).toBe(Object.keys(view).indexOf("amount") + 1);
+  });
+
   it("gives deposits no iban field", () => {
     expect(transactionView(record())).not.toHaveProperty("iban");
   });

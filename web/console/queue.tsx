@@ -17,6 +17,8 @@ export interface QueueRow {
   assigned_iban: string | null;
   iban: string | null;
   iban_valid: boolean | null;
+  /** How the merchant asked for the payout to be sent: the operator pays it out that way. */
+  method: string;
 }
 
 /**
@@ -193,6 +195,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               ) : (
                 <td data-label="IBAN">
                   {r.iban}
+                  <div class="sub method">{r.method.toUpperCase()}</div>
                   {r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>}
                 </td>
               )}

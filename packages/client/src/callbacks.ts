@@ -11,7 +11,8 @@ export interface CallbackEvent {
   amount: string;
   /** The same in kuruş (minor units): 14950. Use this for money, never a float. */
   amountMinor: number;
-  method: "fast" | "eft" | "havale";
+  /** Always sent, except in withdrawal callbacks stored before withdrawals carried a method. */
+  method?: "fast" | "eft" | "havale";
   full_name: string;
   username: string;
   user_id: string;
