@@ -276,6 +276,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
           // written and in flight, and held in the same database transaction.
           const at = now();
           const held = await repos.capHolds.hold({
+            firmId: input.firmId,
+            reference: input.reference,
             accountId: chosen.id,
             amountMinor: input.amountMinor,
             since: day,

@@ -3,6 +3,9 @@ import type { Dialect } from "./open.js";
 import type { Database } from "./schema.js";
 
 export interface CapHoldRequest {
+  /** The deposit the amount is held for: once it is written, it counts instead of its hold. */
+  firmId: number;
+  reference: string;
   accountId: number;
   amountMinor: number;
   /** Start of the account's day (epoch ms): deposits created since then count against its cap. */
@@ -32,6 +35,14 @@ export interface CapHoldRepository {
   purgeExpired(now: number): Promise<void>;
 }
 
+/**
+ * Deposits and holds summed in ONE statement, so in one snapshot. A deposit is written, then its
+ * hold released: two statements read apart (PostgreSQL's READ COMMITTED gives each its own
+ * snapshot) could sum the deposits before it was written and the holds after its hold was
+ * released, and count it nowhere (a third 150 TL deposit passed a 300 TL cap that way). In one
+ * snapshot, a hold whose deposit is already written is left out, so each deposit counts exactly
+ * once: by its hold until it is written, by itself after.
+ */
 async function usageIn(
   db: Kysely<Database> | Transaction<Database>,
   accountIds: readonly number[],
@@ -40,32 +51,37 @@ async function usageIn(
 ) {
   const total = new Map<number, number>();
   if (accountIds.length === 0) return total;
-  const add = (rows: { account_id: number | null; total: number | string | null }[]) => {
-    for (const r of rows) {
-      const id = Number(r.account_id);
-      total.set(id, (total.get(id) ?? 0) + Number(r.total ?? 0));
-    }
-  };
-  add(
-    await db
-      .selectFrom("transactions")
-      .select(["account_id", (eb) => eb.fn.sum<number>("amount").as("total")])
-      .where("account_id", "in", [...accountIds])
-      .where("created_at", ">=", since)
-      .where("type", "=", "deposit")
-      .where("status", "<>", "rejected")
-      .groupBy("account_id")
-      .execute(),
-  );
-  add(
-    await db
-      .selectFrom("cap_holds")
-      .select(["account_id", (eb) => eb.fn.sum<number>("amount").as("total")])
-      .where("account_id", "in", [...accountIds])
-      .where("expires_at", ">", now)
-      .groupBy("account_id")
-      .execute(),
-  );
+  const counted = db
+    .selectFrom("transactions")
+    .select(["account_id", "amount"])
+    .where("account_id", "in", [...accountIds])
+    .where("created_at", ">=", since)
+    .where("type", "=", "deposit")
+    .where("status", "<>", "rejected")
+    .unionAll(
+      db
+        .selectFrom("cap_holds")
+        .select(["cap_holds.account_id", "cap_holds.amount"])
+        .where("cap_holds.account_id", "in", [...accountIds])
+        .where("cap_holds.expires_at", ">", now)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("transactions as written")
+                .select("written.id")
+                .whereRef("written.firm_id", "=", "cap_holds.firm_id")
+                .whereRef("written.reference", "=", "cap_holds.reference"),
+            ),
+          ),
+        ),
+    )
+    .as("counted");
+  const rows = await db
+    .selectFrom(counted)
+    .select(["counted.account_id", (eb) => eb.fn.sum<number>("counted.amount").as("total")])
+    .groupBy("counted.account_id")
+    .execute();
+  for (const r of rows) total.set(Number(r.account_id), Number(r.total ?? 0));
   return total;
 }
 
@@ -86,7 +102,13 @@ export function createCapHoldRepository(db: Kysely<Database>, dialect: Dialect):
         if (used + req.amountMinor > cap) return { outcome: "full" };
         const row = await trx
           .insertInto("cap_holds")
-          .values({ account_id: req.accountId, amount: req.amountMinor, expires_at: req.expiresAt })
+          .values({
+            account_id: req.accountId,
+            amount: req.amountMinor,
+            expires_at: req.expiresAt,
+            firm_id: req.firmId,
+            reference: req.reference,
+          })
           .returning("id")
           .executeTakeFirstOrThrow();
         return { outcome: "held", id: Number(row.id) };

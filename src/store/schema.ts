@@ -224,6 +224,9 @@ export interface CapHoldTable {
   account_id: number;
   amount: number;
   expires_at: number;
+  /** The deposit held for (firm and reference); null on holds written before they named it. */
+  firm_id: number | null;
+  reference: string | null;
 }
 
 export interface SchemaMigrationTable {

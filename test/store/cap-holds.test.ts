@@ -1,3 +1,4 @@
+import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
 import { openStore, type Store } from "../../src/store/open.js";
@@ -53,8 +54,84 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
       .executeTakeFirstOrThrow();
     return Number(row.id);
   }
-  const hold = (accountId: number, amountMinor: number, now = NOW, repo = holds) =>
-    repo.hold({ accountId, amountMinor, since: DAY, now, expiresAt: now + 60_000 });
+  let firmId: number | undefined;
+  async function firm(): Promise<number> {
+    if (firmId === undefined) {
+      const firm = await store.db
+        .insertInto("firms")
+        .values({
+          provider_id: null,
+          name: "F",
+          api_key: `k-${kind}-${Date.now()}`,
+          secret_sealed: "x",
+          webhook_url: null,
+          legacy_http: 0,
+          callback_middle_name: 0,
+          deposit_min: null,
+          deposit_max: null,
+          deposits_open: 1,
+          withdrawals_open: 1,
+          active: 1,
+          rate_limit_per_second: 100,
+          created_at: NOW,
+          updated_at: NOW,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      firmId = Number(firm.id);
+    }
+    return firmId;
+  }
+  /** A pending deposit on the account, written through the given store, as intake writes it. */
+  async function insertDeposit(s: Store, accountId: number, amount: number, reference: string) {
+    const firmId = await firm();
+    await s.db
+      .insertInto("transactions")
+      .values({
+        firm_id: firmId,
+        reference,
+        type: "deposit",
+        status: "pending",
+        amount,
+        method: "fast",
+        first_name: "Ali",
+        last_name: "Veli",
+        middle_name: null,
+        username: "ali",
+        user_id: reference,
+        national_id_masked: null,
+        national_id_sealed: null,
+        bank_code: "B",
+        iban: null,
+        iban_valid: null,
+        account_id: accountId,
+        assigned_bank_name: "B",
+        assigned_holder_name: "H",
+        assigned_iban: "TR000000000000000000000001",
+        callback_url: "https://hooks.example/cb",
+        created_at: NOW,
+        updated_at: NOW,
+        routing_log: null,
+      })
+      .execute();
+  }
+  let holdSeq = 0;
+  const hold = async (
+    accountId: number,
+    amountMinor: number,
+    now = NOW,
+    repo = holds,
+    reference = `H-${++holdSeq}`,
+  ) =>
+    repo.hold({
+      firmId: await firm(),
+      reference,
+      accountId,
+      amountMinor,
+      since: DAY,
+      now,
+      expiresAt: now + 60_000,
+    });
 
   it("holds up to the cap, then refuses; a released hold frees its amount; an expired one stops counting", async () => {
     const id = await account(30_000);
@@ -74,6 +151,18 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
     expect((await holds.usage([id], DAY, later)).get(id)).toBe(30_000);
   });
 
+  it("a deposit counts by its hold until it is written, by itself after: never both", async () => {
+    const id = await account(30_000);
+    const held = await hold(id, 10_000, NOW, holds, "R-once");
+    await insertDeposit(store, id, 10_000, "R-once");
+    // Written, its hold not yet released: counted once, and room is left for 200.
+    expect((await holds.usage([id], DAY, NOW)).get(id)).toBe(10_000);
+    expect((await hold(id, 20_000)).outcome).toBe("held");
+    if (held.outcome !== "held") throw new Error("unreachable");
+    await holds.release(held.id);
+    expect((await holds.usage([id], DAY, NOW)).get(id)).toBe(30_000);
+  });
+
   it("an account without a cap holds nothing", async () => {
     const id = await account(null);
     expect((await hold(id, 15_000)).outcome).toBe("uncapped");
@@ -91,6 +180,86 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
       // Without the account row locked, each transaction sums before the others insert: most pass.
       expect(outcomes.filter((o) => o.outcome === "held")).toHaveLength(10);
       expect((await holds.usage([id], DAY, NOW)).get(id)).toBe(100_000);
+    },
+  );
+
+  it.runIf(kind === "postgres")(
+    "a hold judged while another deposit is written and its hold released counts that deposit once",
+    async () => {
+      const id = await account(30_000);
+      const [a, b] = others.map((s) => createCapHoldRepository(s.db, s.dialect));
+      if (!a || !b) throw new Error("two more instances expected");
+      const firstHold = await hold(id, 15_000, NOW, a, "R-between");
+      expect((await hold(id, 15_000, NOW, b)).outcome).toBe("held");
+      // The third instance's hold stops after its second statement (the first locks the account),
+      // and meanwhile the first deposit is written and its hold released, as routing does.
+      let statements = 0;
+      let paused = () => {};
+      const resumed = new Promise<void>((resume) => {
+        paused = resume;
+      });
+      let reachedPause = () => {};
+      const atPause = new Promise<void>((r) => {
+        reachedPause = r;
+      });
+      const pausing: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        async transformResult(args) {
+          if (++statements === 2) {
+            reachedPause();
+            await resumed;
+          }
+          return args.result;
+        },
+      };
+      const third = createCapHoldRepository(store.db.withPlugin(pausing), store.dialect);
+      const judged = hold(id, 15_000, NOW, third);
+      await atPause;
+      await insertDeposit(others[0] as Store, id, 15_000, "R-between");
+      if (firstHold.outcome !== "held") throw new Error("unreachable");
+      await a.release(firstHold.id);
+      paused();
+      // 150 written and 150 held: the cap of 300 is full (read apart, the deposit was summed
+      // before it was written and its hold after it was released, and a third 150 went through).
+      expect((await judged).outcome).toBe("full");
+    },
+  );
+
+  it.runIf(kind === "postgres")(
+    "deposits held, written and released by three instances at once never pass the cap",
+    async () => {
+      // As routing does it: hold, write the deposit, then release the hold (the deposit counts by
+      // itself from then on). A hold judged between another deposit's write and its release must
+      // count it once: neither would pass the cap, both would refuse a deposit there was room for.
+      const cap = 150;
+      const id = await account(cap * 100);
+      const stores = [store, ...others];
+      let seq = 0;
+      async function deposit(s: Store) {
+        const repo = createCapHoldRepository(s.db, s.dialect);
+        const reference = `R-${++seq}`;
+        const held = await hold(id, 100, NOW, repo, reference);
+        if (held.outcome !== "held") return false;
+        await insertDeposit(s, id, 100, reference);
+        await repo.release(held.id);
+        return true;
+      }
+      // Twelve callers per store, each trying until the account is full for it.
+      await Promise.all(
+        stores.flatMap((s) =>
+          Array.from({ length: 12 }, async () => {
+            for (let i = 0; i < 20; i++) if (!(await deposit(s))) return;
+          }),
+        ),
+      );
+      const written = await store.db
+        .selectFrom("transactions")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("account_id", "=", id)
+        .executeTakeFirstOrThrow();
+      // Each caller stopped at its first refusal, and a refusal means full: exactly the cap.
+      expect(Number(written.n)).toBe(cap);
+      expect((await holds.usage([id], DAY, NOW)).get(id)).toBe(Number(written.n) * 100);
     },
   );
 });

@@ -9,6 +9,7 @@ import { sandbox } from "./20261123T1000_sandbox.js";
 import { rateWindows } from "./20261123T1100_rate_windows.js";
 import { callbackScheduleVersion } from "./20261124T1000_callback_schedule_version.js";
 import { capHolds } from "./20261124T1200_cap_holds.js";
+import { capHoldDeposit } from "./20261124T1400_cap_hold_deposit.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   rateWindows,
   callbackScheduleVersion,
   capHolds,
+  capHoldDeposit,
 ];
