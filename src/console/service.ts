@@ -174,16 +174,21 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         return { ok: false as const, reason: "invalid" as const };
       }
       attempt.succeeded();
-      await record(op, "operator.login");
       const token = randomBytes(32).toString("base64url");
       const csrf = randomBytes(24).toString("base64url");
-      await repos.operators.createSession({
-        token_hash: hashOf(token),
-        operator_id: op.id,
-        csrf_token: csrf,
-        expires_at: now + SESSION_TTL_MS,
-        created_at: now,
-      });
+      const opened = await repos.operators.createSession(
+        {
+          token_hash: hashOf(token),
+          operator_id: op.id,
+          csrf_token: csrf,
+          expires_at: now + SESSION_TTL_MS,
+          created_at: now,
+        },
+        op.password_hash,
+      );
+      // The password was changed (or the operator switched off) while it was being checked.
+      if (!opened) return { ok: false as const, reason: "invalid" as const };
+      await record(op, "operator.login");
       return { ok: true as const, token, csrf, operator: view(op) };
     },
 
@@ -223,22 +228,27 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
       if (outcome === "wrong") {
         return { ok: false as const, status: 400 as const, message: "current password is wrong" };
       }
+      const nextHash = await hashPassword(next);
       await repos.audited.update(
         "operators",
         row.id,
-        { password_hash: await hashPassword(next), updated_at: deps.now() },
+        { password_hash: nextHash, updated_at: deps.now() },
         { actor: `operator:${row.email}`, action: "operator.password", at: deps.now() },
       );
       await repos.operators.deleteSessionsOf(row.id);
       const now = deps.now();
       const csrf = randomBytes(24).toString("base64url");
-      await repos.operators.createSession({
-        token_hash: hashOf(keepToken),
-        operator_id: row.id,
-        csrf_token: csrf,
-        expires_at: now + SESSION_TTL_MS,
-        created_at: now,
-      });
+      // Not opened if yet another change came in meanwhile: then this one signs in again.
+      await repos.operators.createSession(
+        {
+          token_hash: hashOf(keepToken),
+          operator_id: row.id,
+          csrf_token: csrf,
+          expires_at: now + SESSION_TTL_MS,
+          created_at: now,
+        },
+        nextHash,
+      );
       return { ok: true as const, value: { changed: true, csrf_token: csrf } };
     },
   };

@@ -29,7 +29,11 @@ export interface IntakePorts {
         log: readonly unknown[];
         /** Tells the accepting channel to let its reservation go (best effort; nothing for manual accounts). */
         release(): Promise<void>;
-        /** Called once the insert has been tried, written or not (a daily cap's hold ends). */
+        /**
+         * Called once the insert has answered, written or refused (a daily cap's hold ends). Not
+         * when it threw: the row may still be written (a batch given up on after its timeout runs
+         * on in PostgreSQL), so the hold stays until it expires rather than free room twice.
+         */
         written?(): void;
       }
     | { ok: false; rejection: "no_account" | "channel_declined" }
@@ -212,7 +216,6 @@ export async function createDeposit(
   try {
     inserted = await ports.insert(record);
   } catch (err) {
-    routed.written?.();
     await routed.release();
     throw err;
   }

@@ -84,6 +84,18 @@ export function createRouter(deps: RouterDeps): Router {
       const failedHere = new Set<number>();
       for (const account of order) {
         const channel = account.channelId == null ? undefined : channels.get(account.channelId);
+        if (account.channelId != null && !channel) {
+          // Its channel is not among the active ones read with the pool (switched on or off between
+          // the two reads): never taken as manual, which would give out an IBAN nobody reserved.
+          log.push({
+            account_id: account.id,
+            channel: null,
+            outcome: "skipped",
+            reason: "channel not active",
+            ms: 0,
+          });
+          continue;
+        }
         if (!channel || channel.kind === "manual") {
           log.push({ account_id: account.id, channel: channel?.code ?? null, outcome: "accepted", ms: 0 });
           return { ok: true, account, log };

@@ -37,7 +37,7 @@ export function createRepositories(store: Store): Repositories {
     callbacks: createCallbackRepository(store.db, store.dialect),
     channels: createChannelRepository(store.db),
     sessions: createSessionRepository(store.db),
-    operators: createOperatorRepository(store.db),
+    operators: createOperatorRepository(store.db, store.dialect),
     audited: createAuditedChanges(store.db, store.dialect),
     rateWindows: createRateWindowRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),

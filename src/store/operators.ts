@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import type { Dialect } from "./open.js";
 import type { Database, OperatorTable } from "./schema.js";
 
 export type OperatorRow = Selectable<OperatorTable>;
@@ -13,13 +14,22 @@ export interface OperatorRepository {
    */
   claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
-  createSession(values: {
-    token_hash: string;
-    operator_id: number;
-    csrf_token: string;
-    expires_at: number;
-    created_at: number;
-  }): Promise<void>;
+  /**
+   * Opens a session if the operator is active and its password hash is still the one the password
+   * was checked against (false otherwise): a sign-in whose check overlapped a password change must
+   * not outlive it. The operator row is share-locked meanwhile, so a change waits for the insert and
+   * then ends the session with the others.
+   */
+  createSession(
+    values: {
+      token_hash: string;
+      operator_id: number;
+      csrf_token: string;
+      expires_at: number;
+      created_at: number;
+    },
+    checkedHash: string,
+  ): Promise<boolean>;
   /** The live session and its operator; undefined when unknown, expired or the operator is inactive. */
   session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
   deleteSession(tokenHash: string): Promise<void>;
@@ -28,7 +38,7 @@ export interface OperatorRepository {
   get(id: number): Promise<OperatorRow | undefined>;
 }
 
-export function createOperatorRepository(db: Kysely<Database>): OperatorRepository {
+export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect): OperatorRepository {
   return {
     byEmail(email) {
       return db.selectFrom("operators").selectAll().where("email", "=", email).executeTakeFirst();
@@ -58,8 +68,18 @@ export function createOperatorRepository(db: Kysely<Database>): OperatorReposito
         .where("id", "=", id)
         .execute();
     },
-    async createSession(values) {
-      await db.insertInto("operator_sessions").values(values).execute();
+    createSession(values, checkedHash) {
+      return db.transaction().execute(async (trx) => {
+        const current = trx
+          .selectFrom("operators")
+          .select("password_hash")
+          .where("id", "=", values.operator_id)
+          .where("active", "=", 1);
+        const row = await (dialect === "postgres" ? current.forShare() : current).executeTakeFirst();
+        if (row?.password_hash !== checkedHash) return false;
+        await trx.insertInto("operator_sessions").values(values).execute();
+        return true;
+      });
     },
     async session(tokenHash, now) {
       const row = await db

@@ -89,6 +89,8 @@ function ports(
     inserts: [] as { tx: NewTransactionRecord }[],
     sealed: [] as string[],
     released: [] as number[],
+    /** Daily cap holds ended (`written`). */
+    holdsEnded: 0,
   };
   const p: IntakePorts = {
     async businessFacts(...args) {
@@ -99,7 +101,13 @@ function ports(
       calls.eligible.push(input.amountMinor);
       const picked = pickAccount(opts.accounts ?? [account(1)], input.amountMinor);
       return picked
-        ? { ok: true, account: picked, log: [], release: async () => void calls.released.push(picked.id) }
+        ? {
+            ok: true,
+            account: picked,
+            log: [],
+            written: () => void calls.holdsEnded++,
+            release: async () => void calls.released.push(picked.id),
+          }
         : { ok: false, rejection: "no_account" };
     },
     async insert(tx) {
@@ -433,5 +441,16 @@ describe("createDeposit: releasing a channel's reservation", () => {
       "disk full",
     );
     expect(broken.calls.released).toEqual([1]);
+    // Its outcome is unknown (the row may still be written): the daily cap's hold is kept to expire.
+    expect(broken.calls.holdsEnded).toBe(0);
+  });
+
+  it("ends the daily cap's hold once the insert answered, written or refused", async () => {
+    const written = ports();
+    await createDeposit(written.ports, firm(), depositReq(), "https://cb");
+    expect(written.calls.holdsEnded).toBe(1);
+    const refused = ports({ insert: { ok: false, conflict: "one_pending" } });
+    await createDeposit(refused.ports, firm(), depositReq(), "https://cb");
+    expect(refused.calls.holdsEnded).toBe(1);
   });
 });

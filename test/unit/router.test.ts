@@ -97,3 +97,29 @@ describe("router: a channel that failed in this routing", () => {
     expect(abandoned).toEqual(["CH:1:r:1"]);
   });
 });
+
+describe("router: an account whose channel is not among the active ones", () => {
+  it("is skipped, never taken as a manual account", async () => {
+    const asked: number[] = [];
+    const router = createRouter({
+      async ask(_c, _req, acc): Promise<AskResult> {
+        asked.push(acc.id);
+        return { outcome: "accept" };
+      },
+      monotonic: () => performance.now(),
+      deadlineMs: 10_000,
+      breaker: DEFAULT_BREAKER,
+    });
+    // Account 1's channel (7) was switched on or off between the pool's two reads; 2 is manual.
+    const order = [account, { ...account, id: 2, channelId: null }];
+    const result = await router.route(order, new Map(), request);
+    expect(result.ok && result.account.id).toBe(2);
+    expect(asked).toEqual([]);
+    expect(result.log.map((s) => `${s.account_id} ${s.outcome} ${s.reason ?? ""}`.trim())).toEqual([
+      "1 skipped channel not active",
+      "2 accepted",
+    ]);
+    const alone = await router.route([account], new Map(), request);
+    expect(alone.ok).toBe(false);
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConsoleService } from "../../src/console/service.js";
+import { createRepositories } from "../../src/store/index.js";
+import { openStore, type Store } from "../../src/store/open.js";
+import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+
+/** Operator sign-in against a password change running at the same moment, on a real store of each kind. */
+describe.each(STORES)("console sessions and password changes (%s)", (kind: StoreKind) => {
+  let cleanup: () => Promise<void>;
+  let store: Store;
+
+  beforeAll(async () => {
+    const env = await storeEnv(kind);
+    cleanup = env.cleanup;
+    store = await openStore({
+      databaseUrl: env.env.DATABASE_URL,
+      dataDir: env.env.PAYINTAKE_DATA_DIR ?? "",
+      pgPoolSize: 4,
+    });
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await cleanup?.();
+  });
+
+  it("a sign-in that checked the old password while it was being changed opens no session", async () => {
+    // The sign-in stops between checking the password and opening its session (recordSuccess runs
+    // in between); meanwhile the operator changes the password.
+    let pauseNext = false;
+    let reached = () => {};
+    const atPause = new Promise<void>((r) => {
+      reached = r;
+    });
+    let resume = () => {};
+    const resumed = new Promise<void>((r) => {
+      resume = r;
+    });
+    const repos = createRepositories(store);
+    const operators = repos.operators;
+    repos.operators = {
+      ...operators,
+      async recordSuccess(id) {
+        if (pauseNext) {
+          pauseNext = false;
+          reached();
+          await resumed;
+        }
+        return operators.recordSuccess(id);
+      },
+    };
+    const service = createConsoleService({ repos, now: () => Date.now() });
+    const created = await service.createOperator("ayse@ops.example", "admin", "old-password-123");
+    if (!created.ok) throw new Error("operator not created");
+
+    pauseNext = true;
+    const stale = service.login("ayse@ops.example", "old-password-123", "10.0.0.1");
+    await atPause;
+    const changed = await service.changePassword(
+      created.value,
+      "old-password-123",
+      "new-password-456",
+      "kept",
+    );
+    expect(changed.ok).toBe(true);
+    resume();
+    // Before: it opened a session, valid for 12 hours, with a password that no longer worked.
+    expect(await stale).toEqual({ ok: false, reason: "invalid" });
+    expect((await store.db.selectFrom("operator_sessions").select("token_hash").execute()).length).toBe(1);
+    expect(await service.session("kept")).toBeDefined();
+    // The new password signs in as usual.
+    expect((await service.login("ayse@ops.example", "new-password-456", "10.0.0.2")).ok).toBe(true);
+  });
+});
