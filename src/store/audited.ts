@@ -131,12 +131,14 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
     audit: AuditEntry,
   ) {
     // Locked on PostgreSQL so that two concurrent changes each log the state the other left;
-    // SQLite runs one writing transaction at a time anyway.
+    // SQLite runs one writing transaction at a time anyway. NO KEY UPDATE (ids never change): the
+    // key-share locks that deposits take on their firm and account rows as they are inserted are
+    // not held up by an operator's edit.
     const select = trx
       .selectFrom(table as "firms")
       .selectAll()
       .where("id", "=", id);
-    const before = (await (dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst()) as
+    const before = (await (dialect === "postgres" ? select.forNoKeyUpdate() : select).executeTakeFirst()) as
       | Row
       | undefined;
     if (!before) return undefined;

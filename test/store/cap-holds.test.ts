@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 
 /** Daily cap holds on a real store of each kind: judged and written in one transaction. */
 describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
@@ -34,86 +35,16 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
     await cleanup?.();
   });
 
-  async function account(dailyCap: number | null) {
-    const row = await store.db
-      .insertInto("payment_accounts")
-      .values({
-        bank_name: "B",
-        holder_name: "H",
-        iban: "TR000000000000000000000001",
-        min_amount: null,
-        max_amount: null,
-        active: 1,
-        channel_id: null,
-        bank_code: null,
-        daily_cap: dailyCap,
-        created_at: NOW,
-        updated_at: NOW,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
+  const account = (dailyCap: number | null) => insertAccount(store, NOW, dailyCap);
   let firmId: number | undefined;
   async function firm(): Promise<number> {
-    if (firmId === undefined) {
-      const firm = await store.db
-        .insertInto("firms")
-        .values({
-          provider_id: null,
-          name: "F",
-          api_key: `k-${kind}-${Date.now()}`,
-          secret_sealed: "x",
-          webhook_url: null,
-          legacy_http: 0,
-          callback_middle_name: 0,
-          deposit_min: null,
-          deposit_max: null,
-          deposits_open: 1,
-          withdrawals_open: 1,
-          active: 1,
-          rate_limit_per_second: 100,
-          created_at: NOW,
-          updated_at: NOW,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      firmId = Number(firm.id);
-    }
+    firmId ??= await insertFirm(store, NOW);
     return firmId;
   }
   /** A pending deposit on the account, written through the given store, as intake writes it. */
   async function insertDeposit(s: Store, accountId: number, amount: number, reference: string) {
-    const firmId = await firm();
-    await s.db
-      .insertInto("transactions")
-      .values({
-        firm_id: firmId,
-        reference,
-        type: "deposit",
-        status: "pending",
-        amount,
-        method: "fast",
-        first_name: "Ali",
-        last_name: "Veli",
-        middle_name: null,
-        username: "ali",
-        user_id: reference,
-        national_id_masked: null,
-        national_id_sealed: null,
-        bank_code: "B",
-        iban: null,
-        iban_valid: null,
-        account_id: accountId,
-        assigned_bank_name: "B",
-        assigned_holder_name: "H",
-        assigned_iban: "TR000000000000000000000001",
-        callback_url: "https://hooks.example/cb",
-        created_at: NOW,
-        updated_at: NOW,
-        routing_log: null,
-      })
-      .execute();
+    const row = depositRow({ firmId: await firm(), accountId, amount, reference }, NOW);
+    await s.db.insertInto("transactions").values(row).execute();
   }
   let holdSeq = 0;
   const hold = async (

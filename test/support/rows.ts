@@ -1,0 +1,87 @@
+import type { Insertable } from "kysely";
+import type { Store } from "../../src/store/open.js";
+import type { Database } from "../../src/store/schema.js";
+
+/** Rows written straight into a store, for tests of the store layer below the HTTP API. */
+export async function insertFirm(store: Store, now: number): Promise<number> {
+  const row = await store.db
+    .insertInto("firms")
+    .values({
+      provider_id: null,
+      name: "F",
+      api_key: `k-${now}-${Math.random().toString(36).slice(2)}`,
+      secret_sealed: "x",
+      webhook_url: null,
+      legacy_http: 0,
+      callback_middle_name: 0,
+      deposit_min: null,
+      deposit_max: null,
+      deposits_open: 1,
+      withdrawals_open: 1,
+      active: 1,
+      rate_limit_per_second: 100,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function insertAccount(
+  store: Store,
+  now: number,
+  dailyCap: number | null = null,
+): Promise<number> {
+  const row = await store.db
+    .insertInto("payment_accounts")
+    .values({
+      bank_name: "B",
+      holder_name: "H",
+      iban: "TR000000000000000000000001",
+      min_amount: null,
+      max_amount: null,
+      active: 1,
+      channel_id: null,
+      bank_code: null,
+      daily_cap: dailyCap,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** A pending deposit on the account, as intake writes it; the reference doubles as the user id. */
+export function depositRow(
+  d: { firmId: number; accountId: number; amount: number; reference: string },
+  now: number,
+): Insertable<Database["transactions"]> {
+  return {
+    firm_id: d.firmId,
+    reference: d.reference,
+    type: "deposit",
+    status: "pending",
+    amount: d.amount,
+    method: "fast",
+    first_name: "Ali",
+    last_name: "Veli",
+    middle_name: null,
+    username: "ali",
+    user_id: d.reference,
+    national_id_masked: null,
+    national_id_sealed: null,
+    bank_code: "B",
+    iban: null,
+    iban_valid: null,
+    account_id: d.accountId,
+    assigned_bank_name: "B",
+    assigned_holder_name: "H",
+    assigned_iban: "TR000000000000000000000001",
+    callback_url: "https://hooks.example/cb",
+    created_at: now,
+    updated_at: now,
+    routing_log: null,
+  };
+}
