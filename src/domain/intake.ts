@@ -208,17 +208,14 @@ export async function createDeposit(
     assigned_iban: account.iban,
     routing_log: JSON.stringify(routed.log),
   });
-  // An accepted ask whose deposit is then not written is released: the channel holds nothing for a
+  // An accepted ask whose deposit the store refused is released: the channel holds nothing for a
   // deposit that does not exist. Except when the deposit that holds the reference asked the same
   // account for the same amount: that is the same ask (the same ask_id), and its reservation is the
-  // winner's.
-  let inserted: Awaited<ReturnType<IntakePorts["insert"]>>;
-  try {
-    inserted = await ports.insert(record);
-  } catch (err) {
-    await routed.release();
-    throw err;
-  }
+  // winner's. An insert that threw has no known outcome (a batch given up on after its timeout runs
+  // on in PostgreSQL and may commit; the merchant, told to look the reference up, then shows the
+  // payer this account): its ask is kept, to lapse at the channel if no deposit claims it, rather
+  // than released under a deposit that exists.
+  const inserted = await ports.insert(record);
   routed.written?.();
   if (!inserted.ok) {
     // Both indexes may have refused the row (same reference, same user) and the store names one.

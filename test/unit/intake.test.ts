@@ -432,7 +432,7 @@ describe("createDeposit: releasing a channel's reservation", () => {
     }
   });
 
-  it("releases and rethrows when the insert fails outright", async () => {
+  it("rethrows when the insert fails outright, keeping the ask and the hold (the row may yet be written)", async () => {
     const broken = ports();
     broken.ports.insert = async () => {
       throw new Error("disk full");
@@ -440,7 +440,7 @@ describe("createDeposit: releasing a channel's reservation", () => {
     await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(
       "disk full",
     );
-    expect(broken.calls.released).toEqual([1]);
+    expect(broken.calls.released).toEqual([]);
     // Its outcome is unknown (the row may still be written): the daily cap's hold is kept to expire.
     expect(broken.calls.holdsEnded).toBe(0);
   });
