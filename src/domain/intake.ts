@@ -30,9 +30,10 @@ export interface IntakePorts {
         /** Tells the accepting channel to let its reservation go (best effort; nothing for manual accounts). */
         release(): Promise<void>;
         /**
-         * Called once the insert has answered, written or refused (a daily cap's hold ends). Not
-         * when it threw: the row may still be written (a batch given up on after its timeout runs
-         * on in PostgreSQL), so the hold stays until it expires rather than free room twice.
+         * Called once the insert has answered, written or refused, or failed writing nothing (a
+         * daily cap's hold ends). Not when its outcome is unknown: the row may still be written (a
+         * batch given up on after its timeout runs on in PostgreSQL), so the hold stays until it
+         * expires rather than free room twice.
          */
         written?(): void;
       }
@@ -41,6 +42,8 @@ export interface IntakePorts {
   insert(
     tx: NewTransactionRecord,
   ): Promise<{ ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" }>;
+  /** Whether an insert that threw may still have been written (its outcome is unknown). */
+  writeMayHaveHappened(err: unknown): boolean;
   /** The transaction that holds a reference: its account (deposits) and amount. */
   holderOf(
     firmId: number,
@@ -211,11 +214,20 @@ export async function createDeposit(
   // An accepted ask whose deposit the store refused is released: the channel holds nothing for a
   // deposit that does not exist. Except when the deposit that holds the reference asked the same
   // account for the same amount: that is the same ask (the same ask_id), and its reservation is the
-  // winner's. An insert that threw has no known outcome (a batch given up on after its timeout runs
-  // on in PostgreSQL and may commit; the merchant, told to look the reference up, then shows the
-  // payer this account): its ask is kept, to lapse at the channel if no deposit claims it, rather
-  // than released under a deposit that exists.
-  const inserted = await ports.insert(record);
+  // winner's. An insert that threw is released the same way when it certainly wrote nothing; when
+  // its outcome is unknown (a batch given up on after its timeout runs on in PostgreSQL and may
+  // commit; the merchant, told to look the reference up, then shows the payer this account), the
+  // ask and the daily cap's hold are kept, to lapse, rather than freed under a deposit that exists.
+  let inserted: Awaited<ReturnType<IntakePorts["insert"]>>;
+  try {
+    inserted = await ports.insert(record);
+  } catch (err) {
+    if (!ports.writeMayHaveHappened(err)) {
+      routed.written?.();
+      await routed.release();
+    }
+    throw err;
+  }
   routed.written?.();
   if (!inserted.ok) {
     // Both indexes may have refused the row (same reference, same user) and the store names one.

@@ -24,6 +24,7 @@ import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { type ChannelInfo, createRouter, type RouteRequest, type RoutingStep } from "../routing/router.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { ChangeTopic } from "../store/change-feed.js";
+import { writeMayHaveHappened } from "../store/errors.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
 
@@ -297,7 +298,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
             continue;
           }
           if (held.outcome === "held") {
-            // Once the insert has been tried the deposit counts by itself (or not at all).
+            // Once the insert has answered the deposit counts by itself (or not at all).
             done = () => {
               repos.capHolds
                 .release(held.id)
@@ -318,6 +319,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       return notRouted(input, steps, "no_account");
     },
     insert: (tx) => repos.transactions.insert(tx),
+    writeMayHaveHappened: (err) => writeMayHaveHappened(err, store.dialect),
     async holderOf(firmId, reference) {
       const row = await repos.transactions.findByReference(firmId, reference);
       return row && { accountId: row.account_id, amountMinor: row.amount };

@@ -18,6 +18,9 @@ interface Waiting<I, O> {
   reject: (err: unknown) => void;
 }
 
+/** A batch given up on after its time: its statement may still run, and commit, in the database. */
+export class NoAnswerError extends Error {}
+
 export class Coalescer<I, O> {
   readonly #queue: Waiting<I, O>[] = [];
   #inFlight = 0;
@@ -76,7 +79,9 @@ export class Coalescer<I, O> {
     if (first === "late") {
       // Calls already answered keep their answer (a settled promise ignores a later reject); a call
       // handed a slower path of its own (an outcome that is a promise) goes on waiting for it alone.
-      const err = new Error(`a batch of ${batch.length} got no answer within ${this.limits.timeoutMs} ms`);
+      const err = new NoAnswerError(
+        `a batch of ${batch.length} got no answer within ${this.limits.timeoutMs} ms`,
+      );
       for (const b of batch) b.reject(err);
     }
   }

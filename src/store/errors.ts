@@ -1,3 +1,6 @@
+import { NoAnswerError } from "./coalesce.js";
+import type { Dialect } from "./open.js";
+
 /**
  * Which unique index a failed insert ran into. SQLite names the columns in its message, PostgreSQL
  * names the index, so both are checked.
@@ -24,4 +27,17 @@ export function uniqueViolation(err: unknown): UniqueViolation | null {
 export function checkViolation(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
   return code === "23514" || code === "SQLITE_CONSTRAINT_CHECK";
+}
+
+/**
+ * Whether a write that threw may still have been written. SQLite's statements fail whole (and a
+ * failed commit stops the process); a PostgreSQL error with a SQLSTATE was the server refusing the
+ * statement. Without one (a batch given up on after its time, a connection lost mid-statement) the
+ * row may yet be there.
+ */
+export function writeMayHaveHappened(err: unknown, dialect: Dialect): boolean {
+  if (err instanceof NoAnswerError) return true;
+  if (dialect === "sqlite") return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  return !(typeof code === "string" && /^[0-9A-Z]{5}$/.test(code));
 }

@@ -72,10 +72,14 @@ describe.runIf(STORES.includes("postgres"))("audited edits and deposit inserts (
         .execute()
         .then(() => "written");
       const waited = new Promise((r) => setTimeout(() => r("waited"), 2_000));
-      // With FOR UPDATE the insert waited for the edit to commit.
-      expect(await Promise.race([written, waited])).toBe("written");
-      resume();
-      await edit;
+      try {
+        // With FOR UPDATE the insert waited for the edit to commit.
+        expect(await Promise.race([written, waited])).toBe("written");
+      } finally {
+        resume();
+        await edit;
+        await written;
+      }
     }
   });
 });

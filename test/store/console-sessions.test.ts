@@ -1,7 +1,9 @@
+import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsoleService } from "../../src/console/service.js";
 import { createRepositories } from "../../src/store/index.js";
 import { openStore, type Store } from "../../src/store/open.js";
+import { createOperatorRepository } from "../../src/store/operators.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
 
 /** Operator sign-in against a password change running at the same moment, on a real store of each kind. */
@@ -70,5 +72,56 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     expect(await service.session("kept")).toBeDefined();
     // The new password signs in as usual.
     expect((await service.login("ayse@ops.example", "new-password-456", "10.0.0.2")).ok).toBe(true);
+  });
+
+  it("a password change that comes while a sign-in opens its session ends that session", async () => {
+    // The sign-in stops inside the opening of its session, after reading the operator's hash.
+    let pauseNextSession = false;
+    let armed = false;
+    let reached = () => {};
+    const atPause = new Promise<void>((r) => {
+      reached = r;
+    });
+    let resume = () => {};
+    const resumed = new Promise<void>((r) => {
+      resume = r;
+    });
+    const pausing: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      async transformResult(args) {
+        if (armed) {
+          armed = false;
+          reached();
+          await resumed;
+        }
+        return args.result;
+      },
+    };
+    const repos = createRepositories(store);
+    const slow = createOperatorRepository(store.db.withPlugin(pausing), store.dialect);
+    repos.operators = {
+      ...repos.operators,
+      createSession(values, checkedHash) {
+        armed = pauseNextSession;
+        pauseNextSession = false;
+        return slow.createSession(values, checkedHash);
+      },
+    };
+    const service = createConsoleService({ repos, now: () => Date.now() });
+    const created = await service.createOperator("mehmet@ops.example", "admin", "old-password-123");
+    if (!created.ok) throw new Error("operator not created");
+    pauseNextSession = true;
+    const signIn = service.login("mehmet@ops.example", "old-password-123", "10.0.0.3");
+    await atPause;
+    const change = service.changePassword(created.value, "old-password-123", "new-password-456", "kept-2");
+    // Give the change time to run as far as it can while the session is being opened.
+    await new Promise((r) => setTimeout(r, 300));
+    resume();
+    const [signedIn, changed] = await Promise.all([signIn, change]);
+    expect(changed.ok).toBe(true);
+    // The sign-in may have answered 200, but its session did not outlive the change (without the
+    // row share-locked on PostgreSQL, the change ended the sessions before this one was written).
+    if (signedIn.ok) expect(await service.session(signedIn.token)).toBeUndefined();
+    expect(await service.session("kept-2")).toBeDefined();
   });
 });

@@ -117,6 +117,7 @@ function ports(
     async holderOf() {
       return opts.holder;
     },
+    writeMayHaveHappened: (err) => (err as Error).message.includes("no answer"),
     sealNationalId(value) {
       calls.sealed.push(value);
       return `sealed(${value})`;
@@ -432,13 +433,25 @@ describe("createDeposit: releasing a channel's reservation", () => {
     }
   });
 
-  it("rethrows when the insert fails outright, keeping the ask and the hold (the row may yet be written)", async () => {
+  it("releases, ends the hold and rethrows when the insert failed writing nothing", async () => {
     const broken = ports();
     broken.ports.insert = async () => {
       throw new Error("disk full");
     };
     await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(
       "disk full",
+    );
+    expect(broken.calls.released).toEqual([1]);
+    expect(broken.calls.holdsEnded).toBe(1);
+  });
+
+  it("rethrows when the insert's outcome is unknown, keeping the ask and the hold (the row may yet be written)", async () => {
+    const broken = ports();
+    broken.ports.insert = async () => {
+      throw new Error("a batch of 3 got no answer within 10000 ms");
+    };
+    await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(
+      "no answer",
     );
     expect(broken.calls.released).toEqual([]);
     // Its outcome is unknown (the row may still be written): the daily cap's hold is kept to expire.
