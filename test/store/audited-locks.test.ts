@@ -1,8 +1,8 @@
-import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuditedChanges } from "../../src/store/audited.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { STORES, storeEnv } from "../support/harness.js";
+import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 
 /**
@@ -38,33 +38,15 @@ describe.runIf(STORES.includes("postgres"))("audited edits and deposit inserts (
       ["payment_accounts", accountId],
     ] as const) {
       // The edit stops after its first statement, the locking read of the row.
-      let reached = () => {};
-      const atPause = new Promise<void>((r) => {
-        reached = r;
-      });
-      let resume = () => {};
-      const resumed = new Promise<void>((r) => {
-        resume = r;
-      });
-      let statements = 0;
-      const pausing: KyselyPlugin = {
-        transformQuery: (args) => args.node,
-        async transformResult(args) {
-          if (++statements === 1) {
-            reached();
-            await resumed;
-          }
-          return args.result;
-        },
-      };
-      const edits = createAuditedChanges(store.db.withPlugin(pausing), "postgres");
+      const pause = pauseAfterStatement({ n: 1 });
+      const edits = createAuditedChanges(store.db.withPlugin(pause.plugin), "postgres");
       const edit = edits.update(
         table,
         id,
         { updated_at: NOW + 1 },
         { actor: "test", action: "edit", at: NOW },
       );
-      await atPause;
+      await pause.reached;
       const reference = `D-${table}`;
       const written = other.db
         .insertInto("transactions")
@@ -76,7 +58,7 @@ describe.runIf(STORES.includes("postgres"))("audited edits and deposit inserts (
         // With FOR UPDATE the insert waited for the edit to commit.
         expect(await Promise.race([written, waited])).toBe("written");
       } finally {
-        resume();
+        pause.go();
         await edit;
         await written;
       }

@@ -1,8 +1,8 @@
-import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 
 /** Daily cap holds on a real store of each kind: judged and written in one transaction. */
@@ -124,32 +124,14 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
       expect((await hold(id, 15_000, NOW, b)).outcome).toBe("held");
       // The third instance's hold stops after its second statement (the first locks the account),
       // and meanwhile the first deposit is written and its hold released, as routing does.
-      let statements = 0;
-      let paused = () => {};
-      const resumed = new Promise<void>((resume) => {
-        paused = resume;
-      });
-      let reachedPause = () => {};
-      const atPause = new Promise<void>((r) => {
-        reachedPause = r;
-      });
-      const pausing: KyselyPlugin = {
-        transformQuery: (args) => args.node,
-        async transformResult(args) {
-          if (++statements === 2) {
-            reachedPause();
-            await resumed;
-          }
-          return args.result;
-        },
-      };
-      const third = createCapHoldRepository(store.db.withPlugin(pausing), store.dialect);
+      const pause = pauseAfterStatement({ n: 2 });
+      const third = createCapHoldRepository(store.db.withPlugin(pause.plugin), store.dialect);
       const judged = hold(id, 15_000, NOW, third);
-      await atPause;
+      await pause.reached;
       await insertDeposit(others[0] as Store, id, 15_000, "R-between");
       if (firstHold.outcome !== "held") throw new Error("unreachable");
       await a.release(firstHold.id);
-      paused();
+      pause.go();
       // 150 written and 150 held: the cap of 300 is full (read apart, the deposit was summed
       // before it was written and its hold after it was released, and a third 150 went through).
       expect((await judged).outcome).toBe("full");

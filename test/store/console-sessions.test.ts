@@ -1,10 +1,10 @@
-import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsoleService } from "../../src/console/service.js";
 import { createRepositories } from "../../src/store/index.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { createOperatorRepository } from "../../src/store/operators.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import { pauseAfterStatement, pausePoint } from "../support/pause.js";
 
 /** Operator sign-in against a password change running at the same moment, on a real store of each kind. */
 describe.each(STORES)("console sessions and password changes (%s)", (kind: StoreKind) => {
@@ -30,14 +30,7 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     // The sign-in stops between checking the password and opening its session (recordSuccess runs
     // in between); meanwhile the operator changes the password.
     let pauseNext = false;
-    let reached = () => {};
-    const atPause = new Promise<void>((r) => {
-      reached = r;
-    });
-    let resume = () => {};
-    const resumed = new Promise<void>((r) => {
-      resume = r;
-    });
+    const pause = pausePoint();
     const repos = createRepositories(store);
     const operators = repos.operators;
     repos.operators = {
@@ -45,8 +38,7 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
       async recordSuccess(id) {
         if (pauseNext) {
           pauseNext = false;
-          reached();
-          await resumed;
+          await pause.stop();
         }
         return operators.recordSuccess(id);
       },
@@ -57,7 +49,7 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
 
     pauseNext = true;
     const stale = service.login("ayse@ops.example", "old-password-123", "10.0.0.1");
-    await atPause;
+    await pause.reached;
     const changed = await service.changePassword(
       created.value,
       "old-password-123",
@@ -65,7 +57,7 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
       "kept",
     );
     expect(changed.ok).toBe(true);
-    resume();
+    pause.go();
     // Before: it opened a session, valid for 12 hours, with a password that no longer worked.
     expect(await stale).toEqual({ ok: false, reason: "invalid" });
     expect((await store.db.selectFrom("operator_sessions").select("token_hash").execute()).length).toBe(1);
@@ -78,27 +70,9 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     // The sign-in stops inside the opening of its session, after reading the operator's hash.
     let pauseNextSession = false;
     let armed = false;
-    let reached = () => {};
-    const atPause = new Promise<void>((r) => {
-      reached = r;
-    });
-    let resume = () => {};
-    const resumed = new Promise<void>((r) => {
-      resume = r;
-    });
-    const pausing: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      async transformResult(args) {
-        if (armed) {
-          armed = false;
-          reached();
-          await resumed;
-        }
-        return args.result;
-      },
-    };
+    const pause = pauseAfterStatement({ when: () => armed });
     const repos = createRepositories(store);
-    const slow = createOperatorRepository(store.db.withPlugin(pausing), store.dialect);
+    const slow = createOperatorRepository(store.db.withPlugin(pause.plugin), store.dialect);
     repos.operators = {
       ...repos.operators,
       createSession(values, checkedHash) {
@@ -112,11 +86,11 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     if (!created.ok) throw new Error("operator not created");
     pauseNextSession = true;
     const signIn = service.login("mehmet@ops.example", "old-password-123", "10.0.0.3");
-    await atPause;
+    await pause.reached;
     const change = service.changePassword(created.value, "old-password-123", "new-password-456", "kept-2");
     // Give the change time to run as far as it can while the session is being opened.
     await new Promise((r) => setTimeout(r, 300));
-    resume();
+    pause.go();
     const [signedIn, changed] = await Promise.all([signIn, change]);
     expect(changed.ok).toBe(true);
     // The sign-in may have answered 200, but its session did not outlive the change (without the
