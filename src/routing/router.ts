@@ -85,8 +85,9 @@ export function createRouter(deps: RouterDeps): Router {
       for (const account of order) {
         const channel = account.channelId == null ? undefined : channels.get(account.channelId);
         if (account.channelId != null && !channel) {
-          // Its channel is not among the active ones read with the pool (switched on or off between
-          // the two reads): never taken as manual, which would give out an IBAN nobody reserved.
+          // Its channel is not among the active ones read with the pool (a channel switched on
+          // between the pool's two reads): never taken as manual, which would give out an IBAN no
+          // channel reserved.
           log.push({
             account_id: account.id,
             channel: null,
