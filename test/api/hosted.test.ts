@@ -186,11 +186,16 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     });
   });
 
-  it("rate limits each token: a burst past 20 requests gets 429 with Retry-After", async () => {
+  it("rate limits each token: a burst past its limit gets 429 with Retry-After", async () => {
     const { token } = await open();
-    const answers = [];
-    for (let i = 0; i < 25; i++) answers.push(await page("GET", `/api/pay/${token}`));
-    const limited = answers.filter((a) => a.status === 429);
+    // Sent at once, so that they fall in one window of the limit: sent one by one on a slow machine
+    // they could straddle two windows (on PostgreSQL, fixed 2 s windows) and none pass the limit.
+    // A burst that still straddles one is tried again.
+    let limited: Awaited<ReturnType<typeof page>>[] = [];
+    for (let attempt = 0; attempt < 3 && limited.length === 0; attempt++) {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => page("GET", `/api/pay/${token}`)));
+      limited = answers.filter((a) => a.status === 429);
+    }
     expect(limited.length).toBeGreaterThan(0);
     expect(limited[0]?.json).toEqual({ success: false, message: "Too many requests" });
     expect(Number(limited[0]?.headers["retry-after"])).toBeGreaterThan(0);
@@ -215,9 +220,14 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
   });
 
   it("guessing tokens is limited per address: unknown tokens get 404, then 429 past the address's burst", async () => {
-    const statuses = [];
-    for (let i = 0; i < 60; i++)
-      statuses.push((await page("GET", `/api/pay/guess-${i}-${"x".repeat(20)}`)).status);
+    // Sent at once so that they fall in one window of the limit (see the test above).
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 3 && !statuses.includes(429); attempt++) {
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => page("GET", `/api/pay/guess-${attempt}-${i}-${"x".repeat(20)}`)),
+      );
+      statuses.push(...answers.map((a) => a.status));
+    }
     // The address's bucket is shared with this file's other requests: some guesses get through, as 404.
     expect(statuses).toContain(404);
     expect(statuses).toContain(429);
