@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/open.js";
 import type { Prepared, StatementRunner } from "../../src/store/prepared.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import { insertFirm } from "../support/rows.js";
 
 /**
  * The embedded store sends what one turn of the event loop asked as one message to its thread
@@ -32,24 +33,7 @@ describe("nonce and business facts on the embedded store", () => {
     store = await openStore({ databaseUrl: undefined, dataDir: dir, pgPoolSize: 1 });
     await store.migrate();
     const now = Date.now();
-    const firm = await store.db
-      .insertInto("firms")
-      .values({
-        name: "F",
-        api_key: "k-nonce-facts",
-        secret_sealed: "v1:unused",
-        legacy_http: 0,
-        callback_middle_name: 0,
-        deposits_open: 1,
-        withdrawals_open: 1,
-        active: 1,
-        rate_limit_per_second: 100,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    firmId = Number(firm.id);
+    firmId = await insertFirm(store, now);
     await store.db
       .insertInto("banned_users")
       .values({ firm_id: firmId, user_id: "u-banned", created_at: now })
