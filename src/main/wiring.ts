@@ -275,13 +275,15 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
         if (chosen.dailyCap != null) {
           // Judged again now that the channel has answered, against every instance's deposits
           // written and in flight, and held in the same database transaction.
+          // The day is taken again too: a deposit whose ask ran past Istanbul midnight is written
+          // on the new day and counts there, not against the day it arrived on.
           const at = now();
           const held = await repos.capHolds.hold({
             firmId: input.firmId,
             reference: input.reference,
             accountId: chosen.id,
             amountMinor: input.amountMinor,
-            since: day,
+            since: startOfIstanbulDay(at),
             now: at,
             expiresAt: at + capHoldMs,
           });

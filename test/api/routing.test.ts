@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { startOfIstanbulDay } from "../../src/domain/routing.js";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -242,6 +243,31 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       expect(slow.sim.asks.filter((x) => x.body.action === "release")).toHaveLength(3);
     });
     expect([...slow.sim.reservations.values()].reduce((n, v) => n + v, 0)).toBe(2);
+  });
+
+  it("a deposit whose ask runs past Istanbul midnight counts against the new day's cap, not the old one's", async () => {
+    await channel("MIDNIGHT", { kind: "accept", delayMs: 800 }, 1_500);
+    await account("MIDNIGHT", "TR000000000000000000000091", { bank_code: "MIDBANK", daily_cap: "250.00" });
+    const midnight = (at: number) => startOfIstanbulDay(at) + 86_400_000;
+    // Yesterday (Istanbul): 150.00 of the 250.00 taken.
+    server.clock.advance(midnight(server.clock.now()) - 3_000 - server.clock.now());
+    expect((await deposit({ bank_code: "MIDBANK", amount: "150.00" })).res.status).toBe(200);
+    // Two more of 100.00 arrive 0.4 s before midnight; each passes the first look (150 + 100 of 250),
+    // and the channel answers after midnight. Judged against yesterday, the second was refused.
+    server.clock.advance(midnight(server.clock.now()) - 400 - server.clock.now());
+    const late = await Promise.all([
+      deposit({ bank_code: "MIDBANK", amount: "100.00" }),
+      deposit({ bank_code: "MIDBANK", amount: "100.00" }),
+    ]);
+    expect(late.map((d) => d.res.status)).toEqual([200, 200]);
+    for (const d of late) {
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${d.body.reference}`,
+      });
+      expect(startOfIstanbulDay(Date.parse(q.json.data.created_at))).toBe(
+        startOfIstanbulDay(server.clock.now()),
+      );
+    }
   });
 
   it("an accepted ask whose deposit loses the one-pending race is released; the winner's is kept", async () => {
