@@ -173,7 +173,6 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
         return { ok: false as const, reason: "invalid" as const };
       }
-      attempt.succeeded();
       const token = randomBytes(32).toString("base64url");
       const csrf = randomBytes(24).toString("base64url");
       const opened = await repos.operators.createSession(
@@ -186,8 +185,13 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         },
         op.password_hash,
       );
-      // The password was changed (or the operator switched off) while it was being checked.
-      if (!opened) return { ok: false as const, reason: "invalid" as const };
+      // The password was changed (or the operator switched off) while it was being checked: the
+      // password given no longer works, so this fails as a wrong one does (counted, audited).
+      if (!opened) {
+        await record(op, "operator.login_failed");
+        return { ok: false as const, reason: "invalid" as const };
+      }
+      attempt.succeeded();
       await record(op, "operator.login");
       return { ok: true as const, token, csrf, operator: view(op) };
     },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleService } from "../../src/console/service.js";
+import { ADDRESS_FAILURES, createConsoleService } from "../../src/console/service.js";
 import { createRepositories } from "../../src/store/index.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { createOperatorRepository } from "../../src/store/operators.js";
@@ -62,6 +62,24 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     expect(await stale).toEqual({ ok: false, reason: "invalid" });
     expect((await store.db.selectFrom("operator_sessions").select("token_hash").execute()).length).toBe(1);
     expect(await service.session("kept")).toBeDefined();
+    // It failed like any wrong password: in the audit log, and counted against its address.
+    const audit = await store.db
+      .selectFrom("audit_log")
+      .select("action")
+      .where("entity_type", "=", "operator")
+      .where("entity_id", "=", String(created.value.id))
+      .where("action", "like", "operator.login%")
+      .execute();
+    expect(audit.map((a) => a.action)).toEqual(["operator.login_failed"]);
+    for (let i = 1; i < ADDRESS_FAILURES; i++)
+      expect(await service.login("nobody@ops.example", "wrong-password", "10.0.0.1")).toEqual({
+        ok: false,
+        reason: "invalid",
+      });
+    expect(await service.login("nobody@ops.example", "wrong-password", "10.0.0.1")).toMatchObject({
+      ok: false,
+      reason: "throttled",
+    });
     // The new password signs in as usual.
     expect((await service.login("ayse@ops.example", "new-password-456", "10.0.0.2")).ok).toBe(true);
   });
