@@ -21,7 +21,13 @@ import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cance
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
-import { type ChannelInfo, createRouter, type RouteRequest, type RoutingStep } from "../routing/router.js";
+import {
+  type ChannelInfo,
+  createRouter,
+  type RouteRequest,
+  type RoutingStep,
+  stepChannelLabel,
+} from "../routing/router.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { ChangeTopic } from "../store/change-feed.js";
 import { writeMayHaveHappened } from "../store/errors.js";
@@ -157,9 +163,9 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   });
   const channelClient = createChannelClient({ allowPrivate: config.allowPrivateCallbacks });
   const metrics = createMetrics();
-  const countSteps = (log: readonly { channel: string | null; outcome: string }[]) => {
+  const countSteps = (log: readonly RoutingStep[]) => {
     for (const step of log)
-      metrics.routingAttempts.inc({ channel: step.channel ?? "manual", outcome: step.outcome });
+      metrics.routingAttempts.inc({ channel: stepChannelLabel(step), outcome: step.outcome });
   };
   const release = (channel: ChannelInfo, request: RouteRequest, account: { id: number }, why: string) =>
     channelClient.release(channel, request, account).then((released) => {

@@ -32,10 +32,18 @@ export type AskResult = { outcome: "accept" } | { outcome: "decline" | "fail"; r
 
 export interface RoutingStep {
   account_id: number;
+  /** The channel's code; null for a manual account, and for a channel that was not active. */
   channel: string | null;
+  /** Only when the account's channel was not active: its id (its code was not read). */
+  channel_id?: number;
   outcome: "accepted" | "declined" | "failed" | "skipped";
   reason?: string;
   ms: number;
+}
+
+/** The step's channel as metrics name it: its code, `inactive`, or `manual` (no channel asked). */
+export function stepChannelLabel(step: Pick<RoutingStep, "channel" | "channel_id">): string {
+  return step.channel ?? (step.channel_id == null ? "manual" : "inactive");
 }
 
 export type RouteResult =
@@ -91,6 +99,7 @@ export function createRouter(deps: RouterDeps): Router {
           log.push({
             account_id: account.id,
             channel: null,
+            channel_id: account.channelId,
             outcome: "skipped",
             reason: "channel not active",
             ms: 0,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BREAKER } from "../../src/domain/breaker.js";
 import type { AccountCandidate, ChannelInfo } from "../../src/domain/routing.js";
-import { type AskResult, createRouter } from "../../src/routing/router.js";
+import { type AskResult, createRouter, stepChannelLabel } from "../../src/routing/router.js";
 
 const channel: ChannelInfo = {
   id: 7,
@@ -119,6 +119,8 @@ describe("router: an account whose channel is not among the active ones", () => 
       "1 skipped channel not active",
       "2 accepted",
     ]);
+    expect(result.log.map(stepChannelLabel)).toEqual(["inactive", "manual"]);
+    expect(result.log[0]?.channel_id).toBe(7);
     const alone = await router.route([account], new Map(), request);
     expect(alone.ok).toBe(false);
   });

@@ -31,7 +31,14 @@ interface Detail extends Row {
     after: Record<string, unknown> | null;
     at: string;
   }[];
-  routing: { account_id: number; channel: string | null; outcome: string; reason?: string; ms: number }[];
+  routing: {
+    account_id: number;
+    channel: string | null;
+    channel_id?: number;
+    outcome: string;
+    reason?: string;
+    ms: number;
+  }[];
   callbacks: { id: number; event: string; status: string; last_result: string | null; attempts: Attempt[] }[];
 }
 
@@ -235,7 +242,8 @@ function TransactionDetail({ id }: { id: number }) {
       <ul id="d-routing">
         {d.routing.map((s) => (
           <li key={`${s.account_id}${s.outcome}`}>
-            #{s.account_id} {s.channel ?? "manual"}: {s.outcome}
+            #{s.account_id} {s.channel ?? (s.channel_id == null ? "manual" : `channel #${s.channel_id}`)}:{" "}
+            {s.outcome}
             {s.reason ? ` (${s.reason})` : ""} {s.ms} ms
           </li>
         ))}
