@@ -9,7 +9,8 @@ import type { OperatorRow } from "../store/operators.js";
  * A session is a random token in an HttpOnly cookie (only its hash is stored) plus a CSRF token the
  * page sends back on every change. Five wrong passwords in a row lock the account for 15 minutes;
  * twenty failed logins from one address within 15 minutes (any emails: password spraying) stop that
- * address from trying for the rest of the window. The address count is per instance.
+ * address from trying for the rest of the window. Both counts are kept in the store, shared by
+ * every instance.
  */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 export const LOCK_AFTER_FAILURES = 5;
@@ -35,9 +36,19 @@ export function roleAllows(role: Role, needed: Role): boolean {
   return rank[role] >= rank[needed];
 }
 
-export function createConsoleService(deps: { repos: Repositories; now(): number }) {
+export function createConsoleService(deps: {
+  repos: Repositories;
+  now(): number;
+  /** A store error that does not fail the request it happened in (the login throttle's upkeep). */
+  onError?(err: unknown): void;
+}) {
   const { repos } = deps;
-  const throttle = createLoginThrottle({ limit: ADDRESS_FAILURES, windowMs: ADDRESS_WINDOW_MS });
+  const throttle = createLoginThrottle({
+    limit: ADDRESS_FAILURES,
+    windowMs: ADDRESS_WINDOW_MS,
+    store: repos.loginWindows,
+    onError: deps.onError ?? (() => {}),
+  });
 
   /**
    * One password guess against an operator's lockout, at sign-in or on the password page. The
@@ -153,7 +164,7 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
             address,
           },
         );
-      const attempt = throttle.attempt(address, now);
+      const attempt = await throttle.attempt(address, now);
       if (!attempt.ok) {
         const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
         return { ok: false as const, reason: "throttled" as const, retryAfterS };
@@ -191,7 +202,7 @@ export function createConsoleService(deps: { repos: Repositories; now(): number 
         await record(op, "operator.login_failed");
         return { ok: false as const, reason: "invalid" as const };
       }
-      attempt.succeeded();
+      await attempt.succeeded();
       await record(op, "operator.login");
       return { ok: true as const, token, csrf, operator: view(op) };
     },

@@ -438,7 +438,11 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     channelHealth: () => new Map([...router.breakers()].map(([id, b]) => [id, b.mode])),
     now,
   });
-  const consoleService = createConsoleService({ repos, now });
+  const consoleService = createConsoleService({
+    repos,
+    now,
+    onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
+  });
   return {
     ctx,
     backoffice,

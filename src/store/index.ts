@@ -5,6 +5,7 @@ import { type CapHoldRepository, createCapHoldRepository } from "./cap-holds.js"
 import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
+import { createLoginWindowRepository, type LoginWindowRepository } from "./login-windows.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
 import { createOperatorRepository, type OperatorRepository } from "./operators.js";
@@ -24,6 +25,7 @@ export interface Repositories {
   operators: OperatorRepository;
   audited: AuditedChanges;
   rateWindows: RateWindowRepository;
+  loginWindows: LoginWindowRepository;
   capHolds: CapHoldRepository;
 }
 
@@ -40,6 +42,7 @@ export function createRepositories(store: Store): Repositories {
     operators: createOperatorRepository(store.db, store.dialect),
     audited: createAuditedChanges(store.db, store.dialect),
     rateWindows: createRateWindowRepository(store.db),
+    loginWindows: createLoginWindowRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
   };
 }

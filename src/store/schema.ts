@@ -219,6 +219,13 @@ export interface RateWindowTable {
   count: number;
 }
 
+export interface LoginWindowTable {
+  /** A hash of the client's address key (auth/login-throttle.ts), not the address itself. */
+  key: string;
+  since: number;
+  count: number;
+}
+
 export interface CapHoldTable {
   id: Generated<number>;
   account_id: number;
@@ -246,6 +253,7 @@ export interface Database {
   payment_sessions: PaymentSessionTable;
   operators: OperatorTable;
   rate_windows: RateWindowTable;
+  login_windows: LoginWindowTable;
   cap_holds: CapHoldTable;
   operator_sessions: OperatorSessionTable;
   audit_log: AuditLogTable;

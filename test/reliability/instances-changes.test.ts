@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startChannelSim } from "../support/channel-sim.js";
+import { consoleCall } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
 
 /**
  * Two instances on one PostgreSQL: an operator's change made through one reaches the other's
  * caches at once (LISTEN/NOTIFY), not when its 500 ms cache runs out; a firm's rate limit and an
- * account's daily cap hold for the two together, also for a burst sent to both at once.
+ * account's daily cap hold for the two together, also for a burst sent to both at once; so does the
+ * console's count of failed sign-ins per address.
  */
 describe.runIf(STORES.includes("postgres"))(
   "operators' changes and rate limits across instances on one PostgreSQL",
@@ -107,6 +109,24 @@ describe.runIf(STORES.includes("postgres"))(
       const res = await send(b, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
       expect(res.status).toBe(403);
       expect(res.json.message).toBe("Yatırım şu anda kapalı");
+    });
+
+    it("failed console sign-ins from one address are counted once for both instances", async () => {
+      // Ten wrong passwords on each instance, unknown emails (password spraying): twenty in all.
+      for (let i = 0; i < 20; i++) {
+        const res = await consoleCall(i % 2 === 0 ? a : b, "POST", "/ops/api/login", {
+          body: { email: `spray${i}@ops.example`, password: "Password123!" },
+        });
+        expect(res.status).toBe(401);
+      }
+      // Before (a count per instance): each had seen ten and let the twenty-first through.
+      for (const server of [a, b]) {
+        const res = await consoleCall(server, "POST", "/ops/api/login", {
+          body: { email: "spray-last@ops.example", password: "Password123!" },
+        });
+        expect(res.status).toBe(429);
+        expect(res.json.message).toBe("Too many failed logins from your address; try again later");
+      }
     });
   },
 );

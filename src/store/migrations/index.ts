@@ -10,6 +10,7 @@ import { rateWindows } from "./20261123T1100_rate_windows.js";
 import { callbackScheduleVersion } from "./20261124T1000_callback_schedule_version.js";
 import { capHolds } from "./20261124T1200_cap_holds.js";
 import { capHoldDeposit } from "./20261124T1400_cap_hold_deposit.js";
+import { loginWindows } from "./20261124T1900_login_windows.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   callbackScheduleVersion,
   capHolds,
   capHoldDeposit,
+  loginWindows,
 ];
