@@ -153,6 +153,7 @@ describe("operator console in Chromium", () => {
     await tab(page, "withdrawals");
     await expect.poll(() => row(page, good).isVisible()).toBe(true);
     await expect
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, line break and all, is what the operator reads
       .poll(() => row(page, good).locator("td[data-label=IBAN]").innerText())
       .toBe("TR330006100519786457841326\nHAVALE");
     await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
