@@ -1,8 +1,15 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createLoginThrottle } from "../auth/login-throttle.js";
 import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js";
+import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
+import { createGuess, takeCode } from "./guess.js";
+import { createSecondFactor, openSecret } from "./second-factor.js";
+import { openSession, tokenHashOf } from "./sessions.js";
+
+export { LOCK_AFTER_FAILURES, LOCK_MS } from "./guess.js";
+export { SESSION_TTL_MS } from "./sessions.js";
 
 /**
  * Operator accounts and their console sessions. No HTTP here (http/console/routes.ts serves it).
@@ -12,14 +19,10 @@ import type { OperatorRow } from "../store/operators.js";
  * address from trying for the rest of the window. Both counts are kept in the store, shared by
  * every instance.
  */
-export const SESSION_TTL_MS = 12 * 3_600_000;
-export const LOCK_AFTER_FAILURES = 5;
-export const LOCK_MS = 15 * 60_000;
 export const ADDRESS_FAILURES = 20;
 export const ADDRESS_WINDOW_MS = 15 * 60_000;
 export type Role = OperatorRow["role"];
 
-const hashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 // Verified against when the email is unknown, so an unknown email costs the same time as a wrong password.
 let dummyHash: Promise<string> | undefined;
 
@@ -27,9 +30,16 @@ export interface ConsoleOperator {
   id: number;
   email: string;
   role: Role;
+  /** Whether sign-in also asks for a code from an authenticator app. */
+  second_factor: boolean;
 }
 
-const view = (o: OperatorRow): ConsoleOperator => ({ id: o.id, email: o.email, role: o.role });
+const view = (o: OperatorRow): ConsoleOperator => ({
+  id: o.id,
+  email: o.email,
+  role: o.role,
+  second_factor: o.totp_sealed !== null,
+});
 
 export function roleAllows(role: Role, needed: Role): boolean {
   const rank = { viewer: 0, operator: 1, admin: 2 } as const;
@@ -38,6 +48,8 @@ export function roleAllows(role: Role, needed: Role): boolean {
 
 export function createConsoleService(deps: {
   repos: Repositories;
+  /** Opens the operators' authenticator secrets (sealed with the master key). */
+  box: SecretBox;
   now(): number;
   /** A store error that does not fail the request it happened in (the login throttle's upkeep). */
   onError?(err: unknown): void;
@@ -50,29 +62,12 @@ export function createConsoleService(deps: {
     onError: deps.onError ?? (() => {}),
   });
 
-  /**
-   * One password guess against an operator's lockout, at sign-in or on the password page. The
-   * attempt is counted before the (slow) password check, so guesses sent at once cannot all pass a
-   * lock check that none of them has yet tripped. `locking`: this wrong guess locked the account.
-   */
-  async function guess(
-    op: OperatorRow,
-    now: number,
-    password: string,
-  ): Promise<"right" | "wrong" | "locking" | "locked"> {
-    if (
-      op.locked_until > now ||
-      !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, now + LOCK_MS))
-    )
-      return "locked";
-    if (await verifyPassword(password, op.password_hash)) {
-      await repos.operators.recordSuccess(op.id);
-      return "right";
-    }
-    return ((await repos.operators.get(op.id))?.locked_until ?? 0) > now ? "locking" : "wrong";
-  }
+  const guess = createGuess(repos);
+  const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess });
 
   return {
+    secondFactor,
+
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
       const normalised = email.trim().toLowerCase();
       if (await repos.operators.byEmail(normalised)) {
@@ -104,6 +99,20 @@ export function createConsoleService(deps: {
       };
     },
 
+    /** An operator's second factor removed (they lost their phone), from the admin API. */
+    async resetSecondFactor(email: string, actor: string) {
+      const row = await repos.operators.byEmail(email.trim().toLowerCase());
+      if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
+      const now = deps.now();
+      const after = await repos.audited.update(
+        "operators",
+        row.id,
+        { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
+        { actor, action: "operator.update", at: now },
+      );
+      return { ok: true as const, value: view(after ?? row) };
+    },
+
     async listOperators() {
       return (await repos.operators.list()).map((o) => ({
         ...view(o),
@@ -119,7 +128,7 @@ export function createConsoleService(deps: {
     async updateOperator(
       by: ConsoleOperator,
       id: number,
-      changes: { role?: Role; active?: boolean; unlock?: boolean },
+      changes: { role?: Role; active?: boolean; unlock?: boolean; reset_second_factor?: boolean },
       actor: string,
     ) {
       if (id === by.id) {
@@ -135,6 +144,8 @@ export function createConsoleService(deps: {
           role: changes.role,
           active: changes.active === undefined ? undefined : changes.active ? 1 : 0,
           ...(changes.unlock ? { failed_logins: 0, locked_until: 0 } : {}),
+          // An operator who lost their phone signs in with their password alone, then sets it up again.
+          ...(changes.reset_second_factor ? { totp_sealed: null, totp_pending_sealed: null } : {}),
           updated_at: deps.now(),
         },
         { actor, action: "operator.update", at: deps.now() },
@@ -151,7 +162,13 @@ export function createConsoleService(deps: {
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
     },
 
-    async login(email: string, password: string, address: string) {
+    /**
+     * A sign-in. An operator with a second factor also gives the current code from their
+     * authenticator: without it (or with a wrong or used one) the password was right, and the
+     * answer says a code is needed; the attempt still counts against the lockout until a sign-in
+     * with both succeeds.
+     */
+    async login(email: string, password: string, address: string, code?: string) {
       const now = deps.now();
       /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
       const record = (op: OperatorRow, action: string) =>
@@ -175,27 +192,35 @@ export function createConsoleService(deps: {
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
       }
-      const outcome = await guess(op, now, password);
+      let codeWas: "missing" | "wrong" | undefined;
+      const sealed = op.totp_sealed;
+      const outcome = await guess(
+        op,
+        now,
+        password,
+        sealed === null
+          ? undefined
+          : async () => {
+              if (code === undefined || code === "") codeWas = "missing";
+              else if (!(await takeCode(repos, op, openSecret(deps.box, sealed), code, now)))
+                codeWas = "wrong";
+              return codeWas === undefined;
+            },
+      );
       if (outcome === "locked") {
         const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
         return { ok: false as const, reason: "locked" as const, until };
       }
+      if (outcome === "wrong" && codeWas === "missing")
+        return { ok: false as const, reason: "code" as const };
       if (outcome !== "right") {
         await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
-        return { ok: false as const, reason: "invalid" as const };
+        return outcome === "wrong" && codeWas === "wrong"
+          ? { ok: false as const, reason: "wrong_code" as const }
+          : { ok: false as const, reason: "invalid" as const };
       }
       const token = randomBytes(32).toString("base64url");
-      const csrf = randomBytes(24).toString("base64url");
-      const opened = await repos.operators.createSession(
-        {
-          token_hash: hashOf(token),
-          operator_id: op.id,
-          csrf_token: csrf,
-          expires_at: now + SESSION_TTL_MS,
-          created_at: now,
-        },
-        op.password_hash,
-      );
+      const { opened, csrf } = await openSession(repos, op.id, token, op.password_hash, now);
       // The password was changed (or the operator switched off) while it was being checked: the
       // password given no longer works, so this fails as a wrong one does (counted, audited).
       if (!opened) {
@@ -208,12 +233,12 @@ export function createConsoleService(deps: {
     },
 
     async session(token: string): Promise<{ operator: ConsoleOperator; csrf: string } | undefined> {
-      const found = await repos.operators.session(hashOf(token), deps.now());
+      const found = await repos.operators.session(tokenHashOf(token), deps.now());
       return found ? { operator: view(found.operator), csrf: found.csrfToken } : undefined;
     },
 
     async logout(token: string, operator?: ConsoleOperator) {
-      await repos.operators.deleteSession(hashOf(token));
+      await repos.operators.deleteSession(tokenHashOf(token));
       if (operator) {
         await repos.audited.event(
           { actor: `operator:${operator.email}`, action: "operator.logout", at: deps.now() },
@@ -251,19 +276,8 @@ export function createConsoleService(deps: {
         { actor: `operator:${row.email}`, action: "operator.password", at: deps.now() },
       );
       await repos.operators.deleteSessionsOf(row.id);
-      const now = deps.now();
-      const csrf = randomBytes(24).toString("base64url");
       // Not opened if yet another change came in meanwhile: then this one signs in again.
-      await repos.operators.createSession(
-        {
-          token_hash: hashOf(keepToken),
-          operator_id: row.id,
-          csrf_token: csrf,
-          expires_at: now + SESSION_TTL_MS,
-          created_at: now,
-        },
-        nextHash,
-      );
+      const { csrf } = await openSession(repos, row.id, keepToken, nextHash, deps.now());
       return { ok: true as const, value: { changed: true, csrf_token: csrf } };
     },
   };

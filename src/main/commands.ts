@@ -204,6 +204,8 @@ export const COMMANDS: Record<string, Handler> = {
       defined({ email: need(f, "email"), role: need(f, "role"), password }),
     );
   },
+  "operator reset-2fa": (c, _p, f) =>
+    c.call("POST", "/admin/v1/operators/reset-second-factor", { email: need(f, "email") }),
   "account list": (c) => wrap("accounts")(c.call("GET", "/admin/v1/accounts")),
   "user ban": (c, _p, f) =>
     c.call("PUT", `/admin/v1/firms/${int(f, "firm") ?? need(f, "firm")}/bans`, {

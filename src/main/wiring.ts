@@ -440,6 +440,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   });
   const consoleService = createConsoleService({
     repos,
+    box,
     now,
     onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
   });

@@ -12,7 +12,8 @@ import type { AuditLogTable, Database } from "./schema.js";
 /**
  * Changes that write their audit row in the same database transaction: the audit log can never
  * miss a change that happened, nor show one that did not. Secrets never enter the log: a sealed
- * secret or a password hash is recorded as the word "rotated", "set" or "changed".
+ * secret, a password hash or an authenticator secret is recorded as the word "set", "rotated" or
+ * "removed".
  */
 export interface AuditEntry {
   actor: string;
@@ -42,7 +43,17 @@ const ENTITY = {
 } as const;
 type Managed = keyof typeof ENTITY;
 
-const HIDDEN = new Set(["secret_sealed", "password_hash"]);
+/**
+ * Columns the log never shows, by the name it gives them instead (null: not mentioned at all, for a
+ * secret still being set up, which changes nothing until it is confirmed).
+ */
+const HIDDEN = new Map<string, string | null>([
+  ["secret_sealed", "secret"],
+  ["password_hash", "password"],
+  ["totp_sealed", "second_factor"],
+  ["totp_pending_sealed", null],
+  ["totp_last_step", null],
+]);
 
 type Row = Record<string, unknown>;
 
@@ -51,7 +62,8 @@ function visible(row: Row, hiddenAs: string): Row {
   const out: Row = {};
   for (const [k, v] of Object.entries(row)) {
     if (HIDDEN.has(k)) {
-      if (v !== null) out[k === "password_hash" ? "password" : "secret"] = hiddenAs;
+      const label = HIDDEN.get(k);
+      if (v !== null && label) out[label] = hiddenAs;
     } else if (k !== "updated_at" && k !== "created_at") out[k] = v;
   }
   return out;
@@ -63,7 +75,8 @@ function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; 
   for (const k of keys) {
     if (k === "updated_at" || before[k] === after[k]) continue;
     if (HIDDEN.has(k)) {
-      a[k === "password_hash" ? "password" : "secret"] = "rotated";
+      const label = HIDDEN.get(k);
+      if (label) a[label] = after[k] === null ? "removed" : before[k] === null ? "set" : "rotated";
       continue;
     }
     b[k] = before[k];

@@ -14,6 +14,13 @@ export interface OperatorRepository {
    */
   claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
+  /** Keeps an authenticator secret being set up (sealed), replacing any earlier one not confirmed. */
+  setTotpPending(id: number, sealed: string): Promise<void>;
+  /**
+   * Takes a code's time step if it is later than the last one taken, in one statement: false for a
+   * code already used (or an earlier one), also when two sign-ins send it at once.
+   */
+  takeTotpStep(id: number, step: number): Promise<boolean>;
   /**
    * Opens a session if the operator is active and its password hash is still the one the password
    * was checked against (false otherwise): a sign-in whose check overlapped a password change must
@@ -67,6 +74,19 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .set({ failed_logins: 0, locked_until: 0 })
         .where("id", "=", id)
         .execute();
+    },
+    async setTotpPending(id, sealed) {
+      await db.updateTable("operators").set({ totp_pending_sealed: sealed }).where("id", "=", id).execute();
+    },
+    async takeTotpStep(id, step) {
+      const taken = await db
+        .updateTable("operators")
+        .set({ totp_last_step: step })
+        .where("id", "=", id)
+        .where("totp_last_step", "<", step)
+        .returning("id")
+        .executeTakeFirst();
+      return taken !== undefined;
     },
     createSession(values, checkedHash) {
       return db.transaction().execute(async (trx) => {

@@ -187,6 +187,12 @@ export interface OperatorTable {
   failed_logins: number;
   locked_until: number;
   active: number;
+  /** The authenticator secret, sealed with the master key; null while there is no second factor. */
+  totp_sealed: string | null;
+  /** A secret being set up: it replaces `totp_sealed` once a code from it is confirmed. */
+  totp_pending_sealed: string | null;
+  /** The last time step a code was taken at (auth/totp.ts): each code is taken once. */
+  totp_last_step: Generated<number>;
   created_at: number;
   updated_at: number;
 }

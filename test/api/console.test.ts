@@ -64,6 +64,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       id: expect.any(Number),
       email: "operator@ops.example",
       role: "operator",
+      second_factor: false,
     });
     const wrong = await login("operator@ops.example", "nope");
     const unknown = await login("nobody@ops.example", "nope");

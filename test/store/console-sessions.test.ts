@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADDRESS_FAILURES, createConsoleService } from "../../src/console/service.js";
+import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { createRepositories } from "../../src/store/index.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import { createOperatorRepository } from "../../src/store/operators.js";
@@ -43,7 +45,11 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
         return operators.recordSuccess(id);
       },
     };
-    const service = createConsoleService({ repos, now: () => Date.now() });
+    const service = createConsoleService({
+      repos,
+      box: createSecretBox(randomBytes(32)),
+      now: () => Date.now(),
+    });
     const created = await service.createOperator("ayse@ops.example", "admin", "old-password-123");
     if (!created.ok) throw new Error("operator not created");
 
@@ -99,7 +105,11 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
         return slow.createSession(values, checkedHash);
       },
     };
-    const service = createConsoleService({ repos, now: () => Date.now() });
+    const service = createConsoleService({
+      repos,
+      box: createSecretBox(randomBytes(32)),
+      now: () => Date.now(),
+    });
     const created = await service.createOperator("mehmet@ops.example", "admin", "old-password-123");
     if (!created.ok) throw new Error("operator not created");
     pauseNextSession = true;

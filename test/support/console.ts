@@ -27,8 +27,10 @@ export async function consoleCall(
   return { status: res.statusCode, json, headers: res.headers };
 }
 
-export async function consoleLogin(server: TestServer, email: string, password: string) {
-  const res = await consoleCall(server, "POST", "/ops/api/login", { body: { email, password } });
+export async function consoleLogin(server: TestServer, email: string, password: string, code?: string) {
+  const res = await consoleCall(server, "POST", "/ops/api/login", {
+    body: code === undefined ? { email, password } : { email, password, code },
+  });
   const setCookie = String(res.headers["set-cookie"] ?? "");
   return { res, cookie: setCookie.split(";")[0] ?? "", csrf: res.json?.csrf_token as string, setCookie };
 }

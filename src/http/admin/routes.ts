@@ -86,6 +86,14 @@ export function registerAdminRoutes(
       return answer(reply, created, 201);
     });
 
+    // Break glass: an operator (the last admin, say) who lost their authenticator signs in with
+    // their password alone, and sets up a new one.
+    admin.post("/admin/v1/operators/reset-second-factor", async (request, reply) => {
+      const input = parseBody(s.operatorEmail, request);
+      if (!input.ok) return sendError(reply, 400, input.message);
+      return answer(reply, await consoleService.resetSecondFactor(input.value.email, "admin-api"));
+    });
+
     admin.get("/admin/v1/callbacks", async (request, reply) => {
       const q = parse(s.callbackListQuery, request.query);
       if (!q.ok) return sendError(reply, 400, q.message);

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { encode as encodeQr } from "uqr";
 import { z } from "zod";
 import { toCsv } from "../../backoffice/csv.js";
 import type { Backoffice } from "../../backoffice/service.js";
@@ -51,6 +52,13 @@ const CSV_COLUMNS = [
   "decided_by",
 ] as const;
 
+/** The QR code's modules, one string of 0 and 1 per row: the page draws them (no library there). */
+function qrRows(text: string): string[] {
+  return encodeQr(text, { ecc: "M", border: 0 }).data.map((row) =>
+    row.map((dark) => (dark ? "1" : "0")).join(""),
+  );
+}
+
 function sameToken(given: string | string[] | undefined, expected: string): boolean {
   if (typeof given !== "string") return false;
   const a = Buffer.from(given, "utf8");
@@ -79,7 +87,9 @@ function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, 
 const login = z.strictObject({
   email: plainText(200).pipe(z.string().min(3)),
   password: z.string().min(1).max(200),
+  code: z.string().max(20).optional(),
 });
+const passwordAndCode = z.strictObject({ password: z.string().min(1).max(200), code: z.string().max(20) });
 const password = z.strictObject({ current: z.string().min(1).max(200), next: z.string().min(12).max(200) });
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
 const queue = z.object({
@@ -106,11 +116,23 @@ export function registerConsoleRoutes(
       const json = parseJsonBody(request);
       const input = json.ok ? login.safeParse(json.value) : undefined;
       if (!input?.success) return sendError(reply, 400, "email and password are required");
-      const result = await consoleService.login(input.data.email, input.data.password, request.ip);
+      const { email, password, code } = input.data;
+      const result = await consoleService.login(email, password, request.ip, code);
       if (!result.ok) {
         if (result.reason === "throttled") {
           reply.header("retry-after", String(result.retryAfterS));
           return sendError(reply, 429, "Too many failed logins from your address; try again later");
+        }
+        // The password was right: the page asks for the code (and sends both again).
+        if (result.reason === "code" || result.reason === "wrong_code") {
+          return sendJson(reply, 401, {
+            success: false,
+            message:
+              result.reason === "code"
+                ? "Enter the code from your authenticator app"
+                : "Wrong or already used code",
+            second_factor: "totp",
+          });
         }
         return result.reason === "locked"
           ? sendError(reply, 423, "Too many failed logins; try again later")
@@ -167,6 +189,31 @@ export function registerConsoleRoutes(
       );
       return result.ok ? sendJson(reply, 200, result.value) : sendError(reply, result.status, result.message);
     });
+
+    // The signed-in operator's own second factor: start (a new secret, shown once, with its QR
+    // code), confirm with the password and a code from it, remove with the password and a code.
+    ops.post("/ops/api/second-factor", async (request, reply) => {
+      const who = await guard(request, reply, "viewer");
+      if (!who) return reply;
+      const started = await consoleService.secondFactor.start(who.operator.id, who.operator.email);
+      return sendJson(reply, 200, { ...started, qr: qrRows(started.uri) });
+    });
+    for (const step of ["confirm", "remove"] as const) {
+      ops.post(`/ops/api/second-factor/${step}`, async (request, reply) => {
+        const who = await guard(request, reply, "viewer");
+        if (!who) return reply;
+        const json = parseJsonBody(request);
+        const input = json.ok ? passwordAndCode.safeParse(json.value) : undefined;
+        if (!input?.success) return sendError(reply, 400, "password and code are required");
+        const { password, code } = input.data;
+        const result =
+          step === "confirm"
+            ? await consoleService.secondFactor.confirm(who.operator.id, password, code, who.token)
+            : await consoleService.secondFactor.remove(who.operator.id, password, code);
+        if (!result.ok) return sendError(reply, result.status, result.message);
+        return sendJson(reply, 200, result.value);
+      });
+    }
 
     ops.get("/ops/api/queue", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;

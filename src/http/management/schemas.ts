@@ -212,7 +212,10 @@ export const operatorUpdate = z.strictObject({
   role: z.enum(["admin", "operator", "viewer"]).optional(),
   active: z.boolean().optional(),
   unlock: z.literal(true).optional(),
+  reset_second_factor: z.literal(true).optional(),
 });
+
+export const operatorEmail = z.strictObject({ email: z.string().trim().min(3).max(200) });
 
 export const auditQuery = z.strictObject({
   actor: z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL).optional(),

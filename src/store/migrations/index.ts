@@ -11,6 +11,7 @@ import { callbackScheduleVersion } from "./20261124T1000_callback_schedule_versi
 import { capHolds } from "./20261124T1200_cap_holds.js";
 import { capHoldDeposit } from "./20261124T1400_cap_hold_deposit.js";
 import { loginWindows } from "./20261124T1900_login_windows.js";
+import { operatorTotp } from "./20261124T2000_operator_totp.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   capHolds,
   capHoldDeposit,
   loginWindows,
+  operatorTotp,
 ];

@@ -1,0 +1,119 @@
+import { base32, fromBase32, newTotpSecret, otpauthUri } from "../auth/totp.js";
+import type { SecretBox } from "../crypto/secret-box.js";
+import type { Repositories } from "../store/index.js";
+import { type Guess, takeCode } from "./guess.js";
+import { openSession } from "./sessions.js";
+
+/** An authenticator secret as kept: base32 text, sealed with the master key. */
+export function openSecret(box: SecretBox, sealed: string): Buffer {
+  return fromBase32(box.open(sealed));
+}
+
+type Failure = { ok: false; status: 400 | 404 | 423; message: string };
+
+/**
+ * An operator's second factor for console sign-in (a code from an authenticator app, RFC 6238),
+ * set up and removed by the operator, reset by an admin (console/service.ts updateOperator). Setting
+ * one up or removing it takes the password and a code, counted like sign-ins: a stolen session
+ * alone can do neither, nor guess past the lockout. Setting one up ends the operator's other
+ * sessions (opened with the password alone), as a password change does.
+ */
+export function createSecondFactor(deps: {
+  repos: Repositories;
+  box: SecretBox;
+  now(): number;
+  guess: Guess;
+}) {
+  const { repos, box, guess } = deps;
+
+  /** The password and a code from `sealed`, counted against the lockout; the lockout ends sessions. */
+  async function check(
+    operatorId: number,
+    password: string,
+    code: string,
+    sealed: (row: { totp_sealed: string | null; totp_pending_sealed: string | null }) => string | null,
+    missing: string,
+  ) {
+    const row = await repos.operators.get(operatorId);
+    if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
+    const secret = sealed(row);
+    if (secret === null) return { ok: false as const, status: 400 as const, message: missing };
+    const now = deps.now();
+    const outcome = await guess(row, now, password, () =>
+      takeCode(repos, row, openSecret(box, secret), code, now),
+    );
+    if (outcome === "locked" || outcome === "locking") {
+      await repos.operators.deleteSessionsOf(row.id);
+      return {
+        ok: false as const,
+        status: 423 as const,
+        message: "too many wrong passwords or codes: signed out; try again later",
+      };
+    }
+    if (outcome === "wrong")
+      return { ok: false as const, status: 400 as const, message: "password or code is wrong" };
+    return { ok: true as const, row, secret, now };
+  }
+
+  return {
+    /** A new secret to scan or type in; it takes effect only once `confirm` gets a code from it. */
+    async start(operatorId: number, email: string) {
+      const secret = newTotpSecret();
+      const text = base32(secret);
+      await repos.operators.setTotpPending(operatorId, box.seal(text));
+      return { secret: text, uri: otpauthUri(secret, email) };
+    },
+
+    async confirm(
+      operatorId: number,
+      password: string,
+      code: string,
+      keepToken: string,
+    ): Promise<Failure | { ok: true; value: { second_factor: true; csrf_token: string } }> {
+      const checked = await check(
+        operatorId,
+        password,
+        code,
+        (row) => row.totp_pending_sealed,
+        "start setting up the second factor first",
+      );
+      if (!checked.ok) return checked;
+      const { row, secret, now } = checked;
+      await repos.audited.update(
+        "operators",
+        row.id,
+        { totp_sealed: secret, totp_pending_sealed: null, updated_at: now },
+        { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
+      );
+      // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
+      await repos.operators.deleteSessionsOf(row.id);
+      const { csrf } = await openSession(repos, row.id, keepToken, row.password_hash, now);
+      return { ok: true, value: { second_factor: true, csrf_token: csrf } };
+    },
+
+    async remove(
+      operatorId: number,
+      password: string,
+      code: string,
+    ): Promise<Failure | { ok: true; value: { second_factor: false } }> {
+      const checked = await check(
+        operatorId,
+        password,
+        code,
+        (row) => row.totp_sealed,
+        "there is no second factor to remove",
+      );
+      if (!checked.ok) return checked;
+      const { row, now } = checked;
+      await repos.audited.update(
+        "operators",
+        row.id,
+        { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
+        { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
+      );
+      return { ok: true, value: { second_factor: false } };
+    },
+  };
+}
+
+export type SecondFactor = ReturnType<typeof createSecondFactor>;

@@ -1,0 +1,32 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Repositories } from "../store/index.js";
+
+export const SESSION_TTL_MS = 12 * 3_600_000;
+
+/** Only a token's hash is stored: a copy of the sessions table opens no session. */
+export const tokenHashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
+
+/**
+ * Opens a console session for `token` with a fresh CSRF token, if the operator's password hash is
+ * still `checkedHash` (store/operators.ts createSession says why).
+ */
+export async function openSession(
+  repos: Repositories,
+  operatorId: number,
+  token: string,
+  checkedHash: string,
+  now: number,
+): Promise<{ opened: boolean; csrf: string }> {
+  const csrf = randomBytes(24).toString("base64url");
+  const opened = await repos.operators.createSession(
+    {
+      token_hash: tokenHashOf(token),
+      operator_id: operatorId,
+      csrf_token: csrf,
+      expires_at: now + SESSION_TTL_MS,
+      created_at: now,
+    },
+    checkedHash,
+  );
+  return { opened, csrf };
+}

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { consoleCall, consoleLogin } from "../support/console.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+
+/** A second factor for console sign-in (docs/console.md), through the real server on both stores. */
+describe.each(STORES)("console second factor (%s)", (kind) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, { LOG_LEVEL: "warn" });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function operator(email: string, role = "operator") {
+    const res = await server.admin("POST", "/admin/v1/operators", {
+      email,
+      role,
+      password: "a-long-password-1",
+    });
+    expect(res.status).toBe(201);
+    return res.json.id as number;
+  }
+  const login = (email: string, code?: string, password = "a-long-password-1") =>
+    consoleLogin(server, email, password, code);
+  /** The code an authenticator app shows now, for the server's clock. */
+  const codeOf = (secret: string, offsetSteps = 0) =>
+    totpCode(fromBase32(secret), totpStep(server.clock.now()) + offsetSteps);
+  /** Moves the server's clock to the next 30-second step: each code is taken once. */
+  const nextStep = () => server.clock.advance(30_000);
+  async function setUp(email: string) {
+    const s = await login(email);
+    const started = await consoleCall(server, "POST", "/ops/api/second-factor", {
+      cookie: s.cookie,
+      csrf: s.csrf,
+    });
+    expect(started.status).toBe(200);
+    const secret = started.json.secret as string;
+    const confirmed = await consoleCall(server, "POST", "/ops/api/second-factor/confirm", {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { password: "a-long-password-1", code: codeOf(secret) },
+    });
+    expect(confirmed.status).toBe(200);
+    nextStep();
+    return { secret, cookie: s.cookie, csrf: confirmed.json.csrf_token as string };
+  }
+  async function audit(id: number) {
+    const rows = (await server.admin("GET", `/admin/v1/audit?entity_type=operator&entity_id=${id}`)).json;
+    return rows as { action: string; after: Record<string, unknown> | null }[];
+  }
+
+  it("set up with the password and a code from the new secret; other sessions end; audited without the secret", async () => {
+    const id = await operator("setup@ops.example");
+    const other = await login("setup@ops.example");
+    const s = await login("setup@ops.example");
+    const started = await consoleCall(server, "POST", "/ops/api/second-factor", {
+      cookie: s.cookie,
+      csrf: s.csrf,
+    });
+    expect(started.json.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(started.json.uri).toBe(
+      `otpauth://totp/payintake:setup%40ops.example?secret=${started.json.secret}&issuer=payintake&algorithm=SHA1&digits=6&period=30`,
+    );
+    // The QR code: a square of modules, as many rows as columns.
+    const qr = started.json.qr as string[];
+    expect(qr.length).toBeGreaterThanOrEqual(21);
+    expect(qr.every((row) => row.length === qr.length && /^[01]+$/.test(row))).toBe(true);
+    // Not yet on: sign-in still takes the password alone.
+    expect(
+      (await consoleCall(server, "GET", "/ops/api/me", { cookie: s.cookie })).json.operator.second_factor,
+    ).toBe(false);
+    const confirm = (body: unknown) =>
+      consoleCall(server, "POST", "/ops/api/second-factor/confirm", { cookie: s.cookie, csrf: s.csrf, body });
+    const secret = started.json.secret as string;
+    // A stolen session without the password cannot set one up; nor can a wrong code.
+    expect(await confirm({ password: "wrong-password-1", code: codeOf(secret) })).toMatchObject({
+      status: 400,
+      json: { message: "password or code is wrong" },
+    });
+    expect((await confirm({ password: "a-long-password-1", code: codeOf(secret, 3) })).status).toBe(400);
+    expect((await confirm({ password: "a-long-password-1" })).status).toBe(400);
+    const done = await confirm({ password: "a-long-password-1", code: codeOf(secret) });
+    expect(done.status).toBe(200);
+    expect(done.json.second_factor).toBe(true);
+    // This session goes on with its new CSRF token; the one opened with the password alone ended.
+    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie: s.cookie });
+    expect(me.json.operator.second_factor).toBe(true);
+    expect(me.json.csrf_token).toBe(done.json.csrf_token);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: other.cookie })).status).toBe(401);
+    const entries = await audit(id);
+    const set = entries.find((e) => e.action === "operator.second_factor");
+    expect(set?.after).toEqual({ second_factor: "set" });
+    expect(JSON.stringify(entries)).not.toContain(secret);
+  });
+
+  it("sign-in asks for the code once the password is right; a wrong or used code is refused", async () => {
+    await operator("signin@ops.example");
+    const { secret } = await setUp("signin@ops.example");
+    const asked = await login("signin@ops.example");
+    expect(asked.res.status).toBe(401);
+    expect(asked.res.json).toEqual({
+      success: false,
+      message: "Enter the code from your authenticator app",
+      second_factor: "totp",
+    });
+    expect(asked.setCookie).toBe("");
+    // A wrong password never gets as far as the code.
+    expect((await login("signin@ops.example", codeOf(secret), "wrong-password-1")).res.json).toEqual({
+      success: false,
+      message: "Wrong email or password",
+    });
+    const wrong = await login("signin@ops.example", "000000" === codeOf(secret) ? "111111" : "000000");
+    expect(wrong.res.status).toBe(401);
+    expect(wrong.res.json).toMatchObject({ message: "Wrong or already used code", second_factor: "totp" });
+    const code = codeOf(secret);
+    const ok = await login("signin@ops.example", code);
+    expect(ok.res.status).toBe(200);
+    expect(ok.res.json.operator.second_factor).toBe(true);
+    // The same code again, even a moment later, is refused: read over a shoulder it is worth nothing.
+    expect((await login("signin@ops.example", code)).res.json.message).toBe("Wrong or already used code");
+    nextStep();
+    expect((await login("signin@ops.example", codeOf(secret))).res.status).toBe(200);
+  });
+
+  it("two sign-ins sending one code at once: one session", async () => {
+    await operator("twice@ops.example");
+    const { secret } = await setUp("twice@ops.example");
+    const code = codeOf(secret);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => login("twice@ops.example", code)));
+    expect(answers.filter((a) => a.res.status === 200)).toHaveLength(1);
+    nextStep();
+  });
+
+  it("wrong codes count against the lockout like wrong passwords", async () => {
+    await operator("guess@ops.example");
+    const { secret } = await setUp("guess@ops.example");
+    const wrongCode = codeOf(secret) === "123456" ? "654321" : "123456";
+    for (let i = 0; i < 5; i++) expect((await login("guess@ops.example", wrongCode)).res.status).toBe(401);
+    expect((await login("guess@ops.example", codeOf(secret))).res.status).toBe(423);
+    server.clock.advance(15 * 60_000 + 1);
+  });
+
+  it("removed with the password and a code; then the password alone signs in", async () => {
+    const id = await operator("remove@ops.example");
+    const { secret, cookie, csrf } = await setUp("remove@ops.example");
+    const remove = (body: unknown) =>
+      consoleCall(server, "POST", "/ops/api/second-factor/remove", { cookie, csrf, body });
+    expect((await remove({ password: "a-long-password-1", code: "12345" })).status).toBe(400);
+    expect((await remove({ password: "a-long-password-1", code: codeOf(secret) })).json).toEqual({
+      second_factor: false,
+    });
+    expect((await remove({ password: "a-long-password-1", code: codeOf(secret) })).json.message).toBe(
+      "there is no second factor to remove",
+    );
+    expect((await login("remove@ops.example")).res.status).toBe(200);
+    expect(
+      (await audit(id)).filter((e) => e.action === "operator.second_factor").map((e) => e.after),
+    ).toEqual([{ second_factor: "removed" }, { second_factor: "set" }]);
+  });
+
+  it("an admin resets an operator's second factor (lost phone), in the console or by the admin API; audited", async () => {
+    await operator("chief@ops.example", "admin");
+    const chief = await login("chief@ops.example");
+    const id = await operator("lost@ops.example");
+    await setUp("lost@ops.example");
+    const listed = await consoleCall(server, "GET", "/ops/api/operators", { cookie: chief.cookie });
+    expect(listed.json.find((o: { id: number }) => o.id === id).second_factor).toBe(true);
+    const reset = await consoleCall(server, "PATCH", `/ops/api/operators/${id}`, {
+      cookie: chief.cookie,
+      csrf: chief.csrf,
+      body: { reset_second_factor: true },
+    });
+    expect(reset.status).toBe(200);
+    expect(reset.json.second_factor).toBe(false);
+    expect((await login("lost@ops.example")).res.status).toBe(200);
+    expect((await audit(id)).find((e) => e.action === "operator.update")?.after).toEqual({
+      second_factor: "removed",
+    });
+    // Break glass, for the last admin: the admin API (the CLI's `operator reset-2fa`).
+    await setUp("lost@ops.example");
+    expect((await login("lost@ops.example")).res.status).toBe(401);
+    const api = await server.admin("POST", "/admin/v1/operators/reset-second-factor", {
+      email: "LOST@ops.example",
+    });
+    expect(api.status).toBe(200);
+    expect(api.json.second_factor).toBe(false);
+    expect((await login("lost@ops.example")).res.status).toBe(200);
+    expect(
+      (await server.admin("POST", "/admin/v1/operators/reset-second-factor", { email: "nobody@x.example" }))
+        .status,
+    ).toBe(404);
+  });
+});
