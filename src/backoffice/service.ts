@@ -27,6 +27,12 @@ const notPending = (status: string): Refusal => ({
   message: `transaction is not pending (status: ${status}); it was decided already`,
 });
 
+const testFirmsOwn: Refusal = {
+  ok: false,
+  status: 409,
+  message: "a test firm's transactions are decided by the firm itself, with the sandbox helpers",
+};
+
 export interface BackofficeDeps extends ManagementDeps {
   box: SecretBox;
   /** Called after a decision queued its callback, so it goes out at once. */
@@ -49,8 +55,12 @@ export function createBackoffice(deps: BackofficeDeps) {
       return row ? { ok: true as const, value: operatorTransactionView(row) } : notFound("transaction");
     },
 
-    /** Approves or rejects a pending transaction; the decision and its callback are written together. */
-    async decide(id: number, decision: Decision, actor: string) {
+    /**
+     * Approves or rejects a pending transaction; the decision and its callback are written together.
+     * A test firm's transactions are decided by that firm with its sandbox helpers (`by: "sandbox"`),
+     * never by an operator: a test withdrawal approved by mistake could be paid out for real.
+     */
+    async decide(id: number, decision: Decision, actor: string, by: "operator" | "sandbox" = "operator") {
       const tx = await repos.transactions.get(id);
       if (!tx) return notFound("transaction");
       const planned = planDecision(tx, decision);
@@ -61,6 +71,7 @@ export function createBackoffice(deps: BackofficeDeps) {
       }
       const firm = await repos.firms.get(tx.firm_id);
       if (!firm) return notFound("firm");
+      if (firm.sandbox === 1 && by === "operator") return testFirmsOwn;
       const { plan } = planned;
       const result = await repos.decisions.decide({
         transactionId: id,

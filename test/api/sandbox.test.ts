@@ -173,4 +173,34 @@ describe.each(STORES)("sandbox firms and their test helpers (%s)", (kind) => {
     ).json;
     expect(found).toHaveLength(1);
   });
+
+  it("an operator cannot decide a test firm's transaction (CLI, admin API or console); the firm's helpers still can", async () => {
+    const w = withdrawalBody({ amount: "999999.99" });
+    expect((await send(server, sandbox, { path: "/paymentapi/v1/withdrawals", body: w })).status).toBe(200);
+    const id = (
+      await send(server, sandbox, { path: `/paymentapi/v1/transactions/by-reference/${w.reference}` })
+    ).json.data.id as number;
+    const refusal = "a test firm's transactions are decided by the firm itself, with the sandbox helpers";
+    // Before: approved (200), and an operator could have paid out a test withdrawal.
+    const byApi = await server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:t" });
+    expect(byApi.status).toBe(409);
+    expect(byApi.json.message).toBe(refusal);
+    await server.admin("POST", "/admin/v1/operators", {
+      email: `d-${kind}@ops.example`,
+      role: "operator",
+      password: "operator-password-123",
+    });
+    const session = await consoleLogin(server, `d-${kind}@ops.example`, "operator-password-123");
+    const byConsole = await consoleCall(server, "POST", `/ops/api/transactions/${id}/approve`, {
+      ...session,
+      body: {},
+    });
+    expect(byConsole.status).toBe(409);
+    expect(byConsole.json.message).toBe(refusal);
+    const rejected = await send(server, sandbox, {
+      path: `/paymentapi/v1/sandbox/transactions/${id}/reject`,
+      body: {},
+    });
+    expect(rejected.status).toBe(200);
+  });
 });

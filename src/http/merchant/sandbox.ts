@@ -57,6 +57,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, bac
       found.tx.id,
       { kind: "approve", amountMinor },
       `sandbox:firm-${found.firm.id}`,
+      "sandbox",
     );
     return decided(reply, outcome);
   });
@@ -70,6 +71,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, bac
       found.tx.id,
       { kind: "reject", note: input.value?.note },
       `sandbox:firm-${found.firm.id}`,
+      "sandbox",
     );
     return decided(reply, outcome);
   });
