@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -407,5 +409,75 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#d-title").textContent()).toContain(`#${id} ·`);
     expect(await pageWidth()).toBe(390);
     await page.context().close();
+  });
+
+  it("an operator turns on two-step sign-in by scanning a code; sign-in then asks for it; an admin resets it", async () => {
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "twostep@ops.example",
+      role: "operator",
+      password: "twostep-password-123",
+    });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(server.url)) thirdParty.push(r.url());
+    });
+    page.on("pageerror", (e) => thirdParty.push(`page error: ${e.message}`));
+    const signInForm = async (code?: string) => {
+      await page.fill("#email", "twostep@ops.example");
+      await page.fill("#password", "twostep-password-123");
+      if (code !== undefined) await page.fill("#code", code);
+      await page.click('#login button[type="submit"]');
+    };
+    const codeNow = (secret: string) => totpCode(fromBase32(secret), totpStep(server.clock.now()));
+    await page.goto(`${server.url}/ops`);
+    await signInForm();
+    await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
+    await page.click('a[href="#/password"]');
+    await page.click("#sf-start");
+    // The QR code is drawn in the page (nothing fetched from elsewhere) and the key is shown to type in.
+    await expect.poll(() => page.locator("#qr path").getAttribute("d")).toMatch(/^M\d+ \d+h1v1h-1z/);
+    const secret = ((await page.locator("#sf-secret").textContent()) ?? "").replace(/\s/g, "");
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-second-factor.png"), fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    await page.fill('input[name="sf-code"]', codeNow(secret));
+    await page.fill('input[name="sf-password"]', "twostep-password-123");
+    await page.click('#second-factor button[type="submit"]');
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe("İki adımlı giriş açıldı; diğer oturumlarınız kapatıldı.");
+    await expect.poll(() => page.locator("#sf-state").textContent()).toContain("İki adımlı giriş açık");
+    await page.click("#logout");
+    server.clock.advance(30_000);
+
+    // Signing in: the password first, then the code; a wrong code says so and keeps the form.
+    await signInForm();
+    await expect.poll(() => page.locator("#code").isVisible()).toBe(true);
+    expect(await page.locator("#login-code-hint").textContent()).toBe(
+      "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
+    );
+    const wrong = codeNow(secret) === "000000" ? "111111" : "000000";
+    await signInForm(wrong);
+    await expect
+      .poll(() => page.locator("#login-error").textContent())
+      .toBe("Kod yanlış ya da kullanılmış. Uygulamadaki yeni kodu girin.");
+    await signInForm(codeNow(secret));
+    // Signed in, back on the page it was on (#/password).
+    await expect.poll(() => page.locator("#who").textContent()).toBe("twostep@ops.example (operator)");
+    expect(await page.locator("#sf-state").textContent()).toContain("İki adımlı giriş açık");
+    await context.close();
+
+    // The operator lost their phone: an admin resets it, and the password alone signs in again.
+    const admin = await signIn("admin");
+    await tab(admin, "operators");
+    const rowOf = admin.locator('tr[data-operator="twostep@ops.example"]');
+    await expect.poll(() => rowOf.locator(".state").textContent()).toContain("İki adımlı giriş: açık");
+    admin.once("dialog", (d) => void d.accept());
+    await rowOf.locator("button.reset-second-factor").click();
+    await expect.poll(() => rowOf.locator(".state").textContent()).toContain("İki adımlı giriş: kapalı");
+    await admin.context().close();
+    const again = await consoleLogin(server, "twostep@ops.example", "twostep-password-123");
+    expect(again.res.status).toBe(200);
   });
 });

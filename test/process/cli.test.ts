@@ -475,6 +475,14 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     });
     const badRole = await cli.run("operator", "create", "--email", `x${email}`, "--role", "boss");
     expect(badRole.code).toBe(1);
+    // Break glass for a lost authenticator (docs/console.md): the operator's view comes back.
+    expect(await cli.ok("operator", "reset-2fa", "--email", email)).toMatchObject({
+      email,
+      second_factor: false,
+    });
+    const unknown = await cli.run("operator", "reset-2fa", "--email", `nobody-${email}`);
+    expect(unknown.code).toBe(1);
+    expect(unknown.json).toEqual({ success: false, message: "operator not found" });
   });
 
   it("unknown ids exit 1 and print the error object", async () => {

@@ -134,6 +134,26 @@ const tr = {
   passwordChanged: "Parola değiştirildi",
   notAllowed: "Bu işlem için yetkiniz yok.",
   sandboxFirm: "Test firması (sandbox)",
+  enterCode: "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
+  totpCode: "Doğrulama kodu",
+  badCode: "Kod yanlış ya da kullanılmış. Uygulamadaki yeni kodu girin.",
+  secondFactor: "İki adımlı giriş",
+  secondFactorOn:
+    "İki adımlı giriş açık: girişte parolanın yanında doğrulama uygulamanızdaki kod da istenir.",
+  secondFactorOff:
+    "İki adımlı giriş kapalı. Açmak için bir doğrulama uygulaması (Google Authenticator, Microsoft Authenticator, 1Password…) kullanın.",
+  setUpSecondFactor: "İki adımlı girişi aç",
+  scanCode:
+    "Kare kodu doğrulama uygulamanızla okutun ya da bu anahtarı elle girin, sonra uygulamanın gösterdiği kodu ve parolanızı yazın:",
+  confirmSecondFactor: "Onayla ve aç",
+  secondFactorEnabled: "İki adımlı giriş açıldı; diğer oturumlarınız kapatıldı.",
+  removeSecondFactor: "İki adımlı girişi kapat",
+  secondFactorRemoved: "İki adımlı giriş kapatıldı.",
+  resetSecondFactor: "İki adımlı girişi sıfırla",
+  confirmResetSecondFactor:
+    "{email} için iki adımlı giriş kaldırılsın mı? Yalnızca parolasıyla girip yeniden kurabilir.",
+  on: "açık",
+  off: "kapalı",
   other: "EN",
 };
 type Key = keyof typeof tr;
@@ -273,6 +293,26 @@ const en: Record<Key, string> = {
   passwordChanged: "Password changed",
   notAllowed: "Not allowed for your role.",
   sandboxFirm: "Test firm (sandbox)",
+  enterCode: "Enter the 6-digit code from your authenticator app.",
+  totpCode: "Authentication code",
+  badCode: "Wrong or already used code. Enter the app's new code.",
+  secondFactor: "Two-step sign-in",
+  secondFactorOn:
+    "Two-step sign-in is on: signing in asks for a code from your authenticator app as well as your password.",
+  secondFactorOff:
+    "Two-step sign-in is off. Turn it on with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password…).",
+  setUpSecondFactor: "Turn on two-step sign-in",
+  scanCode:
+    "Scan the square code with your authenticator app, or type in this key; then enter the code the app shows and your password:",
+  confirmSecondFactor: "Confirm and turn on",
+  secondFactorEnabled: "Two-step sign-in is on; your other sessions were ended.",
+  removeSecondFactor: "Turn off two-step sign-in",
+  secondFactorRemoved: "Two-step sign-in is off.",
+  resetSecondFactor: "Reset two-step sign-in",
+  confirmResetSecondFactor:
+    "Remove two-step sign-in for {email}? They sign in with their password alone and set it up again.",
+  on: "on",
+  off: "off",
   other: "TR",
 };
 

@@ -9,6 +9,7 @@ import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
 import { Queue } from "./queue";
+import { SecondFactor } from "./second-factor";
 import { Transactions } from "./transactions";
 import { isAdmin, Notice, type Operator, type Shell, ShellContext } from "./ui";
 
@@ -155,7 +156,15 @@ function App() {
             {section === "providers" && <Providers />}
             {section === "operators" && isAdmin(shell.me.role) && <Operators />}
             {section === "audit" && <Audit filter={filter} />}
-            {section === "password" && <PasswordForm done={(csrf) => setCsrf(csrf)} />}
+            {section === "password" && (
+              <>
+                <PasswordForm done={(csrf) => setCsrf(csrf)} />
+                <SecondFactor
+                  done={(csrf) => setCsrf(csrf)}
+                  changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
+                />
+              </>
+            )}
           </ShellContext.Provider>
         )}
       </main>
@@ -165,6 +174,8 @@ function App() {
 
 function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator): void; expired: boolean }) {
   const [error, setError] = useState("");
+  /** The password was right and the operator has a second factor: the code is asked next. */
+  const [needCode, setNeedCode] = useState(false);
   return (
     <form
       id="login"
@@ -172,11 +183,22 @@ function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator):
         e.preventDefault();
         const form = e.currentTarget;
         const value = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
-        const res = await api<{ operator: Operator; csrf_token: string }>("POST", "/login", {
-          email: value("email"),
-          password: value("password"),
-        });
+        const res = await api<{ operator: Operator; csrf_token: string; second_factor?: string }>(
+          "POST",
+          "/login",
+          {
+            email: value("email"),
+            password: value("password"),
+            ...(needCode ? { code: value("code") } : {}),
+          },
+        );
         if (!res.ok) {
+          if (res.status === 401 && res.json.second_factor === "totp") {
+            setError(needCode ? t("badCode") : "");
+            (form.elements.namedItem("code") as HTMLInputElement | null)?.select();
+            return setNeedCode(true);
+          }
+          setNeedCode(false);
           return setError(t(res.status === 423 ? "locked" : res.status === 429 ? "throttled" : "badLogin"));
         }
         setCsrf(res.json.csrf_token);
@@ -194,6 +216,23 @@ function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator):
       <input id="email" name="email" type="email" autoComplete="username" required autoFocus />
       <label for="password">{t("password")}</label>
       <input id="password" name="password" type="password" autoComplete="current-password" required />
+      {needCode && (
+        <>
+          <p id="login-code-hint">{t("enterCode")}</p>
+          <label for="code">{t("totpCode")}</label>
+          <input
+            id="code"
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9 ]{6,7}"
+            maxLength={7}
+            required
+            // biome-ignore lint/a11y/noAutofocus: the code is the one thing left to type
+            autoFocus
+          />
+        </>
+      )}
       {error && (
         <p id="login-error" class="error" role="alert">
           {error}

@@ -8,6 +8,7 @@ interface OperatorRow {
   role: Role;
   active: boolean;
   locked: boolean;
+  second_factor: boolean;
 }
 const ROLES: Role[] = ["viewer", "operator", "admin"];
 
@@ -56,6 +57,7 @@ export function Operators() {
               <td class="state">
                 {o.active ? t("active") : t("inactive")}
                 {o.locked && ` · ${t("lockedOut")}`}
+                {` · ${t("secondFactor")}: ${t(o.second_factor ? "on" : "off")}`}
               </td>
               <td class="actions">
                 {o.id !== me.id && (
@@ -77,6 +79,18 @@ export function Operators() {
                     onClick={() => call("PATCH", `/operators/${o.id}`, { unlock: true })}
                   >
                     {t("unlock")}
+                  </button>
+                )}{" "}
+                {o.second_factor && o.id !== me.id && (
+                  <button
+                    type="button"
+                    class="link reset-second-factor"
+                    onClick={() => {
+                      if (!confirm(t("confirmResetSecondFactor").replace("{email}", o.email))) return;
+                      void call("PATCH", `/operators/${o.id}`, { reset_second_factor: true });
+                    }}
+                  >
+                    {t("resetSecondFactor")}
                   </button>
                 )}
               </td>

@@ -9,6 +9,8 @@ export interface Operator {
   id: number;
   email: string;
   role: Role;
+  /** Sign-in also asks for a code from an authenticator app. */
+  second_factor: boolean;
 }
 
 /** What every screen needs: words, who is signed in, and the notice line. */
