@@ -41,6 +41,8 @@ export interface OperatorRepository {
   session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteSessionsOf(operatorId: number): Promise<void>;
+  /** Forgets console sessions that expired before `now` (they no longer open anything). */
+  purgeExpiredSessions(now: number): Promise<void>;
   list(): Promise<OperatorRow[]>;
   get(id: number): Promise<OperatorRow | undefined>;
 }
@@ -120,6 +122,9 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
     },
     async deleteSessionsOf(operatorId) {
       await db.deleteFrom("operator_sessions").where("operator_id", "=", operatorId).execute();
+    },
+    async purgeExpiredSessions(now) {
+      await db.deleteFrom("operator_sessions").where("expires_at", "<", now).execute();
     },
     list() {
       return db.selectFrom("operators").selectAll().orderBy("id").execute();

@@ -8,6 +8,11 @@ export interface SessionRepository {
   byTokenHash(hash: string): Promise<SessionRow | undefined>;
   /** Open → assigned, once: false when another submission got there first. */
   markAssigned(id: number, transactionId: number, now: number): Promise<boolean>;
+  /**
+   * Drops the payer's details (sealed) from sessions that ended before `before`: nothing reads them
+   * once a session can no longer be submitted. The row stays, so its page still says it expired.
+   */
+  scrubEnded(before: number): Promise<number>;
 }
 
 export function createSessionRepository(db: Kysely<Database>): SessionRepository {
@@ -30,6 +35,15 @@ export function createSessionRepository(db: Kysely<Database>): SessionRepository
         .where("status", "=", "open")
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    async scrubEnded(before) {
+      const result = await db
+        .updateTable("payment_sessions")
+        .set({ request_sealed: "" })
+        .where("expires_at", "<", before)
+        .where("request_sealed", "<>", "")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }
