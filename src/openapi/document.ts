@@ -499,10 +499,19 @@ function sandboxPaths(approve: string, reject: string, callback: string) {
         operationId: "sandboxReject",
         summary: "Reject one's own pending test transaction",
         parameters: [idParam, ...headers],
-        requestBody: body({ note: { type: "string", maxLength: 500 } }),
+        requestBody: body({
+          note: {
+            type: "string",
+            maxLength: 500,
+            description: "Trimmed; no control characters.",
+          },
+        }),
         responses: {
           "200": decided,
-          "400": error(['Validation failed: body must be {} or {"note": "..."}']),
+          "400": error([
+            'Validation failed: body must be {} or {"note": "..."}',
+            "Validation failed: note must be at most 500 characters, no control characters",
+          ]),
           ...common,
         },
       },

@@ -141,6 +141,31 @@ describe.each(STORES)("sandbox firms and their test helpers (%s)", (kind) => {
     expect(wrongBody.json.message).toBe('Validation failed: body must be {} or {"amount": "150.00"}');
   });
 
+  it("a reject note follows the operators' rule: a control character is a 400 on both stores (a NUL was a 500 on PostgreSQL)", async () => {
+    const open = await deposit(sandbox);
+    const path = helper(open.id as number, "reject");
+    for (const body of [
+      '{"note":"a\\u0000b"}',
+      '{"note":"line\\u001bx"}',
+      JSON.stringify({ note: "x".repeat(501) }),
+    ]) {
+      const res = await send(server, sandbox, { path, body });
+      expect(res.status, body).toBe(400);
+      expect(res.json).toEqual({
+        success: false,
+        message: "Validation failed: note must be at most 500 characters, no control characters",
+      });
+    }
+    const notText = await send(server, sandbox, { path, body: { note: 5 } });
+    expect(notText.json.message).toBe('Validation failed: body must be {} or {"note": "..."}');
+    expect((await server.admin("GET", `/admin/v1/transactions/${open.id}`)).json.status).toBe("pending");
+    const trimmed = await send(server, sandbox, { path, body: { note: "  test note  " } });
+    expect(trimmed.json).toMatchObject({ success: true, status: "rejected" });
+    const audit = (await server.admin("GET", `/admin/v1/audit?entity_type=transaction&entity_id=${open.id}`))
+      .json;
+    expect(JSON.stringify(audit[0])).toContain('"test note"');
+  });
+
   it("test firms' transactions never reach the operators' queues or the summary", async () => {
     const w = withdrawalBody();
     expect((await send(server, sandbox, { path: "/paymentapi/v1/withdrawals", body: w })).status).toBe(200);

@@ -4,6 +4,7 @@ import type { Backoffice } from "../../backoffice/service.js";
 import { amountMinor as parseAmountText } from "../../domain/requests.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendJson } from "../envelope.js";
+import { note } from "../management/schemas.js";
 import { authenticate } from "./authenticate.js";
 import { parseJsonBody } from "./common.js";
 import { MERCHANT_PATHS } from "./paths.js";
@@ -15,7 +16,9 @@ import { MERCHANT_PATHS } from "./paths.js";
  */
 const NOT_FOUND = "Not found";
 const approveBody = z.strictObject({ amount: z.string().optional() }).optional();
-const rejectBody = z.strictObject({ note: z.string().max(500).optional() }).optional();
+// The operators' note rule (trimmed, at most 500, no control characters): PostgreSQL text cannot
+// hold NUL, so a plain string here was a 500 there and stored on SQLite.
+const rejectBody = z.strictObject({ note: note.optional() }).optional();
 
 export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, backoffice: Backoffice): void {
   /** The calling sandbox firm's transaction id; undefined after answering. */
@@ -38,7 +41,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, bac
     const parsed = json.ok ? schema.safeParse(json.value) : undefined;
     return parsed?.success
       ? { ok: true as const, value: parsed.data as z.output<T> }
-      : { ok: false as const };
+      : { ok: false as const, issue: parsed?.error.issues[0] };
   }
 
   app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxApprove, async (request, reply) => {
@@ -66,6 +69,13 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: AppContext, bac
     const found = await own(request, reply);
     if (!found) return reply;
     const input = body(rejectBody, request);
+    // A note that is text but breaks the rule is told the rule; any other body, the body's shape.
+    if (!input.ok && input.issue?.path[0] === "note" && input.issue.code !== "invalid_type")
+      return sendError(
+        reply,
+        400,
+        "Validation failed: note must be at most 500 characters, no control characters",
+      );
     if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"note": "..."}');
     const outcome = await backoffice.decide(
       found.tx.id,
