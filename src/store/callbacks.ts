@@ -1,6 +1,6 @@
 import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import type { CallbackRow } from "./decisions.js";
-import type { CallbackAttemptTable, Database } from "./schema.js";
+import { type CallbackAttemptTable, type Database, MAX_INTEGER_ID } from "./schema.js";
 
 export type CallbackAttemptRow = Selectable<CallbackAttemptTable>;
 
@@ -252,7 +252,8 @@ export function createCallbackRepository(
         .execute();
     },
 
-    list(filter) {
+    async list(filter) {
+      if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return [];
       let q = db.selectFrom("callbacks").selectAll();
       if (filter.status !== undefined) q = q.where("status", "=", filter.status);
       if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);

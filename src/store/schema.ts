@@ -5,6 +5,14 @@ import type { Generated } from "kysely";
  * milliseconds, money is integer minor units, flags are 0/1 integers, so that one set of queries
  * serves SQLite and PostgreSQL alike.
  */
+/**
+ * The largest value the INTEGER columns that name a row hold on PostgreSQL (firm_id, provider_id,
+ * account_id, channel_id, operator_id; the ids themselves are BIGINT). Compared with such a column,
+ * a larger value is an error there ("value out of range for type integer"), not a miss: a filter by
+ * it is answered as one by any other unknown id, with no rows, without asking the database.
+ */
+export const MAX_INTEGER_ID = 2_147_483_647;
+
 export interface ProviderTable {
   id: Generated<number>;
   name: string;

@@ -8,7 +8,7 @@ import {
   type NonceAndFactsOutcome,
 } from "./pg-intake-batches.js";
 import { planEachTime, prepared, type StatementRunner } from "./prepared.js";
-import type { Database, TransactionTable } from "./schema.js";
+import { type Database, MAX_INTEGER_ID, type TransactionTable } from "./schema.js";
 
 export type TransactionRow = Selectable<TransactionTable>;
 export type NewTransaction = Omit<Insertable<TransactionTable>, "id">;
@@ -254,7 +254,8 @@ export function createTransactionRepository(
     get(id) {
       return db.selectFrom("transactions").selectAll().where("id", "=", id).executeTakeFirst();
     },
-    list(filter) {
+    async list(filter) {
+      if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return [];
       let q = db.selectFrom("transactions").selectAll();
       if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
       if (filter.status !== undefined) q = q.where("status", "=", filter.status);

@@ -137,6 +137,55 @@ describe.each(STORES)("console management API: roles, every change audited, oper
     expect(blank.status).toBe(400);
   });
 
+  it("an id past an INTEGER column's range is an unknown id on both stores: firm filters find nothing, path ids 404, never a 500", async () => {
+    const merchant = await createFirm(server);
+    await addAccount(server);
+    expect(
+      (await send(server, merchant, { path: "/paymentapi/v1/deposits", body: depositBody() })).status,
+    ).toBe(200);
+    // firm_id is INTEGER: PostgreSQL refused these as out of range (a 500); the BIGINT ids just miss.
+    for (const big of ["2147483648", "9999999999999", "9007199254740991"]) {
+      for (const path of [`/admin/v1/transactions?firm=${big}`, `/admin/v1/callbacks?firm=${big}`]) {
+        const res = await server.admin("GET", path);
+        expect([res.status, res.json], path).toEqual([200, []]);
+      }
+      const csv = await fetch(`${server.url}/ops/api/transactions.csv?firm=${big}`, {
+        headers: { cookie: as.viewer.cookie },
+      });
+      expect(csv.status).toBe(200);
+      expect((await csv.text()).trim().split("\n")).toHaveLength(1);
+      expect((await call("viewer", "GET", `/ops/api/transactions?firm=${big}`)).json).toEqual([]);
+      for (const [method, path, body] of [
+        ["GET", `/admin/v1/transactions/${big}`],
+        ["POST", `/admin/v1/transactions/${big}/reject`, { actor: "x" }],
+        ["GET", `/admin/v1/callbacks/${big}`],
+        ["GET", `/admin/v1/firms/${big}`],
+        ["GET", `/admin/v1/firms/${big}/bans`],
+        ["PUT", `/admin/v1/firms/${big}/bans`, { user_id: "u-big" }],
+        ["PATCH", `/admin/v1/accounts/${big}`, { active: true }],
+        ["PATCH", `/admin/v1/providers/${big}`, { auto_cancel_minutes: 1 }],
+      ] as [string, string, unknown?][])
+        expect((await server.admin(method, path, body)).status, `${method} ${path}`).toBe(404);
+      expect(
+        (await server.admin("POST", "/admin/v1/firms", { name: "F", provider_id: Number(big) })).status,
+      ).toBe(404);
+      expect((await call("viewer", "GET", `/ops/api/transactions/${big}`)).status).toBe(404);
+      expect((await call("admin", "PATCH", `/ops/api/operators/${big}`, { active: true })).status).toBe(404);
+      const query = await send(server, merchant, { path: `/paymentapi/v1/transactions/${big}` });
+      expect([query.status, query.json], big).toEqual([
+        404,
+        { success: false, message: "transaction not found" },
+      ]);
+    }
+    // Past 16 digits an id is not an id at all (the operator API), and unknown to the contract's query.
+    expect((await server.admin("GET", "/admin/v1/transactions?firm=99999999999999999")).status).toBe(400);
+    const huge = await send(server, merchant, { path: "/paymentapi/v1/transactions/99999999999999999999" });
+    expect(huge.status).toBe(404);
+    // The filter still finds a firm's own rows.
+    const own = (await server.admin("GET", `/admin/v1/transactions?firm=${merchant.id}`)).json;
+    expect(own).toHaveLength(1);
+  });
+
   it("callback redeliver --failed-since takes epoch milliseconds as digits or an ISO 8601 time, nothing looser", async () => {
     for (const failed_since of [1_700_000_000_000, "1700000000000", "2026-01-01T00:00:00Z"])
       expect((await server.admin("POST", "/admin/v1/callbacks/redeliver", { failed_since })).status).toBe(

@@ -38,7 +38,11 @@ const NO_CONTROL = { message: "must not contain control characters" };
 /** Free text an operator types or filters by: PostgreSQL text cannot hold NUL, and none is wanted. */
 export const plainText = (max: number) => z.string().max(max).refine(noControl, NO_CONTROL);
 
-/** A record id as it appears in a path or query: decimal digits only (not 0x1, 1e0, " 1" or 1.0). */
+/**
+ * A record id as it appears in a path or query: decimal digits only (not 0x1, 1e0, " 1" or 1.0).
+ * Up to 16 digits, since transactions and callbacks have BIGINT ids; a firm id past the INTEGER
+ * columns' range is simply unknown (store/schema.ts MAX_INTEGER_ID), never a database error.
+ */
 const ID_TEXT = /^[1-9][0-9]{0,15}$/;
 export function recordIdOf(text: string): number | undefined {
   if (!ID_TEXT.test(text)) return undefined;
