@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codePointLength, hasControlCharacters, isNameText, isUsernameText } from "./text-rules.js";
+import { codePointLength, hasInvalidCharacters, isNameText, isUsernameText } from "./text-rules.js";
 
 /**
  * Field schemas for request bodies. Messages follow the contract's Go-struct style: the caller
@@ -20,8 +20,8 @@ function text(opts: {
   required: boolean;
   description: string;
   /**
-   * Control characters pass this schema (the caller deals with them): for fields the contract never
-   * refuses for their content (the withdrawal IBAN, a direct-mode return_url).
+   * Control characters and lone surrogates pass this schema (the caller deals with them): for fields
+   * the contract never refuses for their content (the withdrawal IBAN, a direct-mode return_url).
    */
   controlsAllowed?: boolean;
 }) {
@@ -38,7 +38,7 @@ function text(opts: {
         return ctx.addIssue({ code: "custom", message: `is too short (under ${opts.min} chars)` });
       if (len > opts.max)
         return ctx.addIssue({ code: "custom", message: `is too long (over ${opts.max} chars)` });
-      if (!opts.controlsAllowed && hasControlCharacters(v))
+      if (!opts.controlsAllowed && hasInvalidCharacters(v))
         ctx.addIssue({ code: "custom", message: "contains invalid characters" });
     })
     .transform((v) => (typeof v === "string" && v !== "" ? v : undefined))
@@ -46,7 +46,7 @@ function text(opts: {
       type: "string",
       ...(opts.min > 0 ? { minLength: opts.min } : {}),
       maxLength: opts.max,
-      description: `${opts.description} Unicode code points are counted${opts.controlsAllowed ? "" : "; no control characters"}.`,
+      description: `${opts.description} Unicode code points are counted${opts.controlsAllowed ? "" : "; no control characters or unpaired surrogates"}.`,
     });
   if (opts.required) REQUIRED_FIELDS.add(schema);
   return schema;
@@ -116,7 +116,7 @@ export const ibanField = text({
   max: 64,
   required: false,
   description:
-    "The payer's IBAN to pay out to; never refused for its content (control characters are dropped); operators see whether it is valid.",
+    "The payer's IBAN to pay out to; never refused for its content (control characters and lone surrogates are dropped); operators see whether it is valid.",
   controlsAllowed: true,
 });
 

@@ -18,7 +18,7 @@ import {
 import { resolveMiddleName } from "./middle-name.js";
 import { parseAmount } from "./money.js";
 import { checkReturnUrl } from "./return-url.js";
-import { withoutControlCharacters } from "./text-rules.js";
+import { withoutControlCharacters, withoutLoneSurrogates } from "./text-rules.js";
 
 /** The payer fields every deposit and withdrawal carries, after validation. */
 export interface PayerFields {
@@ -185,11 +185,12 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
 /**
  * The withdrawal IBAN as stored: never refused for its content (the contract), but without control
  * characters, which PostgreSQL text cannot all hold and which only come from pasting or broken
- * clients ("TR33…26\n" is the IBAN the payee meant). Nothing left counts as absent.
+ * clients ("TR33…26\n" is the IBAN the payee meant), and without lone surrogates, which no store
+ * keeps as sent. Nothing left counts as absent.
  */
 function ibanOf(value: string | undefined): string | null {
   if (value === undefined) return null;
-  const cleaned = withoutControlCharacters(value);
+  const cleaned = withoutLoneSurrogates(withoutControlCharacters(value));
   return cleaned === "" ? null : cleaned;
 }
 

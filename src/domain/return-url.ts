@@ -1,9 +1,12 @@
+import { hasInvalidCharacters } from "./text-rules.js";
+
 /**
  * Hosted-mode return_url rules. The four messages are the contract's, returned verbatim without the
  * `Validation failed:` prefix. The checks run in the order of the contract's table: parse, scheme,
  * host, userinfo. Parsing is lenient in the way Go's net/url is (a value without a scheme parses, and
  * then fails the scheme rule); what cannot be parsed is a missing scheme name, a bad percent-escape,
- * control characters or a malformed host.
+ * control characters, lone surrogates (not Unicode text: no store keeps them as sent) or a malformed
+ * host.
  */
 const PARSE_ERROR = "return_url ayrıştırılamadı";
 const SCHEME_ERROR = "return_url yalnız http veya https olabilir";
@@ -12,10 +15,9 @@ const USERINFO_ERROR = "return_url kullanıcı bilgisi (userinfo) içeremez";
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/s;
 const BAD_ESCAPE = /%(?![0-9a-fA-F]{2})/;
-const CONTROL = /[\u0000-\u001F\u007F]/;
 
 export function checkReturnUrl(value: string): string | null {
-  if (CONTROL.test(value) || BAD_ESCAPE.test(value) || value.startsWith(":")) return PARSE_ERROR;
+  if (hasInvalidCharacters(value) || BAD_ESCAPE.test(value) || value.startsWith(":")) return PARSE_ERROR;
   const scheme = SCHEME.exec(value);
   if (!scheme) return SCHEME_ERROR;
   const name = (scheme[1] ?? "").toLowerCase();

@@ -31,8 +31,28 @@ export function hasControlCharacters(value: string): boolean {
   return CONTROL.test(value);
 }
 
+/**
+ * A lone UTF-16 surrogate ("R-\ud800", which JSON can carry as an escape) is not Unicode text: the
+ * PostgreSQL driver sends it as U+FFFD, so "R-\ud800" and "R-\ud801" were one reference there, and
+ * what was stored differed from what was sent. A paired surrogate is one code point, not matched.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+export function hasLoneSurrogates(value: string): boolean {
+  return LONE_SURROGATE.test(value);
+}
+
+/** What every text field that refuses control characters refuses, with the same message. */
+export function hasInvalidCharacters(value: string): boolean {
+  return hasControlCharacters(value) || hasLoneSurrogates(value);
+}
+
 const CONTROLS = new RegExp(CONTROL.source, "g");
 
 export function withoutControlCharacters(value: string): string {
   return value.replace(CONTROLS, "");
+}
+
+export function withoutLoneSurrogates(value: string): string {
+  return value.replace(LONE_SURROGATES, "");
 }

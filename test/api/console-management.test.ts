@@ -137,6 +137,47 @@ describe.each(STORES)("console management API: roles, every change audited, oper
     expect(blank.status).toBe(400);
   });
 
+  it("operator text with a lone surrogate is refused like a control character; URLs and the reset email refuse both (a NUL was a 500 on PostgreSQL)", async () => {
+    const CONTROL = "must not contain control characters";
+    const merchant = await createFirm(server);
+    await addAccount(server);
+    const body = depositBody();
+    expect((await send(server, merchant, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const id = (
+      await send(server, merchant, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    // JSON.stringify sends a lone surrogate as the escape "\ud800", as a client's JSON would.
+    for (const bad of ["x\ud800", "x\udc00y", "x\u0000"]) {
+      const cases: [string, string, Record<string, unknown>, string][] = [
+        ["POST", "/admin/v1/firms", { name: bad }, "name"],
+        ["POST", "/admin/v1/firms", { name: "F", webhook_url: `https://shop.example/${bad}` }, "webhook_url"],
+        ["POST", "/admin/v1/accounts", { bank_name: bad, holder_name: "H", iban: "TR1" }, "bank_name"],
+        ["POST", "/admin/v1/accounts", { bank_name: "B", holder_name: "H", iban: `TR1${bad}` }, "iban"],
+        ["PUT", `/admin/v1/firms/${merchant.id}/bans`, { user_id: bad }, "user_id"],
+        ["POST", `/admin/v1/transactions/${id}/reject`, { actor: "a", note: bad }, "note"],
+        ["POST", `/admin/v1/transactions/${id}/reject`, { actor: bad }, "actor"],
+        [
+          "POST",
+          "/admin/v1/channels",
+          { code: "HTTPX", kind: "http", url: `https://c.example/${bad}` },
+          "url",
+        ],
+        ["POST", "/admin/v1/operators/reset-second-factor", { email: `a${bad}@x.example` }, "email"],
+      ];
+      for (const [method, path, input, field] of cases) {
+        const res = await server.admin(method, path, input);
+        expect([res.status, res.json], `${method} ${path} ${JSON.stringify(input)}`).toEqual([
+          400,
+          { success: false, message: `${field}: ${CONTROL}` },
+        ]);
+      }
+      const decided = await call("operator", "POST", `/ops/api/transactions/${id}/reject`, { note: bad });
+      expect(decided.status).toBe(400);
+    }
+    expect((await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status).toBe("pending");
+    expect((await server.admin("GET", `/admin/v1/firms/${merchant.id}/bans`)).json).toEqual([]);
+  });
+
   it("an id past an INTEGER column's range is an unknown id on both stores: firm filters find nothing, path ids 404, never a 500", async () => {
     const merchant = await createFirm(server);
     await addAccount(server);

@@ -234,6 +234,49 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
       expect(await count()).toBe(before);
     });
 
+    it("a lone surrogate (a JSON escape) is refused like a control character, with the field's message", async () => {
+      // On PostgreSQL "R-\ud800" was stored as "R-\ufffd": another reference than the one sent,
+      // and the same one as "R-\ud801" (a duplicate); SQLite kept something else again.
+      for (const [key, struct] of [
+        ["reference", "Reference"],
+        ["user_id", "UserID"],
+        ["bank_code", "BankCode"],
+        ["national_id", "NationalID"],
+        ["first_name", "FirstName"],
+        ["username", "Username"],
+      ] as const) {
+        for (const lone of ["\\ud800", "\\udc00x", "\\ud83d\\ud83d\\ude00"]) {
+          const raw = JSON.stringify(depositBody({ [key]: "Ab-LONE" })).replace("LONE", lone);
+          const before = await count();
+          const res = await deposit(raw);
+          expect([res.status, res.json], raw).toEqual([
+            400,
+            { success: false, message: `Validation failed: ${struct} contains invalid characters` },
+          ]);
+          expect(await count()).toBe(before);
+        }
+      }
+      // A pair is one code point: stored and found as sent.
+      const body = depositBody({ reference: "R-LONE" });
+      const res = await deposit(JSON.stringify(body).replace("LONE", "\\ud83d\\ude00"));
+      expect(res.status).toBe(200);
+      const found = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${encodeURIComponent("R-\u{1F600}")}`,
+      });
+      expect(found.json.data.reference).toBe("R-\u{1F600}");
+    });
+
+    it("hosted mode: a return_url with a lone surrogate is 'return_url ayrıştırılamadı'", async () => {
+      const body = depositBody({
+        amount: undefined,
+        redirect: true,
+        return_url: "https://shop.example/LONE",
+      });
+      const res = await deposit(JSON.stringify(body).replace("LONE", "\\ud800"));
+      expect(res.status).toBe(400);
+      expect(res.text).toBe('{"success":false,"message":"return_url ayrıştırılamadı"}');
+    });
+
     it("reports the first failing field in the contract's order", async () => {
       const res = await deposit(depositBody({ bank_code: "", username: "a b", reference: "" }));
       expect(res.json.message).toBe("Validation failed: BankCode is required");

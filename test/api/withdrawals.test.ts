@@ -142,11 +142,14 @@ describe.each(STORES)("POST /paymentapi/v1/withdrawals on %s", (kind) => {
       expect(tx.iban_valid).toBe(false);
     });
 
-    it("an IBAN with control characters (pasted newline, tab, NUL) is accepted; they are dropped before storing", async () => {
+    it("an IBAN with control characters (pasted newline, tab, NUL) or lone surrogates is accepted; they are dropped before storing", async () => {
       for (const [iban, stored, valid] of [
         [`${VALID_IBAN}\n`, VALID_IBAN, true],
         [`TR33\t${VALID_IBAN.slice(4)}`, VALID_IBAN, true],
         ["AB\u0000CD", "ABCD", false],
+        // Sent as the JSON escape "\ud800"; PostgreSQL stored U+FFFD, another IBAN than was sent.
+        [`${VALID_IBAN}\ud800`, VALID_IBAN, true],
+        ["AB\udc00CD", "ABCD", false],
       ] as const) {
         const body = withdrawalBody({ iban });
         const res = await withdraw(firm, body);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseAmount } from "../../domain/money.js";
+import { hasInvalidCharacters } from "../../domain/text-rules.js";
 
 /** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
 const amount = z
@@ -17,9 +18,20 @@ const amount = z
   })
   .nullable();
 
+/**
+ * Text an operator types must be Unicode text without control characters: PostgreSQL text cannot
+ * hold NUL, and its driver sends a lone surrogate as U+FFFD (stored other than sent). One message.
+ */
+const noControl = (v: string) => !hasInvalidCharacters(v);
+const NO_CONTROL = { message: "must not contain control characters" };
+/** Free text an operator types or filters by. */
+export const plainText = (max: number) => z.string().max(max).refine(noControl, NO_CONTROL);
+
+/** Stored as typed: the URL parser would take (and encode) a NUL the database then refuses. */
 const httpUrl = z
   .string()
   .max(500)
+  .refine(noControl, NO_CONTROL)
   .refine(
     (v) => {
       try {
@@ -32,11 +44,6 @@ const httpUrl = z
     { message: "must be an absolute http(s) URL" },
   )
   .nullable();
-
-const noControl = (v: string) => !/[\u0000-\u001F\u007F]/.test(v);
-const NO_CONTROL = { message: "must not contain control characters" };
-/** Free text an operator types or filters by: PostgreSQL text cannot hold NUL, and none is wanted. */
-export const plainText = (max: number) => z.string().max(max).refine(noControl, NO_CONTROL);
 
 /**
  * A record id as it appears in a path or query: decimal digits only (not 0x1, 1e0, " 1" or 1.0).
@@ -219,7 +226,9 @@ export const operatorUpdate = z.strictObject({
   reset_second_factor: z.literal(true).optional(),
 });
 
-export const operatorEmail = z.strictObject({ email: z.string().trim().min(3).max(200) });
+export const operatorEmail = z.strictObject({
+  email: z.string().trim().min(3).max(200).refine(noControl, NO_CONTROL),
+});
 
 export const auditQuery = z.strictObject({
   actor: z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL).optional(),
