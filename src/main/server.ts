@@ -1,6 +1,7 @@
 import pino from "pino";
 import type { Config } from "../config/config.js";
 import { buildApp } from "../http/app.js";
+import { serializeError } from "./log-errors.js";
 import { wire } from "./wiring.js";
 
 export interface RunningServer {
@@ -19,6 +20,8 @@ const NONCE_PURGE_MS = 60_000;
 export function createLogger(level: string, destination?: pino.DestinationStream) {
   const options: pino.LoggerOptions = {
     level,
+    // Driver errors quote rows and statements (a full IBAN, names): only their names and codes are kept.
+    serializers: { err: serializeError },
     redact: {
       paths: [
         "req.headers.authorization",

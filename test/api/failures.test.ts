@@ -66,4 +66,52 @@ describe.runIf(STORES.includes("postgres"))("unexpected failures on postgres", (
     });
     expect(after.status).toBe(404);
   });
+
+  it("a constraint the row fails is logged with its SQLSTATE and names, never the row's values (PostgreSQL's detail quoted the whole row)", async () => {
+    const client = new pg.Client({ connectionString: server.env.DATABASE_URL });
+    await client.connect();
+    // NOT VALID: the rows already written stay; every new one fails, as a real schema mismatch would.
+    await client.query(
+      "ALTER TABLE transactions ADD CONSTRAINT test_refuses_all CHECK (amount < 0) NOT VALID",
+    );
+    const first = "Zübeyde";
+    const withdrawal = withdrawalBody({ first_name: first, iban: "TR330006100519786457841326" });
+    const deposit = depositBody({ first_name: first });
+    const mark = server.logs.length;
+    try {
+      for (const [path, body] of [
+        ["/paymentapi/v1/withdrawals", withdrawal],
+        ["/paymentapi/v1/deposits", deposit],
+      ] as const) {
+        expect((await send(server, firm, { path, body })).status, path).toBe(500);
+      }
+    } finally {
+      await client.query("ALTER TABLE transactions DROP CONSTRAINT test_refuses_all");
+      await client.end();
+    }
+    const lines = server.logs.slice(mark).filter((l) => l.includes("unhandled error"));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      const { err } = JSON.parse(line);
+      expect(err).toMatchObject({
+        code: "23514",
+        constraint: "test_refuses_all",
+        table: "transactions",
+        message: expect.stringContaining("test_refuses_all"),
+      });
+      expect(err.stack).toContain("test_refuses_all");
+      expect(err.detail).toBeUndefined();
+    }
+    const log = server.logs.slice(mark).join("");
+    expect(log).not.toContain("Failing row");
+    for (const value of [
+      first,
+      withdrawal.reference as string,
+      deposit.reference as string,
+      withdrawal.user_id as string,
+      "TR330006100519786457841326",
+      "Ödeme Hizmetleri",
+    ])
+      expect(log, value).not.toContain(value);
+  });
 });
