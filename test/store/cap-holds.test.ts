@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
-import { openStore, type Store } from "../../src/store/open.js";
-import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import type { Store } from "../../src/store/open.js";
+import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
+import { freshStore } from "../support/store.js";
 
 /** Daily cap holds on a real store of each kind: judged and written in one transaction. */
 describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   let store: Store;
   let holds: CapHoldRepository;
   const others: Store[] = [];
@@ -15,24 +16,14 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
   const NOW = DAY + 5_000;
 
   beforeAll(async () => {
-    const env = await storeEnv(kind);
-    cleanup = env.cleanup;
-    const open = () =>
-      openStore({
-        databaseUrl: env.env.DATABASE_URL,
-        dataDir: env.env.PAYINTAKE_DATA_DIR ?? "",
-        pgPoolSize: 4,
-      });
-    store = await open();
-    await store.migrate();
+    const fresh = await freshStore(kind);
+    ({ store, close } = fresh);
     holds = createCapHoldRepository(store.db, store.dialect);
     // On PostgreSQL, two more stores play two more instances on the same database.
-    if (kind === "postgres") for (let i = 0; i < 2; i++) others.push(await open());
+    if (kind === "postgres") for (let i = 0; i < 2; i++) others.push(await fresh.open());
   });
   afterAll(async () => {
-    for (const s of others) await s.close();
-    await store?.close();
-    await cleanup?.();
+    await close?.();
   });
 
   const account = (dailyCap: number | null) => insertAccount(store, NOW, dailyCap);

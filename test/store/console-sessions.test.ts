@@ -3,29 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADDRESS_FAILURES, createConsoleService } from "../../src/console/service.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { createRepositories } from "../../src/store/index.js";
-import { openStore, type Store } from "../../src/store/open.js";
+import type { Store } from "../../src/store/open.js";
 import { createOperatorRepository } from "../../src/store/operators.js";
-import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement, pausePoint } from "../support/pause.js";
+import { freshStore } from "../support/store.js";
 
 /** Operator sign-in against a password change running at the same moment, on a real store of each kind. */
 describe.each(STORES)("console sessions and password changes (%s)", (kind: StoreKind) => {
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   let store: Store;
 
   beforeAll(async () => {
-    const env = await storeEnv(kind);
-    cleanup = env.cleanup;
-    store = await openStore({
-      databaseUrl: env.env.DATABASE_URL,
-      dataDir: env.env.PAYINTAKE_DATA_DIR ?? "",
-      pgPoolSize: 4,
-    });
-    await store.migrate();
+    ({ store, close } = await freshStore(kind));
   });
   afterAll(async () => {
-    await store?.close();
-    await cleanup?.();
+    await close?.();
   });
 
   it("a sign-in that checked the old password while it was being changed opens no session", async () => {

@@ -1,37 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLoginThrottle, type LoginThrottle } from "../../src/auth/login-throttle.js";
 import { createLoginWindowRepository } from "../../src/store/login-windows.js";
-import { openStore, type Store } from "../../src/store/open.js";
-import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import type { Store } from "../../src/store/open.js";
+import { STORES, type StoreKind } from "../support/harness.js";
+import { freshStore } from "../support/store.js";
 
 /**
  * The console's per-address sign-in count on a real store of each kind. Two throttles over one
  * database are two instances: on PostgreSQL each has its own connection pool.
  */
 describe.each(STORES)("login throttle in the store (%s)", (kind: StoreKind) => {
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   let store: Store;
   let other: Store;
   const errors: unknown[] = [];
 
   beforeAll(async () => {
-    const env = await storeEnv(kind);
-    cleanup = env.cleanup;
-    const open = () =>
-      openStore({
-        databaseUrl: env.env.DATABASE_URL,
-        dataDir: env.env.PAYINTAKE_DATA_DIR ?? "",
-        pgPoolSize: 4,
-      });
-    store = await open();
-    await store.migrate();
+    const fresh = await freshStore(kind);
+    ({ store, close } = fresh);
     // SQLite allows one process per data directory: there the second "instance" shares the store.
-    other = kind === "postgres" ? await open() : store;
+    other = kind === "postgres" ? await fresh.open() : store;
   });
   afterAll(async () => {
-    if (other !== store) await other?.close();
-    await store?.close();
-    await cleanup?.();
+    await close?.();
   });
 
   const throttle = (limit: number, windowMs: number, on: Store = store): LoginThrottle =>

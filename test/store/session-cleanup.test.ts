@@ -1,30 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
-import { openStore, type Store } from "../../src/store/open.js";
-import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import type { Store } from "../../src/store/open.js";
+import { STORES, type StoreKind } from "../support/harness.js";
 import { insertFirm } from "../support/rows.js";
+import { freshStore } from "../support/store.js";
 
 /** What the server's minute job forgets, on a real store of each kind (src/main/server.ts). */
 describe.each(STORES)("ended sessions are cleaned up (%s)", (kind: StoreKind) => {
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   let store: Store;
   let repos: Repositories;
   const T = 1_800_000_000_000;
 
   beforeAll(async () => {
-    const env = await storeEnv(kind);
-    cleanup = env.cleanup;
-    store = await openStore({
-      databaseUrl: env.env.DATABASE_URL,
-      dataDir: env.env.PAYINTAKE_DATA_DIR ?? "",
-      pgPoolSize: 4,
-    });
-    await store.migrate();
+    ({ store, close } = await freshStore(kind));
     repos = createRepositories(store);
   });
   afterAll(async () => {
-    await store?.close();
-    await cleanup?.();
+    await close?.();
   });
 
   it("a payment page's payer details go once it ended; the row stays, and open pages keep theirs", async () => {
