@@ -17,7 +17,14 @@ import type { SessionRow } from "../store/sessions.js";
 export const SESSION_TTL_MS = 30 * 60_000;
 
 export type PageState =
-  | { status: "open"; expiresAt: number; returnUrl: string | null }
+  | {
+      status: "open";
+      expiresAt: number;
+      returnUrl: string | null;
+      /** The firm's deposit limits, 2-decimal text ("100.00"), when set: the page shows them. */
+      minAmount: string | null;
+      maxAmount: string | null;
+    }
   | {
       status: "assigned";
       bankName: string;
@@ -61,15 +68,25 @@ export function createHostedSessions(deps: HostedDeps) {
   }
 
   /** `firm`: the session's firm when the caller has read it already (it is read here otherwise). */
-  async function stateOf(session: SessionRow, firm?: { active: number }): Promise<PageState> {
+  async function stateOf(
+    session: SessionRow,
+    firm?: { active: number; deposit_min: number | null; deposit_max: number | null },
+  ): Promise<PageState> {
     const returnUrl = session.return_url;
     if (session.status === "open") {
       if (deps.now() >= session.expires_at) return { status: "expired", returnUrl };
       // A deactivated firm takes no more deposits, from its pages either: its open links expire.
-      const active = (firm ?? (await repos.firms.findWithProvider(session.firm_id)))?.active;
-      return active
-        ? { status: "open", expiresAt: session.expires_at, returnUrl }
-        : { status: "expired", returnUrl };
+      const row = firm ?? (await repos.firms.findWithProvider(session.firm_id));
+      if (!row?.active) return { status: "expired", returnUrl };
+      // The limits the deposit will be judged by (intake.ts), so that a payer refused with the
+      // limit text can learn them; read with the same row that says the page is open.
+      return {
+        status: "open",
+        expiresAt: session.expires_at,
+        returnUrl,
+        minAmount: row.deposit_min === null ? null : formatMinor(row.deposit_min),
+        maxAmount: row.deposit_max === null ? null : formatMinor(row.deposit_max),
+      };
     }
     const tx =
       session.transaction_id === null ? undefined : await repos.transactions.get(session.transaction_id);

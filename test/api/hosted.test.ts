@@ -127,6 +127,33 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(ok.json.status).toBe("assigned");
   });
 
+  it("the open state carries the firm's deposit limits, only those set, as 2-decimal numbers", async () => {
+    const tokenOf = async (f: TestFirm) => {
+      const body = depositBody({ redirect: true, amount: undefined });
+      const res = await send(server, f, { path: "/paymentapi/v1/deposits", body });
+      return (res.json.payment_url as string).split("/").pop() as string;
+    };
+    const both = await createFirm(server, { deposit_min: "100.00", deposit_max: "50000.00" });
+    const state = await page("GET", `/api/pay/${await tokenOf(both)}`);
+    expect(state.json).toMatchObject({
+      status: "open",
+      min_amount: 100,
+      max_amount: 50000,
+      return_url: null,
+    });
+    expect(state.text).toContain('"min_amount":100.00,"max_amount":50000.00,');
+    const onlyMax = await createFirm(server, { deposit_max: "99.50" });
+    const maxState = await page("GET", `/api/pay/${await tokenOf(onlyMax)}`);
+    expect(maxState.text).toContain('"max_amount":99.50,');
+    expect(maxState.json).not.toHaveProperty("min_amount");
+    const none = await page("GET", `/api/pay/${await tokenOf(firm)}`);
+    expect(Object.keys(none.json)).toEqual(["status", "expires_at", "return_url"]);
+    // An operator's change is seen by the next poll.
+    await server.admin("PATCH", `/admin/v1/firms/${onlyMax.id}`, { deposit_max: "200.00" });
+    const token = await tokenOf(onlyMax);
+    expect((await page("GET", `/api/pay/${token}`)).text).toContain('"max_amount":200.00,');
+  });
+
   it("a reference the merchant already used for another deposit is refused on the page, never shown as this payer's", async () => {
     const direct = depositBody({ amount: "100.00" });
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);

@@ -31,8 +31,17 @@ const PER_ADDRESS_PER_SECOND = 20;
 
 function view(state: PageState) {
   const return_url = state.returnUrl;
-  if (state.status === "open")
-    return { status: "open", expires_at: new Date(state.expiresAt).toISOString(), return_url };
+  if (state.status === "open") {
+    const open: Record<string, unknown> = {
+      status: "open",
+      expires_at: new Date(state.expiresAt).toISOString(),
+    };
+    // Only when set, as JSON numbers with 2 decimals like `amount`.
+    if (state.minAmount !== null) open.min_amount = new RawJson(state.minAmount);
+    if (state.maxAmount !== null) open.max_amount = new RawJson(state.maxAmount);
+    open.return_url = return_url;
+    return open;
+  }
   if (state.status === "expired")
     return state.outcome
       ? { status: "expired", outcome: state.outcome, return_url }
