@@ -27,7 +27,12 @@ const PAGE_HEADERS = {
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 const PER_TOKEN_PER_SECOND = 10;
-const PER_ADDRESS_PER_SECOND = 20;
+/**
+ * Many payers share one address behind a mobile carrier's NAT, each open page polling every 3 s
+ * (and not at all while hidden): 50/s is some 150 visible pages at once. Guessing tokens stays
+ * hopeless at that rate (192-bit tokens); the per-token limit bounds any one page.
+ */
+const PER_ADDRESS_PER_SECOND = 50;
 
 function view(state: PageState) {
   const return_url = state.returnUrl;
