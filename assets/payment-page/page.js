@@ -29,6 +29,9 @@
         "Ödeme onaylanmadı (talep reddedildi veya süresi doldu). Havale yaptıysanız tekrar göndermeyin; dekontunuzla işyerine başvurun.",
       missingTitle: "Ödeme bağlantısı bulunamadı",
       missingText: "Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
+      loadFailedTitle: "Sayfa yüklenemedi",
+      loadFailedText: "İnternet bağlantınızı kontrol edip tekrar deneyin.",
+      retry: "Tekrar dene",
       back: "Siteye dön",
       badAmount: "Geçerli bir tutar girin, örneğin 1250 veya 1250,50 (binlik ayırıcı kullanmadan).",
       tooMany: "Çok fazla deneme. Lütfen biraz bekleyin.",
@@ -62,6 +65,9 @@
         "The payment was not confirmed (the request was rejected or expired). If you sent a transfer, do not send it again; contact the merchant with your receipt.",
       missingTitle: "Payment link not found",
       missingText: "Check the link or go back to the merchant's site.",
+      loadFailedTitle: "The page could not be loaded",
+      loadFailedText: "Check your internet connection and try again.",
+      retry: "Try again",
       back: "Back to the site",
       badAmount: "Enter a valid amount, for example 1250 or 1250.50 (no thousands separator).",
       tooMany: "Too many attempts. Please wait a moment.",
@@ -104,9 +110,39 @@
       return t("badAmount");
     return t("failed");
   }
-  let lang = localStorage.getItem("payintake.lang") === "en" ? "en" : "tr";
+  // Site data may be blocked: reading localStorage then throws (Chrome, Safari), or it is null (some
+  // Android WebViews). The language is then Turkish and is not remembered.
+  function savedLanguage() {
+    try {
+      return window.localStorage?.getItem("payintake.lang") === "en" ? "en" : "tr";
+    } catch (_e) {
+      return "tr";
+    }
+  }
+  function saveLanguage(value) {
+    try {
+      window.localStorage?.setItem("payintake.lang", value);
+    } catch (_e) {
+      /* blocked: this page view keeps it */
+    }
+  }
+  let lang = savedLanguage();
   let state = null;
   let values = {};
+  const POLL_MS = 3000;
+  /** A check that has not answered by then is given up, so that a hung request never stops polling. */
+  const CHECK_TIMEOUT_MS = 10000;
+  // Answers are applied in the order their requests were started, never in the order they arrive: a
+  // slow check that answered "assigned" after a later one said "expired" showed the account again.
+  // `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
+  // answer to a check started before a submit is ignored (`floor`): the submit's answer is newer.
+  let issued = 0;
+  let applied = 0;
+  let floor = 0;
+  let checking = false;
+  let submitting = false;
+  /** "expired" and "missing" are final on the page: nothing replaces them, no more checks. */
+  let final = false;
   let timer = null;
   const $ = (id) => document.getElementById(id);
 
@@ -123,7 +159,7 @@
     document.title = t("title");
   }
   function show(id) {
-    for (const s of ["loading", "open", "assigned", "expired", "missing"]) $(s).hidden = s !== id;
+    for (const s of ["loading", "failed", "open", "assigned", "expired", "missing"]) $(s).hidden = s !== id;
   }
   function groupIban(iban) {
     return iban
@@ -142,11 +178,16 @@
   }
 
   function render(next) {
+    if (final) return;
     state = next;
     const back = next?.return_url;
     $("return").hidden = !back;
     if (back) $("return-link").href = back;
-    if (!next) return show("missing");
+    if (!next) {
+      final = true;
+      stopPolling();
+      return show("missing");
+    }
     if (next.status === "open") return show("open");
     if (next.status === "assigned") {
       // The amount is copied as it is shown (250,50 in Turkish): a Turkish banking app reads "."
@@ -174,30 +215,64 @@
     $("expired-text").setAttribute("data-i18n", `${ending}Text`);
     setText("expired-title", t(`${ending}Title`));
     setText("expired-text", t(`${ending}Text`));
+    final = true;
     show("expired");
     stopPolling();
   }
 
-  async function load() {
+  /** Applies an answer unless one to a later request was applied already. */
+  function accept(seq, next) {
+    if (seq <= applied || seq < floor) return;
+    applied = seq;
+    render(next);
+  }
+
+  /** One status check at a time; the next is scheduled when this one has answered or given up. */
+  async function check() {
+    if (checking || submitting || final) return;
+    checking = true;
+    stopPolling();
+    const seq = ++issued;
+    const abort = new AbortController();
+    const giveUp = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
     try {
-      const res = await fetch(api, { cache: "no-store", credentials: "omit" });
-      if (res.status === 404) return render(null);
-      if (!res.ok) return;
-      render(await res.json());
+      const res = await fetch(api, { cache: "no-store", credentials: "omit", signal: abort.signal });
+      if (res.status === 404) accept(seq, null);
+      else if (res.ok) accept(seq, await res.json());
+      else notLoaded(seq);
     } catch (_e) {
-      /* offline for a moment: the next poll tries again */
+      notLoaded(seq);
+    } finally {
+      clearTimeout(giveUp);
+      checking = false;
+      schedule();
     }
   }
-  function startPolling() {
-    if (!timer)
-      timer = setInterval(() => {
-        if (state?.status !== "expired") load();
-      }, 3000);
+  /** Offline or a server error: with nothing shown yet, say so and offer a retry (polling goes on). */
+  function notLoaded(seq) {
+    if (state === null && seq > applied && !final) show("failed");
+  }
+  // Polling pauses while the page is hidden (another tab, a locked phone): many payers share one
+  // address behind a carrier's NAT, and its rate limit (docs/hosted-page.md).
+  function schedule() {
+    if (timer || checking || submitting || final || document.hidden) return;
+    timer = setTimeout(() => {
+      timer = null;
+      check();
+    }, POLL_MS);
   }
   function stopPolling() {
-    if (timer) clearInterval(timer);
+    if (timer) clearTimeout(timer);
     timer = null;
   }
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) stopPolling();
+    else check();
+  });
+  $("retry").addEventListener("click", () => {
+    show("loading");
+    check();
+  });
 
   function normalise(text) {
     const v = text.trim().replace(/\s/g, "").replace(",", ".");
@@ -222,6 +297,11 @@
     if (button.disabled) return;
     button.disabled = true;
     button.textContent = t("sending");
+    // No check starts while the submit is out, and one already out is ignored when it answers.
+    submitting = true;
+    stopPolling();
+    const seq = ++issued;
+    floor = seq;
     try {
       const res = await fetch(`${api}/deposit`, {
         method: "POST",
@@ -231,15 +311,17 @@
         body: JSON.stringify({ amount }),
       });
       const body = await res.json().catch(() => ({}));
-      if (res.status === 404) return render(null);
+      if (res.status === 404) return accept(seq, null);
       if (res.status === 429) return error(t("tooMany"));
-      if (res.ok) return render(body);
+      if (res.ok) return accept(seq, body);
       error(rejectionText(res.status, body?.message));
     } catch (_e) {
       error(t("failed"));
     } finally {
       button.disabled = false;
       button.textContent = t("continue");
+      submitting = false;
+      schedule();
     }
   });
 
@@ -267,11 +349,11 @@
   });
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";
-    localStorage.setItem("payintake.lang", lang);
+    saveLanguage(lang);
     applyLanguage();
     if (state) render(state);
   });
 
   applyLanguage();
-  load().then(startPolling);
+  check();
 })();

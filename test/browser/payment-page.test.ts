@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -16,6 +16,17 @@ const SHOTS =
     : null;
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
+/** The page's status check, GET /api/pay/:token (not the submit, /api/pay/:token/deposit). */
+const STATUS = /\/api\/pay\/[^/]+$/;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A promise and the function that resolves it: holds a routed answer until the test lets it go. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
 
 describe("hosted payment page in Chromium", () => {
   let server: TestServer;
@@ -42,8 +53,13 @@ describe("hosted payment page in Chromium", () => {
     return { url: `${server.url}${res.json.payment_url}`, body };
   }
 
-  async function openPage(url: string, viewport = PHONE): Promise<{ page: Page; foreign: string[] }> {
+  async function openPage(
+    url: string,
+    viewport = PHONE,
+    prepare?: (context: BrowserContext) => Promise<void>,
+  ): Promise<{ page: Page; foreign: string[] }> {
     const context = await browser.newContext({ viewport, locale: "tr-TR" });
+    await prepare?.(context);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
     const page = await context.newPage();
     const foreign: string[] = [];
@@ -52,6 +68,12 @@ describe("hosted payment page in Chromium", () => {
     });
     await page.goto(url);
     return { page, foreign };
+  }
+  async function decide(f: TestFirm, reference: unknown, decision: "approve" | "reject") {
+    const q = await send(server, f, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
+    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {
+      actor: "operator:t",
+    });
   }
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -188,6 +210,140 @@ describe("hosted payment page in Chromium", () => {
     const { page } = await openPage(`${server.url}/t/${"A".repeat(32)}`);
     await expect.poll(() => page.locator("#missing").isVisible()).toBe(true);
     expect(await page.locator("#missing h2").textContent()).toBe("Ödeme bağlantısı bulunamadı");
+    await page.context().close();
+  });
+
+  it("a slow status answer never brings the account back once the page closed; one check at a time", async () => {
+    const { url, body } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "120");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    // The next check is held once its answer ("assigned") was read; meanwhile the deposit is
+    // approved, so any check after it answers "expired".
+    const slow = gate();
+    let held = false;
+    let whileHeld = 0;
+    let released = false;
+    await page.route(STATUS, async (route) => {
+      if (held) {
+        if (!released) whileHeld++;
+        return route.continue();
+      }
+      held = true;
+      const answer = await route.fetch();
+      await decide(firm, body.reference, "approve");
+      await slow.wait;
+      await route.fulfill({ response: answer });
+    });
+    await expect.poll(() => held, { timeout: 5_000 }).toBe(true);
+    await sleep(4_500); // longer than the 3 s between checks
+    released = true;
+    slow.open();
+    await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
+    await sleep(1_000);
+    expect(await page.locator("#expired").isVisible()).toBe(true);
+    expect(await page.locator("#assigned").isVisible()).toBe(false);
+    expect(await page.content()).not.toContain("TR33 0006");
+    // No second check was started while the first was out.
+    expect(whileHeld).toBe(0);
+    await page.context().close();
+  });
+
+  it("a check started before the amount was sent cannot turn the account back into the form", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    const slow = gate();
+    let held = false;
+    await page.route(STATUS, async (route) => {
+      if (held) return route.continue();
+      held = true;
+      const answer = await route.fetch(); // "open": read before the amount is sent
+      await slow.wait;
+      await route.fulfill({ response: answer });
+    });
+    await expect.poll(() => held, { timeout: 5_000 }).toBe(true);
+    await page.fill("#amount", "130");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    slow.open();
+    await sleep(700);
+    expect(await page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#open").isVisible()).toBe(false);
+    await page.context().close();
+  });
+
+  for (const blocked of ["throws", "is null"] as const) {
+    it(`with site data blocked (localStorage ${blocked}) the page loads in Turkish and switches language`, async () => {
+      const { url } = await session(firm);
+      const errors: string[] = [];
+      const { page } = await openPage(url, PHONE, (context) =>
+        context.addInitScript((mode) => {
+          Object.defineProperty(window, "localStorage", {
+            configurable: true,
+            get() {
+              if (mode === "throws") throw new DOMException("The operation is insecure.", "SecurityError");
+              return null;
+            },
+          });
+        }, blocked),
+      );
+      page.on("pageerror", (e) => errors.push(e.message));
+      await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+      expect(await page.locator("h1").textContent()).toBe("Havale / EFT ile ödeme");
+      await page.click("#lang");
+      expect(await page.locator("h1").textContent()).toBe("Pay by bank transfer");
+      expect(errors).toEqual([]);
+      await page.context().close();
+    });
+  }
+
+  it("a hidden page does not poll; it checks at once when shown again", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    const setHidden = (hidden: boolean) =>
+      page.evaluate((h) => {
+        Object.defineProperty(document, "hidden", { configurable: true, get: () => h });
+        Object.defineProperty(document, "visibilityState", {
+          configurable: true,
+          get: () => (h ? "hidden" : "visible"),
+        });
+        document.dispatchEvent(new Event("visibilitychange"));
+      }, hidden);
+    await setHidden(true);
+    await sleep(300); // a check already out when the page was hidden
+    let checks = 0;
+    page.on("request", (r) => {
+      if (STATUS.test(r.url())) checks++;
+    });
+    await sleep(6_500);
+    expect(checks).toBe(0);
+    await setHidden(false);
+    await expect.poll(() => checks, { timeout: 1_000 }).toBe(1);
+    await page.context().close();
+  });
+
+  it("an unknown link stops polling; a first load that failed offers a retry", async () => {
+    const missing = await openPage(`${server.url}/t/${"B".repeat(32)}`);
+    await expect.poll(() => missing.page.locator("#missing").isVisible()).toBe(true);
+    let checks = 0;
+    missing.page.on("request", (r) => {
+      if (STATUS.test(r.url())) checks++;
+    });
+    await sleep(3_500);
+    expect(checks).toBe(0);
+    await missing.page.context().close();
+
+    const { url } = await session(firm);
+    const { page } = await openPage(url, PHONE, (context) => context.route(STATUS, (route) => route.abort()));
+    await expect.poll(() => page.locator("#failed").isVisible()).toBe(true);
+    expect(await page.locator("#failed h2").textContent()).toBe("Sayfa yüklenemedi");
+    await page.context().unroute(STATUS);
+    await page.click("#retry");
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.context().close();
   });
 });
