@@ -8,16 +8,22 @@
       title: "Havale / EFT ile ödeme",
       loading: "Yükleniyor…",
       amountLabel: "Yatırmak istediğiniz tutar (TL)",
-      amountHelp: "Örnek: 250 veya 250,50",
+      amountHelp: "Örnek: 250, 250,50 veya 1.250,50",
       continue: "Devam et",
       sending: "Gönderiliyor…",
       transferLead: "Aşağıdaki hesaba tam olarak bu tutarı gönderin:",
+      earlierAmount: "Bu ödeme için daha önce {amount} girilmişti; bu tutarı gönderin.",
       amount: "Tutar",
       bank: "Banka",
       holder: "Alıcı adı",
       copy: "Kopyala",
+      copyAmount: "Tutarı kopyala",
+      copyBank: "Banka adını kopyala",
+      copyHolder: "Alıcı adını kopyala",
+      copyIban: "IBAN'ı kopyala",
       copied: "Kopyalandı",
-      copyFailed: "Kopyalanamadı. Metni seçip elle kopyalayın.",
+      copyFailed: "Otomatik kopyalanamadı. Değer aşağıda seçildi; elle kopyalayın.",
+      copyValue: "Kopyalanacak değer",
       waiting: "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
       expiredTitle: "Bu ödeme sayfası kapandı",
       expiredText:
@@ -33,27 +39,38 @@
       loadFailedText: "İnternet bağlantınızı kontrol edip tekrar deneyin.",
       retry: "Tekrar dene",
       back: "Siteye dön",
-      badAmount: "Geçerli bir tutar girin, örneğin 1250 veya 1250,50 (binlik ayırıcı kullanmadan).",
+      badAmount: "Geçerli bir tutar girin, örneğin 1250, 1250,50 veya 1.250,50.",
+      limitsBoth: "En az {min}, en çok {max}.",
+      limitsMin: "En az {min}.",
+      limitsMax: "En çok {max}.",
+      outOfLimits: "Yatırım tutarı limit dışında.",
       tooMany: "Çok fazla deneme. Lütfen biraz bekleyin.",
       failed: "Bir sorun oluştu. Lütfen tekrar deneyin.",
       other: "EN",
       otherLabel: "English",
+      otherLang: "en",
       lang: "tr",
     },
     en: {
       title: "Pay by bank transfer",
       loading: "Loading…",
-      amountLabel: "Amount to deposit (TRY)",
-      amountHelp: "For example: 250 or 250.50",
+      amountLabel: "Amount to deposit (TL)",
+      amountHelp: "For example: 250, 250,50 or 1.250,50 (250.50 works too)",
       continue: "Continue",
       sending: "Sending…",
       transferLead: "Send exactly this amount to the account below:",
+      earlierAmount: "An amount of {amount} was entered for this payment earlier; send this amount.",
       amount: "Amount",
       bank: "Bank",
       holder: "Recipient",
       copy: "Copy",
+      copyAmount: "Copy the amount",
+      copyBank: "Copy the bank name",
+      copyHolder: "Copy the recipient's name",
+      copyIban: "Copy the IBAN",
       copied: "Copied",
-      copyFailed: "Could not copy. Select the text and copy it by hand.",
+      copyFailed: "Could not copy automatically. The value is selected below; copy it by hand.",
+      copyValue: "Value to copy",
       waiting: "This page updates by itself once your payment is confirmed.",
       expiredTitle: "This payment page is closed",
       expiredText:
@@ -69,11 +86,16 @@
       loadFailedText: "Check your internet connection and try again.",
       retry: "Try again",
       back: "Back to the site",
-      badAmount: "Enter a valid amount, for example 1250 or 1250.50 (no thousands separator).",
+      badAmount: "Enter a valid amount, for example 1250, 1250,50 or 1.250,50.",
+      limitsBoth: "At least {min}, at most {max}.",
+      limitsMin: "At least {min}.",
+      limitsMax: "At most {max}.",
+      outOfLimits: "This amount is outside the allowed limits.",
       tooMany: "Too many attempts. Please wait a moment.",
       failed: "Something went wrong. Please try again.",
       other: "TR",
       otherLabel: "Türkçe",
+      otherLang: "tr",
       lang: "en",
     },
   };
@@ -102,8 +124,11 @@
     "Yatırım tutarı limit dışında":
       "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
   };
+  const LIMIT_REJECTION = "Yatırım tutarı limit dışında";
   /** The page's text for an answer's message: a known rejection, a validation message, else "failed". */
   function rejectionText(status, message) {
+    // The limits, when the page knows them, say more than "ask the merchant".
+    if (message === LIMIT_REJECTION && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
     const known = (lang === "en" ? REJECTIONS_EN : REJECTIONS_TR)[message];
     if (known) return known;
     if (status === 400 && typeof message === "string" && message.startsWith("Validation failed: Amount"))
@@ -128,7 +153,14 @@
   }
   let lang = savedLanguage();
   let state = null;
+  /** What each copy button copies (the amount always with a decimal comma, the IBAN without spaces). */
   let values = {};
+  /** The amount error and the copy status are kept as functions of the language, not as text. */
+  let errorText = null;
+  let copyStatus = null;
+  let copyStatusTimer = null;
+  /** The amount on the account screen differs from the one just typed: its number, else null. */
+  let earlier = null;
   const POLL_MS = 3000;
   /** A check that has not answered by then is given up, so that a hung request never stops polling. */
   const CHECK_TIMEOUT_MS = 10000;
@@ -145,21 +177,45 @@
   let final = false;
   let timer = null;
   const $ = (id) => document.getElementById(id);
+  const SCREENS = ["loading", "failed", "open", "assigned", "expired", "missing"];
+  /** What gets focus when a screen replaces another, so that screen readers announce it. */
+  const FOCUS = {
+    failed: "failed-title",
+    open: "amount-label",
+    assigned: "assigned-lead",
+    expired: "expired-title",
+    missing: "missing-title",
+  };
+  let screen = "loading";
 
   function t(key) {
     return T[lang][key] || key;
   }
+  const fill = (key, params) => t(key).replace(/\{(\w+)\}/g, (_m, name) => params[name]);
+
   function applyLanguage() {
     document.documentElement.lang = lang;
     document.querySelectorAll("[data-i18n]").forEach((el) => {
       el.textContent = t(el.getAttribute("data-i18n"));
     });
+    document.querySelectorAll("[data-i18n-label]").forEach((el) => {
+      el.setAttribute("aria-label", t(el.getAttribute("data-i18n-label")));
+    });
     $("lang").textContent = t("other");
     $("lang").setAttribute("aria-label", t("otherLabel"));
+    // The button names the other language, in that language.
+    $("lang").setAttribute("lang", t("otherLang"));
     document.title = t("title");
+    paint();
   }
   function show(id) {
-    for (const s of ["loading", "failed", "open", "assigned", "expired", "missing"]) $(s).hidden = s !== id;
+    for (const s of SCREENS) $(s).hidden = s !== id;
+    // Focus follows a change of screen (not the first one after loading: nothing had focus yet).
+    if (id !== screen && screen !== "loading" && FOCUS[id]) {
+      const target = id === "assigned" && earlier !== null ? "earlier-amount" : FOCUS[id];
+      $(target).focus();
+    }
+    screen = id;
   }
   function groupIban(iban) {
     return iban
@@ -167,14 +223,50 @@
       .replace(/(.{4})/g, "$1 ")
       .trim();
   }
-  /** The answer's amount is a JSON number (250.00 arrives as 250): shown with its 2 decimals. */
-  function localAmount(amount) {
-    const text = Number(amount).toFixed(2);
-    return lang === "tr" ? text.replace(".", ",") : text;
+  /**
+   * Amounts arrive as JSON numbers (250.00 as 250). Copied with a decimal comma and nothing else
+   * ("1500,50"), in either language: a Turkish banking app reads "." as a thousands separator.
+   */
+  const copyAmount = (amount) => Number(amount).toFixed(2).replace(".", ",");
+  /** Shown as Turkish money in either language, grouped by thousands: "1.500,50 TL". */
+  function shownAmount(amount) {
+    const [whole, cents] = Number(amount).toFixed(2).split(".");
+    return `${whole.replace(/\B(?=(\d{3})+$)/g, ".")},${cents} TL`;
+  }
+  /** The firm's limits from the open state, as a sentence; "" when it has none. */
+  function limitsText() {
+    const min = state?.min_amount;
+    const max = state?.max_amount;
+    if (typeof min === "number" && typeof max === "number")
+      return fill("limitsBoth", { min: shownAmount(min), max: shownAmount(max) });
+    if (typeof min === "number") return fill("limitsMin", { min: shownAmount(min) });
+    if (typeof max === "number") return fill("limitsMax", { max: shownAmount(max) });
+    return "";
   }
 
   function setText(id, text) {
     if ($(id).textContent !== text) $(id).textContent = text;
+  }
+
+  /** Writes every text that depends on the state and the language (on each answer, on a switch). */
+  function paint() {
+    const limits = limitsText();
+    setText("amount-help", limits ? `${t("amountHelp")}. ${limits}` : t("amountHelp"));
+    setText("submit", t(submitting ? "sending" : "continue"));
+    if (errorText) setText("amount-error", errorText());
+    if (copyStatus) setText("copied", t(copyStatus));
+    $("earlier-amount").hidden = earlier === null;
+    setText(
+      "earlier-amount",
+      earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }),
+    );
+    if (state?.status === "assigned") {
+      // Written only when they change: every poll rewriting them made screen readers read them again.
+      setText("v-amount", shownAmount(state.amount));
+      setText("v-bank", state.bank_name);
+      setText("v-holder", state.holder_name);
+      setText("v-iban", groupIban(state.iban));
+    }
   }
 
   function render(next) {
@@ -188,25 +280,24 @@
       stopPolling();
       return show("missing");
     }
-    if (next.status === "open") return show("open");
+    if (next.status === "open") {
+      paint();
+      return show("open");
+    }
     if (next.status === "assigned") {
-      // The amount is copied as it is shown (250,50 in Turkish): a Turkish banking app reads "."
-      // as a thousands separator.
       values = {
-        amount: localAmount(next.amount),
+        amount: copyAmount(next.amount),
         bank: next.bank_name,
         holder: next.holder_name,
-        iban: next.iban,
+        iban: next.iban.replace(/\s+/g, ""),
       };
-      // Written only when they change: every poll rewriting them made screen readers read them again.
-      setText("v-amount", `${localAmount(next.amount)} TL`);
-      setText("v-bank", next.bank_name);
-      setText("v-holder", next.holder_name);
-      setText("v-iban", groupIban(next.iban));
+      paint();
       show("assigned");
       return;
     }
     values = {};
+    earlier = null;
+    hideManualCopy();
     for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) setText(id, "");
     // How it ended, when the deposit was decided; else the neutral closed screen.
     const ending =
@@ -274,31 +365,49 @@
     check();
   });
 
+  /**
+   * The typed amount as the API's decimal text ("1500.50"), or null. Accepted: digits with a decimal
+   * comma or point and at most two decimals ("1500", "1500,5", "1500.50"), and Turkish grouping with
+   * a decimal comma ("1.500,50": dots between groups of exactly three digits, the comma last).
+   * Refused as ambiguous: "1.500" and "12,345" (a thousands separator or three decimals?).
+   */
   function normalise(text) {
-    const v = text.trim().replace(/\s/g, "").replace(",", ".");
-    return /^\d{1,9}(\.\d{1,2})?$/.test(v) && Number(v) > 0 ? v : null;
+    const v = text.replace(/\s/g, "");
+    let plain = null;
+    if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(v)) plain = v.replace(/\./g, "").replace(",", ".");
+    else if (/^\d+([.,]\d{1,2})?$/.test(v)) plain = v.replace(",", ".");
+    return plain && /^\d{1,9}(\.\d{1,2})?$/.test(plain) && Number(plain) > 0 ? plain : null;
   }
-  function error(message) {
-    $("amount-error").textContent = message;
-    $("amount-error").hidden = !message;
-    $("amount").setAttribute("aria-invalid", message ? "true" : "false");
+  /**
+   * Shows an error (a function of the language, or null to clear it). The text is emptied first and
+   * written a moment later, so that a screen reader announces the alert again for the same error.
+   */
+  function error(text) {
+    errorText = text;
+    $("amount-error").textContent = "";
+    $("amount-error").hidden = !text;
+    $("amount").setAttribute("aria-invalid", text ? "true" : "false");
+    if (text)
+      setTimeout(() => {
+        if (errorText === text) setText("amount-error", text());
+      }, 100);
   }
 
   $("amount-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const amount = normalise($("amount").value);
     if (!amount) {
-      error(t("badAmount"));
+      error(() => t("badAmount"));
       $("amount").focus();
       return;
     }
-    error("");
+    error(null);
     const button = $("submit");
     if (button.disabled) return;
     button.disabled = true;
-    button.textContent = t("sending");
     // No check starts while the submit is out, and one already out is ignored when it answers.
     submitting = true;
+    setText("submit", t("sending"));
     stopPolling();
     const seq = ++issued;
     floor = seq;
@@ -312,46 +421,67 @@
       });
       const body = await res.json().catch(() => ({}));
       if (res.status === 404) return accept(seq, null);
-      if (res.status === 429) return error(t("tooMany"));
-      if (res.ok) return accept(seq, body);
-      error(rejectionText(res.status, body?.message));
+      if (res.status === 429) return error(() => t("tooMany"));
+      if (res.ok) {
+        // An amount sent before (another tab, or a submit whose answer was lost) is the one to pay.
+        earlier =
+          body?.status === "assigned" &&
+          Math.round(Number(body.amount) * 100) !== Math.round(Number(amount) * 100)
+            ? body.amount
+            : null;
+        return accept(seq, body);
+      }
+      error(() => rejectionText(res.status, body?.message));
     } catch (_e) {
-      error(t("failed"));
+      error(() => t("failed"));
     } finally {
       button.disabled = false;
-      button.textContent = t("continue");
       submitting = false;
+      setText("submit", t("continue"));
       schedule();
     }
   });
 
-  document.addEventListener("click", async (event) => {
-    const key = event.target?.getAttribute?.("data-copy");
-    if (!key || !values[key]) return;
-    let copied = false;
-    try {
-      await navigator.clipboard.writeText(values[key]);
-      copied = true;
-    } catch (_e) {
-      // No clipboard here (an in-app browser, a page not on https): the value is selected instead,
-      // and the payer is told, so nothing older on the clipboard gets pasted by mistake.
-      const shown = $(`v-${key}`);
-      if (shown) window.getSelection()?.selectAllChildren(shown);
-    }
-    $("copied").textContent = t(copied ? "copied" : "copyFailed");
+  function hideManualCopy() {
+    $("manual").hidden = true;
+    $("manual-value").value = "";
+  }
+  function setCopyStatus(key) {
+    copyStatus = key;
+    $("copied").textContent = t(key);
     $("copied").hidden = false;
-    setTimeout(
+    clearTimeout(copyStatusTimer);
+    copyStatusTimer = setTimeout(
       () => {
+        copyStatus = null;
         $("copied").hidden = true;
       },
-      copied ? 2000 : 6000,
+      key === "copied" ? 2000 : 8000,
     );
+  }
+  document.addEventListener("click", async (event) => {
+    const key = event.target?.closest?.("[data-copy]")?.getAttribute("data-copy");
+    if (!key || !values[key]) return;
+    const value = values[key];
+    try {
+      await navigator.clipboard.writeText(value);
+      hideManualCopy();
+      setCopyStatus("copied");
+    } catch (_e) {
+      // No clipboard here (an in-app browser, a page not on https): exactly the value the button
+      // copies is put in a read-only field and selected, and the payer is told to copy it by hand,
+      // so nothing older on the clipboard gets pasted by mistake.
+      $("manual").hidden = false;
+      $("manual-value").value = value;
+      $("manual-value").focus();
+      $("manual-value").select();
+      setCopyStatus("copyFailed");
+    }
   });
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";
     saveLanguage(lang);
     applyLanguage();
-    if (state) render(state);
   });
 
   applyLanguage();

@@ -89,17 +89,22 @@ describe("hosted payment page in Chromium", () => {
 
     await page.fill("#amount", "12,345");
     await page.click("#submit");
-    expect(await page.locator("#amount-error").textContent()).toBe(
-      "Geçerli bir tutar girin, örneğin 1250 veya 1250,50 (binlik ayırıcı kullanmadan).",
-    );
-    // A thousands separator is refused, never read as a decimal point.
-    await page.fill("#amount", "1.250,00");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Geçerli bir tutar girin, örneğin 1250, 1250,50 veya 1.250,50.");
+    // An ambiguous thousands separator is refused, never read as a decimal point.
+    await page.fill("#amount", "1.250");
     await page.click("#submit");
-    expect(await page.locator("#amount-error").isVisible()).toBe(true);
+    await expect.poll(() => page.locator("#amount-error").isVisible()).toBe(true);
 
     await page.fill("#amount", "250,50");
     await page.click("#submit");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    // Focus moves to the new screen's lead, so that a screen reader announces it.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("assigned-lead");
+    expect(await page.locator("#earlier-amount").isVisible()).toBe(false);
+    expect(await page.locator('[data-copy="iban"]').getAttribute("aria-label")).toBe("IBAN'ı kopyala");
+    expect(await page.locator('[data-copy="amount"]').getAttribute("aria-label")).toBe("Tutarı kopyala");
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
     expect(await page.locator("#v-amount").textContent()).toBe("250,50 TL");
     expect(await page.locator("#v-bank").textContent()).toBe("Ziraat Bankası");
@@ -121,6 +126,7 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.content()).not.toContain("TR33 0006");
     // The payer is told the payment was confirmed, and not to pay again.
     expect(await page.locator("#expired h2").textContent()).toBe("Ödemeniz onaylandı");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("expired-title");
     expect(await page.locator("#expired p").textContent()).toContain("tekrar ödeme yapmayın");
     // The language switch keeps the ending.
     await page.click("#lang");
@@ -142,7 +148,7 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
-      .toBe("Yatırım tutarı limit dışında. Başka bir tutar deneyin veya limitleri işyerine sorun.");
+      .toBe("Yatırım tutarı limit dışında. En çok 100,00 TL.");
     await page.fill("#amount", "99.90");
     await page.click("#submit");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
@@ -163,30 +169,44 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
-      .toBe(
-        "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
-      );
+      .toBe("This amount is outside the allowed limits. At most 100,00 TL.");
     await shot(page, "phone-4-english");
     await page.click("#lang");
     expect(await page.locator("h1").textContent()).toBe("Havale / EFT ile ödeme");
     await page.context().close();
   });
 
-  it("without a clipboard, Kopyala selects the value and says so; a server error reads in Turkish", async () => {
+  it("without a clipboard, Kopyala selects exactly the value it would copy and says so; a server error reads in Turkish", async () => {
     const { url } = await session(firm);
     const { page } = await openPage(url);
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
-    await page.fill("#amount", "75");
+    await page.fill("#amount", "1234.5");
     await page.click("#submit");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#v-amount").textContent()).toBe("1.234,50 TL");
     await page.evaluate(() => {
       Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
     });
+    /** The selected text, in the focused field or in the document. */
+    const selected = () =>
+      page.evaluate(() => {
+        const el = document.activeElement;
+        return el instanceof HTMLInputElement
+          ? el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0)
+          : String(window.getSelection());
+      });
     await page.locator('[data-copy="iban"]').click();
     await expect
       .poll(() => page.locator("#copied").textContent())
-      .toBe("Kopyalanamadı. Metni seçip elle kopyalayın.");
-    expect(await page.evaluate(() => String(window.getSelection()))).toBe("TR33 0006 1005 1978 6457 8413 26");
+      .toBe("Otomatik kopyalanamadı. Değer aşağıda seçildi; elle kopyalayın.");
+    expect(await selected()).toBe("TR330006100519786457841326");
+    await page.locator('[data-copy="amount"]').click();
+    await expect.poll(selected).toBe("1234,50");
+    // The status follows a language switch.
+    await page.click("#lang");
+    expect(await page.locator("#copied").textContent()).toBe(
+      "Could not copy automatically. The value is selected below; copy it by hand.",
+    );
     await page.context().close();
 
     const second = await openPage((await session(firm)).url);
@@ -344,6 +364,134 @@ describe("hosted payment page in Chromium", () => {
     await page.context().unroute(STATUS);
     await page.click("#retry");
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.context().close();
+  });
+
+  it("in English the amount is still copied with a decimal comma; '1.500,50' is read as 1500.50 and shown grouped", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    expect(await page.locator("#lang").getAttribute("lang")).toBe("en");
+    await page.click("#lang");
+    expect(await page.locator("#lang").getAttribute("lang")).toBe("tr");
+    // One currency name and one number format on the English page as on the Turkish one.
+    expect(await page.locator("label[for=amount]").textContent()).toBe("Amount to deposit (TL)");
+    expect(await page.locator("#amount").getAttribute("placeholder")).toBe("0,00");
+    await page.fill("#amount", "1.500,50");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#v-amount").textContent()).toBe("1.500,50 TL");
+    expect(await page.locator('[data-copy="amount"]').getAttribute("aria-label")).toBe("Copy the amount");
+    await page.locator('[data-copy="amount"]').click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("1500,50");
+    await page.context().close();
+  });
+
+  it("an account amount other than the one typed is pointed out, in both languages", async () => {
+    const { url } = await session(firm);
+    const token = url.split("/").pop();
+    // An earlier submission in another tab.
+    const other = await fetch(`${server.url}/api/pay/${token}/deposit`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount: "350.00" }),
+    });
+    expect(other.status).toBe(200);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    // Opened on the account: no note, nothing typed.
+    expect(await page.locator("#earlier-amount").isVisible()).toBe(false);
+    await page.context().close();
+
+    const second = await session(firm);
+    const { page: p2 } = await openPage(second.url);
+    await expect.poll(() => p2.locator("#open").isVisible()).toBe(true);
+    // The page does not learn of it by a check before the payer sends an amount.
+    await p2.route(STATUS, (route) => route.abort());
+    await fetch(`${server.url}/api/pay/${second.url.split("/").pop()}/deposit`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount: "350.00" }),
+    });
+    await p2.fill("#amount", "500");
+    await p2.click("#submit");
+    await expect.poll(() => p2.locator("#assigned").isVisible()).toBe(true);
+    expect(await p2.locator("#earlier-amount").textContent()).toBe(
+      "Bu ödeme için daha önce 350,00 TL girilmişti; bu tutarı gönderin.",
+    );
+    expect(await p2.evaluate(() => document.activeElement?.id)).toBe("earlier-amount");
+    expect(await p2.locator("#v-amount").textContent()).toBe("350,00 TL");
+    await p2.click("#lang");
+    expect(await p2.locator("#earlier-amount").textContent()).toBe(
+      "An amount of 350,00 TL was entered for this payment earlier; send this amount.",
+    );
+    await p2.context().close();
+  });
+
+  it("shows the firm's limits in the help and in the limit error", async () => {
+    const limited = await createFirm(server, { deposit_min: "100.00", deposit_max: "50000.00" });
+    const { url } = await session(limited);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    expect(await page.locator("#amount-help").textContent()).toBe(
+      "Örnek: 250, 250,50 veya 1.250,50. En az 100,00 TL, en çok 50.000,00 TL.",
+    );
+    await page.fill("#amount", "50");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 50.000,00 TL.");
+    await page.click("#lang");
+    expect(await page.locator("#amount-error").textContent()).toBe(
+      "This amount is outside the allowed limits. At least 100,00 TL, at most 50.000,00 TL.",
+    );
+    expect(await page.locator("#amount-help").textContent()).toContain(
+      "At least 100,00 TL, at most 50.000,00 TL.",
+    );
+    await page.context().close();
+  });
+
+  it("a language switch keeps 'sending' and translates the error; the same error twice is announced again", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "12,345");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#amount-error").textContent()).toContain("Geçerli bir tutar girin");
+    await page.click("#lang");
+    expect(await page.locator("#amount-error").textContent()).toBe(
+      "Enter a valid amount, for example 1250, 1250,50 or 1.250,50.",
+    );
+    // The alert is emptied and written again, so a screen reader reads the same error a second time.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      const el = document.getElementById("amount-error") as HTMLElement;
+      new MutationObserver(() => seen.push(el.textContent ?? "")).observe(el, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    });
+    await page.click("#submit");
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { seen: string[] }).seen))
+      .toEqual(["", "Enter a valid amount, for example 1250, 1250,50 or 1.250,50."]);
+
+    const sent = gate();
+    await page.route("**/deposit", async (route) => {
+      await sent.wait;
+      await route.continue();
+    });
+    await page.fill("#amount", "80");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#submit").textContent()).toBe("Sending…");
+    await page.click("#lang");
+    expect(await page.locator("#submit").textContent()).toBe("Gönderiliyor…");
+    expect(await page.locator("#submit").isDisabled()).toBe(true);
+    sent.open();
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#submit").textContent()).toBe("Devam et");
     await page.context().close();
   });
 });
