@@ -56,7 +56,7 @@ describe("hosted payment page in Chromium", () => {
   async function openPage(
     url: string,
     viewport = PHONE,
-    prepare?: (context: BrowserContext) => Promise<void>,
+    prepare?: (context: BrowserContext) => Promise<unknown>,
   ): Promise<{ page: Page; foreign: string[] }> {
     const context = await browser.newContext({ viewport, locale: "tr-TR" });
     await prepare?.(context);
