@@ -1,489 +1,364 @@
 // The hosted payment page: no framework, no third-party requests. It talks to the two
 // page-internal endpoints with the token from its own URL (docs/hosted-page.md).
-(() => {
-  const token = location.pathname.split("/").filter(Boolean).pop() || "";
-  const api = `/api/pay/${encodeURIComponent(token)}`;
-  const T = {
-    tr: {
-      title: "Havale / EFT ile ödeme",
-      loading: "Yükleniyor…",
-      amountLabel: "Yatırmak istediğiniz tutar (TL)",
-      amountHelp: "Örnek: 250, 250,50 veya 1.250,50",
-      continue: "Devam et",
-      sending: "Gönderiliyor…",
-      transferLead: "Aşağıdaki hesaba tam olarak bu tutarı gönderin:",
-      earlierAmount: "Bu ödeme için daha önce {amount} girilmişti; bu tutarı gönderin.",
-      amount: "Tutar",
-      bank: "Banka",
-      holder: "Alıcı adı",
-      copy: "Kopyala",
-      copyAmount: "Tutarı kopyala",
-      copyBank: "Banka adını kopyala",
-      copyHolder: "Alıcı adını kopyala",
-      copyIban: "IBAN'ı kopyala",
-      copied: "Kopyalandı",
-      copyFailed: "Otomatik kopyalanamadı. Değer aşağıda seçildi; elle kopyalayın.",
-      copyValue: "Kopyalanacak değer",
-      waiting: "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
-      expiredTitle: "Bu ödeme sayfası kapandı",
-      expiredText:
-        "Hesap bilgisi artık gösterilmez. Ödemeyi yaptıysanız tekrar göndermeyin: sonucu işyeri size bildirir. Yeni bir ödeme için işyerinin sitesine dönün.",
-      approvedTitle: "Ödemeniz onaylandı",
-      approvedText: "İşyeri ödemenizi aldı. Bu sayfayı kapatabilirsiniz; tekrar ödeme yapmayın.",
-      rejectedTitle: "Bu ödeme talebi kapandı",
-      rejectedText:
-        "Ödeme onaylanmadı (talep reddedildi veya süresi doldu). Havale yaptıysanız tekrar göndermeyin; dekontunuzla işyerine başvurun.",
-      missingTitle: "Ödeme bağlantısı bulunamadı",
-      missingText: "Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
-      loadFailedTitle: "Sayfa yüklenemedi",
-      loadFailedText: "İnternet bağlantınızı kontrol edip tekrar deneyin.",
-      retry: "Tekrar dene",
-      back: "Siteye dön",
-      badAmount: "Geçerli bir tutar girin, örneğin 1250, 1250,50 veya 1.250,50.",
-      limitsBoth: "En az {min}, en çok {max}.",
-      limitsMin: "En az {min}.",
-      limitsMax: "En çok {max}.",
-      outOfLimits: "Yatırım tutarı limit dışında.",
-      tooMany: "Çok fazla deneme. Lütfen biraz bekleyin.",
-      failed: "Bir sorun oluştu. Lütfen tekrar deneyin.",
-      other: "EN",
-      otherLabel: "English",
-      otherLang: "en",
-      lang: "tr",
-    },
-    en: {
-      title: "Pay by bank transfer",
-      loading: "Loading…",
-      amountLabel: "Amount to deposit (TL)",
-      amountHelp: "For example: 250, 250,50 or 1.250,50 (250.50 works too)",
-      continue: "Continue",
-      sending: "Sending…",
-      transferLead: "Send exactly this amount to the account below:",
-      earlierAmount: "An amount of {amount} was entered for this payment earlier; send this amount.",
-      amount: "Amount",
-      bank: "Bank",
-      holder: "Recipient",
-      copy: "Copy",
-      copyAmount: "Copy the amount",
-      copyBank: "Copy the bank name",
-      copyHolder: "Copy the recipient's name",
-      copyIban: "Copy the IBAN",
-      copied: "Copied",
-      copyFailed: "Could not copy automatically. The value is selected below; copy it by hand.",
-      copyValue: "Value to copy",
-      waiting: "This page updates by itself once your payment is confirmed.",
-      expiredTitle: "This payment page is closed",
-      expiredText:
-        "No account details are shown here any more. If you have paid, do not pay again: the merchant will tell you the result. Go back to the merchant's site for a new payment.",
-      approvedTitle: "Your payment is confirmed",
-      approvedText: "The merchant has received your payment. You can close this page; do not pay again.",
-      rejectedTitle: "This payment request is closed",
-      rejectedText:
-        "The payment was not confirmed (the request was rejected or expired). If you sent a transfer, do not send it again; contact the merchant with your receipt.",
-      missingTitle: "Payment link not found",
-      missingText: "Check the link or go back to the merchant's site.",
-      loadFailedTitle: "The page could not be loaded",
-      loadFailedText: "Check your internet connection and try again.",
-      retry: "Try again",
-      back: "Back to the site",
-      badAmount: "Enter a valid amount, for example 1250, 1250,50 or 1.250,50.",
-      limitsBoth: "At least {min}, at most {max}.",
-      limitsMin: "At least {min}.",
-      limitsMax: "At most {max}.",
-      outOfLimits: "This amount is outside the allowed limits.",
-      tooMany: "Too many attempts. Please wait a moment.",
-      failed: "Something went wrong. Please try again.",
-      other: "TR",
-      otherLabel: "Türkçe",
-      otherLang: "tr",
-      lang: "en",
-    },
-  };
-  // The contract's rejection texts are what the page API answers, some without Turkish letters;
-  // payers read them with proper spelling and what to do next. Anything else the server says (a
-  // 500's English text, say) is shown as the page's own "something went wrong".
-  const REJECTIONS_TR = {
-    "Halihazirda bekleyen talebiniz var":
-      "Bekleyen bir ödeme talebiniz var. Önce onu tamamlayın veya işyerine başvurun.",
-    "Bu islem numarasi zaten kullanilmis": "Bu ödeme zaten gönderilmiş. İşyerinin sitesine dönün.",
-    "Bu tutar icin uygun hesap yok": "Bu tutar için şu anda uygun hesap yok. Başka bir tutar deneyin.",
-    "Ödeme kanalı talebi kabul etmedi": "Ödeme kanalı bu talebi kabul etmedi. Başka bir tutar deneyin.",
-    "Yatırım şu anda kapalı": "Yatırım şu anda kapalı. Daha sonra tekrar deneyin.",
-    "Kullanıcı yasaklı": "Bu kullanıcı ödeme yapamaz. İşyerine başvurun.",
-    "Yatırım tutarı limit dışında":
-      "Yatırım tutarı limit dışında. Başka bir tutar deneyin veya limitleri işyerine sorun.",
-  };
-  const REJECTIONS_EN = {
-    "Halihazirda bekleyen talebiniz var": "You already have a pending deposit.",
-    "Bu islem numarasi zaten kullanilmis": "This payment was already submitted.",
-    "Bu tutar icin uygun hesap yok": "No account is available for this amount. Try another amount.",
-    "Ödeme kanalı talebi kabul etmedi":
-      "The payment channel did not accept this request. Try another amount.",
-    "Yatırım şu anda kapalı": "Deposits are closed at the moment.",
-    "Kullanıcı yasaklı": "This user may not deposit.",
-    "Yatırım tutarı limit dışında":
-      "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
-  };
-  const LIMIT_REJECTION = "Yatırım tutarı limit dışında";
-  /** The page's text for an answer's message: a known rejection, a validation message, else "failed". */
-  function rejectionText(status, message) {
-    // The limits, when the page knows them, say more than "ask the merchant".
-    if (message === LIMIT_REJECTION && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
-    const known = (lang === "en" ? REJECTIONS_EN : REJECTIONS_TR)[message];
-    if (known) return known;
-    if (status === 400 && typeof message === "string" && message.startsWith("Validation failed: Amount"))
-      return t("badAmount");
-    return t("failed");
-  }
-  // Site data may be blocked: reading localStorage then throws (Chrome, Safari), or it is null (some
-  // Android WebViews). The language is then Turkish and is not remembered.
-  function savedLanguage() {
-    try {
-      return window.localStorage?.getItem("payintake.lang") === "en" ? "en" : "tr";
-    } catch (_e) {
-      return "tr";
-    }
-  }
-  function saveLanguage(value) {
-    try {
-      window.localStorage?.setItem("payintake.lang", value);
-    } catch (_e) {
-      /* blocked: this page view keeps it */
-    }
-  }
-  let lang = savedLanguage();
-  let state = null;
-  /** What each copy button copies (the amount always with a decimal comma, the IBAN without spaces). */
-  let values = {};
-  /** The amount error and the copy status are kept as functions of the language, not as text. */
-  let errorText = null;
-  let copyStatus = null;
-  let copyStatusTimer = null;
-  /** The amount on the account screen differs from the one just typed: its number, else null. */
-  let earlier = null;
-  const POLL_MS = 3000;
-  /** A check that has not answered by then is given up, so that a hung request never stops polling. */
-  const CHECK_TIMEOUT_MS = 10000;
-  // Answers are applied in the order their requests were started, never in the order they arrive: a
-  // slow check that answered "assigned" after a later one said "expired" showed the account again.
-  // `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
-  // answer to a check started before a submit is ignored (`floor`): the submit's answer is newer.
-  let issued = 0;
-  let applied = 0;
-  let floor = 0;
-  let checking = false;
-  let submitting = false;
-  /** "expired" and "missing" are final on the page: nothing replaces them, no more checks. */
-  let final = false;
-  let timer = null;
-  const $ = (id) => document.getElementById(id);
-  const SCREENS = ["loading", "failed", "open", "assigned", "expired", "missing"];
-  /** What gets focus when a screen replaces another, so that screen readers announce it. */
-  const FOCUS = {
-    failed: "failed-title",
-    open: "amount-label",
-    assigned: "assigned-lead",
-    expired: "expired-title",
-    missing: "missing-title",
-  };
-  let screen = "loading";
+import { LIMIT_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
 
-  function t(key) {
-    return T[lang][key] || key;
+const token = location.pathname.split("/").filter(Boolean).pop() || "";
+const api = `/api/pay/${encodeURIComponent(token)}`;
+/** The page's text for an answer's message: a known rejection, a validation message, else "failed". */
+function rejectionText(status, message) {
+  // The limits, when the page knows them, say more than "ask the merchant".
+  if (message === LIMIT_REJECTION && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
+  const known = (lang === "en" ? REJECTIONS_EN : REJECTIONS_TR)[message];
+  if (known) return known;
+  if (status === 400 && typeof message === "string" && message.startsWith("Validation failed: Amount"))
+    return t("badAmount");
+  return t("failed");
+}
+// Site data may be blocked: reading localStorage then throws (Chrome, Safari), or it is null (some
+// Android WebViews). The language is then Turkish and is not remembered.
+function savedLanguage() {
+  try {
+    return window.localStorage?.getItem("payintake.lang") === "en" ? "en" : "tr";
+  } catch (_e) {
+    return "tr";
   }
-  const fill = (key, params) => t(key).replace(/\{(\w+)\}/g, (_m, name) => params[name]);
+}
+function saveLanguage(value) {
+  try {
+    window.localStorage?.setItem("payintake.lang", value);
+  } catch (_e) {
+    /* blocked: this page view keeps it */
+  }
+}
+let lang = savedLanguage();
+let state = null;
+/** What each copy button copies (the amount always with a decimal comma, the IBAN without spaces). */
+let values = {};
+/** The amount error and the copy status are kept as functions of the language, not as text. */
+let errorText = null;
+let copyStatus = null;
+let copyStatusTimer = null;
+/** The amount on the account screen differs from the one just typed: its number, else null. */
+let earlier = null;
+const POLL_MS = 3000;
+/** A check that has not answered by then is given up, so that a hung request never stops polling. */
+const CHECK_TIMEOUT_MS = 10000;
+// Answers are applied in the order their requests were started, never in the order they arrive: a
+// slow check that answered "assigned" after a later one said "expired" showed the account again.
+// `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
+// answer to a check started before a submit is ignored (`floor`): the submit's answer is newer.
+let issued = 0;
+let applied = 0;
+let floor = 0;
+let checking = false;
+let submitting = false;
+/** "expired" and "missing" are final on the page: nothing replaces them, no more checks. */
+let final = false;
+let timer = null;
+const $ = (id) => document.getElementById(id);
+const SCREENS = ["loading", "failed", "open", "assigned", "expired", "missing"];
+/** What gets focus when a screen replaces another, so that screen readers announce it. */
+const FOCUS = {
+  failed: "failed-title",
+  open: "amount-label",
+  assigned: "assigned-lead",
+  expired: "expired-title",
+  missing: "missing-title",
+};
+let screen = "loading";
 
-  function applyLanguage() {
-    document.documentElement.lang = lang;
-    document.querySelectorAll("[data-i18n]").forEach((el) => {
-      el.textContent = t(el.getAttribute("data-i18n"));
-    });
-    document.querySelectorAll("[data-i18n-label]").forEach((el) => {
-      el.setAttribute("aria-label", t(el.getAttribute("data-i18n-label")));
-    });
-    $("lang").textContent = t("other");
-    $("lang").setAttribute("aria-label", t("otherLabel"));
-    // The button names the other language, in that language.
-    $("lang").setAttribute("lang", t("otherLang"));
-    document.title = t("title");
-    paint();
-  }
-  function show(id) {
-    for (const s of SCREENS) $(s).hidden = s !== id;
-    // Focus follows a change of screen (not the first one after loading: nothing had focus yet).
-    if (id !== screen && screen !== "loading" && FOCUS[id]) {
-      const target = id === "assigned" && earlier !== null ? "earlier-amount" : FOCUS[id];
-      $(target).focus();
-    }
-    screen = id;
-  }
-  function groupIban(iban) {
-    return iban
-      .replace(/\s+/g, "")
-      .replace(/(.{4})/g, "$1 ")
-      .trim();
-  }
-  /**
-   * Amounts arrive as JSON numbers (250.00 as 250). Copied with a decimal comma and nothing else
-   * ("1500,50"), in either language: a Turkish banking app reads "." as a thousands separator.
-   */
-  const copyAmount = (amount) => Number(amount).toFixed(2).replace(".", ",");
-  /** Shown as Turkish money in either language, grouped by thousands: "1.500,50 TL". */
-  function shownAmount(amount) {
-    const [whole, cents] = Number(amount).toFixed(2).split(".");
-    return `${whole.replace(/\B(?=(\d{3})+$)/g, ".")},${cents} TL`;
-  }
-  /** The firm's limits from the open state, as a sentence; "" when it has none. */
-  function limitsText() {
-    const min = state?.min_amount;
-    const max = state?.max_amount;
-    if (typeof min === "number" && typeof max === "number")
-      return fill("limitsBoth", { min: shownAmount(min), max: shownAmount(max) });
-    if (typeof min === "number") return fill("limitsMin", { min: shownAmount(min) });
-    if (typeof max === "number") return fill("limitsMax", { max: shownAmount(max) });
-    return "";
-  }
+function t(key) {
+  return T[lang][key] || key;
+}
+const fill = (key, params) => t(key).replace(/\{(\w+)\}/g, (_m, name) => params[name]);
 
-  function setText(id, text) {
-    if ($(id).textContent !== text) $(id).textContent = text;
+function applyLanguage() {
+  document.documentElement.lang = lang;
+  document.querySelectorAll("[data-i18n]").forEach((el) => {
+    el.textContent = t(el.getAttribute("data-i18n"));
+  });
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => {
+    el.setAttribute("aria-label", t(el.getAttribute("data-i18n-label")));
+  });
+  $("lang").textContent = t("other");
+  $("lang").setAttribute("aria-label", t("otherLabel"));
+  // The button names the other language, in that language.
+  $("lang").setAttribute("lang", t("otherLang"));
+  document.title = t("title");
+  paint();
+}
+function show(id) {
+  for (const s of SCREENS) $(s).hidden = s !== id;
+  // Focus follows a change of screen (not the first one after loading: nothing had focus yet).
+  if (id !== screen && screen !== "loading" && FOCUS[id]) {
+    const target = id === "assigned" && earlier !== null ? "earlier-amount" : FOCUS[id];
+    $(target).focus();
   }
+  screen = id;
+}
+function groupIban(iban) {
+  return iban
+    .replace(/\s+/g, "")
+    .replace(/(.{4})/g, "$1 ")
+    .trim();
+}
+/**
+ * Amounts arrive as JSON numbers (250.00 as 250). Copied with a decimal comma and nothing else
+ * ("1500,50"), in either language: a Turkish banking app reads "." as a thousands separator.
+ */
+const copyAmount = (amount) => Number(amount).toFixed(2).replace(".", ",");
+/** Shown as Turkish money in either language, grouped by thousands: "1.500,50 TL". */
+function shownAmount(amount) {
+  const [whole, cents] = Number(amount).toFixed(2).split(".");
+  return `${whole.replace(/\B(?=(\d{3})+$)/g, ".")},${cents} TL`;
+}
+/** The firm's limits from the open state, as a sentence; "" when it has none. */
+function limitsText() {
+  const min = state?.min_amount;
+  const max = state?.max_amount;
+  if (typeof min === "number" && typeof max === "number")
+    return fill("limitsBoth", { min: shownAmount(min), max: shownAmount(max) });
+  if (typeof min === "number") return fill("limitsMin", { min: shownAmount(min) });
+  if (typeof max === "number") return fill("limitsMax", { max: shownAmount(max) });
+  return "";
+}
 
-  /** Writes every text that depends on the state and the language (on each answer, on a switch). */
-  function paint() {
-    const limits = limitsText();
-    setText("amount-help", limits ? `${t("amountHelp")}. ${limits}` : t("amountHelp"));
-    setText("submit", t(submitting ? "sending" : "continue"));
-    if (errorText) setText("amount-error", errorText());
-    if (copyStatus) setText("copied", t(copyStatus));
-    $("earlier-amount").hidden = earlier === null;
-    setText(
-      "earlier-amount",
-      earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }),
-    );
-    if (state?.status === "assigned") {
-      // Written only when they change: every poll rewriting them made screen readers read them again.
-      setText("v-amount", shownAmount(state.amount));
-      setText("v-bank", state.bank_name);
-      setText("v-holder", state.holder_name);
-      setText("v-iban", groupIban(state.iban));
-    }
+function setText(id, text) {
+  if ($(id).textContent !== text) $(id).textContent = text;
+}
+
+/** Writes every text that depends on the state and the language (on each answer, on a switch). */
+function paint() {
+  const limits = limitsText();
+  setText("amount-help", limits ? `${t("amountHelp")}. ${limits}` : t("amountHelp"));
+  setText("submit", t(submitting ? "sending" : "continue"));
+  if (errorText) setText("amount-error", errorText());
+  if (copyStatus) setText("copied", t(copyStatus));
+  $("earlier-amount").hidden = earlier === null;
+  setText("earlier-amount", earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }));
+  if (state?.status === "assigned") {
+    // Written only when they change: every poll rewriting them made screen readers read them again.
+    setText("v-amount", shownAmount(state.amount));
+    setText("v-bank", state.bank_name);
+    setText("v-holder", state.holder_name);
+    setText("v-iban", groupIban(state.iban));
   }
+}
 
-  function render(next) {
-    if (final) return;
-    state = next;
-    const back = next?.return_url;
-    $("return").hidden = !back;
-    if (back) $("return-link").href = back;
-    if (!next) {
-      final = true;
-      stopPolling();
-      return show("missing");
-    }
-    if (next.status === "open") {
-      paint();
-      return show("open");
-    }
-    if (next.status === "assigned") {
-      values = {
-        amount: copyAmount(next.amount),
-        bank: next.bank_name,
-        holder: next.holder_name,
-        iban: next.iban.replace(/\s+/g, ""),
-      };
-      paint();
-      show("assigned");
-      return;
-    }
-    values = {};
-    earlier = null;
-    hideManualCopy();
-    for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) setText(id, "");
-    // How it ended, when the deposit was decided; else the neutral closed screen.
-    const ending =
-      next.outcome === "approved" ? "approved" : next.outcome === "rejected" ? "rejected" : "expired";
-    $("expired-title").setAttribute("data-i18n", `${ending}Title`);
-    $("expired-text").setAttribute("data-i18n", `${ending}Text`);
-    setText("expired-title", t(`${ending}Title`));
-    setText("expired-text", t(`${ending}Text`));
+function render(next) {
+  if (final) return;
+  state = next;
+  const back = next?.return_url;
+  $("return").hidden = !back;
+  if (back) $("return-link").href = back;
+  if (!next) {
     final = true;
-    show("expired");
     stopPolling();
+    return show("missing");
   }
+  if (next.status === "open") {
+    paint();
+    return show("open");
+  }
+  if (next.status === "assigned") {
+    values = {
+      amount: copyAmount(next.amount),
+      bank: next.bank_name,
+      holder: next.holder_name,
+      iban: next.iban.replace(/\s+/g, ""),
+    };
+    paint();
+    show("assigned");
+    return;
+  }
+  values = {};
+  earlier = null;
+  hideManualCopy();
+  for (const id of ["v-amount", "v-bank", "v-holder", "v-iban"]) setText(id, "");
+  // How it ended, when the deposit was decided; else the neutral closed screen.
+  const ending =
+    next.outcome === "approved" ? "approved" : next.outcome === "rejected" ? "rejected" : "expired";
+  $("expired-title").setAttribute("data-i18n", `${ending}Title`);
+  $("expired-text").setAttribute("data-i18n", `${ending}Text`);
+  setText("expired-title", t(`${ending}Title`));
+  setText("expired-text", t(`${ending}Text`));
+  final = true;
+  show("expired");
+  stopPolling();
+}
 
-  /** Applies an answer unless one to a later request was applied already. */
-  function accept(seq, next) {
-    if (seq <= applied || seq < floor) return;
-    applied = seq;
-    render(next);
-  }
+/** Applies an answer unless one to a later request was applied already. */
+function accept(seq, next) {
+  if (seq <= applied || seq < floor) return;
+  applied = seq;
+  render(next);
+}
 
-  /** One status check at a time; the next is scheduled when this one has answered or given up. */
-  async function check() {
-    if (checking || submitting || final) return;
-    checking = true;
-    stopPolling();
-    const seq = ++issued;
-    const abort = new AbortController();
-    const giveUp = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
-    try {
-      const res = await fetch(api, { cache: "no-store", credentials: "omit", signal: abort.signal });
-      if (res.status === 404) accept(seq, null);
-      else if (res.ok) accept(seq, await res.json());
-      else notLoaded(seq);
-    } catch (_e) {
-      notLoaded(seq);
-    } finally {
-      clearTimeout(giveUp);
-      checking = false;
-      schedule();
-    }
+/** One status check at a time; the next is scheduled when this one has answered or given up. */
+async function check() {
+  if (checking || submitting || final) return;
+  checking = true;
+  stopPolling();
+  const seq = ++issued;
+  const abort = new AbortController();
+  const giveUp = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
+  try {
+    const res = await fetch(api, { cache: "no-store", credentials: "omit", signal: abort.signal });
+    if (res.status === 404) accept(seq, null);
+    else if (res.ok) accept(seq, await res.json());
+    else notLoaded(seq);
+  } catch (_e) {
+    notLoaded(seq);
+  } finally {
+    clearTimeout(giveUp);
+    checking = false;
+    schedule();
   }
-  /** Offline or a server error: with nothing shown yet, say so and offer a retry (polling goes on). */
-  function notLoaded(seq) {
-    if (state === null && seq > applied && !final) show("failed");
-  }
-  // Polling pauses while the page is hidden (another tab, a locked phone): many payers share one
-  // address behind a carrier's NAT, and its rate limit (docs/hosted-page.md).
-  function schedule() {
-    if (timer || checking || submitting || final || document.hidden) return;
-    timer = setTimeout(() => {
-      timer = null;
-      check();
-    }, POLL_MS);
-  }
-  function stopPolling() {
-    if (timer) clearTimeout(timer);
+}
+/** Offline or a server error: with nothing shown yet, say so and offer a retry (polling goes on). */
+function notLoaded(seq) {
+  if (state === null && seq > applied && !final) show("failed");
+}
+// Polling pauses while the page is hidden (another tab, a locked phone): many payers share one
+// address behind a carrier's NAT, and its rate limit (docs/hosted-page.md).
+function schedule() {
+  if (timer || checking || submitting || final || document.hidden) return;
+  timer = setTimeout(() => {
     timer = null;
-  }
-  document.addEventListener("visibilitychange", () => {
-    if (document.hidden) stopPolling();
-    else check();
-  });
-  $("retry").addEventListener("click", () => {
-    show("loading");
     check();
-  });
-
-  /**
-   * The typed amount as the API's decimal text ("1500.50"), or null. Accepted: digits with a decimal
-   * comma or point and at most two decimals ("1500", "1500,5", "1500.50"), and Turkish grouping with
-   * a decimal comma ("1.500,50": dots between groups of exactly three digits, the comma last).
-   * Refused as ambiguous: "1.500" and "12,345" (a thousands separator or three decimals?).
-   */
-  function normalise(text) {
-    const v = text.replace(/\s/g, "");
-    let plain = null;
-    if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(v)) plain = v.replace(/\./g, "").replace(",", ".");
-    else if (/^\d+([.,]\d{1,2})?$/.test(v)) plain = v.replace(",", ".");
-    return plain && /^\d{1,9}(\.\d{1,2})?$/.test(plain) && Number(plain) > 0 ? plain : null;
-  }
-  /**
-   * Shows an error (a function of the language, or null to clear it). The text is emptied first and
-   * written a moment later, so that a screen reader announces the alert again for the same error.
-   */
-  function error(text) {
-    errorText = text;
-    $("amount-error").textContent = "";
-    $("amount-error").hidden = !text;
-    $("amount").setAttribute("aria-invalid", text ? "true" : "false");
-    if (text)
-      setTimeout(() => {
-        if (errorText === text) setText("amount-error", text());
-      }, 100);
-  }
-
-  $("amount-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const amount = normalise($("amount").value);
-    if (!amount) {
-      error(() => t("badAmount"));
-      $("amount").focus();
-      return;
-    }
-    error(null);
-    const button = $("submit");
-    if (button.disabled) return;
-    button.disabled = true;
-    // No check starts while the submit is out, and one already out is ignored when it answers.
-    submitting = true;
-    setText("submit", t("sending"));
-    stopPolling();
-    const seq = ++issued;
-    floor = seq;
-    try {
-      const res = await fetch(`${api}/deposit`, {
-        method: "POST",
-        cache: "no-store",
-        credentials: "omit",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ amount }),
-      });
-      const body = await res.json().catch(() => ({}));
-      if (res.status === 404) return accept(seq, null);
-      if (res.status === 429) return error(() => t("tooMany"));
-      if (res.ok) {
-        // An amount sent before (another tab, or a submit whose answer was lost) is the one to pay.
-        earlier =
-          body?.status === "assigned" &&
-          Math.round(Number(body.amount) * 100) !== Math.round(Number(amount) * 100)
-            ? body.amount
-            : null;
-        return accept(seq, body);
-      }
-      error(() => rejectionText(res.status, body?.message));
-    } catch (_e) {
-      error(() => t("failed"));
-    } finally {
-      button.disabled = false;
-      submitting = false;
-      setText("submit", t("continue"));
-      schedule();
-    }
-  });
-
-  function hideManualCopy() {
-    $("manual").hidden = true;
-    $("manual-value").value = "";
-  }
-  function setCopyStatus(key) {
-    copyStatus = key;
-    $("copied").textContent = t(key);
-    $("copied").hidden = false;
-    clearTimeout(copyStatusTimer);
-    copyStatusTimer = setTimeout(
-      () => {
-        copyStatus = null;
-        $("copied").hidden = true;
-      },
-      key === "copied" ? 2000 : 8000,
-    );
-  }
-  document.addEventListener("click", async (event) => {
-    const key = event.target?.closest?.("[data-copy]")?.getAttribute("data-copy");
-    if (!key || !values[key]) return;
-    const value = values[key];
-    try {
-      await navigator.clipboard.writeText(value);
-      hideManualCopy();
-      setCopyStatus("copied");
-    } catch (_e) {
-      // No clipboard here (an in-app browser, a page not on https): exactly the value the button
-      // copies is put in a read-only field and selected, and the payer is told to copy it by hand,
-      // so nothing older on the clipboard gets pasted by mistake.
-      $("manual").hidden = false;
-      $("manual-value").value = value;
-      $("manual-value").focus();
-      $("manual-value").select();
-      setCopyStatus("copyFailed");
-    }
-  });
-  $("lang").addEventListener("click", () => {
-    lang = lang === "tr" ? "en" : "tr";
-    saveLanguage(lang);
-    applyLanguage();
-  });
-
-  applyLanguage();
+  }, POLL_MS);
+}
+function stopPolling() {
+  if (timer) clearTimeout(timer);
+  timer = null;
+}
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) stopPolling();
+  else check();
+});
+$("retry").addEventListener("click", () => {
+  show("loading");
   check();
-})();
+});
+
+/**
+ * The typed amount as the API's decimal text ("1500.50"), or null. Accepted: digits with a decimal
+ * comma or point and at most two decimals ("1500", "1500,5", "1500.50"), and Turkish grouping with
+ * a decimal comma ("1.500,50": dots between groups of exactly three digits, the comma last).
+ * Refused as ambiguous: "1.500" and "12,345" (a thousands separator or three decimals?).
+ */
+function normalise(text) {
+  const v = text.replace(/\s/g, "");
+  let plain = null;
+  if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(v)) plain = v.replace(/\./g, "").replace(",", ".");
+  else if (/^\d+([.,]\d{1,2})?$/.test(v)) plain = v.replace(",", ".");
+  return plain && /^\d{1,9}(\.\d{1,2})?$/.test(plain) && Number(plain) > 0 ? plain : null;
+}
+/**
+ * Shows an error (a function of the language, or null to clear it). The text is emptied first and
+ * written a moment later, so that a screen reader announces the alert again for the same error.
+ */
+function error(text) {
+  errorText = text;
+  $("amount-error").textContent = "";
+  $("amount-error").hidden = !text;
+  $("amount").setAttribute("aria-invalid", text ? "true" : "false");
+  if (text)
+    setTimeout(() => {
+      if (errorText === text) setText("amount-error", text());
+    }, 100);
+}
+
+$("amount-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const amount = normalise($("amount").value);
+  if (!amount) {
+    error(() => t("badAmount"));
+    $("amount").focus();
+    return;
+  }
+  error(null);
+  const button = $("submit");
+  if (button.disabled) return;
+  button.disabled = true;
+  // No check starts while the submit is out, and one already out is ignored when it answers.
+  submitting = true;
+  setText("submit", t("sending"));
+  stopPolling();
+  const seq = ++issued;
+  floor = seq;
+  try {
+    const res = await fetch(`${api}/deposit`, {
+      method: "POST",
+      cache: "no-store",
+      credentials: "omit",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount }),
+    });
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 404) return accept(seq, null);
+    if (res.status === 429) return error(() => t("tooMany"));
+    if (res.ok) {
+      // An amount sent before (another tab, or a submit whose answer was lost) is the one to pay.
+      earlier =
+        body?.status === "assigned" &&
+        Math.round(Number(body.amount) * 100) !== Math.round(Number(amount) * 100)
+          ? body.amount
+          : null;
+      return accept(seq, body);
+    }
+    error(() => rejectionText(res.status, body?.message));
+  } catch (_e) {
+    error(() => t("failed"));
+  } finally {
+    button.disabled = false;
+    submitting = false;
+    setText("submit", t("continue"));
+    schedule();
+  }
+});
+
+function hideManualCopy() {
+  $("manual").hidden = true;
+  $("manual-value").value = "";
+}
+function setCopyStatus(key) {
+  copyStatus = key;
+  $("copied").textContent = t(key);
+  $("copied").hidden = false;
+  clearTimeout(copyStatusTimer);
+  copyStatusTimer = setTimeout(
+    () => {
+      copyStatus = null;
+      $("copied").hidden = true;
+    },
+    key === "copied" ? 2000 : 8000,
+  );
+}
+document.addEventListener("click", async (event) => {
+  const key = event.target?.closest?.("[data-copy]")?.getAttribute("data-copy");
+  if (!key || !values[key]) return;
+  const value = values[key];
+  try {
+    await navigator.clipboard.writeText(value);
+    hideManualCopy();
+    setCopyStatus("copied");
+  } catch (_e) {
+    // No clipboard here (an in-app browser, a page not on https): exactly the value the button
+    // copies is put in a read-only field and selected, and the payer is told to copy it by hand,
+    // so nothing older on the clipboard gets pasted by mistake.
+    $("manual").hidden = false;
+    $("manual-value").value = value;
+    $("manual-value").focus();
+    $("manual-value").select();
+    setCopyStatus("copyFailed");
+  }
+});
+$("lang").addEventListener("click", () => {
+  lang = lang === "tr" ? "en" : "tr";
+  saveLanguage(lang);
+  applyLanguage();
+});
+
+applyLanguage();
+check();

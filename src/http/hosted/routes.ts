@@ -65,6 +65,7 @@ function view(state: PageState) {
 export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): void {
   const html = asset("page.html");
   const js = asset("page.js");
+  const text = asset("page-text.js");
   const css = asset("page.css");
 
   /**
@@ -85,20 +86,20 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
   app.get("/t/:token", async (_request, reply) =>
     reply.headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html),
   );
-  app.get("/t/assets/page.js", async (_request, reply) =>
-    reply
-      .headers(PAGE_HEADERS)
-      .header("cache-control", "public, max-age=300")
-      .type("text/javascript; charset=utf-8")
-      .send(js),
-  );
-  app.get("/t/assets/page.css", async (_request, reply) =>
-    reply
-      .headers(PAGE_HEADERS)
-      .header("cache-control", "public, max-age=300")
-      .type("text/css; charset=utf-8")
-      .send(css),
-  );
+  // page.js is a module: it imports its words from page-text.js (same origin, same headers).
+  for (const [name, type, body] of [
+    ["page.js", "text/javascript", js],
+    ["page-text.js", "text/javascript", text],
+    ["page.css", "text/css", css],
+  ] as const) {
+    app.get(`/t/assets/${name}`, async (_request, reply) =>
+      reply
+        .headers(PAGE_HEADERS)
+        .header("cache-control", "public, max-age=300")
+        .type(`${type}; charset=utf-8`)
+        .send(body),
+    );
+  }
 
   app.get<{ Params: { token: string } }>("/api/pay/:token", async (request, reply) => {
     reply.headers(PAGE_HEADERS);
