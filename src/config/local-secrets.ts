@@ -7,20 +7,28 @@ import { join } from "node:path";
  * once into the data directory (mode 0600) so that `npm start` works on a fresh clone. Production
  * sets both in the environment; the server warns when it falls back to these files.
  */
-export function readOrCreateLocalSecret(
-  dataDir: string,
-  name: "master.key" | "admin.token",
-  bytes: number,
-): string {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, name);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const value = randomBytes(bytes).toString("hex");
-  writeFileSync(file, `${value}\n`, { mode: 0o600, flag: "wx" });
+export type LocalSecretName = "master.key" | "admin.token";
+
+export function readOrCreateLocalSecret(dataDir: string, name: LocalSecretName, bytes: number): string {
+  const existing = readLocalSecret(dataDir, name);
+  if (existing !== undefined) return existing;
+  const value = newLocalSecret(bytes);
+  saveLocalSecret(dataDir, name, value);
   return value;
 }
 
-export function readLocalSecret(dataDir: string, name: "master.key" | "admin.token"): string | undefined {
+export function readLocalSecret(dataDir: string, name: LocalSecretName): string | undefined {
   const file = join(dataDir, name);
   return existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
+}
+
+/** A value for a secret file, not yet saved: the master key is saved only once the store accepts it. */
+export function newLocalSecret(bytes: number): string {
+  return randomBytes(bytes).toString("hex");
+}
+
+/** Fails if the file exists: a secret file is never overwritten. */
+export function saveLocalSecret(dataDir: string, name: LocalSecretName, value: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, name), `${value}\n`, { mode: 0o600, flag: "wx" });
 }

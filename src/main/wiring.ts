@@ -33,6 +33,8 @@ import type { ChangeTopic } from "../store/change-feed.js";
 import { writeMayHaveHappened } from "../store/errors.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
+import { createStoreKeyRepository } from "../store/store-keys.js";
+import { acceptMasterKey, chooseMasterKey } from "./master-key.js";
 
 /** A payment account as routing sees it (the live pool's, and the sandbox firms' one). */
 function candidateOf(a: AccountRow & { channel_code?: string | null }) {
@@ -95,18 +97,7 @@ export interface WireOptions {
 
 export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
-  let masterKeyHex = config.masterKeyHex;
-  if (!masterKeyHex) {
-    if (config.databaseUrl) {
-      throw new ConfigError(
-        "invalid configuration:\n  PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)",
-      );
-    }
-    masterKeyHex = readOrCreateLocalSecret(config.dataDir, "master.key", 32);
-    warnings.push(
-      "PAYINTAKE_MASTER_KEY is not set: using the key in the data directory; set it in production",
-    );
-  }
+  const masterKey = chooseMasterKey(config, warnings);
   let adminToken = config.adminToken;
   if (!adminToken) {
     if (config.databaseUrl) {
@@ -120,8 +111,14 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     dataDir: config.dataDir,
     pgPoolSize: config.pgPoolSize,
   });
+  const box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
   try {
     await store.migrate();
+    // Before anything else reads or writes the store: a key that is not the store's must stop the
+    // start here, not fail every signed request and seal new secrets under a second key.
+    const storeKeys = createStoreKeyRepository(store.db);
+    if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, opts.now ?? Date.now))
+      log.info({}, "the master key's check is recorded in the store: a start with another key will refuse");
   } catch (err) {
     await store.close();
     throw err;
@@ -139,7 +136,6 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     if (freed > 0)
       log.warn({ callbacks: freed }, "resuming callbacks that were in flight when the server stopped");
   }
-  const box = createSecretBox(Buffer.from(masterKeyHex, "hex"));
   const firms = createFirmDirectory(repos.firms, box, now);
   const callbackTargetAllowed = createCallbackTargetCheck({ allowPrivate: config.allowPrivateCallbacks });
 

@@ -250,6 +250,14 @@ export interface CapHoldTable {
   reference: string | null;
 }
 
+export interface StoreKeyTable {
+  /** What the key is for: "master" (the key every sealed secret is sealed with). */
+  purpose: string;
+  /** Derived from the key (crypto/key-check.ts); tells keys apart without revealing them. */
+  key_check: string;
+  created_at: number;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   applied_at: number;
@@ -272,5 +280,6 @@ export interface Database {
   operator_sessions: OperatorSessionTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;
+  store_keys: StoreKeyTable;
   schema_migrations: SchemaMigrationTable;
 }

@@ -12,6 +12,7 @@ import { capHolds } from "./20261124T1200_cap_holds.js";
 import { capHoldDeposit } from "./20261124T1400_cap_hold_deposit.js";
 import { loginWindows } from "./20261124T1900_login_windows.js";
 import { operatorTotp } from "./20261124T2000_operator_totp.js";
+import { keyCheck } from "./20261124T2100_key_check.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   capHoldDeposit,
   loginWindows,
   operatorTotp,
+  keyCheck,
 ];
