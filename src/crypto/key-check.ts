@@ -17,7 +17,7 @@ export function masterKeyCheck(masterKey: Buffer): string {
   return `v1:${createHmac("sha256", masterKey).update(LABEL).digest("hex")}`;
 }
 
-function sameCheck(a: string, b: string): boolean {
+export function sameCheck(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { type Config, ConfigError } from "../config/config.js";
 import { newLocalSecret, readLocalSecret, saveLocalSecret } from "../config/local-secrets.js";
-import { checkMasterKey, type KeyCheckOutcome } from "../crypto/key-check.js";
+import { checkMasterKey, type KeyCheckOutcome, masterKeyCheck, sameCheck } from "../crypto/key-check.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { StoreKeyRepository } from "../store/store-keys.js";
 
@@ -55,6 +55,25 @@ export async function acceptMasterKey(
       `invalid configuration:\n  PAYINTAKE_MASTER_KEY: ${refusal(choice, dataDir, outcome)}`,
     );
   return outcome === "recorded";
+}
+
+/**
+ * The same refusal, made before the migrations when the store already keeps a check: a start
+ * with another key must not apply a new version's migrations to a store it then refuses to serve
+ * (the key's check is all it reads). A store without a check yet is judged after migrating, by
+ * acceptMasterKey, which needs the migrated tables to find a sealed secret.
+ */
+export async function refuseOtherKeyBeforeMigrating(
+  choice: MasterKeyChoice,
+  dataDir: string,
+  keys: StoreKeyRepository,
+): Promise<void> {
+  const recorded = await keys.masterCheck();
+  if (recorded === undefined) return;
+  if (sameCheck(recorded, masterKeyCheck(Buffer.from(choice.hex, "hex")))) return;
+  throw new ConfigError(
+    `invalid configuration:\n  PAYINTAKE_MASTER_KEY: ${refusal(choice, dataDir, "other_key")}`,
+  );
 }
 
 function refusal(choice: MasterKeyChoice, dataDir: string, outcome: KeyCheckOutcome): string {

@@ -32,9 +32,10 @@ import type { AccountRow } from "../store/accounts.js";
 import type { ChangeTopic } from "../store/change-feed.js";
 import { writeMayHaveHappened } from "../store/errors.js";
 import { createRepositories } from "../store/index.js";
+import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
 import { openStore, type Store } from "../store/open.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
-import { acceptMasterKey, chooseMasterKey } from "./master-key.js";
+import { acceptMasterKey, chooseMasterKey, refuseOtherKeyBeforeMigrating } from "./master-key.js";
 
 /** A payment account as routing sees it (the live pool's, and the sandbox firms' one). */
 function candidateOf(a: AccountRow & { channel_code?: string | null }) {
@@ -113,10 +114,12 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   });
   const box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
   try {
-    await store.migrate();
     // Before anything else reads or writes the store: a key that is not the store's must stop the
     // start here, not fail every signed request and seal new secrets under a second key.
     const storeKeys = createStoreKeyRepository(store.db);
+    if ((await store.appliedMigrations()).includes(keyCheck.version))
+      await refuseOtherKeyBeforeMigrating(masterKey, config.dataDir, storeKeys);
+    await store.migrate();
     if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, opts.now ?? Date.now))
       log.info({}, "the master key's check is recorded in the store: a start with another key will refuse");
   } catch (err) {

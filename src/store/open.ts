@@ -32,6 +32,8 @@ export interface Store {
   changes: ChangeFeed;
   /** Applies every migration not yet applied; safe to call from several instances at once. */
   migrate(): Promise<string[]>;
+  /** The versions of the migrations applied so far, without writing anything (none on a new store). */
+  appliedMigrations(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,7 @@ async function openSqlite(dataDir: string): Promise<Store> {
       // scripts, which is safe because migrations run at start, before anything else uses the store.
       return applyMigrations(db, "sqlite", (script) => groupCommit.script(script));
     },
+    appliedMigrations: () => appliedMigrations(db, "sqlite"),
     async close() {
       // Kysely closes the driver only if it was ever used; the thread is closed either way.
       await db.destroy();
@@ -185,12 +188,25 @@ function openPostgres(url: string, poolSize: number): Store {
         client.release();
       }
     },
+    appliedMigrations: () => appliedMigrations(db, "postgres"),
     changes,
     async close() {
       await changes.close();
       await db.destroy();
     },
   };
+}
+
+type Found = { found: number };
+
+async function appliedMigrations(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  const exists =
+    dialect === "sqlite"
+      ? sql.raw<Found>("SELECT count(*) AS found FROM sqlite_master WHERE name = 'schema_migrations'")
+      : sql.raw<Found>("SELECT count(*)::int AS found WHERE to_regclass('schema_migrations') IS NOT NULL");
+  const [row] = (await exists.execute(db)).rows;
+  if (!row?.found) return [];
+  return (await db.selectFrom("schema_migrations").select("version").execute()).map((r) => r.version);
 }
 
 async function applyMigrations(

@@ -82,6 +82,26 @@ const forgetKeyCheck = (env: Record<string, string | undefined>) =>
     await s.db.deleteFrom("schema_migrations").where("version", "=", "20261124T2100_key_check").execute();
   });
 
+const TOTP_MIGRATION = "20261124T2000_operator_totp";
+
+/** A store as the version before the operators' second factor left it: that migration pending. */
+const undoTotpMigration = (env: Record<string, string | undefined>) =>
+  withStore(env, async (s) => {
+    for (const column of ["totp_sealed", "totp_pending_sealed", "totp_last_step"])
+      await s.db.schema.alterTable("operators").dropColumn(column).execute();
+    await s.db.deleteFrom("schema_migrations").where("version", "=", TOTP_MIGRATION).execute();
+  });
+
+const operatorColumns = (env: Record<string, string | undefined>) =>
+  withStore(env, async (s) => {
+    const columns =
+      s.dialect === "sqlite"
+        ? sql<{ name: string }>`SELECT name FROM pragma_table_info('operators')`
+        : sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = 'operators'`;
+    return (await columns.execute(s.db)).rows.map((c) => c.name);
+  });
+
 /** A server with one firm; returns its credentials once the server has stopped. */
 async function storeWithFirm(env: Record<string, string | undefined>): Promise<Credentials> {
   const server = await startServe(env);
@@ -142,6 +162,34 @@ describe.each(STORES)("the master key a %s store is sealed with", (kind) => {
       expect(await probe(again, creds)).toBe(NOT_FOUND_TEXT);
       expect(await stopServe(again)).toEqual({ code: 0, signal: null });
       expect(await storeKeys(store.env)).toEqual([check]);
+    },
+    SEVERAL_STARTS_MS,
+  );
+
+  it(
+    "a store that keeps a check and has a migration pending: another key is refused before the migration runs",
+    async () => {
+      const store = await freshStore(kind);
+      const creds = await storeWithFirm(store.env);
+      await undoTotpMigration(store.env);
+      const before = await dumpStore(store.env);
+      expect(before.schema_migrations?.some((r) => r.includes(TOTP_MIGRATION))).toBe(false);
+
+      const wrong = otherKey();
+      const r = await refusedServe({ ...store.env, PAYINTAKE_MASTER_KEY: wrong }, [
+        wrong,
+        store.env.PAYINTAKE_MASTER_KEY as string,
+      ]);
+      expect(r.stderr).toContain("is not the key this store's secrets are sealed with");
+      // Before, the refused start applied the pending migration first.
+      expect(await dumpStore(store.env)).toEqual(before);
+      expect(await operatorColumns(store.env)).not.toContain("totp_sealed");
+
+      // The store's own key applies it and serves.
+      const upgraded = await startServe(store.env);
+      expect(await probe(upgraded, creds)).toBe(NOT_FOUND_TEXT);
+      expect(await stopServe(upgraded)).toEqual({ code: 0, signal: null });
+      expect(await operatorColumns(store.env)).toContain("totp_sealed");
     },
     SEVERAL_STARTS_MS,
   );
@@ -215,7 +263,12 @@ describe.runIf(STORES.includes("postgres"))("instances on one PostgreSQL startin
       expect(winners.size, results.map((r) => (r.started ? "" : r.stderr)).join("\n")).toBe(1);
       for (const [i, r] of results.entries()) {
         if (r.started) {
-          expect(await stopServe(r.server)).toEqual({ code: 0, signal: null });
+          // With its output: a rare failure here (seen twice under load, never reproduced) must say why.
+          const exit = await stopServe(r.server);
+          expect(exit, `${r.server.child.stdout}\n${r.server.child.stderr}`).toEqual({
+            code: 0,
+            signal: null,
+          });
         } else {
           expect(winners.has(which[i] as number)).toBe(false);
           expect(r.exit).toEqual({ code: 2, signal: null });
