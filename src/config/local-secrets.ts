@@ -29,6 +29,7 @@ export function newLocalSecret(bytes: number): string {
 
 /** Fails if the file exists: a secret file is never overwritten. */
 export function saveLocalSecret(dataDir: string, name: LocalSecretName, value: string): void {
-  mkdirSync(dataDir, { recursive: true });
+  // The directory too is the owner's only (docs/operations.md): this may be what creates it.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dataDir, name), `${value}\n`, { mode: 0o600, flag: "wx" });
 }

@@ -163,11 +163,15 @@ describe("bad configuration stops the start", () => {
 
 describe("zero-config embedded start", () => {
   it("generates master.key and admin.token in the data dir; the CLI finds the token there", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "payintake-zero-"));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const parent = mkdtempSync(join(tmpdir(), "payintake-zero-"));
+    cleanups.push(() => rmSync(parent, { recursive: true, force: true }));
+    // A directory that does not exist yet, as ./data on a fresh clone.
+    const dataDir = join(parent, "data");
     const env = { PAYINTAKE_DATA_DIR: dataDir, PORT: "0" };
 
     const server = await startServe(env);
+    // The owner's only, as docs/operations.md says: it was 0755 (the token file, written first, made it).
+    expect(statSync(dataDir).mode & 0o077).toBe(0);
     const keyFile = join(dataDir, "master.key");
     const tokenFile = join(dataDir, "admin.token");
     expect(existsSync(keyFile)).toBe(true);
