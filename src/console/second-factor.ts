@@ -9,14 +9,17 @@ export function openSecret(box: SecretBox, sealed: string): Buffer {
   return fromBase32(box.open(sealed));
 }
 
-type Failure = { ok: false; status: 400 | 404 | 423; message: string };
+type Failure = { ok: false; status: 400 | 404 | 409 | 423; message: string };
+const ON_ALREADY = "two-step sign-in is on already: turn it off first";
 
 /**
  * An operator's second factor for console sign-in (a code from an authenticator app, RFC 6238),
  * set up and removed by the operator, reset by an admin (console/service.ts updateOperator). Setting
  * one up or removing it takes the password and a code, counted like sign-ins: a stolen session
- * alone can do neither, nor guess past the lockout. Setting one up ends the operator's other
- * sessions (opened with the password alone), as a password change does.
+ * alone can do neither, nor guess past the lockout. While one is on, no other can be set up (it
+ * must be removed first, with a code from it): a session and the password alone would otherwise
+ * swap in the attacker's authenticator. Setting one up ends the operator's other sessions (opened
+ * with the password alone), as a password change does.
  */
 export function createSecondFactor(deps: {
   repos: Repositories;
@@ -57,11 +60,15 @@ export function createSecondFactor(deps: {
 
   return {
     /** A new secret to scan or type in; it takes effect only once `confirm` gets a code from it. */
-    async start(operatorId: number, email: string) {
+    async start(
+      operatorId: number,
+      email: string,
+    ): Promise<Failure | { ok: true; value: { secret: string; uri: string } }> {
       const secret = newTotpSecret();
       const text = base32(secret);
-      await repos.operators.setTotpPending(operatorId, box.seal(text));
-      return { secret: text, uri: otpauthUri(secret, email) };
+      if (!(await repos.operators.setTotpPending(operatorId, box.seal(text))))
+        return { ok: false, status: 409, message: ON_ALREADY };
+      return { ok: true, value: { secret: text, uri: otpauthUri(secret, email) } };
     },
 
     async confirm(
@@ -78,6 +85,8 @@ export function createSecondFactor(deps: {
         "start setting up the second factor first",
       );
       if (!checked.ok) return checked;
+      // A secret left pending from before one was turned on (start refuses that now) replaces nothing.
+      if (checked.row.totp_sealed !== null) return { ok: false, status: 409, message: ON_ALREADY };
       const { row, secret, now } = checked;
       await repos.audited.update(
         "operators",

@@ -14,8 +14,12 @@ export interface OperatorRepository {
    */
   claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
-  /** Keeps an authenticator secret being set up (sealed), replacing any earlier one not confirmed. */
-  setTotpPending(id: number, sealed: string): Promise<void>;
+  /**
+   * Keeps an authenticator secret being set up (sealed), replacing any earlier one not confirmed;
+   * false (nothing kept) while a second factor is on, checked in the same statement, so one being
+   * confirmed at the same moment is not followed by a pending secret that could replace it.
+   */
+  setTotpPending(id: number, sealed: string): Promise<boolean>;
   /**
    * Takes a code's time step if it is later than the last one taken, in one statement: false for a
    * code already used (or an earlier one), also when two sign-ins send it at once.
@@ -78,7 +82,14 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .execute();
     },
     async setTotpPending(id, sealed) {
-      await db.updateTable("operators").set({ totp_pending_sealed: sealed }).where("id", "=", id).execute();
+      const kept = await db
+        .updateTable("operators")
+        .set({ totp_pending_sealed: sealed })
+        .where("id", "=", id)
+        .where("totp_sealed", "is", null)
+        .returning("id")
+        .executeTakeFirst();
+      return kept !== undefined;
     },
     async takeTotpStep(id, step) {
       const taken = await db

@@ -143,6 +143,25 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     server.clock.advance(15 * 60_000 + 1);
   });
 
+  it("while on, a new secret is refused: a session and the password cannot swap in another authenticator", async () => {
+    const id = await operator("swap@ops.example");
+    const { secret, cookie, csrf } = await setUp("swap@ops.example");
+    // Someone with the session and the password, but not the phone, tries to move the second factor
+    // to their own authenticator (it was accepted: start, then confirm with a code from the new one).
+    const started = await consoleCall(server, "POST", "/ops/api/second-factor", { cookie, csrf });
+    expect(started).toMatchObject({
+      status: 409,
+      json: { success: false, message: "two-step sign-in is on already: turn it off first" },
+    });
+    expect(started.json.secret).toBeUndefined();
+    // The authenticator set up first is still the one sign-in asks for.
+    expect((await login("swap@ops.example", codeOf(secret))).res.status).toBe(200);
+    expect(
+      (await audit(id)).filter((e) => e.action === "operator.second_factor").map((e) => e.after),
+    ).toEqual([{ second_factor: "set" }]);
+    nextStep();
+  });
+
   it("removed with the password and a code; then the password alone signs in", async () => {
     const id = await operator("remove@ops.example");
     const { secret, cookie, csrf } = await setUp("remove@ops.example");

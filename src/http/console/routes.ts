@@ -196,7 +196,8 @@ export function registerConsoleRoutes(
       const who = await guard(request, reply, "viewer");
       if (!who) return reply;
       const started = await consoleService.secondFactor.start(who.operator.id, who.operator.email);
-      return sendJson(reply, 200, { ...started, qr: qrRows(started.uri) });
+      if (!started.ok) return sendError(reply, started.status, started.message);
+      return sendJson(reply, 200, { ...started.value, qr: qrRows(started.value.uri) });
     });
     for (const step of ["confirm", "remove"] as const) {
       ops.post(`/ops/api/second-factor/${step}`, async (request, reply) => {
