@@ -165,8 +165,8 @@ export function createConsoleService(deps: {
     /**
      * A sign-in. An operator with a second factor also gives the current code from their
      * authenticator: without it (or with a wrong or used one) the password was right, and the
-     * answer says a code is needed; the attempt still counts against the lockout until a sign-in
-     * with both succeeds.
+     * answer says a code is needed. A wrong or used code counts against the lockout as a wrong
+     * password does; no code at all (the page's first step) is no guess and does not count.
      */
     async login(email: string, password: string, address: string, code?: string) {
       const now = deps.now();
@@ -192,7 +192,7 @@ export function createConsoleService(deps: {
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
       }
-      let codeWas: "missing" | "wrong" | undefined;
+      let codeWrong = false;
       const sealed = op.totp_sealed;
       const outcome = await guess(
         op,
@@ -201,21 +201,19 @@ export function createConsoleService(deps: {
         sealed === null
           ? undefined
           : async () => {
-              if (code === undefined || code === "") codeWas = "missing";
-              else if (!(await takeCode(repos, op, openSecret(deps.box, sealed), code, now)))
-                codeWas = "wrong";
-              return codeWas === undefined;
+              if (code === undefined || code === "") return "missing";
+              codeWrong = !(await takeCode(repos, op, openSecret(deps.box, sealed), code, now));
+              return !codeWrong;
             },
       );
       if (outcome === "locked") {
         const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
         return { ok: false as const, reason: "locked" as const, until };
       }
-      if (outcome === "wrong" && codeWas === "missing")
-        return { ok: false as const, reason: "code" as const };
+      if (outcome === "incomplete") return { ok: false as const, reason: "code" as const };
       if (outcome !== "right") {
         await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
-        return outcome === "wrong" && codeWas === "wrong"
+        return outcome === "wrong" && codeWrong
           ? { ok: false as const, reason: "wrong_code" as const }
           : { ok: false as const, reason: "invalid" as const };
       }

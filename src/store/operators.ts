@@ -15,6 +15,14 @@ export interface OperatorRepository {
   claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
   /**
+   * Takes back an attempt that guessed nothing wrong (the password was right; the code is asked
+   * next), claimed with `lockUntil`, and the lock if that claim set it: the count is as if the
+   * attempt never came. No attempt is counted while a lock holds, so a lock ending at `lockUntil`
+   * was set by this claim, or at the same millisecond by one that counted this one to reach the
+   * limit (and would not have locked without it); a lock with another end stays.
+   */
+  giveBackAttempt(id: number, lockUntil: number): Promise<void>;
+  /**
    * Keeps an authenticator secret being set up (sealed), replacing any earlier one not confirmed;
    * false (nothing kept) while a second factor is on, checked in the same statement, so one being
    * confirmed at the same moment is not followed by a pending secret that could replace it.
@@ -79,6 +87,22 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .updateTable("operators")
         .set({ failed_logins: 0, locked_until: 0 })
         .where("id", "=", id)
+        .execute();
+    },
+    async giveBackAttempt(id, lockUntil) {
+      await db
+        .updateTable("operators")
+        .set((eb) => ({
+          failed_logins: eb("failed_logins", "-", 1),
+          locked_until: eb
+            .case()
+            .when("locked_until", "=", lockUntil)
+            .then(0)
+            .else(eb.ref("locked_until"))
+            .end(),
+        }))
+        .where("id", "=", id)
+        .where("failed_logins", ">", 0)
         .execute();
     },
     async setTotpPending(id, sealed) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { ADDRESS_WINDOW_MS, LOCK_MS } from "../../src/console/service.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -141,6 +142,36 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     for (let i = 0; i < 5; i++) expect((await login("guess@ops.example", wrongCode)).res.status).toBe(401);
     expect((await login("guess@ops.example", codeOf(secret))).res.status).toBe(423);
     server.clock.advance(15 * 60_000 + 1);
+  });
+
+  it("as the page signs in (the password, then the code): asking for the code is no failed guess", async () => {
+    await operator("steps@ops.example");
+    const { secret } = await setUp("steps@ops.example");
+    server.clock.advance(ADDRESS_WINDOW_MS); // a fresh count for this address
+    const asked = async () =>
+      expect((await login("steps@ops.example")).res.json).toMatchObject({ second_factor: "totp" });
+    const wrongCode = () => {
+      const near = [-1, 0, 1].map((o) => codeOf(secret, o));
+      return ["000000", "111111", "222222", "333333"].find((c) => !near.includes(c)) as string;
+    };
+    // Four mistyped codes, each after the password step: not locked (two of them locked it, the
+    // password steps counting as failures).
+    for (let i = 0; i < 4; i++) {
+      await asked();
+      expect((await login("steps@ops.example", wrongCode())).res.json.message).toBe(
+        "Wrong or already used code",
+      );
+    }
+    await asked();
+    // The fifth wrong code locks the account.
+    expect((await login("steps@ops.example", wrongCode())).res.status).toBe(401);
+    expect((await login("steps@ops.example")).res.status).toBe(423);
+    // Once the lock runs out, the page's password step asks for the code and the code signs in (the
+    // password step locked the account again, every time, for good).
+    server.clock.advance(LOCK_MS + 1);
+    await asked();
+    expect((await login("steps@ops.example", codeOf(secret))).res.status).toBe(200);
+    nextStep();
   });
 
   it("while on, a new secret is refused: a session and the password cannot swap in another authenticator", async () => {
