@@ -18,8 +18,8 @@ const ON_ALREADY = "two-step sign-in is on already: turn it off first";
  * one up or removing it takes the password and a code, counted like sign-ins: a stolen session
  * alone can do neither, nor guess past the lockout. While one is on, no other can be set up (it
  * must be removed first, with a code from it): a session and the password alone would otherwise
- * swap in the attacker's authenticator. Setting one up ends the operator's other sessions (opened
- * with the password alone), as a password change does.
+ * swap in the attacker's authenticator. Setting one up or removing it ends the operator's other
+ * sessions, as a password change does (OWASP ASVS 5.0, 7.4.3).
  */
 export function createSecondFactor(deps: {
   repos: Repositories;
@@ -104,7 +104,8 @@ export function createSecondFactor(deps: {
       operatorId: number,
       password: string,
       code: string,
-    ): Promise<Failure | { ok: true; value: { second_factor: false } }> {
+      keepToken: string,
+    ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string } }> {
       const checked = await check(
         operatorId,
         password,
@@ -120,7 +121,11 @@ export function createSecondFactor(deps: {
         { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
         { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
       );
-      return { ok: true, value: { second_factor: false } };
+      // Any change to how the operator signs in ends their other sessions (someone who turns it off
+      // may be answering a break-in); this one goes on, with a new CSRF token.
+      await repos.operators.deleteSessionsOf(row.id);
+      const { csrf } = await openSession(repos, row.id, keepToken, row.password_hash, now);
+      return { ok: true, value: { second_factor: false, csrf_token: csrf } };
     },
   };
 }

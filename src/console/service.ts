@@ -99,7 +99,10 @@ export function createConsoleService(deps: {
       };
     },
 
-    /** An operator's second factor removed (they lost their phone), from the admin API. */
+    /**
+     * An operator's second factor removed (they lost their phone), from the admin API. Their
+     * sessions end, as with the console's reset: the lost phone may still be signed in.
+     */
     async resetSecondFactor(email: string, actor: string) {
       const row = await repos.operators.byEmail(email.trim().toLowerCase());
       if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
@@ -110,6 +113,7 @@ export function createConsoleService(deps: {
         { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
         { actor, action: "operator.update", at: now },
       );
+      await repos.operators.deleteSessionsOf(row.id);
       return { ok: true as const, value: view(after ?? row) };
     },
 
@@ -122,7 +126,8 @@ export function createConsoleService(deps: {
     },
 
     /**
-     * An admin changes another operator's role or switches them off (their sessions end with it).
+     * An admin changes another operator's role, switches them off or resets their second factor
+     * (their sessions end with either of the last two).
      * Not oneself: an admin who demoted themselves by mistake could leave nobody to undo it.
      */
     async updateOperator(
@@ -158,7 +163,9 @@ export function createConsoleService(deps: {
         };
       }
       if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
-      if (row.active === 0) await repos.operators.deleteSessionsOf(id);
+      // Switched off, or the second factor reset (the lost phone may still be signed in): the
+      // operator's sessions end.
+      if (row.active === 0 || changes.reset_second_factor) await repos.operators.deleteSessionsOf(id);
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
     },
 

@@ -206,29 +206,40 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     nextStep();
   });
 
-  it("removed with the password and a code; then the password alone signs in", async () => {
+  it("removed with the password and a code, ending the other sessions; then the password alone signs in", async () => {
     const id = await operator("remove@ops.example");
     const { secret, cookie, csrf } = await setUp("remove@ops.example");
-    const remove = (body: unknown) =>
-      consoleCall(server, "POST", "/ops/api/second-factor/remove", { cookie, csrf, body });
+    const other = await login("remove@ops.example", codeOf(secret));
+    expect(other.res.status).toBe(200);
+    nextStep();
+    const remove = (body: unknown, token = csrf) =>
+      consoleCall(server, "POST", "/ops/api/second-factor/remove", { cookie, csrf: token, body });
     expect((await remove({ password: "a-long-password-1", code: "12345" })).status).toBe(400);
-    expect((await remove({ password: "a-long-password-1", code: codeOf(secret) })).json).toEqual({
-      second_factor: false,
+    const removed = await remove({ password: "a-long-password-1", code: codeOf(secret) });
+    expect(removed.json).toEqual({ second_factor: false, csrf_token: expect.any(String) });
+    // As a password change: the other sessions end, this one goes on with a new CSRF token.
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: other.cookie })).status).toBe(401);
+    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie });
+    expect(me.json).toMatchObject({
+      operator: { second_factor: false },
+      csrf_token: removed.json.csrf_token,
     });
-    expect((await remove({ password: "a-long-password-1", code: codeOf(secret) })).json.message).toBe(
-      "there is no second factor to remove",
-    );
+    expect(
+      (await remove({ password: "a-long-password-1", code: codeOf(secret) }, removed.json.csrf_token)).json
+        .message,
+    ).toBe("there is no second factor to remove");
     expect((await login("remove@ops.example")).res.status).toBe(200);
     expect(
       (await audit(id)).filter((e) => e.action === "operator.second_factor").map((e) => e.after),
     ).toEqual([{ second_factor: "removed" }, { second_factor: "set" }]);
   });
 
-  it("an admin resets an operator's second factor (lost phone), in the console or by the admin API; audited", async () => {
+  it("an admin resets an operator's second factor (lost phone), in the console or by the admin API; their sessions end; audited", async () => {
     await operator("chief@ops.example", "admin");
     const chief = await login("chief@ops.example");
     const id = await operator("lost@ops.example");
-    await setUp("lost@ops.example");
+    // The lost phone may be signed in to the console: the reset ends the operator's sessions.
+    const onLostPhone = await setUp("lost@ops.example");
     const listed = await consoleCall(server, "GET", "/ops/api/operators", { cookie: chief.cookie });
     expect(listed.json.find((o: { id: number }) => o.id === id).second_factor).toBe(true);
     const reset = await consoleCall(server, "PATCH", `/ops/api/operators/${id}`, {
@@ -238,18 +249,22 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     });
     expect(reset.status).toBe(200);
     expect(reset.json.second_factor).toBe(false);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: onLostPhone.cookie })).status).toBe(
+      401,
+    );
     expect((await login("lost@ops.example")).res.status).toBe(200);
     expect((await audit(id)).find((e) => e.action === "operator.update")?.after).toEqual({
       second_factor: "removed",
     });
     // Break glass, for the last admin: the admin API (the CLI's `operator reset-2fa`).
-    await setUp("lost@ops.example");
+    const again = await setUp("lost@ops.example");
     expect((await login("lost@ops.example")).res.status).toBe(401);
     const api = await server.admin("POST", "/admin/v1/operators/reset-second-factor", {
       email: "LOST@ops.example",
     });
     expect(api.status).toBe(200);
     expect(api.json.second_factor).toBe(false);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: again.cookie })).status).toBe(401);
     expect((await login("lost@ops.example")).res.status).toBe(200);
     expect(
       (await server.admin("POST", "/admin/v1/operators/reset-second-factor", { email: "nobody@x.example" }))

@@ -210,7 +210,7 @@ export function registerConsoleRoutes(
         const result =
           step === "confirm"
             ? await consoleService.secondFactor.confirm(who.operator.id, password, code, who.token)
-            : await consoleService.secondFactor.remove(who.operator.id, password, code);
+            : await consoleService.secondFactor.remove(who.operator.id, password, code, who.token);
         if (!result.ok) return sendError(reply, result.status, result.message);
         return sendJson(reply, 200, result.value);
       });
