@@ -135,6 +135,28 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     nextStep();
   });
 
+  it.runIf(kind === "postgres")("one code sent at once through two instances: one session", async () => {
+    await operator("two-instances@ops.example");
+    const { secret } = await setUp("two-instances@ops.example");
+    const second = await startTestServer(kind, { LOG_LEVEL: "warn" }, { shareStoreOf: server });
+    try {
+      second.clock.offsetMs = server.clock.offsetMs;
+      const code = codeOf(secret);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          consoleLogin(i % 2 ? second : server, "two-instances@ops.example", "a-long-password-1", code),
+        ),
+      );
+      expect(answers.filter((a) => a.res.status === 200)).toHaveLength(1);
+      // The others: the code already used, or (six attempts counted at once) the lockout.
+      expect(answers.filter((a) => a.res.status === 401 || a.res.status === 423)).toHaveLength(5);
+      expect(answers.every((a) => a.res.status === 200 || a.setCookie === "")).toBe(true);
+    } finally {
+      await second.close();
+    }
+    nextStep();
+  });
+
   it("wrong codes count against the lockout like wrong passwords", async () => {
     await operator("guess@ops.example");
     const { secret } = await setUp("guess@ops.example");
