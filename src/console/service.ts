@@ -225,9 +225,12 @@ export function createConsoleService(deps: {
       }
       if (outcome !== "right") {
         await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
-        return outcome === "wrong" && codeWrong
-          ? { ok: false as const, reason: "wrong_code" as const }
-          : { ok: false as const, reason: "invalid" as const };
+        if (!codeWrong) return { ok: false as const, reason: "invalid" as const };
+        // The password was right: the answer names the code, or the lock this wrong code set (not
+        // "Wrong email or password", which sent the operator to retype a right password).
+        if (outcome === "wrong") return { ok: false as const, reason: "wrong_code" as const };
+        const until = (await repos.operators.get(op.id))?.locked_until ?? now;
+        return { ok: false as const, reason: "locked" as const, until };
       }
       const token = randomBytes(32).toString("base64url");
       const { opened, csrf } = await openSession(repos, op.id, token, op.password_hash, now);
