@@ -137,6 +137,8 @@ const tr = {
   enterCode: "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
   totpCode: "Doğrulama kodu",
   badCode: "Kod yanlış ya da kullanılmış. Uygulamadaki yeni kodu girin.",
+  badPasswordOrCode: "Parola ya da kod yanlış. Uygulamadaki güncel kodu girin.",
+  lockedSignedOut: "Çok fazla yanlış parola ya da kod: oturumunuz kapatıldı. Daha sonra yeniden deneyin.",
   secondFactor: "İki adımlı giriş",
   secondFactorOn:
     "İki adımlı giriş açık: girişte parolanın yanında doğrulama uygulamanızdaki kod da istenir.",
@@ -296,6 +298,8 @@ const en: Record<Key, string> = {
   enterCode: "Enter the 6-digit code from your authenticator app.",
   totpCode: "Authentication code",
   badCode: "Wrong or already used code. Enter the app's new code.",
+  badPasswordOrCode: "Wrong password or code. Enter the app's current code.",
+  lockedSignedOut: "Too many wrong passwords or codes: you were signed out. Try again later.",
   secondFactor: "Two-step sign-in",
   secondFactorOn:
     "Two-step sign-in is on: signing in asks for a code from your authenticator app as well as your password.",
