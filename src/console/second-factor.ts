@@ -96,7 +96,13 @@ export function createSecondFactor(deps: {
       );
       // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
       await repos.operators.deleteSessionsOf(row.id);
-      const { csrf } = await openSession(repos, row.id, keepToken, row.password_hash, now);
+      const { csrf } = await openSession(
+        repos,
+        row.id,
+        keepToken,
+        { passwordHash: row.password_hash, totpSealed: secret },
+        now,
+      );
       return { ok: true, value: { second_factor: true, csrf_token: csrf } };
     },
 
@@ -124,7 +130,13 @@ export function createSecondFactor(deps: {
       // Any change to how the operator signs in ends their other sessions (someone who turns it off
       // may be answering a break-in); this one goes on, with a new CSRF token.
       await repos.operators.deleteSessionsOf(row.id);
-      const { csrf } = await openSession(repos, row.id, keepToken, row.password_hash, now);
+      const { csrf } = await openSession(
+        repos,
+        row.id,
+        keepToken,
+        { passwordHash: row.password_hash, totpSealed: null },
+        now,
+      );
       return { ok: true, value: { second_factor: false, csrf_token: csrf } };
     },
   };

@@ -233,9 +233,11 @@ export function createConsoleService(deps: {
         return { ok: false as const, reason: "locked" as const, until };
       }
       const token = randomBytes(32).toString("base64url");
-      const { opened, csrf } = await openSession(repos, op.id, token, op.password_hash, now);
-      // The password was changed (or the operator switched off) while it was being checked: the
-      // password given no longer works, so this fails as a wrong one does (counted, audited).
+      const checked = { passwordHash: op.password_hash, totpSealed: sealed };
+      const { opened, csrf } = await openSession(repos, op.id, token, checked, now);
+      // The password was changed, the second factor turned on or off, or the operator switched off
+      // while it was being checked: what was checked no longer signs in, so this fails as a wrong
+      // password does (counted, audited).
       if (!opened) {
         await record(op, "operator.login_failed");
         return { ok: false as const, reason: "invalid" as const };
@@ -290,7 +292,8 @@ export function createConsoleService(deps: {
       );
       await repos.operators.deleteSessionsOf(row.id);
       // Not opened if yet another change came in meanwhile: then this one signs in again.
-      const { csrf } = await openSession(repos, row.id, keepToken, nextHash, deps.now());
+      const checked = { passwordHash: nextHash, totpSealed: row.totp_sealed };
+      const { csrf } = await openSession(repos, row.id, keepToken, checked, deps.now());
       return { ok: true as const, value: { changed: true, csrf_token: csrf } };
     },
   };

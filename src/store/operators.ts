@@ -4,6 +4,12 @@ import type { Database, OperatorTable } from "./schema.js";
 
 export type OperatorRow = Selectable<OperatorTable>;
 
+/** What a sign-in checked: the password hash, and the second factor's sealed secret (null: none). */
+export interface CheckedCredentials {
+  passwordHash: string;
+  totpSealed: string | null;
+}
+
 export interface OperatorRepository {
   byEmail(email: string): Promise<OperatorRow | undefined>;
   /**
@@ -34,10 +40,11 @@ export interface OperatorRepository {
    */
   takeTotpStep(id: number, step: number): Promise<boolean>;
   /**
-   * Opens a session if the operator is active and its password hash is still the one the password
-   * was checked against (false otherwise): a sign-in whose check overlapped a password change must
-   * not outlive it. The operator row is share-locked meanwhile, so a change waits for the insert and
-   * then ends the session with the others.
+   * Opens a session if the operator is active and its password hash and second factor (sealed, or
+   * null: none) are still the ones the sign-in checked (false otherwise): a sign-in whose check
+   * overlapped a password change, or turning the second factor on, must not outlive it. The
+   * operator row is share-locked meanwhile, so a change waits for the insert and then ends the
+   * session with the others.
    */
   createSession(
     values: {
@@ -47,7 +54,7 @@ export interface OperatorRepository {
       expires_at: number;
       created_at: number;
     },
-    checkedHash: string,
+    checked: CheckedCredentials,
   ): Promise<boolean>;
   /** The live session and its operator; undefined when unknown, expired or the operator is inactive. */
   session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
@@ -125,15 +132,16 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .executeTakeFirst();
       return taken !== undefined;
     },
-    createSession(values, checkedHash) {
+    createSession(values, checked) {
       return db.transaction().execute(async (trx) => {
         const current = trx
           .selectFrom("operators")
-          .select("password_hash")
+          .select(["password_hash", "totp_sealed"])
           .where("id", "=", values.operator_id)
           .where("active", "=", 1);
         const row = await (dialect === "postgres" ? current.forShare() : current).executeTakeFirst();
-        if (row?.password_hash !== checkedHash) return false;
+        if (row?.password_hash !== checked.passwordHash || row.totp_sealed !== checked.totpSealed)
+          return false;
         await trx.insertInto("operator_sessions").values(values).execute();
         return true;
       });
