@@ -6,30 +6,41 @@ import type { OperatorRow } from "../store/operators.js";
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MS = 15 * 60_000;
 
-export type GuessOutcome = "right" | "wrong" | "locking" | "locked";
+export type GuessOutcome = "right" | "wrong" | "locking" | "locked" | "incomplete";
 
 /**
  * One guess at an operator's password (and, where asked, a code from their authenticator) against
  * the operator's lockout: at sign-in, on the password page, when setting up or removing a second
  * factor. The attempt is counted before the (slow) password check, so guesses sent at once cannot
- * all pass a lock check that none of them has yet tripped; it is taken back only when everything
- * asked for was right. `locking`: this wrong guess locked the account.
+ * all pass a lock check that none of them has yet tripped; it is taken back when everything asked
+ * for was right. `locking`: this wrong guess locked the account. `incomplete`: the password was
+ * right and `second` says no code was given (the console asks for it, then sends both): nothing was
+ * guessed wrong, so the attempt is taken back too. Counted, the page's password step made two
+ * mistyped codes a lockout, and after one the password step alone locked the account again.
  */
 export function createGuess(repos: Repositories) {
   return async function guess(
     op: OperatorRow,
     now: number,
     password: string,
-    second?: () => Promise<boolean>,
+    second?: () => Promise<boolean | "missing">,
   ): Promise<GuessOutcome> {
+    const lockUntil = now + LOCK_MS;
     if (
       op.locked_until > now ||
-      !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, now + LOCK_MS))
+      !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, lockUntil))
     )
       return "locked";
-    if ((await verifyPassword(password, op.password_hash)) && (second === undefined || (await second()))) {
-      await repos.operators.recordSuccess(op.id);
-      return "right";
+    if (await verifyPassword(password, op.password_hash)) {
+      const also = second === undefined ? true : await second();
+      if (also === true) {
+        await repos.operators.recordSuccess(op.id);
+        return "right";
+      }
+      if (also === "missing") {
+        await repos.operators.giveBackAttempt(op.id, lockUntil);
+        return "incomplete";
+      }
     }
     return ((await repos.operators.get(op.id))?.locked_until ?? 0) > now ? "locking" : "wrong";
   };

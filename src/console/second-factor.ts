@@ -9,14 +9,17 @@ export function openSecret(box: SecretBox, sealed: string): Buffer {
   return fromBase32(box.open(sealed));
 }
 
-type Failure = { ok: false; status: 400 | 404 | 423; message: string };
+type Failure = { ok: false; status: 400 | 404 | 409 | 423; message: string };
+const ON_ALREADY = "two-step sign-in is on already: turn it off first";
 
 /**
  * An operator's second factor for console sign-in (a code from an authenticator app, RFC 6238),
  * set up and removed by the operator, reset by an admin (console/service.ts updateOperator). Setting
  * one up or removing it takes the password and a code, counted like sign-ins: a stolen session
- * alone can do neither, nor guess past the lockout. Setting one up ends the operator's other
- * sessions (opened with the password alone), as a password change does.
+ * alone can do neither, nor guess past the lockout. While one is on, no other can be set up (it
+ * must be removed first, with a code from it): a session and the password alone would otherwise
+ * swap in the attacker's authenticator. Setting one up or removing it ends the operator's other
+ * sessions, as a password change does (OWASP ASVS 5.0, 7.4.3).
  */
 export function createSecondFactor(deps: {
   repos: Repositories;
@@ -57,11 +60,15 @@ export function createSecondFactor(deps: {
 
   return {
     /** A new secret to scan or type in; it takes effect only once `confirm` gets a code from it. */
-    async start(operatorId: number, email: string) {
+    async start(
+      operatorId: number,
+      email: string,
+    ): Promise<Failure | { ok: true; value: { secret: string; uri: string } }> {
       const secret = newTotpSecret();
       const text = base32(secret);
-      await repos.operators.setTotpPending(operatorId, box.seal(text));
-      return { secret: text, uri: otpauthUri(secret, email) };
+      if (!(await repos.operators.setTotpPending(operatorId, box.seal(text))))
+        return { ok: false, status: 409, message: ON_ALREADY };
+      return { ok: true, value: { secret: text, uri: otpauthUri(secret, email) } };
     },
 
     async confirm(
@@ -78,6 +85,8 @@ export function createSecondFactor(deps: {
         "start setting up the second factor first",
       );
       if (!checked.ok) return checked;
+      // A secret left pending from before one was turned on (start refuses that now) replaces nothing.
+      if (checked.row.totp_sealed !== null) return { ok: false, status: 409, message: ON_ALREADY };
       const { row, secret, now } = checked;
       await repos.audited.update(
         "operators",
@@ -87,7 +96,13 @@ export function createSecondFactor(deps: {
       );
       // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
       await repos.operators.deleteSessionsOf(row.id);
-      const { csrf } = await openSession(repos, row.id, keepToken, row.password_hash, now);
+      const { csrf } = await openSession(
+        repos,
+        row.id,
+        keepToken,
+        { passwordHash: row.password_hash, totpSealed: secret },
+        now,
+      );
       return { ok: true, value: { second_factor: true, csrf_token: csrf } };
     },
 
@@ -95,7 +110,8 @@ export function createSecondFactor(deps: {
       operatorId: number,
       password: string,
       code: string,
-    ): Promise<Failure | { ok: true; value: { second_factor: false } }> {
+      keepToken: string,
+    ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string } }> {
       const checked = await check(
         operatorId,
         password,
@@ -111,7 +127,17 @@ export function createSecondFactor(deps: {
         { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
         { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
       );
-      return { ok: true, value: { second_factor: false } };
+      // Any change to how the operator signs in ends their other sessions (someone who turns it off
+      // may be answering a break-in); this one goes on, with a new CSRF token.
+      await repos.operators.deleteSessionsOf(row.id);
+      const { csrf } = await openSession(
+        repos,
+        row.id,
+        keepToken,
+        { passwordHash: row.password_hash, totpSealed: null },
+        now,
+      );
+      return { ok: true, value: { second_factor: false, csrf_token: csrf } };
     },
   };
 }

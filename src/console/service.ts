@@ -99,7 +99,10 @@ export function createConsoleService(deps: {
       };
     },
 
-    /** An operator's second factor removed (they lost their phone), from the admin API. */
+    /**
+     * An operator's second factor removed (they lost their phone), from the admin API. Their
+     * sessions end, as with the console's reset: the lost phone may still be signed in.
+     */
     async resetSecondFactor(email: string, actor: string) {
       const row = await repos.operators.byEmail(email.trim().toLowerCase());
       if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
@@ -110,6 +113,7 @@ export function createConsoleService(deps: {
         { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
         { actor, action: "operator.update", at: now },
       );
+      await repos.operators.deleteSessionsOf(row.id);
       return { ok: true as const, value: view(after ?? row) };
     },
 
@@ -122,7 +126,8 @@ export function createConsoleService(deps: {
     },
 
     /**
-     * An admin changes another operator's role or switches them off (their sessions end with it).
+     * An admin changes another operator's role, switches them off or resets their second factor
+     * (their sessions end with either of the last two).
      * Not oneself: an admin who demoted themselves by mistake could leave nobody to undo it.
      */
     async updateOperator(
@@ -158,15 +163,17 @@ export function createConsoleService(deps: {
         };
       }
       if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
-      if (row.active === 0) await repos.operators.deleteSessionsOf(id);
+      // Switched off, or the second factor reset (the lost phone may still be signed in): the
+      // operator's sessions end.
+      if (row.active === 0 || changes.reset_second_factor) await repos.operators.deleteSessionsOf(id);
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
     },
 
     /**
      * A sign-in. An operator with a second factor also gives the current code from their
      * authenticator: without it (or with a wrong or used one) the password was right, and the
-     * answer says a code is needed; the attempt still counts against the lockout until a sign-in
-     * with both succeeds.
+     * answer says a code is needed. A wrong or used code counts against the lockout as a wrong
+     * password does; no code at all (the page's first step) is no guess and does not count.
      */
     async login(email: string, password: string, address: string, code?: string) {
       const now = deps.now();
@@ -192,7 +199,7 @@ export function createConsoleService(deps: {
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
       }
-      let codeWas: "missing" | "wrong" | undefined;
+      let codeWrong = false;
       const sealed = op.totp_sealed;
       const outcome = await guess(
         op,
@@ -201,28 +208,36 @@ export function createConsoleService(deps: {
         sealed === null
           ? undefined
           : async () => {
-              if (code === undefined || code === "") codeWas = "missing";
-              else if (!(await takeCode(repos, op, openSecret(deps.box, sealed), code, now)))
-                codeWas = "wrong";
-              return codeWas === undefined;
+              if (code === undefined || code === "") return "missing";
+              codeWrong = !(await takeCode(repos, op, openSecret(deps.box, sealed), code, now));
+              return !codeWrong;
             },
       );
       if (outcome === "locked") {
         const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
         return { ok: false as const, reason: "locked" as const, until };
       }
-      if (outcome === "wrong" && codeWas === "missing")
+      if (outcome === "incomplete") {
+        // Nor for the address: counted, every two-step sign-in left one failure there, and twenty
+        // in 15 minutes stopped an office behind one address.
+        await attempt.succeeded();
         return { ok: false as const, reason: "code" as const };
+      }
       if (outcome !== "right") {
         await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
-        return outcome === "wrong" && codeWas === "wrong"
-          ? { ok: false as const, reason: "wrong_code" as const }
-          : { ok: false as const, reason: "invalid" as const };
+        if (!codeWrong) return { ok: false as const, reason: "invalid" as const };
+        // The password was right: the answer names the code, or the lock this wrong code set (not
+        // "Wrong email or password", which sent the operator to retype a right password).
+        if (outcome === "wrong") return { ok: false as const, reason: "wrong_code" as const };
+        const until = (await repos.operators.get(op.id))?.locked_until ?? now;
+        return { ok: false as const, reason: "locked" as const, until };
       }
       const token = randomBytes(32).toString("base64url");
-      const { opened, csrf } = await openSession(repos, op.id, token, op.password_hash, now);
-      // The password was changed (or the operator switched off) while it was being checked: the
-      // password given no longer works, so this fails as a wrong one does (counted, audited).
+      const checked = { passwordHash: op.password_hash, totpSealed: sealed };
+      const { opened, csrf } = await openSession(repos, op.id, token, checked, now);
+      // The password was changed, the second factor turned on or off, or the operator switched off
+      // while it was being checked: what was checked no longer signs in, so this fails as a wrong
+      // password does (counted, audited).
       if (!opened) {
         await record(op, "operator.login_failed");
         return { ok: false as const, reason: "invalid" as const };
@@ -277,7 +292,8 @@ export function createConsoleService(deps: {
       );
       await repos.operators.deleteSessionsOf(row.id);
       // Not opened if yet another change came in meanwhile: then this one signs in again.
-      const { csrf } = await openSession(repos, row.id, keepToken, nextHash, deps.now());
+      const checked = { passwordHash: nextHash, totpSealed: row.totp_sealed };
+      const { csrf } = await openSession(repos, row.id, keepToken, checked, deps.now());
       return { ok: true as const, value: { changed: true, csrf_token: csrf } };
     },
   };

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Repositories } from "../store/index.js";
+import type { CheckedCredentials } from "../store/operators.js";
 
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
@@ -7,14 +8,14 @@ export const SESSION_TTL_MS = 12 * 3_600_000;
 export const tokenHashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
 /**
- * Opens a console session for `token` with a fresh CSRF token, if the operator's password hash is
- * still `checkedHash` (store/operators.ts createSession says why).
+ * Opens a console session for `token` with a fresh CSRF token, if the operator's password hash and
+ * second factor are still the `checked` ones (store/operators.ts createSession says why).
  */
 export async function openSession(
   repos: Repositories,
   operatorId: number,
   token: string,
-  checkedHash: string,
+  checked: CheckedCredentials,
   now: number,
 ): Promise<{ opened: boolean; csrf: string }> {
   const csrf = randomBytes(24).toString("base64url");
@@ -26,7 +27,7 @@ export async function openSession(
       expires_at: now + SESSION_TTL_MS,
       created_at: now,
     },
-    checkedHash,
+    checked,
   );
   return { opened, csrf };
 }

@@ -4,6 +4,12 @@ import type { Database, OperatorTable } from "./schema.js";
 
 export type OperatorRow = Selectable<OperatorTable>;
 
+/** What a sign-in checked: the password hash, and the second factor's sealed secret (null: none). */
+export interface CheckedCredentials {
+  passwordHash: string;
+  totpSealed: string | null;
+}
+
 export interface OperatorRepository {
   byEmail(email: string): Promise<OperatorRow | undefined>;
   /**
@@ -14,18 +20,31 @@ export interface OperatorRepository {
    */
   claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
-  /** Keeps an authenticator secret being set up (sealed), replacing any earlier one not confirmed. */
-  setTotpPending(id: number, sealed: string): Promise<void>;
+  /**
+   * Takes back an attempt that guessed nothing wrong (the password was right; the code is asked
+   * next), claimed with `lockUntil`, and the lock if that claim set it: the count is as if the
+   * attempt never came. No attempt is counted while a lock holds, so a lock ending at `lockUntil`
+   * was set by this claim, or at the same millisecond by one that counted this one to reach the
+   * limit (and would not have locked without it); a lock with another end stays.
+   */
+  giveBackAttempt(id: number, lockUntil: number): Promise<void>;
+  /**
+   * Keeps an authenticator secret being set up (sealed), replacing any earlier one not confirmed;
+   * false (nothing kept) while a second factor is on, checked in the same statement, so one being
+   * confirmed at the same moment is not followed by a pending secret that could replace it.
+   */
+  setTotpPending(id: number, sealed: string): Promise<boolean>;
   /**
    * Takes a code's time step if it is later than the last one taken, in one statement: false for a
    * code already used (or an earlier one), also when two sign-ins send it at once.
    */
   takeTotpStep(id: number, step: number): Promise<boolean>;
   /**
-   * Opens a session if the operator is active and its password hash is still the one the password
-   * was checked against (false otherwise): a sign-in whose check overlapped a password change must
-   * not outlive it. The operator row is share-locked meanwhile, so a change waits for the insert and
-   * then ends the session with the others.
+   * Opens a session if the operator is active and its password hash and second factor (sealed, or
+   * null: none) are still the ones the sign-in checked (false otherwise): a sign-in whose check
+   * overlapped a password change, or turning the second factor on, must not outlive it. The
+   * operator row is share-locked meanwhile, so a change waits for the insert and then ends the
+   * session with the others.
    */
   createSession(
     values: {
@@ -35,7 +54,7 @@ export interface OperatorRepository {
       expires_at: number;
       created_at: number;
     },
-    checkedHash: string,
+    checked: CheckedCredentials,
   ): Promise<boolean>;
   /** The live session and its operator; undefined when unknown, expired or the operator is inactive. */
   session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
@@ -77,8 +96,31 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .where("id", "=", id)
         .execute();
     },
+    async giveBackAttempt(id, lockUntil) {
+      await db
+        .updateTable("operators")
+        .set((eb) => ({
+          failed_logins: eb("failed_logins", "-", 1),
+          locked_until: eb
+            .case()
+            .when("locked_until", "=", lockUntil)
+            .then(0)
+            .else(eb.ref("locked_until"))
+            .end(),
+        }))
+        .where("id", "=", id)
+        .where("failed_logins", ">", 0)
+        .execute();
+    },
     async setTotpPending(id, sealed) {
-      await db.updateTable("operators").set({ totp_pending_sealed: sealed }).where("id", "=", id).execute();
+      const kept = await db
+        .updateTable("operators")
+        .set({ totp_pending_sealed: sealed })
+        .where("id", "=", id)
+        .where("totp_sealed", "is", null)
+        .returning("id")
+        .executeTakeFirst();
+      return kept !== undefined;
     },
     async takeTotpStep(id, step) {
       const taken = await db
@@ -90,15 +132,16 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .executeTakeFirst();
       return taken !== undefined;
     },
-    createSession(values, checkedHash) {
+    createSession(values, checked) {
       return db.transaction().execute(async (trx) => {
         const current = trx
           .selectFrom("operators")
-          .select("password_hash")
+          .select(["password_hash", "totp_sealed"])
           .where("id", "=", values.operator_id)
           .where("active", "=", 1);
         const row = await (dialect === "postgres" ? current.forShare() : current).executeTakeFirst();
-        if (row?.password_hash !== checkedHash) return false;
+        if (row?.password_hash !== checked.passwordHash || row.totp_sealed !== checked.totpSealed)
+          return false;
         await trx.insertInto("operator_sessions").values(values).execute();
         return true;
       });

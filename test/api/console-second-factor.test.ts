@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { ADDRESS_FAILURES, ADDRESS_WINDOW_MS, LOCK_MS } from "../../src/console/service.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -134,38 +135,139 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     nextStep();
   });
 
+  it.runIf(kind === "postgres")("one code sent at once through two instances: one session", async () => {
+    await operator("two-instances@ops.example");
+    const { secret } = await setUp("two-instances@ops.example");
+    const second = await startTestServer(kind, { LOG_LEVEL: "warn" }, { shareStoreOf: server });
+    try {
+      second.clock.offsetMs = server.clock.offsetMs;
+      const code = codeOf(secret);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          consoleLogin(i % 2 ? second : server, "two-instances@ops.example", "a-long-password-1", code),
+        ),
+      );
+      expect(answers.filter((a) => a.res.status === 200)).toHaveLength(1);
+      // The others: the code already used, or (six attempts counted at once) the lockout.
+      expect(answers.filter((a) => a.res.status === 401 || a.res.status === 423)).toHaveLength(5);
+      expect(answers.every((a) => a.res.status === 200 || a.setCookie === "")).toBe(true);
+    } finally {
+      await second.close();
+    }
+    nextStep();
+  });
+
   it("wrong codes count against the lockout like wrong passwords", async () => {
     await operator("guess@ops.example");
     const { secret } = await setUp("guess@ops.example");
     const wrongCode = codeOf(secret) === "123456" ? "654321" : "123456";
-    for (let i = 0; i < 5; i++) expect((await login("guess@ops.example", wrongCode)).res.status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await login("guess@ops.example", wrongCode)).res.status).toBe(401);
+    // The fifth locks the account, and says so: the password was right, so "Wrong email or password"
+    // (what it answered) sent the operator to retype a right password.
+    expect((await login("guess@ops.example", wrongCode)).res).toMatchObject({
+      status: 423,
+      json: { success: false, message: "Too many failed logins; try again later" },
+    });
     expect((await login("guess@ops.example", codeOf(secret))).res.status).toBe(423);
     server.clock.advance(15 * 60_000 + 1);
   });
 
-  it("removed with the password and a code; then the password alone signs in", async () => {
+  it("as the page signs in (the password, then the code): asking for the code is no failed guess", async () => {
+    await operator("steps@ops.example");
+    const { secret } = await setUp("steps@ops.example");
+    server.clock.advance(ADDRESS_WINDOW_MS); // a fresh count for this address
+    const asked = async () =>
+      expect((await login("steps@ops.example")).res.json).toMatchObject({ second_factor: "totp" });
+    const wrongCode = () => {
+      const near = [-1, 0, 1].map((o) => codeOf(secret, o));
+      return ["000000", "111111", "222222", "333333"].find((c) => !near.includes(c)) as string;
+    };
+    // Four mistyped codes, each after the password step: not locked (two of them locked it, the
+    // password steps counting as failures).
+    for (let i = 0; i < 4; i++) {
+      await asked();
+      expect((await login("steps@ops.example", wrongCode())).res.json.message).toBe(
+        "Wrong or already used code",
+      );
+    }
+    await asked();
+    // The fifth wrong code locks the account.
+    expect((await login("steps@ops.example", wrongCode())).res.status).toBe(423);
+    expect((await login("steps@ops.example")).res.status).toBe(423);
+    // Once the lock runs out, the page's password step asks for the code and the code signs in (the
+    // password step locked the account again, every time, for good).
+    server.clock.advance(LOCK_MS + 1);
+    await asked();
+    expect((await login("steps@ops.example", codeOf(secret))).res.status).toBe(200);
+    nextStep();
+  });
+
+  it("an office behind one address: more two-step sign-ins than the address's failure allowance", async () => {
+    await operator("office@ops.example");
+    const { secret } = await setUp("office@ops.example");
+    server.clock.advance(ADDRESS_WINDOW_MS); // a fresh count for this address
+    // Each sign-in as the page makes it: the password, then the code. The password steps were left
+    // counted as failures, so the twenty-first sign-in in 15 minutes was a 429 for the whole office.
+    for (let i = 0; i <= ADDRESS_FAILURES; i++) {
+      expect((await login("office@ops.example")).res.json).toMatchObject({ second_factor: "totp" });
+      expect((await login("office@ops.example", codeOf(secret))).res.status).toBe(200);
+      nextStep();
+    }
+  });
+
+  it("while on, a new secret is refused: a session and the password cannot swap in another authenticator", async () => {
+    const id = await operator("swap@ops.example");
+    const { secret, cookie, csrf } = await setUp("swap@ops.example");
+    // Someone with the session and the password, but not the phone, tries to move the second factor
+    // to their own authenticator (it was accepted: start, then confirm with a code from the new one).
+    const started = await consoleCall(server, "POST", "/ops/api/second-factor", { cookie, csrf });
+    expect(started).toMatchObject({
+      status: 409,
+      json: { success: false, message: "two-step sign-in is on already: turn it off first" },
+    });
+    expect(started.json.secret).toBeUndefined();
+    // The authenticator set up first is still the one sign-in asks for.
+    expect((await login("swap@ops.example", codeOf(secret))).res.status).toBe(200);
+    expect(
+      (await audit(id)).filter((e) => e.action === "operator.second_factor").map((e) => e.after),
+    ).toEqual([{ second_factor: "set" }]);
+    nextStep();
+  });
+
+  it("removed with the password and a code, ending the other sessions; then the password alone signs in", async () => {
     const id = await operator("remove@ops.example");
     const { secret, cookie, csrf } = await setUp("remove@ops.example");
-    const remove = (body: unknown) =>
-      consoleCall(server, "POST", "/ops/api/second-factor/remove", { cookie, csrf, body });
+    const other = await login("remove@ops.example", codeOf(secret));
+    expect(other.res.status).toBe(200);
+    nextStep();
+    const remove = (body: unknown, token = csrf) =>
+      consoleCall(server, "POST", "/ops/api/second-factor/remove", { cookie, csrf: token, body });
     expect((await remove({ password: "a-long-password-1", code: "12345" })).status).toBe(400);
-    expect((await remove({ password: "a-long-password-1", code: codeOf(secret) })).json).toEqual({
-      second_factor: false,
+    const removed = await remove({ password: "a-long-password-1", code: codeOf(secret) });
+    expect(removed.json).toEqual({ second_factor: false, csrf_token: expect.any(String) });
+    // As a password change: the other sessions end, this one goes on with a new CSRF token.
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: other.cookie })).status).toBe(401);
+    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie });
+    expect(me.json).toMatchObject({
+      operator: { second_factor: false },
+      csrf_token: removed.json.csrf_token,
     });
-    expect((await remove({ password: "a-long-password-1", code: codeOf(secret) })).json.message).toBe(
-      "there is no second factor to remove",
-    );
+    expect(
+      (await remove({ password: "a-long-password-1", code: codeOf(secret) }, removed.json.csrf_token)).json
+        .message,
+    ).toBe("there is no second factor to remove");
     expect((await login("remove@ops.example")).res.status).toBe(200);
     expect(
       (await audit(id)).filter((e) => e.action === "operator.second_factor").map((e) => e.after),
     ).toEqual([{ second_factor: "removed" }, { second_factor: "set" }]);
   });
 
-  it("an admin resets an operator's second factor (lost phone), in the console or by the admin API; audited", async () => {
+  it("an admin resets an operator's second factor (lost phone), in the console or by the admin API; their sessions end; audited", async () => {
     await operator("chief@ops.example", "admin");
     const chief = await login("chief@ops.example");
     const id = await operator("lost@ops.example");
-    await setUp("lost@ops.example");
+    // The lost phone may be signed in to the console: the reset ends the operator's sessions.
+    const onLostPhone = await setUp("lost@ops.example");
     const listed = await consoleCall(server, "GET", "/ops/api/operators", { cookie: chief.cookie });
     expect(listed.json.find((o: { id: number }) => o.id === id).second_factor).toBe(true);
     const reset = await consoleCall(server, "PATCH", `/ops/api/operators/${id}`, {
@@ -175,18 +277,22 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     });
     expect(reset.status).toBe(200);
     expect(reset.json.second_factor).toBe(false);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: onLostPhone.cookie })).status).toBe(
+      401,
+    );
     expect((await login("lost@ops.example")).res.status).toBe(200);
     expect((await audit(id)).find((e) => e.action === "operator.update")?.after).toEqual({
       second_factor: "removed",
     });
     // Break glass, for the last admin: the admin API (the CLI's `operator reset-2fa`).
-    await setUp("lost@ops.example");
+    const again = await setUp("lost@ops.example");
     expect((await login("lost@ops.example")).res.status).toBe(401);
     const api = await server.admin("POST", "/admin/v1/operators/reset-second-factor", {
       email: "LOST@ops.example",
     });
     expect(api.status).toBe(200);
     expect(api.json.second_factor).toBe(false);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: again.cookie })).status).toBe(401);
     expect((await login("lost@ops.example")).res.status).toBe(200);
     expect(
       (await server.admin("POST", "/admin/v1/operators/reset-second-factor", { email: "nobody@x.example" }))

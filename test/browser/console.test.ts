@@ -441,6 +441,13 @@ describe("operator console in Chromium", () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-second-factor.png"), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    // A mistyped code is told in the console's language (it showed the API's English message).
+    await page.fill('input[name="sf-code"]', codeNow(secret) === "000000" ? "111111" : "000000");
+    await page.fill('input[name="sf-password"]', "twostep-password-123");
+    await page.click('#second-factor button[type="submit"]');
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe("Parola ya da kod yanlış. Uygulamadaki güncel kodu girin.");
     await page.fill('input[name="sf-code"]', codeNow(secret));
     await page.fill('input[name="sf-password"]', "twostep-password-123");
     await page.click('#second-factor button[type="submit"]');
@@ -457,6 +464,8 @@ describe("operator console in Chromium", () => {
     expect(await page.locator("#login-code-hint").textContent()).toBe(
       "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
     );
+    // The hint is read out with the field (a screen reader landing on it heard only its label).
+    expect(await page.locator("#code").getAttribute("aria-describedby")).toBe("login-code-hint");
     const wrong = codeNow(secret) === "000000" ? "111111" : "000000";
     await signInForm(wrong);
     await expect

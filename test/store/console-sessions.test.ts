@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
 import { ADDRESS_FAILURES, createConsoleService } from "../../src/console/service.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { createRepositories } from "../../src/store/index.js";
@@ -83,6 +84,51 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     expect((await service.login("ayse@ops.example", "new-password-456", "10.0.0.2")).ok).toBe(true);
   });
 
+  it("a sign-in with the password alone that overlapped turning on the second factor opens no session", async () => {
+    // The sign-in read the operator (no second factor yet) and checked the password; it stops before
+    // opening its session, and meanwhile the operator turns the second factor on.
+    let pauseNext = false;
+    const pause = pausePoint();
+    const repos = createRepositories(store);
+    const operators = repos.operators;
+    repos.operators = {
+      ...operators,
+      async recordSuccess(id) {
+        if (pauseNext) {
+          pauseNext = false;
+          await pause.stop();
+        }
+        return operators.recordSuccess(id);
+      },
+    };
+    const service = createConsoleService({
+      repos,
+      box: createSecretBox(randomBytes(32)),
+      now: () => Date.now(),
+    });
+    const created = await service.createOperator("zeynep@ops.example", "operator", "the-password-123");
+    if (!created.ok) throw new Error("operator not created");
+    pauseNext = true;
+    const passwordOnly = service.login("zeynep@ops.example", "the-password-123", "10.0.0.4");
+    await pause.reached;
+    const started = await service.secondFactor.start(created.value.id, created.value.email);
+    if (!started.ok) throw new Error("not started");
+    const code = totpCode(fromBase32(started.value.secret), totpStep(Date.now()));
+    const on = await service.secondFactor.confirm(created.value.id, "the-password-123", code, "kept-3");
+    expect(on.ok).toBe(true);
+    pause.go();
+    // Before: it opened a session, valid for 12 hours, with the password alone, after turning the
+    // second factor on had ended every such session.
+    expect(await passwordOnly).toEqual({ ok: false, reason: "invalid" });
+    const sessions = await store.db
+      .selectFrom("operator_sessions")
+      .select("token_hash")
+      .where("operator_id", "=", created.value.id)
+      .execute();
+    expect(sessions.length).toBe(1);
+    expect(await service.session("kept-3")).toBeDefined();
+  });
+
   it("a password change that comes while a sign-in opens its session ends that session", async () => {
     // The sign-in stops inside the opening of its session, after reading the operator's hash.
     let pauseNextSession = false;
@@ -92,10 +138,10 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     const slow = createOperatorRepository(store.db.withPlugin(pause.plugin), store.dialect);
     repos.operators = {
       ...repos.operators,
-      createSession(values, checkedHash) {
+      createSession(values, checked) {
         armed = pauseNextSession;
         pauseNextSession = false;
-        return slow.createSession(values, checkedHash);
+        return slow.createSession(values, checked);
       },
     };
     const service = createConsoleService({

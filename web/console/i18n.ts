@@ -137,6 +137,8 @@ const tr = {
   enterCode: "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
   totpCode: "Doğrulama kodu",
   badCode: "Kod yanlış ya da kullanılmış. Uygulamadaki yeni kodu girin.",
+  badPasswordOrCode: "Parola ya da kod yanlış. Uygulamadaki güncel kodu girin.",
+  lockedSignedOut: "Çok fazla yanlış parola ya da kod: oturumunuz kapatıldı. Daha sonra yeniden deneyin.",
   secondFactor: "İki adımlı giriş",
   secondFactorOn:
     "İki adımlı giriş açık: girişte parolanın yanında doğrulama uygulamanızdaki kod da istenir.",
@@ -148,10 +150,10 @@ const tr = {
   confirmSecondFactor: "Onayla ve aç",
   secondFactorEnabled: "İki adımlı giriş açıldı; diğer oturumlarınız kapatıldı.",
   removeSecondFactor: "İki adımlı girişi kapat",
-  secondFactorRemoved: "İki adımlı giriş kapatıldı.",
+  secondFactorRemoved: "İki adımlı giriş kapatıldı; diğer oturumlarınız kapatıldı.",
   resetSecondFactor: "İki adımlı girişi sıfırla",
   confirmResetSecondFactor:
-    "{email} için iki adımlı giriş kaldırılsın mı? Yalnızca parolasıyla girip yeniden kurabilir.",
+    "{email} için iki adımlı giriş kaldırılsın mı? Açık oturumları kapanır; yalnızca parolasıyla girip yeniden kurabilir.",
   on: "açık",
   off: "kapalı",
   other: "EN",
@@ -296,6 +298,8 @@ const en: Record<Key, string> = {
   enterCode: "Enter the 6-digit code from your authenticator app.",
   totpCode: "Authentication code",
   badCode: "Wrong or already used code. Enter the app's new code.",
+  badPasswordOrCode: "Wrong password or code. Enter the app's current code.",
+  lockedSignedOut: "Too many wrong passwords or codes: you were signed out. Try again later.",
   secondFactor: "Two-step sign-in",
   secondFactorOn:
     "Two-step sign-in is on: signing in asks for a code from your authenticator app as well as your password.",
@@ -307,10 +311,10 @@ const en: Record<Key, string> = {
   confirmSecondFactor: "Confirm and turn on",
   secondFactorEnabled: "Two-step sign-in is on; your other sessions were ended.",
   removeSecondFactor: "Turn off two-step sign-in",
-  secondFactorRemoved: "Two-step sign-in is off.",
+  secondFactorRemoved: "Two-step sign-in is off; your other sessions were ended.",
   resetSecondFactor: "Reset two-step sign-in",
   confirmResetSecondFactor:
-    "Remove two-step sign-in for {email}? They sign in with their password alone and set it up again.",
+    "Remove two-step sign-in for {email}? Their sessions end; they sign in with their password alone and set it up again.",
   on: "on",
   off: "off",
   other: "TR",

@@ -223,6 +223,7 @@ function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator):
           <input
             id="code"
             name="code"
+            aria-describedby="login-code-hint"
             inputMode="numeric"
             autoComplete="one-time-code"
             pattern="[0-9 ]{6,7}"

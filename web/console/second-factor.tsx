@@ -49,7 +49,12 @@ export function SecondFactor(props: { done(csrf: string): void; changed(on: bool
       password: value(form, "sf-password"),
       code: value(form, "sf-code"),
     });
-    if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+    if (!res.ok) {
+      // The two answers an operator meets here, in the console's language; anything else as sent.
+      if (res.status === 423) return notify(t("lockedSignedOut"), true);
+      const wrong = res.status === 400 && res.json.message === "password or code is wrong";
+      return notify(wrong ? t("badPasswordOrCode") : (res.json.message ?? String(res.status)), true);
+    }
     form.reset();
     setStarted(null);
     if (res.json.csrf_token) props.done(res.json.csrf_token);

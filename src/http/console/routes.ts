@@ -196,7 +196,8 @@ export function registerConsoleRoutes(
       const who = await guard(request, reply, "viewer");
       if (!who) return reply;
       const started = await consoleService.secondFactor.start(who.operator.id, who.operator.email);
-      return sendJson(reply, 200, { ...started, qr: qrRows(started.uri) });
+      if (!started.ok) return sendError(reply, started.status, started.message);
+      return sendJson(reply, 200, { ...started.value, qr: qrRows(started.value.uri) });
     });
     for (const step of ["confirm", "remove"] as const) {
       ops.post(`/ops/api/second-factor/${step}`, async (request, reply) => {
@@ -209,7 +210,7 @@ export function registerConsoleRoutes(
         const result =
           step === "confirm"
             ? await consoleService.secondFactor.confirm(who.operator.id, password, code, who.token)
-            : await consoleService.secondFactor.remove(who.operator.id, password, code);
+            : await consoleService.secondFactor.remove(who.operator.id, password, code, who.token);
         if (!result.ok) return sendError(reply, result.status, result.message);
         return sendJson(reply, 200, result.value);
       });
