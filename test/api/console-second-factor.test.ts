@@ -126,6 +126,25 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     expect((await login("signin@ops.example", codeOf(secret))).res.status).toBe(200);
   });
 
+  it("a code that is not a short string is named as the fault, not the email and password", async () => {
+    await operator("badcode@ops.example");
+    for (const code of [123456, "1".repeat(21), ["123456"], null]) {
+      const res = await consoleCall(server, "POST", "/ops/api/login", {
+        body: { email: "badcode@ops.example", password: "a-long-password-1", code },
+      });
+      expect(res.status, JSON.stringify(code)).toBe(400);
+      expect(res.json).toEqual({
+        success: false,
+        message: "code must be the 6 digits from the authenticator app",
+      });
+    }
+    // A missing password is still that.
+    const res = await consoleCall(server, "POST", "/ops/api/login", {
+      body: { email: "badcode@ops.example", code: 123456 },
+    });
+    expect(res.json.message).toBe("email and password are required");
+  });
+
   it("two sign-ins sending one code at once: one session", async () => {
     await operator("twice@ops.example");
     const { secret } = await setUp("twice@ops.example");

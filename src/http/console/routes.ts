@@ -115,7 +115,18 @@ export function registerConsoleRoutes(
       }
       const json = parseJsonBody(request);
       const input = json.ok ? login.safeParse(json.value) : undefined;
-      if (!input?.success) return sendError(reply, 400, "email and password are required");
+      if (!input?.success) {
+        // A bad code is named as such: "email and password are required" sent an operator who had
+        // both right looking for the fault in them.
+        const codeOnly = input?.error.issues.every((i) => i.path[0] === "code");
+        return sendError(
+          reply,
+          400,
+          codeOnly
+            ? "code must be the 6 digits from the authenticator app"
+            : "email and password are required",
+        );
+      }
       const { email, password, code } = input.data;
       const result = await consoleService.login(email, password, request.ip, code);
       if (!result.ok) {
