@@ -61,6 +61,7 @@ const envSchema = z.object({
   PAYINTAKE_ADMIN_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
   PAYMENT_PAGE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
+  PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR: booleanFlag.default(false),
   PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
@@ -88,6 +89,8 @@ export interface Config {
   paymentPageUrl: string | undefined;
   /** Development and tests only: lets callbacks target loopback and private addresses. */
   allowPrivateCallbacks: boolean;
+  /** Every operator must use two-step sign-in: one without it can only set it up (docs/console.md). */
+  consoleSecondFactorRequired: boolean;
   pgPoolSize: number;
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
@@ -146,6 +149,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     adminToken: e.PAYINTAKE_ADMIN_TOKEN,
     paymentPageUrl: e.PAYMENT_PAGE_URL?.replace(/\/+$/, ""),
     allowPrivateCallbacks: e.PAYINTAKE_ALLOW_PRIVATE_CALLBACKS,
+    consoleSecondFactorRequired: e.PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR,
     pgPoolSize: e.PAYINTAKE_PG_POOL_SIZE,
     serverUrl: (e.PAYINTAKE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(
       /\/+$/,

@@ -11,6 +11,7 @@ export function openSecret(box: SecretBox, sealed: string): Buffer {
 
 type Failure = { ok: false; status: 400 | 404 | 409 | 423; message: string };
 const ON_ALREADY = "two-step sign-in is on already: turn it off first";
+const REQUIRED = "this console requires two-step sign-in: it cannot be turned off (an admin can reset it)";
 
 /**
  * An operator's second factor for console sign-in (a code from an authenticator app, RFC 6238),
@@ -26,6 +27,8 @@ export function createSecondFactor(deps: {
   box: SecretBox;
   now(): number;
   guess: Guess;
+  /** The console requires a second factor: an operator cannot turn theirs off (an admin resets it). */
+  required: boolean;
 }) {
   const { repos, box, guess } = deps;
 
@@ -112,6 +115,7 @@ export function createSecondFactor(deps: {
       code: string,
       keepToken: string,
     ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string } }> {
+      if (deps.required) return { ok: false, status: 409, message: REQUIRED };
       const checked = await check(
         operatorId,
         password,

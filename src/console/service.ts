@@ -51,6 +51,8 @@ export function createConsoleService(deps: {
   /** Opens the operators' authenticator secrets (sealed with the master key). */
   box: SecretBox;
   now(): number;
+  /** Every operator must use a second factor; one without it may only set it up (or sign out). */
+  secondFactorRequired?: boolean;
   /** A store error that does not fail the request it happened in (the login throttle's upkeep). */
   onError?(err: unknown): void;
 }) {
@@ -63,10 +65,13 @@ export function createConsoleService(deps: {
   });
 
   const guess = createGuess(repos);
-  const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess });
+  const required = deps.secondFactorRequired ?? false;
+  const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess, required });
 
   return {
     secondFactor,
+    /** Whether this console requires a second factor of every operator. */
+    secondFactorRequired: required,
 
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
       const normalised = email.trim().toLowerCase();

@@ -441,6 +441,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     repos,
     box,
     now,
+    secondFactorRequired: config.consoleSecondFactorRequired,
     onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
   });
   return {

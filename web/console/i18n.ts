@@ -145,6 +145,8 @@ const tr = {
   secondFactorOff:
     "İki adımlı giriş kapalı. Açmak için bir doğrulama uygulaması (Google Authenticator, Microsoft Authenticator, 1Password…) kullanın.",
   setUpSecondFactor: "İki adımlı girişi aç",
+  secondFactorRequired:
+    "Bu konsol iki adımlı giriş gerektiriyor. Devam etmek için önce iki adımlı girişi açın.",
   scanCode:
     "Kare kodu doğrulama uygulamanızla okutun ya da bu anahtarı elle girin, sonra uygulamanın gösterdiği kodu ve parolanızı yazın:",
   confirmSecondFactor: "Onayla ve aç",
@@ -306,6 +308,7 @@ const en: Record<Key, string> = {
   secondFactorOff:
     "Two-step sign-in is off. Turn it on with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password…).",
   setUpSecondFactor: "Turn on two-step sign-in",
+  secondFactorRequired: "This console requires two-step sign-in. Turn it on to go on.",
   scanCode:
     "Scan the square code with your authenticator app, or type in this key; then enter the code the app shows and your password:",
   confirmSecondFactor: "Confirm and turn on",

@@ -35,6 +35,8 @@ function App() {
   const [lang, setLang] = useState<Lang>(localStorage.getItem(LANG_KEY) === "en" ? "en" : "tr");
   const t = useMemo(() => translator(lang), [lang]);
   const [me, setMe] = useState<Operator | null | undefined>(undefined);
+  /** The console requires a second factor (PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR). */
+  const [required, setRequired] = useState(false);
   /** The session ended under the operator (expired, or switched off): the sign-in form says so. */
   const [expired, setExpired] = useState(false);
   const [notice, setNotice] = useState({ text: "", bad: false });
@@ -51,14 +53,18 @@ function App() {
         return null;
       });
     });
-    api<{ operator: Operator; csrf_token: string }>("GET", "/me").then((res) => {
+    api<SignedIn>("GET", "/me").then((res) => {
       if (!res.ok) return setMe(null);
       setCsrf(res.json.csrf_token);
+      setRequired(res.json.second_factor_required === true);
       setMe(res.json.operator);
     });
   }, []);
   useEffect(() => setNotice({ text: "", bad: false }), [path]);
 
+  // Until the operator has one, a console that requires a second factor shows only its setup (the
+  // server refuses everything else).
+  const setUpFirst = !!me && required && !me.second_factor;
   const shell: Shell | null = me
     ? { t, lang, me, notify: (text, bad = false) => setNotice({ text, bad }) }
     : null;
@@ -94,7 +100,7 @@ function App() {
     <>
       <header>
         <strong class="brand">payintake</strong>
-        {me && (
+        {me && !setUpFirst && (
           <nav id="nav">
             {tabs.map(([to, label]) => (
               <a
@@ -110,7 +116,7 @@ function App() {
           </nav>
         )}
         <span id="who">{me ? `${me.email} (${me.role})` : ""}</span>
-        {me && (
+        {me && !setUpFirst && (
           <a class="link" href="#/password">
             {t("password")}
           </a>
@@ -138,13 +144,26 @@ function App() {
           <Login
             t={t}
             expired={expired}
-            signedIn={(o) => {
+            signedIn={(o, mustHave) => {
               setExpired(false);
+              setRequired(mustHave);
               setMe(o);
             }}
           />
         )}
-        {shell && (
+        {shell && setUpFirst && (
+          <ShellContext.Provider value={shell}>
+            <Notice text={notice.text} bad={notice.bad} />
+            <p id="sf-required" class="panel narrow">
+              {t("secondFactorRequired")}
+            </p>
+            <SecondFactor
+              done={(csrf) => setCsrf(csrf)}
+              changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
+            />
+          </ShellContext.Provider>
+        )}
+        {shell && !setUpFirst && (
           <ShellContext.Provider value={shell}>
             <Notice text={notice.text} bad={notice.bad} />
             {section === "deposits" && <Queue key="deposit" type="deposit" />}
@@ -172,7 +191,21 @@ function App() {
   );
 }
 
-function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator): void; expired: boolean }) {
+interface SignedIn {
+  operator: Operator;
+  csrf_token: string;
+  second_factor_required?: boolean;
+}
+
+function Login({
+  t,
+  signedIn,
+  expired,
+}: {
+  t: Shell["t"];
+  signedIn(o: Operator, secondFactorRequired: boolean): void;
+  expired: boolean;
+}) {
   const [error, setError] = useState("");
   /** The password was right and the operator has a second factor: the code is asked next. */
   const [needCode, setNeedCode] = useState(false);
@@ -183,15 +216,11 @@ function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator):
         e.preventDefault();
         const form = e.currentTarget;
         const value = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
-        const res = await api<{ operator: Operator; csrf_token: string; second_factor?: string }>(
-          "POST",
-          "/login",
-          {
-            email: value("email"),
-            password: value("password"),
-            ...(needCode ? { code: value("code") } : {}),
-          },
-        );
+        const res = await api<SignedIn & { second_factor?: string }>("POST", "/login", {
+          email: value("email"),
+          password: value("password"),
+          ...(needCode ? { code: value("code") } : {}),
+        });
         if (!res.ok) {
           if (res.status === 401 && res.json.second_factor === "totp") {
             setError(needCode ? t("badCode") : "");
@@ -202,7 +231,7 @@ function Login({ t, signedIn, expired }: { t: Shell["t"]; signedIn(o: Operator):
           return setError(t(res.status === 423 ? "locked" : res.status === 429 ? "throttled" : "badLogin"));
         }
         setCsrf(res.json.csrf_token);
-        signedIn(res.json.operator);
+        signedIn(res.json.operator, res.json.second_factor_required === true);
       }}
     >
       <h1>{t("signIn")}</h1>

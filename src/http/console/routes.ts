@@ -107,6 +107,8 @@ export function registerConsoleRoutes(
       reply.header("cache-control", "no-store");
     });
 
+    const setUpFirst = (o: ConsoleOperator) => consoleService.secondFactorRequired && !o.second_factor;
+
     ops.post("/ops/api/login", async (request, reply) => {
       // Only a script on our own page can send JSON here: a form on another site cannot, so it
       // cannot spend an office's failed-login allowance or lock an operator out.
@@ -150,20 +152,36 @@ export function registerConsoleRoutes(
           : sendError(reply, 401, "Wrong email or password");
       }
       setCookie(request, reply, result.token, 12 * 3600);
-      return sendJson(reply, 200, { operator: result.operator, csrf_token: result.csrf });
+      return sendJson(reply, 200, {
+        operator: result.operator,
+        csrf_token: result.csrf,
+        second_factor_required: consoleService.secondFactorRequired,
+      });
     });
 
-    /** The session, its CSRF check on changes, and the role; undefined after answering. */
+    /**
+     * The session, its CSRF check on changes, and the role; undefined after answering. Where the
+     * console requires a second factor, an operator without one may only use the routes that set
+     * it up (`setUp`): signing out, the password and the second factor itself.
+     */
     async function guard(
       request: FastifyRequest,
       reply: FastifyReply,
       needed: Role,
+      setUp = false,
     ): Promise<{ operator: ConsoleOperator; token: string } | undefined> {
       const token = cookieToken(request);
       const session = token ? await consoleService.session(token) : undefined;
       if (!token || !session) return void sendError(reply, 401, "Login required");
       if (request.method !== "GET" && !sameToken(request.headers["x-csrf-token"], session.csrf)) {
         return void sendError(reply, 403, "CSRF token missing or wrong");
+      }
+      if (!setUp && setUpFirst(session.operator)) {
+        return void sendJson(reply, 403, {
+          success: false,
+          message: "Set up two-step sign-in first: this console requires it",
+          second_factor_required: true,
+        });
       }
       if (!roleAllows(session.operator.role, needed))
         return void sendError(reply, 403, "Not allowed for your role");
@@ -174,11 +192,15 @@ export function registerConsoleRoutes(
       const token = cookieToken(request);
       const session = token ? await consoleService.session(token) : undefined;
       if (!session) return sendError(reply, 401, "Login required");
-      return sendJson(reply, 200, { operator: session.operator, csrf_token: session.csrf });
+      return sendJson(reply, 200, {
+        operator: session.operator,
+        csrf_token: session.csrf,
+        second_factor_required: consoleService.secondFactorRequired,
+      });
     });
 
     ops.post("/ops/api/logout", async (request, reply) => {
-      const who = await guard(request, reply, "viewer");
+      const who = await guard(request, reply, "viewer", true);
       if (!who) return reply;
       await consoleService.logout(who.token, who.operator);
       setCookie(request, reply, "", 0);
@@ -186,7 +208,7 @@ export function registerConsoleRoutes(
     });
 
     ops.post("/ops/api/password", async (request, reply) => {
-      const who = await guard(request, reply, "viewer");
+      const who = await guard(request, reply, "viewer", true);
       if (!who) return reply;
       const json = parseJsonBody(request);
       const input = json.ok ? password.safeParse(json.value) : undefined;
@@ -204,7 +226,7 @@ export function registerConsoleRoutes(
     // The signed-in operator's own second factor: start (a new secret, shown once, with its QR
     // code), confirm with the password and a code from it, remove with the password and a code.
     ops.post("/ops/api/second-factor", async (request, reply) => {
-      const who = await guard(request, reply, "viewer");
+      const who = await guard(request, reply, "viewer", true);
       if (!who) return reply;
       const started = await consoleService.secondFactor.start(who.operator.id, who.operator.email);
       if (!started.ok) return sendError(reply, started.status, started.message);
@@ -212,7 +234,7 @@ export function registerConsoleRoutes(
     });
     for (const step of ["confirm", "remove"] as const) {
       ops.post(`/ops/api/second-factor/${step}`, async (request, reply) => {
-        const who = await guard(request, reply, "viewer");
+        const who = await guard(request, reply, "viewer", true);
         if (!who) return reply;
         const json = parseJsonBody(request);
         const input = json.ok ? passwordAndCode.safeParse(json.value) : undefined;
