@@ -8,7 +8,7 @@ import { createChannelClient } from "../channels/http-channel.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { type ConsoleService, createConsoleService } from "../console/service.js";
-import { createSecretBox } from "../crypto/secret-box.js";
+import { createSecretBox, type SecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
@@ -34,7 +34,7 @@ import { writeMayHaveHappened } from "../store/errors.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, type Store } from "../store/open.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
-import { acceptMasterKey, chooseMasterKey } from "./master-key.js";
+import { acceptMasterKey, chooseMasterKey, finishKeyFileRotation, stopIfKeyMoved } from "./master-key.js";
 
 /** A payment account as routing sees it (the live pool's, and the sandbox firms' one). */
 function candidateOf(a: AccountRow & { channel_code?: string | null }) {
@@ -97,7 +97,7 @@ export interface WireOptions {
 
 export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
-  const masterKey = chooseMasterKey(config, warnings);
+  let masterKey = chooseMasterKey(config, warnings);
   let adminToken = config.adminToken;
   if (!adminToken) {
     if (config.databaseUrl) {
@@ -111,12 +111,26 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     dataDir: config.dataDir,
     pgPoolSize: config.pgPoolSize,
   });
-  const box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
+  let box: SecretBox;
   try {
     await store.migrate();
+    const storeKeys = createStoreKeyRepository(store.db);
+    if (masterKey.source !== "env") {
+      const settled = finishKeyFileRotation(config.dataDir, await storeKeys.masterCheck());
+      if (settled !== "none") {
+        log.warn(
+          { rotation: settled },
+          "master.key: a master key rotation that stopped half-way was completed or undone",
+        );
+        masterKey = chooseMasterKey(config, []);
+      }
+    }
+    // Held from before the key check to the end: a rotation (which needs the store to itself)
+    // cannot slip in between this instance's check and the secrets it seals afterwards.
+    await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
+    box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
     // Before anything else reads or writes the store: a key that is not the store's must stop the
     // start here, not fail every signed request and seal new secrets under a second key.
-    const storeKeys = createStoreKeyRepository(store.db);
     if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, opts.now ?? Date.now))
       log.info({}, "the master key's check is recorded in the store: a start with another key will refuse");
   } catch (err) {
