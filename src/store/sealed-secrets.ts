@@ -13,7 +13,7 @@ export const SEALED_COLUMNS = {
   operators: ["totp_sealed", "totp_pending_sealed"],
   payment_sessions: ["request_sealed"],
   transactions: ["national_id_sealed"],
-} as const satisfies Partial<Record<keyof Database, readonly string[]>>;
+} as const satisfies { [T in keyof Database]?: readonly (keyof Database[T] & string)[] };
 
 /** Rows read and rewritten per statement. */
 const BATCH = 500;
