@@ -58,6 +58,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, { message: "must be 64 hex characters (32 bytes)" })
     .optional(),
+  PAYINTAKE_NEW_MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { message: "must be 64 hex characters (32 bytes)" })
+    .optional(),
   PAYINTAKE_ADMIN_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
   PAYMENT_PAGE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
@@ -85,6 +89,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   masterKeyHex: string | undefined;
+  /** Read by `payintake master-key rotate` only: the key to seal everything under instead. */
+  newMasterKeyHex: string | undefined;
   adminToken: string | undefined;
   paymentPageUrl: string | undefined;
   /** Development and tests only: lets callbacks target loopback and private addresses. */
@@ -146,6 +152,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.PAYINTAKE_DATA_DIR,
     masterKeyHex: e.PAYINTAKE_MASTER_KEY,
+    newMasterKeyHex: e.PAYINTAKE_NEW_MASTER_KEY,
     adminToken: e.PAYINTAKE_ADMIN_TOKEN,
     paymentPageUrl: e.PAYMENT_PAGE_URL?.replace(/\/+$/, ""),
     allowPrivateCallbacks: e.PAYINTAKE_ALLOW_PRIVATE_CALLBACKS,

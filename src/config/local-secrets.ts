@@ -1,5 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -7,7 +18,7 @@ import { join } from "node:path";
  * once into the data directory (mode 0600) so that `npm start` works on a fresh clone. Production
  * sets both in the environment; the server warns when it falls back to these files.
  */
-export type LocalSecretName = "master.key" | "admin.token";
+export type LocalSecretName = "master.key" | "admin.token" | "master.key.new";
 
 export function readOrCreateLocalSecret(dataDir: string, name: LocalSecretName, bytes: number): string {
   const existing = readLocalSecret(dataDir, name);
@@ -32,4 +43,42 @@ export function saveLocalSecret(dataDir: string, name: LocalSecretName, value: s
   // The directory too is the owner's only (docs/operations.md): this may be what creates it.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dataDir, name), `${value}\n`, { mode: 0o600, flag: "wx" });
+}
+
+/*
+ * A rotation of the embedded store's master.key (main/master-key-rotation.ts) must never leave the
+ * store sealed under a key that is on no disk: these write, move and remove secret files durably
+ * (the file's bytes, then the directory entry, fsynced before they return).
+ */
+
+/** Writes the file (replacing one left by an earlier attempt) and makes it durable. */
+export function saveLocalSecretDurably(dataDir: string, name: LocalSecretName, value: string): void {
+  const fd = openSync(join(dataDir, name), "w", 0o600);
+  try {
+    writeSync(fd, `${value}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncDirectory(dataDir);
+}
+
+/** Renames `from` over `to` in one step (a reader sees the old file or the new, never neither). */
+export function replaceLocalSecret(dataDir: string, from: LocalSecretName, to: LocalSecretName): void {
+  renameSync(join(dataDir, from), join(dataDir, to));
+  syncDirectory(dataDir);
+}
+
+export function removeLocalSecret(dataDir: string, name: LocalSecretName): void {
+  rmSync(join(dataDir, name), { force: true });
+  syncDirectory(dataDir);
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -23,6 +23,11 @@ export function sameCheck(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Whether `check` (as the store keeps it) is this key's. */
+export function isCheckOf(masterKey: Buffer, check: string): boolean {
+  return sameCheck(masterKeyCheck(masterKey), check);
+}
+
 /**
  * matched: the store's check is this key's. recorded: the store had none; this key's is now
  * recorded. other_key: the store's check is another key's. cannot_open: the store had no check and

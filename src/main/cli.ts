@@ -4,7 +4,8 @@ import { ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
 import { openStore, StoreLockedError } from "../store/open.js";
 import { createAdminClient } from "./admin-client.js";
-import { COMMANDS, parseArgv, runCommand, UsageError } from "./commands.js";
+import { actor, COMMANDS, parseArgv, runCommand, UsageError } from "./commands.js";
+import { RotationRefused, rotateCommand } from "./master-key-rotation.js";
 import { startServer } from "./server.js";
 
 const USAGE = `payintake: payment intake service
@@ -13,6 +14,10 @@ const USAGE = `payintake: payment intake service
                                   start the server (embedded store, or DATABASE_URL); api answers
                                   HTTP, worker sends callbacks and runs auto-cancel, all both
   payintake migrate               apply database migrations and exit
+  payintake master-key rotate [--generate]
+                                  seal every secret at rest again under a new master key
+                                  (PAYINTAKE_NEW_MASTER_KEY, or --generate for the embedded
+                                  store's master.key); every server on the store must be stopped
   payintake channel-sim [--port P] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
                                   a payment channel partner for development (docs/channels.md)
 
@@ -97,6 +102,18 @@ async function main(): Promise<void> {
     return serve(role === undefined ? config : { ...config, role });
   }
   if (words[0] === "channel-sim") return channelSim(flags);
+  if (words[0] === "master-key") {
+    if (words[1] !== "rotate" || words.length > 2)
+      fail(`unknown command "${words.join(" ")}"\n\n${USAGE}`, 2);
+    try {
+      print(await rotateCommand(config, flags, actor(flags)));
+    } catch (err) {
+      if (err instanceof UsageError) fail(err.message, 2);
+      if (err instanceof RotationRefused) fail(err.message, err.exitCode);
+      throw err;
+    }
+    return;
+  }
   if (words[0] === "migrate") {
     const store = await openStore(config);
     try {

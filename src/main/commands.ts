@@ -49,7 +49,7 @@ function id(positional: string[]): number {
 }
 
 /** Who decides, as recorded on the transaction: --operator, else PAYINTAKE_OPERATOR, else the OS user. */
-function actor(flags: Flags): string {
+export function actor(flags: Flags): string {
   const name = str(flags, "operator") ?? process.env.PAYINTAKE_OPERATOR ?? safeUsername();
   return `operator:${name}`;
 }

@@ -1,7 +1,13 @@
 import { join, resolve } from "node:path";
 import { type Config, ConfigError } from "../config/config.js";
-import { newLocalSecret, readLocalSecret, saveLocalSecret } from "../config/local-secrets.js";
-import { checkMasterKey, type KeyCheckOutcome, masterKeyCheck, sameCheck } from "../crypto/key-check.js";
+import {
+  newLocalSecret,
+  readLocalSecret,
+  removeLocalSecret,
+  replaceLocalSecret,
+  saveLocalSecret,
+} from "../config/local-secrets.js";
+import { checkMasterKey, isCheckOf, type KeyCheckOutcome } from "../crypto/key-check.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { StoreKeyRepository } from "../store/store-keys.js";
 
@@ -70,7 +76,7 @@ export async function refuseOtherKeyBeforeMigrating(
 ): Promise<void> {
   const recorded = await keys.masterCheck();
   if (recorded === undefined) return;
-  if (sameCheck(recorded, masterKeyCheck(Buffer.from(choice.hex, "hex")))) return;
+  if (isCheckOf(Buffer.from(choice.hex, "hex"), recorded)) return;
   throw new ConfigError(
     `invalid configuration:\n  PAYINTAKE_MASTER_KEY: ${refusal(choice, dataDir, "other_key")}`,
   );
@@ -90,4 +96,55 @@ function refusal(choice: MasterKeyChoice, dataDir: string, outcome: KeyCheckOutc
     case "generated":
       return `not set, and ${file} is missing, but this store's secrets are sealed with a key; restore that master.key from a backup, or set PAYINTAKE_MASTER_KEY to that key`;
   }
+}
+
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+const isKeyOf = (hex: string | undefined, check: string) =>
+  hex !== undefined && HEX_KEY.test(hex) && isCheckOf(Buffer.from(hex, "hex"), check);
+
+/**
+ * Completes or undoes a rotation of the embedded store's master.key that stopped half-way; call it
+ * with the store open (this process holds it alone) and before the key is read from the file.
+ *
+ * The rotation writes the new key to master.key.new (durably), then commits the re-sealed store
+ * with the new key's check, then renames master.key.new over master.key. Whichever step a crash
+ * cut, the store's check says which of the two files is right: master.key.new when the commit
+ * happened (the rename is finished here), master.key when it did not (master.key.new is a key the
+ * store never used, and goes). A check that is neither's leaves both files alone: the start is
+ * then refused as for any wrong key, and nothing an operator might need is deleted.
+ */
+export function finishKeyFileRotation(
+  dataDir: string,
+  recordedCheck: string | undefined,
+): "none" | "finished" | "undone" {
+  const next = readLocalSecret(dataDir, "master.key.new");
+  if (next === undefined || recordedCheck === undefined) return "none";
+  if (isKeyOf(next, recordedCheck)) {
+    replaceLocalSecret(dataDir, "master.key.new", "master.key");
+    return "finished";
+  }
+  if (isKeyOf(readLocalSecret(dataDir, "master.key"), recordedCheck)) {
+    removeLocalSecret(dataDir, "master.key.new");
+    return "undone";
+  }
+  return "none";
+}
+
+/**
+ * For a serving instance that lost its serving lock (its connection to PostgreSQL broke) and took
+ * it again: a rotation may have run in between. If the store is no longer under this instance's
+ * key it must stop at once, since whatever it sealed from then on would be under a key the store
+ * no longer has. Crash-only, like a failed commit (store/open.ts): a supervisor's restart is
+ * refused with the message that names PAYINTAKE_MASTER_KEY.
+ */
+export function stopIfKeyMoved(masterKey: MasterKeyChoice, keys: StoreKeyRepository): () => Promise<void> {
+  const key = Buffer.from(masterKey.hex, "hex");
+  return async () => {
+    const recorded = await keys.masterCheck();
+    if (recorded === undefined || isCheckOf(key, recorded)) return;
+    process.stderr.write(
+      "payintake: fatal: the store's secrets were sealed again under another master key while this instance was disconnected from the database; start it with the new PAYINTAKE_MASTER_KEY\n",
+    );
+    process.exit(2);
+  };
 }

@@ -8,7 +8,7 @@ import { createChannelClient } from "../channels/http-channel.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { type ConsoleService, createConsoleService } from "../console/service.js";
-import { createSecretBox } from "../crypto/secret-box.js";
+import { createSecretBox, type SecretBox } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
@@ -33,9 +33,16 @@ import type { ChangeTopic } from "../store/change-feed.js";
 import { writeMayHaveHappened } from "../store/errors.js";
 import { createRepositories } from "../store/index.js";
 import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
+import { migrations } from "../store/migrations/index.js";
 import { openStore, type Store } from "../store/open.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
-import { acceptMasterKey, chooseMasterKey, refuseOtherKeyBeforeMigrating } from "./master-key.js";
+import {
+  acceptMasterKey,
+  chooseMasterKey,
+  finishKeyFileRotation,
+  refuseOtherKeyBeforeMigrating,
+  stopIfKeyMoved,
+} from "./master-key.js";
 
 /** A payment account as routing sees it (the live pool's, and the sandbox firms' one). */
 function candidateOf(a: AccountRow & { channel_code?: string | null }) {
@@ -98,7 +105,7 @@ export interface WireOptions {
 
 export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
-  const masterKey = chooseMasterKey(config, warnings);
+  let masterKey = chooseMasterKey(config, warnings);
   let adminToken = config.adminToken;
   if (!adminToken) {
     if (config.databaseUrl) {
@@ -112,14 +119,33 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     dataDir: config.dataDir,
     pgPoolSize: config.pgPoolSize,
   });
-  const box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
+  let box: SecretBox;
   try {
-    // Before anything else reads or writes the store: a key that is not the store's must stop the
-    // start here, not fail every signed request and seal new secrets under a second key.
     const storeKeys = createStoreKeyRepository(store.db);
-    if ((await store.appliedMigrations()).includes(keyCheck.version))
+    const applied = await store.appliedMigrations();
+    // A store keeps a key check from that migration on; only such a store can have been rotated.
+    const keysKept = applied.includes(keyCheck.version);
+    if (keysKept && masterKey.source !== "env") {
+      const settled = finishKeyFileRotation(config.dataDir, await storeKeys.masterCheck());
+      if (settled !== "none") {
+        log.warn(
+          { rotation: settled },
+          "master.key: a master key rotation that stopped half-way was completed or undone",
+        );
+        masterKey = chooseMasterKey(config, []);
+      }
+    }
+    // A start with another key must not apply a newer version's migrations to a store it then
+    // refuses: with migrations pending, the key is compared before them.
+    if (keysKept && migrations.some((m) => !applied.includes(m.version)))
       await refuseOtherKeyBeforeMigrating(masterKey, config.dataDir, storeKeys);
     await store.migrate();
+    // Held from before the key check to the end: a rotation (which needs the store to itself)
+    // cannot slip in between this instance's check and the secrets it seals afterwards.
+    await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
+    box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
+    // Before anything else reads or writes the store: a key that is not the store's must stop the
+    // start here, not fail every signed request and seal new secrets under a second key.
     if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, opts.now ?? Date.now))
       log.info({}, "the master key's check is recorded in the store: a start with another key will refuse");
   } catch (err) {

@@ -6,6 +6,7 @@ import { type ChangeFeed, createPgChangeFeed, noChangeFeed } from "./change-feed
 import { migrations } from "./migrations/index.js";
 import type { Prepared, StatementRunner } from "./prepared.js";
 import type { Database } from "./schema.js";
+import { holdServingLock, type ServingLock, withoutServers } from "./serving-lock.js";
 import { openGroupCommit, SqliteOpenError } from "./sqlite-group-commit.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -34,6 +35,17 @@ export interface Store {
   migrate(): Promise<string[]>;
   /** The versions of the migrations applied so far, without writing anything (none on a new store). */
   appliedMigrations(): Promise<string[]>;
+  /**
+   * Marks this process as a server of the store until close(), so that work needing the store to
+   * itself refuses meanwhile (serving-lock.ts). `regained` runs whenever the mark is taken again
+   * after a lost connection. The embedded store's file lock is such a mark already.
+   */
+  holdServingLock(regained: () => Promise<void>): Promise<void>;
+  /**
+   * Runs `work` (on one connection) while no server holds the store; "in_use" when one does. On
+   * the embedded store this process holds the file, so none can.
+   */
+  withoutServers<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T | "in_use">;
   close(): Promise<void>;
 }
 
@@ -101,6 +113,8 @@ async function openSqlite(dataDir: string): Promise<Store> {
       return undefined;
     },
     changes: noChangeFeed,
+    async holdServingLock() {},
+    withoutServers: (work) => work(db),
     async migrate() {
       // Each script waits for the open batch to commit; a migration's own BEGIN … COMMIT spans several
       // scripts, which is safe because migrations run at start, before anything else uses the store.
@@ -148,6 +162,7 @@ function openPostgres(url: string, poolSize: number): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const settled = Promise.resolve();
   const changes = createPgChangeFeed(url, pool);
+  let servingLock: ServingLock | undefined;
   return {
     db,
     dialect: "postgres",
@@ -190,7 +205,12 @@ function openPostgres(url: string, poolSize: number): Store {
     },
     appliedMigrations: () => appliedMigrations(db, "postgres"),
     changes,
+    async holdServingLock(regained) {
+      servingLock ??= await holdServingLock(url, regained);
+    },
+    withoutServers: (work) => withoutServers(db, work),
     async close() {
+      await servingLock?.close();
       await changes.close();
       await db.destroy();
     },

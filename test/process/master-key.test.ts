@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/open.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
+import { withStore } from "../support/stored.js";
 import {
   Child,
   type Credentials,
@@ -36,20 +36,6 @@ async function freshStore(kind: StoreKind) {
   const store = await storeEnv(kind);
   cleanups.push(() => store.cleanup());
   return store;
-}
-
-/** The store a stopped server left, opened directly (SQLite admits one process at a time). */
-async function withStore<T>(env: Record<string, string | undefined>, use: (s: Store) => Promise<T>) {
-  const store = await openStore({
-    databaseUrl: env.DATABASE_URL,
-    dataDir: env.PAYINTAKE_DATA_DIR as string,
-    pgPoolSize: 2,
-  });
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
-  }
 }
 
 /** Every row of every table, in a stable order: to show a refused start wrote nothing. */

@@ -1,0 +1,160 @@
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { Dialect, Store } from "./open.js";
+import type { Database } from "./schema.js";
+
+/**
+ * Every column holding values sealed with the master key (crypto/secret-box.ts), by table. A
+ * rotation re-seals exactly these: a column missing here would be left under a key the store no
+ * longer has, so a rotation refuses a schema with a `*_sealed` column this list does not name.
+ */
+export const SEALED_COLUMNS = {
+  firms: ["secret_sealed"],
+  channels: ["secret_sealed"],
+  operators: ["totp_sealed", "totp_pending_sealed"],
+  payment_sessions: ["request_sealed"],
+  transactions: ["national_id_sealed"],
+} as const satisfies { [T in keyof Database]?: readonly (keyof Database[T] & string)[] };
+
+/** Rows read and rewritten per statement. */
+const BATCH = 500;
+
+export interface SealedSecretsTransaction {
+  masterCheck(): Promise<string | undefined>;
+  /**
+   * Replaces every sealed value with `reseal(value, where)`; `where` names the table, column and
+   * row, never the value. Null and '' are not sealed values (a payment page's details are '' once
+   * dropped) and stay. Returns how many values were re-sealed, by "table.column".
+   */
+  resealAll(reseal: (sealed: string, where: string) => string): Promise<Record<string, number>>;
+  /** Puts `check` in place of the master key's check (there must be one). */
+  replaceMasterCheck(check: string, now: number): Promise<void>;
+  /** An audit row for a change to the store as a whole (entity "store"). */
+  audit(entry: { actor: string; action: string; at: number }, after: Record<string, unknown>): Promise<void>;
+}
+
+export interface SealedSecretsStore {
+  /**
+   * Runs `work` in one database transaction while no server holds the store: all of it commits,
+   * or none. "in_use" (and nothing run) when a server holds it.
+   */
+  transaction<T>(work: (tx: SealedSecretsTransaction) => Promise<T>): Promise<T | "in_use">;
+}
+
+export function createSealedSecretsStore(
+  store: Pick<Store, "dialect" | "withoutServers">,
+): SealedSecretsStore {
+  return {
+    transaction: (work) =>
+      store.withoutServers((db) =>
+        db.transaction().execute((trx) => work(sealedSecretsIn(trx, store.dialect))),
+      ),
+  };
+}
+
+/** Every `*_sealed` column in the schema, as "table.column". */
+export async function sealedColumnsInSchema(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  const found =
+    dialect === "sqlite"
+      ? await sql<{ name: string }>`SELECT m.name || '.' || c.name AS name
+          FROM sqlite_master m JOIN pragma_table_info(m.name) c
+          WHERE m.type = 'table' AND c.name LIKE '%\\_sealed' ESCAPE '\\'`.execute(db)
+      : await sql<{ name: string }>`SELECT table_name || '.' || column_name AS name
+          FROM information_schema.columns
+          WHERE table_schema = current_schema() AND column_name LIKE '%\\_sealed' ESCAPE '\\'`.execute(db);
+  return found.rows.map((r) => r.name).sort();
+}
+
+function sealedSecretsIn(db: Kysely<Database>, dialect: Dialect): SealedSecretsTransaction {
+  return {
+    async masterCheck() {
+      const row = await db
+        .selectFrom("store_keys")
+        .select("key_check")
+        .where("purpose", "=", "master")
+        .executeTakeFirst();
+      return row?.key_check;
+    },
+
+    async resealAll(reseal) {
+      const known = new Set(
+        Object.entries(SEALED_COLUMNS).flatMap(([table, columns]) => columns.map((c) => `${table}.${c}`)),
+      );
+      const unknown = (await sealedColumnsInSchema(db, dialect)).filter((c) => !known.has(c));
+      if (unknown.length > 0)
+        throw new Error(
+          `sealed columns this version cannot re-seal: ${unknown.join(", ")}; nothing was changed`,
+        );
+      const counts: Record<string, number> = {};
+      for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
+        for (const column of columns) counts[`${table}.${column}`] = 0;
+        await resealTable(db, table, columns, (sealed, column, id) => {
+          counts[`${table}.${column}`] = (counts[`${table}.${column}`] ?? 0) + 1;
+          return reseal(sealed, `${table}.${column} of row ${id}`);
+        });
+      }
+      return counts;
+    },
+
+    async replaceMasterCheck(check, now) {
+      const result = await db
+        .updateTable("store_keys")
+        .set({ key_check: check, created_at: now })
+        .where("purpose", "=", "master")
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1)
+        throw new Error("the store has no master key check to replace");
+    },
+
+    async audit(entry, after) {
+      await db
+        .insertInto("audit_log")
+        .values({
+          actor: entry.actor,
+          action: entry.action,
+          entity_type: "store",
+          entity_id: "master_key",
+          before_json: null,
+          after_json: JSON.stringify(after),
+          at: entry.at,
+        })
+        .execute();
+    },
+  };
+}
+
+/**
+ * Walks the table by id, a batch at a time, and rewrites each batch in one statement (a CASE per
+ * column: the same SQL on both stores, and a round trip per 500 rows rather than per row). Ids do
+ * not change, so the walk sees each row once. Only this transaction writes meanwhile: no server
+ * holds the store.
+ */
+async function resealTable(
+  db: Kysely<Database>,
+  table: string,
+  columns: readonly string[],
+  reseal: (sealed: string, column: string, id: number) => string,
+): Promise<void> {
+  const isSealed = (c: string) => sql`(${sql.ref(c)} IS NOT NULL AND ${sql.ref(c)} <> '')`;
+  let after = 0;
+  for (;;) {
+    const rows = await sql<Record<string, unknown> & { id: number }>`
+      SELECT id, ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(table)}
+      WHERE id > ${after} AND (${sql.join(columns.map(isSealed), sql` OR `)})
+      ORDER BY id LIMIT ${BATCH}`.execute(db);
+    if (rows.rows.length === 0) return;
+    const sets: RawBuilder<unknown>[] = [];
+    for (const column of columns) {
+      const whens: RawBuilder<unknown>[] = [];
+      for (const row of rows.rows) {
+        const value = row[column];
+        if (typeof value === "string" && value !== "")
+          whens.push(sql`WHEN ${row.id} THEN ${reseal(value, column, row.id)}`);
+      }
+      if (whens.length > 0)
+        sets.push(sql`${sql.ref(column)} = CASE id ${sql.join(whens, sql` `)} ELSE ${sql.ref(column)} END`);
+    }
+    const ids = rows.rows.map((r) => r.id);
+    await sql`UPDATE ${sql.table(table)} SET ${sql.join(sets)} WHERE id IN (${sql.join(ids)})`.execute(db);
+    after = ids[ids.length - 1] as number;
+  }
+}
