@@ -8,7 +8,6 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -38,11 +37,22 @@ export function newLocalSecret(bytes: number): string {
   return randomBytes(bytes).toString("hex");
 }
 
-/** Fails if the file exists: a secret file is never overwritten. */
+/**
+ * Fails if the file exists: a secret file is never overwritten. Durable before it returns: the
+ * first master.key is saved just before the store records its key's check and seals under it, and
+ * a power cut must not leave that store beside an empty or missing key file.
+ */
 export function saveLocalSecret(dataDir: string, name: LocalSecretName, value: string): void {
   // The directory too is the owner's only (docs/operations.md): this may be what creates it.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(dataDir, name), `${value}\n`, { mode: 0o600, flag: "wx" });
+  const fd = openSync(join(dataDir, name), "wx", 0o600);
+  try {
+    writeSync(fd, `${value}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncDirectory(dataDir);
 }
 
 /*

@@ -44,3 +44,24 @@ export function createSecretBox(masterKey: Buffer): SecretBox {
     },
   };
 }
+
+export class SealingPausedError extends Error {}
+
+/**
+ * The same box, whose seal refuses while `allowed()` is false: on PostgreSQL, while the instance's
+ * serving lock is lost (store/serving-lock.ts) a master key rotation may be running, and a secret
+ * sealed then under this instance's key would stay under the old key for good. The request fails
+ * (before it writes anything) instead; opening goes on.
+ */
+export function sealOnlyWhile(box: SecretBox, allowed: () => boolean): SecretBox {
+  return {
+    seal(plaintext) {
+      if (!allowed())
+        throw new SealingPausedError(
+          "sealing paused: this instance's serving lock is lost (the database connection broke); it is taken again within seconds",
+        );
+      return box.seal(plaintext);
+    },
+    open: (sealed) => box.open(sealed),
+  };
+}

@@ -9,6 +9,7 @@ import {
 } from "../config/local-secrets.js";
 import { isCheckOf } from "../crypto/key-check.js";
 import { rotateMasterKey, UnopenableSecretError } from "../crypto/master-key-rotation.js";
+import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
 import { openStore, StoreLockedError } from "../store/open.js";
 import { createSealedSecretsStore } from "../store/sealed-secrets.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
@@ -75,9 +76,12 @@ export async function rotateCommand(config: Config, flags: Flags, actor: string)
     throw err;
   });
   try {
-    await store.migrate();
+    // Nothing is written, migrations included, until the current key is known to be the store's:
+    // a newer version run with a wrong key must not migrate a store it then refuses to rotate. A
+    // store from before the key check has nothing to compare with: it is refused below.
     const keys = createStoreKeyRepository(store.db);
-    if (inFile) finishKeyFileRotation(config.dataDir, await keys.masterCheck());
+    const keysKept = (await store.appliedMigrations()).includes(keyCheck.version);
+    if (inFile && keysKept) finishKeyFileRotation(config.dataDir, await keys.masterCheck());
     const currentHex = config.masterKeyHex ?? readLocalSecret(config.dataDir, "master.key");
     const keyFile = resolve(join(config.dataDir, "master.key"));
     if (currentHex === undefined)
@@ -90,9 +94,10 @@ export async function rotateCommand(config: Config, flags: Flags, actor: string)
     if (current.equals(next)) throw new UsageError("PAYINTAKE_NEW_MASTER_KEY is the current master key");
 
     // Checked before anything is written; the transaction checks again.
-    const recorded = await keys.masterCheck();
+    const recorded = keysKept ? await keys.masterCheck() : undefined;
     if (recorded === undefined) throw noCheck();
     if (!isCheckOf(current, recorded)) throw otherKey(inFile, keyFile);
+    await store.migrate();
 
     const now = (await store.databaseTime()) ?? Date.now();
     if (inFile) saveLocalSecretDurably(config.dataDir, "master.key.new", nextHex);

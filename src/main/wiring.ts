@@ -8,7 +8,7 @@ import { createChannelClient } from "../channels/http-channel.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { type ConsoleService, createConsoleService } from "../console/service.js";
-import { createSecretBox, type SecretBox } from "../crypto/secret-box.js";
+import { createSecretBox, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
@@ -142,8 +142,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     await store.migrate();
     // Held from before the key check to the end: a rotation (which needs the store to itself)
     // cannot slip in between this instance's check and the secrets it seals afterwards.
-    await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
-    box = createSecretBox(Buffer.from(masterKey.hex, "hex"));
+    const lockHeld = await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
+    box = sealOnlyWhile(createSecretBox(Buffer.from(masterKey.hex, "hex")), lockHeld);
     // Before anything else reads or writes the store: a key that is not the store's must stop the
     // start here, not fail every signed request and seal new secrets under a second key.
     if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, opts.now ?? Date.now))

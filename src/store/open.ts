@@ -38,9 +38,10 @@ export interface Store {
   /**
    * Marks this process as a server of the store until close(), so that work needing the store to
    * itself refuses meanwhile (serving-lock.ts). `regained` runs whenever the mark is taken again
-   * after a lost connection. The embedded store's file lock is such a mark already.
+   * after a lost connection. The embedded store's file lock is such a mark already. Returns whether
+   * the mark is held at the moment (always, on the embedded store).
    */
-  holdServingLock(regained: () => Promise<void>): Promise<void>;
+  holdServingLock(regained: () => Promise<void>): Promise<() => boolean>;
   /**
    * Runs `work` (on one connection) while no server holds the store; "in_use" when one does. On
    * the embedded store this process holds the file, so none can.
@@ -113,7 +114,9 @@ async function openSqlite(dataDir: string): Promise<Store> {
       return undefined;
     },
     changes: noChangeFeed,
-    async holdServingLock() {},
+    async holdServingLock() {
+      return () => true;
+    },
     withoutServers: (work) => work(db),
     async migrate() {
       // Each script waits for the open batch to commit; a migration's own BEGIN … COMMIT spans several
@@ -207,6 +210,7 @@ function openPostgres(url: string, poolSize: number): Store {
     changes,
     async holdServingLock(regained) {
       servingLock ??= await holdServingLock(url, regained);
+      return servingLock.held;
     },
     withoutServers: (work) => withoutServers(db, work),
     async close() {

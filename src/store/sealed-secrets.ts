@@ -76,6 +76,15 @@ function sealedSecretsIn(db: Kysely<Database>, dialect: Dialect): SealedSecretsT
     },
 
     async resealAll(reseal) {
+      // PostgreSQL: no write to a table with sealed values may be in flight while it is re-sealed,
+      // nor start before the commit. A server that lost its serving lock refuses to seal
+      // (crypto/secret-box.ts sealOnlyWhile), but a write it sealed just before may still be
+      // committing; this waits for it, so the walk below sees its row. (The embedded store admits
+      // one process: nothing else can be writing.)
+      if (dialect === "postgres")
+        await sql`LOCK TABLE ${sql.join(
+          Object.keys(SEALED_COLUMNS).map((t) => sql.table(t)),
+        )} IN SHARE ROW EXCLUSIVE MODE`.execute(db);
       const known = new Set(
         Object.entries(SEALED_COLUMNS).flatMap(([table, columns]) => columns.map((c) => `${table}.${c}`)),
       );

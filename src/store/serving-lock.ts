@@ -18,6 +18,12 @@ const LOCK_KEY = "727275, ('x' || substr(md5(coalesce(current_schema(), '')), 1,
 const RECONNECT_MS = 1_000;
 
 export interface ServingLock {
+  /**
+   * Whether the lock is held now. Not while its connection is lost and until it is taken again and
+   * the key checked: a rotation may be running meanwhile, and a secret sealed then under this
+   * instance's key would be left under the old key for good.
+   */
+  held(): boolean;
   close(): Promise<void>;
 }
 
@@ -31,6 +37,7 @@ export async function holdServingLock(url: string, regained: () => Promise<void>
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
+  let holding = false;
 
   function later(): void {
     if (closed || retry) return;
@@ -51,11 +58,20 @@ export async function holdServingLock(url: string, regained: () => Promise<void>
 
   async function take(again: boolean): Promise<void> {
     if (closed) return;
-    const c = new pg.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const c = new pg.Client({
+      connectionString: url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      // A reconnect that hangs must not leave the instance without the lock (and sealing paused) for long.
+      connectionTimeoutMillis: 5_000,
+      // Found in pg_stat_activity when a rotation is refused (docs/operations.md).
+      application_name: "payintake serving lock",
+    });
     current = c;
     // Lost once held: take it again. Failing while being taken is the caller's to handle.
     let held = false;
     const lost = () => {
+      if (current === c) holding = false;
       void drop(c);
       if (held) later();
     };
@@ -72,10 +88,12 @@ export async function holdServingLock(url: string, regained: () => Promise<void>
       throw err;
     }
     held = true;
+    holding = true;
   }
 
   await take(false);
   return {
+    held: () => holding,
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);

@@ -57,6 +57,14 @@ describe("a console that requires two-step sign-in, in Chromium", () => {
     await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
     expect(await page.locator("#nav").isVisible()).toBe(true);
     expect(await page.locator("#sf-required").count()).toBe(0);
+    // Its settings say it stays on, and offer no way to turn it off (the server would refuse).
+    await page.goto(`${server.url}/ops#/password`);
+    await expect
+      .poll(() => page.locator("#sf-required-note").textContent())
+      .toBe(
+        "Bu konsol iki adımlı giriş gerektirdiği için kapatılamaz. Telefonunuzu değiştirirseniz bir yöneticiden sıfırlamasını isteyin.",
+      );
+    expect(await page.locator('input[name="sf-code"]').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCheckOf } from "../../src/crypto/key-check.js";
+import { loginWindows } from "../../src/store/migrations/20261124T1900_login_windows.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { PG_BASE_URL, STORES, type StoreKind, storeEnv, type TestServer } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
@@ -46,6 +47,10 @@ const ADMIN_EMAIL = "keys@ops.example";
 const PRIVATE_CALLBACKS = { PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true" };
 /** Each test starts servers several times (on two cores shared with other suites). */
 const SEVERAL_STARTS_MS = 120_000;
+
+/** A migration that only adds a table: undone, it is pending again, as for a newer version. */
+const PENDING = loginWindows.version;
+const appliedMigrations = (env: Env) => withStore(env, (s) => s.appliedMigrations());
 
 function rotate(env: Env, ...flags: string[]) {
   return runCli(["master-key", "rotate", ...flags], { ...env, PORT: undefined }, 60_000);
@@ -180,12 +185,18 @@ describe.each(STORES)("payintake master-key rotate on %s", (kind) => {
       const server = await startServe(env);
       const written = await writeThroughServer(server);
       expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+      // As a newer version finds the store: a migration of its pending (it applied it first, then refused).
+      await withStore(env, async (s) => {
+        await s.db.schema.dropTable("login_windows").execute();
+        await s.db.deleteFrom("schema_migrations").where("version", "=", PENDING).execute();
+      });
       const before = await sealedState(env);
 
       const wrong = newKey();
       const next = newKey();
       const r = await rotate({ ...env, PAYINTAKE_MASTER_KEY: wrong, PAYINTAKE_NEW_MASTER_KEY: next });
       expect(r.code, r.stderr).toBe(2);
+      expect(await appliedMigrations(env)).not.toContain(PENDING);
       expect(r.stderr).toContain(
         "PAYINTAKE_MASTER_KEY: the current key is not the key this store's secrets are sealed with; nothing was changed",
       );

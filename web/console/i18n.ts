@@ -147,6 +147,8 @@ const tr = {
   setUpSecondFactor: "İki adımlı girişi aç",
   secondFactorRequired:
     "Bu konsol iki adımlı giriş gerektiriyor. Devam etmek için önce iki adımlı girişi açın.",
+  secondFactorKept:
+    "Bu konsol iki adımlı giriş gerektirdiği için kapatılamaz. Telefonunuzu değiştirirseniz bir yöneticiden sıfırlamasını isteyin.",
   scanCode:
     "Kare kodu doğrulama uygulamanızla okutun ya da bu anahtarı elle girin, sonra uygulamanın gösterdiği kodu ve parolanızı yazın:",
   confirmSecondFactor: "Onayla ve aç",
@@ -309,6 +311,8 @@ const en: Record<Key, string> = {
     "Two-step sign-in is off. Turn it on with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password…).",
   setUpSecondFactor: "Turn on two-step sign-in",
   secondFactorRequired: "This console requires two-step sign-in. Turn it on to go on.",
+  secondFactorKept:
+    "This console requires two-step sign-in, so it cannot be turned off. Moving to another phone: ask an admin to reset it.",
   scanCode:
     "Scan the square code with your authenticator app, or type in this key; then enter the code the app shows and your password:",
   confirmSecondFactor: "Confirm and turn on",

@@ -160,6 +160,7 @@ function App() {
             <SecondFactor
               done={(csrf) => setCsrf(csrf)}
               changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
+              required={required}
             />
           </ShellContext.Provider>
         )}
@@ -181,6 +182,7 @@ function App() {
                 <SecondFactor
                   done={(csrf) => setCsrf(csrf)}
                   changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
+                  required={required}
                 />
               </>
             )}

@@ -36,7 +36,12 @@ function QrCode({ rows, label }: { rows: string[]; label: string }) {
  * The signed-in operator's second factor (docs/console.md): set up by scanning a QR code and
  * confirming with a code and the password; turned off with a code and the password.
  */
-export function SecondFactor(props: { done(csrf: string): void; changed(on: boolean): void }) {
+export function SecondFactor(props: {
+  done(csrf: string): void;
+  changed(on: boolean): void;
+  /** The console requires it: once on, it cannot be turned off here (an admin resets it). */
+  required: boolean;
+}) {
   const { t, me, notify } = useShell();
   const on = me.second_factor;
   const [started, setStarted] = useState<Started | null>(null);
@@ -108,7 +113,8 @@ export function SecondFactor(props: { done(csrf: string): void; changed(on: bool
           <button type="submit">{t("confirmSecondFactor")}</button>
         </form>
       )}
-      {on && (
+      {on && props.required && <p id="sf-required-note">{t("secondFactorKept")}</p>}
+      {on && !props.required && (
         <form onSubmit={(e) => confirmOrRemove(e, "remove")}>
           {codeAndPassword}
           <button type="submit" class="secondary">
