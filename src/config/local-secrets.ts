@@ -45,14 +45,7 @@ export function newLocalSecret(bytes: number): string {
 export function saveLocalSecret(dataDir: string, name: LocalSecretName, value: string): void {
   // The directory too is the owner's only (docs/operations.md): this may be what creates it.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const fd = openSync(join(dataDir, name), "wx", 0o600);
-  try {
-    writeSync(fd, `${value}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  syncDirectory(dataDir);
+  writeDurably(dataDir, name, value, "wx");
 }
 
 /*
@@ -63,7 +56,12 @@ export function saveLocalSecret(dataDir: string, name: LocalSecretName, value: s
 
 /** Writes the file (replacing one left by an earlier attempt) and makes it durable. */
 export function saveLocalSecretDurably(dataDir: string, name: LocalSecretName, value: string): void {
-  const fd = openSync(join(dataDir, name), "w", 0o600);
+  writeDurably(dataDir, name, value, "w");
+}
+
+/** The file's bytes, then its directory entry, fsynced; owner-only. "wx" fails if it exists. */
+function writeDurably(dataDir: string, name: LocalSecretName, value: string, flag: "w" | "wx"): void {
+  const fd = openSync(join(dataDir, name), flag, 0o600);
   try {
     writeSync(fd, `${value}\n`);
     fsyncSync(fd);

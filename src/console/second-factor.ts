@@ -1,6 +1,7 @@
 import { base32, fromBase32, newTotpSecret, otpauthUri } from "../auth/totp.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
+import type { OperatorRow } from "../store/operators.js";
 import { type Guess, takeCode } from "./guess.js";
 import { openSession } from "./sessions.js";
 
@@ -61,6 +62,33 @@ export function createSecondFactor(deps: {
     return { ok: true as const, row, secret, now };
   }
 
+  /**
+   * Makes `secret` (null: none) the operator's second factor, audited; ends their sessions but the
+   * one it was done in, which goes on with a new CSRF token (returned).
+   */
+  async function switchTo(
+    checked: { row: OperatorRow; now: number },
+    secret: string | null,
+    keepToken: string,
+  ): Promise<string> {
+    const { row, now } = checked;
+    await repos.audited.update(
+      "operators",
+      row.id,
+      { totp_sealed: secret, totp_pending_sealed: null, updated_at: now },
+      { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
+    );
+    await repos.operators.deleteSessionsOf(row.id);
+    const { csrf } = await openSession(
+      repos,
+      row.id,
+      keepToken,
+      { passwordHash: row.password_hash, totpSealed: secret },
+      now,
+    );
+    return csrf;
+  }
+
   return {
     /** A new secret to scan or type in; it takes effect only once `confirm` gets a code from it. */
     async start(
@@ -90,22 +118,8 @@ export function createSecondFactor(deps: {
       if (!checked.ok) return checked;
       // A secret left pending from before one was turned on (start refuses that now) replaces nothing.
       if (checked.row.totp_sealed !== null) return { ok: false, status: 409, message: ON_ALREADY };
-      const { row, secret, now } = checked;
-      await repos.audited.update(
-        "operators",
-        row.id,
-        { totp_sealed: secret, totp_pending_sealed: null, updated_at: now },
-        { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
-      );
       // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
-      await repos.operators.deleteSessionsOf(row.id);
-      const { csrf } = await openSession(
-        repos,
-        row.id,
-        keepToken,
-        { passwordHash: row.password_hash, totpSealed: secret },
-        now,
-      );
+      const csrf = await switchTo(checked, checked.secret, keepToken);
       return { ok: true, value: { second_factor: true, csrf_token: csrf } };
     },
 
@@ -124,23 +138,9 @@ export function createSecondFactor(deps: {
         "there is no second factor to remove",
       );
       if (!checked.ok) return checked;
-      const { row, now } = checked;
-      await repos.audited.update(
-        "operators",
-        row.id,
-        { totp_sealed: null, totp_pending_sealed: null, updated_at: now },
-        { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
-      );
       // Any change to how the operator signs in ends their other sessions (someone who turns it off
       // may be answering a break-in); this one goes on, with a new CSRF token.
-      await repos.operators.deleteSessionsOf(row.id);
-      const { csrf } = await openSession(
-        repos,
-        row.id,
-        keepToken,
-        { passwordHash: row.password_hash, totpSealed: null },
-        now,
-      );
+      const csrf = await switchTo(checked, null, keepToken);
       return { ok: true, value: { second_factor: false, csrf_token: csrf } };
     },
   };

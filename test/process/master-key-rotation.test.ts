@@ -248,15 +248,20 @@ describe("the embedded default: the data directory's master.key", () => {
     return { PAYINTAKE_DATA_DIR: dir, ...PRIVATE_CALLBACKS };
   }
 
+  /** A store with the embedded default's master.key, written through a server that has stopped. */
+  async function writtenWithKeyFile() {
+    const env = dataDir();
+    const keyFile = join(env.PAYINTAKE_DATA_DIR as string, "master.key");
+    const server = await startServe(env);
+    const written = await writeThroughServer(server);
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+    return { env, keyFile, written, oldKey: readFileSync(keyFile, "utf8").trim() };
+  }
+
   it(
     "--generate replaces master.key, shows the new key once, and the server goes on with the file",
     async () => {
-      const env = dataDir();
-      const keyFile = join(env.PAYINTAKE_DATA_DIR as string, "master.key");
-      const server = await startServe(env);
-      const written = await writeThroughServer(server);
-      expect(await stopServe(server)).toEqual({ code: 0, signal: null });
-      const oldKey = readFileSync(keyFile, "utf8").trim();
+      const { env, keyFile, written, oldKey } = await writtenWithKeyFile();
 
       const r = await rotate(env, "--generate");
       expect(r.code, r.stderr).toBe(0);
@@ -277,12 +282,7 @@ describe("the embedded default: the data directory's master.key", () => {
   it(
     "a rotation cut after its commit (master.key.new not yet renamed) is finished at start; one cut before it is undone",
     async () => {
-      const env = dataDir();
-      const keyFile = join(env.PAYINTAKE_DATA_DIR as string, "master.key");
-      const server = await startServe(env);
-      const written = await writeThroughServer(server);
-      expect(await stopServe(server)).toEqual({ code: 0, signal: null });
-      const oldKey = readFileSync(keyFile, "utf8").trim();
+      const { env, keyFile, written, oldKey } = await writtenWithKeyFile();
 
       // Cut before the commit: master.key.new holds a key the store never used.
       const unused = newKey();

@@ -22,18 +22,20 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     await close?.();
   });
 
-  it("a sign-in that checked the old password while it was being changed opens no session", async () => {
-    // The sign-in stops between checking the password and opening its session (recordSuccess runs
-    // in between); meanwhile the operator changes the password.
-    let pauseNext = false;
+  /**
+   * A console service whose next sign-in (once armed) stops between checking the password and
+   * opening its session (recordSuccess runs in between), until `pause` lets it go.
+   */
+  function pausingSignIns() {
+    let armed = false;
     const pause = pausePoint();
     const repos = createRepositories(store);
     const operators = repos.operators;
     repos.operators = {
       ...operators,
       async recordSuccess(id) {
-        if (pauseNext) {
-          pauseNext = false;
+        if (armed) {
+          armed = false;
           await pause.stop();
         }
         return operators.recordSuccess(id);
@@ -44,10 +46,23 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
       box: createSecretBox(randomBytes(32)),
       now: () => Date.now(),
     });
+    return {
+      service,
+      pause,
+      pauseNextSignIn: () => {
+        armed = true;
+      },
+    };
+  }
+
+  it("a sign-in that checked the old password while it was being changed opens no session", async () => {
+    // The sign-in stops between checking the password and opening its session (recordSuccess runs
+    // in between); meanwhile the operator changes the password.
+    const { service, pause, pauseNextSignIn } = pausingSignIns();
     const created = await service.createOperator("ayse@ops.example", "admin", "old-password-123");
     if (!created.ok) throw new Error("operator not created");
 
-    pauseNext = true;
+    pauseNextSignIn();
     const stale = service.login("ayse@ops.example", "old-password-123", "10.0.0.1");
     await pause.reached;
     const changed = await service.changePassword(
@@ -87,28 +102,10 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
   it("a sign-in with the password alone that overlapped turning on the second factor opens no session", async () => {
     // The sign-in read the operator (no second factor yet) and checked the password; it stops before
     // opening its session, and meanwhile the operator turns the second factor on.
-    let pauseNext = false;
-    const pause = pausePoint();
-    const repos = createRepositories(store);
-    const operators = repos.operators;
-    repos.operators = {
-      ...operators,
-      async recordSuccess(id) {
-        if (pauseNext) {
-          pauseNext = false;
-          await pause.stop();
-        }
-        return operators.recordSuccess(id);
-      },
-    };
-    const service = createConsoleService({
-      repos,
-      box: createSecretBox(randomBytes(32)),
-      now: () => Date.now(),
-    });
+    const { service, pause, pauseNextSignIn } = pausingSignIns();
     const created = await service.createOperator("zeynep@ops.example", "operator", "the-password-123");
     if (!created.ok) throw new Error("operator not created");
-    pauseNext = true;
+    pauseNextSignIn();
     const passwordOnly = service.login("zeynep@ops.example", "the-password-123", "10.0.0.4");
     await pause.reached;
     const started = await service.secondFactor.start(created.value.id, created.value.email);
