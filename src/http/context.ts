@@ -24,6 +24,11 @@ export interface AppContext {
   metrics: Metrics;
   /** A store round trip for /readyz. */
   ping(): Promise<void>;
+  /**
+   * Whether this instance holds its serving lock (store/serving-lock.ts; always on the embedded
+   * store). Without it nothing is sealed, so /readyz says not ready.
+   */
+  servingLockHeld(): boolean;
   /** Resolves once all writes so far are durable (see Store.settle). */
   settle(): Promise<void>;
   now(): number;

@@ -120,6 +120,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     pgPoolSize: config.pgPoolSize,
   });
   let box: SecretBox;
+  let lockHeld: () => boolean;
   try {
     const storeKeys = createStoreKeyRepository(store.db);
     const applied = await store.appliedMigrations();
@@ -142,7 +143,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     await store.migrate();
     // Held from before the key check to the end: a rotation (which needs the store to itself)
     // cannot slip in between this instance's check and the secrets it seals afterwards.
-    const lockHeld = await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
+    lockHeld = await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
     box = sealOnlyWhile(createSecretBox(Buffer.from(masterKey.hex, "hex")), lockHeld);
     // Before anything else reads or writes the store: a key that is not the store's must stop the
     // start here, not fail every signed request and seal new secrets under a second key.
@@ -395,6 +396,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     adminToken,
     settle: () => store.settle(),
     ping: () => store.ping(),
+    servingLockHeld: lockHeld,
     metrics,
     draining: false,
     now,

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -60,10 +61,13 @@ describe.runIf(STORES.includes("postgres"))("an instance that lost its serving l
       expect((await byReference(sealed.reference)).status).toBe(404);
       // A firm's secret key too.
       expect((await server.admin("POST", "/admin/v1/firms", { name: "Paused" })).status).toBe(500);
-      // Everything that seals nothing goes on.
+      // Everything that seals nothing goes on; a load balancer asking /readyz is told to send less.
       const plain = depositBody({ national_id: undefined });
       expect((await deposit(plain)).status).toBe(200);
       expect((await byReference(plain.reference)).status).toBe(200);
+      const ready = await request(`${server.url}/readyz`);
+      expect(ready.statusCode).toBe(503);
+      expect(await ready.body.json()).toEqual({ status: "serving lock lost" });
     } finally {
       await db.query(`SELECT pg_advisory_unlock(${LOCK})`);
     }
@@ -71,5 +75,6 @@ describe.runIf(STORES.includes("postgres"))("an instance that lost its serving l
     // The lock is free again: the server takes it, finds its key still the store's, and seals.
     await eventually(async () => ((await deposit(depositBody())).status === 200 ? true : undefined));
     expect((await server.admin("POST", "/admin/v1/firms", { name: "Resumed" })).status).toBe(201);
+    expect((await request(`${server.url}/readyz`)).statusCode).toBe(200);
   });
 });
