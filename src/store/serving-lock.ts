@@ -15,7 +15,9 @@ import type { Database } from "./schema.js";
  * never meets the migrations' single-bigint lock.
  */
 const LOCK_KEY = "727275, ('x' || substr(md5(coalesce(current_schema(), '')), 1, 8))::bit(32)::int";
-const RECONNECT_MS = 1_000;
+// Short: without the lock the instance seals nothing (a deposit with a national id fails), and a
+// refused connection costs nothing while the database is down.
+const RECONNECT_MS = 300;
 
 export interface ServingLock {
   /**

@@ -37,7 +37,7 @@ describe.runIf(STORES.includes("postgres"))("an instance that lost its serving l
 
   it("refuses what would seal a secret while another holds the lock, and seals again once it has it back", async () => {
     // This store's serving lock, held by the server's own connection: cut it, then take the lock
-    // before the server takes it back (it tries again each second).
+    // before the server takes it back (it tries again after 300 ms).
     const cut = await db.query(
       `SELECT pg_terminate_backend(pid) AS cut FROM pg_locks
         WHERE locktype = 'advisory' AND classid = 727275 AND mode = 'ShareLock'
