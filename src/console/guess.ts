@@ -2,6 +2,7 @@ import { verifyPassword } from "../auth/passwords.js";
 import { matchTotp } from "../auth/totp.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
+import { normaliseRecoveryCode, takeRecoveryCode } from "./recovery-codes.js";
 
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MS = 15 * 60_000;
@@ -61,4 +62,21 @@ export async function takeCode(
 ): Promise<boolean> {
   const step = matchTotp(secret, code, now);
   return step !== undefined && (await repos.operators.takeTotpStep(op.id, step));
+}
+
+/**
+ * `takeCode`, or one of the operator's recovery codes in its place (they never look alike: six
+ * digits against ten letters and digits); which one was taken, undefined for neither. Where a
+ * second factor that is on is asked for: sign-in, removing it, new recovery codes.
+ */
+export async function takeCodeOrRecovery(
+  repos: Repositories,
+  op: OperatorRow,
+  secret: Buffer,
+  code: string,
+  now: number,
+): Promise<"totp" | "recovery" | undefined> {
+  if (normaliseRecoveryCode(code) !== undefined)
+    return (await takeRecoveryCode(repos, op.id, code, now)) ? "recovery" : undefined;
+  return (await takeCode(repos, op, secret, code, now)) ? "totp" : undefined;
 }

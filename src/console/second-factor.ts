@@ -2,7 +2,8 @@ import { base32, fromBase32, newTotpSecret, otpauthUri } from "../auth/totp.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
-import { type Guess, takeCode } from "./guess.js";
+import { type Guess, takeCode, takeCodeOrRecovery } from "./guess.js";
+import { replaceRecoveryCodes } from "./recovery-codes.js";
 import { openSession } from "./sessions.js";
 
 /** An authenticator secret as kept: base32 text, sealed with the master key. */
@@ -21,7 +22,11 @@ const REQUIRED = "this console requires two-step sign-in: it cannot be turned of
  * alone can do neither, nor guess past the lockout. While one is on, no other can be set up (it
  * must be removed first, with a code from it): a session and the password alone would otherwise
  * swap in the attacker's authenticator. Setting one up or removing it ends the operator's other
- * sessions, as a password change does (OWASP ASVS 5.0, 7.4.3).
+ * sessions, as a password change does (OWASP ASVS 5.0, 7.4.3). Turning it on gives ten recovery
+ * codes (console/recovery-codes.ts), shown once; removing it deletes them. Where the second factor
+ * that is on is asked for (removing it, new recovery codes) a recovery code stands in for the
+ * authenticator's code, as at sign-in: an operator who lost their phone signs in with one and can
+ * then turn the second factor off and set it up on a new phone without an admin.
  */
 export function createSecondFactor(deps: {
   repos: Repositories;
@@ -33,22 +38,30 @@ export function createSecondFactor(deps: {
 }) {
   const { repos, box, guess } = deps;
 
-  /** The password and a code from `sealed`, counted against the lockout; the lockout ends sessions. */
+  /**
+   * The password and a code, counted against the lockout; the lockout ends sessions. `pending`: a
+   * code from the secret being set up; `on`: from the one that is on, or a recovery code (audited).
+   */
   async function check(
     operatorId: number,
     password: string,
     code: string,
-    sealed: (row: { totp_sealed: string | null; totp_pending_sealed: string | null }) => string | null,
+    which: "pending" | "on",
     missing: string,
   ) {
     const row = await repos.operators.get(operatorId);
     if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
-    const secret = sealed(row);
+    const secret = which === "pending" ? row.totp_pending_sealed : row.totp_sealed;
     if (secret === null) return { ok: false as const, status: 400 as const, message: missing };
     const now = deps.now();
-    const outcome = await guess(row, now, password, () =>
-      takeCode(repos, row, openSecret(box, secret), code, now),
-    );
+    let taken: "totp" | "recovery" | undefined;
+    const outcome = await guess(row, now, password, async () => {
+      const key = openSecret(box, secret);
+      if (which === "pending") return takeCode(repos, row, key, code, now);
+      taken = await takeCodeOrRecovery(repos, row, key, code, now);
+      return taken !== undefined;
+    });
+    if (taken === "recovery") await auditRecoveryCodeUsed(repos, row, now, {});
     if (outcome === "locked" || outcome === "locking") {
       await repos.operators.deleteSessionsOf(row.id);
       return {
@@ -107,12 +120,14 @@ export function createSecondFactor(deps: {
       password: string,
       code: string,
       keepToken: string,
-    ): Promise<Failure | { ok: true; value: { second_factor: true; csrf_token: string } }> {
+    ): Promise<
+      Failure | { ok: true; value: { second_factor: true; csrf_token: string; recovery_codes: string[] } }
+    > {
       const checked = await check(
         operatorId,
         password,
         code,
-        (row) => row.totp_pending_sealed,
+        "pending",
         "start setting up the second factor first",
       );
       if (!checked.ok) return checked;
@@ -120,7 +135,9 @@ export function createSecondFactor(deps: {
       if (checked.row.totp_sealed !== null) return { ok: false, status: 409, message: ON_ALREADY };
       // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
       const csrf = await switchTo(checked, checked.secret, keepToken);
-      return { ok: true, value: { second_factor: true, csrf_token: csrf } };
+      // Shown here only: the store keeps their hashes. Any left from an earlier second factor go.
+      const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
+      return { ok: true, value: { second_factor: true, csrf_token: csrf, recovery_codes: codes } };
     },
 
     async remove(
@@ -130,20 +147,59 @@ export function createSecondFactor(deps: {
       keepToken: string,
     ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string } }> {
       if (deps.required) return { ok: false, status: 409, message: REQUIRED };
-      const checked = await check(
-        operatorId,
-        password,
-        code,
-        (row) => row.totp_sealed,
-        "there is no second factor to remove",
-      );
+      const checked = await check(operatorId, password, code, "on", "there is no second factor to remove");
       if (!checked.ok) return checked;
       // Any change to how the operator signs in ends their other sessions (someone who turns it off
       // may be answering a break-in); this one goes on, with a new CSRF token.
       const csrf = await switchTo(checked, null, keepToken);
+      await repos.recoveryCodes.deleteOf(operatorId);
       return { ok: true, value: { second_factor: false, csrf_token: csrf } };
+    },
+
+    /**
+     * Ten new recovery codes (the old ones, used or not, stop working), with the password and a code,
+     * as removing takes: a stolen session alone cannot read out a fresh set. Sessions go on: how the
+     * operator signs in has not changed.
+     */
+    async replaceRecoveryCodes(
+      operatorId: number,
+      password: string,
+      code: string,
+    ): Promise<Failure | { ok: true; value: { recovery_codes: string[] } }> {
+      const checked = await check(operatorId, password, code, "on", "two-step sign-in is off");
+      if (!checked.ok) return checked;
+      const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
+      await repos.audited.event(
+        { actor: `operator:${checked.row.email}`, action: "operator.recovery_codes", at: checked.now },
+        "operator",
+        String(operatorId),
+        null,
+        { recovery_codes: "replaced" },
+      );
+      return { ok: true, value: { recovery_codes: codes } };
+    },
+
+    /** How many of the operator's recovery codes are unused. */
+    recoveryCodesLeft(operatorId: number): Promise<number> {
+      return repos.recoveryCodes.countLeft(operatorId);
     },
   };
 }
 
 export type SecondFactor = ReturnType<typeof createSecondFactor>;
+
+/** A sign-in (or a check) took one of the operator's recovery codes: audited, never the code. */
+export async function auditRecoveryCodeUsed(
+  repos: Repositories,
+  op: OperatorRow,
+  now: number,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await repos.audited.event(
+    { actor: `operator:${op.email}`, action: "operator.recovery_code_used", at: now },
+    "operator",
+    String(op.id),
+    null,
+    { ...details, recovery_codes_left: await repos.recoveryCodes.countLeft(op.id) },
+  );
+}

@@ -4,8 +4,8 @@ import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js"
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
-import { createGuess, takeCode } from "./guess.js";
-import { createSecondFactor, openSecret } from "./second-factor.js";
+import { createGuess, takeCodeOrRecovery } from "./guess.js";
+import { auditRecoveryCodeUsed, createSecondFactor, openSecret } from "./second-factor.js";
 import { openSession, tokenHashOf } from "./sessions.js";
 
 export { LOCK_AFTER_FAILURES, LOCK_MS } from "./guess.js";
@@ -119,6 +119,7 @@ export function createConsoleService(deps: {
         { actor, action: "operator.update", at: now },
       );
       await repos.operators.deleteSessionsOf(row.id);
+      await repos.recoveryCodes.deleteOf(row.id);
       return { ok: true as const, value: view(after ?? row) };
     },
 
@@ -171,14 +172,17 @@ export function createConsoleService(deps: {
       // Switched off, or the second factor reset (the lost phone may still be signed in): the
       // operator's sessions end.
       if (row.active === 0 || changes.reset_second_factor) await repos.operators.deleteSessionsOf(id);
+      // The recovery codes belonged to the second factor reset: a new one comes with new codes.
+      if (changes.reset_second_factor) await repos.recoveryCodes.deleteOf(id);
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
     },
 
     /**
      * A sign-in. An operator with a second factor also gives the current code from their
-     * authenticator: without it (or with a wrong or used one) the password was right, and the
-     * answer says a code is needed. A wrong or used code counts against the lockout as a wrong
-     * password does; no code at all (the page's first step) is no guess and does not count.
+     * authenticator, or one of their recovery codes in its place: without it (or with a wrong or
+     * used one) the password was right, and the answer says a code is needed. A wrong or used code
+     * counts against the lockout as a wrong password does; no code at all (the page's first step)
+     * is no guess and does not count.
      */
     async login(email: string, password: string, address: string, code?: string) {
       const now = deps.now();
@@ -205,6 +209,7 @@ export function createConsoleService(deps: {
         return { ok: false as const, reason: "invalid" as const };
       }
       let codeWrong = false;
+      let taken: "totp" | "recovery" | undefined;
       const sealed = op.totp_sealed;
       const outcome = await guess(
         op,
@@ -214,7 +219,8 @@ export function createConsoleService(deps: {
           ? undefined
           : async () => {
               if (code === undefined || code === "") return "missing";
-              codeWrong = !(await takeCode(repos, op, openSecret(deps.box, sealed), code, now));
+              taken = await takeCodeOrRecovery(repos, op, openSecret(deps.box, sealed), code, now);
+              codeWrong = taken === undefined;
               return !codeWrong;
             },
       );
@@ -237,6 +243,8 @@ export function createConsoleService(deps: {
         const until = (await repos.operators.get(op.id))?.locked_until ?? now;
         return { ok: false as const, reason: "locked" as const, until };
       }
+      // Audited once taken, also if no session is opened below: the code is spent either way.
+      if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
       const token = randomBytes(32).toString("base64url");
       const checked = { passwordHash: op.password_hash, totpSealed: sealed };
       const { opened, csrf } = await openSession(repos, op.id, token, checked, now);

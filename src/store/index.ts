@@ -10,6 +10,7 @@ import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
 import { createOperatorRepository, type OperatorRepository } from "./operators.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
+import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./recovery-codes.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
 
@@ -23,6 +24,7 @@ export interface Repositories {
   channels: ChannelRepository;
   sessions: SessionRepository;
   operators: OperatorRepository;
+  recoveryCodes: RecoveryCodeRepository;
   audited: AuditedChanges;
   rateWindows: RateWindowRepository;
   loginWindows: LoginWindowRepository;
@@ -40,6 +42,7 @@ export function createRepositories(store: Store): Repositories {
     channels: createChannelRepository(store.db),
     sessions: createSessionRepository(store.db),
     operators: createOperatorRepository(store.db, store.dialect),
+    recoveryCodes: createRecoveryCodeRepository(store.db),
     audited: createAuditedChanges(store.db, store.dialect),
     rateWindows: createRateWindowRepository(store.db),
     loginWindows: createLoginWindowRepository(store.db),

@@ -215,6 +215,16 @@ export interface OperatorSessionTable {
   created_at: number;
 }
 
+export interface OperatorRecoveryCodeTable {
+  id: Generated<number>;
+  operator_id: number;
+  /** SHA-256 of the normalised code, hex (console/recovery-codes.ts); never the code. */
+  code_hash: string;
+  /** When it was used to sign in; null while it can still be used. */
+  used_at: number | null;
+  created_at: number;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   /** "operator:<email>", "cli:<name>" or "service:<job>". */
@@ -278,6 +288,7 @@ export interface Database {
   login_windows: LoginWindowTable;
   cap_holds: CapHoldTable;
   operator_sessions: OperatorSessionTable;
+  operator_recovery_codes: OperatorRecoveryCodeTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;
   store_keys: StoreKeyTable;

@@ -135,7 +135,7 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
       expect(res.status, JSON.stringify(code)).toBe(400);
       expect(res.json).toEqual({
         success: false,
-        message: "code must be the 6 digits from the authenticator app",
+        message: "code must be the 6 digits from the authenticator app or a recovery code",
       });
     }
     // A missing password is still that.

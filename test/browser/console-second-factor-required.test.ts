@@ -57,6 +57,8 @@ describe("a console that requires two-step sign-in, in Chromium", () => {
     await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
     expect(await page.locator("#nav").isVisible()).toBe(true);
     expect(await page.locator("#sf-required").count()).toBe(0);
+    // Above it, the recovery codes, shown this once (the setup screen they came from is gone).
+    expect(await page.locator("#recovery-code-list li").count()).toBe(10);
     // Its settings say it stays on, and offer no way to turn it off (the server would refuse).
     await page.goto(`${server.url}/ops#/password`);
     await expect

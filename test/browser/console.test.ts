@@ -411,13 +411,16 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
-  it("an operator turns on two-step sign-in by scanning a code; sign-in then asks for it; an admin resets it", async () => {
+  it("an operator turns on two-step sign-in by scanning a code (recovery codes shown once); sign-in then asks for it or a recovery code; an admin resets it", async () => {
     await server.admin("POST", "/admin/v1/operators", {
       email: "twostep@ops.example",
       role: "operator",
       password: "twostep-password-123",
     });
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     const page = await context.newPage();
     page.on("request", (r) => {
       if (!r.url().startsWith(server.url)) thirdParty.push(r.url());
@@ -455,6 +458,18 @@ describe("operator console in Chromium", () => {
       .poll(() => page.locator("#message").textContent())
       .toBe("İki adımlı giriş açıldı; diğer oturumlarınız kapatıldı.");
     await expect.poll(() => page.locator("#sf-state").textContent()).toContain("İki adımlı giriş açık");
+    // The recovery codes, shown this once, with a note to keep them safe and a copy button.
+    const shown = async () => page.locator("#recovery-code-list li code").allTextContents();
+    await expect.poll(async () => (await shown()).length).toBe(10);
+    const codes = await shown();
+    for (const c of codes) expect(c).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
+    expect(await page.locator("#recovery-note").textContent()).toContain("güvenli bir yere kaydedin");
+    await page.click("#recovery-copy");
+    await expect.poll(() => page.locator("#message").textContent()).toBe("Kodlar kopyalandı");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join("\n"));
+    await expect.poll(() => page.locator("#recovery-left").textContent()).toBe("Kalan kurtarma kodu: 10");
+    await page.click("#recovery-saved");
+    expect(await page.locator("#recovery-codes").count()).toBe(0);
     await page.click("#logout");
     server.clock.advance(30_000);
 
@@ -462,8 +477,16 @@ describe("operator console in Chromium", () => {
     await signInForm();
     await expect.poll(() => page.locator("#code").isVisible()).toBe(true);
     expect(await page.locator("#login-code-hint").textContent()).toBe(
-      "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
+      "Doğrulama uygulamanızdaki 6 haneli kodu ya da kurtarma kodlarınızdan birini girin.",
     );
+    // A recovery code is typed into the same field: letters allowed, no numeric keypad.
+    expect(await page.locator("#code").getAttribute("inputmode")).toBeNull();
+    expect(
+      await page.locator("#code").evaluate((el: HTMLInputElement) => {
+        el.value = "ABCDE-FGH23";
+        return el.checkValidity();
+      }),
+    ).toBe(true);
     // The hint is read out with the field (a screen reader landing on it heard only its label).
     expect(await page.locator("#code").getAttribute("aria-describedby")).toBe("login-code-hint");
     const wrong = codeNow(secret) === "000000" ? "111111" : "000000";
@@ -475,6 +498,26 @@ describe("operator console in Chromium", () => {
     // Signed in, back on the page it was on (#/password).
     await expect.poll(() => page.locator("#who").textContent()).toBe("twostep@ops.example (operator)");
     expect(await page.locator("#sf-state").textContent()).toContain("İki adımlı giriş açık");
+    // New recovery codes with the password and a code: shown once, the old ones stop working.
+    server.clock.advance(30_000);
+    await page.fill('input[name="rc-code"]', codeNow(secret));
+    await page.fill('input[name="rc-password"]', "twostep-password-123");
+    await page.click('#recovery-new button[type="submit"]');
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe("Yeni kurtarma kodları oluşturuldu; eskileri artık geçersiz.");
+    const fresh = await shown();
+    expect(fresh).toHaveLength(10);
+    expect(fresh.some((c) => codes.includes(c))).toBe(false);
+    expect(
+      (await consoleLogin(server, "twostep@ops.example", "twostep-password-123", codes[0])).res.status,
+    ).toBe(401);
+    // Signing in with one (as typed from paper: upper case, no dash); one fewer left.
+    await page.click("#logout");
+    await signInForm();
+    await expect.poll(() => page.locator("#code").isVisible()).toBe(true);
+    await signInForm((fresh[0] ?? "").toUpperCase().replace("-", ""));
+    await expect.poll(() => page.locator("#recovery-left").textContent()).toBe("Kalan kurtarma kodu: 9");
     await context.close();
 
     // The operator lost their phone: an admin resets it, and the password alone signs in again.

@@ -9,7 +9,7 @@ import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
 import { Queue } from "./queue";
-import { SecondFactor } from "./second-factor";
+import { CODE_MAX, CODE_PATTERN, RecoveryCodes, SecondFactor } from "./second-factor";
 import { Transactions } from "./transactions";
 import { isAdmin, Notice, type Operator, type Shell, ShellContext } from "./ui";
 
@@ -40,6 +40,12 @@ function App() {
   /** The session ended under the operator (expired, or switched off): the sign-in form says so. */
   const [expired, setExpired] = useState(false);
   const [notice, setNotice] = useState({ text: "", bad: false });
+  /**
+   * Recovery codes just made, shown above the screen until dismissed or another screen is opened
+   * (kept here: turning two-step sign-in on where the console requires it swaps the setup screen
+   * for the one the operator asked for).
+   */
+  const [freshCodes, setFreshCodes] = useState<string[] | null>(null);
   const [path, filter] = useHash();
 
   useEffect(() => {
@@ -61,6 +67,7 @@ function App() {
     });
   }, []);
   useEffect(() => setNotice({ text: "", bad: false }), [path]);
+  useEffect(() => setFreshCodes(null), [path]);
 
   // Until the operator has one, a console that requires a second factor shows only its setup (the
   // server refuses everything else).
@@ -161,12 +168,15 @@ function App() {
               done={(csrf) => setCsrf(csrf)}
               changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
               required={required}
+              codes={freshCodes}
+              showCodes={setFreshCodes}
             />
           </ShellContext.Provider>
         )}
         {shell && !setUpFirst && (
           <ShellContext.Provider value={shell}>
             <Notice text={notice.text} bad={notice.bad} />
+            {freshCodes && <RecoveryCodes codes={freshCodes} dismiss={() => setFreshCodes(null)} />}
             {section === "deposits" && <Queue key="deposit" type="deposit" />}
             {section === "withdrawals" && <Queue key="withdrawal" type="withdrawal" />}
             {section === "transactions" && <Transactions filter={filter} id={id} />}
@@ -183,6 +193,8 @@ function App() {
                   done={(csrf) => setCsrf(csrf)}
                   changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
                   required={required}
+                  codes={freshCodes}
+                  showCodes={setFreshCodes}
                 />
               </>
             )}
@@ -250,15 +262,17 @@ function Login({
       {needCode && (
         <>
           <p id="login-code-hint">{t("enterCode")}</p>
-          <label for="code">{t("totpCode")}</label>
+          <label for="code">{t("codeOrRecovery")}</label>
           <input
             id="code"
             name="code"
             aria-describedby="login-code-hint"
-            inputMode="numeric"
             autoComplete="one-time-code"
-            pattern="[0-9 ]{6,7}"
-            maxLength={7}
+            autoCapitalize="none"
+            spellcheck={false}
+            // Six digits, or a recovery code (`xxxxx-xxxxx`, any case, dash and spaces optional).
+            pattern={CODE_PATTERN}
+            maxLength={CODE_MAX}
             required
             // biome-ignore lint/a11y/noAutofocus: the code is the one thing left to type
             autoFocus

@@ -125,7 +125,7 @@ export function registerConsoleRoutes(
           reply,
           400,
           codeOnly
-            ? "code must be the 6 digits from the authenticator app"
+            ? "code must be the 6 digits from the authenticator app or a recovery code"
             : "email and password are required",
         );
       }
@@ -196,6 +196,9 @@ export function registerConsoleRoutes(
         operator: session.operator,
         csrf_token: session.csrf,
         second_factor_required: consoleService.secondFactorRequired,
+        recovery_codes_left: session.operator.second_factor
+          ? await consoleService.secondFactor.recoveryCodesLeft(session.operator.id)
+          : 0,
       });
     });
 
@@ -224,7 +227,8 @@ export function registerConsoleRoutes(
     });
 
     // The signed-in operator's own second factor: start (a new secret, shown once, with its QR
-    // code), confirm with the password and a code from it, remove with the password and a code.
+    // code), confirm with the password and a code from it (the answer carries the recovery codes,
+    // shown only there), remove with the password and a code, or replace the recovery codes so.
     ops.post("/ops/api/second-factor", async (request, reply) => {
       const who = await guard(request, reply, "viewer", true);
       if (!who) return reply;
@@ -248,6 +252,18 @@ export function registerConsoleRoutes(
         return sendJson(reply, 200, result.value);
       });
     }
+
+    ops.post("/ops/api/second-factor/recovery-codes", async (request, reply) => {
+      const who = await guard(request, reply, "viewer", true);
+      if (!who) return reply;
+      const json = parseJsonBody(request);
+      const input = json.ok ? passwordAndCode.safeParse(json.value) : undefined;
+      if (!input?.success) return sendError(reply, 400, "password and code are required");
+      const { password, code } = input.data;
+      const result = await consoleService.secondFactor.replaceRecoveryCodes(who.operator.id, password, code);
+      if (!result.ok) return sendError(reply, result.status, result.message);
+      return sendJson(reply, 200, result.value);
+    });
 
     ops.get("/ops/api/queue", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;

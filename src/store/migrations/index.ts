@@ -13,6 +13,7 @@ import { capHoldDeposit } from "./20261124T1400_cap_hold_deposit.js";
 import { loginWindows } from "./20261124T1900_login_windows.js";
 import { operatorTotp } from "./20261124T2000_operator_totp.js";
 import { keyCheck } from "./20261124T2100_key_check.js";
+import { recoveryCodes } from "./20261124T2200_recovery_codes.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   loginWindows,
   operatorTotp,
   keyCheck,
+  recoveryCodes,
 ];
