@@ -236,7 +236,7 @@ export function registerConsoleRoutes(
       if (!started.ok) return sendError(reply, started.status, started.message);
       return sendJson(reply, 200, { ...started.value, qr: qrRows(started.value.uri) });
     });
-    for (const step of ["confirm", "remove"] as const) {
+    for (const step of ["confirm", "remove", "recovery-codes"] as const) {
       ops.post(`/ops/api/second-factor/${step}`, async (request, reply) => {
         const who = await guard(request, reply, "viewer", true);
         if (!who) return reply;
@@ -244,26 +244,18 @@ export function registerConsoleRoutes(
         const input = json.ok ? passwordAndCode.safeParse(json.value) : undefined;
         if (!input?.success) return sendError(reply, 400, "password and code are required");
         const { password, code } = input.data;
+        const { id } = who.operator;
+        const sf = consoleService.secondFactor;
         const result =
           step === "confirm"
-            ? await consoleService.secondFactor.confirm(who.operator.id, password, code, who.token)
-            : await consoleService.secondFactor.remove(who.operator.id, password, code, who.token);
+            ? await sf.confirm(id, password, code, who.token)
+            : step === "remove"
+              ? await sf.remove(id, password, code, who.token)
+              : await sf.replaceRecoveryCodes(id, password, code);
         if (!result.ok) return sendError(reply, result.status, result.message);
         return sendJson(reply, 200, result.value);
       });
     }
-
-    ops.post("/ops/api/second-factor/recovery-codes", async (request, reply) => {
-      const who = await guard(request, reply, "viewer", true);
-      if (!who) return reply;
-      const json = parseJsonBody(request);
-      const input = json.ok ? passwordAndCode.safeParse(json.value) : undefined;
-      if (!input?.success) return sendError(reply, 400, "password and code are required");
-      const { password, code } = input.data;
-      const result = await consoleService.secondFactor.replaceRecoveryCodes(who.operator.id, password, code);
-      if (!result.ok) return sendError(reply, result.status, result.message);
-      return sendJson(reply, 200, result.value);
-    });
 
     ops.get("/ops/api/queue", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
