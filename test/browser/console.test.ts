@@ -477,9 +477,14 @@ describe("operator console in Chromium", () => {
     await signInForm();
     await expect.poll(() => page.locator("#code").isVisible()).toBe(true);
     expect(await page.locator("#login-code-hint").textContent()).toBe(
-      "Doğrulama uygulamanızdaki 6 haneli kodu ya da kurtarma kodlarınızdan birini girin.",
+      "Doğrulama uygulamanızdaki 6 haneli kodu girin.",
     );
-    // A recovery code is typed into the same field: letters allowed, no numeric keypad.
+    // The six digits get a phone's number pad; a recovery code, asked for with the link, letters.
+    expect(await page.locator("#code").getAttribute("inputmode")).toBe("numeric");
+    await page.click("#use-recovery");
+    expect(await page.locator("#login-code-hint").textContent()).toBe(
+      "Kurtarma kodlarınızdan birini girin (her biri bir kez kullanılır).",
+    );
     expect(await page.locator("#code").getAttribute("inputmode")).toBeNull();
     expect(
       await page.locator("#code").evaluate((el: HTMLInputElement) => {
@@ -487,6 +492,8 @@ describe("operator console in Chromium", () => {
         return el.checkValidity();
       }),
     ).toBe(true);
+    await page.click("#use-recovery");
+    expect(await page.locator("#code").getAttribute("inputmode")).toBe("numeric");
     // The hint is read out with the field (a screen reader landing on it heard only its label).
     expect(await page.locator("#code").getAttribute("aria-describedby")).toBe("login-code-hint");
     const wrong = codeNow(secret) === "000000" ? "111111" : "000000";
@@ -516,6 +523,7 @@ describe("operator console in Chromium", () => {
     await page.click("#logout");
     await signInForm();
     await expect.poll(() => page.locator("#code").isVisible()).toBe(true);
+    await page.click("#use-recovery");
     await signInForm((fresh[0] ?? "").toUpperCase().replace("-", ""));
     await expect.poll(() => page.locator("#recovery-left").textContent()).toBe("Kalan kurtarma kodu: 9");
     await context.close();

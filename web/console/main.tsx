@@ -223,6 +223,8 @@ function Login({
   const [error, setError] = useState("");
   /** The password was right and the operator has a second factor: the code is asked next. */
   const [needCode, setNeedCode] = useState(false);
+  /** The operator chose to type a recovery code instead of the authenticator's. */
+  const [recovery, setRecovery] = useState(false);
   return (
     <form
       id="login"
@@ -261,22 +263,27 @@ function Login({
       <input id="password" name="password" type="password" autoComplete="current-password" required />
       {needCode && (
         <>
-          <p id="login-code-hint">{t("enterCode")}</p>
-          <label for="code">{t("codeOrRecovery")}</label>
+          <p id="login-code-hint">{t(recovery ? "enterRecoveryCode" : "enterCode")}</p>
+          <label for="code">{t(recovery ? "recoveryCode" : "totpCode")}</label>
           <input
+            // A new field for the other kind: its keyboard and checks differ, and it starts empty.
+            key={recovery ? "recovery" : "totp"}
             id="code"
             name="code"
             aria-describedby="login-code-hint"
             autoComplete="one-time-code"
-            autoCapitalize="none"
-            spellcheck={false}
-            // Six digits, or a recovery code (`xxxxx-xxxxx`, any case, dash and spaces optional).
-            pattern={CODE_PATTERN}
-            maxLength={CODE_MAX}
+            // The six digits get a phone's number pad; a recovery code (`xxxxx-xxxxx`, any case,
+            // dash and spaces optional) needs letters.
+            {...(recovery
+              ? { pattern: CODE_PATTERN, maxLength: CODE_MAX, autoCapitalize: "none", spellcheck: false }
+              : { inputMode: "numeric", pattern: "[0-9 ]{6,7}", maxLength: 7 })}
             required
             // biome-ignore lint/a11y/noAutofocus: the code is the one thing left to type
             autoFocus
           />
+          <button type="button" id="use-recovery" class="link" onClick={() => setRecovery(!recovery)}>
+            {t(recovery ? "useAuthenticator" : "useRecoveryCode")}
+          </button>
         </>
       )}
       {error && (
