@@ -38,7 +38,6 @@ function fail(message: string, code = 1): never {
 
 async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
   const server = await startServer(config);
-  process.stdout.write(`payintake listening on ${server.url}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -51,6 +50,9 @@ async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  // Only now: whoever reads this line may signal at once, and a signal before the handlers above
+  // killed the process outright (exit by SIGTERM, nothing drained; seen in a test under load).
+  process.stdout.write(`payintake listening on ${server.url}\n`);
 }
 
 /** `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). */
@@ -71,10 +73,11 @@ async function channelSim(flags: Record<string, string | true>): Promise<void> {
     behaviour,
     onAsk: (ask) => print({ at: new Date(ask.at).toISOString(), ...ask.body }),
   });
-  process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
   const stop = () => void sim.close().then(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  // After the handlers, as for serve: a reader of this line may signal at once.
+  process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
 }
 
 async function main(): Promise<void> {
