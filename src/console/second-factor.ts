@@ -133,10 +133,13 @@ export function createSecondFactor(deps: {
       if (!checked.ok) return checked;
       // A secret left pending from before one was turned on (start refuses that now) replaces nothing.
       if (checked.row.totp_sealed !== null) return { ok: false, status: 409, message: ON_ALREADY };
+      // Shown here only: the store keeps their hashes. Any left from an earlier second factor go.
+      // Made first: should turning it on then fail, codes without a second factor are never asked
+      // for, and the next confirmation replaces them; the other way round, a failure after turning
+      // it on left it on with no codes ever shown.
+      const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
       // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
       const csrf = await switchTo(checked, checked.secret, keepToken);
-      // Shown here only: the store keeps their hashes. Any left from an earlier second factor go.
-      const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
       return { ok: true, value: { second_factor: true, csrf_token: csrf, recovery_codes: codes } };
     },
 

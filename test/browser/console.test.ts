@@ -524,6 +524,11 @@ describe("operator console in Chromium", () => {
     await signInForm();
     await expect.poll(() => page.locator("#code").isVisible()).toBe(true);
     await page.click("#use-recovery");
+    // A mistyped one is told as a recovery code (it said to take the app's new code, to someone without the phone).
+    await signInForm("aaaaa-aaaaa");
+    await expect
+      .poll(() => page.locator("#login-error").textContent())
+      .toBe("Kurtarma kodu yanlış ya da kullanılmış. Kullanılmamış bir kurtarma kodu girin.");
     await signInForm((fresh[0] ?? "").toUpperCase().replace("-", ""));
     await expect.poll(() => page.locator("#recovery-left").textContent()).toBe("Kalan kurtarma kodu: 9");
     await context.close();

@@ -154,6 +154,9 @@ const tr = {
   newRecoveryCodesDone: "Yeni kurtarma kodları oluşturuldu; eskileri artık geçersiz.",
   badCode: "Kod yanlış ya da kullanılmış. Uygulamadaki yeni kodu girin.",
   badPasswordOrCode: "Parola ya da kod yanlış. Uygulamadaki güncel kodu girin.",
+  badPasswordOrAnyCode:
+    "Parola ya da kod yanlış. Uygulamadaki güncel kodu ya da kullanılmamış bir kurtarma kodunu girin.",
+  badRecoveryCode: "Kurtarma kodu yanlış ya da kullanılmış. Kullanılmamış bir kurtarma kodu girin.",
   lockedSignedOut: "Çok fazla yanlış parola ya da kod: oturumunuz kapatıldı. Daha sonra yeniden deneyin.",
   secondFactor: "İki adımlı giriş",
   secondFactorOn:
@@ -335,6 +338,8 @@ const en: Record<Key, string> = {
   newRecoveryCodesDone: "New recovery codes made; the old ones no longer work.",
   badCode: "Wrong or already used code. Enter the app's new code.",
   badPasswordOrCode: "Wrong password or code. Enter the app's current code.",
+  badPasswordOrAnyCode: "Wrong password or code. Enter the app's current code or an unused recovery code.",
+  badRecoveryCode: "Wrong or already used recovery code. Enter an unused one.",
   lockedSignedOut: "Too many wrong passwords or codes: you were signed out. Try again later.",
   secondFactor: "Two-step sign-in",
   secondFactorOn:

@@ -239,7 +239,7 @@ function Login({
         });
         if (!res.ok) {
           if (res.status === 401 && res.json.second_factor === "totp") {
-            setError(needCode ? t("badCode") : "");
+            setError(needCode ? t(recovery ? "badRecoveryCode" : "badCode") : "");
             (form.elements.namedItem("code") as HTMLInputElement | null)?.select();
             return setNeedCode(true);
           }

@@ -118,7 +118,9 @@ export function SecondFactor(props: {
       // The two answers an operator meets here, in the console's language; anything else as sent.
       if (res.status === 423) return notify(t("lockedSignedOut"), true);
       const wrong = res.status === 400 && res.json.message === "password or code is wrong";
-      return notify(wrong ? t("badPasswordOrCode") : (res.json.message ?? String(res.status)), true);
+      // Setting up takes the new authenticator's code only; the others take a recovery code too.
+      const text = step === "confirm" ? "badPasswordOrCode" : "badPasswordOrAnyCode";
+      return notify(wrong ? t(text) : (res.json.message ?? String(res.status)), true);
     }
     form.reset();
     setStarted(null);
