@@ -100,7 +100,8 @@ const freshSchedule = (at: number) => ({
   schedule_version: sql<number>`schedule_version + 1`,
 });
 
-async function write(
+/** One audit row, in whatever transaction `trx` is (the store's other writers use it too). */
+export async function writeAudit(
   trx: Kysely<Database> | Transaction<Database>,
   audit: AuditEntry,
   entityType: string,
@@ -131,7 +132,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
         .values(values as Insertable<Database["firms"]>)
         .returningAll()
         .executeTakeFirstOrThrow()) as Row;
-      await write(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
+      await writeAudit(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
       return row as Selectable<Database[T]>;
     });
   }
@@ -165,7 +166,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
     const d = diff(before, after, keys);
     // Saving a form unchanged is not a change worth a line in the log.
     if (Object.keys(d.after).length > 0)
-      await write(trx, audit, ENTITY[table], String(id), d.before, d.after);
+      await writeAudit(trx, audit, ENTITY[table], String(id), d.before, d.after);
     return after as Selectable<Database[T]>;
   }
 
@@ -247,7 +248,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
               ).numDeletedRows,
             ) > 0;
         if (changed) {
-          await write(trx, audit, "ban", `${firmId}:${userId}`, { banned: !banned }, { banned });
+          await writeAudit(trx, audit, "ban", `${firmId}:${userId}`, { banned: !banned }, { banned });
         }
         return changed;
       });
@@ -271,7 +272,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
           .where("id", "=", callbackId)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await write(trx, audit, "callback", String(callbackId), before, { status: "pending" });
+        await writeAudit(trx, audit, "callback", String(callbackId), before, { status: "pending" });
         return row;
       });
     },
@@ -289,7 +290,14 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
         const ids = rows.map((r) => r.id);
         if (ids.length > 0) {
           const entityId = `failed-since:${new Date(since).toISOString()}`;
-          await write(trx, audit, "callback", entityId, { status: "failed" }, { status: "pending", ids });
+          await writeAudit(
+            trx,
+            audit,
+            "callback",
+            entityId,
+            { status: "failed" },
+            { status: "pending", ids },
+          );
         }
         return ids;
       });
@@ -303,7 +311,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
       before: Row | null,
       after: Row | null,
     ) {
-      await write(db, audit, entityType, entityId, before, after);
+      await writeAudit(db, audit, entityType, entityId, before, after);
     },
 
     list(filter: AuditFilter): Promise<AuditRow[]> {

@@ -1,6 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
+import { writeAudit } from "./audited.js";
 import type { Dialect, Store } from "./open.js";
 import type { Database } from "./schema.js";
+import { createStoreKeyRepository } from "./store-keys.js";
 
 /**
  * Every column holding values sealed with the master key (crypto/secret-box.ts), by table. A
@@ -65,15 +67,9 @@ export async function sealedColumnsInSchema(db: Kysely<Database>, dialect: Diale
 }
 
 function sealedSecretsIn(db: Kysely<Database>, dialect: Dialect): SealedSecretsTransaction {
+  const keys = createStoreKeyRepository(db);
   return {
-    async masterCheck() {
-      const row = await db
-        .selectFrom("store_keys")
-        .select("key_check")
-        .where("purpose", "=", "master")
-        .executeTakeFirst();
-      return row?.key_check;
-    },
+    masterCheck: keys.masterCheck,
 
     async resealAll(reseal) {
       // PostgreSQL: no write to a table with sealed values may be in flight while it is re-sealed,
@@ -104,29 +100,10 @@ function sealedSecretsIn(db: Kysely<Database>, dialect: Dialect): SealedSecretsT
       return counts;
     },
 
-    async replaceMasterCheck(check, now) {
-      const result = await db
-        .updateTable("store_keys")
-        .set({ key_check: check, created_at: now })
-        .where("purpose", "=", "master")
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1)
-        throw new Error("the store has no master key check to replace");
-    },
+    replaceMasterCheck: keys.replaceMasterCheck,
 
     async audit(entry, after) {
-      await db
-        .insertInto("audit_log")
-        .values({
-          actor: entry.actor,
-          action: entry.action,
-          entity_type: "store",
-          entity_id: "master_key",
-          before_json: null,
-          after_json: JSON.stringify(after),
-          at: entry.at,
-        })
-        .execute();
+      await writeAudit(db, entry, "store", "master_key", null, after);
     },
   };
 }

@@ -12,6 +12,8 @@ export interface StoreKeyRepository {
    * inserts do nothing), so each compares its own with the one that won.
    */
   recordMasterCheck(check: string, now: number): Promise<string>;
+  /** Puts `check` in place of the master key's check (there must be one): a rotation's. */
+  replaceMasterCheck(check: string, now: number): Promise<void>;
   /**
    * One secret sealed in the store before its key was checked, if there is any: the oldest firm's
    * secret key, else a channel's secret, else an operator's authenticator secret. Small tables only
@@ -41,6 +43,16 @@ export function createStoreKeyRepository(db: Kysely<Database>): StoreKeyReposito
       const recorded = await masterCheck();
       if (recorded === undefined) throw new Error("the master key check was written but cannot be read");
       return recorded;
+    },
+
+    async replaceMasterCheck(check, now) {
+      const result = await db
+        .updateTable("store_keys")
+        .set({ key_check: check, created_at: now })
+        .where("purpose", "=", MASTER)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1)
+        throw new Error("the store has no master key check to replace");
     },
 
     async oldestSealedSecret() {
