@@ -6,18 +6,69 @@ import { normaliseRecoveryCode, takeRecoveryCode } from "./recovery-codes.js";
 
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MS = 15 * 60_000;
+/** Failures with none for this long are forgotten: a lock holds only a burst of wrong guesses. */
+export const FORGET_FAILURES_MS = 24 * 3_600_000;
 
 export type GuessOutcome = "right" | "wrong" | "locking" | "locked" | "incomplete";
 
 /**
+ * Where a guess is counted: the operator's own row (the lock every unknown browser shares, and the
+ * one the console shows and an admin lifts) or a login lock by key (console/lockout.ts: a known
+ * browser of the operator, or an email that is no operator's). Both count alike.
+ */
+export interface AttemptCounter {
+  /** Counts an attempt unless locked at `now`; false: locked, nothing counted. */
+  claim(now: number, lockUntil: number): Promise<boolean>;
+  /** Everything asked for was right: the failures are forgotten. */
+  succeeded(): Promise<void>;
+  /** Takes back the attempt claimed with `lockUntil`, and the lock if it set one. */
+  giveBack(lockUntil: number): Promise<void>;
+  /** When the lock ends (0 or past: none). */
+  lockedUntil(): Promise<number>;
+}
+
+export function operatorCounter(repos: Repositories, op: OperatorRow): AttemptCounter {
+  return {
+    async claim(now, lockUntil) {
+      return (
+        op.locked_until <= now &&
+        (await repos.operators.claimAttempt(
+          op.id,
+          now,
+          LOCK_AFTER_FAILURES,
+          lockUntil,
+          now - FORGET_FAILURES_MS,
+        ))
+      );
+    },
+    succeeded: () => repos.operators.recordSuccess(op.id),
+    giveBack: (lockUntil) => repos.operators.giveBackAttempt(op.id, lockUntil),
+    async lockedUntil() {
+      return (await repos.operators.get(op.id))?.locked_until ?? 0;
+    },
+  };
+}
+
+export function keyCounter(repos: Repositories, key: string): AttemptCounter {
+  return {
+    claim: (now, lockUntil) =>
+      repos.loginLocks.claim(key, now, LOCK_AFTER_FAILURES, lockUntil, now - FORGET_FAILURES_MS),
+    succeeded: () => repos.loginLocks.clear(key),
+    giveBack: (lockUntil) => repos.loginLocks.giveBack(key, lockUntil),
+    lockedUntil: () => repos.loginLocks.lockedUntil(key),
+  };
+}
+
+/**
  * One guess at an operator's password (and, where asked, a code from their authenticator) against
- * the operator's lockout: at sign-in, on the password page, when setting up or removing a second
- * factor. The attempt is counted before the (slow) password check, so guesses sent at once cannot
- * all pass a lock check that none of them has yet tripped; it is taken back when everything asked
- * for was right. `locking`: this wrong guess locked the account. `incomplete`: the password was
- * right and `second` says no code was given (the console asks for it, then sends both): nothing was
- * guessed wrong, so the attempt is taken back too. Counted, the page's password step made two
- * mistyped codes a lockout, and after one the password step alone locked the account again.
+ * a lockout (`counter`, by default the operator's own): at sign-in, on the password page, when
+ * setting up or removing a second factor. The attempt is counted before the (slow) password check,
+ * so guesses sent at once cannot all pass a lock check that none of them has yet tripped; it is
+ * taken back when everything asked for was right. `locking`: this wrong guess set the lock.
+ * `incomplete`: the password was right and `second` says no code was given (the console asks for
+ * it, then sends both): nothing was guessed wrong, so the attempt is taken back too. Counted, the
+ * page's password step made two mistyped codes a lockout, and after one the password step alone
+ * locked the account again.
  */
 export function createGuess(repos: Repositories) {
   return async function guess(
@@ -25,25 +76,22 @@ export function createGuess(repos: Repositories) {
     now: number,
     password: string,
     second?: () => Promise<boolean | "missing">,
+    counter: AttemptCounter = operatorCounter(repos, op),
   ): Promise<GuessOutcome> {
     const lockUntil = now + LOCK_MS;
-    if (
-      op.locked_until > now ||
-      !(await repos.operators.claimAttempt(op.id, now, LOCK_AFTER_FAILURES, lockUntil))
-    )
-      return "locked";
+    if (!(await counter.claim(now, lockUntil))) return "locked";
     if (await verifyPassword(password, op.password_hash)) {
       const also = second === undefined ? true : await second();
       if (also === true) {
-        await repos.operators.recordSuccess(op.id);
+        await counter.succeeded();
         return "right";
       }
       if (also === "missing") {
-        await repos.operators.giveBackAttempt(op.id, lockUntil);
+        await counter.giveBack(lockUntil);
         return "incomplete";
       }
     }
-    return ((await repos.operators.get(op.id))?.locked_until ?? 0) > now ? "locking" : "wrong";
+    return (await counter.lockedUntil()) > now ? "locking" : "wrong";
   };
 }
 

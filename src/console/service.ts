@@ -4,7 +4,8 @@ import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js"
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
-import { createGuess, takeCodeOrRecovery } from "./guess.js";
+import { DEVICE_TTL_MS, knownDeviceCounter, rememberDevice, unknownEmailLockKey } from "./devices.js";
+import { createGuess, FORGET_FAILURES_MS, keyCounter, LOCK_MS, takeCodeOrRecovery } from "./guess.js";
 import { auditRecoveryCodeUsed, createSecondFactor, openSecret } from "./second-factor.js";
 import { openSession, tokenHashOf } from "./sessions.js";
 
@@ -65,6 +66,15 @@ export function createConsoleService(deps: {
   });
 
   const guess = createGuess(repos);
+  const onError = deps.onError ?? (() => {});
+  let sweptAt = Number.NEGATIVE_INFINITY;
+  /** Forgets browsers and login locks long unused, at most once a minute per instance. */
+  const sweep = (now: number) => {
+    if (now - sweptAt < 60_000) return;
+    sweptAt = now;
+    repos.operatorDevices.purge(now - DEVICE_TTL_MS).catch(onError);
+    repos.loginLocks.purge(now - FORGET_FAILURES_MS, now).catch(onError);
+  };
   const required = deps.secondFactorRequired ?? false;
   const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess, required });
 
@@ -184,26 +194,30 @@ export function createConsoleService(deps: {
      * counts against the lockout as a wrong password does; no code at all (the page's first step)
      * is no guess and does not count.
      */
-    async login(email: string, password: string, address: string, code?: string) {
+    async login(email: string, password: string, address: string, code?: string, deviceToken?: string) {
       const now = deps.now();
+      sweep(now);
       /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
-      const record = (op: OperatorRow, action: string) =>
+      const record = (op: OperatorRow, action: string, knownDevice: boolean) =>
         repos.audited.event(
           { actor: `operator:${op.email}`, action, at: now },
           "operator",
           String(op.id),
           null,
-          {
-            address,
-          },
+          knownDevice ? { address, known_device: true } : { address },
         );
       const attempt = await throttle.attempt(address, now);
       if (!attempt.ok) {
         const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
         return { ok: false as const, reason: "throttled" as const, retryAfterS };
       }
-      const op = await repos.operators.byEmail(email.trim().toLowerCase());
+      const normalised = email.trim().toLowerCase();
+      const op = await repos.operators.byEmail(normalised);
       if (op?.active !== 1) {
+        // Counted and locked as an operator's email would be (console/devices.ts), after the same work.
+        const counter = keyCounter(repos, unknownEmailLockKey(normalised));
+        if (!(await counter.claim(now, now + LOCK_MS)))
+          return { ok: false as const, reason: "locked" as const, until: await counter.lockedUntil() };
         dummyHash ??= hashPassword(newPassword());
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
@@ -211,19 +225,21 @@ export function createConsoleService(deps: {
       let codeWrong = false;
       let taken: "totp" | "recovery" | undefined;
       const sealed = op.totp_sealed;
-      const outcome = await guess(
-        op,
-        now,
-        password,
+      const second =
         sealed === null
           ? undefined
           : async () => {
-              if (code === undefined || code === "") return "missing";
+              if (code === undefined || code === "") return "missing" as const;
               taken = await takeCodeOrRecovery(repos, op, openSecret(deps.box, sealed), code, now);
               codeWrong = taken === undefined;
               return !codeWrong;
-            },
-      );
+            };
+      // A browser the operator signed in from counts against its own lock; one that has locked
+      // itself, or any other, against the account's (console/devices.ts).
+      const device = await knownDeviceCounter(repos, deviceToken, op.id, now);
+      let outcome = device ? await guess(op, now, password, second, device) : "locked";
+      const onDevice = outcome !== "locked";
+      if (!onDevice) outcome = await guess(op, now, password, second);
       if (outcome === "locked") {
         const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
         return { ok: false as const, reason: "locked" as const, until };
@@ -235,13 +251,12 @@ export function createConsoleService(deps: {
         return { ok: false as const, reason: "code" as const };
       }
       if (outcome !== "right") {
-        await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed");
+        await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed", onDevice);
         if (!codeWrong) return { ok: false as const, reason: "invalid" as const };
         // The password was right: the answer names the code, or the lock this wrong code set (not
         // "Wrong email or password", which sent the operator to retype a right password).
         if (outcome === "wrong") return { ok: false as const, reason: "wrong_code" as const };
-        const until = (await repos.operators.get(op.id))?.locked_until ?? now;
-        return { ok: false as const, reason: "locked" as const, until };
+        return { ok: false as const, reason: "locked" as const, until: now + LOCK_MS };
       }
       // Audited once taken, also if no session is opened below: the code is spent either way.
       if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
@@ -252,12 +267,13 @@ export function createConsoleService(deps: {
       // while it was being checked: what was checked no longer signs in, so this fails as a wrong
       // password does (counted, audited).
       if (!opened) {
-        await record(op, "operator.login_failed");
+        await record(op, "operator.login_failed", onDevice);
         return { ok: false as const, reason: "invalid" as const };
       }
       await attempt.succeeded();
-      await record(op, "operator.login");
-      return { ok: true as const, token, csrf, operator: view(op) };
+      await record(op, "operator.login", onDevice);
+      const device_token = await rememberDevice(repos, deviceToken, op.id, now);
+      return { ok: true as const, token, csrf, operator: view(op), device_token };
     },
 
     async session(token: string): Promise<{ operator: ConsoleOperator; csrf: string } | undefined> {

@@ -5,9 +5,11 @@ import { type CapHoldRepository, createCapHoldRepository } from "./cap-holds.js"
 import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
+import { createLoginLockRepository, type LoginLockRepository } from "./login-locks.js";
 import { createLoginWindowRepository, type LoginWindowRepository } from "./login-windows.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
+import { createOperatorDeviceRepository, type OperatorDeviceRepository } from "./operator-devices.js";
 import { createOperatorRepository, type OperatorRepository } from "./operators.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./recovery-codes.js";
@@ -28,6 +30,8 @@ export interface Repositories {
   audited: AuditedChanges;
   rateWindows: RateWindowRepository;
   loginWindows: LoginWindowRepository;
+  loginLocks: LoginLockRepository;
+  operatorDevices: OperatorDeviceRepository;
   capHolds: CapHoldRepository;
 }
 
@@ -46,6 +50,8 @@ export function createRepositories(store: Store): Repositories {
     audited: createAuditedChanges(store.db, store.dialect),
     rateWindows: createRateWindowRepository(store.db),
     loginWindows: createLoginWindowRepository(store.db),
+    loginLocks: createLoginLockRepository(store.db),
+    operatorDevices: createOperatorDeviceRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
   };
 }

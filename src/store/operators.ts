@@ -16,9 +16,16 @@ export interface OperatorRepository {
    * Counts a login attempt as failed before its password is checked, unless the account is locked at
    * `now` (then false); the attempt that reaches `limit` failures in a row locks it until `lockUntil`.
    * One statement, so attempts made at once are counted one by one: however many arrive together,
-   * no more than `limit` get their password checked. A success resets the count (recordSuccess).
+   * no more than `limit` get their password checked. A success resets the count (recordSuccess);
+   * so does a last failure before `forgetBefore` (the count starts again at this one).
    */
-  claimAttempt(id: number, now: number, limit: number, lockUntil: number): Promise<boolean>;
+  claimAttempt(
+    id: number,
+    now: number,
+    limit: number,
+    lockUntil: number,
+    forgetBefore: number,
+  ): Promise<boolean>;
   recordSuccess(id: number): Promise<void>;
   /**
    * Takes back an attempt that guessed nothing wrong (the password was right; the code is asked
@@ -71,18 +78,29 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
     byEmail(email) {
       return db.selectFrom("operators").selectAll().where("email", "=", email).executeTakeFirst();
     },
-    async claimAttempt(id, now, limit, lockUntil) {
+    async claimAttempt(id, now, limit, lockUntil, forgetBefore) {
       const claimed = await db
         .updateTable("operators")
-        .set((eb) => ({
-          failed_logins: eb("failed_logins", "+", 1),
-          locked_until: eb
-            .case()
-            .when("failed_logins", ">=", limit - 1)
-            .then(lockUntil)
-            .else(eb.ref("locked_until"))
-            .end(),
-        }))
+        .set((eb) => {
+          const forgotten = eb("last_failed_at", "<", forgetBefore);
+          return {
+            failed_logins: eb
+              .case()
+              .when(forgotten)
+              .then(1)
+              .else(eb("failed_logins", "+", 1))
+              .end(),
+            locked_until: eb
+              .case()
+              .when(forgotten)
+              .then(eb.ref("locked_until"))
+              .when("failed_logins", ">=", limit - 1)
+              .then(lockUntil)
+              .else(eb.ref("locked_until"))
+              .end(),
+            last_failed_at: now,
+          };
+        })
         .where("id", "=", id)
         .where("locked_until", "<=", now)
         .returning("id")

@@ -194,6 +194,8 @@ export interface OperatorTable {
   password_hash: string;
   failed_logins: number;
   locked_until: number;
+  /** The last failure counted in `failed_logins`; failures a day old are forgotten. */
+  last_failed_at: Generated<number>;
   active: number;
   /** The authenticator secret, sealed with the master key; null while there is no second factor. */
   totp_sealed: string | null;
@@ -223,6 +225,24 @@ export interface OperatorRecoveryCodeTable {
   /** When it was used to sign in; null while it can still be used. */
   used_at: number | null;
   created_at: number;
+}
+
+export interface OperatorDeviceTable {
+  /** SHA-256 of the browser's device cookie, hex (console/devices.ts); never the token. */
+  token_hash: string;
+  operator_id: number;
+  created_at: number;
+  /** The last sign-in from it; it is forgotten some months after (DEVICE_TTL_MS). */
+  seen_at: number;
+}
+
+export interface LoginLockTable {
+  /** A hash naming a known browser of an operator, or an email that is no operator's (console/lockout.ts). */
+  key: string;
+  /** Wrong guesses in a row; a success forgets them. */
+  failures: number;
+  locked_until: number;
+  updated_at: number;
 }
 
 export interface AuditLogTable {
@@ -289,6 +309,8 @@ export interface Database {
   cap_holds: CapHoldTable;
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
+  operator_devices: OperatorDeviceTable;
+  login_locks: LoginLockTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;
   store_keys: StoreKeyTable;

@@ -27,10 +27,32 @@ export async function consoleCall(
   return { status: res.statusCode, json, headers: res.headers };
 }
 
-export async function consoleLogin(server: TestServer, email: string, password: string, code?: string) {
+/**
+ * A sign-in as the console page makes it. `device`: the browser's known-browser cookie to send
+ * (`payintake_device=…`, from an earlier sign-in's `device`). `setCookie` is the session cookie's
+ * Set-Cookie line, `setDeviceCookie` the known-browser one's ("" when not set).
+ */
+export async function consoleLogin(
+  server: TestServer,
+  email: string,
+  password: string,
+  code?: string,
+  device?: string,
+) {
   const res = await consoleCall(server, "POST", "/ops/api/login", {
     body: code === undefined ? { email, password } : { email, password, code },
+    ...(device ? { cookie: device } : {}),
   });
-  const setCookie = String(res.headers["set-cookie"] ?? "");
-  return { res, cookie: setCookie.split(";")[0] ?? "", csrf: res.json?.csrf_token as string, setCookie };
+  const raw = res.headers["set-cookie"];
+  const lines = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  const setCookie = lines.find((l) => l.startsWith("payintake_ops=")) ?? "";
+  const setDeviceCookie = lines.find((l) => l.startsWith("payintake_device=")) ?? "";
+  return {
+    res,
+    cookie: setCookie.split(";")[0] ?? "",
+    csrf: res.json?.csrf_token as string,
+    setCookie,
+    device: setDeviceCookie.split(";")[0] ?? "",
+    setDeviceCookie,
+  };
 }

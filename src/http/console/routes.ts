@@ -4,6 +4,7 @@ import { encode as encodeQr } from "uqr";
 import { z } from "zod";
 import { toCsv } from "../../backoffice/csv.js";
 import type { Backoffice } from "../../backoffice/service.js";
+import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
 import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
@@ -66,12 +67,12 @@ function sameToken(given: string | string[] | undefined, expected: string): bool
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieToken(request: FastifyRequest): string | undefined {
+function cookieToken(request: FastifyRequest, cookie = COOKIE): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return value.join("=");
+    if (name === cookie) return value.join("=");
   }
   return undefined;
 }
@@ -81,6 +82,19 @@ function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, 
   reply.header(
     "set-cookie",
     `${COOKIE}=${token}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
+  );
+}
+
+/**
+ * The known-browser cookie (console/devices.ts): sent back only to the sign-in, the one route that
+ * reads it. Fastify adds it beside the session's cookie.
+ */
+function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, token: string) {
+  const secure = request.protocol === "https" ? "; Secure" : "";
+  const maxAgeS = Math.floor(DEVICE_TTL_MS / 1000);
+  reply.header(
+    "set-cookie",
+    `${DEVICE_COOKIE}=${token}; Path=/ops/api/login; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
   );
 }
 
@@ -130,7 +144,8 @@ export function registerConsoleRoutes(
         );
       }
       const { email, password, code } = input.data;
-      const result = await consoleService.login(email, password, request.ip, code);
+      const device = cookieToken(request, DEVICE_COOKIE);
+      const result = await consoleService.login(email, password, request.ip, code, device);
       if (!result.ok) {
         if (result.reason === "throttled") {
           reply.header("retry-after", String(result.retryAfterS));
@@ -152,6 +167,7 @@ export function registerConsoleRoutes(
           : sendError(reply, 401, "Wrong email or password");
       }
       setCookie(request, reply, result.token, 12 * 3600);
+      setDeviceCookie(request, reply, result.device_token);
       return sendJson(reply, 200, {
         operator: result.operator,
         csrf_token: result.csrf,

@@ -14,6 +14,7 @@ import { loginWindows } from "./20261124T1900_login_windows.js";
 import { operatorTotp } from "./20261124T2000_operator_totp.js";
 import { keyCheck } from "./20261124T2100_key_check.js";
 import { recoveryCodes } from "./20261124T2200_recovery_codes.js";
+import { knownDevices } from "./20261124T2300_known_devices.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   operatorTotp,
   keyCheck,
   recoveryCodes,
+  knownDevices,
 ];

@@ -1,0 +1,67 @@
+import { existsSync } from "node:fs";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleLogin } from "../support/console.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+
+/**
+ * In Chromium: a stranger who locks an operator's account with wrong passwords does not lock out the
+ * browser the operator works in (ADR 0007), while a browser the operator never used is locked out.
+ */
+const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
+
+describe("console sign-in from a known browser, in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+    server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "desk@ops.example",
+      role: "operator",
+      password: "desk-password-123",
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function signInForm(page: Page) {
+    await page.goto(`${server.url}/ops`);
+    await expect.poll(() => page.locator("#login").isVisible()).toBe(true);
+    await page.fill("#email", "desk@ops.example");
+    await page.fill("#password", "desk-password-123");
+    await page.click('#login button[type="submit"]');
+  }
+
+  it("the operator's own browser signs in through a stranger's lockout; a new browser is told to wait", async () => {
+    const own = await (await browser.newContext()).newPage();
+    const errors: string[] = [];
+    own.on("pageerror", (e) => errors.push(e.message));
+    await signInForm(own);
+    await expect.poll(() => own.locator("#queue").isVisible()).toBe(true);
+    await own.click("#logout");
+    await expect.poll(() => own.locator("#login").isVisible()).toBe(true);
+
+    // Someone else, with no cookie of hers, guesses five times: the account is locked.
+    for (let i = 0; i < 5; i++)
+      expect((await consoleLogin(server, "desk@ops.example", `guess-${i}-password`)).res.status).toBe(401);
+    expect((await consoleLogin(server, "desk@ops.example", "desk-password-123")).res.status).toBe(423);
+
+    await signInForm(own);
+    await expect.poll(() => own.locator("#queue").isVisible()).toBe(true);
+    expect(await own.locator("#who").textContent()).toBe("desk@ops.example (operator)");
+
+    const fresh = await (await browser.newContext()).newPage();
+    await signInForm(fresh);
+    await expect
+      .poll(() => fresh.locator("#login-error").textContent())
+      .toBe("Çok fazla hatalı giriş. Daha sonra deneyin.");
+    expect(await fresh.locator("#queue").count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+});
