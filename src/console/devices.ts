@@ -31,37 +31,46 @@ const deviceLockKey = (tokenHash: string, operatorId: number) => `d:${operatorId
 export const unknownEmailLockKey = (email: string) =>
   `e:${createHash("sha256").update(email, "utf8").digest("base64url")}`;
 
+/** The hash of a browser's token as its cookie gave it; undefined for none or one of another shape. */
+export const deviceHashOf = (token: string | undefined): string | undefined =>
+  token !== undefined && TOKEN_SHAPE.test(token) ? tokenHashOf(token) : undefined;
+
 /**
- * The lock a sign-in from this browser for `operatorId` counts against, if the browser's token
- * (from its cookie) is one the operator signed in with within DEVICE_TTL_MS; undefined otherwise.
+ * The lock that a guess from the browser with `hash` (at sign-in: from its cookie; inside a
+ * session: the one it was signed in from) counts against for `operatorId`, if the operator signed in
+ * from it within DEVICE_TTL_MS; undefined otherwise (the account's lock applies).
  */
 export async function knownDeviceCounter(
   repos: Repositories,
-  token: string | undefined,
+  hash: string | null | undefined,
   operatorId: number,
   now: number,
 ): Promise<AttemptCounter | undefined> {
-  if (token === undefined || !TOKEN_SHAPE.test(token)) return undefined;
-  const hash = tokenHashOf(token);
+  if (!hash) return undefined;
   if (!(await repos.operatorDevices.knows(hash, operatorId, now - DEVICE_TTL_MS))) return undefined;
   return keyCounter(repos, deviceLockKey(hash, operatorId));
 }
 
 /**
- * After a successful sign-in: the browser's token, kept (a browser already known, to this or
- * another operator, keeps its token) or new, and remembered for this operator from `now`.
+ * The token a browser keeps after a successful sign-in: its own if some operator already knows it
+ * (a shared computer keeps one token), else a new one. Nothing is written: `rememberDevice` does,
+ * once the session is open.
  */
-export async function rememberDevice(
+export async function deviceTokenAfterSignIn(
   repos: Repositories,
   token: string | undefined,
-  operatorId: number,
   now: number,
-): Promise<string> {
-  const known =
+): Promise<{ token: string; hash: string }> {
+  const hash = deviceHashOf(token);
+  if (
     token !== undefined &&
-    TOKEN_SHAPE.test(token) &&
-    (await repos.operatorDevices.anyKnows(tokenHashOf(token), now - DEVICE_TTL_MS));
-  const kept = known ? token : randomBytes(32).toString("base64url");
-  await repos.operatorDevices.remember(tokenHashOf(kept), operatorId, now);
-  return kept;
+    hash !== undefined &&
+    (await repos.operatorDevices.anyKnows(hash, now - DEVICE_TTL_MS))
+  )
+    return { token, hash };
+  const fresh = randomBytes(32).toString("base64url");
+  return { token: fresh, hash: tokenHashOf(fresh) };
 }
+
+export const rememberDevice = (repos: Repositories, hash: string, operatorId: number, now: number) =>
+  repos.operatorDevices.remember(hash, operatorId, now);

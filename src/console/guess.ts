@@ -13,7 +13,7 @@ export type GuessOutcome = "right" | "wrong" | "locking" | "locked" | "incomplet
 
 /**
  * Where a guess is counted: the operator's own row (the lock every unknown browser shares, and the
- * one the console shows and an admin lifts) or a login lock by key (console/lockout.ts: a known
+ * one the console shows and an admin lifts) or a login lock by key (console/devices.ts: a known
  * browser of the operator, or an email that is no operator's). Both count alike.
  */
 export interface AttemptCounter {
@@ -30,8 +30,11 @@ export interface AttemptCounter {
 export function operatorCounter(repos: Repositories, op: OperatorRow): AttemptCounter {
   return {
     async claim(now, lockUntil) {
+      // Read first, as a login lock does (store/login-locks.ts): a lock that holds costs one read
+      // on either, so the 423 of an operator's email and of any other take the same work.
+      const current = (await repos.operators.get(op.id))?.locked_until ?? 0;
       return (
-        op.locked_until <= now &&
+        current <= now &&
         (await repos.operators.claimAttempt(
           op.id,
           now,
@@ -96,6 +99,29 @@ export function createGuess(repos: Repositories) {
 }
 
 export type Guess = ReturnType<typeof createGuess>;
+
+/**
+ * A guess from a browser: counted against the browser's own lock (`device`, when the operator knows
+ * the browser: console/devices.ts), or, once that is set or for any other browser, against the
+ * account's. A right guess counted on the account also forgets the browser's failures: a success
+ * forgets the failures, wherever it was counted. `onDevice`: counted on the browser's lock.
+ */
+export async function guessFrom(
+  guess: Guess,
+  op: OperatorRow,
+  now: number,
+  password: string,
+  second: (() => Promise<boolean | "missing">) | undefined,
+  device: AttemptCounter | undefined,
+): Promise<{ outcome: GuessOutcome; onDevice: boolean }> {
+  if (device) {
+    const outcome = await guess(op, now, password, second, device);
+    if (outcome !== "locked") return { outcome, onDevice: true };
+  }
+  const outcome = await guess(op, now, password, second);
+  if (outcome === "right" && device) await device.succeeded();
+  return { outcome, onDevice: false };
+}
 
 /**
  * Whether `code` is the operator's current code from `secret`, taking its time step so that it is

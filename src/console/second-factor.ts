@@ -2,9 +2,10 @@ import { base32, fromBase32, newTotpSecret, otpauthUri } from "../auth/totp.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
-import { type Guess, takeCode, takeCodeOrRecovery } from "./guess.js";
+import { knownDeviceCounter } from "./devices.js";
+import { type Guess, guessFrom, takeCode, takeCodeOrRecovery } from "./guess.js";
 import { replaceRecoveryCodes } from "./recovery-codes.js";
-import { openSession } from "./sessions.js";
+import { openSession, type SessionRef } from "./sessions.js";
 
 /** An authenticator secret as kept: base32 text, sealed with the master key. */
 export function openSecret(box: SecretBox, sealed: string): Buffer {
@@ -39,8 +40,10 @@ export function createSecondFactor(deps: {
   const { repos, box, guess } = deps;
 
   /**
-   * The password and a code, counted against the lockout; the lockout ends sessions. `pending`: a
-   * code from the secret being set up; `on`: from the one that is on, or a recovery code (audited).
+   * The password and a code, counted against the lockout as at sign-in (the session's browser's
+   * lock first, then the account's: a stranger's lock on the account does not stop the operator);
+   * the lockout ends sessions. `pending`: a code from the secret being set up; `on`: from the one
+   * that is on, or a recovery code (audited).
    */
   async function check(
     operatorId: number,
@@ -48,6 +51,7 @@ export function createSecondFactor(deps: {
     code: string,
     which: "pending" | "on",
     missing: string,
+    session: SessionRef,
   ) {
     const row = await repos.operators.get(operatorId);
     if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
@@ -55,12 +59,14 @@ export function createSecondFactor(deps: {
     if (secret === null) return { ok: false as const, status: 400 as const, message: missing };
     const now = deps.now();
     let taken: "totp" | "recovery" | undefined;
-    const outcome = await guess(row, now, password, async () => {
+    const second = async () => {
       const key = openSecret(box, secret);
       if (which === "pending") return takeCode(repos, row, key, code, now);
       taken = await takeCodeOrRecovery(repos, row, key, code, now);
       return taken !== undefined;
-    });
+    };
+    const device = await knownDeviceCounter(repos, session.deviceHash, row.id, now);
+    const { outcome } = await guessFrom(guess, row, now, password, second, device);
     if (taken === "recovery") await auditRecoveryCodeUsed(repos, row, now, {});
     if (outcome === "locked" || outcome === "locking") {
       await repos.operators.deleteSessionsOf(row.id);
@@ -77,12 +83,13 @@ export function createSecondFactor(deps: {
 
   /**
    * Makes `secret` (null: none) the operator's second factor, audited; ends their sessions but the
-   * one it was done in, which goes on with a new CSRF token (returned).
+   * one it was done in, which goes on with a new CSRF token (returned), and forgets their browsers
+   * but that session's.
    */
   async function switchTo(
     checked: { row: OperatorRow; now: number },
     secret: string | null,
-    keepToken: string,
+    keep: SessionRef,
   ): Promise<string> {
     const { row, now } = checked;
     await repos.audited.update(
@@ -92,10 +99,11 @@ export function createSecondFactor(deps: {
       { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
     );
     await repos.operators.deleteSessionsOf(row.id);
+    await repos.operatorDevices.forgetOf(row.id, keep.deviceHash);
     const { csrf } = await openSession(
       repos,
       row.id,
-      keepToken,
+      keep,
       { passwordHash: row.password_hash, totpSealed: secret },
       now,
     );
@@ -119,7 +127,7 @@ export function createSecondFactor(deps: {
       operatorId: number,
       password: string,
       code: string,
-      keepToken: string,
+      keep: SessionRef,
     ): Promise<
       Failure | { ok: true; value: { second_factor: true; csrf_token: string; recovery_codes: string[] } }
     > {
@@ -129,6 +137,7 @@ export function createSecondFactor(deps: {
         code,
         "pending",
         "start setting up the second factor first",
+        keep,
       );
       if (!checked.ok) return checked;
       // A secret left pending from before one was turned on (start refuses that now) replaces nothing.
@@ -139,7 +148,7 @@ export function createSecondFactor(deps: {
       // it on left it on with no codes ever shown.
       const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
       // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
-      const csrf = await switchTo(checked, checked.secret, keepToken);
+      const csrf = await switchTo(checked, checked.secret, keep);
       return { ok: true, value: { second_factor: true, csrf_token: csrf, recovery_codes: codes } };
     },
 
@@ -147,14 +156,21 @@ export function createSecondFactor(deps: {
       operatorId: number,
       password: string,
       code: string,
-      keepToken: string,
+      keep: SessionRef,
     ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string } }> {
       if (deps.required) return { ok: false, status: 409, message: REQUIRED };
-      const checked = await check(operatorId, password, code, "on", "there is no second factor to remove");
+      const checked = await check(
+        operatorId,
+        password,
+        code,
+        "on",
+        "there is no second factor to remove",
+        keep,
+      );
       if (!checked.ok) return checked;
       // Any change to how the operator signs in ends their other sessions (someone who turns it off
       // may be answering a break-in); this one goes on, with a new CSRF token.
-      const csrf = await switchTo(checked, null, keepToken);
+      const csrf = await switchTo(checked, null, keep);
       await repos.recoveryCodes.deleteOf(operatorId);
       return { ok: true, value: { second_factor: false, csrf_token: csrf } };
     },
@@ -168,8 +184,9 @@ export function createSecondFactor(deps: {
       operatorId: number,
       password: string,
       code: string,
+      session: SessionRef,
     ): Promise<Failure | { ok: true; value: { recovery_codes: string[] } }> {
-      const checked = await check(operatorId, password, code, "on", "two-step sign-in is off");
+      const checked = await check(operatorId, password, code, "on", "two-step sign-in is off", session);
       if (!checked.ok) return checked;
       const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
       await repos.audited.event(

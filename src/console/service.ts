@@ -4,10 +4,24 @@ import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js"
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
-import { DEVICE_TTL_MS, knownDeviceCounter, rememberDevice, unknownEmailLockKey } from "./devices.js";
-import { createGuess, FORGET_FAILURES_MS, keyCounter, LOCK_MS, takeCodeOrRecovery } from "./guess.js";
+import {
+  DEVICE_TTL_MS,
+  deviceHashOf,
+  deviceTokenAfterSignIn,
+  knownDeviceCounter,
+  rememberDevice,
+  unknownEmailLockKey,
+} from "./devices.js";
+import {
+  createGuess,
+  FORGET_FAILURES_MS,
+  guessFrom,
+  keyCounter,
+  LOCK_MS,
+  takeCodeOrRecovery,
+} from "./guess.js";
 import { auditRecoveryCodeUsed, createSecondFactor, openSecret } from "./second-factor.js";
-import { openSession, tokenHashOf } from "./sessions.js";
+import { openSession, type SessionRef, tokenHashOf } from "./sessions.js";
 
 export { LOCK_AFTER_FAILURES, LOCK_MS } from "./guess.js";
 export { SESSION_TTL_MS } from "./sessions.js";
@@ -181,7 +195,12 @@ export function createConsoleService(deps: {
       if (!row) return { ok: false as const, status: 404 as const, message: "operator not found" };
       // Switched off, or the second factor reset (the lost phone may still be signed in): the
       // operator's sessions end.
-      if (row.active === 0 || changes.reset_second_factor) await repos.operators.deleteSessionsOf(id);
+      // Their browsers are forgotten with them: one a phisher signed in from would otherwise keep
+      // counting its guesses apart from the account's.
+      if (row.active === 0 || changes.reset_second_factor) {
+        await repos.operators.deleteSessionsOf(id);
+        await repos.operatorDevices.forgetOf(id, null);
+      }
       // The recovery codes belonged to the second factor reset: a new one comes with new codes.
       if (changes.reset_second_factor) await repos.recoveryCodes.deleteOf(id);
       return { ok: true as const, value: { ...view(row), active: row.active === 1 } };
@@ -217,7 +236,7 @@ export function createConsoleService(deps: {
         // Counted and locked as an operator's email would be (console/devices.ts), after the same work.
         const counter = keyCounter(repos, unknownEmailLockKey(normalised));
         if (!(await counter.claim(now, now + LOCK_MS)))
-          return { ok: false as const, reason: "locked" as const, until: await counter.lockedUntil() };
+          return { ok: false as const, reason: "locked" as const };
         dummyHash ??= hashPassword(newPassword());
         await verifyPassword(password, await dummyHash);
         return { ok: false as const, reason: "invalid" as const };
@@ -236,14 +255,9 @@ export function createConsoleService(deps: {
             };
       // A browser the operator signed in from counts against its own lock; one that has locked
       // itself, or any other, against the account's (console/devices.ts).
-      const device = await knownDeviceCounter(repos, deviceToken, op.id, now);
-      let outcome = device ? await guess(op, now, password, second, device) : "locked";
-      const onDevice = outcome !== "locked";
-      if (!onDevice) outcome = await guess(op, now, password, second);
-      if (outcome === "locked") {
-        const until = Math.max(op.locked_until, (await repos.operators.get(op.id))?.locked_until ?? 0);
-        return { ok: false as const, reason: "locked" as const, until };
-      }
+      const device = await knownDeviceCounter(repos, deviceHashOf(deviceToken), op.id, now);
+      const { outcome, onDevice } = await guessFrom(guess, op, now, password, second, device);
+      if (outcome === "locked") return { ok: false as const, reason: "locked" as const };
       if (outcome === "incomplete") {
         // Nor for the address: counted, every two-step sign-in left one failure there, and twenty
         // in 15 minutes stopped an office behind one address.
@@ -256,13 +270,15 @@ export function createConsoleService(deps: {
         // The password was right: the answer names the code, or the lock this wrong code set (not
         // "Wrong email or password", which sent the operator to retype a right password).
         if (outcome === "wrong") return { ok: false as const, reason: "wrong_code" as const };
-        return { ok: false as const, reason: "locked" as const, until: now + LOCK_MS };
+        return { ok: false as const, reason: "locked" as const };
       }
       // Audited once taken, also if no session is opened below: the code is spent either way.
       if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
       const token = randomBytes(32).toString("base64url");
       const checked = { passwordHash: op.password_hash, totpSealed: sealed };
-      const { opened, csrf } = await openSession(repos, op.id, token, checked, now);
+      const browser = await deviceTokenAfterSignIn(repos, deviceToken, now);
+      const session = { token, deviceHash: browser.hash };
+      const { opened, csrf } = await openSession(repos, op.id, session, checked, now);
       // The password was changed, the second factor turned on or off, or the operator switched off
       // while it was being checked: what was checked no longer signs in, so this fails as a wrong
       // password does (counted, audited).
@@ -272,13 +288,20 @@ export function createConsoleService(deps: {
       }
       await attempt.succeeded();
       await record(op, "operator.login", onDevice);
-      const device_token = await rememberDevice(repos, deviceToken, op.id, now);
-      return { ok: true as const, token, csrf, operator: view(op), device_token };
+      await rememberDevice(repos, browser.hash, op.id, now);
+      return { ok: true as const, token, csrf, operator: view(op), device_token: browser.token };
     },
 
-    async session(token: string): Promise<{ operator: ConsoleOperator; csrf: string } | undefined> {
+    async session(
+      token: string,
+    ): Promise<{ operator: ConsoleOperator; csrf: string; ref: SessionRef } | undefined> {
       const found = await repos.operators.session(tokenHashOf(token), deps.now());
-      return found ? { operator: view(found.operator), csrf: found.csrfToken } : undefined;
+      if (!found) return undefined;
+      return {
+        operator: view(found.operator),
+        csrf: found.csrfToken,
+        ref: { token, deviceHash: found.deviceHash },
+      };
     },
 
     async logout(token: string, operator?: ConsoleOperator) {
@@ -294,13 +317,18 @@ export function createConsoleService(deps: {
       }
     },
 
-    /** Changes the password and ends every other session of this operator. */
-    async changePassword(operator: ConsoleOperator, current: string, next: string, keepToken: string) {
+    /**
+     * Changes the password and ends every other session of this operator; the browsers it knows,
+     * but this session's, are forgotten.
+     */
+    async changePassword(operator: ConsoleOperator, current: string, next: string, keep: SessionRef) {
       const row = await repos.operators.byEmail(operator.email);
       if (!row) return { ok: false as const, status: 400 as const, message: "current password is wrong" };
-      // Wrong current passwords count like wrong logins: a stolen session cannot guess the password
-      // past the sign-in lockout. The guess that locks the account ends every session of it.
-      const outcome = await guess(row, deps.now(), current);
+      // Wrong current passwords count like wrong logins, against the session's browser first: a
+      // stolen session cannot guess the password past the sign-in lockout, and a stranger's lock on
+      // the account does not stop the operator. The guess that locks ends every session.
+      const device = await knownDeviceCounter(repos, keep.deviceHash, row.id, deps.now());
+      const { outcome } = await guessFrom(guess, row, deps.now(), current, undefined, device);
       if (outcome === "locked" || outcome === "locking") {
         await repos.operators.deleteSessionsOf(row.id);
         return {
@@ -320,9 +348,10 @@ export function createConsoleService(deps: {
         { actor: `operator:${row.email}`, action: "operator.password", at: deps.now() },
       );
       await repos.operators.deleteSessionsOf(row.id);
+      await repos.operatorDevices.forgetOf(row.id, keep.deviceHash);
       // Not opened if yet another change came in meanwhile: then this one signs in again.
       const checked = { passwordHash: nextHash, totpSealed: row.totp_sealed };
-      const { csrf } = await openSession(repos, row.id, keepToken, checked, deps.now());
+      const { csrf } = await openSession(repos, row.id, keep, checked, deps.now());
       return { ok: true as const, value: { changed: true, csrf_token: csrf } };
     },
   };

@@ -8,22 +8,32 @@ export const SESSION_TTL_MS = 12 * 3_600_000;
 export const tokenHashOf = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
 /**
- * Opens a console session for `token` with a fresh CSRF token, if the operator's password hash and
- * second factor are still the `checked` ones (store/operators.ts createSession says why).
+ * A console session as its routes know it: the cookie's token, and the hash of the known-browser
+ * token it was signed in with (console/devices.ts; null for sessions from before those).
+ */
+export interface SessionRef {
+  token: string;
+  deviceHash: string | null;
+}
+
+/**
+ * Opens a console session for `session.token` with a fresh CSRF token, if the operator's password
+ * hash and second factor are still the `checked` ones (store/operators.ts createSession says why).
  */
 export async function openSession(
   repos: Repositories,
   operatorId: number,
-  token: string,
+  session: SessionRef,
   checked: CheckedCredentials,
   now: number,
 ): Promise<{ opened: boolean; csrf: string }> {
   const csrf = randomBytes(24).toString("base64url");
   const opened = await repos.operators.createSession(
     {
-      token_hash: tokenHashOf(token),
+      token_hash: tokenHashOf(session.token),
       operator_id: operatorId,
       csrf_token: csrf,
+      device_hash: session.deviceHash,
       expires_at: now + SESSION_TTL_MS,
       created_at: now,
     },

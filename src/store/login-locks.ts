@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 
 /**
- * Failures in a row and the lock they set, by key (console/lockout.ts names the keys): the same
+ * Failures in a row and the lock they set, by key (console/devices.ts names the keys): the same
  * counting as an operator row's (operators.ts `claimAttempt`), for a known browser of an operator
  * and for an email that is no active operator's.
  */
@@ -24,8 +24,20 @@ export interface LoginLockRepository {
 }
 
 export function createLoginLockRepository(db: Kysely<Database>): LoginLockRepository {
+  const lockedUntil = async (key: string) => {
+    const row = await db
+      .selectFrom("login_locks")
+      .select("locked_until")
+      .where("key", "=", key)
+      .executeTakeFirst();
+    return row ? Number(row.locked_until) : 0;
+  };
   return {
     async claim(key, now, limit, lockUntil, forgetBefore) {
+      // Read first: a lock that holds is answered without a write, as an operator's row is
+      // (console/guess.ts); the upsert below would lock the row and commit, which takes long
+      // enough on PostgreSQL to tell an unknown email's 423 from an operator's.
+      if ((await lockedUntil(key)) > now) return false;
       const row = await db
         .insertInto("login_locks")
         .values({ key, failures: 1, locked_until: limit <= 1 ? lockUntil : 0, updated_at: now })
@@ -80,14 +92,7 @@ export function createLoginLockRepository(db: Kysely<Database>): LoginLockReposi
         .execute();
     },
 
-    async lockedUntil(key) {
-      const row = await db
-        .selectFrom("login_locks")
-        .select("locked_until")
-        .where("key", "=", key)
-        .executeTakeFirst();
-      return row ? Number(row.locked_until) : 0;
-    },
+    lockedUntil,
 
     async purge(before, now) {
       await db

@@ -9,6 +9,8 @@ export interface OperatorDeviceRepository {
   anyKnows(tokenHash: string, since: number): Promise<boolean>;
   /** The operator signed in from the browser at `now`. */
   remember(tokenHash: string, operatorId: number, now: number): Promise<void>;
+  /** Forgets the operator's browsers, but `keep` (a token hash; null: none). */
+  forgetOf(operatorId: number, keep: string | null): Promise<void>;
   /** Forgets browsers no one signed in from since `before`. */
   purge(before: number): Promise<void>;
 }
@@ -43,6 +45,12 @@ export function createOperatorDeviceRepository(db: Kysely<Database>): OperatorDe
         .values({ token_hash: tokenHash, operator_id: operatorId, created_at: now, seen_at: now })
         .onConflict((oc) => oc.columns(["token_hash", "operator_id"]).doUpdateSet({ seen_at: now }))
         .execute();
+    },
+
+    async forgetOf(operatorId, keep) {
+      let q = db.deleteFrom("operator_devices").where("operator_id", "=", operatorId);
+      if (keep !== null) q = q.where("token_hash", "<>", keep);
+      await q.execute();
     },
 
     async purge(before) {

@@ -58,13 +58,20 @@ export interface OperatorRepository {
       token_hash: string;
       operator_id: number;
       csrf_token: string;
+      device_hash: string | null;
       expires_at: number;
       created_at: number;
     },
     checked: CheckedCredentials,
   ): Promise<boolean>;
-  /** The live session and its operator; undefined when unknown, expired or the operator is inactive. */
-  session(tokenHash: string, now: number): Promise<{ operator: OperatorRow; csrfToken: string } | undefined>;
+  /**
+   * The live session, its operator and the browser it was signed in from; undefined when unknown,
+   * expired or the operator is inactive.
+   */
+  session(
+    tokenHash: string,
+    now: number,
+  ): Promise<{ operator: OperatorRow; csrfToken: string; deviceHash: string | null } | undefined>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteSessionsOf(operatorId: number): Promise<void>;
   /** Forgets console sessions that expired before `now` (they no longer open anything). */
@@ -169,14 +176,14 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .selectFrom("operator_sessions")
         .innerJoin("operators", "operators.id", "operator_sessions.operator_id")
         .selectAll("operators")
-        .select("operator_sessions.csrf_token")
+        .select(["operator_sessions.csrf_token", "operator_sessions.device_hash"])
         .where("operator_sessions.token_hash", "=", tokenHash)
         .where("operator_sessions.expires_at", ">", now)
         .where("operators.active", "=", 1)
         .executeTakeFirst();
       if (!row) return undefined;
-      const { csrf_token, ...operator } = row;
-      return { operator, csrfToken: csrf_token };
+      const { csrf_token, device_hash, ...operator } = row;
+      return { operator, csrfToken: csrf_token, deviceHash: device_hash };
     },
     async deleteSession(tokenHash) {
       await db.deleteFrom("operator_sessions").where("token_hash", "=", tokenHash).execute();

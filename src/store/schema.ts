@@ -213,6 +213,8 @@ export interface OperatorSessionTable {
   token_hash: string;
   operator_id: number;
   csrf_token: string;
+  /** SHA-256 of the known-browser token it was signed in with (console/devices.ts); null before those. */
+  device_hash: string | null;
   expires_at: number;
   created_at: number;
 }
@@ -237,7 +239,7 @@ export interface OperatorDeviceTable {
 }
 
 export interface LoginLockTable {
-  /** A hash naming a known browser of an operator, or an email that is no operator's (console/lockout.ts). */
+  /** A hash naming a known browser of an operator, or an email that is no operator's (console/devices.ts). */
   key: string;
   /** Wrong guesses in a row; a success forgets them. */
   failures: number;

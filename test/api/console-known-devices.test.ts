@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -118,6 +119,70 @@ describe.each(STORES)("console sign-in from known browsers (%s)", (kind) => {
 
     server.clock.advance(LOCK_MS + 1);
     expect((await signIn("mehmet@devices.example", pass, desk)).res.status).toBe(200);
+  });
+
+  it("inside a session from a known browser, a stranger's lock does not stop the password page or two-step settings", async () => {
+    freshDay();
+    await addOperator("inside@devices.example");
+    const pass = password("inside@devices.example");
+    const desk = await signIn("inside@devices.example", pass);
+    await lockOut("inside@devices.example");
+    const s = await signIn("inside@devices.example", pass, desk.device);
+    expect(s.res.status).toBe(200);
+    // Setting up two-step sign-in takes the password and a code: counted on her browser, not refused.
+    const started = await consoleCall(server, "POST", "/ops/api/second-factor", s);
+    expect(started.status).toBe(200);
+    const confirmed = await consoleCall(server, "POST", "/ops/api/second-factor/confirm", {
+      ...s,
+      body: { password: pass, code: totpCode(fromBase32(started.json.secret), totpStep(server.clock.now())) },
+    });
+    expect(confirmed.status).toBe(200);
+    const changed = await consoleCall(server, "POST", "/ops/api/password", {
+      cookie: s.cookie,
+      csrf: confirmed.json.csrf_token,
+      body: { current: pass, next: "inside-new-password" },
+    });
+    expect(changed.status).toBe(200);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: s.cookie })).status).toBe(200);
+  });
+
+  it("a success through the account's count forgets the browser's own failures too", async () => {
+    freshDay();
+    await addOperator("typo@devices.example");
+    const pass = password("typo@devices.example");
+    const desk = (await signIn("typo@devices.example", pass)).device;
+    for (let i = 0; i < 5; i++)
+      expect((await signIn("typo@devices.example", `typo-${i}`, desk)).res.status).toBe(401);
+    // Her browser's lock is set: this right password is counted on the account, and clears both.
+    expect((await signIn("typo@devices.example", pass, desk)).res.status).toBe(200);
+    server.clock.advance(LOCK_MS + 1);
+    await lockOut("typo@devices.example");
+    // One typo is one failure of five on her browser again, not a lock.
+    expect((await signIn("typo@devices.example", "one-typo", desk)).res.status).toBe(401);
+    expect((await signIn("typo@devices.example", pass, desk)).res.status).toBe(200);
+  });
+
+  it("a password change forgets the operator's other browsers; switching the operator off forgets all", async () => {
+    freshDay();
+    const id = await addOperator("moved@devices.example");
+    const pass = password("moved@devices.example");
+    const desk = await signIn("moved@devices.example", pass);
+    const phished = (await signIn("moved@devices.example", pass)).device;
+    const changed = await consoleCall(server, "POST", "/ops/api/password", {
+      ...desk,
+      body: { current: pass, next: "moved-new-password" },
+    });
+    expect(changed.status).toBe(200);
+    await lockOut("moved@devices.example");
+    expect((await signIn("moved@devices.example", "moved-new-password", phished)).res.status).toBe(423);
+    expect((await signIn("moved@devices.example", "moved-new-password", desk.device)).res.status).toBe(200);
+
+    expect((await asAdmin("PATCH", `/ops/api/operators/${id}`, { active: false })).status).toBe(200);
+    expect((await asAdmin("PATCH", `/ops/api/operators/${id}`, { active: true, unlock: true })).status).toBe(
+      200,
+    );
+    await lockOut("moved@devices.example");
+    expect((await signIn("moved@devices.example", "moved-new-password", desk.device)).res.status).toBe(423);
   });
 
   it("guesses sent at once from a known browser get five checked on it and five on the account", async () => {

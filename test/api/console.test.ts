@@ -458,9 +458,18 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
         ).status,
       );
     }
-    // Five guesses checked; the fifth locks the account and ends the session at once.
+    // Five guesses checked; the fifth locks the session's browser (ADR 0007) and ends every session
+    // at once.
     expect(tries).toEqual([400, 400, 400, 400, 423]);
     expect((await call("GET", "/ops/api/me", { cookie: s.cookie })).status).toBe(401);
+    // From that browser, sign-in guesses now count on the account's lock: five more, then 423.
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await consoleLogin(server, "guess@ops.example", `more-${i}`, undefined, s.device)).res.status,
+      ).toBe(401);
+    expect(
+      (await consoleLogin(server, "guess@ops.example", "guess-password-123", undefined, s.device)).res.status,
+    ).toBe(423);
     expect((await login("guess@ops.example", "guess-password-123")).res.status).toBe(423);
     server.clock.advance(15 * 60_000 + 1);
     expect((await login("guess@ops.example", "guess-password-123")).res.status).toBe(200);

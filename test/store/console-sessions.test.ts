@@ -65,12 +65,10 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     pauseNextSignIn();
     const stale = service.login("ayse@ops.example", "old-password-123", "10.0.0.1");
     await pause.reached;
-    const changed = await service.changePassword(
-      created.value,
-      "old-password-123",
-      "new-password-456",
-      "kept",
-    );
+    const changed = await service.changePassword(created.value, "old-password-123", "new-password-456", {
+      token: "kept",
+      deviceHash: null,
+    });
     expect(changed.ok).toBe(true);
     pause.go();
     // Before: it opened a session, valid for 12 hours, with a password that no longer worked.
@@ -112,7 +110,10 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     const started = await service.secondFactor.start(created.value.id, created.value.email);
     if (!started.ok) throw new Error("not started");
     const code = totpCode(fromBase32(started.value.secret), totpStep(Date.now()));
-    const on = await service.secondFactor.confirm(created.value.id, "the-password-123", code, "kept-3");
+    const on = await service.secondFactor.confirm(created.value.id, "the-password-123", code, {
+      token: "kept-3",
+      deviceHash: null,
+    });
     expect(on.ok).toBe(true);
     pause.go();
     // Before: it opened a session, valid for 12 hours, with the password alone, after turning the
@@ -152,7 +153,10 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     pauseNextSession = true;
     const signIn = service.login("mehmet@ops.example", "old-password-123", "10.0.0.3");
     await pause.reached;
-    const change = service.changePassword(created.value, "old-password-123", "new-password-456", "kept-2");
+    const change = service.changePassword(created.value, "old-password-123", "new-password-456", {
+      token: "kept-2",
+      deviceHash: null,
+    });
     // Give the change time to run as far as it can while the session is being opened.
     await new Promise((r) => setTimeout(r, 300));
     pause.go();

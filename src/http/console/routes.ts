@@ -6,6 +6,7 @@ import { toCsv } from "../../backoffice/csv.js";
 import type { Backoffice } from "../../backoffice/service.js";
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
+import type { SessionRef } from "../../console/sessions.js";
 import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
 import { answer, parse, parseBody } from "../management/io.js";
@@ -185,7 +186,7 @@ export function registerConsoleRoutes(
       reply: FastifyReply,
       needed: Role,
       setUp = false,
-    ): Promise<{ operator: ConsoleOperator; token: string } | undefined> {
+    ): Promise<{ operator: ConsoleOperator; session: SessionRef } | undefined> {
       const token = cookieToken(request);
       const session = token ? await consoleService.session(token) : undefined;
       if (!token || !session) return void sendError(reply, 401, "Login required");
@@ -201,7 +202,7 @@ export function registerConsoleRoutes(
       }
       if (!roleAllows(session.operator.role, needed))
         return void sendError(reply, 403, "Not allowed for your role");
-      return { operator: session.operator, token };
+      return { operator: session.operator, session: session.ref };
     }
 
     ops.get("/ops/api/me", async (request, reply) => {
@@ -221,7 +222,7 @@ export function registerConsoleRoutes(
     ops.post("/ops/api/logout", async (request, reply) => {
       const who = await guard(request, reply, "viewer", true);
       if (!who) return reply;
-      await consoleService.logout(who.token, who.operator);
+      await consoleService.logout(who.session.token, who.operator);
       setCookie(request, reply, "", 0);
       return sendJson(reply, 200, { logged_out: true });
     });
@@ -237,7 +238,7 @@ export function registerConsoleRoutes(
         who.operator,
         input.data.current,
         input.data.next,
-        who.token,
+        who.session,
       );
       return result.ok ? sendJson(reply, 200, result.value) : sendError(reply, result.status, result.message);
     });
@@ -264,10 +265,10 @@ export function registerConsoleRoutes(
         const sf = consoleService.secondFactor;
         const result =
           step === "confirm"
-            ? await sf.confirm(id, password, code, who.token)
+            ? await sf.confirm(id, password, code, who.session)
             : step === "remove"
-              ? await sf.remove(id, password, code, who.token)
-              : await sf.replaceRecoveryCodes(id, password, code);
+              ? await sf.remove(id, password, code, who.session)
+              : await sf.replaceRecoveryCodes(id, password, code, who.session);
         if (!result.ok) return sendError(reply, result.status, result.message);
         return sendJson(reply, 200, result.value);
       });

@@ -13,9 +13,14 @@ import type { Migration } from "./index.js";
  * are hashes, never an email or a token.
  *
  * `operators.last_failed_at`: failures a day old are forgotten, on an operator's row as on a login
- * lock, so the two count alike and the locks table does not grow for good.
+ * lock, so the two count alike and the locks table does not grow for good. Failures counted before
+ * this migration count from its time (0 would forget them at the next failure).
+ *
+ * `operator_sessions.device_hash`: the browser a session was signed in from, so that a guess made
+ * inside the session (the password page, two-step settings) counts against that browser's lock
+ * first, as at sign-in. Null for sessions from before.
  */
-const script = (bigint: string) => `
+const script = (bigint: string, nowMs: string) => `
 CREATE TABLE operator_devices (
   token_hash TEXT NOT NULL,
   operator_id INTEGER NOT NULL REFERENCES operators(id),
@@ -34,10 +39,12 @@ CREATE TABLE login_locks (
 CREATE INDEX login_locks_updated_idx ON login_locks (updated_at);
 
 ALTER TABLE operators ADD COLUMN last_failed_at ${bigint} NOT NULL DEFAULT 0;
+UPDATE operators SET last_failed_at = ${nowMs} WHERE failed_logins > 0;
+ALTER TABLE operator_sessions ADD COLUMN device_hash TEXT;
 `;
 
 export const knownDevices: Migration = {
   version: "20261124T2300_known_devices",
-  sqlite: script("INTEGER"),
-  postgres: script("BIGINT"),
+  sqlite: script("INTEGER", "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"),
+  postgres: script("BIGINT", "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"),
 };
