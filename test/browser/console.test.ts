@@ -464,6 +464,7 @@ describe("operator console in Chromium", () => {
     const codes = await shown();
     for (const c of codes) expect(c).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
     expect(await page.locator("#recovery-note").textContent()).toContain("güvenli bir yere kaydedin");
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-recovery-codes.png"), fullPage: true });
     await page.click("#recovery-copy");
     await expect.poll(() => page.locator("#message").textContent()).toBe("Kodlar kopyalandı");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join("\n"));
