@@ -60,7 +60,9 @@ describe("console sign-in from a known browser, in Chromium", () => {
     await signInForm(fresh);
     await expect
       .poll(() => fresh.locator("#login-error").textContent())
-      .toBe("Çok fazla hatalı giriş. Daha sonra deneyin.");
+      .toBe(
+        "Çok fazla hatalı giriş. Daha önce giriş yaptığınız bir tarayıcıdan deneyin, bir yöneticiden kilidi açmasını isteyin ya da 15 dakika sonra yeniden deneyin.",
+      );
     expect(await fresh.locator("#queue").count()).toBe(0);
     expect(errors).toEqual([]);
   });

@@ -14,7 +14,8 @@ const tr = {
   signIn: "Giriş",
   email: "E-posta",
   badLogin: "E-posta veya parola yanlış.",
-  locked: "Çok fazla hatalı giriş. Daha sonra deneyin.",
+  locked:
+    "Çok fazla hatalı giriş. Daha önce giriş yaptığınız bir tarayıcıdan deneyin, bir yöneticiden kilidi açmasını isteyin ya da 15 dakika sonra yeniden deneyin.",
   throttled: "Bu adresten çok fazla hatalı giriş yapıldı. 15 dakika sonra deneyin.",
   pendingDeposits: "Bekleyen yatırımlar",
   pendingWithdrawals: "Bekleyen çekimler",
@@ -198,7 +199,8 @@ const en: Record<Key, string> = {
   signIn: "Sign in",
   email: "Email",
   badLogin: "Wrong email or password.",
-  locked: "Too many failed logins. Try again later.",
+  locked:
+    "Too many failed logins. Sign in from a browser you have used before, ask an admin to unlock your account, or try again in 15 minutes.",
   throttled: "Too many failed logins from your address. Try again in 15 minutes.",
   pendingDeposits: "Pending deposits",
   pendingWithdrawals: "Pending withdrawals",
