@@ -31,46 +31,67 @@ const deviceLockKey = (tokenHash: string, operatorId: number) => `d:${operatorId
 export const unknownEmailLockKey = (email: string) =>
   `e:${createHash("sha256").update(email, "utf8").digest("base64url")}`;
 
-/** The hash of a browser's token as its cookie gave it; undefined for none or one of another shape. */
-export const deviceHashOf = (token: string | undefined): string | undefined =>
-  token !== undefined && TOKEN_SHAPE.test(token) ? tokenHashOf(token) : undefined;
+/** At most this many tokens in one browser's cookie: one per operator who signs in from it. */
+const MAX_TOKENS = 5;
 
 /**
- * The lock that a guess from the browser with `hash` (at sign-in: from its cookie; inside a
- * session: the one it was signed in from) counts against for `operatorId`, if the operator signed in
- * from it within DEVICE_TTL_MS; undefined otherwise (the account's lock applies).
+ * The tokens a browser's cookie holds, newest first, each one an operator signed in with from it.
+ * One per operator, not one per browser: a token the browser already had is never given to the
+ * operator signing in, so someone who plants a token they know (their own) in a colleague's browser
+ * does not make their own browser known to the colleague.
  */
-export async function knownDeviceCounter(
+export function deviceTokensOf(cookie: string | undefined): string[] {
+  if (!cookie) return [];
+  return cookie
+    .split(".")
+    .filter((t) => TOKEN_SHAPE.test(t))
+    .slice(0, MAX_TOKENS);
+}
+
+/**
+ * The hash of the token among `tokens` that `operatorId` signed in with within DEVICE_TTL_MS, or
+ * undefined. Asked for an email that is no operator's too (`operatorId` undefined: nobody's), so a
+ * cookie costs the same reads whichever the email.
+ */
+export async function knownDeviceHash(
   repos: Repositories,
-  hash: string | null | undefined,
+  tokens: readonly string[],
+  operatorId: number | undefined,
+  now: number,
+): Promise<string | undefined> {
+  if (tokens.length === 0) return undefined;
+  const hashes = tokens.map(tokenHashOf);
+  return repos.operatorDevices.knownOf(hashes, operatorId ?? 0, now - DEVICE_TTL_MS);
+}
+
+/** The lock a guess from the known browser with `hash` counts against for `operatorId`. */
+export const deviceCounter = (repos: Repositories, hash: string, operatorId: number): AttemptCounter =>
+  keyCounter(repos, deviceLockKey(hash, operatorId));
+
+/**
+ * Inside a session: the lock of the browser it was signed in from (`hash`, null for sessions from
+ * before known browsers), if the operator still knows it; undefined otherwise (the account's applies).
+ */
+export async function sessionDeviceCounter(
+  repos: Repositories,
+  hash: string | null,
   operatorId: number,
   now: number,
 ): Promise<AttemptCounter | undefined> {
-  if (!hash) return undefined;
-  if (!(await repos.operatorDevices.knows(hash, operatorId, now - DEVICE_TTL_MS))) return undefined;
-  return keyCounter(repos, deviceLockKey(hash, operatorId));
+  if (hash === null) return undefined;
+  const known = await repos.operatorDevices.knownOf([hash], operatorId, now - DEVICE_TTL_MS);
+  return known === undefined ? undefined : deviceCounter(repos, hash, operatorId);
 }
 
 /**
- * The token a browser keeps after a successful sign-in: its own if some operator already knows it
- * (a shared computer keeps one token), else a new one. Nothing is written: `rememberDevice` does,
- * once the session is open.
+ * After a successful sign-in: the hash of the browser's token for this operator (the one it knows,
+ * or a new one), and the cookie value (a new token goes first; the oldest beyond five drop off).
  */
-export async function deviceTokenAfterSignIn(
-  repos: Repositories,
-  token: string | undefined,
-  now: number,
-): Promise<{ token: string; hash: string }> {
-  const hash = deviceHashOf(token);
-  if (
-    token !== undefined &&
-    hash !== undefined &&
-    (await repos.operatorDevices.anyKnows(hash, now - DEVICE_TTL_MS))
-  )
-    return { token, hash };
+export function browserAfterSignIn(
+  tokens: readonly string[],
+  knownHash: string | undefined,
+): { hash: string; cookie: string } {
+  if (knownHash !== undefined) return { hash: knownHash, cookie: tokens.join(".") };
   const fresh = randomBytes(32).toString("base64url");
-  return { token: fresh, hash: tokenHashOf(fresh) };
+  return { hash: tokenHashOf(fresh), cookie: [fresh, ...tokens].slice(0, MAX_TOKENS).join(".") };
 }
-
-export const rememberDevice = (repos: Repositories, hash: string, operatorId: number, now: number) =>
-  repos.operatorDevices.remember(hash, operatorId, now);

@@ -2,7 +2,7 @@ import { base32, fromBase32, newTotpSecret, otpauthUri } from "../auth/totp.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
-import { knownDeviceCounter } from "./devices.js";
+import { sessionDeviceCounter } from "./devices.js";
 import { type Guess, guessFrom, takeCode, takeCodeOrRecovery } from "./guess.js";
 import { replaceRecoveryCodes } from "./recovery-codes.js";
 import { openSession, type SessionRef } from "./sessions.js";
@@ -65,7 +65,7 @@ export function createSecondFactor(deps: {
       taken = await takeCodeOrRecovery(repos, row, key, code, now);
       return taken !== undefined;
     };
-    const device = await knownDeviceCounter(repos, session.deviceHash, row.id, now);
+    const device = await sessionDeviceCounter(repos, session.deviceHash, row.id, now);
     const { outcome } = await guessFrom(guess, row, now, password, second, device);
     if (taken === "recovery") await auditRecoveryCodeUsed(repos, row, now, {});
     if (outcome === "locked" || outcome === "locking") {

@@ -5,11 +5,12 @@ import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
 import {
+  browserAfterSignIn,
   DEVICE_TTL_MS,
-  deviceHashOf,
-  deviceTokenAfterSignIn,
-  knownDeviceCounter,
-  rememberDevice,
+  deviceCounter,
+  deviceTokensOf,
+  knownDeviceHash,
+  sessionDeviceCounter,
   unknownEmailLockKey,
 } from "./devices.js";
 import {
@@ -143,6 +144,7 @@ export function createConsoleService(deps: {
         { actor, action: "operator.update", at: now },
       );
       await repos.operators.deleteSessionsOf(row.id);
+      await repos.operatorDevices.forgetOf(row.id, null);
       await repos.recoveryCodes.deleteOf(row.id);
       return { ok: true as const, value: view(after ?? row) };
     },
@@ -213,7 +215,8 @@ export function createConsoleService(deps: {
      * counts against the lockout as a wrong password does; no code at all (the page's first step)
      * is no guess and does not count.
      */
-    async login(email: string, password: string, address: string, code?: string, deviceToken?: string) {
+    /** `deviceCookie`: the browser's known-browser cookie (console/devices.ts), as sent. */
+    async login(email: string, password: string, address: string, code?: string, deviceCookie?: string) {
       const now = deps.now();
       sweep(now);
       /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
@@ -232,6 +235,8 @@ export function createConsoleService(deps: {
       }
       const normalised = email.trim().toLowerCase();
       const op = await repos.operators.byEmail(normalised);
+      const tokens = deviceTokensOf(deviceCookie);
+      const known = await knownDeviceHash(repos, tokens, op?.active === 1 ? op.id : undefined, now);
       if (op?.active !== 1) {
         // Counted and locked as an operator's email would be (console/devices.ts), after the same work.
         const counter = keyCounter(repos, unknownEmailLockKey(normalised));
@@ -255,7 +260,7 @@ export function createConsoleService(deps: {
             };
       // A browser the operator signed in from counts against its own lock; one that has locked
       // itself, or any other, against the account's (console/devices.ts).
-      const device = await knownDeviceCounter(repos, deviceHashOf(deviceToken), op.id, now);
+      const device = known === undefined ? undefined : deviceCounter(repos, known, op.id);
       const { outcome, onDevice } = await guessFrom(guess, op, now, password, second, device);
       if (outcome === "locked") return { ok: false as const, reason: "locked" as const };
       if (outcome === "incomplete") {
@@ -265,31 +270,31 @@ export function createConsoleService(deps: {
         return { ok: false as const, reason: "code" as const };
       }
       if (outcome !== "right") {
-        await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed", onDevice);
+        await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed", !!device);
         if (!codeWrong) return { ok: false as const, reason: "invalid" as const };
         // The password was right: the answer names the code, or the lock this wrong code set (not
-        // "Wrong email or password", which sent the operator to retype a right password).
-        if (outcome === "wrong") return { ok: false as const, reason: "wrong_code" as const };
+        // "Wrong email or password", which sent the operator to retype a right password). A lock
+        // of the browser alone is no lock yet: its next try counts on the account.
+        if (outcome === "wrong" || onDevice) return { ok: false as const, reason: "wrong_code" as const };
         return { ok: false as const, reason: "locked" as const };
       }
       // Audited once taken, also if no session is opened below: the code is spent either way.
       if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
       const token = randomBytes(32).toString("base64url");
       const checked = { passwordHash: op.password_hash, totpSealed: sealed };
-      const browser = await deviceTokenAfterSignIn(repos, deviceToken, now);
+      const browser = browserAfterSignIn(tokens, known);
       const session = { token, deviceHash: browser.hash };
-      const { opened, csrf } = await openSession(repos, op.id, session, checked, now);
+      const { opened, csrf } = await openSession(repos, op.id, session, checked, now, true);
       // The password was changed, the second factor turned on or off, or the operator switched off
       // while it was being checked: what was checked no longer signs in, so this fails as a wrong
       // password does (counted, audited).
       if (!opened) {
-        await record(op, "operator.login_failed", onDevice);
+        await record(op, "operator.login_failed", !!device);
         return { ok: false as const, reason: "invalid" as const };
       }
       await attempt.succeeded();
-      await record(op, "operator.login", onDevice);
-      await rememberDevice(repos, browser.hash, op.id, now);
-      return { ok: true as const, token, csrf, operator: view(op), device_token: browser.token };
+      await record(op, "operator.login", !!device);
+      return { ok: true as const, token, csrf, operator: view(op), device_cookie: browser.cookie };
     },
 
     async session(
@@ -327,7 +332,7 @@ export function createConsoleService(deps: {
       // Wrong current passwords count like wrong logins, against the session's browser first: a
       // stolen session cannot guess the password past the sign-in lockout, and a stranger's lock on
       // the account does not stop the operator. The guess that locks ends every session.
-      const device = await knownDeviceCounter(repos, keep.deviceHash, row.id, deps.now());
+      const device = await sessionDeviceCounter(repos, keep.deviceHash, row.id, deps.now());
       const { outcome } = await guessFrom(guess, row, deps.now(), current, undefined, device);
       if (outcome === "locked" || outcome === "locking") {
         await repos.operators.deleteSessionsOf(row.id);

@@ -26,6 +26,8 @@ export async function openSession(
   session: SessionRef,
   checked: CheckedCredentials,
   now: number,
+  /** A sign-in: the operator is recorded as signed in from the session's browser, with the session. */
+  signIn = false,
 ): Promise<{ opened: boolean; csrf: string }> {
   const csrf = randomBytes(24).toString("base64url");
   const opened = await repos.operators.createSession(
@@ -38,6 +40,7 @@ export async function openSession(
       created_at: now,
     },
     checked,
+    signIn && session.deviceHash !== null ? { tokenHash: session.deviceHash, now } : undefined,
   );
   return { opened, csrf };
 }

@@ -63,6 +63,8 @@ export interface OperatorRepository {
       created_at: number;
     },
     checked: CheckedCredentials,
+    /** Also record that the operator signed in from this browser, in the same transaction. */
+    browser?: { tokenHash: string; now: number },
   ): Promise<boolean>;
   /**
    * The live session, its operator and the browser it was signed in from; undefined when unknown,
@@ -157,7 +159,7 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .executeTakeFirst();
       return taken !== undefined;
     },
-    createSession(values, checked) {
+    createSession(values, checked, browser) {
       return db.transaction().execute(async (trx) => {
         const current = trx
           .selectFrom("operators")
@@ -168,6 +170,16 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         if (row?.password_hash !== checked.passwordHash || row.totp_sealed !== checked.totpSealed)
           return false;
         await trx.insertInto("operator_sessions").values(values).execute();
+        // Here, not after: a password change that forgets the operator's other browsers waits for
+        // this transaction (the row is share-locked) and then forgets this one with the session.
+        if (browser) {
+          const { tokenHash, now } = browser;
+          await trx
+            .insertInto("operator_devices")
+            .values({ token_hash: tokenHash, operator_id: values.operator_id, created_at: now, seen_at: now })
+            .onConflict((oc) => oc.columns(["token_hash", "operator_id"]).doUpdateSet({ seen_at: now }))
+            .execute();
+        }
         return true;
       });
     },

@@ -162,7 +162,7 @@ describe.each(STORES)("console sign-in from known browsers (%s)", (kind) => {
     expect((await signIn("typo@devices.example", pass, desk)).res.status).toBe(200);
   });
 
-  it("a password change forgets the operator's other browsers; switching the operator off forgets all", async () => {
+  it("a password change forgets the operator's other browsers; switching the operator off or a reset forgets all", async () => {
     freshDay();
     const id = await addOperator("moved@devices.example");
     const pass = password("moved@devices.example");
@@ -183,6 +183,16 @@ describe.each(STORES)("console sign-in from known browsers (%s)", (kind) => {
     );
     await lockOut("moved@devices.example");
     expect((await signIn("moved@devices.example", "moved-new-password", desk.device)).res.status).toBe(423);
+
+    // The admin API's break-glass reset of two-step sign-in (the CLI's too) forgets them as well.
+    server.clock.advance(LOCK_MS + 1);
+    const again = (await signIn("moved@devices.example", "moved-new-password", desk.device)).device;
+    const reset = await server.admin("POST", "/admin/v1/operators/reset-second-factor", {
+      email: "moved@devices.example",
+    });
+    expect(reset.status).toBe(200);
+    await lockOut("moved@devices.example");
+    expect((await signIn("moved@devices.example", "moved-new-password", again)).res.status).toBe(423);
   });
 
   it("guesses sent at once from a known browser get five checked on it and five on the account", async () => {
@@ -203,28 +213,49 @@ describe.each(STORES)("console sign-in from known browsers (%s)", (kind) => {
     await addOperator("shift1@devices.example");
     await addOperator("shift2@devices.example");
     await addOperator("other@devices.example");
-    const shared = (await signIn("shift1@devices.example", password("shift1@devices.example"))).device;
-    const second = await signIn("shift2@devices.example", password("shift2@devices.example"), shared);
-    expect(second.device).toBe(shared);
+    const first = (await signIn("shift1@devices.example", password("shift1@devices.example"))).device;
+    // The second operator's sign-in adds a token of their own, first; the browser keeps both.
+    const shared = (await signIn("shift2@devices.example", password("shift2@devices.example"), first)).device;
+    const [ownToken, firstToken] = (shared.split("=")[1] ?? "").split(".");
+    expect(`payintake_device=${firstToken}`).toBe(first);
+    expect(ownToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await lockOut("shift1@devices.example");
     await lockOut("shift2@devices.example");
-    for (const email of ["shift1@devices.example", "shift2@devices.example"])
-      expect((await signIn(email, password(email), shared)).res.status).toBe(200);
+    for (const email of ["shift1@devices.example", "shift2@devices.example"]) {
+      const back = await signIn(email, password(email), shared);
+      expect(back.res.status).toBe(200);
+      // Known already: the cookie stays as it was.
+      expect(back.device).toBe(shared);
+    }
     // Past the address's allowance of twenty failures in 15 minutes (the locks above run out too).
     server.clock.advance(LOCK_MS + 1);
     await lockOut("other@devices.example");
     // Known to the two shift operators, not to a third; nor is a token no sign-in ever left.
+    const asOther = (cookie: string) =>
+      signIn("other@devices.example", password("other@devices.example"), cookie);
+    expect((await asOther(shared)).res.status).toBe(423);
+    expect((await asOther(`payintake_device=${randomBytes(32).toString("base64url")}`)).res.status).toBe(423);
+    expect((await asOther("payintake_device=x")).res.status).toBe(423);
+  });
+
+  it("a token planted in a colleague's browser does not make the planter's own browser known to them", async () => {
+    freshDay();
+    await addOperator("planter@devices.example");
+    await addOperator("victim@devices.example");
+    // The planter's own browser token, set into the victim's browser (a sibling site's cookie, say).
+    const planted = (await signIn("planter@devices.example", password("planter@devices.example"))).device;
+    const victim = await signIn("victim@devices.example", password("victim@devices.example"), planted);
+    expect(victim.res.status).toBe(200);
+    expect(victim.device).not.toBe(planted);
+    expect(victim.device.endsWith(`.${planted.split("=")[1]}`)).toBe(true);
+    // With the planted token alone, the planter is a stranger to the victim's account.
+    await lockOut("victim@devices.example");
     expect(
-      (await signIn("other@devices.example", password("other@devices.example"), shared)).res.status,
-    ).toBe(423);
-    const madeUp = `payintake_device=${randomBytes(32).toString("base64url")}`;
-    expect(
-      (await signIn("other@devices.example", password("other@devices.example"), madeUp)).res.status,
+      (await signIn("victim@devices.example", password("victim@devices.example"), planted)).res.status,
     ).toBe(423);
     expect(
-      (await signIn("other@devices.example", password("other@devices.example"), "payintake_device=x")).res
-        .status,
-    ).toBe(423);
+      (await signIn("victim@devices.example", password("victim@devices.example"), victim.device)).res.status,
+    ).toBe(200);
   });
 
   it("a browser no one signed in from for 180 days is unknown again", async () => {

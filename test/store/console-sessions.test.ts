@@ -74,6 +74,8 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     // Before: it opened a session, valid for 12 hours, with a password that no longer worked.
     expect(await stale).toEqual({ ok: false, reason: "invalid" });
     expect((await store.db.selectFrom("operator_sessions").select("token_hash").execute()).length).toBe(1);
+    // Nor is its browser known: it is recorded with the session, in the same transaction.
+    expect(await store.db.selectFrom("operator_devices").selectAll().execute()).toEqual([]);
     expect(await service.session("kept")).toBeDefined();
     // It failed like any wrong password: in the audit log, and counted against its address.
     const audit = await store.db

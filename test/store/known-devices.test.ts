@@ -38,7 +38,7 @@ describe.each(STORES)("known browsers and login locks in the store (%s)", (kind:
   it("keeps a browser's token and a typed email only as hashes", async () => {
     const signedIn = await service.login("ayse@ops.example", "ayse-password-123", "10.0.0.1");
     if (!signedIn.ok) throw new Error("sign-in failed");
-    const token = signedIn.device_token;
+    const token = signedIn.device_cookie;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await devices()).toEqual([
       expect.objectContaining({

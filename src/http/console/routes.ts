@@ -90,12 +90,12 @@ function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, 
  * The known-browser cookie (console/devices.ts): sent back only to the sign-in, the one route that
  * reads it. Fastify adds it beside the session's cookie.
  */
-function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, token: string) {
+function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, value: string) {
   const secure = request.protocol === "https" ? "; Secure" : "";
   const maxAgeS = Math.floor(DEVICE_TTL_MS / 1000);
   reply.header(
     "set-cookie",
-    `${DEVICE_COOKIE}=${token}; Path=/ops/api/login; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
+    `${DEVICE_COOKIE}=${value}; Path=/ops/api/login; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
   );
 }
 
@@ -168,7 +168,7 @@ export function registerConsoleRoutes(
           : sendError(reply, 401, "Wrong email or password");
       }
       setCookie(request, reply, result.token, 12 * 3600);
-      setDeviceCookie(request, reply, result.device_token);
+      setDeviceCookie(request, reply, result.device_cookie);
       return sendJson(reply, 200, {
         operator: result.operator,
         csrf_token: result.csrf,
