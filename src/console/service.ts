@@ -213,9 +213,9 @@ export function createConsoleService(deps: {
      * authenticator, or one of their recovery codes in its place: without it (or with a wrong or
      * used one) the password was right, and the answer says a code is needed. A wrong or used code
      * counts against the lockout as a wrong password does; no code at all (the page's first step)
-     * is no guess and does not count.
+     * is no guess and does not count. `deviceCookie`: the browser's known-browser cookie, as sent
+     * (console/devices.ts: a browser the operator used before counts against its own lock first).
      */
-    /** `deviceCookie`: the browser's known-browser cookie (console/devices.ts), as sent. */
     async login(email: string, password: string, address: string, code?: string, deviceCookie?: string) {
       const now = deps.now();
       sweep(now);
