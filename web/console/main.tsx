@@ -72,6 +72,16 @@ function App() {
   // Until the operator has one, a console that requires a second factor shows only its setup (the
   // server refuses everything else).
   const setUpFirst = !!me && required && !me.second_factor;
+  // The same settings in both places: alone while it must be set up first, else under the password.
+  const secondFactor = (
+    <SecondFactor
+      done={(csrf) => setCsrf(csrf)}
+      changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
+      required={required}
+      codes={freshCodes}
+      showCodes={setFreshCodes}
+    />
+  );
   const shell: Shell | null = me
     ? { t, lang, me, notify: (text, bad = false) => setNotice({ text, bad }) }
     : null;
@@ -164,13 +174,7 @@ function App() {
             <p id="sf-required" class="panel narrow">
               {t("secondFactorRequired")}
             </p>
-            <SecondFactor
-              done={(csrf) => setCsrf(csrf)}
-              changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
-              required={required}
-              codes={freshCodes}
-              showCodes={setFreshCodes}
-            />
+            {secondFactor}
           </ShellContext.Provider>
         )}
         {shell && !setUpFirst && (
@@ -189,13 +193,7 @@ function App() {
             {section === "password" && (
               <>
                 <PasswordForm done={(csrf) => setCsrf(csrf)} />
-                <SecondFactor
-                  done={(csrf) => setCsrf(csrf)}
-                  changed={(on) => setMe((m) => m && { ...m, second_factor: on })}
-                  required={required}
-                  codes={freshCodes}
-                  showCodes={setFreshCodes}
-                />
+                {secondFactor}
               </>
             )}
           </ShellContext.Provider>
