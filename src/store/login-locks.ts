@@ -1,10 +1,11 @@
 import type { Kysely } from "kysely";
+import { countFailure, type LockColumns, takeBackFailure } from "./lock-counting.js";
 import type { Database } from "./schema.js";
 
 /**
  * Failures in a row and the lock they set, by key (console/devices.ts names the keys): the same
- * counting as an operator row's (operators.ts `claimAttempt`), for a known browser of an operator
- * and for an email that is no active operator's.
+ * counting as an operator row's (lock-counting.ts), for a known browser of an operator and for an
+ * email that is no active operator's.
  */
 export interface LoginLockRepository {
   /**
@@ -23,6 +24,13 @@ export interface LoginLockRepository {
   purge(before: number, now: number): Promise<void>;
 }
 
+/** Qualified: in the upsert's DO UPDATE they name the stored row, not the one proposed. */
+const KEY_LOCK: LockColumns = {
+  failures: "login_locks.failures",
+  lockedUntil: "login_locks.locked_until",
+  lastFailure: "login_locks.updated_at",
+};
+
 export function createLoginLockRepository(db: Kysely<Database>): LoginLockRepository {
   const lockedUntil = async (key: string) => {
     const row = await db
@@ -38,32 +46,14 @@ export function createLoginLockRepository(db: Kysely<Database>): LoginLockReposi
       // (console/guess.ts); the upsert below would lock the row and commit, which takes long
       // enough on PostgreSQL to tell an unknown email's 423 from an operator's.
       if ((await lockedUntil(key)) > now) return false;
+      const counted = countFailure(KEY_LOCK, limit, lockUntil, forgetBefore);
       const row = await db
         .insertInto("login_locks")
         .values({ key, failures: 1, locked_until: limit <= 1 ? lockUntil : 0, updated_at: now })
         .onConflict((oc) =>
           oc
             .column("key")
-            .doUpdateSet((eb) => {
-              const forgotten = eb("login_locks.updated_at", "<", forgetBefore);
-              return {
-                failures: eb
-                  .case()
-                  .when(forgotten)
-                  .then(1)
-                  .else(eb("login_locks.failures", "+", 1))
-                  .end(),
-                locked_until: eb
-                  .case()
-                  .when(forgotten)
-                  .then(eb.ref("login_locks.locked_until"))
-                  .when("login_locks.failures", ">=", limit - 1)
-                  .then(lockUntil)
-                  .else(eb.ref("login_locks.locked_until"))
-                  .end(),
-                updated_at: now,
-              };
-            })
+            .doUpdateSet({ failures: counted.failures, locked_until: counted.lockedUntil, updated_at: now })
             .where("login_locks.locked_until", "<=", now),
         )
         .returning("key")
@@ -76,17 +66,10 @@ export function createLoginLockRepository(db: Kysely<Database>): LoginLockReposi
     },
 
     async giveBack(key, lockUntil) {
+      const taken = takeBackFailure(KEY_LOCK, lockUntil);
       await db
         .updateTable("login_locks")
-        .set((eb) => ({
-          failures: eb("failures", "-", 1),
-          locked_until: eb
-            .case()
-            .when("locked_until", "=", lockUntil)
-            .then(0)
-            .else(eb.ref("locked_until"))
-            .end(),
-        }))
+        .set({ failures: taken.failures, locked_until: taken.lockedUntil })
         .where("key", "=", key)
         .where("failures", ">", 0)
         .execute();

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import { countFailure, type LockColumns, takeBackFailure } from "./lock-counting.js";
 import type { Dialect } from "./open.js";
 import type { Database, OperatorTable } from "./schema.js";
 
@@ -82,34 +83,23 @@ export interface OperatorRepository {
   get(id: number): Promise<OperatorRow | undefined>;
 }
 
+/** The account's lock, kept on the operator's row (console/guess.ts). */
+const OPERATOR_LOCK: LockColumns = {
+  failures: "failed_logins",
+  lockedUntil: "locked_until",
+  lastFailure: "last_failed_at",
+};
+
 export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect): OperatorRepository {
   return {
     byEmail(email) {
       return db.selectFrom("operators").selectAll().where("email", "=", email).executeTakeFirst();
     },
     async claimAttempt(id, now, limit, lockUntil, forgetBefore) {
+      const counted = countFailure(OPERATOR_LOCK, limit, lockUntil, forgetBefore);
       const claimed = await db
         .updateTable("operators")
-        .set((eb) => {
-          const forgotten = eb("last_failed_at", "<", forgetBefore);
-          return {
-            failed_logins: eb
-              .case()
-              .when(forgotten)
-              .then(1)
-              .else(eb("failed_logins", "+", 1))
-              .end(),
-            locked_until: eb
-              .case()
-              .when(forgotten)
-              .then(eb.ref("locked_until"))
-              .when("failed_logins", ">=", limit - 1)
-              .then(lockUntil)
-              .else(eb.ref("locked_until"))
-              .end(),
-            last_failed_at: now,
-          };
-        })
+        .set({ failed_logins: counted.failures, locked_until: counted.lockedUntil, last_failed_at: now })
         .where("id", "=", id)
         .where("locked_until", "<=", now)
         .returning("id")
@@ -124,17 +114,10 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .execute();
     },
     async giveBackAttempt(id, lockUntil) {
+      const taken = takeBackFailure(OPERATOR_LOCK, lockUntil);
       await db
         .updateTable("operators")
-        .set((eb) => ({
-          failed_logins: eb("failed_logins", "-", 1),
-          locked_until: eb
-            .case()
-            .when("locked_until", "=", lockUntil)
-            .then(0)
-            .else(eb.ref("locked_until"))
-            .end(),
-        }))
+        .set({ failed_logins: taken.failures, locked_until: taken.lockedUntil })
         .where("id", "=", id)
         .where("failed_logins", ">", 0)
         .execute();
