@@ -37,6 +37,8 @@ export interface BackofficeDeps extends ManagementDeps {
   box: SecretBox;
   /** Called after a decision queued its callback, so it goes out at once. */
   callbackQueued(): void;
+  /** Called after a decision, so the consoles' queues drop it at once. */
+  decided(): void;
 }
 
 export function createBackoffice(deps: BackofficeDeps) {
@@ -90,6 +92,7 @@ export function createBackoffice(deps: BackofficeDeps) {
         return notPending(now?.status ?? "decided");
       }
       deps.callbackQueued();
+      deps.decided();
       return {
         ok: true as const,
         value: { transaction: operatorTransactionView(result.tx), callback_id: result.callbackId },

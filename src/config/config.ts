@@ -77,6 +77,7 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
+  PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(25_000),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
@@ -105,6 +106,8 @@ export interface Config {
   callbacks: { timeoutMs: number; concurrency: number; perOrigin: number; pollMs: number; leaseMs: number };
   /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
   autoCancelIntervalMs: number;
+  /** How often a console's live stream is written to and its session checked (http/console/live.ts). */
+  consoleHeartbeatMs: number;
   /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
   routingDeadlineMs: number;
   /**
@@ -172,6 +175,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.PAYINTAKE_CALLBACK_LEASE_MS,
     },
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
+    consoleHeartbeatMs: e.PAYINTAKE_CONSOLE_HEARTBEAT_MS,
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
     trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
     role: e.PAYINTAKE_ROLE,

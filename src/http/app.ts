@@ -130,7 +130,7 @@ export function buildApp(
   registerSandboxRoutes(app, ctx, backoffice);
   registerTransactionRoutes(app, ctx);
   registerAdminRoutes(app, backoffice, ctx.adminToken, consoleService);
-  registerConsoleRoutes(app, consoleService, backoffice);
+  registerConsoleRoutes(app, consoleService, backoffice, ctx.queueNotices, ctx.config.consoleHeartbeatMs);
   registerConsolePage(app);
   registerDocsRoutes(app);
   registerHostedRoutes(app, ctx);

@@ -1,6 +1,7 @@
 import type { FirmDirectory } from "../auth/firm-directory.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config/config.js";
+import type { QueueNotices } from "../console/queue-notices.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { IntakePorts } from "../domain/intake.js";
 import type { HostedSessions } from "../hosted/sessions.js";
@@ -29,6 +30,8 @@ export interface AppContext {
    * store). Without it nothing is sealed, so /readyz says not ready.
    */
   servingLockHeld(): boolean;
+  /** The open consoles' notices that the pending queues changed. */
+  queueNotices: QueueNotices;
   /** Resolves once all writes so far are durable (see Store.settle). */
   settle(): Promise<void>;
   now(): number;

@@ -112,6 +112,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         }
         clearInterval(purge);
         await app.close();
+        runtime.ctx.queueNotices.stop();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
         await runtime.outbox.stop();

@@ -7,6 +7,7 @@ import { createOutboxWorker, type OutboxWorker } from "../callbacks/worker.js";
 import { createChannelClient } from "../channels/http-channel.js";
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
+import { createQueueNotices } from "../console/queue-notices.js";
 import { type ConsoleService, createConsoleService } from "../console/service.js";
 import { createSecretBox, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
@@ -265,6 +266,20 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     return { ok: false as const, rejection };
   };
 
+  // On PostgreSQL every instance's consoles hear of it, through the database (store/change-feed.ts).
+  const queueNotices = createQueueNotices({
+    share:
+      store.dialect === "postgres"
+        ? () =>
+            void store.changes.announce("queue").catch((err: unknown) => {
+              log.warn(
+                { err },
+                "could not tell the consoles of a queue change; they see it at their next poll",
+              );
+            })
+        : undefined,
+    onError: (err) => log.warn({ err }, "a console's live stream failed"),
+  });
   const intake: IntakePorts = {
     businessFacts: (firmId, reference, userId, type) =>
       repos.transactions.businessFacts(firmId, reference, userId, type),
@@ -352,7 +367,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       }
       return notRouted(input, steps, "no_account");
     },
-    insert: (tx) => repos.transactions.insert(tx),
+    // Whatever its outcome: a notice costs a console one look at its queue.
+    insert: (tx) => repos.transactions.insert(tx).finally(queueNotices.changed),
     writeMayHaveHappened: (err) => writeMayHaveHappened(err, store.dialect),
     async holderOf(firmId, reference) {
       const row = await repos.transactions.findByReference(firmId, reference);
@@ -398,6 +414,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     ping: () => store.ping(),
     servingLockHeld: lockHeld,
     metrics,
+    queueNotices,
     draining: false,
     now,
   };
@@ -433,7 +450,10 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     decisions: repos.decisions,
     now,
     intervalMs: config.autoCancelIntervalMs,
-    cancelled: () => outbox.poke(),
+    cancelled: () => {
+      outbox.poke();
+      queueNotices.changed();
+    },
     log,
   });
   const announce = (topic: ChangeTopic) =>
@@ -444,8 +464,9 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       );
     });
   store.changes.onChange((topic) => {
-    if (topic !== "accounts") firms.evictAll();
-    if (topic !== "firms") accounts.invalidate();
+    if (topic === "firms" || topic === "all") firms.evictAll();
+    if (topic === "accounts" || topic === "all") accounts.invalidate();
+    if (topic === "queue" || topic === "all") queueNotices.heard();
   });
   const backoffice = createBackoffice({
     repos,
@@ -462,6 +483,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       announce("accounts");
     },
     callbackQueued: () => outbox.poke(),
+    decided: () => queueNotices.changed(),
     channelHealth: () => new Map([...router.breakers()].map(([id, b]) => [id, b.mode])),
     now,
   });

@@ -5,9 +5,11 @@ import pg from "pg";
  * their secrets, the account pool), through LISTEN/NOTIFY: a rotated secret stops working on every
  * instance at once, not when each one's cache runs out. The caches' short lifetimes stay as the
  * bound when a notice is missed: while the listening connection is down, and once more when it is
- * back (everything is dropped then, as anything may have changed meanwhile).
+ * back (everything is dropped then, as anything may have changed meanwhile). `queue`: the pending
+ * queues changed, for the consoles listening on each instance (console/queue-notices.ts).
  */
-export type ChangeTopic = "firms" | "accounts";
+export type ChangeTopic = "firms" | "accounts" | "queue";
+const TOPICS: readonly string[] = ["firms", "accounts", "queue"] satisfies ChangeTopic[];
 
 export interface ChangeFeed {
   /** Tells every instance (this one included) that `topic` changed; after the change committed. */
@@ -61,8 +63,8 @@ export function createPgChangeFeed(url: string, pool: pg.Pool): ChangeFeed {
     c.on("error", lost);
     c.on("end", lost);
     c.on("notification", (msg) => {
-      if (msg.channel === CHANNEL && (msg.payload === "firms" || msg.payload === "accounts"))
-        tell(msg.payload);
+      if (msg.channel === CHANNEL && msg.payload !== undefined && TOPICS.includes(msg.payload))
+        tell(msg.payload as ChangeTopic);
     });
     try {
       await c.connect();

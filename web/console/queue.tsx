@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
+import { useQueueEvents } from "./live";
 import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
 
 export interface QueueRow {
@@ -22,7 +23,9 @@ export interface QueueRow {
 }
 
 /**
- * Pending deposits or withdrawals, refreshing every 5 s. Decisions happen in the row: approve
+ * Pending deposits or withdrawals, shown as they change: the server tells the page at once
+ * (live.ts), and the page also asks every 30 s (every 5 s while the server cannot tell it, as
+ * before). Decisions happen in the row: approve
  * (with another amount typed in), or reject with a note typed in place. j/k select, a approves,
  * r opens the note, Enter confirms, Esc cancels. A row decided elsewhere drops out on refresh, and
  * a second decision is refused by the server (409), shown as the notice.
@@ -34,16 +37,22 @@ export interface QueueRow {
 export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const { t, me, notify } = useShell();
   const [order, setOrder] = useState<"oldest" | "newest">("oldest");
+  const deciding = useRef(false);
+  const reloadNow = useRef(() => {});
+  const live = useQueueEvents(() => {
+    // A decision of this page's own is followed by its own reload (decide below).
+    if (!deciding.current) reloadNow.current();
+  });
   const [rows, reload] = useLoad(
     async () => (await api<QueueRow[]>("GET", `/queue?type=${type}&order=${order}`)).json,
     `${type}:${order}`,
-    5_000,
+    live ? 30_000 : 5_000,
   );
+  reloadNow.current = reload;
   const [selected, setSelected] = useState<number | null>(null);
   const [rejecting, setRejecting] = useState<number | null>(null);
   const [amounts, setAmounts] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState(false);
-  const deciding = useRef(false);
   const list = Array.isArray(rows) ? rows : [];
   const current = list.find((r) => r.id === selected);
 
@@ -138,6 +147,9 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       <div class="bar">
         <h1>{t(type === "deposit" ? "pendingDeposits" : "pendingWithdrawals")}</h1>
         <span class="count">{rows ? list.length : ""}</span>
+        <span class="live" data-live={live ? "on" : "off"} title={t(live ? "liveOnHelp" : "liveOffHelp")}>
+          {t(live ? "liveOn" : "liveOff")}
+        </span>
         <label class="inline">
           {t("order")}{" "}
           <select id="order" value={order} onChange={(e) => setOrder(e.currentTarget.value as "oldest")}>

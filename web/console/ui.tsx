@@ -47,6 +47,9 @@ export function useLoad<V>(load: () => Promise<V | undefined>, key: string, ever
   useEffect(() => {
     setValue(undefined);
     reload();
+  }, [reload]);
+  // Apart from the first load: a new interval keeps what is shown.
+  useEffect(() => {
     if (!everyMs) return;
     const timer = setInterval(reload, everyMs);
     return () => clearInterval(timer);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { toCsv } from "../../backoffice/csv.js";
 import type { Backoffice } from "../../backoffice/service.js";
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
+import type { QueueNotices } from "../../console/queue-notices.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
 import type { SessionRef } from "../../console/sessions.js";
 import { parseAmount } from "../../domain/money.js";
@@ -22,6 +23,7 @@ import {
   recordIdOf,
 } from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
+import { createLiveStreams, LIVE_STREAMS_PER_INSTANCE, LIVE_STREAMS_PER_SESSION } from "./live.js";
 
 /** Rows a console search shows at once, and the most an export gives (web/console shows both). */
 export const SEARCH_PAGE = 200;
@@ -116,7 +118,16 @@ export function registerConsoleRoutes(
   app: FastifyInstance,
   consoleService: ConsoleService,
   backoffice: Backoffice,
+  queueNotices: QueueNotices,
+  heartbeatMs: number,
 ): void {
+  const live = createLiveStreams(queueNotices, {
+    heartbeatMs,
+    perSession: LIVE_STREAMS_PER_SESSION,
+    perInstance: LIVE_STREAMS_PER_INSTANCE,
+  });
+  // Before the server stops listening: it would otherwise wait for every open stream.
+  app.addHook("preClose", async () => live.closeAll());
   app.register(async (ops) => {
     ops.addHook("onSend", async (_request, reply) => {
       reply.header("cache-control", "no-store");
@@ -292,6 +303,14 @@ export function registerConsoleRoutes(
           liveOnly: true,
         }),
       );
+    });
+
+    // The live stream (http/console/live.ts): the queues' changes as they happen.
+    ops.get("/ops/api/events", async (request, reply) => {
+      const who = await guard(request, reply, "viewer");
+      if (!who) return reply;
+      const { token } = who.session;
+      return live.open(reply, token, async () => (await consoleService.session(token)) !== undefined);
     });
 
     for (const kind of ["approve", "reject"] as const) {

@@ -1,0 +1,86 @@
+import { existsSync } from "node:fs";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleCall, consoleLogin } from "../support/console.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+
+/**
+ * The queue in Chromium hears of changes at once (web/console/live.ts): while its stream is open
+ * it polls only every 30 s, so a row that comes or goes within a few seconds came by the stream.
+ */
+const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
+
+describe("console queue, live, in Chromium", () => {
+  let server: TestServer;
+  let firm: TestFirm;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+    server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
+    await addAccount(server);
+    firm = await createFirm(server);
+    for (const email of ["op@ops.example", "colleague@ops.example"])
+      await server.admin("POST", "/admin/v1/operators", {
+        email,
+        role: "operator",
+        password: "operator-password-123",
+      });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${server.url}/ops`);
+    await page.fill("#email", "op@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await page.locator("#queue").waitFor({ state: "visible", timeout: 10_000 });
+  });
+  afterAll(async () => {
+    expect(pageErrors).toEqual([]);
+    await browser?.close();
+    await server?.close();
+  });
+
+  const rowCount = (id: number) => page.locator(`#rows tr[data-id="${id}"]`).count();
+
+  it("shows the queue as live, a new deposit within seconds, and a colleague's decision too", async () => {
+    await expect.poll(() => page.locator('#queue .live[data-live="on"]').count(), { timeout: 5_000 }).toBe(1);
+
+    const body = depositBody();
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const id = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    await expect.poll(() => rowCount(id), { timeout: 3_000 }).toBe(1);
+
+    const colleague = await consoleLogin(server, "colleague@ops.example", "operator-password-123");
+    const rejected = await consoleCall(server, "POST", `/ops/api/transactions/${id}/reject`, {
+      cookie: colleague.cookie,
+      csrf: colleague.csrf,
+      body: { note: "no payment seen" },
+    });
+    expect(rejected.status).toBe(200);
+    await expect.poll(() => rowCount(id), { timeout: 3_000 }).toBe(0);
+  });
+
+  it("says so when the stream is refused, and polls every 5 s again", async () => {
+    // A proxy that cuts streams, or an old browser: the page works as before.
+    await page.route("**/ops/api/events", (route) => route.abort());
+    const asked: number[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/ops/api/queue?type=withdrawal")) asked.push(Date.now());
+    });
+    await page.evaluate(() => {
+      window.location.hash = "#/withdrawals";
+    });
+    await expect.poll(() => asked.length, { timeout: 3_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await page.locator('#queue .live[data-live="off"]').count()).toBe(1);
+    await expect.poll(() => asked.length, { timeout: 6_000 }).toBeGreaterThanOrEqual(2);
+    await page.unroute("**/ops/api/events");
+  });
+});
