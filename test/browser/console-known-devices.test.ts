@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/browser.js";
 import { consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -8,22 +8,19 @@ import { STORES, startTestServer, type TestServer } from "../support/harness.js"
  * In Chromium: a stranger who locks an operator's account with wrong passwords does not lock out the
  * browser the operator works in (ADR 0007), while a browser the operator never used is locked out.
  */
-const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 
 describe("console sign-in from a known browser, in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
     await server.admin("POST", "/admin/v1/operators", {
       email: "desk@ops.example",
       role: "operator",
       password: "desk-password-123",
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -9,7 +9,6 @@ import { addAccount, createFirm, depositBody, send, type TestFirm } from "../sup
  * The queue in Chromium hears of changes at once (web/console/live.ts): while its stream is open
  * it polls only every 30 s, so a row that comes or goes within a few seconds came by the stream.
  */
-const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 
 describe("console queue, live, in Chromium", () => {
   let server: TestServer;
@@ -19,8 +18,6 @@ describe("console queue, live, in Chromium", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
     await addAccount(server);
     firm = await createFirm(server);
@@ -30,7 +27,7 @@ describe("console queue, live, in Chromium", () => {
         role: "operator",
         password: "operator-password-123",
       });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (e) => pageErrors.push(e.message));
     await page.goto(`${server.url}/ops`);

@@ -1,19 +1,16 @@
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
 /** A console that requires two-step sign-in, in Chromium: an operator without one sets it up first. */
-const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 
 describe("a console that requires two-step sign-in, in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     server = await startTestServer(STORES[0] ?? "sqlite", {
       LOG_LEVEL: "warn",
       PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR: "true",
@@ -23,7 +20,7 @@ describe("a console that requires two-step sign-in, in Chromium", () => {
       role: "operator",
       password: "first-password-123",
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

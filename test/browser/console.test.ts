@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { launchChromium } from "../support/browser.js";
 import { consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -16,7 +16,6 @@ import {
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
 
 /** The operator console in Debian's Chromium: log in, decide deposits, manage, find it in the audit log. */
-const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 const SHOTS =
   process.env.PAYINTAKE_SCREENSHOTS === "1"
     ? new URL("../../docs/screenshots/", import.meta.url).pathname
@@ -30,8 +29,6 @@ describe("operator console in Chromium", () => {
   const thirdParty: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     server = await startTestServer(STORES[0] ?? "sqlite", {
       LOG_LEVEL: "warn",
       PAYINTAKE_CALLBACK_POLL_MS: "50",
@@ -46,7 +43,7 @@ describe("operator console in Chromium", () => {
         password: `${role}-password-123`,
       });
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     // Every request any page made went to the console's own origin.

@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -9,7 +9,6 @@ import { addAccount, createFirm, depositBody, send, type TestFirm } from "../sup
  * The hosted payment page in a real browser: Debian's chromium, driven by playwright-core (no
  * browser download). PAYINTAKE_SCREENSHOTS=1 also writes the main screens to docs/screenshots/.
  */
-const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 const SHOTS =
   process.env.PAYINTAKE_SCREENSHOTS === "1"
     ? new URL("../../docs/screenshots/", import.meta.url).pathname
@@ -34,12 +33,10 @@ describe("hosted payment page in Chromium", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
     await addAccount(server);
     firm = await createFirm(server);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
