@@ -77,7 +77,8 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
-  PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(25_000),
+  // Under the server's own idle timeout (connectionTimeout, 60 s), which would cut the stream.
+  PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(50_000).default(25_000),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),

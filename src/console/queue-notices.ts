@@ -19,7 +19,7 @@ export interface QueueNotices {
   subscribe(listener: () => void): () => void;
   /** Consoles listening on this instance. */
   readonly listeners: number;
-  /** Drops a notice not yet told (the server is stopping). */
+  /** Drops a notice not yet told, and tells nothing more (the server is stopping). */
   stop(): void;
 }
 
@@ -31,9 +31,13 @@ export function createQueueNotices(
 ): QueueNotices {
   const listeners = new Set<() => void>();
   const delayMs = opts.delayMs ?? QUEUE_NOTICE_DELAY_MS;
-  let timer: NodeJS.Timeout | undefined;
+  let gathering: NodeJS.Timeout | undefined;
+  let holding: NodeJS.Timeout | undefined;
+  let lastTold = 0;
+  let stopped = false;
 
   const tellListeners = () => {
+    lastTold = Date.now();
     for (const listener of listeners) {
       try {
         listener();
@@ -43,18 +47,31 @@ export function createQueueNotices(
       }
     }
   };
+  // Every instance sends its own notices: what reaches the consoles is gathered again, so they
+  // hear at most one every `delayMs` however many instances take deposits.
+  const heard = () => {
+    if (stopped || holding) return;
+    const wait = lastTold + delayMs - Date.now();
+    if (wait <= 0) return tellListeners();
+    holding = setTimeout(() => {
+      holding = undefined;
+      tellListeners();
+    }, wait);
+    holding.unref();
+  };
 
   return {
     changed() {
-      if (timer) return;
-      timer = setTimeout(() => {
-        timer = undefined;
+      if (stopped || gathering) return;
+      gathering = setTimeout(() => {
+        gathering = undefined;
+        if (stopped) return;
         if (opts.share) opts.share();
-        else tellListeners();
+        else heard();
       }, delayMs);
-      timer.unref();
+      gathering.unref();
     },
-    heard: tellListeners,
+    heard,
     subscribe(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -63,8 +80,9 @@ export function createQueueNotices(
       return listeners.size;
     },
     stop() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      stopped = true;
+      clearTimeout(gathering);
+      clearTimeout(holding);
     },
   };
 }

@@ -50,6 +50,8 @@ export interface IntakePorts {
     reference: string,
   ): Promise<{ accountId: number | null; amountMinor: number } | undefined>;
   sealNationalId(value: string): string;
+  /** A live firm's transaction now waits for an operator (the consoles' queues show it at once). */
+  queued?(type: "deposit" | "withdrawal"): void;
   now(): number;
 }
 
@@ -239,6 +241,7 @@ export async function createDeposit(
     if (!sameAsk) await routed.release();
     return { ok: false, rejection: referenceTaken ? "duplicate_reference" : "pending_exists" };
   }
+  if (!firm.sandbox) ports.queued?.("deposit");
   return { ok: true, id: inserted.id, account };
 }
 
@@ -270,5 +273,6 @@ export async function createWithdrawal(
     }),
   );
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
+  if (!firm.sandbox) ports.queued?.("withdrawal");
   return { ok: true, id: inserted.id };
 }

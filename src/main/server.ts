@@ -112,9 +112,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         }
         clearInterval(purge);
         await app.close();
-        runtime.ctx.queueNotices.stop();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
+        runtime.ctx.queueNotices.stop();
         await runtime.outbox.stop();
         await runtime.sender.close();
         await runtime.channelClient.close();

@@ -367,8 +367,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       }
       return notRouted(input, steps, "no_account");
     },
-    // Whatever its outcome: a notice costs a console one look at its queue.
-    insert: (tx) => repos.transactions.insert(tx).finally(queueNotices.changed),
+    insert: (tx) => repos.transactions.insert(tx),
+    queued: () => queueNotices.changed(),
     writeMayHaveHappened: (err) => writeMayHaveHappened(err, store.dialect),
     async holderOf(firmId, reference) {
       const row = await repos.transactions.findByReference(firmId, reference);

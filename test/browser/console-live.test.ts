@@ -43,6 +43,15 @@ describe("console queue, live, in Chromium", () => {
   });
 
   const rowCount = (id: number) => page.locator(`#rows tr[data-id="${id}"]`).count();
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  async function deposit(): Promise<number> {
+    const body = depositBody();
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const found = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    return found.json.data.id as number;
+  }
 
   it("shows the queue as live, a new deposit within seconds, and a colleague's decision too", async () => {
     await expect.poll(() => page.locator('#queue .live[data-live="on"]').count(), { timeout: 5_000 }).toBe(1);
@@ -62,6 +71,56 @@ describe("console queue, live, in Chromium", () => {
     });
     expect(rejected.status).toBe(200);
     await expect.poll(() => rowCount(id), { timeout: 3_000 }).toBe(0);
+  });
+
+  it("over a slow link, a new deposit still shows while others keep coming", async () => {
+    // Each queue answer takes 400 ms; a notice comes every 250 ms. Reloads that each superseded
+    // the one before never showed anything (found by review).
+    await page.route("**/ops/api/queue?**", async (route) => {
+      await pause(400);
+      // Once the test has unrouted, Playwright has let the request through already.
+      await route.continue().catch(() => {});
+    });
+    const id = await deposit();
+    let going = true;
+    const more = (async () => {
+      while (going) {
+        await deposit();
+        await pause(150);
+      }
+    })();
+    try {
+      await expect.poll(() => rowCount(id), { timeout: 4_000 }).toBe(1);
+    } finally {
+      going = false;
+      await more;
+      await page.unroute("**/ops/api/queue?**");
+    }
+  });
+
+  it("a click on approve just after the rows moved is not taken; once they held still it is", async () => {
+    const above = await deposit();
+    const below = await deposit();
+    await expect.poll(() => rowCount(below), { timeout: 3_000 }).toBe(1);
+    const colleague = await consoleLogin(server, "colleague@ops.example", "operator-password-123");
+    const decided = await consoleCall(server, "POST", `/ops/api/transactions/${above}/approve`, {
+      cookie: colleague.cookie,
+      csrf: colleague.csrf,
+      body: {},
+    });
+    expect(decided.status).toBe(200);
+    // The row above leaves, and the one below moves up under the pointer: a click now is not taken.
+    await expect.poll(() => rowCount(above), { timeout: 3_000, interval: 20 }).toBe(0);
+    await page.locator(`#rows tr[data-id="${below}"] button.approve`).click();
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe("Liste az önce değişti: satırı kontrol edip yeniden tıklayın.");
+    const status = async () => (await server.admin("GET", `/admin/v1/transactions/${below}`)).json.status;
+    expect(await status()).toBe("pending");
+    await pause(900);
+    await page.locator(`#rows tr[data-id="${below}"] button.approve`).click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${below}: Onaylandı`);
+    expect(await status()).toBe("approved");
   });
 
   it("says so when the stream is refused, and polls every 5 s again", async () => {

@@ -34,3 +34,13 @@ describe("config: roles and the metrics token", () => {
     expect(() => parseConfig({ PAYINTAKE_METRICS_TOKEN: "short" })).toThrow(/PAYINTAKE_METRICS_TOKEN/);
   });
 });
+
+describe("config: the console's heartbeat", () => {
+  it("is 25 s by default and stays under the server's 60 s idle timeout, which would cut the stream", () => {
+    expect(parseConfig({}).consoleHeartbeatMs).toBe(25_000);
+    expect(parseConfig({ PAYINTAKE_CONSOLE_HEARTBEAT_MS: "50000" }).consoleHeartbeatMs).toBe(50_000);
+    expect(() => parseConfig({ PAYINTAKE_CONSOLE_HEARTBEAT_MS: "90000" })).toThrow(
+      /PAYINTAKE_CONSOLE_HEARTBEAT_MS/,
+    );
+  });
+});

@@ -1,10 +1,20 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
+/** A stream the server refused or a proxy cut is tried again after this, doubling up to the most. */
+const RETRY_FIRST_MS = 5_000;
+const RETRY_MOST_MS = 60_000;
+
 /**
  * The server's notices that the pending queues changed (GET /ops/api/events, server-sent events):
  * `onChange` runs on each, and again each time the stream opens anew (notices may have been
- * missed while it was down). Returns whether the stream is open: the queue polls rarely while it
- * is, and every 5 s while it is not (an old browser, a proxy that cuts streams, a restart).
+ * missed while it was down). Returns whether notices come through: the queue polls rarely while
+ * they do, and every 5 s while they do not (an old browser, a proxy that holds streams back, a
+ * restart). Live only once the server's first event has arrived, not when the headers have: a
+ * buffering proxy passes those and holds the events.
+ *
+ * The browser reconnects a dropped stream by itself, but gives up on one that is refused (a 503
+ * while the server stops, a proxy's 502, too many streams): that is tried again here, less and less
+ * often. A session that ended makes the page sign in again, which ends this.
  */
 export function useQueueEvents(onChange: () => void): boolean {
   const [live, setLive] = useState(false);
@@ -12,18 +22,31 @@ export function useQueueEvents(onChange: () => void): boolean {
   latest.current = onChange;
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
-    const source = new EventSource("/ops/api/events");
-    let openedBefore = false;
-    source.onopen = () => {
-      setLive(true);
-      if (openedBefore) latest.current();
-      openedBefore = true;
+    let source: EventSource | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let wait = RETRY_FIRST_MS;
+    let heardBefore = false;
+    const connect = () => {
+      retry = undefined;
+      source = new EventSource("/ops/api/events");
+      source.addEventListener("ready", () => {
+        setLive(true);
+        wait = RETRY_FIRST_MS;
+        if (heardBefore) latest.current();
+        heardBefore = true;
+      });
+      source.addEventListener("queue", () => latest.current());
+      source.onerror = () => {
+        setLive(false);
+        if (source?.readyState !== EventSource.CLOSED || retry) return;
+        retry = setTimeout(connect, wait);
+        wait = Math.min(wait * 2, RETRY_MOST_MS);
+      };
     };
-    // The browser reconnects on its own; a refused stream (signed out, too many) stays closed.
-    source.onerror = () => setLive(false);
-    source.addEventListener("queue", () => latest.current());
+    connect();
     return () => {
-      source.close();
+      if (retry) clearTimeout(retry);
+      source?.close();
       setLive(false);
     };
   }, []);

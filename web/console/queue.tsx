@@ -25,7 +25,7 @@ export interface QueueRow {
 /**
  * Pending deposits or withdrawals, shown as they change: the server tells the page at once
  * (live.ts), and the page also asks every 30 s (every 5 s while the server cannot tell it, as
- * before). Decisions happen in the row: approve
+ * before). A click on a row's approve or reject just after rows moved is not taken (below). Decisions happen in the row: approve
  * (with another amount typed in), or reject with a note typed in place. j/k select, a approves,
  * r opens the note, Enter confirms, Esc cancels. A row decided elsewhere drops out on refresh, and
  * a second decision is refused by the server (409), shown as the notice.
@@ -34,6 +34,8 @@ export interface QueueRow {
  * once, one decision runs at a time, and a selected row that leaves the list (decided by someone
  * else, auto-cancelled) is not silently replaced by another one.
  */
+const MOVED_GUARD_MS = 800;
+
 export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const { t, me, notify } = useShell();
   const [order, setOrder] = useState<"oldest" | "newest">("oldest");
@@ -54,6 +56,24 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const [amounts, setAmounts] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState(false);
   const list = Array.isArray(rows) ? rows : [];
+  // Rows that moved just before a click may have put another row under the pointer: approve and
+  // reject by pointer wait until the list has held still this long (the keys act on the selected
+  // row wherever it is).
+  const moved = useRef({ ids: [] as number[], at: 0, ownDecisions: new Set<number>() });
+  useEffect(() => {
+    const ids = list.map((r) => r.id);
+    const m = moved.current;
+    // Rows this page decided leave as the operator expects; rows added after the last ones (oldest
+    // first) move none of them. Anything else moved rows under the pointer.
+    const stayed = m.ids.filter((id) => !m.ownDecisions.has(id));
+    if (stayed.some((id, i) => ids[i] !== id)) m.at = Date.now();
+    m.ids = ids;
+  }, [rows]);
+  const settled = (): boolean => {
+    if (Date.now() - moved.current.at >= MOVED_GUARD_MS) return true;
+    notify(t("listMoved"), true);
+    return false;
+  };
   const current = list.find((r) => r.id === selected);
 
   // A selected row or an open note whose row left the list: say so, select nothing.
@@ -106,6 +126,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       );
       // Refused because it was decided already: the row is gone, and the notice above says why.
       if (res.status === 409) setSelected((s) => (s === row.id ? null : s));
+      // Either way the row leaves, as the operator now expects.
+      if (res.ok || res.status === 409) moved.current.ownDecisions.add(row.id);
       if (res.ok) {
         setRejecting(null);
         const index = list.indexOf(row);
@@ -234,11 +256,16 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       type="button"
                       class="approve"
                       disabled={busy}
-                      onClick={() => decide(r, "approve")}
+                      onClick={() => settled() && decide(r, "approve")}
                     >
                       {amounts[r.id]?.trim() ? `${t("approveAs")} ${amounts[r.id]} TL` : t("approve")}
                     </button>{" "}
-                    <button type="button" class="reject" disabled={busy} onClick={() => setRejecting(r.id)}>
+                    <button
+                      type="button"
+                      class="reject"
+                      disabled={busy}
+                      onClick={() => settled() && setRejecting(r.id)}
+                    >
                       {t("reject")}
                     </button>
                   </>

@@ -36,13 +36,30 @@ export const isAdmin = (role: Role) => role === "admin";
  */
 export function useLoad<V>(load: () => Promise<V | undefined>, key: string, everyMs?: number) {
   const [value, setValue] = useState<V | undefined>(undefined);
-  const generation = useRef(0);
+  // One load at a time, and at most one more asked for meanwhile: reloads asked faster than a load
+  // takes (live queues under load, a slow link) would otherwise each supersede the one before, and
+  // none would ever show.
+  const flight = useRef({ key, running: false, again: false });
   const reload = useCallback(async () => {
-    const mine = ++generation.current;
-    // A failed fetch (network down, server restarting) keeps what is shown; the next refresh retries.
-    const v = await load().catch(() => undefined);
-    if (mine === generation.current && v !== undefined) setValue(v);
-    // `key` names everything `load` reads: a new key is a new load.
+    if (flight.current.key !== key) flight.current = { key, running: false, again: false };
+    const mine = flight.current;
+    if (mine.running) {
+      mine.again = true;
+      return;
+    }
+    mine.running = true;
+    try {
+      do {
+        mine.again = false;
+        // A failed fetch (network down, server restarting) keeps what is shown; the next refresh retries.
+        const v = await load().catch(() => undefined);
+        // `key` names everything `load` reads: once it has changed, this load is someone else's past.
+        if (flight.current !== mine) return;
+        if (v !== undefined) setValue(v);
+      } while (mine.again);
+    } finally {
+      mine.running = false;
+    }
   }, [key]);
   useEffect(() => {
     setValue(undefined);

@@ -23,7 +23,12 @@ import {
   recordIdOf,
 } from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
-import { createLiveStreams, LIVE_STREAMS_PER_INSTANCE, LIVE_STREAMS_PER_SESSION } from "./live.js";
+import {
+  createLiveStreams,
+  LIVE_STREAMS_PER_INSTANCE,
+  LIVE_STREAMS_PER_OPERATOR,
+  LIVE_STREAMS_PER_SESSION,
+} from "./live.js";
 
 /** Rows a console search shows at once, and the most an export gives (web/console shows both). */
 export const SEARCH_PAGE = 200;
@@ -124,6 +129,7 @@ export function registerConsoleRoutes(
   const live = createLiveStreams(queueNotices, {
     heartbeatMs,
     perSession: LIVE_STREAMS_PER_SESSION,
+    perOperator: LIVE_STREAMS_PER_OPERATOR,
     perInstance: LIVE_STREAMS_PER_INSTANCE,
   });
   // Before the server stops listening: it would otherwise wait for every open stream.
@@ -306,11 +312,16 @@ export function registerConsoleRoutes(
     });
 
     // The live stream (http/console/live.ts): the queues' changes as they happen.
-    ops.get("/ops/api/events", async (request, reply) => {
+    // Long-lived: its duration is not a request's (http/ops/metrics.ts).
+    ops.get("/ops/api/events", { config: { longLived: true } }, async (request, reply) => {
       const who = await guard(request, reply, "viewer");
       if (!who) return reply;
       const { token } = who.session;
-      return live.open(reply, token, async () => (await consoleService.session(token)) !== undefined);
+      return live.open(
+        reply,
+        { session: token, operator: who.operator.id },
+        async () => (await consoleService.session(token)) !== undefined,
+      );
     });
 
     for (const kind of ["approve", "reject"] as const) {

@@ -33,6 +33,8 @@ export function registerMetrics(
     const route = request.routeOptions.url ?? "unmatched";
     const method = request.method;
     metrics.httpRequests.inc({ route, method, status: String(reply.statusCode) });
+    // A stream (the console's live queue) lasts hours: it would swamp the requests' durations.
+    if ((request.routeOptions.config as { longLived?: boolean }).longLived) return;
     metrics.httpDuration.observe({ route, method }, reply.elapsedTime / 1000);
   });
   app.get("/metrics", async (request, reply) => {
