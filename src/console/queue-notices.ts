@@ -37,7 +37,7 @@ export function createQueueNotices(
   let stopped = false;
 
   const tellListeners = () => {
-    lastTold = Date.now();
+    lastTold = performance.now();
     for (const listener of listeners) {
       try {
         listener();
@@ -51,7 +51,8 @@ export function createQueueNotices(
   // hear at most one every `delayMs` however many instances take deposits.
   const heard = () => {
     if (stopped || holding) return;
-    const wait = lastTold + delayMs - Date.now();
+    // A monotonic clock, and never more than one gathering's wait.
+    const wait = Math.min(delayMs, lastTold + delayMs - performance.now());
     if (wait <= 0) return tellListeners();
     holding = setTimeout(() => {
       holding = undefined;

@@ -227,7 +227,7 @@ export async function createDeposit(
     if (!ports.writeMayHaveHappened(err)) {
       routed.written?.();
       await routed.release();
-    }
+    } else if (!firm.sandbox) ports.queued?.("deposit");
     throw err;
   }
   routed.written?.();

@@ -172,7 +172,7 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     }
     const refused = {
       success: false,
-      message: "Too many live connections for this operator; the console polls instead",
+      message: "Too many live connections for this operator or session; the console polls instead",
     };
     const fourth = await request(`${server.url}/ops/api/events`, { headers: { cookie: s.cookie } });
     expect(fourth.statusCode).toBe(429);

@@ -98,30 +98,61 @@ describe("console queue, live, in Chromium", () => {
     }
   });
 
-  it("a click on approve just after the rows moved is not taken; once they held still it is", async () => {
-    const above = await deposit();
-    const below = await deposit();
-    await expect.poll(() => rowCount(below), { timeout: 3_000 }).toBe(1);
+  it("a click on approve just after its row moved is not taken; on a row that stayed, or once it held still, it is", async () => {
+    const stays = await deposit();
+    const leaves = await deposit();
+    const moves = await deposit();
+    await expect.poll(() => rowCount(moves), { timeout: 3_000 }).toBe(1);
     const colleague = await consoleLogin(server, "colleague@ops.example", "operator-password-123");
-    const decided = await consoleCall(server, "POST", `/ops/api/transactions/${above}/approve`, {
+    const decided = await consoleCall(server, "POST", `/ops/api/transactions/${leaves}/approve`, {
       cookie: colleague.cookie,
       csrf: colleague.csrf,
       body: {},
     });
     expect(decided.status).toBe(200);
-    // The row above leaves, and the one below moves up under the pointer: a click now is not taken.
-    await expect.poll(() => rowCount(above), { timeout: 3_000, interval: 20 }).toBe(0);
-    await page.locator(`#rows tr[data-id="${below}"] button.approve`).click();
+    const status = async (id: number) =>
+      (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
+    // The row below the one that left moves up under the pointer: a click on it now is not taken.
+    await expect.poll(() => rowCount(leaves), { timeout: 3_000, interval: 20 }).toBe(0);
+    await page.locator(`#rows tr[data-id="${moves}"] button.approve`).click();
     await expect
       .poll(() => page.locator("#message").textContent())
       .toBe("Liste az önce değişti: satırı kontrol edip yeniden tıklayın.");
-    const status = async () => (await server.admin("GET", `/admin/v1/transactions/${below}`)).json.status;
-    expect(await status()).toBe("pending");
+    expect(await status(moves)).toBe("pending");
+    // The row above it did not move: taken at once.
+    await page.locator(`#rows tr[data-id="${stays}"] button.approve`).click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${stays}: Onaylandı`);
     await pause(900);
-    await page.locator(`#rows tr[data-id="${below}"] button.approve`).click();
-    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${below}: Onaylandı`);
-    expect(await status()).toBe("approved");
+    await page.locator(`#rows tr[data-id="${moves}"] button.approve`).click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${moves}: Onaylandı`);
+    expect([await status(stays), await status(moves)]).toEqual(["approved", "approved"]);
   });
+
+  it("a load that never answers does not stop the queue for good", async () => {
+    // One answer lost without a word (a connection that died silently); later ones come.
+    let held = false;
+    const hung: (() => void)[] = [];
+    await page.route("**/ops/api/queue?**", async (route) => {
+      if (held) return route.continue().catch(() => {});
+      held = true;
+      await new Promise<void>((resolve) => hung.push(resolve));
+      await route.abort().catch(() => {});
+    });
+    try {
+      const first = await deposit();
+      await expect.poll(() => held, { timeout: 3_000 }).toBe(true);
+      await pause(1_000);
+      expect(await rowCount(first)).toBe(0);
+      // After 20 s the lost load no longer holds the next one back.
+      await pause(20_000);
+      const next = await deposit();
+      await expect.poll(() => rowCount(next), { timeout: 3_000 }).toBe(1);
+      expect(await rowCount(first)).toBe(1);
+    } finally {
+      for (const resolve of hung) resolve();
+      await page.unroute("**/ops/api/queue?**");
+    }
+  }, 40_000);
 
   it("says so when the stream is refused, and polls every 5 s again", async () => {
     // A proxy that cuts streams, or an old browser: the page works as before.

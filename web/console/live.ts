@@ -6,8 +6,8 @@ const RETRY_MOST_MS = 60_000;
 
 /**
  * The server's notices that the pending queues changed (GET /ops/api/events, server-sent events):
- * `onChange` runs on each, and again each time the stream opens anew (notices may have been
- * missed while it was down). Returns whether notices come through: the queue polls rarely while
+ * `onChange` runs on each, and each time the stream opens (notices may have been missed before
+ * it did). Returns whether notices come through: the queue polls rarely while
  * they do, and every 5 s while they do not (an old browser, a proxy that holds streams back, a
  * restart). Live only once the server's first event has arrived, not when the headers have: a
  * buffering proxy passes those and holds the events.
@@ -25,15 +25,13 @@ export function useQueueEvents(onChange: () => void): boolean {
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let wait = RETRY_FIRST_MS;
-    let heardBefore = false;
     const connect = () => {
       retry = undefined;
       source = new EventSource("/ops/api/events");
       source.addEventListener("ready", () => {
         setLive(true);
         wait = RETRY_FIRST_MS;
-        if (heardBefore) latest.current();
-        heardBefore = true;
+        latest.current();
       });
       source.addEventListener("queue", () => latest.current());
       source.onerror = () => {

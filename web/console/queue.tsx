@@ -1,6 +1,10 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
+
+/** How long a row must have held still for a pointer's click on its approve or reject to count. */
+const MOVED_GUARD_MS = 800;
+
 import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
 
 export interface QueueRow {
@@ -25,8 +29,9 @@ export interface QueueRow {
 /**
  * Pending deposits or withdrawals, shown as they change: the server tells the page at once
  * (live.ts), and the page also asks every 30 s (every 5 s while the server cannot tell it, as
- * before). A click on a row's approve or reject just after rows moved is not taken (below). Decisions happen in the row: approve
- * (with another amount typed in), or reject with a note typed in place. j/k select, a approves,
+ * before). A click on a row's approve or reject just after that row moved is not taken (below).
+ * Decisions happen in the row: approve (with another amount typed in), or reject with a note
+ * typed in place. j/k select, a approves,
  * r opens the note, Enter confirms, Esc cancels. A row decided elsewhere drops out on refresh, and
  * a second decision is refused by the server (409), shown as the notice.
  *
@@ -34,8 +39,6 @@ export interface QueueRow {
  * once, one decision runs at a time, and a selected row that leaves the list (decided by someone
  * else, auto-cancelled) is not silently replaced by another one.
  */
-const MOVED_GUARD_MS = 800;
-
 export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const { t, me, notify } = useShell();
   const [order, setOrder] = useState<"oldest" | "newest">("oldest");
@@ -56,21 +59,30 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const [amounts, setAmounts] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState(false);
   const list = Array.isArray(rows) ? rows : [];
-  // Rows that moved just before a click may have put another row under the pointer: approve and
-  // reject by pointer wait until the list has held still this long (the keys act on the selected
-  // row wherever it is).
-  const moved = useRef({ ids: [] as number[], at: 0, ownDecisions: new Set<number>() });
-  useEffect(() => {
+  // A row that moved just before a click may have put itself under a pointer aimed at another:
+  // its approve and reject by pointer wait until it has held still a moment (the keys, and Enter
+  // on a focused button, act on the row chosen, wherever it is).
+  const moved = useRef({ ids: [] as number[], at: new Map<number, number>(), own: new Set<number>() });
+  // Before the browser paints the moved rows, so no click on them can come first.
+  useLayoutEffect(() => {
     const ids = list.map((r) => r.id);
     const m = moved.current;
+    const now = performance.now();
     // Rows this page decided leave as the operator expects; rows added after the last ones (oldest
-    // first) move none of them. Anything else moved rows under the pointer.
-    const stayed = m.ids.filter((id) => !m.ownDecisions.has(id));
-    if (stayed.some((id, i) => ids[i] !== id)) m.at = Date.now();
+    // first) move none. Any other change of place is a move.
+    const before = m.ids.filter((id) => !m.own.has(id));
+    const placeBefore = new Map(before.map((id, i) => [id, i]));
+    const placeNow = new Map(ids.filter((id) => !m.own.has(id)).map((id, i) => [id, i]));
+    for (const [id, i] of placeNow) if (placeBefore.has(id) && placeBefore.get(id) !== i) m.at.set(id, now);
+    for (const id of m.at.keys())
+      if (!placeNow.has(id) || now - (m.at.get(id) ?? 0) > MOVED_GUARD_MS) m.at.delete(id);
+    for (const id of m.own) if (!ids.includes(id)) m.own.delete(id);
     m.ids = ids;
   }, [rows]);
-  const settled = (): boolean => {
-    if (Date.now() - moved.current.at >= MOVED_GUARD_MS) return true;
+  const settled = (id: number, e: MouseEvent): boolean => {
+    // `detail` 0: Enter or Space on the focused button, not a pointer.
+    if (e.detail === 0 || performance.now() - (moved.current.at.get(id) ?? -Infinity) >= MOVED_GUARD_MS)
+      return true;
     notify(t("listMoved"), true);
     return false;
   };
@@ -118,6 +130,9 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (kind === "reject" && note?.trim()) body.note = note.trim();
     deciding.current = true;
     setBusy(true);
+    // Marked before it is sent: a load under way may come back without the row before the answer.
+    moved.current.own.add(row.id);
+    let leaves = false;
     try {
       const res = await api("POST", `/transactions/${row.id}/${kind}`, body);
       notify(
@@ -126,8 +141,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       );
       // Refused because it was decided already: the row is gone, and the notice above says why.
       if (res.status === 409) setSelected((s) => (s === row.id ? null : s));
-      // Either way the row leaves, as the operator now expects.
-      if (res.ok || res.status === 409) moved.current.ownDecisions.add(row.id);
+      // Either way the row leaves, as the operator now expects; otherwise it stays where it was.
+      leaves = res.ok || res.status === 409;
       if (res.ok) {
         setRejecting(null);
         const index = list.indexOf(row);
@@ -135,6 +150,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       }
       reload();
     } finally {
+      if (!leaves) moved.current.own.delete(row.id);
       deciding.current = false;
       setBusy(false);
     }
@@ -256,7 +272,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       type="button"
                       class="approve"
                       disabled={busy}
-                      onClick={() => settled() && decide(r, "approve")}
+                      onClick={(e) => settled(r.id, e) && decide(r, "approve")}
                     >
                       {amounts[r.id]?.trim() ? `${t("approveAs")} ${amounts[r.id]} TL` : t("approve")}
                     </button>{" "}
@@ -264,7 +280,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       type="button"
                       class="reject"
                       disabled={busy}
-                      onClick={() => settled() && setRejecting(r.id)}
+                      onClick={(e) => settled(r.id, e) && setRejecting(r.id)}
                     >
                       {t("reject")}
                     </button>

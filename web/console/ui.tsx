@@ -32,28 +32,36 @@ export const isAdmin = (role: Role) => role === "admin";
 
 /**
  * Loads with `load` now, whenever `key` changes, and every `everyMs` if given; `reload` for after a
- * change. A load that finishes after a newer one started is dropped.
+ * change. One load runs at a time, and one more if reloads were asked for meanwhile: reloads asked
+ * faster than a load takes (live queues under load, a slow link) would otherwise each supersede the
+ * one before, and none would ever show. A load that has not answered in `LOAD_GIVE_UP_MS` (a
+ * connection lost without a word, a laptop that slept) no longer holds the others back. A load of
+ * a key that has since changed shows nothing.
  */
+const LOAD_GIVE_UP_MS = 20_000;
+
 export function useLoad<V>(load: () => Promise<V | undefined>, key: string, everyMs?: number) {
   const [value, setValue] = useState<V | undefined>(undefined);
-  // One load at a time, and at most one more asked for meanwhile: reloads asked faster than a load
-  // takes (live queues under load, a slow link) would otherwise each supersede the one before, and
-  // none would ever show.
-  const flight = useRef({ key, running: false, again: false });
+  const keyNow = useRef(key);
+  keyNow.current = key;
+  const flight = useRef({ key, since: 0, running: false, again: false });
   const reload = useCallback(async () => {
-    if (flight.current.key !== key) flight.current = { key, running: false, again: false };
-    const mine = flight.current;
-    if (mine.running) {
-      mine.again = true;
+    // A `reload` kept from an earlier render (a decision that answered after the order changed).
+    if (key !== keyNow.current) return;
+    const f = flight.current;
+    if (f.key === key && f.running && performance.now() - f.since < LOAD_GIVE_UP_MS) {
+      f.again = true;
       return;
     }
-    mine.running = true;
+    const mine = { key, since: performance.now(), running: true, again: false };
+    flight.current = mine;
     try {
       do {
         mine.again = false;
+        mine.since = performance.now();
         // A failed fetch (network down, server restarting) keeps what is shown; the next refresh retries.
         const v = await load().catch(() => undefined);
-        // `key` names everything `load` reads: once it has changed, this load is someone else's past.
+        // Replaced meanwhile (another key, a give-up, the view closed): this load is the past.
         if (flight.current !== mine) return;
         if (v !== undefined) setValue(v);
       } while (mine.again);
@@ -61,6 +69,13 @@ export function useLoad<V>(load: () => Promise<V | undefined>, key: string, ever
       mine.running = false;
     }
   }, [key]);
+  // A closed view loads nothing more.
+  useEffect(
+    () => () => {
+      flight.current = { key: "", since: 0, running: false, again: false };
+    },
+    [],
+  );
   useEffect(() => {
     setValue(undefined);
     reload();

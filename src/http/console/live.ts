@@ -70,7 +70,7 @@ export function createLiveStreams(
         return sendError(
           reply,
           429,
-          "Too many live connections for this operator; the console polls instead",
+          "Too many live connections for this operator or session; the console polls instead",
         );
 
       // The answer is written here from now on, past Fastify's hooks: a stream has no end to settle.
