@@ -90,6 +90,23 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     await server?.close();
   });
 
+  /** A server of the test's own, which it stops, with an operator signed in. */
+  async function ownServerSignedIn() {
+    const own = await startTestServer(kind, { LOG_LEVEL: "warn" });
+    try {
+      const res = await own.admin("POST", "/admin/v1/operators", {
+        email: "op@ops.example",
+        role: "operator",
+        password: "op@ops.example-password-123",
+      });
+      expect(res.status).toBe(201);
+      return { own, s: await consoleLogin(own, "op@ops.example", "op@ops.example-password-123") };
+    } catch (err) {
+      await own.close().catch(() => {});
+      throw err;
+    }
+  }
+
   async function deposit() {
     const body = depositBody();
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
@@ -223,14 +240,8 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
   });
 
   it("the server stops at once with streams open, ending them", async () => {
-    const own = await startTestServer(kind, { LOG_LEVEL: "warn" });
+    const { own, s } = await ownServerSignedIn();
     try {
-      await own.admin("POST", "/admin/v1/operators", {
-        email: "op@ops.example",
-        role: "operator",
-        password: "op@ops.example-password-123",
-      });
-      const s = await consoleLogin(own, "op@ops.example", "op@ops.example-password-123");
       const stream = await openStream(own, s.cookie);
       await stream.until(stream.ready);
       const started = Date.now();
@@ -289,15 +300,9 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
   it.runIf(kind === "postgres")(
     "a stream whose session was being looked up when the server began to stop does not keep it from stopping",
     async () => {
-      const own = await startTestServer(kind, { LOG_LEVEL: "warn" });
+      const { own, s } = await ownServerSignedIn();
       const locker = new pg.Client({ connectionString: own.env.DATABASE_URL });
       try {
-        await own.admin("POST", "/admin/v1/operators", {
-          email: "op@ops.example",
-          role: "operator",
-          password: "op@ops.example-password-123",
-        });
-        const s = await consoleLogin(own, "op@ops.example", "op@ops.example-password-123");
         // Hold the session lookup: the stream's guard waits on it while the stop begins.
         await locker.connect();
         await locker.query("BEGIN");
