@@ -258,20 +258,26 @@ export async function createWithdrawal(
   if (facts.userBanned) return { ok: false, rejection: "user_banned" };
   if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
 
-  const inserted = await ports.insert(
-    newRecord(ports, firm, req, callbackUrl, {
-      type: "withdrawal",
-      amount: req.amountMinor,
-      method: req.method,
-      iban: req.iban,
-      iban_valid: req.iban === null ? 0 : isValidTurkishIban(req.iban) ? 1 : 0,
-      account_id: null,
-      assigned_bank_name: null,
-      assigned_holder_name: null,
-      assigned_iban: null,
-      routing_log: null,
-    }),
-  );
+  const record = newRecord(ports, firm, req, callbackUrl, {
+    type: "withdrawal",
+    amount: req.amountMinor,
+    method: req.method,
+    iban: req.iban,
+    iban_valid: req.iban === null ? 0 : isValidTurkishIban(req.iban) ? 1 : 0,
+    account_id: null,
+    assigned_bank_name: null,
+    assigned_holder_name: null,
+    assigned_iban: null,
+    routing_log: null,
+  });
+  let inserted: Awaited<ReturnType<IntakePorts["insert"]>>;
+  try {
+    inserted = await ports.insert(record);
+  } catch (err) {
+    // The row may yet be written: the consoles look once more (a look costs them little).
+    if (ports.writeMayHaveHappened(err) && !firm.sandbox) ports.queued?.("withdrawal");
+    throw err;
+  }
   if (!inserted.ok) return { ok: false, rejection: conflictRejection(inserted.conflict) };
   if (!firm.sandbox) ports.queued?.("withdrawal");
   return { ok: true, id: inserted.id };

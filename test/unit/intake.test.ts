@@ -91,6 +91,8 @@ function ports(
     released: [] as number[],
     /** Daily cap holds ended (`written`). */
     holdsEnded: 0,
+    /** Notices to the consoles' queues. */
+    queued: [] as string[],
   };
   const p: IntakePorts = {
     async businessFacts(...args) {
@@ -122,6 +124,7 @@ function ports(
       calls.sealed.push(value);
       return `sealed(${value})`;
     },
+    queued: (type) => void calls.queued.push(type),
     now: () => NOW,
   };
   return { ports: p, calls };
@@ -465,5 +468,39 @@ describe("createDeposit: releasing a channel's reservation", () => {
     const refused = ports({ insert: { ok: false, conflict: "one_pending" } });
     await createDeposit(refused.ports, firm(), depositReq(), "https://cb");
     expect(refused.calls.holdsEnded).toBe(1);
+  });
+});
+
+describe("the consoles' queues are told of a live firm's new transaction", () => {
+  it("once it is written, or may have been; never for a refusal or a test firm", async () => {
+    const written = ports();
+    await createDeposit(written.ports, firm(), depositReq(), "https://cb");
+    await createWithdrawal(written.ports, firm(), withdrawalReq(), "https://cb");
+    expect(written.calls.queued).toEqual(["deposit", "withdrawal"]);
+
+    const refused = ports({ insert: { ok: false, conflict: "one_pending" } });
+    await createDeposit(refused.ports, firm(), depositReq(), "https://cb");
+    await createWithdrawal(refused.ports, firm(), withdrawalReq(), "https://cb");
+    const rejected = ports({ facts: { userBanned: true } });
+    await createDeposit(rejected.ports, firm(), depositReq(), "https://cb");
+    const sandbox = ports();
+    await createDeposit(sandbox.ports, firm({ sandbox: true }), depositReq(), "https://cb");
+    await createWithdrawal(sandbox.ports, firm({ sandbox: true }), withdrawalReq(), "https://cb");
+    expect([...refused.calls.queued, ...rejected.calls.queued, ...sandbox.calls.queued]).toEqual([]);
+
+    for (const [message, told] of [
+      ["a batch of 3 got no answer within 10000 ms", ["deposit", "withdrawal"]],
+      ["disk full", []],
+    ] as const) {
+      const broken = ports();
+      broken.ports.insert = async () => {
+        throw new Error(message);
+      };
+      await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(message);
+      await expect(createWithdrawal(broken.ports, firm(), withdrawalReq(), "https://cb")).rejects.toThrow(
+        message,
+      );
+      expect(broken.calls.queued).toEqual(told);
+    }
   });
 });
