@@ -7,9 +7,8 @@ const RETRY_MOST_MS = 60_000;
 /**
  * The server's notices that the pending queues changed (GET /ops/api/events, server-sent events):
  * `onChange` runs on each, and each time the stream opens (notices may have been missed before
- * it did). Returns whether notices come through: the queue polls rarely while
- * they do, and every 5 s while they do not (an old browser, a proxy that holds streams back, a
- * restart). Live only once the server's first event has arrived, not when the headers have: a
+ * it did). Returns whether notices come through: the queue polls rarely while they do, and every
+ * 5 s while they do not (an old browser, a proxy that holds streams back, a restart). Live only once the server's first event has arrived, not when the headers have: a
  * buffering proxy passes those and holds the events.
  *
  * The browser reconnects a dropped stream by itself, but gives up on one that is refused (a 503

@@ -1,11 +1,10 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
+import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
-
-import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
 
 export interface QueueRow {
   id: number;
@@ -31,9 +30,9 @@ export interface QueueRow {
  * (live.ts), and the page also asks every 30 s (every 5 s while the server cannot tell it, as
  * before). A click on a row's approve or reject just after that row moved is not taken (below).
  * Decisions happen in the row: approve (with another amount typed in), or reject with a note
- * typed in place. j/k select, a approves,
- * r opens the note, Enter confirms, Esc cancels. A row decided elsewhere drops out on refresh, and
- * a second decision is refused by the server (409), shown as the notice.
+ * typed in place. j/k select, a approves, r opens the note, Enter confirms, Esc cancels. A row
+ * decided elsewhere drops out on refresh, and a second decision is refused by the server (409),
+ * shown as the notice.
  *
  * The keys act only on the row the operator selected (or focused) and can see: a held key decides
  * once, one decision runs at a time, and a selected row that leaves the list (decided by someone

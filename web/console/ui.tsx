@@ -30,6 +30,9 @@ export function useShell(): Shell {
 export const canDecide = (role: Role) => role !== "viewer";
 export const isAdmin = (role: Role) => role === "admin";
 
+/** A load unanswered this long no longer holds the next one back (useLoad). */
+const LOAD_GIVE_UP_MS = 20_000;
+
 /**
  * Loads with `load` now, whenever `key` changes, and every `everyMs` if given; `reload` for after a
  * change. One load runs at a time, and one more if reloads were asked for meanwhile: reloads asked
@@ -38,8 +41,6 @@ export const isAdmin = (role: Role) => role === "admin";
  * connection lost without a word, a laptop that slept) no longer holds the others back. A load of
  * a key that has since changed shows nothing.
  */
-const LOAD_GIVE_UP_MS = 20_000;
-
 export function useLoad<V>(load: () => Promise<V | undefined>, key: string, everyMs?: number) {
   const [value, setValue] = useState<V | undefined>(undefined);
   const keyNow = useRef(key);
