@@ -28,8 +28,11 @@ export interface AutoCancelDeps {
   decisions: DecisionRepository;
   now(): number;
   intervalMs: number;
-  /** Called with what a pass rejected, so their callbacks go out at once. */
-  cancelled(ids: number[]): void;
+  /**
+   * Called with what a pass rejected, so their callbacks go out at once; `live`: some of them were
+   * live firms' deposits, in the operators' queues.
+   */
+  cancelled(ids: number[], live: boolean): void;
   log: { error(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
@@ -40,16 +43,25 @@ export function createAutoCancelJob(deps: AutoCancelDeps): AutoCancelJob {
   async function pass(): Promise<number[]> {
     const all: number[] = [];
     for (;;) {
-      const ids = await deps.decisions.autoCancel(deps.now(), BATCH, (tx) => ({
-        status: "rejected",
-        amount: tx.amount,
-        originalAmount: null,
-        decidedBy: AUTO_CANCEL_ACTOR,
-        note: `auto-cancelled: pending for more than ${tx.auto_cancel_minutes} minutes`,
-        callback: (decided) => callbackDraft(decided, { callbackMiddleName: tx.callback_middle_name === 1 }),
-      }));
+      const live = new Set<number>();
+      const ids = await deps.decisions.autoCancel(deps.now(), BATCH, (tx) => {
+        if (Number(tx.firm_sandbox) !== 1) live.add(tx.id);
+        return {
+          status: "rejected",
+          amount: tx.amount,
+          originalAmount: null,
+          decidedBy: AUTO_CANCEL_ACTOR,
+          note: `auto-cancelled: pending for more than ${tx.auto_cancel_minutes} minutes`,
+          callback: (decided) =>
+            callbackDraft(decided, { callbackMiddleName: tx.callback_middle_name === 1 }),
+        };
+      });
       all.push(...ids);
-      if (ids.length > 0) deps.cancelled(ids);
+      if (ids.length > 0)
+        deps.cancelled(
+          ids,
+          ids.some((id) => live.has(id)),
+        );
       if (ids.length < BATCH) return all;
     }
   }

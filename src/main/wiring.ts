@@ -450,9 +450,9 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     decisions: repos.decisions,
     now,
     intervalMs: config.autoCancelIntervalMs,
-    cancelled: () => {
+    cancelled: (_ids, live) => {
       outbox.poke();
-      queueNotices.changed();
+      if (live) queueNotices.changed();
     },
     log,
   });

@@ -29,7 +29,12 @@ export type DecisionResult =
 export type CallbackRow = Selectable<CallbackTable>;
 
 /** A pending deposit past its provider's auto-cancel time, with what its callback needs. */
-export type ExpiredDeposit = TransactionRow & { callback_middle_name: number; auto_cancel_minutes: number };
+export type ExpiredDeposit = TransactionRow & {
+  callback_middle_name: number;
+  auto_cancel_minutes: number;
+  /** The firm is a test firm (1): its deposits are in no operator's queue. */
+  firm_sandbox: number;
+};
 
 export interface DecisionRepository {
   /**
@@ -120,7 +125,7 @@ export function createDecisionRepository(
       return db.transaction().execute(async (trx) => {
         const lock = dialect === "postgres" ? sql`FOR UPDATE OF t SKIP LOCKED` : sql``;
         const due = await sql<ExpiredDeposit>`
-          SELECT t.*, f.callback_middle_name, p.auto_cancel_minutes
+          SELECT t.*, f.callback_middle_name, f.sandbox AS firm_sandbox, p.auto_cancel_minutes
           FROM transactions t
           JOIN firms f ON f.id = t.firm_id
           JOIN providers p ON p.id = f.provider_id

@@ -179,6 +179,49 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     await stream.close();
   });
 
+  it("an auto-cancel of a live firm's deposit tells the consoles; of a test firm's alone, it does not", async () => {
+    const own = await startTestServer(kind, { LOG_LEVEL: "warn", PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: "25" });
+    try {
+      await addAccount(own);
+      const provider = await own.admin("POST", "/admin/v1/providers", { name: "P1", auto_cancel_minutes: 1 });
+      expect(provider.status).toBe(201);
+      const live = await createFirm(own, { provider_id: provider.json.id });
+      const test = await createFirm(own, { provider_id: provider.json.id, sandbox: true });
+      await own.admin("POST", "/admin/v1/operators", {
+        email: "op@ops.example",
+        role: "operator",
+        password: "op@ops.example-password-123",
+      });
+      const s = await consoleLogin(own, "op@ops.example", "op@ops.example-password-123");
+      const stream = await openStream(own, s.cookie);
+      await stream.until(stream.ready);
+      const cancelled = async (firm: TestFirm) => {
+        const body = depositBody();
+        expect((await send(own, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+        // Past the notice of its creation (a live firm's), if any.
+        await pause(600);
+        const before = stream.events().length;
+        own.clock.advance(61_000);
+        const deadline = Date.now() + 3_000;
+        for (;;) {
+          const q = await send(own, firm, {
+            path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+          });
+          if (q.json.data.status === "rejected") break;
+          if (Date.now() > deadline) throw new Error("not auto-cancelled within 3 s");
+          await pause(25);
+        }
+        await pause(600);
+        return stream.events().length - before;
+      };
+      expect(await cancelled(test)).toBe(0);
+      expect(await cancelled(live)).toBeGreaterThanOrEqual(1);
+      await stream.close();
+    } finally {
+      await own.close();
+    }
+  });
+
   it("a session holds at most three streams, an operator eight (then 429 until one closes)", async () => {
     const s = await signIn("other@ops.example");
     const streams = [];
