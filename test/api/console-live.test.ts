@@ -91,8 +91,8 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
   });
 
   /** A server of the test's own, which it stops, with an operator signed in. */
-  async function ownServerSignedIn() {
-    const own = await startTestServer(kind, { LOG_LEVEL: "warn" });
+  async function ownServerSignedIn(env: Record<string, string> = {}) {
+    const own = await startTestServer(kind, { LOG_LEVEL: "warn", ...env });
     try {
       const res = await own.admin("POST", "/admin/v1/operators", {
         email: "op@ops.example",
@@ -180,19 +180,13 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
   });
 
   it("an auto-cancel of a live firm's deposit tells the consoles; of a test firm's alone, it does not", async () => {
-    const own = await startTestServer(kind, { LOG_LEVEL: "warn", PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: "25" });
+    const { own, s } = await ownServerSignedIn({ PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: "25" });
     try {
       await addAccount(own);
       const provider = await own.admin("POST", "/admin/v1/providers", { name: "P1", auto_cancel_minutes: 1 });
       expect(provider.status).toBe(201);
       const live = await createFirm(own, { provider_id: provider.json.id });
       const test = await createFirm(own, { provider_id: provider.json.id, sandbox: true });
-      await own.admin("POST", "/admin/v1/operators", {
-        email: "op@ops.example",
-        role: "operator",
-        password: "op@ops.example-password-123",
-      });
-      const s = await consoleLogin(own, "op@ops.example", "op@ops.example-password-123");
       const stream = await openStream(own, s.cookie);
       await stream.until(stream.ready);
       const cancelled = async (firm: TestFirm) => {
