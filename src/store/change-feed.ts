@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 
 /**
@@ -22,6 +23,17 @@ export interface ChangeFeed {
 const CHANNEL = "payintake_changes";
 const RECONNECT_MS = 1_000;
 
+/**
+ * NOTIFY reaches every session of the database, whatever its schema: deployments that share one
+ * database, one schema each, would hear each other's notices (needless cache drops, and consoles
+ * told of other deployments' queues). Each schema gets a channel of its own; `public` keeps the
+ * plain name, so instances from before this split still hear and are heard there.
+ */
+export function channelFor(schema: string): string {
+  if (schema === "public") return CHANNEL;
+  return `${CHANNEL}_${createHash("sha256").update(schema).digest("hex").slice(0, 16)}`;
+}
+
 /** The embedded store has one process: nothing to tell anyone. */
 export const noChangeFeed: ChangeFeed = {
   announce: async () => {},
@@ -35,6 +47,19 @@ export function createPgChangeFeed(url: string, pool: pg.Pool): ChangeFeed {
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
   let started = false;
+
+  // The schema the pool's connections work in (the URL's search_path), asked once.
+  let channel: Promise<string> | undefined;
+  const channelName = (): Promise<string> => {
+    channel ??= pool.query<{ schema: string }>("SELECT current_schema() AS schema").then(
+      (r) => channelFor(r.rows[0]?.schema ?? "public"),
+      (err: unknown) => {
+        channel = undefined;
+        throw err;
+      },
+    );
+    return channel;
+  };
 
   const tell = (topic: ChangeTopic | "all") => {
     for (const handler of handlers) handler(topic);
@@ -62,13 +87,15 @@ export function createPgChangeFeed(url: string, pool: pg.Pool): ChangeFeed {
     };
     c.on("error", lost);
     c.on("end", lost);
-    c.on("notification", (msg) => {
-      if (msg.channel === CHANNEL && msg.payload !== undefined && TOPICS.includes(msg.payload))
-        tell(msg.payload as ChangeTopic);
-    });
     try {
+      const name = await channelName();
+      c.on("notification", (msg) => {
+        if (msg.channel === name && msg.payload !== undefined && TOPICS.includes(msg.payload))
+          tell(msg.payload as ChangeTopic);
+      });
       await c.connect();
-      await c.query(`LISTEN ${CHANNEL}`);
+      // Letters, digits and underscores only (channelFor): no quoting needed.
+      await c.query(`LISTEN ${name}`);
       if (closed) return void (await c.end());
       client = c;
       tell("all");
@@ -79,7 +106,7 @@ export function createPgChangeFeed(url: string, pool: pg.Pool): ChangeFeed {
 
   return {
     async announce(topic) {
-      await pool.query("SELECT pg_notify($1, $2)", [CHANNEL, topic]);
+      await pool.query("SELECT pg_notify($1, $2)", [await channelName(), topic]);
     },
     onChange(handler) {
       handlers.push(handler);
