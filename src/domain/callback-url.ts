@@ -34,7 +34,11 @@ export function resolveCallbackUrl(sources: CallbackUrlSources): CallbackUrlReso
     if (webhookOrigin === null || headerOrigin === null || headerOrigin !== webhookOrigin) {
       return { ok: false, error: "header_host_mismatch" };
     }
-    return { ok: true, url: new URL(sources.headerUrl).href };
+    // The path and the query may differ (HTTP's request target: an order id in the query is
+    // common); a fragment is never sent, so it is not kept.
+    const url = new URL(sources.headerUrl);
+    url.hash = "";
+    return { ok: true, url: url.href };
   }
   if (sources.webhookUrl) return { ok: true, url: sources.webhookUrl };
   return { ok: false, error: "not_configured" };

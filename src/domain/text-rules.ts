@@ -6,18 +6,29 @@ export function codePointLength(value: string): number {
   return n;
 }
 
-/** Names: Unicode letters (with combining marks), spaces, hyphen, apostrophe, dot. */
-const NAME = /^[\p{L}\p{M} '.-]+$/u;
+/**
+ * Characters Unicode says render as nothing (fillers, joiners, variation selectors, the combining
+ * grapheme joiner, tag characters). Some are letters (U+3164 HANGUL FILLER) or marks (U+034F), so
+ * the classes below would let them in: a name or username made of them looks empty or like another.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/**
+ * Names: Unicode letters, spaces, hyphen, apostrophe, dot. A combining mark belongs to the letter
+ * before it (a decomposed "é" is "e" + U+0301): marks with no letter to sit on are not letters.
+ */
+const NAME = /^(?:\p{L}\p{M}*|[ '.-])+$/u;
 export function isNameText(value: string): boolean {
-  return NAME.test(value);
+  return NAME.test(value) && !INVISIBLE.test(value);
 }
 
 /**
  * Usernames: letters, digits and symbols such as @ + _ . - # (e-mail and phone style). Forbidden:
  * whitespace, control and other invisible characters (format, separators, private use, unassigned,
- * fillers that render blank), and < > " ' ` \.
+ * default-ignorable ones such as fillers, joiners and variation selectors, the blank braille
+ * pattern), and < > " ' ` \.
  */
-const USERNAME_FORBIDDEN = /[\s\p{C}\p{Z}<>"'`\\\u115F\u1160\u3164\uFFA0\u2800\u180E]/u;
+const USERNAME_FORBIDDEN = /[\s\p{C}\p{Z}\p{Default_Ignorable_Code_Point}<>"'`\\\u2800]/u;
 export function isUsernameText(value: string): boolean {
   return !USERNAME_FORBIDDEN.test(value);
 }

@@ -234,6 +234,28 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
       expect(await count()).toBe(before);
     });
 
+    it("bytes that are not UTF-8 are refused as invalid JSON, not stored as U+FFFD", async () => {
+      // Decoded leniently, "R-\xFF" and "R-\xFE" were both stored as "R-\uFFFD": the second was
+      // refused as a duplicate of a reference that was never sent.
+      for (const bad of [[0xff], [0xfe], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+        const [head, tail] = JSON.stringify(depositBody({ reference: "R-BAD" })).split("BAD") as [
+          string,
+          string,
+        ];
+        const raw = Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(tail)]);
+        const before = await count();
+        const res = await deposit(raw);
+        expect([res.status, res.json], String(bad)).toEqual([
+          400,
+          { success: false, message: "Validation failed: request body is not valid JSON" },
+        ]);
+        expect(await count()).toBe(before);
+      }
+      // Latin-1 "José" is not "Jos\uFFFD" with a name rule's message: the body is not JSON.
+      const latin1 = Buffer.from(JSON.stringify(depositBody({ first_name: "José" })), "latin1");
+      expect((await deposit(latin1)).json.message).toBe("Validation failed: request body is not valid JSON");
+    });
+
     it("a lone surrogate (a JSON escape) is refused like a control character, with the field's message", async () => {
       // On PostgreSQL "R-\ud800" was stored as "R-\ufffd": another reference than the one sent,
       // and the same one as "R-\ud801" (a duplicate); SQLite kept something else again.

@@ -33,6 +33,15 @@ describe("resolveCallbackUrl", () => {
     expect(r).toEqual({ ok: true, url: "https://hooks.merchant.example/orders/42/cb?x=1" });
   });
 
+  it("keeps the header's query but not its fragment, which is never sent", () => {
+    const r = resolveCallbackUrl({
+      providerUrl: null,
+      headerUrl: "https://hooks.merchant.example/cb?order=42#top",
+      webhookUrl: WEBHOOK,
+    });
+    expect(r).toEqual({ ok: true, url: "https://hooks.merchant.example/cb?order=42" });
+  });
+
   it("treats default ports as equal to no port", () => {
     expect(
       resolveCallbackUrl({

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { FastifyRequest } from "fastify";
 import { resolveCallbackUrl } from "../../domain/callback-url.js";
 import type { Firm } from "../../domain/firm.js";
@@ -33,9 +34,14 @@ export async function resolveCallback(
   return { ok: true, url: resolved.url };
 }
 
-/** Step 3 begins with JSON parsing of the raw bytes that were verified. */
+/**
+ * Step 3 begins with JSON parsing of the raw bytes that were verified. JSON is UTF-8 (RFC 8259):
+ * bytes that are not are refused, not decoded into U+FFFD, which would store something other than
+ * what was sent and make two different references one ("R-\xFF" and "R-\xFE").
+ */
 export function parseJsonBody(request: FastifyRequest): { ok: true; value: unknown } | { ok: false } {
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  if (!isUtf8(raw)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(raw.toString("utf8")) };
   } catch {
