@@ -5,7 +5,7 @@ import type { OperatorRow } from "../store/operators.js";
 import { sessionDeviceCounter } from "./devices.js";
 import { type Guess, guessFrom, takeCode, takeCodeOrRecovery } from "./guess.js";
 import { replaceRecoveryCodes } from "./recovery-codes.js";
-import { openSession, type SessionRef } from "./sessions.js";
+import { renewSession, type SessionRef } from "./sessions.js";
 
 /** An authenticator secret as kept: base32 text, sealed with the master key. */
 export function openSecret(box: SecretBox, sealed: string): Buffer {
@@ -82,15 +82,15 @@ export function createSecondFactor(deps: {
   }
 
   /**
-   * Makes `secret` (null: none) the operator's second factor, audited; ends their sessions but the
-   * one it was done in, which goes on with a new CSRF token (returned), and forgets their browsers
+   * Makes `secret` (null: none) the operator's second factor, audited; ends their sessions, and the
+   * one it was done in goes on under a new token and CSRF token (returned); forgets their browsers
    * but that session's.
    */
   async function switchTo(
     checked: { row: OperatorRow; now: number },
     secret: string | null,
     keep: SessionRef,
-  ): Promise<string> {
+  ): Promise<{ token: string; csrf: string }> {
     const { row, now } = checked;
     await repos.audited.update(
       "operators",
@@ -100,14 +100,7 @@ export function createSecondFactor(deps: {
     );
     await repos.operators.deleteSessionsOf(row.id);
     await repos.operatorDevices.forgetOf(row.id, keep.deviceHash);
-    const { csrf } = await openSession(
-      repos,
-      row.id,
-      keep,
-      { passwordHash: row.password_hash, totpSealed: secret },
-      now,
-    );
-    return csrf;
+    return renewSession(repos, row.id, keep, { passwordHash: row.password_hash, totpSealed: secret }, now);
   }
 
   return {
@@ -129,7 +122,12 @@ export function createSecondFactor(deps: {
       code: string,
       keep: SessionRef,
     ): Promise<
-      Failure | { ok: true; value: { second_factor: true; csrf_token: string; recovery_codes: string[] } }
+      | Failure
+      | {
+          ok: true;
+          value: { second_factor: true; csrf_token: string; recovery_codes: string[] };
+          token: string;
+        }
     > {
       const checked = await check(
         operatorId,
@@ -147,9 +145,9 @@ export function createSecondFactor(deps: {
       // for, and the next confirmation replaces them; the other way round, a failure after turning
       // it on left it on with no codes ever shown.
       const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
-      // Sessions opened with the password alone end; this one goes on, with a new CSRF token.
-      const csrf = await switchTo(checked, checked.secret, keep);
-      return { ok: true, value: { second_factor: true, csrf_token: csrf, recovery_codes: codes } };
+      // Sessions opened with the password alone end; this one goes on, under a new token.
+      const { token, csrf } = await switchTo(checked, checked.secret, keep);
+      return { ok: true, value: { second_factor: true, csrf_token: csrf, recovery_codes: codes }, token };
     },
 
     async remove(
@@ -157,7 +155,7 @@ export function createSecondFactor(deps: {
       password: string,
       code: string,
       keep: SessionRef,
-    ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string } }> {
+    ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string }; token: string }> {
       if (deps.required) return { ok: false, status: 409, message: REQUIRED };
       const checked = await check(
         operatorId,
@@ -169,10 +167,10 @@ export function createSecondFactor(deps: {
       );
       if (!checked.ok) return checked;
       // Any change to how the operator signs in ends their other sessions (someone who turns it off
-      // may be answering a break-in); this one goes on, with a new CSRF token.
-      const csrf = await switchTo(checked, null, keep);
+      // may be answering a break-in); this one goes on, under a new token.
+      const { token, csrf } = await switchTo(checked, null, keep);
       await repos.recoveryCodes.deleteOf(operatorId);
-      return { ok: true, value: { second_factor: false, csrf_token: csrf } };
+      return { ok: true, value: { second_factor: false, csrf_token: csrf }, token };
     },
 
     /**

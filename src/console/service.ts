@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { createLoginThrottle } from "../auth/login-throttle.js";
 import { hashPassword, newPassword, verifyPassword } from "../auth/passwords.js";
 import type { SecretBox } from "../crypto/secret-box.js";
@@ -22,7 +21,7 @@ import {
   takeCodeOrRecovery,
 } from "./guess.js";
 import { auditRecoveryCodeUsed, createSecondFactor, openSecret } from "./second-factor.js";
-import { openSession, type SessionRef, tokenHashOf } from "./sessions.js";
+import { newSessionToken, openSession, renewSession, type SessionRef, tokenHashOf } from "./sessions.js";
 
 export { LOCK_AFTER_FAILURES, LOCK_MS } from "./guess.js";
 export { SESSION_TTL_MS } from "./sessions.js";
@@ -280,7 +279,7 @@ export function createConsoleService(deps: {
       }
       // Audited once taken, also if no session is opened below: the code is spent either way.
       if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
-      const token = randomBytes(32).toString("base64url");
+      const token = newSessionToken();
       const checked = { passwordHash: op.password_hash, totpSealed: sealed };
       const browser = browserAfterSignIn(tokens, known);
       const session = { token, deviceHash: browser.hash };
@@ -356,8 +355,8 @@ export function createConsoleService(deps: {
       await repos.operatorDevices.forgetOf(row.id, keep.deviceHash);
       // Not opened if yet another change came in meanwhile: then this one signs in again.
       const checked = { passwordHash: nextHash, totpSealed: row.totp_sealed };
-      const { csrf } = await openSession(repos, row.id, keep, checked, deps.now());
-      return { ok: true as const, value: { changed: true, csrf_token: csrf } };
+      const { token, csrf } = await renewSession(repos, row.id, keep, checked, deps.now());
+      return { ok: true as const, value: { changed: true, csrf_token: csrf }, token };
     },
   };
 }

@@ -16,6 +16,9 @@ export interface SessionRef {
   deviceHash: string | null;
 }
 
+/** A session cookie's token: 256 random bits. */
+export const newSessionToken = () => randomBytes(32).toString("base64url");
+
 /**
  * Opens a console session for `session.token` with a fresh CSRF token, if the operator's password
  * hash and second factor are still the `checked` ones (store/operators.ts createSession says why).
@@ -43,4 +46,22 @@ export async function openSession(
     signIn && session.deviceHash !== null ? { tokenHash: session.deviceHash, now } : undefined,
   );
   return { opened, csrf };
+}
+
+/**
+ * After a change of how the operator signs in (password, second factor), the session it was made in
+ * goes on under a new token (and CSRF token): the old cookie opens nothing, so whoever had copied it
+ * is out too, and a session opened with the password alone is not raised to a full one in place.
+ * The caller has ended the operator's sessions; the route sets the new cookie.
+ */
+export async function renewSession(
+  repos: Repositories,
+  operatorId: number,
+  old: SessionRef,
+  checked: CheckedCredentials,
+  now: number,
+): Promise<{ token: string; csrf: string }> {
+  const token = newSessionToken();
+  const { csrf } = await openSession(repos, operatorId, { token, deviceHash: old.deviceHash }, checked, now);
+  return { token, csrf };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
-import { consoleCall, consoleLogin } from "../support/console.js";
+import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
 const DAY_MS = 24 * 3_600_000;
@@ -138,12 +138,14 @@ describe.each(STORES)("console sign-in from known browsers (%s)", (kind) => {
     });
     expect(confirmed.status).toBe(200);
     const changed = await consoleCall(server, "POST", "/ops/api/password", {
-      cookie: s.cookie,
+      cookie: sessionCookieOf(confirmed),
       csrf: confirmed.json.csrf_token,
       body: { current: pass, next: "inside-new-password" },
     });
     expect(changed.status).toBe(200);
-    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: s.cookie })).status).toBe(200);
+    expect(
+      (await consoleCall(server, "GET", "/ops/api/me", { cookie: sessionCookieOf(changed) })).status,
+    ).toBe(200);
   });
 
   it("a success through the account's count forgets the browser's own failures too", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleSession, consoleCall, consoleLogin } from "../support/console.js";
+import { type ConsoleSession, consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -456,6 +456,8 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       body: { current: "viewer-password-123", next: "viewer-password-456" },
     });
     expect(res.status).toBe(200);
+    // The session goes on under a new token (console/sessions.ts renewSession).
+    as.viewer.cookie = sessionCookieOf(res);
     as.viewer.csrf = res.json.csrf_token;
     const entries = await audit(`action=operator.password&entity_id=${as.viewer.id}`);
     expect(entries).toEqual([

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
-import { consoleCall, consoleLogin } from "../support/console.js";
+import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, storeEnv, type TestServer } from "../support/harness.js";
 import { withStore } from "../support/stored.js";
 
@@ -41,7 +41,7 @@ describe.each(STORES)("console recovery codes (%s)", (kind) => {
     expect(confirmed.status).toBe(200);
     nextStep(on);
     const codes = confirmed.json.recovery_codes as string[];
-    return { secret, codes, cookie: s.cookie, csrf: confirmed.json.csrf_token as string };
+    return { secret, codes, cookie: sessionCookieOf(confirmed), csrf: confirmed.json.csrf_token as string };
   }
   const left = async (cookie: string) =>
     (await consoleCall(server, "GET", "/ops/api/me", { cookie })).json.recovery_codes_left;
@@ -169,7 +169,7 @@ describe.each(STORES)("console recovery codes (%s)", (kind) => {
       body: { password: PASSWORD, code: codes[1] },
     });
     expect(removed.status).toBe(200);
-    expect(await left(s.cookie)).toBe(0);
+    expect(await left(sessionCookieOf(removed))).toBe(0);
     // Set up again (on the new phone): new codes, the old ones are gone.
     const again = await setUp("lost-phone@ops.example");
     expect(again.codes.some((c) => codes.includes(c))).toBe(false);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
-import { consoleCall, consoleLogin } from "../support/console.js";
+import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
 /**
@@ -65,13 +65,16 @@ describe.each(STORES)("a console that requires two-step sign-in (%s)", (kind) =>
       body: { password: PASSWORD, code: codeOf(started.json.secret) },
     });
     expect(confirmed.status).toBe(200);
-    const queue = await get("/ops/api/queue", s.cookie);
+    // The setup-only session is not raised in place: it goes on under a new token.
+    expect((await get("/ops/api/queue", s.cookie)).status).toBe(401);
+    const full = sessionCookieOf(confirmed);
+    const queue = await get("/ops/api/queue", full);
     expect(queue.status).toBe(200);
 
     // It cannot be turned off here, even with the password and a code.
     server.clock.advance(30_000);
     const removed = await consoleCall(server, "POST", "/ops/api/second-factor/remove", {
-      cookie: s.cookie,
+      cookie: full,
       csrf: confirmed.json.csrf_token,
       body: { password: PASSWORD, code: codeOf(started.json.secret) },
     });
@@ -79,7 +82,7 @@ describe.each(STORES)("a console that requires two-step sign-in (%s)", (kind) =>
     expect(removed.json.message).toBe(
       "this console requires two-step sign-in: it cannot be turned off (an admin can reset it)",
     );
-    expect((await get("/ops/api/me", s.cookie)).json.operator.second_factor).toBe(true);
+    expect((await get("/ops/api/me", full)).json.operator.second_factor).toBe(true);
   });
 
   it("an operator who signs in without one can still sign out and change the password", async () => {
@@ -91,12 +94,13 @@ describe.each(STORES)("a console that requires two-step sign-in (%s)", (kind) =>
       body: { current: PASSWORD, next: "another-long-password-2" },
     });
     expect(changed.status).toBe(200);
+    expect((await get("/ops/api/me", s.cookie)).status).toBe(401);
     const out = await consoleCall(server, "POST", "/ops/api/logout", {
-      cookie: s.cookie,
+      cookie: sessionCookieOf(changed),
       csrf: changed.json.csrf_token,
     });
     expect(out.status).toBe(200);
-    expect((await get("/ops/api/me", s.cookie)).status).toBe(401);
+    expect((await get("/ops/api/me", sessionCookieOf(changed))).status).toBe(401);
   });
 
   it("an admin's reset sends the operator back to setting one up", async () => {

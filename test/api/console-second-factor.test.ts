@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
 import { ADDRESS_FAILURES, ADDRESS_WINDOW_MS, LOCK_MS } from "../../src/console/service.js";
-import { consoleCall, consoleLogin } from "../support/console.js";
+import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
 /** A second factor for console sign-in (docs/console.md), through the real server on both stores. */
@@ -46,7 +46,7 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     });
     expect(confirmed.status).toBe(200);
     nextStep();
-    return { secret, cookie: s.cookie, csrf: confirmed.json.csrf_token as string };
+    return { secret, cookie: sessionCookieOf(confirmed), csrf: confirmed.json.csrf_token as string };
   }
   async function audit(id: number) {
     const rows = (await server.admin("GET", `/admin/v1/audit?entity_type=operator&entity_id=${id}`)).json;
@@ -86,8 +86,10 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     const done = await confirm({ password: "a-long-password-1", code: codeOf(secret) });
     expect(done.status).toBe(200);
     expect(done.json.second_factor).toBe(true);
-    // This session goes on with its new CSRF token; the one opened with the password alone ended.
-    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie: s.cookie });
+    // This session goes on under a new token and CSRF token: its old cookie, opened with the
+    // password alone, is not raised to a full session; the other one ended.
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: s.cookie })).status).toBe(401);
+    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie: sessionCookieOf(done) });
     expect(me.json.operator.second_factor).toBe(true);
     expect(me.json.csrf_token).toBe(done.json.csrf_token);
     expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: other.cookie })).status).toBe(401);
@@ -264,16 +266,23 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     expect((await remove({ password: "a-long-password-1", code: "12345" })).status).toBe(400);
     const removed = await remove({ password: "a-long-password-1", code: codeOf(secret) });
     expect(removed.json).toEqual({ second_factor: false, csrf_token: expect.any(String) });
-    // As a password change: the other sessions end, this one goes on with a new CSRF token.
+    // As a password change: the other sessions end, this one goes on under a new token.
     expect((await consoleCall(server, "GET", "/ops/api/me", { cookie: other.cookie })).status).toBe(401);
-    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie });
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie })).status).toBe(401);
+    const renewed = sessionCookieOf(removed);
+    const me = await consoleCall(server, "GET", "/ops/api/me", { cookie: renewed });
     expect(me.json).toMatchObject({
       operator: { second_factor: false },
       csrf_token: removed.json.csrf_token,
     });
     expect(
-      (await remove({ password: "a-long-password-1", code: codeOf(secret) }, removed.json.csrf_token)).json
-        .message,
+      (
+        await consoleCall(server, "POST", "/ops/api/second-factor/remove", {
+          cookie: renewed,
+          csrf: removed.json.csrf_token,
+          body: { password: "a-long-password-1", code: codeOf(secret) },
+        })
+      ).json.message,
     ).toBe("there is no second factor to remove");
     expect((await login("remove@ops.example")).res.status).toBe(200);
     expect(

@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consoleCall, consoleLogin } from "../support/console.js";
+import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -378,6 +378,13 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     });
     expect(changed.status).toBe(200);
     expect((await call("GET", "/ops/api/me", { cookie: b.cookie })).status).toBe(401);
+    // The session it was made in goes on under a new token: a copy of the old cookie opens nothing.
+    const renewed = sessionCookieOf(changed);
+    expect(renewed).toMatch(/^payintake_ops=.{40,}/);
+    expect(renewed).not.toBe(a.cookie);
+    expect((await call("GET", "/ops/api/me", { cookie: a.cookie })).status).toBe(401);
+    const me = await call("GET", "/ops/api/me", { cookie: renewed });
+    expect([me.status, me.json.csrf_token]).toEqual([200, changed.json.csrf_token]);
     expect((await login("pw@ops.example", "first-password-123")).res.status).toBe(401);
     const c = await login("pw@ops.example", "second-password-123");
     expect((await call("POST", "/ops/api/logout", { cookie: c.cookie, csrf: c.csrf })).status).toBe(200);

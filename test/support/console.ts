@@ -27,6 +27,18 @@ export async function consoleCall(
   return { status: res.statusCode, json, headers: res.headers };
 }
 
+/** The Set-Cookie line an answer sent for cookie `name`; "" when none. */
+export function setCookieLine(headers: Record<string, unknown>, name: string): string {
+  const raw = headers["set-cookie"] as string | string[] | undefined;
+  const lines = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  return lines.find((l) => l.startsWith(`${name}=`)) ?? "";
+}
+
+/** The session cookie (`payintake_ops=…`) an answer set, as a browser would send it back; "" when none. */
+export function sessionCookieOf(res: { headers: Record<string, unknown> }): string {
+  return setCookieLine(res.headers, "payintake_ops").split(";")[0] ?? "";
+}
+
 /**
  * A sign-in as the console page makes it. `device`: the browser's known-browser cookie to send
  * (`payintake_device=…`, from an earlier sign-in's `device`). `setCookie` is the session cookie's
@@ -43,10 +55,8 @@ export async function consoleLogin(
     body: code === undefined ? { email, password } : { email, password, code },
     ...(device ? { cookie: device } : {}),
   });
-  const raw = res.headers["set-cookie"];
-  const lines = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  const setCookie = lines.find((l) => l.startsWith("payintake_ops=")) ?? "";
-  const setDeviceCookie = lines.find((l) => l.startsWith("payintake_device=")) ?? "";
+  const setCookie = setCookieLine(res.headers, "payintake_ops");
+  const setDeviceCookie = setCookieLine(res.headers, "payintake_device");
   return {
     res,
     cookie: setCookie.split(";")[0] ?? "",

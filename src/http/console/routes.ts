@@ -257,7 +257,9 @@ export function registerConsoleRoutes(
         input.data.next,
         who.session,
       );
-      return result.ok ? sendJson(reply, 200, result.value) : sendError(reply, result.status, result.message);
+      if (!result.ok) return sendError(reply, result.status, result.message);
+      setCookie(request, reply, result.token, 12 * 3600);
+      return sendJson(reply, 200, result.value);
     });
 
     // The signed-in operator's own second factor: start (a new secret, shown once, with its QR
@@ -287,6 +289,8 @@ export function registerConsoleRoutes(
               ? await sf.remove(id, password, code, who.session)
               : await sf.replaceRecoveryCodes(id, password, code, who.session);
         if (!result.ok) return sendError(reply, result.status, result.message);
+        // Turning the second factor on or off renews the session's token (console/sessions.ts).
+        if ("token" in result) setCookie(request, reply, result.token, 12 * 3600);
         return sendJson(reply, 200, result.value);
       });
     }
