@@ -17,6 +17,12 @@ export interface FirmDirectory {
 
 const TTL_MS = 500;
 const MAX_ENTRIES = 10_000;
+/**
+ * Our keys are 27 characters (backoffice/management.ts newApiKey). A longer header is no key of
+ * ours: it is neither looked up nor kept, so a flood of large made-up keys (up to the header limit
+ * each) cannot fill the cache of unknown keys with megabytes.
+ */
+const MAX_API_KEY_LENGTH = 64;
 
 export function toFirm(row: FirmWithProvider, box: SecretBox): Firm {
   const providerUrl =
@@ -63,6 +69,7 @@ export function createFirmDirectory(
       return secret;
     },
     async findByApiKey(apiKey) {
+      if (apiKey.length > MAX_API_KEY_LENGTH) return undefined;
       const hit = cache.get(apiKey);
       const t = now();
       if (hit && hit.until > t) return hit.firm;

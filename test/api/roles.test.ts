@@ -124,6 +124,24 @@ describe("metrics are for a scraper on the host, or one with the metrics token",
     const proxied = await request(`${server.url}/metrics`, { headers: { "x-forwarded-for": "127.0.0.1" } });
     expect(proxied.statusCode).toBe(404);
     await proxied.body.dump();
+    // From loopback, but for another name: a page that rebound its own name to 127.0.0.1 in a
+    // browser on this host. With the token it is a scraper like any other.
+    const { port } = new URL(server.url);
+    for (const host of [`rebind.attacker.example:${port}`, "127.0.0.1.attacker.example", "localhost.evil"]) {
+      const rebound = await request(`${server.url}/metrics`, { headers: { host } });
+      expect([host, rebound.statusCode]).toEqual([host, 404]);
+      await rebound.body.dump();
+    }
+    const withToken = await request(`${server.url}/metrics`, {
+      headers: { host: "rebind.attacker.example", authorization: `Bearer ${token}` },
+    });
+    expect(withToken.statusCode).toBe(200);
+    await withToken.body.dump();
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, "LOCALHOST"]) {
+      const named = await request(`${server.url}/metrics`, { headers: { host } });
+      expect([host, named.statusCode]).toEqual([host, 200]);
+      await named.body.dump();
+    }
   });
 });
 

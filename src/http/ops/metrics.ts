@@ -10,13 +10,18 @@ import { sendError } from "../envelope.js";
  * PAYINTAKE_METRICS_TOKEN as a bearer token; anyone else gets the 404 of an unknown path.
  */
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+/** A Host naming this host's loopback: `localhost`, `127.x.y.z` or `[::1]`, with any port. */
+const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/i;
 
 function allowed(request: FastifyRequest, token: Buffer | undefined): boolean {
   // Loopback only when nothing forwarded the request: a reverse proxy on this host would otherwise
-  // make every outside client look local.
+  // make every outside client look local. And only for a Host that names loopback: a web page a
+  // browser on this host opened can rebind its own name to 127.0.0.1 and read what it fetches, but
+  // its requests carry its name as the Host.
   const forwarded =
     request.headers["x-forwarded-for"] !== undefined || request.headers.forwarded !== undefined;
-  if (LOOPBACK.test(request.ip) && !forwarded) return true;
+  const host = request.headers.host ?? "";
+  if (LOOPBACK.test(request.ip) && !forwarded && LOOPBACK_HOST.test(host)) return true;
   const header = request.headers.authorization;
   if (!token || !header?.startsWith("Bearer ")) return false;
   const given = Buffer.from(header.slice(7), "utf8");

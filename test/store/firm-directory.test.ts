@@ -1,0 +1,68 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFirmDirectory } from "../../src/auth/firm-directory.js";
+import { newApiKey } from "../../src/backoffice/management.js";
+import { createSecretBox } from "../../src/crypto/secret-box.js";
+import { createRepositories, type Repositories } from "../../src/store/index.js";
+import { STORES, type StoreKind } from "../support/harness.js";
+import { freshStore } from "../support/store.js";
+
+/**
+ * The directory of API keys over a real store: what it asks the store for. A header longer than any
+ * key of ours is answered without a read and kept nowhere (a flood of 16 KB made-up keys grew the
+ * server by 190 MB through the cache of unknown keys).
+ */
+describe.each(STORES)("firm directory (%s)", (kind: StoreKind) => {
+  let opened: Awaited<ReturnType<typeof freshStore>>;
+  let repos: Repositories;
+  const box = createSecretBox(randomBytes(32));
+  let apiKey: string;
+
+  beforeAll(async () => {
+    opened = await freshStore(kind);
+    repos = createRepositories(opened.store);
+    apiKey = newApiKey();
+    const at = Date.now();
+    await repos.firms.create({
+      provider_id: null,
+      name: "Directory Firm",
+      api_key: apiKey,
+      secret_sealed: box.seal("sk_test"),
+      webhook_url: "https://shop.example/cb",
+      legacy_http: 0,
+      callback_middle_name: 0,
+      deposit_min: null,
+      deposit_max: null,
+      deposits_open: 1,
+      withdrawals_open: 1,
+      active: 1,
+      rate_limit_per_second: 100,
+      sandbox: 0,
+      created_at: at,
+      updated_at: at,
+    });
+  });
+  afterAll(() => opened?.close());
+
+  it("finds a key once per lifetime; an unknown key of a key's size is read once and remembered", async () => {
+    let reads = 0;
+    const counted = { ...repos.firms, findByApiKey: (k: string) => (reads++, repos.firms.findByApiKey(k)) };
+    const directory = createFirmDirectory(counted, box);
+    expect((await directory.findByApiKey(apiKey))?.secret).toBe("sk_test");
+    expect((await directory.findByApiKey(apiKey))?.name).toBe("Directory Firm");
+    expect(await directory.findByApiKey("pk_unknown")).toBeUndefined();
+    expect(await directory.findByApiKey("pk_unknown")).toBeUndefined();
+    expect(reads).toBe(2);
+  });
+
+  it("a header longer than any key is no firm, without a read", async () => {
+    let reads = 0;
+    const counted = { ...repos.firms, findByApiKey: (k: string) => (reads++, repos.firms.findByApiKey(k)) };
+    const directory = createFirmDirectory(counted, box);
+    for (const size of [65, 1_000, 16_000])
+      expect(await directory.findByApiKey("k".repeat(size))).toBeUndefined();
+    expect(reads).toBe(0);
+    expect(await directory.findByApiKey("k".repeat(64))).toBeUndefined();
+    expect(reads).toBe(1);
+  });
+});
