@@ -157,6 +157,16 @@ describe("operator console in Chromium", () => {
       .toBe("TR330006100519786457841326\nHAVALE");
     await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
     await expect.poll(() => row(page, bad).locator(".bad-iban").textContent()).toBe("IBAN geçersiz");
+    // In the warning's colour, not the grey of the other detail lines (`td .sub` outranked it).
+    const colours = await row(page, bad).evaluate((tr) => ({
+      warning: getComputedStyle(tr.querySelector(".bad-iban") as Element).color,
+      detail: getComputedStyle(tr.querySelector(".method") as Element).color,
+      bad: getComputedStyle(document.body).getPropertyValue("--bad").trim(),
+    }));
+    expect(colours.warning).not.toBe(colours.detail);
+    expect(colours.bad).not.toBe("");
+    // The queue's ages are in the console's language: "sn", not "s".
+    expect(await row(page, bad).locator("td.age").textContent()).toMatch(/^\d+ (sn|dk)$/);
     await expect(row(page, good).locator(".bad-iban").count()).resolves.toBe(0);
 
     await row(page, good).locator("button.approve").click();
@@ -209,6 +219,33 @@ describe("operator console in Chromium", () => {
     await row(page, z).locator("button.approve").click();
     await new Promise((r) => setTimeout(r, 300));
     expect(await status(z)).toBe("pending");
+    await page.context().close();
+  });
+
+  it("a double tap of a approves the chosen row only: the row selected after it waits for a press of its own", async () => {
+    const first = await deposit();
+    const second = await deposit();
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, second).isVisible()).toBe(true);
+    const status = async (id: number) =>
+      (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
+    await row(page, first).locator("td").nth(3).click();
+    await page.keyboard.press("a");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${first}: Onaylandı`);
+    const next = Number(await page.locator("#rows tr.selected").getAttribute("data-id"));
+    expect(next).toBeGreaterThan(0);
+    // The second tap, at once: the next row is not decided unseen.
+    await page.keyboard.press("a");
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(`#${next}: Sıradaki satır az önce seçildi: kontrol edip tuşa yeniden basın.`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await status(next)).toBe("pending");
+    // A press of its own, once the operator has had a look: decided.
+    await new Promise((r) => setTimeout(r, 700));
+    await page.keyboard.press("a");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${next}: Onaylandı`);
+    expect(await status(next)).toBe("approved");
     await page.context().close();
   });
 

@@ -5,6 +5,12 @@ import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
+/**
+ * After an approval by key the next row is selected: `a` for it within this long is a second press
+ * aimed at the row just approved (a double tap), not a decision about a row the operator has not
+ * looked at yet. (`r` only opens the note; the reject still takes Enter.)
+ */
+const NEXT_ROW_GUARD_MS = 700;
 
 export interface QueueRow {
   id: number;
@@ -112,7 +118,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     return message ?? "";
   }
 
-  async function decide(row: QueueRow, kind: "approve" | "reject", note?: string) {
+  async function decide(row: QueueRow, kind: "approve" | "reject", note?: string, byKey = false) {
     if (deciding.current) return;
     const body: Record<string, string> = {};
     const amount = amountInput(amounts[row.id]);
@@ -145,7 +151,9 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       if (res.ok) {
         setRejecting(null);
         const index = list.indexOf(row);
-        setSelected(list[index + 1]?.id ?? list[index - 1]?.id ?? null);
+        const next = list[index + 1]?.id ?? list[index - 1]?.id ?? null;
+        setSelected(next);
+        if (byKey) autoSelected.current = { id: next, at: performance.now() };
       }
       reload();
     } finally {
@@ -155,6 +163,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     }
   }
 
+  /** The row a decision selected, and when (NEXT_ROW_GUARD_MS). */
+  const autoSelected = useRef({ id: null as number | null, at: -Infinity });
   const keys = useRef({ list, current, rejecting, decide });
   keys.current = { list, current, rejecting, decide };
   useEffect(() => {
@@ -172,8 +182,12 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       else if (e.key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
       else if (!canDecide(me.role)) return;
       else if (!current) notify(t("selectFirst"), true);
-      else if (e.key === "a" && rejecting === null) decide(current, "approve");
-      else if (e.key === "r") setRejecting(current.id);
+      else if (e.key === "a" && rejecting === null) {
+        const { id, at } = autoSelected.current;
+        if (id === current.id && performance.now() - at < NEXT_ROW_GUARD_MS)
+          notify(`#${current.id}: ${t("nextJustSelected")}`, true);
+        else decide(current, "approve", undefined, true);
+      } else if (e.key === "r") setRejecting(current.id);
     }
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
@@ -223,7 +237,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                 <a href={`#/transactions/${r.id}`}>{r.id}</a>
               </td>
               <td class="age" data-label={t("age")}>
-                {age(r.created_at)}
+                {age(r.created_at, t)}
               </td>
               <td class="amount">{money(r.amount)} TL</td>
               <td class="payer">

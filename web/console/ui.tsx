@@ -212,9 +212,14 @@ export function amountInput(v: string | undefined): string | undefined {
   return s.includes(",") ? s.replace(/\./g, "").replace(",", ".") : s;
 }
 
-export function age(iso: string): string {
+/** How long ago, in the console's language's short units (sn/dk/sa, s/min/h). */
+export function age(iso: string, t: T): string {
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  return s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+  return s < 90
+    ? `${s} ${t("unitSeconds")}`
+    : s < 5400
+      ? `${Math.round(s / 60)} ${t("unitMinutes")}`
+      : `${Math.round(s / 3600)} ${t("unitHours")}`;
 }
 
 /** The API's `to` is exclusive: the day after a Türkiye date, at its midnight. */
