@@ -22,6 +22,9 @@ export const T = {
     copyFailed: "Otomatik kopyalanamadı. Değer aşağıda seçildi; elle kopyalayın.",
     copyValue: "Kopyalanacak değer",
     waiting: "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+    payBy: "Ödemeyi en geç {time} saatine kadar gönderin; sonra bu ödeme talebi kapanır.",
+    openUntil: "Bu sayfa {time} saatine kadar açık kalır.",
+    slowAnswer: "Yanıt gecikti. Tutarınız alınmış olabilir: sayfa birkaç saniye içinde güncellenir.",
     expiredTitle: "Bu ödeme sayfası kapandı",
     expiredText:
       "Hesap bilgisi artık gösterilmez. Ödemeyi yaptıysanız tekrar göndermeyin: sonucu işyeri size bildirir. Yeni bir ödeme için işyerinin sitesine dönün.",
@@ -69,6 +72,9 @@ export const T = {
     copyFailed: "Could not copy automatically. The value is selected below; copy it by hand.",
     copyValue: "Value to copy",
     waiting: "This page updates by itself once your payment is confirmed.",
+    payBy: "Send the payment by {time} at the latest; after that this payment request closes.",
+    openUntil: "This page stays open until {time}.",
+    slowAnswer: "The answer is late. Your amount may have been received: the page updates in a few seconds.",
     expiredTitle: "This payment page is closed",
     expiredText:
       "No account details are shown here any more. If you have paid, do not pay again: the merchant will tell you the result. Go back to the merchant's site for a new payment.",

@@ -43,6 +43,12 @@ let earlier = null;
 const POLL_MS = 3000;
 /** A check that has not answered by then is given up, so that a hung request never stops polling. */
 const CHECK_TIMEOUT_MS = 10000;
+/**
+ * A submit unanswered by then is given up too: the page then checks what became of it (the
+ * deposit may exist already) instead of showing "Sending…" for as long as the connection hangs.
+ * Sending the amount again is safe: a second submit shows the account the first one got.
+ */
+const SUBMIT_TIMEOUT_MS = 10000;
 // Answers are applied in the order their requests were started, never in the order they arrive: a
 // slow check that answered "assigned" after a later one said "expired" showed the account again.
 // `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
@@ -112,6 +118,25 @@ function shownAmount(amount) {
   const [whole, cents] = Number(amount).toFixed(2).split(".");
   return `${whole.replace(/\B(?=(\d{3})+$)/g, ".")},${cents} TL`;
 }
+/**
+ * A deadline in the payer's own time: "15:30", or "26 Kasım 15:30" when it is not today (auto-cancel
+ * may be days away). "" for a missing or unreadable one.
+ */
+function shownTime(iso) {
+  const d = new Date(iso ?? "");
+  if (Number.isNaN(d.getTime())) return "";
+  const locale = lang === "en" ? "en-GB" : "tr-TR";
+  const time = d.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
+  if (d.toDateString() === new Date().toDateString()) return time;
+  return `${d.toLocaleDateString(locale, { day: "numeric", month: "long" })} ${time}`;
+}
+/** A help line with a deadline: hidden when there is none. */
+function deadline(id, key, iso) {
+  const time = shownTime(iso);
+  $(id).hidden = time === "";
+  setText(id, time === "" ? "" : fill(key, { time }));
+}
+
 /** The firm's limits from the open state, as a sentence; "" when it has none. */
 function limitsText() {
   const min = state?.min_amount;
@@ -136,7 +161,9 @@ function paint() {
   if (copyStatus) setText("copied", t(copyStatus));
   $("earlier-amount").hidden = earlier === null;
   setText("earlier-amount", earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }));
+  if (state?.status === "open") deadline("open-until", "openUntil", state.expires_at);
   if (state?.status === "assigned") {
+    deadline("pay-by", "payBy", state.pay_by);
     // Written only when they change: every poll rewriting them made screen readers read them again.
     setText("v-amount", shownAmount(state.amount));
     setText("v-bank", state.bank_name);
@@ -287,6 +314,9 @@ $("amount-form").addEventListener("submit", async (event) => {
   stopPolling();
   const seq = ++issued;
   floor = seq;
+  const abort = new AbortController();
+  const giveUp = setTimeout(() => abort.abort(), SUBMIT_TIMEOUT_MS);
+  let late = false;
   try {
     const res = await fetch(`${api}/deposit`, {
       method: "POST",
@@ -294,6 +324,7 @@ $("amount-form").addEventListener("submit", async (event) => {
       credentials: "omit",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ amount }),
+      signal: abort.signal,
     });
     const body = await res.json().catch(() => ({}));
     if (res.status === 404) return accept(seq, null);
@@ -309,12 +340,16 @@ $("amount-form").addEventListener("submit", async (event) => {
     }
     error(() => rejectionText(res.status, body?.message));
   } catch (_e) {
-    error(() => t("failed"));
+    late = abort.signal.aborted;
+    error(() => t(late ? "slowAnswer" : "failed"));
   } finally {
+    clearTimeout(giveUp);
     button.disabled = false;
     submitting = false;
     setText("submit", t("continue"));
-    schedule();
+    // Given up: ask at once what became of it, rather than at the next poll.
+    if (late) check();
+    else schedule();
   }
 });
 

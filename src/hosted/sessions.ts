@@ -32,6 +32,11 @@ export type PageState =
       iban: string;
       amount: string;
       returnUrl: string | null;
+      /**
+       * When auto-cancel rejects the deposit if it is still pending (its provider's
+       * auto_cancel_minutes after creation); null when an operator decides whenever.
+       */
+      payBy: number | null;
     }
   | {
       status: "expired";
@@ -70,7 +75,12 @@ export function createHostedSessions(deps: HostedDeps) {
   /** `firm`: the session's firm when the caller has read it already (it is read here otherwise). */
   async function stateOf(
     session: SessionRow,
-    firm?: { active: number; deposit_min: number | null; deposit_max: number | null },
+    firm?: {
+      active: number;
+      deposit_min: number | null;
+      deposit_max: number | null;
+      provider_auto_cancel_minutes: number | null;
+    },
   ): Promise<PageState> {
     const returnUrl = session.return_url;
     if (session.status === "open") {
@@ -97,6 +107,10 @@ export function createHostedSessions(deps: HostedDeps) {
         ? { status: "expired", returnUrl, outcome: tx.status }
         : { status: "expired", returnUrl };
     }
+    // The payer is told by when to pay: auto-cancel rejects the deposit then (lifecycle/auto-cancel.ts
+    // counts from its creation), and a transfer sent later goes to a deposit no longer there.
+    const minutes = (firm ?? (await repos.firms.findWithProvider(session.firm_id)))
+      ?.provider_auto_cancel_minutes;
     return {
       status: "assigned",
       bankName: tx.assigned_bank_name ?? "",
@@ -104,6 +118,7 @@ export function createHostedSessions(deps: HostedDeps) {
       iban: tx.assigned_iban ?? "",
       amount: formatMinor(tx.amount),
       returnUrl,
+      payBy: minutes ? tx.created_at + minutes * 60_000 : null,
     };
   }
 

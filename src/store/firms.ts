@@ -8,6 +8,8 @@ export type ProviderRow = Selectable<ProviderTable>;
 export interface FirmWithProvider extends FirmRow {
   provider_kind: ProviderRow["kind"] | null;
   provider_callback_url: string | null;
+  /** The provider's auto-cancel time for pending deposits (0: none); null without a provider. */
+  provider_auto_cancel_minutes: number | null;
 }
 
 export interface FirmRepository {
@@ -31,7 +33,11 @@ export function createFirmRepository(db: Kysely<Database>): FirmRepository {
         .selectFrom("firms")
         .leftJoin("providers", "providers.id", "firms.provider_id")
         .selectAll("firms")
-        .select(["providers.kind as provider_kind", "providers.callback_url as provider_callback_url"])
+        .select([
+          "providers.kind as provider_kind",
+          "providers.callback_url as provider_callback_url",
+          "providers.auto_cancel_minutes as provider_auto_cancel_minutes",
+        ])
         .where("firms.api_key", "=", apiKey)
         .executeTakeFirst();
     },
@@ -40,7 +46,11 @@ export function createFirmRepository(db: Kysely<Database>): FirmRepository {
         .selectFrom("firms")
         .leftJoin("providers", "providers.id", "firms.provider_id")
         .selectAll("firms")
-        .select(["providers.kind as provider_kind", "providers.callback_url as provider_callback_url"])
+        .select([
+          "providers.kind as provider_kind",
+          "providers.callback_url as provider_callback_url",
+          "providers.auto_cancel_minutes as provider_auto_cancel_minutes",
+        ])
         .where("firms.id", "=", id)
         .executeTakeFirst();
     },

@@ -154,6 +154,30 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect((await page("GET", `/api/pay/${token}`)).text).toContain('"max_amount":200.00,');
   });
 
+  it("an assigned page says by when auto-cancel ends the deposit (pay_by); none without auto-cancel", async () => {
+    const provider = (
+      await server.admin("POST", "/admin/v1/providers", { name: "Cancels", auto_cancel_minutes: 90 })
+    ).json;
+    const cancelling = await createFirm(server, { provider_id: provider.id });
+    const body = depositBody({ redirect: true, amount: undefined });
+    const res = await send(server, cancelling, { path: "/paymentapi/v1/deposits", body });
+    const token = (res.json.payment_url as string).split("/").pop() as string;
+    const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "100.00" });
+    const q = await send(server, cancelling, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+    });
+    const created = Date.parse(q.json.data.created_at);
+    expect(Date.parse(ok.json.pay_by)).toBe(created + 90 * 60_000);
+    expect((await page("GET", `/api/pay/${token}`)).json.pay_by).toBe(ok.json.pay_by);
+    // An operator's change of the provider's time is seen by the next poll; 0 turns it off.
+    await server.admin("PATCH", `/admin/v1/providers/${provider.id}`, { auto_cancel_minutes: 0 });
+    expect((await page("GET", `/api/pay/${token}`)).json).not.toHaveProperty("pay_by");
+    const plain = await open();
+    const assigned = await page("POST", `/api/pay/${plain.token}/deposit`, { amount: "100.00" });
+    expect(assigned.json.status).toBe("assigned");
+    expect(assigned.json).not.toHaveProperty("pay_by");
+  });
+
   it("a reference the merchant already used for another deposit is refused on the page, never shown as this payer's", async () => {
     const direct = depositBody({ amount: "100.00" });
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);

@@ -268,6 +268,64 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("says until when the page is open, and by when to pay where auto-cancel applies, in the payer's time", async () => {
+    const provider = (
+      await server.admin("POST", "/admin/v1/providers", { name: "Auto", auto_cancel_minutes: 45 })
+    ).json;
+    const cancelling = await createFirm(server, { provider_id: provider.id });
+    const { url } = await session(cancelling);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    const shown = (iso: string) =>
+      page.evaluate(
+        (at) => new Date(at).toLocaleTimeString("tr-TR", { hour: "2-digit", minute: "2-digit" }),
+        iso,
+      );
+    const open = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
+    await expect
+      .poll(() => page.locator("#open-until").textContent())
+      .toBe(`Bu sayfa ${await shown(open.expires_at)} saatine kadar açık kalır.`);
+    await page.fill("#amount", "140");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    const assigned = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
+    expect(await page.locator("#pay-by").textContent()).toBe(
+      `Ödemeyi en geç ${await shown(assigned.pay_by)} saatine kadar gönderin; sonra bu ödeme talebi kapanır.`,
+    );
+    await page.click("#lang");
+    await expect.poll(() => page.locator("#pay-by").textContent()).toContain("Send the payment by");
+    await page.context().close();
+
+    // Without auto-cancel there is no deadline to tell.
+    const plain = await openPage((await session(firm)).url);
+    await expect.poll(() => plain.page.locator("#open").isVisible()).toBe(true);
+    await plain.page.fill("#amount", "141");
+    await plain.page.click("#submit");
+    await expect.poll(() => plain.page.locator("#assigned").isVisible()).toBe(true);
+    expect(await plain.page.locator("#pay-by").isVisible()).toBe(false);
+    await plain.page.context().close();
+  });
+
+  it("an amount whose answer never comes is given up after 10 s; the page then finds the account it got", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    // The server takes the amount, but its answer never reaches the page (a phone's link hangs).
+    let hung = false;
+    await page.route(/\/api\/pay\/[^/]+\/deposit$/, async (route) => {
+      hung = true;
+      await route.fetch();
+      await new Promise(() => {});
+    });
+    await page.fill("#amount", "150");
+    await page.click("#submit");
+    await expect.poll(() => hung).toBe(true);
+    expect(await page.locator("#submit").textContent()).toBe("Gönderiliyor…");
+    await expect.poll(() => page.locator("#assigned").isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await page.locator("#v-amount").textContent()).toBe("150,00 TL");
+    await page.context().close();
+  }, 30_000);
+
   it("a check started before the amount was sent cannot turn the account back into the form", async () => {
     const { url } = await session(firm);
     const { page } = await openPage(url);

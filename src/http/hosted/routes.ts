@@ -58,6 +58,8 @@ function view(state: PageState) {
     iban: state.iban,
     // As in every answer (decisions.md, Values): a JSON number written with 2 decimals, 250.00.
     amount: new RawJson(state.amount),
+    // Only when auto-cancel will end it: the page tells the payer by when to pay.
+    ...(state.payBy === null ? {} : { pay_by: new Date(state.payBy).toISOString() }),
     return_url,
   };
 }
