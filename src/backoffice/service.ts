@@ -139,10 +139,11 @@ export function createBackoffice(deps: BackofficeDeps) {
     /** Today's figures (day in Türkiye) for the console's dashboard. */
     async dashboard() {
       const since = startOfIstanbulDay(deps.now());
-      const [totals, times, callbacks, channels] = await Promise.all([
+      const [totals, times, callbacks, retrying, channels] = await Promise.all([
         repos.transactions.totalsSince(since),
         repos.transactions.decisionTimesSince(since),
         repos.callbacks.countByStatus(),
+        repos.callbacks.countRetrying(),
         repos.channels.list(),
       ]);
       const of = (type: string) => {
@@ -181,6 +182,9 @@ export function createBackoffice(deps: BackofficeDeps) {
           pending: callbacks.pending ?? 0,
           delivered: callbacks.delivered ?? 0,
           failed: callbacks.failed ?? 0,
+          // Of the pending ones, those whose receiver failed them already: a merchant refusing
+          // every callback shows here at once, not only when they fail for good 45 hours later.
+          retrying,
         },
         channels: channels.map((c) => ({
           code: c.code,

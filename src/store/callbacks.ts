@@ -76,6 +76,8 @@ export interface CallbackRepository {
   get(id: number): Promise<CallbackRow | undefined>;
   /** How many callbacks are in each status. */
   countByStatus(): Promise<Record<string, number>>;
+  /** Pending callbacks whose receiver has failed them at least once: being retried. */
+  countRetrying(): Promise<number>;
   /** Pending and failed callbacks only: cheap (an index), for metrics scraped every few seconds. */
   countOpen(): Promise<{ pending: number; failed: number }>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
@@ -232,6 +234,15 @@ export function createCallbackRepository(
         .execute();
       const of = (s: string) => Number(rows.find((r) => r.status === s)?.count ?? 0);
       return { pending: of("pending"), failed: of("failed") };
+    },
+    async countRetrying() {
+      const row = await db
+        .selectFrom("callbacks")
+        .select((eb) => eb.fn.countAll<number>().as("count"))
+        .where("status", "=", "pending")
+        .where("attempts", ">", 0)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
     },
     async countByStatus() {
       const rows = await db

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { eventually } from "../support/receiver.js";
 
 describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)", (kind) => {
   let server: TestServer;
@@ -252,7 +253,15 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       pending: expect.any(Number),
       delivered: expect.any(Number),
       failed: expect.any(Number),
+      retrying: expect.any(Number),
     });
+    // The firms' webhook (port 9) refuses every callback: the decisions' callbacks are retried,
+    // and the dashboard says so while they are still pending.
+    const retrying = await eventually(async () => {
+      const { callbacks } = (await call("GET", "/ops/api/dashboard", { cookie: viewer.cookie })).json;
+      return callbacks.retrying >= 2 ? callbacks : undefined;
+    }, 10_000);
+    expect(retrying.retrying).toBeLessThanOrEqual(retrying.pending);
     expect(d.json.withdrawals).toMatchObject({ count: 0, approval_rate: null });
     expect((await call("GET", "/ops/api/dashboard")).status).toBe(401);
   });

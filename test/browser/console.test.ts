@@ -273,7 +273,11 @@ describe("operator console in Chromium", () => {
     await page.fill("#s-reference", reference);
     await page.click('#search-form button[type="submit"]');
     await page.locator(`#results tr[data-id="${id}"]`).click();
-    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · approved`);
+    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Onaylandı`);
+    // Labels and values in the console's language, money as the queue shows it.
+    expect(await page.locator('#d-fields [data-field="amount"]').textContent()).toBe("Tutar150,00 TL");
+    expect(await page.locator('#d-fields [data-field="type"]').textContent()).toBe("TürYatırım");
+    expect(await page.locator(`#results tr[data-id="${id}"] .status`).textContent()).toBe("Onaylandı");
     expect(await page.locator("#d-history").textContent()).toContain("operator:ayse transaction.approve");
     expect(await page.locator("#d-routing").textContent()).toContain("manual: accepted");
     await expect
@@ -291,14 +295,45 @@ describe("operator console in Chromium", () => {
     );
     // The view is in the URL: a reload shows the same detail.
     await page.reload();
-    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · approved`);
+    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Onaylandı`);
     await page.context().close();
+  });
+
+  it("a callback the merchant keeps refusing shows as retried, with its next attempt in local time, and on the summary", async () => {
+    const refusing = await startReceiver();
+    refusing.behave(() => ({ status: 500, body: "down" }));
+    try {
+      const other = await createFirm(server, { webhook_url: refusing.url });
+      const body = depositBody();
+      await send(server, other, { path: "/paymentapi/v1/deposits", body });
+      const q = await send(server, other, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      const id = q.json.data.id as number;
+      await server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:ayse" });
+      await refusing.waitFor(1);
+      const page = await signIn("operator");
+      await page.goto(`${server.url}/ops#/transactions/${id}`);
+      await expect
+        .poll(() => page.locator("#d-callbacks").textContent(), { timeout: 8_000 })
+        .toContain("deposit.approved → pending, 1 × HTTP 500 · sonraki deneme ");
+      expect(await page.locator("#d-callbacks").textContent()).not.toMatch(
+        /next attempt|T\d{2}:\d{2}:\d{2}\.\d{3}Z/,
+      );
+      await tab(page, "summary");
+      await expect
+        .poll(() => page.locator("#cards .card.alert").allTextContents())
+        .toContainEqual(expect.stringContaining("Hata alan, yeniden denenen bildirimler"));
+      await page.context().close();
+    } finally {
+      await refusing.close();
+    }
   });
 
   it("the summary shows today's figures, hourly charts and channel health, in English too", async () => {
     const page = await signIn("viewer");
     await tab(page, "summary");
-    await expect.poll(() => page.locator("#cards .card").count()).toBe(5);
+    await expect.poll(() => page.locator("#cards .card").count()).toBe(6);
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
     expect(await page.locator(".hourly svg").count()).toBe(2);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-dashboard.png"), fullPage: true });

@@ -16,7 +16,7 @@ interface Dashboard {
   deposits: Figures;
   withdrawals: Figures;
   median_seconds_to_decision: number | null;
-  callbacks: { pending: number; delivered: number; failed: number };
+  callbacks: { pending: number; delivered: number; failed: number; retrying: number };
   channels: { code: string; kind: string; active: boolean; breaker: string }[];
 }
 
@@ -63,6 +63,10 @@ export function Summary() {
         <div class={d.callbacks.failed > 0 ? "card alert" : "card"}>
           <div class="figure">{d.callbacks.failed}</div>
           <div class="label">{t("callbackFailures")}</div>
+        </div>
+        <div class={d.callbacks.retrying > 0 ? "card alert" : "card"}>
+          <div class="figure">{d.callbacks.retrying}</div>
+          <div class="label">{t("callbackRetrying")}</div>
         </div>
         <div class="card">
           <div class="figure">{d.callbacks.pending}</div>

@@ -1,5 +1,6 @@
 import { api, query } from "./api";
 import { Change } from "./audit";
+import type { T } from "./i18n";
 import type { QueueRow } from "./queue";
 import { canDecide, Field, filterQuery, lastDay, money, Options, useLoad, useShell, when } from "./ui";
 
@@ -39,7 +40,14 @@ interface Detail extends Row {
     reason?: string;
     ms: number;
   }[];
-  callbacks: { id: number; event: string; status: string; last_result: string | null; attempts: Attempt[] }[];
+  callbacks: {
+    id: number;
+    event: string;
+    status: string;
+    last_result: string | null;
+    next_attempt_at: string | null;
+    attempts: Attempt[];
+  }[];
 }
 
 const STATUSES = ["pending", "approved", "rejected"];
@@ -151,9 +159,9 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
               >
                 <td>{r.id}</td>
                 <td>{when(r.created_at, lang)}</td>
-                <td>{r.type}</td>
+                <td>{typeText(r.type, t)}</td>
                 <td>
-                  <span class={`status ${r.status}`}>{r.status}</span>
+                  <span class={`status ${r.status}`}>{statusText(r.status, t)}</span>
                 </td>
                 <td class="amount">{money(r.amount)} TL</td>
                 <td>{r.reference}</td>
@@ -178,51 +186,54 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
 
 function TransactionDetail({ id }: { id: number }) {
   const { t, lang, me, notify } = useShell();
-  const [d, reload] = useLoad(async () => {
-    const res = await api<Detail>("GET", `/transactions/${id}`);
-    if (!res.ok) notify(res.json.message ?? String(res.status), true);
-    return res.ok ? res.json : undefined;
-  }, String(id));
+  const [d, reload] = useLoad(
+    async () => {
+      const res = await api<Detail>("GET", `/transactions/${id}`);
+      if (!res.ok) notify(res.json.message ?? String(res.status), true);
+      return res.ok ? res.json : undefined;
+      // Refreshed: a callback being retried, or a decision made elsewhere, shows without a reload.
+    },
+    String(id),
+    15_000,
+  );
   if (!d) return null;
-  const fields: [string, unknown][] = [
-    ["amount", d.amount],
-    ["original_amount", d.original_amount],
-    ["type", d.type],
-    ["method", d.method],
-    ["firm_id", d.firm_id],
-    ["payer", `${d.first_name} ${d.last_name}`],
-    ["username", d.username],
-    ["user_id", d.user_id],
-    ["national_id", d.national_id_full ?? d.national_id],
-    ["bank_code", d.bank_code],
-    ["account", d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
-    ["iban", d.iban],
-    ["iban_valid", d.iban_valid],
-    ["decided_by", d.decided_by],
-    ["decided_at", d.decided_at && when(d.decided_at, lang)],
-    ["created_at", when(d.created_at, lang)],
-    ["decision_note", d.decision_note],
-    ["callback_url", d.callback_url],
+  // Labelled in the console's language; `data-field` keeps the API's name (tests, support).
+  const fields: [string, string, unknown][] = [
+    ["amount", t("amount"), `${money(d.amount)} TL`],
+    ["original_amount", t("fOriginalAmount"), d.original_amount && `${money(d.original_amount)} TL`],
+    ["type", t("type"), typeText(d.type, t)],
+    ["method", t("fMethod"), d.method?.toUpperCase()],
+    ["firm_id", t("firm"), d.firm_id],
+    ["payer", t("payer"), `${d.first_name} ${d.last_name}`],
+    ["username", t("fUsername"), d.username],
+    ["user_id", t("fUserId"), d.user_id],
+    ["national_id", t("fNationalId"), d.national_id_full ?? d.national_id],
+    ["bank_code", t("fBankCode"), d.bank_code],
+    ["account", t("account"), d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
+    ["iban", "IBAN", d.iban],
+    ["iban_valid", t("fIbanValid"), d.iban_valid === null ? null : t(d.iban_valid ? "yes" : "no")],
+    ["decided_by", t("fDecidedBy"), d.decided_by],
+    ["decided_at", t("fDecidedAt"), d.decided_at && when(d.decided_at, lang)],
+    ["created_at", t("created"), when(d.created_at, lang)],
+    ["decision_note", t("note"), d.decision_note],
+    ["callback_url", t("fCallbackUrl"), d.callback_url],
   ];
   async function redeliver(callbackId: number) {
     const res = await api("POST", `/callbacks/${callbackId}/redeliver`);
-    notify(
-      res.ok ? `${t("redelivered")}: #${callbackId}` : (res.json.message ?? String(res.status)),
-      !res.ok,
-    );
+    notify(res.ok ? `#${d?.id}: ${t("redelivered")}` : (res.json.message ?? String(res.status)), !res.ok);
     setTimeout(reload, 500);
   }
   return (
     <article id="detail" class="panel">
       <h2 id="d-title">
-        #{d.id} · {d.reference} · {d.status}
+        #{d.id} · {d.reference} · {statusText(d.status, t)}
       </h2>
       <dl id="d-fields">
         {fields
-          .filter(([, v]) => v !== null && v !== undefined)
-          .map(([k, v]) => (
-            <div key={k}>
-              <dt>{k}</dt>
+          .filter(([, , v]) => v !== null && v !== undefined && v !== "")
+          .map(([k, label, v]) => (
+            <div key={k} data-field={k}>
+              <dt>{label}</dt>
               <dd>{String(v)}</dd>
             </div>
           ))}
@@ -252,7 +263,13 @@ function TransactionDetail({ id }: { id: number }) {
       <ul id="d-callbacks">
         {d.callbacks.map((c) => (
           <li key={c.id}>
-            {c.event} → {c.status}, {c.attempts.length} × {c.last_result ?? ""}{" "}
+            {c.event} → {c.status}, {c.attempts.length} × {lastResult(c.last_result)}
+            {c.status === "pending" && c.next_attempt_at && (
+              <>
+                {" "}
+                · {t("nextAttempt")} {when(c.next_attempt_at, lang)}
+              </>
+            )}{" "}
             {canDecide(me.role) && (
               <button type="button" class="redeliver secondary" onClick={() => redeliver(c.id)}>
                 {t("redeliver")}
@@ -270,4 +287,17 @@ function TransactionDetail({ id }: { id: number }) {
       </ul>
     </article>
   );
+}
+
+/** A transaction's status in the console's language (the API's word when it is not a known one). */
+function statusText(status: string, t: T): string {
+  const key = { pending: "statePending", approved: "stateApproved", rejected: "stateRejected" }[status];
+  return key ? t(key as "statePending") : status;
+}
+function typeText(type: string, t: T): string {
+  return type === "deposit" ? t("typeDeposit") : type === "withdrawal" ? t("typeWithdrawal") : type;
+}
+/** The last attempt's result without the worker's UTC note of the next one (shown in local time). */
+function lastResult(text: string | null): string {
+  return (text ?? "").replace(/; next attempt \S+$/, "");
 }
