@@ -268,6 +268,11 @@ $("retry").addEventListener("click", () => {
   check();
 });
 
+/** The typed amount without spaces and without a "TL" or "₺" the payer added. */
+const bare = (text) => text.replace(/\s/g, "").replace(/^₺|(TL|₺)$/gi, "");
+/** "1.500" or "12.500": a thousands dot with no decimals, which the page does not guess at. */
+const dottedThousands = (text) => /^\d{1,3}(\.\d{3})+$/.test(bare(text));
+
 /**
  * The typed amount as the API's decimal text ("1500.50"), or null. Accepted: digits with a decimal
  * comma or point and at most two decimals ("1500", "1500,5", "1500.50"), and Turkish grouping with
@@ -275,7 +280,7 @@ $("retry").addEventListener("click", () => {
  * Refused as ambiguous: "1.500" and "12,345" (a thousands separator or three decimals?).
  */
 function normalise(text) {
-  const v = text.replace(/\s/g, "");
+  const v = bare(text);
   let plain = null;
   if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(v)) plain = v.replace(/\./g, "").replace(",", ".");
   else if (/^\d+([.,]\d{1,2})?$/.test(v)) plain = v.replace(",", ".");
@@ -300,7 +305,11 @@ $("amount-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const amount = normalise($("amount").value);
   if (!amount) {
-    error(() => t("badAmount"));
+    const typed = bare($("amount").value);
+    // Said for what was typed: "1.500" is most likely 1500, but 1,5 is possible too.
+    if (dottedThousands(typed))
+      error(() => fill("dottedThousands", { typed, plain: typed.replace(/\./g, "") }));
+    else error(() => t("badAmount"));
     $("amount").focus();
     return;
   }

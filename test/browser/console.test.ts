@@ -215,10 +215,30 @@ describe("operator console in Chromium", () => {
 
     // Another amount, declined at the confirmation: nothing is sent.
     await row(page, z).locator("input.edit-amount").fill("12515");
+    await expect.poll(() => row(page, z).locator("button.approve").textContent()).toBe("Onayla: 12.515 TL");
     page.once("dialog", (d) => void d.dismiss());
     await row(page, z).locator("button.approve").click();
     await new Promise((r) => setTimeout(r, 300));
     expect(await status(z)).toBe("pending");
+    // "1.500": 1500 with a thousands dot, or 1,5? Not guessed: no confirmation showing a guess, and
+    // the notice says what to type.
+    await row(page, z).locator("input.edit-amount").fill("1.500");
+    await expect.poll(() => row(page, z).locator("button.approve").textContent()).toBe("Onayla: ?");
+    let dialogs = 0;
+    page.on("dialog", (d) => {
+      dialogs++;
+      void d.dismiss();
+    });
+    await new Promise((r) => setTimeout(r, 900)); // past the moved-row guard
+    await row(page, z).locator("button.approve").click();
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(`#${z}: tutar geçersiz: sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50).`);
+    expect(dialogs).toBe(0);
+    expect(await status(z)).toBe("pending");
+    // Typed with "TL" and Turkish grouping: read, and shown grouped.
+    await row(page, z).locator("input.edit-amount").fill("1.500,50 TL");
+    await expect.poll(() => row(page, z).locator("button.approve").textContent()).toBe("Onayla: 1.500,50 TL");
     await page.context().close();
   });
 

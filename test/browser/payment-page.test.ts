@@ -89,12 +89,17 @@ describe("hosted payment page in Chromium", () => {
     await expect
       .poll(() => page.locator("#amount-error").textContent())
       .toBe("Geçerli bir tutar girin, örneğin 1250, 1250,50 veya 1.250,50.");
-    // An ambiguous thousands separator is refused, never read as a decimal point.
+    // An ambiguous thousands separator is refused, never read as a decimal point, and the payer is
+    // told what to type instead.
     await page.fill("#amount", "1.250");
     await page.click("#submit");
-    await expect.poll(() => page.locator("#amount-error").isVisible()).toBe(true);
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("1.250 TL mi? Öyleyse 1250 ya da 1.250,00 yazın.");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("amount");
 
-    await page.fill("#amount", "250,50");
+    // "TL" or "₺" around the amount is no reason to refuse it.
+    await page.fill("#amount", "₺250,50 TL");
     await page.click("#submit");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     // Focus moves to the new screen's lead, so that a screen reader announces it.

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
-import { age, amountInput, canDecide, money, useLoad, useShell } from "./ui";
+import { age, amountInput, canDecide, isAmountInput, money, useLoad, useShell } from "./ui";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
@@ -122,6 +122,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (deciding.current) return;
     const body: Record<string, string> = {};
     const amount = amountInput(amounts[row.id]);
+    // An amount the console cannot read is said so here, before any confirmation shows a guess.
+    if (kind === "approve" && amount && !isAmountInput(amounts[row.id])) {
+      notify(`#${row.id}: ${t("badDecisionAmount")}`, true);
+      return;
+    }
     if (kind === "approve" && amount) {
       // Another amount than asked for moves money the merchant did not expect: confirm it.
       if (Number(amount) !== Number(row.amount)) {
@@ -287,7 +292,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       disabled={busy}
                       onClick={(e) => settled(r.id, e) && decide(r, "approve")}
                     >
-                      {amounts[r.id]?.trim() ? `${t("approveAs")} ${amounts[r.id]} TL` : t("approve")}
+                      {!amounts[r.id]?.trim()
+                        ? t("approve")
+                        : isAmountInput(amounts[r.id])
+                          ? `${t("approveAs")} ${money(amountInput(amounts[r.id]) ?? "")} TL`
+                          : `${t("approveAs")} ?`}
                     </button>{" "}
                     <button
                       type="button"

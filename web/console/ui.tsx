@@ -205,11 +205,21 @@ export function money(amount: string): string {
   return cents === undefined ? grouped : `${grouped},${cents}`;
 }
 
-/** Amounts typed the Turkish way (1.250,50) or plainly (1250.50) to the API's "1250.50". */
+/**
+ * Amounts typed the Turkish way (1.250,50) or plainly (1250, 1250,5, 1250.50), with or without
+ * "TL", to the API's "1250.50". Anything else, and "1.500" (1500 with a thousands dot, or 1.5 with
+ * three decimals?), is passed on as typed: the API refuses it, and `isAmountInput` says so first.
+ */
 export function amountInput(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
-  const s = v.replace(/\s/g, "");
-  return s.includes(",") ? s.replace(/\./g, "").replace(",", ".") : s;
+  const s = v.replace(/\s/g, "").replace(/(TL|₺)$/i, "");
+  if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(s)) return s.replace(/\./g, "").replace(",", ".");
+  if (/^\d+([.,]\d{1,2})?$/.test(s)) return s.replace(",", ".");
+  return s;
+}
+/** Whether `amountInput` reads `v` as an amount (an empty field is no amount either). */
+export function isAmountInput(v: string | undefined): boolean {
+  return /^\d+(\.\d{1,2})?$/.test(amountInput(v) ?? "");
 }
 
 /** How long ago, in the console's language's short units (sn/dk/sa, s/min/h). */
