@@ -85,6 +85,17 @@ describe("operator console in Chromium", () => {
     const c = await deposit();
     const page = await signIn("operator");
     await expect.poll(() => row(page, a).isVisible()).toBe(true);
+    // The firm by its name (transactions carry its id alone).
+    const firmName = (await server.admin("GET", "/admin/v1/firms")).json.find(
+      (f: { id: number }) => f.id === firm.id,
+    ).name as string;
+    await expect
+      .poll(() =>
+        row(page, a)
+          .locator("td.firm")
+          .evaluate((td) => td.firstChild?.textContent),
+      )
+      .toBe(firmName);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-queue.png"), fullPage: true });
 
     await row(page, a).locator("button.approve").click();
@@ -290,6 +301,10 @@ describe("operator console in Chromium", () => {
     await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === id));
     const page = await signIn("operator");
     await tab(page, "transactions");
+    // The firm filter offers the firms by name.
+    await expect
+      .poll(() => page.locator('select[name="firm"] option').allTextContents())
+      .toContainEqual(expect.stringMatching(/^Firm .+ \(#\d+\)$/));
     await page.fill("#s-reference", reference);
     await page.click('#search-form button[type="submit"]');
     await page.locator(`#results tr[data-id="${id}"]`).click();

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
-import { age, amountInput, canDecide, isAmountInput, money, useLoad, useShell } from "./ui";
+import { age, amountInput, canDecide, isAmountInput, money, useFirmNames, useLoad, useShell } from "./ui";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
@@ -59,6 +59,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     live ? 30_000 : 5_000,
   );
   reloadNow.current = reload;
+  const firmNames = useFirmNames();
   const [selected, setSelected] = useState<number | null>(null);
   const [rejecting, setRejecting] = useState<number | null>(null);
   const [amounts, setAmounts] = useState<Record<number, string>>({});
@@ -251,8 +252,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   {r.username} · {r.user_id}
                 </div>
               </td>
-              <td data-label={t("firm")}>
-                {r.firm_id}
+              <td data-label={t("firm")} class="firm">
+                {firmNames.get(r.firm_id) ?? `#${r.firm_id}`}
                 <div class="sub">{r.reference}</div>
               </td>
               {r.type === "deposit" ? (

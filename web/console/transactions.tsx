@@ -2,7 +2,18 @@ import { api, query } from "./api";
 import { Change } from "./audit";
 import type { T } from "./i18n";
 import type { QueueRow } from "./queue";
-import { canDecide, Field, filterQuery, lastDay, money, Options, useLoad, useShell, when } from "./ui";
+import {
+  canDecide,
+  Field,
+  filterQuery,
+  lastDay,
+  money,
+  Options,
+  useFirmNames,
+  useLoad,
+  useShell,
+  when,
+} from "./ui";
 
 interface Attempt {
   attempt: number;
@@ -71,6 +82,7 @@ const SEARCH_PAGE = 200;
 /** Search with every filter operators use for reconciliation, the same filter as CSV, and a detail. */
 export function Transactions({ filter, id }: { filter: URLSearchParams; id?: number }) {
   const { t, lang, notify } = useShell();
+  const firmNames = useFirmNames();
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
   const [rows] = useLoad(async () => {
     if (!q) return [];
@@ -117,7 +129,20 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
           <Options name="type" chosen={filter.get("type")} values={TYPES} any={t("any")} />
         </Field>
         <Field label={t("firm")}>
-          <input name="firm" inputMode="numeric" size={5} defaultValue={filter.get("firm") ?? ""} />
+          {/* By name; the filter takes the id. A firm not (yet) listed keeps the id it was given. */}
+          <select name="firm" key={firmNames.size}>
+            <option value="">{t("any")}</option>
+            {[...firmNames].map(([id, name]) => (
+              <option key={id} value={String(id)} selected={String(id) === filter.get("firm")}>
+                {name} (#{id})
+              </option>
+            ))}
+            {filter.get("firm") && !firmNames.has(Number(filter.get("firm"))) && (
+              <option value={filter.get("firm") ?? ""} selected>
+                #{filter.get("firm")}
+              </option>
+            )}
+          </select>
         </Field>
         <Field label={t("from")}>
           <input name="from" type="date" defaultValue={day(filter.get("from"))} />
@@ -186,6 +211,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
 
 function TransactionDetail({ id }: { id: number }) {
   const { t, lang, me, notify } = useShell();
+  const firmNames = useFirmNames();
   const [d, reload] = useLoad(
     async () => {
       const res = await api<Detail>("GET", `/transactions/${id}`);
@@ -203,7 +229,11 @@ function TransactionDetail({ id }: { id: number }) {
     ["original_amount", t("fOriginalAmount"), d.original_amount && `${money(d.original_amount)} TL`],
     ["type", t("type"), typeText(d.type, t)],
     ["method", t("fMethod"), d.method?.toUpperCase()],
-    ["firm_id", t("firm"), d.firm_id],
+    [
+      "firm_id",
+      t("firm"),
+      firmNames.has(d.firm_id) ? `${firmNames.get(d.firm_id)} (#${d.firm_id})` : d.firm_id,
+    ],
     ["payer", t("payer"), `${d.first_name} ${d.last_name}`],
     ["username", t("fUsername"), d.username],
     ["user_id", t("fUserId"), d.user_id],

@@ -132,6 +132,19 @@ export function Options(props: {
   );
 }
 
+/**
+ * The firms' names by id, for screens that list transactions (which carry the id alone): an
+ * operator knows "Demo Shop", not "firm 4". Refreshed every minute; empty until the first answer.
+ */
+export function useFirmNames(): Map<number, string> {
+  const [firms] = useLoad(
+    async () => (await api<{ id: number; name: string }[]>("GET", "/firms")).json,
+    "firm-names",
+    60_000,
+  );
+  return new Map(Array.isArray(firms) ? firms.map((f) => [f.id, f.name]) : []);
+}
+
 /** A small stacked bar: the share of each part, labelled for screen readers. */
 export function Bars({ parts }: { parts: [string, number][] }) {
   const total = parts.reduce((a, [, n]) => a + n, 0) || 1;
