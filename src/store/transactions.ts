@@ -34,6 +34,8 @@ export interface TransactionFilter {
   username?: string;
   /** Matches the withdrawal IBAN or the assigned IBAN of a deposit. */
   iban?: string;
+  /** The amount exactly, in minor units. */
+  amountMinor?: number;
   /** Created at or after / before, epoch ms. */
   from?: number;
   to?: number;
@@ -268,6 +270,7 @@ export function createTransactionRepository(
         const iban = filter.iban;
         q = q.where((eb) => eb.or([eb("iban", "=", iban), eb("assigned_iban", "=", iban)]));
       }
+      if (filter.amountMinor !== undefined) q = q.where("amount", "=", filter.amountMinor);
       if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
       if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
       if (filter.liveOnly)

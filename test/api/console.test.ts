@@ -424,6 +424,27 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(csv.headers["x-rows-limited"]).toBe("false");
   });
 
+  it("a search by amount finds exactly that amount (a bank statement's line); a bad amount is refused", async () => {
+    const other = await createFirm(server);
+    for (const amount of ["1250.50", "1250.5", "1250.05", "125.05"])
+      await send(server, other, { path: "/paymentapi/v1/deposits", body: depositBody({ amount }) });
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const found = await call("GET", `/ops/api/transactions?firm=${other.id}&amount=1250.50`, {
+      cookie: viewer.cookie,
+    });
+    expect(found.json.map((t: { amount: string }) => t.amount)).toEqual(["1250.50", "1250.50"]);
+    for (const bad of ["1.250,50", "0", "12.345", "abc"]) {
+      const refused = await call("GET", `/ops/api/transactions?amount=${encodeURIComponent(bad)}`, {
+        cookie: viewer.cookie,
+      });
+      expect([bad, refused.status, refused.json.message]).toEqual([
+        bad,
+        400,
+        "bad search: check ids, statuses, amounts and ISO 8601 dates",
+      ]);
+    }
+  });
+
   it("sign-ins, failed sign-ins, the lockout and sign-outs of operators are in the audit log", async () => {
     const created = await server.admin("POST", "/admin/v1/operators", {
       email: "audit@ops.example",

@@ -306,7 +306,10 @@ describe("operator console in Chromium", () => {
       .poll(() => page.locator('select[name="firm"] option').allTextContents())
       .toContainEqual(expect.stringMatching(/^Firm .+ \(#\d+\)$/));
     await page.fill("#s-reference", reference);
+    // The amount as a person types it: read as 150.00.
+    await page.fill('#search-form input[name="amount"]', "150,00 TL");
     await page.click('#search-form button[type="submit"]');
+    await expect.poll(() => page.evaluate(() => location.hash)).toContain("amount=150.00");
     await page.locator(`#results tr[data-id="${id}"]`).click();
     await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Onaylandı`);
     // Labels and values in the console's language, money as the queue shows it.
@@ -326,7 +329,7 @@ describe("operator console in Chromium", () => {
       receiver.received.filter((r) => JSON.parse(r.body).id === id).length > before ? true : undefined,
     );
     expect(await page.locator("#csv").getAttribute("href")).toBe(
-      `/ops/api/transactions.csv?reference=${reference}`,
+      `/ops/api/transactions.csv?reference=${reference}&amount=150.00`,
     );
     // The view is in the URL: a reload shows the same detail.
     await page.reload();

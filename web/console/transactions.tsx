@@ -3,6 +3,7 @@ import { Change } from "./audit";
 import type { T } from "./i18n";
 import type { QueueRow } from "./queue";
 import {
+  amountInput,
   canDecide,
   Field,
   filterQuery,
@@ -72,6 +73,7 @@ const FILTERS = [
   "status",
   "type",
   "firm",
+  "amount",
   "from",
   "to",
 ] as const;
@@ -88,13 +90,25 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
     if (!q) return [];
     const res = await api<Row[]>("GET", `/transactions?${q}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
-    if (!res.ok) notify(res.json.message ?? String(res.status), true);
+    if (!res.ok)
+      notify(
+        res.json.message?.startsWith("bad search")
+          ? t("badSearch")
+          : (res.json.message ?? String(res.status)),
+        true,
+      );
     return res.ok ? res.json : undefined;
   }, q);
 
   function submit(e: Event) {
     e.preventDefault();
-    location.hash = `#/transactions?${filterQuery(e.currentTarget as HTMLFormElement, FILTERS)}`;
+    const form = e.currentTarget as HTMLFormElement;
+    // The amount as typed by a person (1.250,50, with TL) in the API's form; unreadable: as typed,
+    // and the server's refusal says so.
+    const params = new URLSearchParams(filterQuery(form, FILTERS));
+    const amount = params.get("amount");
+    if (amount) params.set("amount", amountInput(amount) ?? amount);
+    location.hash = `#/transactions?${params.toString()}`;
   }
   const day = (v: string | null) => v?.slice(0, 10) ?? "";
 
@@ -143,6 +157,15 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
               </option>
             )}
           </select>
+        </Field>
+        <Field label={t("amount")}>
+          <input
+            name="amount"
+            inputMode="decimal"
+            size={9}
+            placeholder="1.250,50"
+            defaultValue={filter.get("amount") ? money(filter.get("amount") ?? "") : ""}
+          />
         </Field>
         <Field label={t("from")}>
           <input name="from" type="date" defaultValue={day(filter.get("from"))} />

@@ -373,6 +373,16 @@ export function registerConsoleRoutes(
       status: z.enum(["pending", "approved", "rejected"]).optional(),
       type: z.enum(["deposit", "withdrawal"]).optional(),
       firm: idText.optional(),
+      // The amount exactly, as a bank statement line shows it ("1500.50"): to match a transfer.
+      amount: z
+        .string()
+        .transform((v, ctx) => {
+          const parsed = parseAmount(v);
+          if (parsed.ok) return parsed.minor;
+          ctx.addIssue({ code: "custom", message: "amount" });
+          return z.NEVER;
+        })
+        .optional(),
       from: z.iso.datetime({ offset: true }).optional(),
       to: z.iso.datetime({ offset: true }).optional(),
       limit: limitText.optional(),
@@ -383,7 +393,8 @@ export function registerConsoleRoutes(
      */
     async function findTransactions(request: FastifyRequest, reply: FastifyReply, exportAll = false) {
       const q = search.safeParse(request.query);
-      if (!q.success) return void sendError(reply, 400, "bad search: check ids, statuses and ISO 8601 dates");
+      if (!q.success)
+        return void sendError(reply, 400, "bad search: check ids, statuses, amounts and ISO 8601 dates");
       const f = q.data;
       return backoffice.listTransactions({
         id: f.id,
@@ -394,6 +405,7 @@ export function registerConsoleRoutes(
         status: f.status,
         type: f.type,
         firmId: f.firm,
+        amountMinor: f.amount,
         from: f.from === undefined ? undefined : Date.parse(f.from),
         to: f.to === undefined ? undefined : Date.parse(f.to),
         limit: exportAll ? CSV_LIMIT : (f.limit ?? SEARCH_PAGE),
