@@ -46,7 +46,13 @@ describe.each(STORES)("firm directory (%s)", (kind: StoreKind) => {
 
   it("finds a key once per lifetime; an unknown key of a key's size is read once and remembered", async () => {
     let reads = 0;
-    const counted = { ...repos.firms, findByApiKey: (k: string) => (reads++, repos.firms.findByApiKey(k)) };
+    const counted = {
+      ...repos.firms,
+      findByApiKey: (k: string) => {
+        reads++;
+        return repos.firms.findByApiKey(k);
+      },
+    };
     const directory = createFirmDirectory(counted, box);
     expect((await directory.findByApiKey(apiKey))?.secret).toBe("sk_test");
     expect((await directory.findByApiKey(apiKey))?.name).toBe("Directory Firm");
@@ -57,7 +63,13 @@ describe.each(STORES)("firm directory (%s)", (kind: StoreKind) => {
 
   it("a header longer than any key is no firm, without a read", async () => {
     let reads = 0;
-    const counted = { ...repos.firms, findByApiKey: (k: string) => (reads++, repos.firms.findByApiKey(k)) };
+    const counted = {
+      ...repos.firms,
+      findByApiKey: (k: string) => {
+        reads++;
+        return repos.firms.findByApiKey(k);
+      },
+    };
     const directory = createFirmDirectory(counted, box);
     for (const size of [65, 1_000, 16_000])
       expect(await directory.findByApiKey("k".repeat(size))).toBeUndefined();
