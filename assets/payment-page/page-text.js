@@ -27,7 +27,7 @@ export const T = {
     slowAnswer: "Yanıt gecikti. Tutarınız alınmış olabilir: sayfa birkaç saniye içinde güncellenir.",
     expiredTitle: "Bu ödeme sayfası kapandı",
     expiredText:
-      "Hesap bilgisi artık gösterilmez. Ödemeyi yaptıysanız tekrar göndermeyin: sonucu işyeri size bildirir. Yeni bir ödeme için işyerinin sitesine dönün.",
+      "Bu ödeme bağlantısının süresi doldu; bu sayfadan ödeme yapılamaz. Yeni bir ödeme için işyerinin sitesine dönün.",
     approvedTitle: "Ödemeniz onaylandı",
     approvedText: "İşyeri ödemenizi aldı. Bu sayfayı kapatabilirsiniz; tekrar ödeme yapmayın.",
     rejectedTitle: "Bu ödeme talebi kapandı",
@@ -78,7 +78,7 @@ export const T = {
     slowAnswer: "The answer is late. Your amount may have been received: the page updates in a few seconds.",
     expiredTitle: "This payment page is closed",
     expiredText:
-      "No account details are shown here any more. If you have paid, do not pay again: the merchant will tell you the result. Go back to the merchant's site for a new payment.",
+      "This payment link has expired; no payment can be made from it. Go back to the merchant's site for a new payment.",
     approvedTitle: "Your payment is confirmed",
     approvedText: "The merchant has received your payment. You can close this page; do not pay again.",
     rejectedTitle: "This payment request is closed",

@@ -383,10 +383,17 @@ document.addEventListener("click", async (event) => {
   const key = event.target?.closest?.("[data-copy]")?.getAttribute("data-copy");
   if (!key || !values[key]) return;
   const value = values[key];
+  const button = event.target.closest("[data-copy]");
   try {
     await navigator.clipboard.writeText(value);
     hideManualCopy();
     setCopyStatus("copied");
+    // Said on the button pressed too: the status line is under the list, far from it on a phone,
+    // and four buttons read "Kopyala".
+    button.textContent = `${t("copied")} ✓`;
+    setTimeout(() => {
+      button.textContent = t("copy");
+    }, 2000);
   } catch (_e) {
     // No clipboard here (an in-app browser, a page not on https): exactly the value the button
     // copies is put in a read-only field and selected, and the payer is told to copy it by hand,

@@ -154,6 +154,15 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect((await page("GET", `/api/pay/${token}`)).text).toContain('"max_amount":200.00,');
   });
 
+  it("the favicon browsers ask for by themselves is an empty answer, not a 404", async () => {
+    const icon = await page("GET", "/favicon.ico");
+    expect([icon.status, icon.text, icon.headers["cache-control"]]).toEqual([
+      204,
+      "",
+      "public, max-age=86400",
+    ]);
+  });
+
   it("an assigned page says by when auto-cancel ends the deposit (pay_by); none without auto-cancel", async () => {
     const provider = (
       await server.admin("POST", "/admin/v1/providers", { name: "Cancels", auto_cancel_minutes: 90 })

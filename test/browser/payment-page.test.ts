@@ -112,6 +112,12 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#v-bank").textContent()).toBe("Ziraat Bankası");
     await page.locator('[data-copy="iban"]').click();
     await expect.poll(() => page.locator("#copied").isVisible()).toBe(true);
+    // The button pressed says so too (the status line is far below it on a phone).
+    expect(await page.locator('[data-copy="iban"]').textContent()).toBe("Kopyalandı ✓");
+    expect(await page.locator('[data-copy="bank"]').textContent()).toBe("Kopyala");
+    await expect
+      .poll(() => page.locator('[data-copy="iban"]').textContent(), { timeout: 4_000 })
+      .toBe("Kopyala");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("TR330006100519786457841326");
     // The amount is copied as shown, with a decimal comma (a Turkish banking app reads "." as thousands).
     await page.locator('[data-copy="amount"]').click();
@@ -226,6 +232,20 @@ describe("hosted payment page in Chromium", () => {
       .poll(() => second.page.locator("#amount-error").textContent())
       .toBe("Bir sorun oluştu. Lütfen tekrar deneyin.");
     await second.page.context().close();
+  });
+
+  it("a link that closed unused says it expired, not that an account is no longer shown", async () => {
+    const closing = await createFirm(server);
+    const { url } = await session(closing);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    // A deactivated firm's open links expire.
+    await server.admin("PATCH", `/admin/v1/firms/${closing.id}`, { active: false });
+    await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
+    expect(await page.locator("#expired-text").textContent()).toBe(
+      "Bu ödeme bağlantısının süresi doldu; bu sayfadan ödeme yapılamaz. Yeni bir ödeme için işyerinin sitesine dönün.",
+    );
+    await page.context().close();
   });
 
   it("an unknown link shows the not-found screen and reveals nothing", async () => {

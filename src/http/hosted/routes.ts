@@ -88,6 +88,11 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
   app.get("/t/:token", async (_request, reply) =>
     reply.headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html),
   );
+  // Browsers ask for it on their own with every page (payers' and operators'): no icon, and no 404
+  // in their consoles and our metrics.
+  app.get("/favicon.ico", async (_request, reply) =>
+    reply.code(204).header("cache-control", "public, max-age=86400").send(),
+  );
   // page.js is a module: it imports its words from page-text.js (same origin, same headers).
   for (const [name, type, body] of [
     ["page.js", "text/javascript", js],
