@@ -234,6 +234,22 @@ describe("hosted payment page in Chromium", () => {
     await second.page.context().close();
   });
 
+  it("on a 320 px phone the account fits without sideways scrolling, and the copy buttons are thumb-sized", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url, { width: 320, height: 640 });
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "1.250,50");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    const heights = await page
+      .locator(".copy")
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+    expect(heights).toHaveLength(4);
+    for (const h of heights) expect(h).toBeGreaterThanOrEqual(44);
+    await page.context().close();
+  });
+
   it("a link that closed unused says it expired, not that an account is no longer shown", async () => {
     const closing = await createFirm(server);
     const { url } = await session(closing);
