@@ -5,6 +5,7 @@ import { newApiKey } from "../../src/backoffice/management.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { STORES, type StoreKind } from "../support/harness.js";
+import { insertFirm } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 
 /**
@@ -22,59 +23,41 @@ describe.each(STORES)("firm directory (%s)", (kind: StoreKind) => {
     opened = await freshStore(kind);
     repos = createRepositories(opened.store);
     apiKey = newApiKey();
-    const at = Date.now();
-    await repos.firms.create({
-      provider_id: null,
+    await insertFirm(opened.store, Date.now(), {
       name: "Directory Firm",
       api_key: apiKey,
       secret_sealed: box.seal("sk_test"),
-      webhook_url: "https://shop.example/cb",
-      legacy_http: 0,
-      callback_middle_name: 0,
-      deposit_min: null,
-      deposit_max: null,
-      deposits_open: 1,
-      withdrawals_open: 1,
-      active: 1,
-      rate_limit_per_second: 100,
-      sandbox: 0,
-      created_at: at,
-      updated_at: at,
     });
   });
-  afterAll(() => opened?.close());
-
-  it("finds a key once per lifetime; an unknown key of a key's size is read once and remembered", async () => {
+  /** A directory over the real repository, counting the lookups that reach the store. */
+  function counted() {
     let reads = 0;
-    const counted = {
+    const firms = {
       ...repos.firms,
       findByApiKey: (k: string) => {
         reads++;
         return repos.firms.findByApiKey(k);
       },
     };
-    const directory = createFirmDirectory(counted, box);
+    return { directory: createFirmDirectory(firms, box), reads: () => reads };
+  }
+  afterAll(() => opened?.close());
+
+  it("finds a key once per lifetime; an unknown key of a key's size is read once and remembered", async () => {
+    const { directory, reads } = counted();
     expect((await directory.findByApiKey(apiKey))?.secret).toBe("sk_test");
     expect((await directory.findByApiKey(apiKey))?.name).toBe("Directory Firm");
     expect(await directory.findByApiKey("pk_unknown")).toBeUndefined();
     expect(await directory.findByApiKey("pk_unknown")).toBeUndefined();
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
   });
 
   it("a header longer than any key is no firm, without a read", async () => {
-    let reads = 0;
-    const counted = {
-      ...repos.firms,
-      findByApiKey: (k: string) => {
-        reads++;
-        return repos.firms.findByApiKey(k);
-      },
-    };
-    const directory = createFirmDirectory(counted, box);
+    const { directory, reads } = counted();
     for (const size of [65, 1_000, 16_000])
       expect(await directory.findByApiKey("k".repeat(size))).toBeUndefined();
-    expect(reads).toBe(0);
+    expect(reads()).toBe(0);
     expect(await directory.findByApiKey("k".repeat(64))).toBeUndefined();
-    expect(reads).toBe(1);
+    expect(reads()).toBe(1);
   });
 });

@@ -3,7 +3,11 @@ import type { Store } from "../../src/store/open.js";
 import type { Database } from "../../src/store/schema.js";
 
 /** Rows written straight into a store, for tests of the store layer below the HTTP API. */
-export async function insertFirm(store: Store, now: number): Promise<number> {
+export async function insertFirm(
+  store: Store,
+  now: number,
+  values: Partial<Insertable<Database["firms"]>> = {},
+): Promise<number> {
   const row = await store.db
     .insertInto("firms")
     .values({
@@ -22,6 +26,7 @@ export async function insertFirm(store: Store, now: number): Promise<number> {
       rate_limit_per_second: 100,
       created_at: now,
       updated_at: now,
+      ...values,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
