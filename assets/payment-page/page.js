@@ -46,9 +46,11 @@ const CHECK_TIMEOUT_MS = 10000;
 /**
  * A submit unanswered by then is given up too: the page then checks what became of it (the
  * deposit may exist already) instead of showing "Sending…" for as long as the connection hangs.
+ * Longer than the server's routing deadline (PAYINTAKE_ROUTING_DEADLINE_MS, at most 20 s): a
+ * deposit routed slowly but normally is not given up, and its channels are not asked twice.
  * Sending the amount again is safe: a second submit shows the account the first one got.
  */
-const SUBMIT_TIMEOUT_MS = 10000;
+const SUBMIT_TIMEOUT_MS = 25000;
 // Answers are applied in the order their requests were started, never in the order they arrive: a
 // slow check that answered "assigned" after a later one said "expired" showed the account again.
 // `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
@@ -380,10 +382,10 @@ function setCopyStatus(key) {
   );
 }
 document.addEventListener("click", async (event) => {
-  const key = event.target?.closest?.("[data-copy]")?.getAttribute("data-copy");
+  const button = event.target?.closest?.("[data-copy]");
+  const key = button?.getAttribute("data-copy");
   if (!key || !values[key]) return;
   const value = values[key];
-  const button = event.target.closest("[data-copy]");
   try {
     await navigator.clipboard.writeText(value);
     hideManualCopy();

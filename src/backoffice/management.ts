@@ -212,6 +212,10 @@ export function createManagement(deps: ManagementDeps) {
       return { ok: true as const, value: { ...firmView(row), secret_key: secret } };
     },
 
+    /** Each firm's id and name only: for screens that show transactions (no keys, no settings). */
+    async firmNames() {
+      return (await repos.firms.list()).map((f) => ({ id: f.id, name: f.name }));
+    },
     async listFirms() {
       return (await repos.firms.list()).map(firmView);
     },

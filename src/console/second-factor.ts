@@ -90,7 +90,7 @@ export function createSecondFactor(deps: {
     checked: { row: OperatorRow; now: number },
     secret: string | null,
     keep: SessionRef,
-  ): Promise<{ token: string; csrf: string }> {
+  ): Promise<{ token: string | null; csrf: string }> {
     const { row, now } = checked;
     await repos.audited.update(
       "operators",
@@ -126,7 +126,7 @@ export function createSecondFactor(deps: {
       | {
           ok: true;
           value: { second_factor: true; csrf_token: string; recovery_codes: string[] };
-          token: string;
+          token: string | null;
         }
     > {
       const checked = await check(
@@ -155,7 +155,9 @@ export function createSecondFactor(deps: {
       password: string,
       code: string,
       keep: SessionRef,
-    ): Promise<Failure | { ok: true; value: { second_factor: false; csrf_token: string }; token: string }> {
+    ): Promise<
+      Failure | { ok: true; value: { second_factor: false; csrf_token: string }; token: string | null }
+    > {
       if (deps.required) return { ok: false, status: 409, message: REQUIRED };
       const checked = await check(
         operatorId,

@@ -18,6 +18,8 @@ export interface SessionRef {
 
 /** A session cookie's token: 256 random bits. */
 export const newSessionToken = () => randomBytes(32).toString("base64url");
+/** The session cookie's lifetime, in seconds (its Max-Age). */
+export const SESSION_TTL_S = SESSION_TTL_MS / 1000;
 
 /**
  * Opens a console session for `session.token` with a fresh CSRF token, if the operator's password
@@ -60,8 +62,15 @@ export async function renewSession(
   old: SessionRef,
   checked: CheckedCredentials,
   now: number,
-): Promise<{ token: string; csrf: string }> {
+): Promise<{ token: string | null; csrf: string }> {
   const token = newSessionToken();
-  const { csrf } = await openSession(repos, operatorId, { token, deviceHash: old.deviceHash }, checked, now);
-  return { token, csrf };
+  const { opened, csrf } = await openSession(
+    repos,
+    operatorId,
+    { token, deviceHash: old.deviceHash },
+    checked,
+    now,
+  );
+  // Not opened when yet another change came in meanwhile: no session, so no cookie (sign in again).
+  return { token: opened ? token : null, csrf };
 }

@@ -182,14 +182,14 @@ export function createHostedSessions(deps: HostedDeps) {
           ) {
             await repos.sessions.markAssigned(session.id, tx.id, deps.now());
             const again = await repos.sessions.byTokenHash(session.token_hash);
-            if (again?.transaction_id === tx.id) return { ok: true, state: await stateOf(again) };
+            if (again?.transaction_id === tx.id) return { ok: true, state: await stateOf(again, row) };
           }
         }
         return { ok: false, kind: "rejected", rejection: outcome.rejection };
       }
       await repos.sessions.markAssigned(session.id, outcome.id, deps.now());
       const assigned = await repos.sessions.byTokenHash(session.token_hash);
-      return { ok: true, state: assigned ? await stateOf(assigned) : current };
+      return { ok: true, state: assigned ? await stateOf(assigned, row) : current };
     },
   };
 }

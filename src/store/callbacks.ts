@@ -76,7 +76,11 @@ export interface CallbackRepository {
   get(id: number): Promise<CallbackRow | undefined>;
   /** How many callbacks are in each status. */
   countByStatus(): Promise<Record<string, number>>;
-  /** Pending callbacks whose receiver has failed them at least once: being retried. */
+  /**
+   * Pending callbacks whose receiver has failed them since they were (re)scheduled: being retried.
+   * By `step`, not `attempts`: sending one again starts a fresh schedule (step 0) and keeps the
+   * attempts already made, and a callback an operator sends again is not failing.
+   */
   countRetrying(): Promise<number>;
   /** Pending and failed callbacks only: cheap (an index), for metrics scraped every few seconds. */
   countOpen(): Promise<{ pending: number; failed: number }>;
@@ -240,7 +244,7 @@ export function createCallbackRepository(
         .selectFrom("callbacks")
         .select((eb) => eb.fn.countAll<number>().as("count"))
         .where("status", "=", "pending")
-        .where("attempts", ">", 0)
+        .where("step", ">", 0)
         .executeTakeFirst();
       return Number(row?.count ?? 0);
     },

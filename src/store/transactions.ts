@@ -34,7 +34,10 @@ export interface TransactionFilter {
   username?: string;
   /** Matches the withdrawal IBAN or the assigned IBAN of a deposit. */
   iban?: string;
-  /** The amount exactly, in minor units. */
+  /**
+   * The amount exactly, in minor units: the one decided or the one asked for (a payer who sent
+   * another sum than asked is found by the statement's sum once an operator approved it as sent).
+   */
   amountMinor?: number;
   /** Created at or after / before, epoch ms. */
   from?: number;
@@ -270,7 +273,10 @@ export function createTransactionRepository(
         const iban = filter.iban;
         q = q.where((eb) => eb.or([eb("iban", "=", iban), eb("assigned_iban", "=", iban)]));
       }
-      if (filter.amountMinor !== undefined) q = q.where("amount", "=", filter.amountMinor);
+      if (filter.amountMinor !== undefined) {
+        const minor = filter.amountMinor;
+        q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
+      }
       if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
       if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
       if (filter.liveOnly)

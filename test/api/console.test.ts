@@ -424,6 +424,16 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(csv.headers["x-rows-limited"]).toBe("false");
   });
 
+  it("firm names for the screens that list transactions: id and name, nothing else of a firm", async () => {
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const names = await call("GET", "/ops/api/firm-names", { cookie: viewer.cookie });
+    expect(names.status).toBe(200);
+    const all = (await server.admin("GET", "/admin/v1/firms")).json as { id: number; name: string }[];
+    expect(names.json).toEqual(all.map((f) => ({ id: f.id, name: f.name })));
+    expect(JSON.stringify(names.json)).not.toContain("pk_");
+    expect((await call("GET", "/ops/api/firm-names")).status).toBe(401);
+  });
+
   it("a search by amount finds exactly that amount (a bank statement's line); a bad amount is refused", async () => {
     const other = await createFirm(server);
     for (const amount of ["1250.50", "1250.5", "1250.05", "125.05"])
@@ -433,6 +443,22 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       cookie: viewer.cookie,
     });
     expect(found.json.map((t: { amount: string }) => t.amount)).toEqual(["1250.50", "1250.50"]);
+    // Also by the amount asked for, once an operator approved another one (the sum actually sent).
+    const asked = found.json[0].id as number;
+    const op = await login("operator@ops.example", "operator-password-123");
+    await call("POST", `/ops/api/transactions/${asked}/approve`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+      body: { amount: "1200.00" },
+    });
+    const byEither = async (amount: string) =>
+      (
+        await call("GET", `/ops/api/transactions?firm=${other.id}&amount=${amount}`, {
+          cookie: viewer.cookie,
+        })
+      ).json.map((t: { id: number }) => t.id);
+    expect(await byEither("1200.00")).toEqual([asked]);
+    expect(await byEither("1250.50")).toContain(asked);
     for (const bad of ["1.250,50", "0", "12.345", "abc"]) {
       const refused = await call("GET", `/ops/api/transactions?amount=${encodeURIComponent(bad)}`, {
         cookie: viewer.cookie,

@@ -226,7 +226,9 @@ describe("operator console in Chromium", () => {
 
     // Another amount, declined at the confirmation: nothing is sent.
     await row(page, z).locator("input.edit-amount").fill("12515");
-    await expect.poll(() => row(page, z).locator("button.approve").textContent()).toBe("Onayla: 12.515 TL");
+    await expect
+      .poll(() => row(page, z).locator("button.approve").textContent())
+      .toBe("Onayla: 12.515,00 TL");
     page.once("dialog", (d) => void d.dismiss());
     await row(page, z).locator("button.approve").click();
     await new Promise((r) => setTimeout(r, 300));

@@ -250,7 +250,7 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
-  it("a link that closed unused says it expired, not that an account is no longer shown", async () => {
+  it("a link that closed unused says it is no longer valid, not that an account is no longer shown", async () => {
     const closing = await createFirm(server);
     const { url } = await session(closing);
     const { page } = await openPage(url);
@@ -259,7 +259,7 @@ describe("hosted payment page in Chromium", () => {
     await server.admin("PATCH", `/admin/v1/firms/${closing.id}`, { active: false });
     await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
     expect(await page.locator("#expired-text").textContent()).toBe(
-      "Bu ödeme bağlantısının süresi doldu; bu sayfadan ödeme yapılamaz. Yeni bir ödeme için işyerinin sitesine dönün.",
+      "Bu ödeme bağlantısı artık geçerli değil; bu sayfadan ödeme yapılamaz. Yeni bir ödeme için işyerinin sitesine dönün.",
     );
     await page.context().close();
   });
@@ -317,24 +317,27 @@ describe("hosted payment page in Chromium", () => {
     const { url } = await session(cancelling);
     const { page } = await openPage(url);
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    // The page's rule: the time alone today, with the date on another day (past midnight).
     const shown = (iso: string) =>
-      page.evaluate(
-        (at) => new Date(at).toLocaleTimeString("tr-TR", { hour: "2-digit", minute: "2-digit" }),
-        iso,
-      );
+      page.evaluate((at) => {
+        const d = new Date(at);
+        const time = d.toLocaleTimeString("tr-TR", { hour: "2-digit", minute: "2-digit" });
+        if (d.toDateString() === new Date().toDateString()) return time;
+        return `${d.toLocaleDateString("tr-TR", { day: "numeric", month: "long" })} ${time}`;
+      }, iso);
     const open = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
     await expect
       .poll(() => page.locator("#open-until").textContent())
-      .toBe(`Bu sayfa ${await shown(open.expires_at)} saatine kadar açık kalır.`);
+      .toBe(`Bu sayfa şu zamana kadar açık kalır: ${await shown(open.expires_at)}.`);
     await page.fill("#amount", "140");
     await page.click("#submit");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     const assigned = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
     expect(await page.locator("#pay-by").textContent()).toBe(
-      `Ödemeyi en geç ${await shown(assigned.pay_by)} saatine kadar gönderin; sonra bu ödeme talebi kapanır.`,
+      `Ödemenizi en geç şu zamana kadar gönderin: ${await shown(assigned.pay_by)}. Bu saatten sonra ödeme talebi kapanır.`,
     );
     await page.click("#lang");
-    await expect.poll(() => page.locator("#pay-by").textContent()).toContain("Send the payment by");
+    await expect.poll(() => page.locator("#pay-by").textContent()).toContain("Send your payment by");
     await page.context().close();
 
     // Without auto-cancel there is no deadline to tell.
@@ -347,7 +350,7 @@ describe("hosted payment page in Chromium", () => {
     await plain.page.context().close();
   });
 
-  it("an amount whose answer never comes is given up after 10 s; the page then finds the account it got", async () => {
+  it("an amount whose answer never comes is given up after 25 s; the page then finds the account it got", async () => {
     const { url } = await session(firm);
     const { page } = await openPage(url);
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
@@ -362,10 +365,10 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#submit");
     await expect.poll(() => hung).toBe(true);
     expect(await page.locator("#submit").textContent()).toBe("Gönderiliyor…");
-    await expect.poll(() => page.locator("#assigned").isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => page.locator("#assigned").isVisible(), { timeout: 30_000 }).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("150,00 TL");
     await page.context().close();
-  }, 30_000);
+  }, 45_000);
 
   it("a check started before the amount was sent cannot turn the account back into the form", async () => {
     const { url } = await session(firm);

@@ -56,7 +56,11 @@ export function Summary() {
         })}
         <div class="card">
           <div class="figure">
-            {median === null ? "—" : median < 120 ? `${median} s` : `${Math.round(median / 60)} min`}
+            {median === null
+              ? "—"
+              : median < 120
+                ? `${median} ${t("unitSeconds")}`
+                : `${Math.round(median / 60)} ${t("unitMinutes")}`}
           </div>
           <div class="label">{t("medianDecision")}</div>
         </div>

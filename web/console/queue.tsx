@@ -1,7 +1,17 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
-import { age, amountInput, canDecide, isAmountInput, money, useFirmNames, useLoad, useShell } from "./ui";
+import {
+  age,
+  amountInput,
+  canDecide,
+  isAmountInput,
+  money,
+  money2,
+  useFirmNames,
+  useLoad,
+  useShell,
+} from "./ui";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
@@ -131,7 +141,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (kind === "approve" && amount) {
       // Another amount than asked for moves money the merchant did not expect: confirm it.
       if (Number(amount) !== Number(row.amount)) {
-        const asked = `#${row.id}: ${money(row.amount)} TL → ${Number.isFinite(Number(amount)) ? money(amount) : amounts[row.id]} TL`;
+        const asked = `#${row.id}: ${money(row.amount)} TL → ${money2(amount)} TL`;
         if (!confirm(`${asked}\n${t("confirmAmount")}`)) return;
       }
       body.amount = amount;
@@ -296,7 +306,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       {!amounts[r.id]?.trim()
                         ? t("approve")
                         : isAmountInput(amounts[r.id])
-                          ? `${t("approveAs")} ${money(amountInput(amounts[r.id]) ?? "")} TL`
+                          ? `${t("approveAs")} ${money2(amountInput(amounts[r.id]) ?? "")} TL`
                           : `${t("approveAs")} ?`}
                     </button>{" "}
                     <button

@@ -107,7 +107,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
     // and the server's refusal says so.
     const params = new URLSearchParams(filterQuery(form, FILTERS));
     const amount = params.get("amount");
-    if (amount) params.set("amount", amountInput(amount) ?? amount);
+    if (amount) params.set("amount", amountInput(amount) as string);
     location.hash = `#/transactions?${params.toString()}`;
   }
   const day = (v: string | null) => v?.slice(0, 10) ?? "";
@@ -143,20 +143,14 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
           <Options name="type" chosen={filter.get("type")} values={TYPES} any={t("any")} />
         </Field>
         <Field label={t("firm")}>
-          {/* By name; the filter takes the id. A firm not (yet) listed keeps the id it was given. */}
-          <select name="firm" key={firmNames.size}>
-            <option value="">{t("any")}</option>
-            {[...firmNames].map(([id, name]) => (
-              <option key={id} value={String(id)} selected={String(id) === filter.get("firm")}>
-                {name} (#{id})
-              </option>
-            ))}
-            {filter.get("firm") && !firmNames.has(Number(filter.get("firm"))) && (
-              <option value={filter.get("firm") ?? ""} selected>
-                #{filter.get("firm")}
-              </option>
-            )}
-          </select>
+          {/* By name; the filter takes the id. */}
+          <Options
+            name="firm"
+            chosen={filter.get("firm")}
+            values={[...firmNames.keys()].map(String)}
+            labels={(id) => (firmNames.has(Number(id)) ? `${firmNames.get(Number(id))} (#${id})` : `#${id}`)}
+            any={t("any")}
+          />
         </Field>
         <Field label={t("amount")}>
           <input
@@ -344,7 +338,7 @@ function TransactionDetail({ id }: { id: number }) {
 
 /** A transaction's status in the console's language (the API's word when it is not a known one). */
 function statusText(status: string, t: T): string {
-  const key = { pending: "statePending", approved: "stateApproved", rejected: "stateRejected" }[status];
+  const key = { pending: "statePending", approved: "approved", rejected: "rejected" }[status];
   return key ? t(key as "statePending") : status;
 }
 function typeText(type: string, t: T): string {

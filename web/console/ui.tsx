@@ -119,13 +119,18 @@ export function Options(props: {
   chosen?: string | null;
   values: string[];
   any: string;
+  /** What each value shows as; the value itself when it has none. */
+  labels?: (value: string) => string;
 }) {
+  // A chosen value not (yet) among the values keeps its place, so a search by it still says so.
+  const values =
+    props.chosen && !props.values.includes(props.chosen) ? [...props.values, props.chosen] : props.values;
   return (
     <select name={props.name} id={props.id}>
       <option value="">{props.any}</option>
-      {props.values.map((v) => (
+      {values.map((v) => (
         <option key={v} value={v} selected={v === props.chosen}>
-          {v}
+          {props.labels ? props.labels(v) : v}
         </option>
       ))}
     </select>
@@ -138,11 +143,11 @@ export function Options(props: {
  */
 export function useFirmNames(): Map<number, string> {
   const [firms] = useLoad(
-    async () => (await api<{ id: number; name: string }[]>("GET", "/firms")).json,
+    async () => listOf<{ id: number; name: string }>(await api("GET", "/firm-names")),
     "firm-names",
     60_000,
   );
-  return new Map(Array.isArray(firms) ? firms.map((f) => [f.id, f.name]) : []);
+  return new Map((firms ?? []).map((f) => [f.id, f.name]));
 }
 
 /** A small stacked bar: the share of each part, labelled for screen readers. */
@@ -212,6 +217,12 @@ export function formChecked(form: HTMLFormElement, name: string): boolean {
 }
 
 /** An API amount ("1250.50") as a Turkish reader writes it ("1.250,50"), without floating point. */
+/** An API amount ("149.5", "12515") as the console shows money, always with its two decimals. */
+export function money2(amount: string): string {
+  const [whole = "", cents = ""] = amount.split(".");
+  return money(`${whole}.${cents.padEnd(2, "0")}`);
+}
+
 export function money(amount: string): string {
   const [whole = "", cents] = amount.split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".");
@@ -225,7 +236,7 @@ export function money(amount: string): string {
  */
 export function amountInput(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
-  const s = v.replace(/\s/g, "").replace(/(TL|₺)$/i, "");
+  const s = v.replace(/\s/g, "").replace(/^₺|(TL|₺)$/gi, "");
   if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(s)) return s.replace(/\./g, "").replace(",", ".");
   if (/^\d+([.,]\d{1,2})?$/.test(s)) return s.replace(",", ".");
   return s;

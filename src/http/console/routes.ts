@@ -7,7 +7,7 @@ import type { Backoffice } from "../../backoffice/service.js";
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
 import type { QueueNotices } from "../../console/queue-notices.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
-import type { SessionRef } from "../../console/sessions.js";
+import { SESSION_TTL_S, type SessionRef } from "../../console/sessions.js";
 import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
 import { answer, parse, parseBody } from "../management/io.js";
@@ -91,6 +91,11 @@ function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, 
     "set-cookie",
     `${COOKIE}=${token}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
   );
+}
+
+/** The renewed session's cookie (console/sessions.ts renewSession); none opened: the cookie goes. */
+function renewCookie(request: FastifyRequest, reply: FastifyReply, token: string | null) {
+  setCookie(request, reply, token ?? "", token === null ? 0 : SESSION_TTL_S);
 }
 
 /**
@@ -184,7 +189,7 @@ export function registerConsoleRoutes(
           ? sendError(reply, 423, "Too many failed logins; try again later")
           : sendError(reply, 401, "Wrong email or password");
       }
-      setCookie(request, reply, result.token, 12 * 3600);
+      setCookie(request, reply, result.token, SESSION_TTL_S);
       setDeviceCookie(request, reply, result.device_cookie);
       return sendJson(reply, 200, {
         operator: result.operator,
@@ -258,7 +263,7 @@ export function registerConsoleRoutes(
         who.session,
       );
       if (!result.ok) return sendError(reply, result.status, result.message);
-      setCookie(request, reply, result.token, 12 * 3600);
+      renewCookie(request, reply, result.token);
       return sendJson(reply, 200, result.value);
     });
 
@@ -290,10 +295,17 @@ export function registerConsoleRoutes(
               : await sf.replaceRecoveryCodes(id, password, code, who.session);
         if (!result.ok) return sendError(reply, result.status, result.message);
         // Turning the second factor on or off renews the session's token (console/sessions.ts).
-        if ("token" in result) setCookie(request, reply, result.token, 12 * 3600);
+        if ("token" in result) renewCookie(request, reply, result.token);
         return sendJson(reply, 200, result.value);
       });
     }
+
+    // The firms' names by id, for the screens that list transactions, which carry the id alone: a
+    // name, not the firm's keys and settings in every operator's browser.
+    ops.get("/ops/api/firm-names", async (request, reply) => {
+      if (!(await guard(request, reply, "viewer"))) return reply;
+      return sendJson(reply, 200, await backoffice.firmNames());
+    });
 
     ops.get("/ops/api/queue", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
