@@ -4,7 +4,14 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  pendingDeposit,
+  send,
+  type TestFirm,
+} from "../support/merchant.js";
 
 /** An open /ops/api/events stream: its frames as they arrive ("retry: …\nevent: ready…", "event: queue\ndata: changed"). */
 async function openStream(server: TestServer, cookie: string | undefined) {
@@ -107,14 +114,7 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     }
   }
 
-  async function deposit() {
-    const body = depositBody();
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const q = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    return q.json.data.id as number;
-  }
+  const deposit = () => pendingDeposit(server, firm);
 
   it("needs a session: 401 in the envelope, no stream", async () => {
     const res = await request(`${server.url}/ops/api/events`);

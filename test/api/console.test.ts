@@ -2,7 +2,14 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  pendingDeposit,
+  send,
+  type TestFirm,
+} from "../support/merchant.js";
 import { eventually } from "../support/receiver.js";
 
 describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)", (kind) => {
@@ -30,14 +37,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
   const call = (method: string, path: string, opts: Parameters<typeof consoleCall>[3] = {}) =>
     consoleCall(server, method, path, opts);
   const login = (email: string, password: string) => consoleLogin(server, email, password);
-  async function pendingDeposit() {
-    const body = depositBody();
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const q = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    return q.json.data.id as number;
-  }
+  const deposit = () => pendingDeposit(server, firm);
 
   it("creating an operator without a password shows a one-time password once", async () => {
     const res = await server.admin("POST", "/admin/v1/operators", {
@@ -77,7 +77,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
   });
 
   it("every route needs a session; every change needs the CSRF token; roles are enforced", async () => {
-    const id = await pendingDeposit();
+    const id = await deposit();
     expect((await call("GET", "/ops/api/queue")).status).toBe(401);
     const viewer = await login("viewer@ops.example", "viewer-password-123");
     expect((await call("GET", "/ops/api/queue", { cookie: viewer.cookie })).status).toBe(200);
@@ -103,8 +103,8 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
   });
 
   it("the queue lists pending deposits oldest first; a decision is recorded with who made it, audited, and made once", async () => {
-    const first = await pendingDeposit();
-    const second = await pendingDeposit();
+    const first = await deposit();
+    const second = await deposit();
     const op = await login("operator@ops.example", "operator-password-123");
     const q = await call("GET", "/ops/api/queue?type=deposit&order=oldest", { cookie: op.cookie });
     const ids = q.json.map((t: { id: number }) => t.id);
@@ -147,7 +147,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
   });
 
   it("search, detail (routing, history, deliveries; full national id for admins only), CSV export, redeliver", async () => {
-    const id = await pendingDeposit();
+    const id = await deposit();
     const op = await login("operator@ops.example", "operator-password-123");
     const admin = await login("admin@ops.example", "admin-password-123");
     const viewer = await login("viewer@ops.example", "viewer-password-123");
@@ -221,8 +221,8 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
   });
 
   it("the dashboard counts today's deposits and withdrawals, approval rate, time to decision, callbacks, channels", async () => {
-    const a = await pendingDeposit();
-    const b = await pendingDeposit();
+    const a = await deposit();
+    const b = await deposit();
     const op = await login("operator@ops.example", "operator-password-123");
     server.clock.advance(90_000);
     await call("POST", `/ops/api/transactions/${a}/approve`, { cookie: op.cookie, csrf: op.csrf, body: {} });

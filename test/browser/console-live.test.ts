@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
 
 /**
  * The queue in Chromium hears of changes at once (web/console/live.ts): while its stream is open
@@ -44,23 +44,12 @@ describe("console queue, live, in Chromium", () => {
 
   const rowCount = (id: number) => page.locator(`#rows tr[data-id="${id}"]`).count();
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  async function deposit(): Promise<number> {
-    const body = depositBody();
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const found = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    return found.json.data.id as number;
-  }
+  const deposit = () => pendingDeposit(server, firm);
 
   it("shows the queue as live, a new deposit within seconds, and a colleague's decision too", async () => {
     await expect.poll(() => page.locator('#queue .live[data-live="on"]').count(), { timeout: 5_000 }).toBe(1);
 
-    const body = depositBody();
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const id = (
-      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
-    ).json.data.id as number;
+    const id = await deposit();
     await expect.poll(() => rowCount(id), { timeout: 3_000 }).toBe(1);
 
     const colleague = await consoleLogin(server, "colleague@ops.example", "operator-password-123");

@@ -9,6 +9,7 @@ import {
   addAccount,
   createFirm,
   depositBody,
+  pendingDeposit,
   send,
   type TestFirm,
   withdrawalBody,
@@ -53,14 +54,7 @@ describe("operator console in Chromium", () => {
     await server?.close();
   });
 
-  async function deposit(): Promise<number> {
-    const body = depositBody();
-    await send(server, firm, { path: "/paymentapi/v1/deposits", body });
-    const q = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    return q.json.data.id;
-  }
+  const deposit = () => pendingDeposit(server, firm);
   async function signIn(role: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
@@ -344,12 +338,7 @@ describe("operator console in Chromium", () => {
     refusing.behave(() => ({ status: 500, body: "down" }));
     try {
       const other = await createFirm(server, { webhook_url: refusing.url });
-      const body = depositBody();
-      await send(server, other, { path: "/paymentapi/v1/deposits", body });
-      const q = await send(server, other, {
-        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-      });
-      const id = q.json.data.id as number;
+      const id = await pendingDeposit(server, other);
       await server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:ayse" });
       await refusing.waitFor(1);
       const page = await signIn("operator");

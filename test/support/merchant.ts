@@ -146,3 +146,18 @@ export function withdrawalBody(overrides: Record<string, unknown> = {}): Record<
     ...overrides,
   };
 }
+
+/** A direct deposit through the signed API (it must answer 200), left pending: its transaction id. */
+export async function pendingDeposit(
+  server: TestServer,
+  firm: TestFirm,
+  overrides: Record<string, unknown> = {},
+): Promise<number> {
+  const body = depositBody(overrides);
+  const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+  if (res.status !== 200) throw new Error(`deposit answered ${res.status}: ${res.text}`);
+  const found = await send(server, firm, {
+    path: `/paymentapi/v1/transactions/by-reference/${body.reference as string}`,
+  });
+  return found.json.data.id as number;
+}

@@ -13,6 +13,7 @@ import { sendError, sendJson } from "../envelope.js";
 import { answer, parse, parseBody } from "../management/io.js";
 import { registerManagementRoutes } from "../management/routes.js";
 import {
+  amountText,
   idParam,
   idText,
   limitText,
@@ -386,15 +387,7 @@ export function registerConsoleRoutes(
       type: z.enum(["deposit", "withdrawal"]).optional(),
       firm: idText.optional(),
       // The amount exactly, as a bank statement line shows it ("1500.50"): to match a transfer.
-      amount: z
-        .string()
-        .transform((v, ctx) => {
-          const parsed = parseAmount(v);
-          if (parsed.ok) return parsed.minor;
-          ctx.addIssue({ code: "custom", message: "amount" });
-          return z.NEVER;
-        })
-        .optional(),
+      amount: amountText.optional(),
       from: z.iso.datetime({ offset: true }).optional(),
       to: z.iso.datetime({ offset: true }).optional(),
       limit: limitText.optional(),

@@ -3,20 +3,18 @@ import { parseAmount } from "../../domain/money.js";
 import { hasInvalidCharacters } from "../../domain/text-rules.js";
 
 /** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
-const amount = z
-  .string()
-  .transform((v, ctx) => {
-    const parsed = parseAmount(v);
-    if (!parsed.ok) {
-      ctx.addIssue({
-        code: "custom",
-        message: "must be a decimal amount greater than 0 with at most 2 decimals",
-      });
-      return z.NEVER;
-    }
-    return parsed.minor;
-  })
-  .nullable();
+export const amountText = z.string().transform((v, ctx) => {
+  const parsed = parseAmount(v);
+  if (!parsed.ok) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a decimal amount greater than 0 with at most 2 decimals",
+    });
+    return z.NEVER;
+  }
+  return parsed.minor;
+});
+const amount = amountText.nullable();
 
 /**
  * Text an operator types must be Unicode text without control characters: PostgreSQL text cannot
