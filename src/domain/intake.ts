@@ -1,6 +1,7 @@
 import type { Firm } from "./firm.js";
 import { isValidTurkishIban } from "./iban.js";
 import { maskNationalId } from "./masking.js";
+import { payerNameKey } from "./name-search.js";
 import type { BusinessRejection } from "./rejections.js";
 import type { DepositRequest, WithdrawalRequest } from "./requests.js";
 import type { AccountCandidate } from "./routing.js";
@@ -91,6 +92,8 @@ export interface NewTransactionRecord {
   callback_url: string;
   /** JSON of the routing attempts (deposits), for operators only. */
   routing_log: string | null;
+  /** The payer's name folded for operators' searches (name-search.ts). */
+  payer_name_key: string;
   created_at: number;
   updated_at: number;
 }
@@ -156,6 +159,7 @@ function newRecord(
     assigned_iban: kind.assigned_iban,
     callback_url: callbackUrl,
     routing_log: kind.routing_log,
+    payer_name_key: payerNameKey(req.firstName, req.middleName, req.lastName),
     created_at: now,
     updated_at: now,
   };

@@ -2,6 +2,8 @@
 import { behaviourFrom, startChannelSimulator } from "../channels/simulator.js";
 import { ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
+import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
+import { createRepositories } from "../store/index.js";
 import { openStore, StoreLockedError } from "../store/open.js";
 import { createAdminClient } from "./admin-client.js";
 import { actor, COMMANDS, parseArgv, runCommand, UsageError } from "./commands.js";
@@ -120,7 +122,9 @@ async function main(): Promise<void> {
   if (words[0] === "migrate") {
     const store = await openStore(config);
     try {
-      print({ applied: await store.migrate() });
+      const applied = await store.migrate();
+      // What `serve` would do next at start, so that a store migrated ahead of a deployment is ready.
+      print({ applied, payer_names_keyed: await fillPayerNameKeys(createRepositories(store).transactions) });
     } finally {
       await store.close();
     }

@@ -20,6 +20,7 @@ import { createHostedSessions } from "../hosted/sessions.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
+import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import {
@@ -162,6 +163,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   if (opts.clockFromDatabase ?? opts.now === undefined) await clock.start();
   const now = clock.now;
   const repos = createRepositories(store);
+  const keyed = await fillPayerNameKeys(repos.transactions);
+  if (keyed > 0) log.info({ transactions: keyed }, "payer names of earlier transactions made searchable");
   if (store.dialect === "sqlite") {
     const freed = await repos.callbacks.releaseAllLeases();
     if (freed > 0)

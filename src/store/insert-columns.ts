@@ -27,6 +27,7 @@ export const INSERT_COLUMNS = [
   ["assigned_iban", "text"],
   ["callback_url", "text"],
   ["routing_log", "text"],
+  ["payer_name_key", "text"],
   ["created_at", "bigint"],
   ["updated_at", "bigint"],
 ] as const satisfies readonly (readonly [keyof NewTransaction, string])[];

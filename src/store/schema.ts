@@ -125,6 +125,11 @@ export interface TransactionTable {
   original_amount: number | null;
   /** The routing attempts of a deposit, as JSON (domain/routing-log.ts); operators only. */
   routing_log: string | null;
+  /**
+   * The payer's name folded for search (domain/name-search.ts); null only on rows written before
+   * the column, until the start that fills them in.
+   */
+  payer_name_key: string | null;
 }
 
 export interface CallbackTable {

@@ -39,6 +39,11 @@ export interface TransactionFilter {
    * another sum than asked is found by the statement's sum once an operator approved it as sent).
    */
   amountMinor?: number;
+  /**
+   * Folded words (domain/name-search.ts), each of which must begin a word of the payer's name, in
+   * any order.
+   */
+  nameWords?: readonly string[];
   /** Created at or after / before, epoch ms. */
   from?: number;
   to?: number;
@@ -78,7 +83,16 @@ export interface TransactionRepository {
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
+  /**
+   * Up to `limit` rows after `afterId` written before `payer_name_key` existed, by id
+   * (lifecycle/name-keys.ts).
+   */
+  withoutNameKey(afterId: number, limit: number): Promise<NameKeyless[]>;
+  /** Stores the name keys of such rows, in one transaction; a key already there is kept. */
+  setNameKeys(keys: readonly { id: number; key: string }[]): Promise<void>;
 }
+
+export type NameKeyless = Pick<TransactionRow, "id" | "first_name" | "middle_name" | "last_name">;
 
 /**
  * The three facts in one round trip. `status` is a literal, not a parameter: only then can the
@@ -277,6 +291,8 @@ export function createTransactionRepository(
         const minor = filter.amountMinor;
         q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
       }
+      // The key starts each word with a space; words are letters and digits only (no LIKE wildcards).
+      for (const word of filter.nameWords ?? []) q = q.where("payer_name_key", "like", `% ${word}%`);
       if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
       if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
       if (filter.liveOnly)
@@ -290,6 +306,27 @@ export function createTransactionRepository(
           .limit(Math.min(filter.limit ?? 100, 50_000))
           .execute()
       );
+    },
+    withoutNameKey(afterId, limit) {
+      return db
+        .selectFrom("transactions")
+        .select(["id", "first_name", "middle_name", "last_name"])
+        .where("id", ">", afterId)
+        .where("payer_name_key", "is", null)
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+    },
+    async setNameKeys(keys) {
+      await db.transaction().execute(async (trx) => {
+        for (const { id, key } of keys)
+          await trx
+            .updateTable("transactions")
+            .set({ payer_name_key: key })
+            .where("id", "=", id)
+            .where("payer_name_key", "is", null)
+            .execute();
+      });
     },
   };
 }

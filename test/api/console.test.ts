@@ -9,6 +9,7 @@ import {
   pendingDeposit,
   send,
   type TestFirm,
+  withdrawalBody,
 } from "../support/merchant.js";
 import { eventually } from "../support/receiver.js";
 
@@ -466,7 +467,57 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       expect([bad, refused.status, refused.json.message]).toEqual([
         bad,
         400,
-        "bad search: check ids, statuses, amounts and ISO 8601 dates",
+        "bad search: check ids, statuses, amounts, names and ISO 8601 dates",
+      ]);
+    }
+  });
+
+  it("a search by payer name finds the name as a bank statement writes it, words in any order", async () => {
+    const other = await createFirm(server);
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const made = async (body: Record<string, unknown>, path = "/paymentapi/v1/deposits") => {
+      const sent = await send(server, other, { path, body });
+      expect(sent.status).toBe(200);
+      return (
+        await call("GET", `/ops/api/transactions?firm=${other.id}&reference=${body.reference}`, {
+          cookie: viewer.cookie,
+        })
+      ).json[0].id as number;
+    };
+    const sukru = await made(depositBody({ first_name: "Şükrü", last_name: "Öztürk" }));
+    const nur = await made(depositBody({ first_name: "Ayşe", middle_name: "Nur", last_name: "Işık" }));
+    const payout = await made(
+      withdrawalBody({ first_name: "İsmail", last_name: "Öztürk" }),
+      "/paymentapi/v1/withdrawals",
+    );
+    const byName = async (name: string) =>
+      (
+        await call("GET", `/ops/api/transactions?firm=${other.id}&name=${encodeURIComponent(name)}`, {
+          cookie: viewer.cookie,
+        })
+      ).json.map((t: { id: number }) => t.id);
+    expect(await byName("SUKRU OZTURK")).toEqual([sukru]);
+    expect(await byName("öztürk")).toEqual([payout, sukru]);
+    expect(await byName("OZT")).toEqual([payout, sukru]);
+    expect(await byName("ISMAIL")).toEqual([payout]);
+    expect(await byName("nur isik")).toEqual([nur]);
+    expect(await byName("ayse isik")).toEqual([nur]);
+    expect(await byName("urk")).toEqual([]);
+    // With the other filters, as a statement line gives a name and a sum.
+    const withAmount = await call(
+      "GET",
+      `/ops/api/transactions?firm=${other.id}&name=ozturk&type=deposit&amount=150.00`,
+      { cookie: viewer.cookie },
+    );
+    expect(withAmount.json.map((t: { id: number }) => t.id)).toEqual([sukru]);
+    for (const bad of ["", " - . ", "a b c d e f", "x".repeat(101)]) {
+      const refused = await call("GET", `/ops/api/transactions?name=${encodeURIComponent(bad)}`, {
+        cookie: viewer.cookie,
+      });
+      expect([bad, refused.status, refused.json.message]).toEqual([
+        bad,
+        400,
+        "bad search: check ids, statuses, amounts, names and ISO 8601 dates",
       ]);
     }
   });

@@ -304,6 +304,8 @@ describe("operator console in Chromium", () => {
     await page.fill("#s-reference", reference);
     // The amount as a person types it: read as 150.00.
     await page.fill('#search-form input[name="amount"]', "150,00 TL");
+    // The payer as a bank statement writes the name (the deposit's payer is Ayşe Yılmaz).
+    await page.fill("#s-name", "AYSE YILMAZ");
     await page.click('#search-form button[type="submit"]');
     await expect.poll(() => page.evaluate(() => location.hash)).toContain("amount=150.00");
     await page.locator(`#results tr[data-id="${id}"]`).click();
@@ -325,7 +327,7 @@ describe("operator console in Chromium", () => {
       receiver.received.filter((r) => JSON.parse(r.body).id === id).length > before ? true : undefined,
     );
     expect(await page.locator("#csv").getAttribute("href")).toBe(
-      `/ops/api/transactions.csv?reference=${reference}&amount=150.00`,
+      `/ops/api/transactions.csv?reference=${reference}&amount=150.00&name=AYSE+YILMAZ`,
     );
     // The view is in the URL: a reload shows the same detail.
     await page.reload();
@@ -409,12 +411,33 @@ describe("operator console in Chromium", () => {
     );
 
     await page.locator(`#firms tr[data-firm="${firm.id}"] a.button`).click();
+    // An amount the console cannot read is marked on its field in Turkish, and nothing is sent.
+    const max = page.locator('#firm-edit input[name="deposit_max"]');
+    await max.fill("7.500");
+    await page.click('#firm-edit button[type="submit"]');
+    await expect
+      .poll(() => max.evaluate((el) => (el as HTMLInputElement).validationMessage))
+      .toBe("Sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50) ya da boş bırakın.");
+    expect(await max.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect((await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.deposit_max).toBe(null);
     await page.fill('#firm-edit input[name="deposit_max"]', "7.500,00");
     await page.click('#firm-edit button[type="submit"]');
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${firm.id}: Kaydedildi`);
     expect((await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.deposit_max).toBe("7500.00");
 
     await tab(page, "pool");
+    const cap = page.locator('#account-create input[name="daily_cap"]');
+    await page.fill('#account-create input[name="bank_name"]', "Bank");
+    await page.fill('#account-create input[name="holder_name"]', "Holder");
+    await page.fill('#account-create input[name="iban"]', "TR330006100519786457841326");
+    await cap.fill("0");
+    const accountsBefore = (await server.admin("GET", "/admin/v1/accounts")).json.length;
+    await page.click('#account-create button[type="submit"]');
+    await expect
+      .poll(() => cap.evaluate((el) => (el as HTMLInputElement).validationMessage))
+      .toContain("Sıfırdan büyük");
+    expect((await server.admin("GET", "/admin/v1/accounts")).json.length).toBe(accountsBefore);
+    await cap.fill("");
     const account = page.locator("#accounts tbody tr:not(.sandbox)").first();
     await account.locator("button.toggle").click();
     await expect.poll(() => account.locator("td.state").textContent()).toBe("devre dışı");

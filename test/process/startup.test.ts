@@ -35,13 +35,14 @@ describe.each(STORES)("payintake migrate and serve on a fresh %s store", (kind) 
     const first = await runCli(["migrate"], store.env);
     expect(first.code).toBe(0);
     const applied = oneJsonObject(first.stdout);
-    expect(Object.keys(applied)).toEqual(["applied"]);
+    expect(Object.keys(applied)).toEqual(["applied", "payer_names_keyed"]);
+    expect(applied.payer_names_keyed).toBe(0);
     expect(applied.applied.length).toBeGreaterThan(0);
     for (const v of applied.applied) expect(typeof v).toBe("string");
 
     const second = await runCli(["migrate"], store.env);
     expect(second.code).toBe(0);
-    expect(oneJsonObject(second.stdout)).toEqual({ applied: [] });
+    expect(oneJsonObject(second.stdout)).toEqual({ applied: [], payer_names_keyed: 0 });
 
     const server = await startServe(store.env);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -58,7 +59,7 @@ describe.each(STORES)("payintake migrate and serve on a fresh %s store", (kind) 
 
     const after = await runCli(["migrate"], store.env);
     expect(after.code).toBe(0);
-    expect(oneJsonObject(after.stdout)).toEqual({ applied: [] });
+    expect(oneJsonObject(after.stdout)).toEqual({ applied: [], payer_names_keyed: 0 });
   });
 });
 

@@ -252,6 +252,7 @@ describe("createDeposit: the stored record", () => {
       assigned_iban: "TR330006100519786457841326",
       callback_url: "https://hooks.example/cb/1",
       routing_log: "[]",
+      payer_name_key: " ayse can yilmaz",
       created_at: NOW,
       updated_at: NOW,
     });
@@ -361,6 +362,7 @@ describe("createWithdrawal", () => {
         assigned_iban: null,
         callback_url: "https://hooks.example/cb",
         routing_log: null,
+        payer_name_key: " cagri ozturk",
         created_at: NOW,
         updated_at: NOW,
       },

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
 import {
+  amountFieldsValid,
   amountInput,
   canDecide,
   Field,
@@ -138,6 +139,7 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
   async function save(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
+    if (!amountFieldsValid(form, ["deposit_min", "deposit_max"], t("badAmount"))) return;
     const wanted: Partial<Record<keyof Firm, unknown>> = {
       webhook_url: formValue(form, "webhook_url") ?? null,
       legacy_http: formChecked(form, "legacy_http"),

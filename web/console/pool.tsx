@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
 import {
+  amountFieldsValid,
   amountInput,
   Field,
   formValue,
@@ -35,6 +36,9 @@ interface Account {
   bank_code: string | null;
   sandbox: boolean;
 }
+
+/** The account form's amount fields, checked before a save (amountFieldsValid). */
+const AMOUNT_FIELDS = ["min", "max", "daily_cap"];
 
 /** The account pool and the channels in front of it: health, ranges, caps, on and off. */
 export function Pool() {
@@ -183,6 +187,7 @@ export function Pool() {
                     onSubmit={(e) => {
                       e.preventDefault();
                       const form = e.currentTarget;
+                      if (!amountFieldsValid(form, AMOUNT_FIELDS, t("badAmount"))) return;
                       const wanted: Record<string, string | null> = {
                         min: amountInput(formValue(form, "min")) ?? null,
                         max: amountInput(formValue(form, "max")) ?? null,
@@ -261,6 +266,7 @@ export function Pool() {
           onSubmit={(e) => {
             e.preventDefault();
             const form = e.currentTarget;
+            if (!amountFieldsValid(form, AMOUNT_FIELDS, t("badAmount"))) return;
             call(
               "POST",
               "/accounts",

@@ -74,6 +74,7 @@ const FILTERS = [
   "type",
   "firm",
   "amount",
+  "name",
   "from",
   "to",
 ] as const;
@@ -159,6 +160,17 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             size={9}
             placeholder="1.250,50"
             defaultValue={filter.get("amount") ? money(filter.get("amount") ?? "") : ""}
+          />
+        </Field>
+        <Field label={t("payer")}>
+          {/* As a bank statement writes it: "SUKRU OZTURK" finds Şükrü Öztürk, words in any order. */}
+          <input
+            id="s-name"
+            name="name"
+            size={14}
+            placeholder="SUKRU OZTURK"
+            autoComplete="off"
+            defaultValue={filter.get("name") ?? ""}
           />
         </Field>
         <Field label={t("from")}>

@@ -241,9 +241,30 @@ export function amountInput(v: string | undefined): string | undefined {
   if (/^\d+([.,]\d{1,2})?$/.test(s)) return s.replace(",", ".");
   return s;
 }
-/** Whether `amountInput` reads `v` as an amount (an empty field is no amount either). */
+/** Whether `amountInput` reads `v` as an amount above zero (an empty field is no amount either). */
 export function isAmountInput(v: string | undefined): boolean {
-  return /^\d+(\.\d{1,2})?$/.test(amountInput(v) ?? "");
+  const a = amountInput(v) ?? "";
+  return /^\d+(\.\d{1,2})?$/.test(a) && /[1-9]/.test(a);
+}
+
+/**
+ * Checks a form's amount fields before it is sent: the first that holds something other than an
+ * amount is marked with `message` where it is (the browser's bubble, in the console's language, not
+ * the API's English refusal) and focused. True when every one is empty or an amount.
+ */
+export function amountFieldsValid(form: HTMLFormElement, names: readonly string[], message: string): boolean {
+  for (const name of names) {
+    const el = form.elements.namedItem(name) as HTMLInputElement | null;
+    if (!el) continue;
+    el.setCustomValidity("");
+    if (el.value.trim() === "" || isAmountInput(el.value)) continue;
+    el.setCustomValidity(message);
+    el.addEventListener("input", () => el.setCustomValidity(""), { once: true });
+    el.reportValidity();
+    el.focus();
+    return false;
+  }
+  return true;
 }
 
 /** How long ago, in the console's language's short units (sn/dk/sa, s/min/h). */

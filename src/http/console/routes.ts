@@ -17,6 +17,7 @@ import {
   idParam,
   idText,
   limitText,
+  nameSearchText,
   note,
   operatorCreate,
   operatorUpdate,
@@ -388,6 +389,7 @@ export function registerConsoleRoutes(
       firm: idText.optional(),
       // The amount exactly, as a bank statement line shows it ("1500.50"): to match a transfer.
       amount: amountText.optional(),
+      name: nameSearchText.optional(),
       from: z.iso.datetime({ offset: true }).optional(),
       to: z.iso.datetime({ offset: true }).optional(),
       limit: limitText.optional(),
@@ -399,7 +401,11 @@ export function registerConsoleRoutes(
     async function findTransactions(request: FastifyRequest, reply: FastifyReply, exportAll = false) {
       const q = search.safeParse(request.query);
       if (!q.success)
-        return void sendError(reply, 400, "bad search: check ids, statuses, amounts and ISO 8601 dates");
+        return void sendError(
+          reply,
+          400,
+          "bad search: check ids, statuses, amounts, names and ISO 8601 dates",
+        );
       const f = q.data;
       return backoffice.listTransactions({
         id: f.id,
@@ -411,6 +417,7 @@ export function registerConsoleRoutes(
         type: f.type,
         firmId: f.firm,
         amountMinor: f.amount,
+        nameWords: f.name,
         from: f.from === undefined ? undefined : Date.parse(f.from),
         to: f.to === undefined ? undefined : Date.parse(f.to),
         limit: exportAll ? CSV_LIMIT : (f.limit ?? SEARCH_PAGE),

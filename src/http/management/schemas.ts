@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseAmount } from "../../domain/money.js";
+import { MAX_NAME_SEARCH_WORDS, nameWords } from "../../domain/name-search.js";
 import { hasInvalidCharacters } from "../../domain/text-rules.js";
 
 /** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
@@ -24,6 +25,19 @@ const noControl = (v: string) => !hasInvalidCharacters(v);
 const NO_CONTROL = { message: "must not contain control characters" };
 /** Free text an operator types or filters by. */
 export const plainText = (max: number) => z.string().max(max).refine(noControl, NO_CONTROL);
+
+/**
+ * A payer's name to search for, as a bank statement or an operator writes it ("SUKRU OZTURK"): its
+ * folded words (domain/name-search.ts), at least one and at most a few.
+ */
+export const nameSearchText = plainText(100).transform((v, ctx) => {
+  const words = nameWords(v);
+  if (words.length === 0 || words.length > MAX_NAME_SEARCH_WORDS) {
+    ctx.addIssue({ code: "custom", message: `must have 1 to ${MAX_NAME_SEARCH_WORDS} words` });
+    return z.NEVER;
+  }
+  return words;
+});
 
 /** Stored as typed: the URL parser would take (and encode) a NUL the database then refuses. */
 const httpUrl = z

@@ -15,6 +15,7 @@ import { operatorTotp } from "./20261124T2000_operator_totp.js";
 import { keyCheck } from "./20261124T2100_key_check.js";
 import { recoveryCodes } from "./20261124T2200_recovery_codes.js";
 import { knownDevices } from "./20261124T2300_known_devices.js";
+import { payerNameKey } from "./20261125T0600_payer_name_key.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   keyCheck,
   recoveryCodes,
   knownDevices,
+  payerNameKey,
 ];

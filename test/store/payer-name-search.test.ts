@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nameWords } from "../../src/domain/name-search.js";
+import { fillPayerNameKeys } from "../../src/lifecycle/name-keys.js";
+import type { Store } from "../../src/store/open.js";
+import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import { STORES, type StoreKind } from "../support/harness.js";
+import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
+import { freshStore } from "../support/store.js";
+
+/**
+ * Searching payers by name on a real store of each kind: rows written before `payer_name_key`
+ * (as an older version wrote them: no key) are filled in at start, then found like new ones.
+ */
+describe.each(STORES)("payer name search (%s)", (kind: StoreKind) => {
+  let close: () => Promise<void>;
+  let store: Store;
+  let repo: TransactionRepository;
+  let firmId: number;
+  let accountId: number;
+  const NOW = 1_800_000_000_000;
+  let seq = 0;
+
+  beforeAll(async () => {
+    ({ store, close } = await freshStore(kind));
+    repo = createTransactionRepository(store.db, store.statements, store.dialect, { batched: false });
+    firmId = await insertFirm(store, NOW);
+    accountId = await insertAccount(store, NOW);
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  /** A deposit as a version before the key wrote it. */
+  async function oldRow(first: string, last: string, middle: string | null = null): Promise<number> {
+    seq += 1;
+    const row = depositRow({ firmId, accountId, amount: 15_000, reference: `old-${seq}` }, NOW);
+    const inserted = await store.db
+      .insertInto("transactions")
+      .values({ ...row, first_name: first, last_name: last, middle_name: middle, status: "approved" })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return Number(inserted.id);
+  }
+  const found = async (query: string) =>
+    (await repo.list({ firmId, nameWords: nameWords(query) })).map((r) => r.id).sort((a, b) => a - b);
+
+  it("fills in every keyless row once, in batches, and then finds them by any folding of the name", async () => {
+    const sukru = await oldRow("Şükrü", "Öztürk");
+    const ismail = await oldRow("İSMAİL", "Işık", "Can");
+    const many: number[] = [];
+    // More than one batch (500), so the cursor moves on.
+    for (let i = 0; i < 520; i++) many.push(await oldRow("Ali", `Veli${i}`));
+    expect(await found("sukru")).toEqual([]);
+
+    expect(await fillPayerNameKeys(repo)).toBe(522);
+    expect(await fillPayerNameKeys(repo)).toBe(0);
+
+    expect(await found("SUKRU OZTURK")).toEqual([sukru]);
+    expect(await found("öztürk şükrü")).toEqual([sukru]);
+    expect(await found("ozt")).toEqual([sukru]);
+    expect(await found("ismail isik")).toEqual([ismail]);
+    expect(await found("İsmail can")).toEqual([ismail]);
+    // A word matches where a word of the name begins, not inside one.
+    expect(await found("zturk")).toEqual([]);
+    expect(await found("sukru veli")).toEqual([]);
+    expect((await found("veli51")).length).toBe(11); // Veli51 and Veli510 to Veli519
+    expect(await found("ali veli519")).toEqual([many[519]]);
+  });
+
+  it("a key already written is kept, and only keyless rows are read", async () => {
+    const id = await oldRow("Ayşe", "Kaya");
+    await store.db
+      .updateTable("transactions")
+      .set({ payer_name_key: " kept" })
+      .where("id", "=", id)
+      .execute();
+    expect(await repo.withoutNameKey(0, 10)).toEqual([]);
+    await repo.setNameKeys([{ id, key: " other" }]);
+    const row = await repo.get(id);
+    expect(row?.payer_name_key).toBe(" kept");
+  });
+});
