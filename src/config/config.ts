@@ -79,6 +79,7 @@ const envSchema = z.object({
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   // Under the server's own idle timeout (connectionTimeout, 60 s), which would cut the stream.
   PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(50_000).default(25_000),
+  PAYINTAKE_CONSOLE_UNDO_SECONDS: z.coerce.number().int().min(0).max(30).default(5),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
@@ -109,6 +110,11 @@ export interface Config {
   autoCancelIntervalMs: number;
   /** How often a console's live stream is written to and its session checked (http/console/live.ts). */
   consoleHeartbeatMs: number;
+  /**
+   * How long the console holds an operator's decision before sending it, so that it can be taken
+   * back (docs/console.md); 0 sends at once.
+   */
+  consoleUndoSeconds: number;
   /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
   routingDeadlineMs: number;
   /**
@@ -177,6 +183,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
     consoleHeartbeatMs: e.PAYINTAKE_CONSOLE_HEARTBEAT_MS,
+    consoleUndoSeconds: e.PAYINTAKE_CONSOLE_UNDO_SECONDS,
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
     trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
     role: e.PAYINTAKE_ROLE,

@@ -68,6 +68,8 @@ export function createConsoleService(deps: {
   now(): number;
   /** Every operator must use a second factor; one without it may only set it up (or sign out). */
   secondFactorRequired?: boolean;
+  /** How long the console holds a decision so that it can be taken back (config.ts); 0: not at all. */
+  undoSeconds?: number;
   /** A store error that does not fail the request it happened in (the login throttle's upkeep). */
   onError?(err: unknown): void;
 }) {
@@ -96,6 +98,11 @@ export function createConsoleService(deps: {
     secondFactor,
     /** Whether this console requires a second factor of every operator. */
     secondFactorRequired: required,
+    /** What the console's page needs to know of this server's settings, with the session. */
+    settings: {
+      second_factor_required: required,
+      decision_undo_seconds: deps.undoSeconds ?? 0,
+    },
 
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
       const normalised = email.trim().toLowerCase();

@@ -495,6 +495,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     box,
     now,
     secondFactorRequired: config.consoleSecondFactorRequired,
+    undoSeconds: config.consoleUndoSeconds,
     onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
   });
   return {

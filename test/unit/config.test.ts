@@ -44,3 +44,14 @@ describe("config: the console's heartbeat", () => {
     );
   });
 });
+
+describe("config: how long the console holds a decision", () => {
+  it("is 5 s by default, 0 sends at once, and more than 30 s is refused naming the variable", () => {
+    expect(parseConfig({}).consoleUndoSeconds).toBe(5);
+    expect(parseConfig({ PAYINTAKE_CONSOLE_UNDO_SECONDS: "0" }).consoleUndoSeconds).toBe(0);
+    for (const bad of ["31", "-1", "2.5", "soon"])
+      expect(() => parseConfig({ PAYINTAKE_CONSOLE_UNDO_SECONDS: bad })).toThrow(
+        /PAYINTAKE_CONSOLE_UNDO_SECONDS/,
+      );
+  });
+});

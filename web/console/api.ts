@@ -19,11 +19,21 @@ export interface Answer<T> {
   json: T & { message?: string };
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
+/**
+ * `keepalive`: the request goes on after the page is closed or reloaded (a held decision sent as the
+ * operator leaves, held.ts); its answer is then read by nobody.
+ */
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { keepalive?: boolean } = {},
+): Promise<Answer<T>> {
   const res = await fetch(`/ops/api${path}`, {
     method,
     credentials: "same-origin",
     cache: "no-store",
+    keepalive: opts.keepalive === true,
     headers: {
       ...(body === undefined ? {} : { "content-type": "application/json" }),
       ...(csrf && method !== "GET" ? { "x-csrf-token": csrf } : {}),

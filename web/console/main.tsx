@@ -4,6 +4,7 @@ import { api, setCsrf, whenSignedOut } from "./api";
 import { Audit } from "./audit";
 import { Summary } from "./dashboard";
 import { Firms } from "./firms";
+import { sendHeldNow } from "./held";
 import { type Lang, translator } from "./i18n";
 import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
@@ -37,6 +38,8 @@ function App() {
   const [me, setMe] = useState<Operator | null | undefined>(undefined);
   /** The console requires a second factor (PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR). */
   const [required, setRequired] = useState(false);
+  /** How long a decision is held before it is sent, so that it can be taken back (held.ts). */
+  const [undoMs, setUndoMs] = useState(0);
   /** The session ended under the operator (expired, or switched off): the sign-in form says so. */
   const [expired, setExpired] = useState(false);
   const [notice, setNotice] = useState({ text: "", bad: false });
@@ -63,6 +66,7 @@ function App() {
       if (!res.ok) return setMe(null);
       setCsrf(res.json.csrf_token);
       setRequired(res.json.second_factor_required === true);
+      setUndoMs(undoMsOf(res.json));
       setMe(res.json.operator);
     });
   }, []);
@@ -83,7 +87,7 @@ function App() {
     />
   );
   const shell: Shell | null = me
-    ? { t, lang, me, notify: (text, bad = false) => setNotice({ text, bad }) }
+    ? { t, lang, me, undoMs, notify: (text, bad = false) => setNotice({ text, bad }) }
     : null;
   const tabs: [string, string][] = [
     ["/deposits", t("deposits")],
@@ -147,6 +151,8 @@ function App() {
             id="logout"
             class="link"
             onClick={async () => {
+              // Decisions the queue still holds go first, while the session can send them.
+              await sendHeldNow();
               await api("POST", "/logout");
               setCsrf(null);
               setMe(null);
@@ -161,9 +167,10 @@ function App() {
           <Login
             t={t}
             expired={expired}
-            signedIn={(o, mustHave) => {
+            signedIn={(o, settings) => {
               setExpired(false);
-              setRequired(mustHave);
+              setRequired(settings.second_factor_required === true);
+              setUndoMs(undoMsOf(settings));
               setMe(o);
             }}
           />
@@ -207,7 +214,10 @@ interface SignedIn {
   operator: Operator;
   csrf_token: string;
   second_factor_required?: boolean;
+  decision_undo_seconds?: number;
 }
+
+const undoMsOf = (s: SignedIn) => Math.max(0, Math.min(30, s.decision_undo_seconds ?? 0)) * 1000;
 
 function Login({
   t,
@@ -215,7 +225,7 @@ function Login({
   expired,
 }: {
   t: Shell["t"];
-  signedIn(o: Operator, secondFactorRequired: boolean): void;
+  signedIn(o: Operator, settings: SignedIn): void;
   expired: boolean;
 }) {
   const [error, setError] = useState("");
@@ -245,7 +255,7 @@ function Login({
           return setError(t(res.status === 423 ? "locked" : res.status === 429 ? "throttled" : "badLogin"));
         }
         setCsrf(res.json.csrf_token);
-        signedIn(res.json.operator, res.json.second_factor_required === true);
+        signedIn(res.json.operator, res.json);
       }}
     >
       <h1>{t("signIn")}</h1>

@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
+import { useHeld } from "./held";
 import { useQueueEvents } from "./live";
 import {
   age,
@@ -53,9 +54,13 @@ export interface QueueRow {
  * The keys act only on the row the operator selected (or focused) and can see: a held key decides
  * once, one decision runs at a time, and a selected row that leaves the list (decided by someone
  * else, auto-cancelled) is not silently replaced by another one.
+ *
+ * Where the server says so (`decision_undo_seconds`, 5 by default), a decision is held that long
+ * before it is sent (held.ts): its row leaves the list at once, the bar below the list counts down,
+ * and "Geri al" (or `u` for the last one) brings the row back with nothing sent.
  */
 export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
-  const { t, me, notify } = useShell();
+  const { t, me, notify, undoMs } = useShell();
   const [order, setOrder] = useState<"oldest" | "newest">("oldest");
   const deciding = useRef(false);
   const reloadNow = useRef(() => {});
@@ -74,13 +79,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const [rejecting, setRejecting] = useState<number | null>(null);
   const [amounts, setAmounts] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState(false);
-  const list = Array.isArray(rows) ? rows : [];
+  /** Rows this page decided that are held, being sent, or sent and not yet gone from the list. */
+  const hidden = useRef(new Set<number>());
+  const [, setHiddenChanged] = useState(0);
+  const held = useHeld(undoMs, (id: number, d: Decision) => sendHeld(id, d));
+  const list = Array.isArray(rows) ? rows.filter((r) => !hidden.current.has(r.id)) : [];
   // A row that moved just before a click may have put itself under a pointer aimed at another:
   // its approve and reject by pointer wait until it has held still a moment (the keys, and Enter
   // on a focused button, act on the row chosen, wherever it is).
   const moved = useRef({ ids: [] as number[], at: new Map<number, number>(), own: new Set<number>() });
   // Before the browser paints the moved rows, so no click on them can come first.
   useLayoutEffect(() => {
+    for (const id of hidden.current)
+      if (!held.has(id) && Array.isArray(rows) && !rows.some((r) => r.id === id)) hidden.current.delete(id);
     const ids = list.map((r) => r.id);
     const m = moved.current;
     const now = performance.now();
@@ -114,7 +125,9 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (rejecting !== null && !rows.some((r) => r.id === rejecting)) setRejecting(null);
   }, [rows]);
   // The selected row is kept in view and takes the focus, so the keys act on what is on screen.
-  useEffect(() => {
+  // Before the browser paints, not after: an effect still waiting when the next key changes the
+  // selection would focus the row selected before, and the focus would select it again.
+  useLayoutEffect(() => {
     if (selected === null) return;
     const tr = document.querySelector<HTMLElement>(`#rows tr[data-id="${selected}"]`);
     tr?.scrollIntoView({ block: "nearest" });
@@ -149,6 +162,15 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (kind === "approve" && row.iban_valid === false && !confirm(`#${row.id}: ${t("confirmBadIban")}`))
       return;
     if (kind === "reject" && note?.trim()) body.note = note.trim();
+    if (undoMs > 0) {
+      // Held (nothing is sent yet): the row leaves now, as it will once sent.
+      moved.current.own.add(row.id);
+      hidden.current.add(row.id);
+      setRejecting(null);
+      selectNext(row, byKey);
+      held.hold(row.id, { kind, body, amount: body.amount ?? row.amount, payer: payerOf(row) });
+      return;
+    }
     deciding.current = true;
     setBusy(true);
     // Marked before it is sent: a load under way may come back without the row before the answer.
@@ -166,10 +188,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       leaves = res.ok || res.status === 409;
       if (res.ok) {
         setRejecting(null);
-        const index = list.indexOf(row);
-        const next = list[index + 1]?.id ?? list[index - 1]?.id ?? null;
-        setSelected(next);
-        if (byKey) autoSelected.current = { id: next, at: performance.now() };
+        selectNext(row, byKey);
       }
       reload();
     } finally {
@@ -179,25 +198,69 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     }
   }
 
+  /** After a decision, the row below it (or above, at the end) is the next one to look at. */
+  function selectNext(row: QueueRow, byKey: boolean) {
+    const index = list.indexOf(row);
+    const next = list[index + 1]?.id ?? list[index - 1]?.id ?? null;
+    setSelected(next);
+    if (byKey) autoSelected.current = { id: next, at: performance.now() };
+  }
+
+  /**
+   * A held decision whose time is up, or whose screen or page is being left (so keepalive). Its row
+   * stays hidden unless the server did not take it: then it comes back, with the reason.
+   */
+  async function sendHeld(id: number, d: Decision) {
+    let shown = "";
+    let back = true;
+    try {
+      const res = await api("POST", `/transactions/${id}/${d.kind}`, d.body, { keepalive: true });
+      shown = res.ok ? t(d.kind === "approve" ? "approved" : "rejected") : refusalText(res.json.message);
+      back = !(res.ok || res.status === 409);
+      notify(`#${id}: ${shown}`, !res.ok);
+    } catch {
+      notify(`#${id}: ${t("notSent")}`, true);
+    }
+    if (back) {
+      hidden.current.delete(id);
+      moved.current.own.delete(id);
+      setHiddenChanged((v) => v + 1);
+    }
+    reloadNow.current();
+  }
+
+  /** Takes a held decision back: nothing was sent, and the row is where it was, selected. */
+  function undo(id: number) {
+    if (held.undo(id) === undefined) return;
+    hidden.current.delete(id);
+    moved.current.own.delete(id);
+    setSelected(id);
+    notify(`#${id}: ${t("undone")}`);
+  }
+
   /** The row a decision selected, and when (NEXT_ROW_GUARD_MS). */
   const autoSelected = useRef({ id: null as number | null, at: -Infinity });
-  const keys = useRef({ list, current, rejecting, decide });
-  keys.current = { list, current, rejecting, decide };
+  const keys = useRef({ list, current, rejecting, decide, undo, held });
+  keys.current = { list, current, rejecting, decide, undo, held };
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
       const target = e.target as HTMLElement;
       if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || e.ctrlKey || e.metaKey || e.altKey)
         return;
-      if (!["j", "k", "a", "r"].includes(e.key)) return;
+      if (!["j", "k", "a", "r", "u"].includes(e.key)) return;
       e.preventDefault();
       // A key held down decides once: its repeats are ignored.
       if (e.repeat) return;
-      const { list, current, rejecting, decide } = keys.current;
+      const { list, current, rejecting, decide, undo, held } = keys.current;
       const i = current ? list.indexOf(current) : -1;
       if (e.key === "j") setSelected(list[Math.min(list.length - 1, i + 1)]?.id ?? null);
       else if (e.key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
       else if (!canDecide(me.role)) return;
-      else if (!current) notify(t("selectFirst"), true);
+      else if (e.key === "u") {
+        const last = held.last();
+        if (last === undefined) notify(t("nothingToUndo"), true);
+        else undo(last);
+      } else if (!current) notify(t("selectFirst"), true);
       else if (e.key === "a" && rejecting === null) {
         const { id, at } = autoSelected.current;
         if (id === current.id && performance.now() - at < NEXT_ROW_GUARD_MS)
@@ -225,7 +288,12 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
           </select>
         </label>
       </div>
-      {canDecide(me.role) && <p class="help keys">{t("keys")}</p>}
+      {canDecide(me.role) && (
+        <p class="help keys">
+          {t("keys")}
+          {undoMs > 0 && `, ${t("keysUndo")}`}
+        </p>
+      )}
       <table class="queue">
         <thead>
           <tr>
@@ -246,7 +314,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               tabIndex={-1}
               class={r === current ? "selected" : ""}
               aria-current={r === current ? "true" : undefined}
-              onClick={() => setSelected(r.id)}
+              // Not a click on its approve or reject: that decision has selected the next row by
+              // then (the button's focus selected this one before).
+              onClick={(e) => {
+                if (!(e.target as Element).closest("button")) setSelected(r.id);
+              }}
               onFocusIn={() => setSelected(r.id)}
             >
               <td class="id">
@@ -325,9 +397,38 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
         </tbody>
       </table>
       {rows && list.length === 0 && <p class="help empty">{t("empty")}</p>}
+      {held.list.length > 0 && (
+        <div id="held" class="held" role="status">
+          {held.list.map((h) => (
+            <div key={h.id} class="held-item" data-id={h.id}>
+              <span>
+                #{h.id} · {money(h.decision.amount)} TL · {h.decision.payer} ·{" "}
+                <strong>{t(h.decision.kind === "approve" ? "willApprove" : "willReject")}</strong>{" "}
+                <span class="countdown">
+                  {Math.max(1, Math.ceil((h.sendsAt - Date.now()) / 1000))} {t("unitSeconds")}
+                </span>
+              </span>
+              <button type="button" class="undo secondary" onClick={() => undo(h.id)}>
+                {t("undo")}
+              </button>
+            </div>
+          ))}
+        </div>
+      )}
     </section>
   );
 }
+
+/** A decision as the queue holds it: what to send, and what the bar shows meanwhile. */
+interface Decision {
+  kind: "approve" | "reject";
+  body: Record<string, string>;
+  /** The amount approved (the one typed in, else the one asked for), for the bar. */
+  amount: string;
+  payer: string;
+}
+
+const payerOf = (row: QueueRow) => `${row.first_name} ${row.last_name}`;
 
 function RejectForm(props: { onReject(note: string): void; onCancel(): void; busy: boolean }) {
   const { t } = useShell();

@@ -18,6 +18,8 @@ export interface Shell {
   t: T;
   lang: Lang;
   me: Operator;
+  /** How long the queues hold a decision before sending it (held.ts); 0: sent at once. */
+  undoMs: number;
   notify(text: string, bad?: boolean): void;
 }
 export const ShellContext = createContext<Shell | null>(null);

@@ -196,7 +196,7 @@ export function registerConsoleRoutes(
       return sendJson(reply, 200, {
         operator: result.operator,
         csrf_token: result.csrf,
-        second_factor_required: consoleService.secondFactorRequired,
+        ...consoleService.settings,
       });
     });
 
@@ -236,7 +236,7 @@ export function registerConsoleRoutes(
       return sendJson(reply, 200, {
         operator: session.operator,
         csrf_token: session.csrf,
-        second_factor_required: consoleService.secondFactorRequired,
+        ...consoleService.settings,
         recovery_codes_left: session.operator.second_factor
           ? await consoleService.secondFactor.recoveryCodesLeft(session.operator.id)
           : 0,

@@ -1,0 +1,187 @@
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/browser.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
+
+const HOLD_S = 3;
+const SHOTS =
+  process.env.PAYINTAKE_SCREENSHOTS === "1"
+    ? new URL("../../docs/screenshots/", import.meta.url).pathname
+    : null;
+
+/**
+ * Taking a decision back in Chromium: the queue holds each decision `PAYINTAKE_CONSOLE_UNDO_SECONDS`
+ * before sending it. Meanwhile the server, and so the merchant, has seen nothing; an undo brings the
+ * row back with nothing sent; leaving the screen or the page sends what is held at once.
+ */
+describe("operator console: decisions held so they can be taken back", () => {
+  let server: TestServer;
+  let firm: TestFirm;
+  let receiver: Receiver;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer(STORES[0] ?? "sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_CALLBACK_POLL_MS: "50",
+      PAYINTAKE_CONSOLE_UNDO_SECONDS: String(HOLD_S),
+    });
+    await addAccount(server);
+    receiver = await startReceiver();
+    firm = await createFirm(server, { webhook_url: receiver.url });
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "operator@ops.example",
+      role: "operator",
+      password: "operator-password-123",
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await server?.close();
+  });
+
+  async function signIn(): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.goto(`${server.url}/ops`);
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
+    return page;
+  }
+  const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
+  const heldItem = (page: Page, id: number) => page.locator(`#held .held-item[data-id="${id}"]`);
+  const status = async (id: number) =>
+    (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
+  const callbacksFor = (id: number) => receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("an approval is held with a countdown; Geri al brings the row back and sends nothing; left alone it is sent", async () => {
+    const a = await pendingDeposit(server, firm);
+    const b = await pendingDeposit(server, firm);
+    const page = await signIn();
+    expect(await page.locator("p.keys").textContent()).toContain("u son kararı geri al");
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+
+    await row(page, a).locator("button.approve").click();
+    // The row leaves at once; the bar says what will happen, to whom, and when.
+    await expect.poll(() => row(page, a).count()).toBe(0);
+    await expect
+      .poll(() => heldItem(page, a).textContent())
+      .toMatch(new RegExp(`^#${a} · 150,00 TL · Ayşe Yılmaz · onaylanacak [1-3] snGeri al$`));
+    expect(await status(a)).toBe("pending");
+
+    await heldItem(page, a).locator("button.undo").click();
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(`#${a}: karar geri alındı, hiçbir şey gönderilmedi.`);
+    await expect.poll(() => row(page, a).getAttribute("class")).toBe("selected");
+    expect(await page.locator("#held").count()).toBe(0);
+    // Past the hold: still nothing sent, nothing called back.
+    await sleep(HOLD_S * 1000 + 500);
+    expect(await status(a)).toBe("pending");
+    expect(callbacksFor(a)).toBe(0);
+
+    // Left alone, it goes when its time is up, and the merchant hears of it.
+    await row(page, a).locator("button.approve").click();
+    await expect.poll(() => heldItem(page, a).count()).toBe(1);
+    await expect
+      .poll(() => page.locator("#message").textContent(), { timeout: 8_000 })
+      .toBe(`#${a}: Onaylandı`);
+    expect(await status(a)).toBe("approved");
+    await expect.poll(() => callbacksFor(a), { timeout: 5_000 }).toBe(1);
+    expect(await page.locator("#held").count()).toBe(0);
+    expect(await row(page, a).count()).toBe(0);
+    expect(await status(b)).toBe("pending");
+    await page.context().close();
+  });
+
+  it("u takes back the last decision (a rejection with its note); leaving the screen sends what is held at once", async () => {
+    const a = await pendingDeposit(server, firm);
+    const b = await pendingDeposit(server, firm);
+    const page = await signIn();
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+
+    await row(page, a).locator("td").nth(3).click();
+    await page.keyboard.press("r");
+    await page.keyboard.type("dekont yok");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => heldItem(page, a).textContent()).toContain("reddedilecek");
+    // The next row is selected; `u` takes the rejection back and selects its row again.
+    await expect.poll(() => row(page, b).getAttribute("class")).toBe("selected");
+    await page.keyboard.press("u");
+    await expect.poll(() => row(page, a).getAttribute("class")).toBe("selected");
+    expect(await status(a)).toBe("pending");
+    await page.keyboard.press("u");
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe("Geri alınacak karar yok: gönderilmiş bir karar geri alınamaz.");
+
+    // Two approvals held, then another screen: both are sent then, not at the end of their hold.
+    await page.keyboard.press("a");
+    await expect.poll(() => row(page, b).getAttribute("class")).toBe("selected");
+    await sleep(800); // past the guard against a double tap on the row just approved
+    await page.keyboard.press("a");
+    await expect.poll(() => page.locator("#held .held-item").count()).toBe(2);
+    const left = Date.now();
+    await page.click('a.tab[data-tab="transactions"]');
+    await expect
+      .poll(async () => [await status(a), await status(b)], { timeout: 2_000 })
+      .toEqual(["approved", "approved"]);
+    expect(Date.now() - left).toBeLessThan(HOLD_S * 1000);
+    await page.context().close();
+  });
+
+  it("on a phone the held decision and its undo fit the screen", async () => {
+    const a = await pendingDeposit(server, firm);
+    const page = await (await browser.newContext({ viewport: { width: 320, height: 640 } })).newPage();
+    await page.goto(`${server.url}/ops`);
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await expect.poll(() => row(page, a).isVisible()).toBe(true);
+    await row(page, a).locator("button.approve").click();
+    await expect.poll(() => heldItem(page, a).isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(320);
+    const undo = await heldItem(page, a).locator("button.undo").boundingBox();
+    expect(undo?.height).toBeGreaterThanOrEqual(36);
+    expect((undo?.x ?? 0) + (undo?.width ?? 0)).toBeLessThanOrEqual(320);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-undo-phone.png") });
+    await heldItem(page, a).locator("button.undo").click();
+    await expect.poll(() => row(page, a).isVisible()).toBe(true);
+    expect(await status(a)).toBe("pending");
+    await page.context().close();
+  });
+
+  it("closing or reloading the page sends what is held (a keepalive request), so nothing decided is lost", async () => {
+    const a = await pendingDeposit(server, firm);
+    const page = await signIn();
+    await expect.poll(() => row(page, a).isVisible()).toBe(true);
+    await row(page, a).locator("button.reject").click();
+    await row(page, a).locator("input.note").fill("isim uyuşmuyor");
+    await row(page, a).locator("button.reject").click();
+    await expect.poll(() => heldItem(page, a).count()).toBe(1);
+    const left = Date.now();
+    await page.reload();
+    await expect.poll(() => status(a), { timeout: 2_000 }).toBe("rejected");
+    expect(Date.now() - left).toBeLessThan(HOLD_S * 1000);
+    expect((await server.admin("GET", `/admin/v1/transactions/${a}`)).json.decision_note).toBe(
+      "isim uyuşmuyor",
+    );
+
+    // Signing out sends what is held first, while the session can.
+    const b = await pendingDeposit(server, firm);
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    await row(page, b).locator("button.approve").click();
+    await expect.poll(() => heldItem(page, b).count()).toBe(1);
+    await page.click("#logout");
+    await expect.poll(() => page.locator("#login").isVisible()).toBe(true);
+    expect(await status(b)).toBe("approved");
+    await page.context().close();
+  });
+});
