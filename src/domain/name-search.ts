@@ -11,8 +11,15 @@ const WORD_BREAK = /[^\p{L}\p{N}]+/u;
 
 /** The folded words of a name or of a search. */
 export function nameWords(text: string): string[] {
-  // Lower case first: "İ" lowers to "i" plus a combining dot, which the mark removal then drops.
-  const folded = text.toLowerCase().normalize("NFKD").replace(MARKS, "").replaceAll("ı", "i");
+  // Compatibility forms first ("𝐀" and "ℌ" are letters whose capitals only NFKD brings out), then
+  // lower case ("İ" lowers to "i" plus a combining dot), then NFKD again for what lowering composed,
+  // and the marks go: the key is lower case on both stores, whose LIKE treats case differently.
+  const folded = text
+    .normalize("NFKD")
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(MARKS, "")
+    .replaceAll("ı", "i");
   return folded.split(WORD_BREAK).filter((w) => w !== "");
 }
 

@@ -97,6 +97,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (config.role !== "api") {
     runtime.outbox.start();
     runtime.autoCancel.start();
+    runtime.nameKeys.start();
   }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -114,6 +115,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await app.close();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
+        await runtime.nameKeys.stop();
         runtime.ctx.queueNotices.stop();
         await runtime.outbox.stop();
         await runtime.sender.close();

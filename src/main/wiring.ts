@@ -20,7 +20,7 @@ import { createHostedSessions } from "../hosted/sessions.js";
 import type { AppContext } from "../http/context.js";
 import { type AutoCancelJob, createAutoCancelJob } from "../lifecycle/auto-cancel.js";
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
-import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
+import { createNameKeyJob, type NameKeyJob } from "../lifecycle/name-keys.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import {
@@ -78,6 +78,8 @@ export interface Runtime {
   outbox: OutboxWorker;
   channelClient: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
+  /** Makes payer names of rows from before searchable (lifecycle/name-keys.ts). */
+  nameKeys: NameKeyJob;
   sender: CallbackSender;
   /** The clock every rule reads, corrected to the database's on PostgreSQL. */
   clock: DatabaseClock;
@@ -163,8 +165,14 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   if (opts.clockFromDatabase ?? opts.now === undefined) await clock.start();
   const now = clock.now;
   const repos = createRepositories(store);
-  const keyed = await fillPayerNameKeys(repos.transactions);
-  if (keyed > 0) log.info({ transactions: keyed }, "payer names of earlier transactions made searchable");
+  const nameKeys = createNameKeyJob({
+    transactions: repos.transactions,
+    done: (filled) => {
+      if (filled > 0)
+        log.info({ transactions: filled }, "payer names of earlier transactions made searchable");
+    },
+    failed: (err) => log.error({ err }, "payer names of earlier transactions not made searchable"),
+  });
   if (store.dialect === "sqlite") {
     const freed = await repos.callbacks.releaseAllLeases();
     if (freed > 0)
@@ -505,6 +513,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     store,
     outbox,
     autoCancel,
+    nameKeys,
     sender,
     channelClient,
     clock,

@@ -318,6 +318,15 @@ export function createTransactionRepository(
         .execute();
     },
     async setNameKeys(keys) {
+      if (keys.length === 0) return;
+      if (dialect === "postgres") {
+        // One statement per batch: a row each would be a round trip each (about 150 µs a row).
+        await sql`UPDATE transactions AS t SET payer_name_key = v.key
+          FROM unnest(${keys.map((k) => k.id)}::bigint[], ${keys.map((k) => k.key)}::text[]) AS v(id, key)
+          WHERE t.id = v.id AND t.payer_name_key IS NULL`.execute(db);
+        return;
+      }
+      // The embedded store's statements are a few microseconds each on its own thread.
       await db.transaction().execute(async (trx) => {
         for (const { id, key } of keys)
           await trx

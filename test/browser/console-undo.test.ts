@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
+import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
@@ -134,6 +135,68 @@ describe("operator console: decisions held so they can be taken back", () => {
       .poll(async () => [await status(a), await status(b)], { timeout: 2_000 })
       .toEqual(["approved", "approved"]);
     expect(Date.now() - left).toBeLessThan(HOLD_S * 1000);
+    await page.context().close();
+  });
+
+  it("a double click on approve decides one row: the row that moves up under the pointer waits", async () => {
+    const a = await pendingDeposit(server, firm);
+    const b = await pendingDeposit(server, firm);
+    const page = await signIn();
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    await row(page, a).locator("button.approve").dblclick();
+    await expect.poll(() => heldItem(page, a).count()).toBe(1);
+    // A quick second click on the row that took its place is refused too, and says why.
+    await row(page, b).locator("button.approve").click();
+    expect(await page.locator("#held .held-item").count()).toBe(1);
+    expect(await page.locator("#message").textContent()).toContain("Liste az önce değişti");
+    await heldItem(page, a).locator("button.undo").click();
+    await sleep(HOLD_S * 1000 + 300);
+    expect([await status(a), await status(b)]).toEqual(["pending", "pending"]);
+    await page.context().close();
+  });
+
+  it("a held decision another operator beat is said so; one whose session ended is named at the next sign-in", async () => {
+    const a = await pendingDeposit(server, firm);
+    const b = await pendingDeposit(server, firm);
+    const page = await signIn();
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    await row(page, a).locator("button.approve").click();
+    await server.admin("POST", `/admin/v1/transactions/${a}/reject`, { actor: "operator:elsewhere" });
+    await expect
+      .poll(() => page.locator("#message").textContent(), { timeout: 8_000 })
+      .toBe(`#${a}: bu işleme zaten karar verilmiş (durum: reddedildi).`);
+    expect(await status(a)).toBe("rejected");
+
+    // The session ends while b's approval is held (the same operator changed the password
+    // elsewhere): the page goes to sign-in and names b, which is still pending.
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    await row(page, b).locator("button.approve").click();
+    await expect.poll(() => heldItem(page, b).count()).toBe(1);
+    const elsewhere = await consoleLogin(server, "operator@ops.example", "operator-password-123");
+    const changed = await consoleCall(server, "POST", "/ops/api/password", {
+      cookie: elsewhere.cookie,
+      csrf: elsewhere.csrf,
+      body: { current: "operator-password-123", next: "operator-password-456" },
+    });
+    expect(changed.status).toBe(200);
+    await expect
+      .poll(() => page.locator("#login-unsent").textContent(), { timeout: 10_000 })
+      .toBe(
+        `Oturum kapandığı için gönderilemeyen kararlar: #${b} (onay). Bu işlemler hâlâ bekliyor; yeniden karar verin.`,
+      );
+    expect(await status(b)).toBe("pending");
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-456");
+    await page.click('#login button[type="submit"]');
+    await expect.poll(() => page.locator("#message").textContent()).toContain(`#${b} (onay)`);
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    // Back as it was, for the other tests.
+    const back = await consoleLogin(server, "operator@ops.example", "operator-password-456");
+    await consoleCall(server, "POST", "/ops/api/password", {
+      cookie: back.cookie,
+      csrf: back.csrf,
+      body: { current: "operator-password-456", next: "operator-password-123" },
+    });
     await page.context().close();
   });
 

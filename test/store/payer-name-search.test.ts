@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nameWords } from "../../src/domain/name-search.js";
-import { fillPayerNameKeys } from "../../src/lifecycle/name-keys.js";
+import { createNameKeyJob, fillPayerNameKeys } from "../../src/lifecycle/name-keys.js";
 import type { Store } from "../../src/store/open.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
@@ -78,5 +78,66 @@ describe.each(STORES)("payer name search (%s)", (kind: StoreKind) => {
     await repo.setNameKeys([{ id, key: " other" }]);
     const row = await repo.get(id);
     expect(row?.payer_name_key).toBe(" kept");
+  });
+});
+
+describe("the background job that fills in payer name keys", () => {
+  /** A repository of `n` keyless rows in memory: the job's own logic, batch by batch. */
+  function rows(n: number) {
+    const keys = new Map<number, string>();
+    let batches = 0;
+    const repo = {
+      async withoutNameKey(afterId: number, limit: number) {
+        const out = [];
+        for (let id = afterId + 1; id <= n && out.length < limit; id++)
+          if (!keys.has(id)) out.push({ id, first_name: "Şükrü", middle_name: null, last_name: `Öz${id}` });
+        return out;
+      },
+      async setNameKeys(k: readonly { id: number; key: string }[]) {
+        batches += 1;
+        for (const { id, key } of k) keys.set(id, key);
+      },
+    };
+    return { repo, keys, batches: () => batches };
+  }
+
+  it("fills every row once, then reports how many; a stop comes between two batches", async () => {
+    const r = rows(1_203);
+    const filled = await new Promise<number>((resolve) => {
+      const job = createNameKeyJob({ transactions: r.repo, done: resolve, failed: () => {} });
+      job.start();
+      job.start();
+    });
+    expect(filled).toBe(1_203);
+    expect(r.keys.size).toBe(1_203);
+    expect(r.keys.get(7)).toBe(" sukru oz7");
+    expect(r.batches()).toBe(3);
+
+    const later = rows(1_203);
+    const done: number[] = [];
+    const job = createNameKeyJob({ transactions: later.repo, done: (n) => done.push(n), failed: () => {} });
+    job.start();
+    await job.stop();
+    expect(done).toEqual([500]);
+    expect(later.batches()).toBe(1);
+  });
+
+  it("stopped before it starts, it fills nothing; a failure is reported, not thrown", async () => {
+    const r = rows(10);
+    const job = createNameKeyJob({ transactions: r.repo, done: () => {}, failed: () => {} });
+    await job.stop();
+    job.start();
+    await job.stop();
+    expect(r.keys.size).toBe(0);
+
+    const failures: unknown[] = [];
+    const broken = createNameKeyJob({
+      transactions: { ...r.repo, setNameKeys: async () => Promise.reject(new Error("disk full")) },
+      done: () => {},
+      failed: (err) => failures.push(err),
+    });
+    broken.start();
+    await broken.stop();
+    expect(String(failures[0])).toContain("disk full");
   });
 });

@@ -122,7 +122,7 @@ export async function startTestServer(
     LOG_LEVEL: "info",
     PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true",
     // The console sends an operator's decision at once, as most tests expect; the test of taking a
-    // decision back (test/browser/console.test.ts) sets its own.
+    // decision back (test/browser/console-undo.test.ts) sets its own.
     PAYINTAKE_CONSOLE_UNDO_SECONDS: "0",
     ...store.env,
     ...extraEnv,

@@ -14,6 +14,8 @@ describe("payer names folded for search", () => {
     expect(nameWords("Gu\u0308l")).toEqual(["gul"]);
     expect(nameWords("Дмитрий")).toEqual(["дмитрии"]);
     expect(nameWords(" - . ")).toEqual([]);
+    // Letters whose capitals only their compatibility form shows fold to lower case too.
+    expect(nameWords("𝐀𝐲𝐬𝐞 ℌasan")).toEqual(["ayse", "hasan"]);
   });
 
   it("keys the whole name, each word after a space", () => {
@@ -27,6 +29,8 @@ describe("payer names folded for search", () => {
         for (const word of nameWords(text)) {
           expect(word).not.toBe("");
           expect(word).not.toMatch(/[%_\\\s]/);
+          // Lower case, as both stores' LIKE then agree.
+          expect(word).toBe(word.toLowerCase());
         }
       }),
     );

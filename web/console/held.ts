@@ -1,11 +1,50 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
-/** Every mounted queue's "send all held now", for a sign-out (which must not strand them). */
+/** A sign-out waits this long at most for held decisions to be answered. */
+const SIGN_OUT_WAIT_MS = 10_000;
+
+/** Every mounted queue's "send all held now and wait for every send", for a sign-out. */
 const flushers = new Set<() => Promise<unknown>>();
 
-/** Sends every decision any queue holds, now; resolves once the server has answered each. */
+/**
+ * Sends every decision any queue holds, now, and resolves once the server has answered each one
+ * sent, including those already on their way (a sign-out must not overtake them), or after
+ * SIGN_OUT_WAIT_MS.
+ */
 export function sendHeldNow(): Promise<unknown> {
-  return Promise.all([...flushers].map((flush) => flush()));
+  return Promise.race([
+    Promise.all([...flushers].map((flush) => flush())),
+    new Promise((resolve) => setTimeout(resolve, SIGN_OUT_WAIT_MS)),
+  ]);
+}
+
+/** A decision not sent because the session had ended: named at the next sign-in. */
+export interface Unsent {
+  id: number;
+  kind: "approve" | "reject";
+}
+let unsent: Unsent[] = [];
+const unsentListeners = new Set<() => void>();
+export function markUnsent(decision: Unsent) {
+  unsent = [...unsent.filter((u) => u.id !== decision.id), decision];
+  for (const listener of unsentListeners) listener();
+}
+/** The decisions not sent since the last `take`, kept across sign-in; `take` hands them over once. */
+export function useUnsent(): { list: Unsent[]; take(): Unsent[] } {
+  const [, setVersion] = useState(0);
+  useEffect(() => {
+    const listener = () => setVersion((v) => v + 1);
+    unsentListeners.add(listener);
+    return () => void unsentListeners.delete(listener);
+  }, []);
+  return {
+    list: unsent,
+    take() {
+      const taken = unsent;
+      unsent = [];
+      return taken;
+    },
+  };
 }
 
 /** A decision the console holds before sending it, and when it goes. */
@@ -23,12 +62,15 @@ export interface Held<D> {
  * anywhere. A decision the server had recorded and then took back would have been visible to a
  * merchant polling meanwhile.
  *
- * Each is sent when its time is up, or at once when the screen is left (another tab, sign-out) or
- * the page is closed or reloaded (`pagehide`; `send` is told to use a keepalive request, which
- * the browser finishes after the page is gone). `holdMs` 0 holds nothing: the caller sends at once.
+ * Each is sent when its time is up, or at once when the screen is left (another tab, sign-out),
+ * the page is hidden (another browser tab, a phone's home screen: a hidden page's timers may be
+ * frozen, and a phone may discard it without another word) or closed or reloaded (`pagehide`);
+ * `send` uses a keepalive request, which the browser finishes after the page is gone. `holdMs` 0
+ * holds nothing: the caller sends at once.
  */
 export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Promise<void>) {
   const held = useRef(new Map<number, { decision: D; sendsAt: number; timer: number }>());
+  const inFlight = useRef(new Set<Promise<void>>());
   const [, setVersion] = useState(0);
   const changed = () => setVersion((v) => v + 1);
   const sendNow = useRef(send);
@@ -40,7 +82,9 @@ export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Pr
     clearTimeout(h.timer);
     held.current.delete(id);
     changed();
-    return sendNow.current(id, h.decision);
+    const sending = sendNow.current(id, h.decision).finally(() => inFlight.current.delete(sending));
+    inFlight.current.add(sending);
+    return sending;
   }
 
   // The countdown shown with each held decision.
@@ -52,13 +96,21 @@ export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Pr
   }, [holding]);
 
   useEffect(() => {
-    const leaving = () => Promise.all([...held.current.keys()].map(release));
-    addEventListener("pagehide", leaving);
-    flushers.add(leaving);
+    const sendAll = () => {
+      for (const id of [...held.current.keys()]) void release(id);
+      return Promise.all([...inFlight.current]);
+    };
+    const hidden = () => {
+      if (document.visibilityState === "hidden") void sendAll();
+    };
+    addEventListener("pagehide", sendAll);
+    document.addEventListener("visibilitychange", hidden);
+    flushers.add(sendAll);
     return () => {
-      removeEventListener("pagehide", leaving);
-      flushers.delete(leaving);
-      void leaving();
+      removeEventListener("pagehide", sendAll);
+      document.removeEventListener("visibilitychange", hidden);
+      flushers.delete(sendAll);
+      void sendAll();
     };
   }, []);
 
@@ -67,7 +119,7 @@ export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Pr
     list: [...held.current].map(([id, h]): Held<D> => ({ id, decision: h.decision, sendsAt: h.sendsAt })),
     has: (id: number) => held.current.has(id),
     hold(id: number, decision: D) {
-      const timer = window.setTimeout(() => release(id), holdMs);
+      const timer = window.setTimeout(() => void release(id), holdMs);
       held.current.set(id, { decision, sendsAt: Date.now() + holdMs, timer });
       changed();
     },

@@ -4,7 +4,7 @@ import { api, setCsrf, whenSignedOut } from "./api";
 import { Audit } from "./audit";
 import { Summary } from "./dashboard";
 import { Firms } from "./firms";
-import { sendHeldNow } from "./held";
+import { sendHeldNow, type Unsent, useUnsent } from "./held";
 import { type Lang, translator } from "./i18n";
 import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
@@ -50,6 +50,8 @@ function App() {
    */
   const [freshCodes, setFreshCodes] = useState<string[] | null>(null);
   const [path, filter] = useHash();
+  /** Held decisions a session's end kept from being sent (held.ts): named at sign-in and after. */
+  const unsent = useUnsent();
 
   useEffect(() => {
     document.documentElement.lang = lang;
@@ -167,8 +169,11 @@ function App() {
           <Login
             t={t}
             expired={expired}
+            unsent={unsent.list}
             signedIn={(o, settings) => {
               setExpired(false);
+              const notSent = unsent.take();
+              if (notSent.length > 0) setNotice({ text: unsentText(notSent, t), bad: true });
               setRequired(settings.second_factor_required === true);
               setUndoMs(undoMsOf(settings));
               setMe(o);
@@ -217,16 +222,24 @@ interface SignedIn {
   decision_undo_seconds?: number;
 }
 
+const unsentText = (list: Unsent[], t: Shell["t"]) =>
+  t("unsent").replace(
+    "{list}",
+    list.map((u) => `#${u.id} (${t(u.kind === "approve" ? "unsentApprove" : "unsentReject")})`).join(", "),
+  );
+
 const undoMsOf = (s: SignedIn) => Math.max(0, Math.min(30, s.decision_undo_seconds ?? 0)) * 1000;
 
 function Login({
   t,
   signedIn,
   expired,
+  unsent,
 }: {
   t: Shell["t"];
   signedIn(o: Operator, settings: SignedIn): void;
   expired: boolean;
+  unsent: Unsent[];
 }) {
   const [error, setError] = useState("");
   /** The password was right and the operator has a second factor: the code is asked next. */
@@ -262,6 +275,11 @@ function Login({
       {expired && (
         <p id="login-expired" class="error" role="alert">
           {t("sessionExpired")}
+        </p>
+      )}
+      {unsent.length > 0 && (
+        <p id="login-unsent" class="error" role="alert">
+          {unsentText(unsent, t)}
         </p>
       )}
       <label for="email">{t("email")}</label>

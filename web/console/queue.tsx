@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
-import { useHeld } from "./held";
+import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
 import {
   age,
@@ -88,10 +88,16 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   // its approve and reject by pointer wait until it has held still a moment (the keys, and Enter
   // on a focused button, act on the row chosen, wherever it is).
   const moved = useRef({ ids: [] as number[], at: new Map<number, number>(), own: new Set<number>() });
-  // Before the browser paints the moved rows, so no click on them can come first.
-  useLayoutEffect(() => {
+  // A row this page decided is hidden until the list no longer has it (or it comes back).
+  useEffect(() => {
+    if (!Array.isArray(rows)) return;
     for (const id of hidden.current)
-      if (!held.has(id) && Array.isArray(rows) && !rows.some((r) => r.id === id)) hidden.current.delete(id);
+      if (!held.has(id) && !rows.some((r) => r.id === id)) hidden.current.delete(id);
+  }, [rows]);
+  // Before the browser paints the moved rows, so no click on them can come first. On the rows shown:
+  // a row hidden by a held decision, or back after an undo, moves the rows below it as a load does.
+  const shown = list.map((r) => r.id).join(",");
+  useLayoutEffect(() => {
     const ids = list.map((r) => r.id);
     const m = moved.current;
     const now = performance.now();
@@ -105,8 +111,10 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       if (!placeNow.has(id) || now - (m.at.get(id) ?? 0) > MOVED_GUARD_MS) m.at.delete(id);
     for (const id of m.own) if (!ids.includes(id)) m.own.delete(id);
     m.ids = ids;
-  }, [rows]);
+  }, [shown]);
   const settled = (id: number, e: MouseEvent): boolean => {
+    // The second click of a double click: the row it was aimed at may have left from under it.
+    if (e.detail > 1) return false;
     // `detail` 0: Enter or Space on the focused button, not a pointer.
     if (e.detail === 0 || performance.now() - (moved.current.at.get(id) ?? -Infinity) >= MOVED_GUARD_MS)
       return true;
@@ -163,8 +171,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       return;
     if (kind === "reject" && note?.trim()) body.note = note.trim();
     if (undoMs > 0) {
-      // Held (nothing is sent yet): the row leaves now, as it will once sent.
-      moved.current.own.add(row.id);
+      // Held (nothing is sent yet): the row leaves now, as it will once sent. Not marked as the
+      // page's own: the rows below move up under the pointer, and a click there must wait.
       hidden.current.add(row.id);
       setRejecting(null);
       selectNext(row, byKey);
@@ -211,13 +219,16 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
    * stays hidden unless the server did not take it: then it comes back, with the reason.
    */
   async function sendHeld(id: number, d: Decision) {
-    let shown = "";
     let back = true;
     try {
       const res = await api("POST", `/transactions/${id}/${d.kind}`, d.body, { keepalive: true });
-      shown = res.ok ? t(d.kind === "approve" ? "approved" : "rejected") : refusalText(res.json.message);
+      // The session ended (this page is going to sign-in): the sign-in names what was not sent.
+      if (res.status === 401) return markUnsent({ id, kind: d.kind });
       back = !(res.ok || res.status === 409);
-      notify(`#${id}: ${shown}`, !res.ok);
+      notify(
+        `#${id}: ${res.ok ? t(d.kind === "approve" ? "approved" : "rejected") : refusalText(res.json.message)}`,
+        !res.ok,
+      );
     } catch {
       notify(`#${id}: ${t("notSent")}`, true);
     }
