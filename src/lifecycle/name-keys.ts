@@ -1,7 +1,7 @@
 import { payerNameKey } from "../domain/name-search.js";
 import type { TransactionRepository } from "../store/transactions.js";
 
-/** Rows per transaction: small, because on the embedded store a transaction holds the connection. */
+/** Rows per statement: small, because on the embedded store a statement holds the connection. */
 const BATCH = 500;
 
 type KeyRepository = Pick<TransactionRepository, "withoutNameKey" | "setNameKeys">;
@@ -38,8 +38,8 @@ export interface NameKeyJob {
 
 /**
  * The fill above, run once in the background by each instance that runs background work, after it
- * listens: on a large store it takes minutes (about 30 µs a row on SQLite), which a start must not
- * wait for. Until it is done, a search by name does not find the rows it has not reached.
+ * listens: on a large store it takes seconds to minutes (measured: 6 µs a row on SQLite, 22 µs on
+ * PostgreSQL), which a start must not wait for. Until it is done, a search by name does not find the rows it has not reached.
  */
 export function createNameKeyJob(deps: {
   transactions: KeyRepository;
