@@ -208,8 +208,12 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.fill("#password", "operator-password-123");
     await page.click('#login button[type="submit"]');
     await expect.poll(() => row(page, a).isVisible()).toBe(true);
+    // Another amount, confirmed: the bar shows the amount that will be approved.
+    await row(page, a).locator("input.edit-amount").fill("149,5");
+    page.once("dialog", (d) => void d.accept());
     await row(page, a).locator("button.approve").click();
     await expect.poll(() => heldItem(page, a).isVisible()).toBe(true);
+    expect(await heldItem(page, a).textContent()).toContain(`#${a} · 149,50 TL · Ayşe Yılmaz · onaylanacak`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(320);
     const undo = await heldItem(page, a).locator("button.undo").boundingBox();
     expect(undo?.height).toBeGreaterThanOrEqual(36);

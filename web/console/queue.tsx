@@ -413,7 +413,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
           {held.list.map((h) => (
             <div key={h.id} class="held-item" data-id={h.id}>
               <span>
-                #{h.id} · {money(h.decision.amount)} TL · {h.decision.payer} ·{" "}
+                #{h.id} · {money2(h.decision.amount)} TL · {h.decision.payer} ·{" "}
                 <strong>{t(h.decision.kind === "approve" ? "willApprove" : "willReject")}</strong>{" "}
                 <span class="countdown">
                   {Math.max(1, Math.ceil((h.sendsAt - Date.now()) / 1000))} {t("unitSeconds")}
