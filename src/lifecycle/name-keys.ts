@@ -36,24 +36,53 @@ export interface NameKeyJob {
   stop(): Promise<void>;
 }
 
+/** A pass that found nothing to do is repeated this much later; one that failed, sooner. */
+const AGAIN_MS = 10 * 60_000;
+const AFTER_FAILURE_MS = 60_000;
+
 /**
- * The fill above, run once in the background by each instance that runs background work, after it
- * listens: on a large store it takes seconds to minutes (measured: 6 µs a row on SQLite, 22 µs on
- * PostgreSQL), which a start must not wait for. Until it is done, a search by name does not find the rows it has not reached.
+ * The fill above, in the background, by each instance that runs background work, once it listens:
+ * on a large store it takes seconds to minutes (measured: 6 µs a row on SQLite, 22 µs on
+ * PostgreSQL), which a start must not wait for. Until it is done, a search by name does not find the
+ * rows it has not reached. Repeated every ten minutes (a minute after a failure): instances of an
+ * older version still running during a rolling deploy write rows without a key after this one's
+ * first pass; with none left, a pass is one probe of the partial index of keyless rows.
  */
 export function createNameKeyJob(deps: {
   transactions: KeyRepository;
   done(filled: number): void;
   failed(err: unknown): void;
+  /** Tests only: the pause between passes. */
+  againMs?: number;
 }): NameKeyJob {
   let stopped = false;
   let running: Promise<void> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pass = () => {
+    timer = undefined;
+    running = fillPayerNameKeys(deps.transactions, () => stopped).then(
+      (filled) => {
+        deps.done(filled);
+        again(deps.againMs ?? AGAIN_MS);
+      },
+      (err) => {
+        deps.failed(err);
+        again(deps.againMs ?? AFTER_FAILURE_MS);
+      },
+    );
+  };
+  const again = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(pass, ms);
+    timer.unref?.();
+  };
   return {
     start() {
-      running ??= fillPayerNameKeys(deps.transactions, () => stopped).then(deps.done, deps.failed);
+      if (!stopped && running === undefined) pass();
     },
     async stop() {
       stopped = true;
+      if (timer) clearTimeout(timer);
       await running;
     },
   };

@@ -150,6 +150,10 @@ describe("operator console: decisions held so they can be taken back", () => {
     expect(await page.locator("#held .held-item").count()).toBe(1);
     expect(await page.locator("#message").textContent()).toContain("Liste az önce değişti");
     await heldItem(page, a).locator("button.undo").click();
+    // The row back in its place is under a pointer that was aimed at b: not taken at once either.
+    await row(page, a).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toContain("Liste az önce değişti");
+    expect(await page.locator("#held").count()).toBe(0);
     await sleep(HOLD_S * 1000 + 300);
     expect([await status(a), await status(b)]).toEqual(["pending", "pending"]);
     await page.context().close();

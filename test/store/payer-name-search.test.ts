@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nameWords } from "../../src/domain/name-search.js";
-import { createNameKeyJob, fillPayerNameKeys } from "../../src/lifecycle/name-keys.js";
+import { createNameKeyJob, fillPayerNameKeys, type NameKeyJob } from "../../src/lifecycle/name-keys.js";
 import type { Store } from "../../src/store/open.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
+import { eventually } from "../support/receiver.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 
@@ -83,9 +84,10 @@ describe.each(STORES)("payer name search (%s)", (kind: StoreKind) => {
 
 describe("the background job that fills in payer name keys", () => {
   /** A repository of `n` keyless rows in memory: the job's own logic, batch by batch. */
-  function rows(n: number) {
+  function rows(count: number) {
     const keys = new Map<number, string>();
     let batches = 0;
+    let n = count;
     const repo = {
       async withoutNameKey(afterId: number, limit: number) {
         const out = [];
@@ -98,16 +100,25 @@ describe("the background job that fills in payer name keys", () => {
         for (const { id, key } of k) keys.set(id, key);
       },
     };
-    return { repo, keys, batches: () => batches };
+    return {
+      repo,
+      keys,
+      batches: () => batches,
+      grow: (to: number) => {
+        n = to;
+      },
+    };
   }
 
   it("fills every row once, then reports how many; a stop comes between two batches", async () => {
     const r = rows(1_203);
+    let first: NameKeyJob | undefined;
     const filled = await new Promise<number>((resolve) => {
-      const job = createNameKeyJob({ transactions: r.repo, done: resolve, failed: () => {} });
-      job.start();
-      job.start();
+      first = createNameKeyJob({ transactions: r.repo, done: resolve, failed: () => {} });
+      first.start();
+      first.start();
     });
+    await first?.stop();
     expect(filled).toBe(1_203);
     expect(r.keys.size).toBe(1_203);
     expect(r.keys.get(7)).toBe(" sukru oz7");
@@ -120,6 +131,40 @@ describe("the background job that fills in payer name keys", () => {
     await job.stop();
     expect(done).toEqual([500]);
     expect(later.batches()).toBe(1);
+  });
+
+  it("passes again later: rows an older instance wrote meanwhile are filled in; after a failure too", async () => {
+    const r = rows(3);
+    const passes: number[] = [];
+    let failNext = false;
+    const failures: unknown[] = [];
+    const job = createNameKeyJob({
+      transactions: {
+        ...r.repo,
+        setNameKeys: async (k) => {
+          if (failNext) {
+            failNext = false;
+            throw new Error("deadlock detected");
+          }
+          return r.repo.setNameKeys(k);
+        },
+      },
+      done: (n) => passes.push(n),
+      failed: (err) => failures.push(err),
+      againMs: 20,
+    });
+    job.start();
+    await eventually(async () => (passes.length >= 2 ? true : undefined));
+    expect(passes.slice(0, 2)).toEqual([3, 0]);
+    // Rows 4 and 5 written without a key after the first pass; the next pass fails, the one after fills.
+    r.grow(5);
+    failNext = true;
+    await eventually(async () => (r.keys.size === 5 ? true : undefined));
+    expect(String(failures[0])).toContain("deadlock");
+    await job.stop();
+    const after = passes.length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(passes.length).toBe(after);
   });
 
   it("stopped before it starts, it fills nothing; a failure is reported, not thrown", async () => {

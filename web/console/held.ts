@@ -3,8 +3,10 @@ import { useEffect, useRef, useState } from "preact/hooks";
 /** A sign-out waits this long at most for held decisions to be answered. */
 const SIGN_OUT_WAIT_MS = 10_000;
 
-/** Every mounted queue's "send all held now and wait for every send", for a sign-out. */
-const flushers = new Set<() => Promise<unknown>>();
+/** Every mounted queue's "send all held now", for a sign-out. */
+const flushers = new Set<() => void>();
+/** Sends under way, of any queue, mounted or not: a sign-out waits for them too. */
+const inFlight = new Set<Promise<void>>();
 
 /**
  * Sends every decision any queue holds, now, and resolves once the server has answered each one
@@ -12,8 +14,9 @@ const flushers = new Set<() => Promise<unknown>>();
  * SIGN_OUT_WAIT_MS.
  */
 export function sendHeldNow(): Promise<unknown> {
+  for (const flush of flushers) flush();
   return Promise.race([
-    Promise.all([...flushers].map((flush) => flush())),
+    Promise.all([...inFlight]),
     new Promise((resolve) => setTimeout(resolve, SIGN_OUT_WAIT_MS)),
   ]);
 }
@@ -22,6 +25,8 @@ export function sendHeldNow(): Promise<unknown> {
 export interface Unsent {
   id: number;
   kind: "approve" | "reject";
+  /** Whose it was: only they are told after signing in (a shared computer's next operator is not). */
+  operator: string;
 }
 let unsent: Unsent[] = [];
 const unsentListeners = new Set<() => void>();
@@ -29,8 +34,11 @@ export function markUnsent(decision: Unsent) {
   unsent = [...unsent.filter((u) => u.id !== decision.id), decision];
   for (const listener of unsentListeners) listener();
 }
-/** The decisions not sent since the last `take`, kept across sign-in; `take` hands them over once. */
-export function useUnsent(): { list: Unsent[]; take(): Unsent[] } {
+/**
+ * The decisions not sent since the last `take`, kept across sign-in; `take` hands an operator's over
+ * once and forgets everyone's.
+ */
+export function useUnsent(): { list: Unsent[]; take(operator: string): Unsent[] } {
   const [, setVersion] = useState(0);
   useEffect(() => {
     const listener = () => setVersion((v) => v + 1);
@@ -39,8 +47,8 @@ export function useUnsent(): { list: Unsent[]; take(): Unsent[] } {
   }, []);
   return {
     list: unsent,
-    take() {
-      const taken = unsent;
+    take(operator: string) {
+      const taken = unsent.filter((u) => u.operator === operator);
       unsent = [];
       return taken;
     },
@@ -70,7 +78,6 @@ export interface Held<D> {
  */
 export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Promise<void>) {
   const held = useRef(new Map<number, { decision: D; sendsAt: number; timer: number }>());
-  const inFlight = useRef(new Set<Promise<void>>());
   const [, setVersion] = useState(0);
   const changed = () => setVersion((v) => v + 1);
   const sendNow = useRef(send);
@@ -82,8 +89,8 @@ export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Pr
     clearTimeout(h.timer);
     held.current.delete(id);
     changed();
-    const sending = sendNow.current(id, h.decision).finally(() => inFlight.current.delete(sending));
-    inFlight.current.add(sending);
+    const sending = sendNow.current(id, h.decision).finally(() => inFlight.delete(sending));
+    inFlight.add(sending);
     return sending;
   }
 
@@ -98,10 +105,9 @@ export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Pr
   useEffect(() => {
     const sendAll = () => {
       for (const id of [...held.current.keys()]) void release(id);
-      return Promise.all([...inFlight.current]);
     };
     const hidden = () => {
-      if (document.visibilityState === "hidden") void sendAll();
+      if (document.visibilityState === "hidden") sendAll();
     };
     addEventListener("pagehide", sendAll);
     document.addEventListener("visibilitychange", hidden);
@@ -110,7 +116,7 @@ export function useHeld<D>(holdMs: number, send: (id: number, decision: D) => Pr
       removeEventListener("pagehide", sendAll);
       document.removeEventListener("visibilitychange", hidden);
       flushers.delete(sendAll);
-      void sendAll();
+      sendAll();
     };
   }, []);
 

@@ -52,6 +52,12 @@ function App() {
   const [path, filter] = useHash();
   /** Held decisions a session's end kept from being sent (held.ts): named at sign-in and after. */
   const unsent = useUnsent();
+  // One that came back refused after the sign-in screen was passed (a slow answer): said at once.
+  useEffect(() => {
+    if (!me || unsent.list.length === 0) return;
+    const notSent = unsent.take(me.email);
+    if (notSent.length > 0) setNotice({ text: unsentText(notSent, t), bad: true });
+  }, [me, unsent.list]);
 
   useEffect(() => {
     document.documentElement.lang = lang;
@@ -172,7 +178,7 @@ function App() {
             unsent={unsent.list}
             signedIn={(o, settings) => {
               setExpired(false);
-              const notSent = unsent.take();
+              const notSent = unsent.take(o.email);
               if (notSent.length > 0) setNotice({ text: unsentText(notSent, t), bad: true });
               setRequired(settings.second_factor_required === true);
               setUndoMs(undoMsOf(settings));

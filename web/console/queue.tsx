@@ -106,7 +106,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     const before = m.ids.filter((id) => !m.own.has(id));
     const placeBefore = new Map(before.map((id, i) => [id, i]));
     const placeNow = new Map(ids.filter((id) => !m.own.has(id)).map((id, i) => [id, i]));
-    for (const [id, i] of placeNow) if (placeBefore.has(id) && placeBefore.get(id) !== i) m.at.set(id, now);
+    for (const [id, i] of placeNow)
+      if (placeBefore.has(id) ? placeBefore.get(id) !== i : i < before.length)
+        // Moved, or put in among the rows already shown (a row back after an undo or a refused
+        // send, a new one on top): either may now be under a pointer aimed at another.
+        m.at.set(id, now);
     for (const id of m.at.keys())
       if (!placeNow.has(id) || now - (m.at.get(id) ?? 0) > MOVED_GUARD_MS) m.at.delete(id);
     for (const id of m.own) if (!ids.includes(id)) m.own.delete(id);
@@ -223,7 +227,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     try {
       const res = await api("POST", `/transactions/${id}/${d.kind}`, d.body, { keepalive: true });
       // The session ended (this page is going to sign-in): the sign-in names what was not sent.
-      if (res.status === 401) return markUnsent({ id, kind: d.kind });
+      if (res.status === 401) return markUnsent({ id, kind: d.kind, operator: me.email });
       back = !(res.ok || res.status === 409);
       notify(
         `#${id}: ${res.ok ? t(d.kind === "approve" ? "approved" : "rejected") : refusalText(res.json.message)}`,
@@ -242,7 +246,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
 
   /** Takes a held decision back: nothing was sent, and the row is where it was, selected. */
   function undo(id: number) {
-    if (held.undo(id) === undefined) return;
+    if (held.undo(id) === undefined) return notify(`#${id}: ${t("nothingToUndo")}`, true);
     hidden.current.delete(id);
     moved.current.own.delete(id);
     setSelected(id);
