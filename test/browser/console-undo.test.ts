@@ -1,17 +1,13 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
 const HOLD_S = 3;
-const SHOTS =
-  process.env.PAYINTAKE_SCREENSHOTS === "1"
-    ? new URL("../../docs/screenshots/", import.meta.url).pathname
-    : null;
 
 /**
  * Taking a decision back in Chromium: the queue holds each decision `PAYINTAKE_CONSOLE_UNDO_SECONDS`
@@ -46,14 +42,22 @@ describe("operator console: decisions held so they can be taken back", () => {
     await server?.close();
   });
 
-  async function signIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  async function signIn(viewport = { width: 1280, height: 800 }): Promise<Page> {
+    const page = await (await browser.newContext({ viewport })).newPage();
     await page.goto(`${server.url}/ops`);
     await page.fill("#email", "operator@ops.example");
     await page.fill("#password", "operator-password-123");
     await page.click('#login button[type="submit"]');
     await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
     return page;
+  }
+  /** Two pending deposits, and a signed-in page showing both. */
+  async function twoOnScreen() {
+    const a = await pendingDeposit(server, firm);
+    const b = await pendingDeposit(server, firm);
+    const page = await signIn();
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    return { a, b, page };
   }
   const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
   const heldItem = (page: Page, id: number) => page.locator(`#held .held-item[data-id="${id}"]`);
@@ -63,11 +67,8 @@ describe("operator console: decisions held so they can be taken back", () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it("an approval is held with a countdown; Geri al brings the row back and sends nothing; left alone it is sent", async () => {
-    const a = await pendingDeposit(server, firm);
-    const b = await pendingDeposit(server, firm);
-    const page = await signIn();
+    const { a, b, page } = await twoOnScreen();
     expect(await page.locator("p.keys").textContent()).toContain("u son kararı geri al");
-    await expect.poll(() => row(page, b).isVisible()).toBe(true);
 
     await row(page, a).locator("button.approve").click();
     // The row leaves at once; the bar says what will happen, to whom, and when.
@@ -103,10 +104,7 @@ describe("operator console: decisions held so they can be taken back", () => {
   });
 
   it("u takes back the last decision (a rejection with its note); leaving the screen sends what is held at once", async () => {
-    const a = await pendingDeposit(server, firm);
-    const b = await pendingDeposit(server, firm);
-    const page = await signIn();
-    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    const { a, b, page } = await twoOnScreen();
 
     await row(page, a).locator("td").nth(3).click();
     await page.keyboard.press("r");
@@ -139,10 +137,7 @@ describe("operator console: decisions held so they can be taken back", () => {
   });
 
   it("a double click on approve decides one row: the row that moves up under the pointer waits", async () => {
-    const a = await pendingDeposit(server, firm);
-    const b = await pendingDeposit(server, firm);
-    const page = await signIn();
-    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    const { a, b, page } = await twoOnScreen();
     await row(page, a).locator("button.approve").dblclick();
     await expect.poll(() => heldItem(page, a).count()).toBe(1);
     // A quick second click on the row that took its place is refused too, and says why.
@@ -160,10 +155,7 @@ describe("operator console: decisions held so they can be taken back", () => {
   });
 
   it("a held decision another operator beat is said so; one whose session ended is named at the next sign-in", async () => {
-    const a = await pendingDeposit(server, firm);
-    const b = await pendingDeposit(server, firm);
-    const page = await signIn();
-    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    const { a, b, page } = await twoOnScreen();
     await row(page, a).locator("button.approve").click();
     await server.admin("POST", `/admin/v1/transactions/${a}/reject`, { actor: "operator:elsewhere" });
     await expect
@@ -206,11 +198,7 @@ describe("operator console: decisions held so they can be taken back", () => {
 
   it("on a phone the held decision and its undo fit the screen", async () => {
     const a = await pendingDeposit(server, firm);
-    const page = await (await browser.newContext({ viewport: { width: 320, height: 640 } })).newPage();
-    await page.goto(`${server.url}/ops`);
-    await page.fill("#email", "operator@ops.example");
-    await page.fill("#password", "operator-password-123");
-    await page.click('#login button[type="submit"]');
+    const page = await signIn({ width: 320, height: 640 });
     await expect.poll(() => row(page, a).isVisible()).toBe(true);
     // Another amount, confirmed: the bar shows the amount that will be approved.
     await row(page, a).locator("input.edit-amount").fill("149,5");
@@ -222,7 +210,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     const undo = await heldItem(page, a).locator("button.undo").boundingBox();
     expect(undo?.height).toBeGreaterThanOrEqual(36);
     expect((undo?.x ?? 0) + (undo?.width ?? 0)).toBeLessThanOrEqual(320);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-undo-phone.png") });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-undo-phone.png") });
     await heldItem(page, a).locator("button.undo").click();
     await expect.poll(() => row(page, a).isVisible()).toBe(true);
     expect(await status(a)).toBe("pending");

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
-import { launchChromium } from "../support/browser.js";
+import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -17,10 +17,6 @@ import {
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
 
 /** The operator console in Debian's Chromium: log in, decide deposits, manage, find it in the audit log. */
-const SHOTS =
-  process.env.PAYINTAKE_SCREENSHOTS === "1"
-    ? new URL("../../docs/screenshots/", import.meta.url).pathname
-    : null;
 
 describe("operator console in Chromium", () => {
   let server: TestServer;
@@ -90,7 +86,7 @@ describe("operator console in Chromium", () => {
           .evaluate((td) => td.firstChild?.textContent),
       )
       .toBe(firmName);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-queue.png"), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-queue.png"), fullPage: true });
 
     await row(page, a).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${a}: Onaylandı`);
@@ -320,7 +316,7 @@ describe("operator console in Chromium", () => {
       .poll(() => page.locator("#d-callbacks").textContent())
       .toContain("deposit.approved → delivered");
     expect(await page.locator("#d-callbacks ol.attempts").textContent()).toContain("delivered · 200");
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-detail.png"), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-detail.png"), fullPage: true });
     const before = receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
     await page.locator("#d-callbacks button.redeliver").click();
     await eventually(async () =>
@@ -367,7 +363,8 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#cards .card").count()).toBe(6);
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
     expect(await page.locator(".hourly svg").count()).toBe(2);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-dashboard.png"), fullPage: true });
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-dashboard.png"), fullPage: true });
     await page.click("#lang");
     await expect.poll(() => page.locator("#cards").textContent()).toContain("Deposits");
     await expect.poll(() => page.locator("html").getAttribute("lang")).toBe("en");
@@ -441,7 +438,7 @@ describe("operator console in Chromium", () => {
     const account = page.locator("#accounts tbody tr:not(.sandbox)").first();
     await account.locator("button.toggle").click();
     await expect.poll(() => account.locator("td.state").textContent()).toBe("devre dışı");
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-manage.png"), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-manage.png"), fullPage: true });
 
     await tab(page, "audit");
     await expect.poll(() => page.locator("#audit tbody tr").count()).toBeGreaterThan(2);
@@ -457,7 +454,7 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#audit tbody tr").count()).toBe(1);
     expect(await page.locator("#audit tbody tr").textContent()).toContain("operator:admin@ops.example");
     expect(await page.locator("#audit tbody tr").textContent()).toContain("active: 1 → 0");
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-audit.png"), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-audit.png"), fullPage: true });
 
     await tab(page, "pool");
     await account.locator("button.toggle").click();
@@ -489,7 +486,7 @@ describe("operator console in Chromium", () => {
     const next = await deposit();
     const page = await signIn("operator", { width: 768, height: 1024 });
     await expect.poll(() => row(page, next).isVisible()).toBe(true);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-tablet.png"), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-tablet.png"), fullPage: true });
     // Nothing to scroll sideways: neither the page nor the queue's table.
     const widths = await page.evaluate(() => {
       const table = document.querySelector("table.queue") as HTMLElement;
@@ -506,7 +503,7 @@ describe("operator console in Chromium", () => {
     const next = await deposit();
     const page = await signIn("admin", { width: 390, height: 844 });
     await expect.poll(() => row(page, next).isVisible()).toBe(true);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-phone.png"), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-phone.png"), fullPage: true });
     const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
     // Before: 507 px, the queue's table wider than the phone.
     expect(await pageWidth()).toBe(390);
@@ -563,7 +560,8 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#qr path").getAttribute("d")).toMatch(/^M\d+ \d+h1v1h-1z/);
     const secret = ((await page.locator("#sf-secret").textContent()) ?? "").replace(/\s/g, "");
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-second-factor.png"), fullPage: true });
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-second-factor.png"), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
     // A mistyped code is told in the console's language (it showed the API's English message).
     await page.fill('input[name="sf-code"]', codeNow(secret) === "000000" ? "111111" : "000000");
@@ -585,7 +583,8 @@ describe("operator console in Chromium", () => {
     const codes = await shown();
     for (const c of codes) expect(c).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
     expect(await page.locator("#recovery-note").textContent()).toContain("güvenli bir yere kaydedin");
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "console-recovery-codes.png"), fullPage: true });
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-recovery-codes.png"), fullPage: true });
     await page.click("#recovery-copy");
     await expect.poll(() => page.locator("#message").textContent()).toBe("Kodlar kopyalandı");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join("\n"));

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -9,10 +9,6 @@ import { addAccount, createFirm, depositBody, send, type TestFirm } from "../sup
  * The hosted payment page in a real browser: Debian's chromium, driven by playwright-core (no
  * browser download). PAYINTAKE_SCREENSHOTS=1 also writes the main screens to docs/screenshots/.
  */
-const SHOTS =
-  process.env.PAYINTAKE_SCREENSHOTS === "1"
-    ? new URL("../../docs/screenshots/", import.meta.url).pathname
-    : null;
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
 /** The page's status check, GET /api/pay/:token (not the submit, /api/pay/:token/deposit). */
@@ -73,7 +69,7 @@ describe("hosted payment page in Chromium", () => {
     });
   }
   const shot = async (page: Page, name: string) => {
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };
 
   it("open → amount → account with copy buttons → operator approves → expired screen (phone, Turkish)", async () => {
