@@ -116,6 +116,11 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.keyboard.press("u");
     await expect.poll(() => row(page, a).getAttribute("class")).toBe("selected");
     expect(await status(a)).toBe("pending");
+    // It comes back as it was being written: the note open, with what was typed, and the focus in it.
+    await expect.poll(() => row(page, a).locator("input.note").inputValue()).toBe("dekont yok");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => row(page, a).locator("input.note").count()).toBe(0);
+    await row(page, a).locator("td").nth(3).click();
     await page.keyboard.press("u");
     await expect
       .poll(() => page.locator("#message").textContent())

@@ -77,6 +77,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const firmNames = useFirmNames();
   const [selected, setSelected] = useState<number | null>(null);
   const [rejecting, setRejecting] = useState<number | null>(null);
+  /** The note of a rejection taken back, shown again in its row's note field. */
+  const [noteBack, setNoteBack] = useState<{ id: number; note: string } | null>(null);
   const [amounts, setAmounts] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState(false);
   /** Rows this page decided that are held, being sent, or sent and not yet gone from the list. */
@@ -246,7 +248,13 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
 
   /** Takes a held decision back: nothing was sent, and the row is where it was, selected. */
   function undo(id: number) {
-    if (held.undo(id) === undefined) return notify(`#${id}: ${t("nothingToUndo")}`, true);
+    const decision = held.undo(id);
+    if (decision === undefined) return notify(`#${id}: ${t("nothingToUndo")}`, true);
+    // A rejection comes back as it was being written: its note open, with what was typed.
+    if (decision.kind === "reject") {
+      setNoteBack({ id, note: decision.body.note ?? "" });
+      setRejecting(id);
+    }
     hidden.current.delete(id);
     moved.current.own.delete(id);
     setSelected(id);
@@ -368,6 +376,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               <td class="actions">
                 {!canDecide(me.role) ? null : rejecting === r.id ? (
                   <RejectForm
+                    note={noteBack?.id === r.id ? noteBack.note : ""}
                     onReject={(note) => decide(r, "reject", note)}
                     onCancel={() => setRejecting(null)}
                     busy={busy}
@@ -445,7 +454,7 @@ interface Decision {
 
 const payerOf = (row: QueueRow) => `${row.first_name} ${row.last_name}`;
 
-function RejectForm(props: { onReject(note: string): void; onCancel(): void; busy: boolean }) {
+function RejectForm(props: { note: string; onReject(note: string): void; onCancel(): void; busy: boolean }) {
   const { t } = useShell();
   const input = useRef<HTMLInputElement>(null);
   // Before the browser paints: the key typed right after `r` lands in the note, not the page.
@@ -461,7 +470,14 @@ function RejectForm(props: { onReject(note: string): void; onCancel(): void; bus
         if (e.key === "Escape") props.onCancel();
       }}
     >
-      <input ref={input} class="note" maxLength={500} placeholder={t("note")} aria-label={t("note")} />{" "}
+      <input
+        ref={input}
+        class="note"
+        maxLength={500}
+        placeholder={t("note")}
+        aria-label={t("note")}
+        defaultValue={props.note}
+      />{" "}
       <button type="submit" class="reject" disabled={props.busy}>
         {t("confirmReject")}
       </button>{" "}
