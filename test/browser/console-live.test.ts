@@ -159,4 +159,17 @@ describe("console queue, live, in Chromium", () => {
     await expect.poll(() => asked.length, { timeout: 6_000 }).toBeGreaterThanOrEqual(2);
     await page.unroute("**/ops/api/events");
   });
+
+  it("the summary follows the queues too: a new deposit shows within seconds, not at the next 15 s poll", async () => {
+    await page.evaluate(() => {
+      window.location.hash = "#/summary";
+    });
+    const figure = page.locator("#cards .card.wide .figure").first();
+    await figure.waitFor({ state: "visible", timeout: 5_000 });
+    const shownAt = Date.now();
+    const before = await figure.textContent();
+    await deposit();
+    await expect.poll(() => figure.textContent(), { timeout: 9_000 }).not.toBe(before);
+    expect(Date.now() - shownAt).toBeLessThan(15_000);
+  });
 });
