@@ -27,32 +27,23 @@ export interface FirmRepository {
 }
 
 export function createFirmRepository(db: Kysely<Database>): FirmRepository {
+  /** A firm with what its provider decides for it (FirmWithProvider). */
+  const withProvider = () =>
+    db
+      .selectFrom("firms")
+      .leftJoin("providers", "providers.id", "firms.provider_id")
+      .selectAll("firms")
+      .select([
+        "providers.kind as provider_kind",
+        "providers.callback_url as provider_callback_url",
+        "providers.auto_cancel_minutes as provider_auto_cancel_minutes",
+      ]);
   return {
     findByApiKey(apiKey) {
-      return db
-        .selectFrom("firms")
-        .leftJoin("providers", "providers.id", "firms.provider_id")
-        .selectAll("firms")
-        .select([
-          "providers.kind as provider_kind",
-          "providers.callback_url as provider_callback_url",
-          "providers.auto_cancel_minutes as provider_auto_cancel_minutes",
-        ])
-        .where("firms.api_key", "=", apiKey)
-        .executeTakeFirst();
+      return withProvider().where("firms.api_key", "=", apiKey).executeTakeFirst();
     },
     findWithProvider(id) {
-      return db
-        .selectFrom("firms")
-        .leftJoin("providers", "providers.id", "firms.provider_id")
-        .selectAll("firms")
-        .select([
-          "providers.kind as provider_kind",
-          "providers.callback_url as provider_callback_url",
-          "providers.auto_cancel_minutes as provider_auto_cancel_minutes",
-        ])
-        .where("firms.id", "=", id)
-        .executeTakeFirst();
+      return withProvider().where("firms.id", "=", id).executeTakeFirst();
     },
     get(id) {
       return db.selectFrom("firms").selectAll().where("id", "=", id).executeTakeFirst();

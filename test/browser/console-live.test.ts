@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, pendingDeposit, statusOf, type TestFirm } from "../support/merchant.js";
 
 /**
  * The queue in Chromium hears of changes at once (web/console/live.ts): while its stream is open
@@ -99,8 +99,7 @@ describe("console queue, live, in Chromium", () => {
       body: {},
     });
     expect(decided.status).toBe(200);
-    const status = async (id: number) =>
-      (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
+    const status = (id: number) => statusOf(server, id);
     // The row below the one that left moves up under the pointer: a click on it now is not taken.
     await expect.poll(() => rowCount(leaves), { timeout: 3_000, interval: 20 }).toBe(0);
     await page.locator(`#rows tr[data-id="${moves}"] button.approve`).click();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, pendingDeposit, statusOf, type TestFirm } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
 const HOLD_S = 3;
@@ -61,8 +61,7 @@ describe("operator console: decisions held so they can be taken back", () => {
   }
   const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
   const heldItem = (page: Page, id: number) => page.locator(`#held .held-item[data-id="${id}"]`);
-  const status = async (id: number) =>
-    (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
+  const status = (id: number) => statusOf(server, id);
   const callbacksFor = (id: number) => receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

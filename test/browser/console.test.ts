@@ -11,6 +11,7 @@ import {
   depositBody,
   pendingDeposit,
   send,
+  statusOf,
   type TestFirm,
   withdrawalBody,
 } from "../support/merchant.js";
@@ -51,6 +52,7 @@ describe("operator console in Chromium", () => {
   });
 
   const deposit = () => pendingDeposit(server, firm);
+  const status = (id: number) => statusOf(server, id);
   async function signIn(role: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
@@ -183,8 +185,6 @@ describe("operator console in Chromium", () => {
     const z = await deposit();
     const page = await signIn("operator");
     await expect.poll(() => row(page, z).isVisible()).toBe(true);
-    const status = async (id: number) =>
-      (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
 
     // Nothing chosen: `a` decides nothing and says what to do.
     await page.locator("h1").click();
@@ -250,8 +250,6 @@ describe("operator console in Chromium", () => {
     const second = await deposit();
     const page = await signIn("operator");
     await expect.poll(() => row(page, second).isVisible()).toBe(true);
-    const status = async (id: number) =>
-      (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
     await row(page, first).locator("td").nth(3).click();
     await page.keyboard.press("a");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${first}: Onaylandı`);
@@ -378,7 +376,7 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => row(page, id).isVisible()).toBe(true);
     expect(await row(page, id).locator("button").count()).toBe(0);
     await page.keyboard.press("a");
-    expect((await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status).toBe("pending");
+    expect(await statusOf(server, id)).toBe("pending");
     const status = await page.evaluate(async (txId) => {
       const res = await fetch(`/ops/api/transactions/${txId}/approve`, {
         method: "POST",

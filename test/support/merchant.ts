@@ -148,6 +148,11 @@ export function withdrawalBody(overrides: Record<string, unknown> = {}): Record<
 }
 
 /** A direct deposit through the signed API (it must answer 200), left pending: its transaction id. */
+/** A transaction's status as the admin API shows it (what the merchant's query would say). */
+export async function statusOf(server: TestServer, id: number): Promise<string> {
+  return (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status as string;
+}
+
 export async function pendingDeposit(
   server: TestServer,
   firm: TestFirm,
