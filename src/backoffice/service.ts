@@ -52,6 +52,20 @@ export function createBackoffice(deps: BackofficeDeps) {
       return (await repos.transactions.list(filter)).map(operatorTransactionView);
     },
 
+    /**
+     * A page of the filter's transactions and how many it selects in all: counted only when the
+     * page is full (a shorter page is all of them).
+     */
+    async pageOfTransactions(filter: TransactionFilter & { limit: number }) {
+      const rows = await repos.transactions.list(filter);
+      // Counted after the page: rows decided in between may make it smaller than the page.
+      const total =
+        rows.length < filter.limit
+          ? rows.length
+          : Math.max(rows.length, await repos.transactions.count(filter));
+      return { rows: rows.map(operatorTransactionView), total };
+    },
+
     async showTransaction(id: number) {
       const row = await repos.transactions.get(id);
       return row ? { ok: true as const, value: operatorTransactionView(row) } : notFound("transaction");
@@ -139,8 +153,9 @@ export function createBackoffice(deps: BackofficeDeps) {
     /** Today's figures (day in Türkiye) for the console's dashboard. */
     async dashboard() {
       const since = startOfIstanbulDay(deps.now());
-      const [totals, times, callbacks, retrying, channels] = await Promise.all([
+      const [totals, queues, times, callbacks, retrying, channels] = await Promise.all([
         repos.transactions.totalsSince(since),
+        repos.transactions.pendingQueues(),
         repos.transactions.decisionTimesSince(since),
         repos.callbacks.countByStatus(),
         repos.callbacks.countRetrying(),
@@ -158,10 +173,15 @@ export function createBackoffice(deps: BackofficeDeps) {
           const h = Math.floor(r.hour);
           if (h >= 0 && h < 24) hourly[h] = (hourly[h] ?? 0) + r.count;
         }
+        const queue = queues.find((q) => q.type === type);
         return {
           count: sum(),
           volume: formatMinor(volume()),
           pending: sum("pending"),
+          // Today's figures leave out what is still pending from earlier days; the queue does not.
+          pending_all: queue?.count ?? 0,
+          oldest_pending_at:
+            queue === undefined || queue.oldestAt === null ? null : new Date(queue.oldestAt).toISOString(),
           approved: sum("approved"),
           rejected: sum("rejected"),
           approved_volume: formatMinor(volume("approved")),

@@ -83,6 +83,10 @@ export interface TransactionRepository {
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
+  /** How many rows `list` would give without its limit. */
+  count(filter: TransactionFilter): Promise<number>;
+  /** Live firms' pending transactions of each type: how many, and when the oldest was created. */
+  pendingQueues(): Promise<{ type: string; count: number; oldestAt: number | null }[]>;
   /**
    * Up to `limit` rows after `afterId` written before `payer_name_key` existed, by id
    * (lifecycle/name-keys.ts).
@@ -135,6 +139,33 @@ const INSERT = prepared(
    RETURNING id`,
 );
 
+/** The rows a filter selects (TransactionFilter), for a page of them or their count. */
+function filterTransactions(db: Kysely<Database>, filter: TransactionFilter) {
+  let q = db.selectFrom("transactions");
+  if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
+  if (filter.status !== undefined) q = q.where("status", "=", filter.status);
+  if (filter.type !== undefined) q = q.where("type", "=", filter.type);
+  if (filter.id !== undefined) q = q.where("id", "=", filter.id);
+  if (filter.reference !== undefined) q = q.where("reference", "=", filter.reference);
+  if (filter.userId !== undefined) q = q.where("user_id", "=", filter.userId);
+  if (filter.username !== undefined) q = q.where("username", "=", filter.username);
+  if (filter.iban !== undefined) {
+    const iban = filter.iban;
+    q = q.where((eb) => eb.or([eb("iban", "=", iban), eb("assigned_iban", "=", iban)]));
+  }
+  if (filter.amountMinor !== undefined) {
+    const minor = filter.amountMinor;
+    q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
+  }
+  // The key starts each word with a space; words are letters and digits only (no LIKE wildcards).
+  for (const word of filter.nameWords ?? []) q = q.where("payer_name_key", "like", `% ${word}%`);
+  if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
+  if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
+  if (filter.liveOnly)
+    q = q.where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1));
+  return q;
+}
+
 export function createTransactionRepository(
   db: Kysely<Database>,
   statements: StatementRunner,
@@ -142,6 +173,7 @@ export function createTransactionRepository(
   /** Off: every call its own statement (the one-row paths batches fall back to; for tests). */
   opts: { batched: boolean } = { batched: true },
 ): TransactionRepository {
+  const filtered = (filter: TransactionFilter) => filterTransactions(db, filter);
   const factsOf = (row: { r: unknown; b: unknown; p: unknown } | undefined): BusinessFacts => ({
     // PostgreSQL answers booleans, SQLite 0 and 1.
     referenceUsed: Boolean(row?.r),
@@ -275,37 +307,40 @@ export function createTransactionRepository(
     },
     async list(filter) {
       if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return [];
-      let q = db.selectFrom("transactions").selectAll();
-      if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
-      if (filter.status !== undefined) q = q.where("status", "=", filter.status);
-      if (filter.type !== undefined) q = q.where("type", "=", filter.type);
-      if (filter.id !== undefined) q = q.where("id", "=", filter.id);
-      if (filter.reference !== undefined) q = q.where("reference", "=", filter.reference);
-      if (filter.userId !== undefined) q = q.where("user_id", "=", filter.userId);
-      if (filter.username !== undefined) q = q.where("username", "=", filter.username);
-      if (filter.iban !== undefined) {
-        const iban = filter.iban;
-        q = q.where((eb) => eb.or([eb("iban", "=", iban), eb("assigned_iban", "=", iban)]));
-      }
-      if (filter.amountMinor !== undefined) {
-        const minor = filter.amountMinor;
-        q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
-      }
-      // The key starts each word with a space; words are letters and digits only (no LIKE wildcards).
-      for (const word of filter.nameWords ?? []) q = q.where("payer_name_key", "like", `% ${word}%`);
-      if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
-      if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
-      if (filter.liveOnly)
-        q = q.where("firm_id", "not in", (eb) =>
-          eb.selectFrom("firms").select("id").where("sandbox", "=", 1),
-        );
       return (
-        q
+        filtered(filter)
+          .selectAll()
           .orderBy("id", filter.order === "oldest" ? "asc" : "desc")
           // Searches ask for at most 1,000 (their schemas say so); the console's CSV export for 50,000.
           .limit(Math.min(filter.limit ?? 100, 50_000))
           .execute()
       );
+    },
+    async count(filter) {
+      if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return 0;
+      const row = await filtered(filter)
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async pendingQueues() {
+      // Through transactions_status_idx (status, created_at): the pending rows only, however old.
+      const rows = await db
+        .selectFrom("transactions")
+        .select([
+          "type",
+          (eb) => eb.fn.countAll<number>().as("count"),
+          (eb) => eb.fn.min<number>("created_at").as("oldest"),
+        ])
+        .where("status", "=", "pending")
+        .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
+        .groupBy("type")
+        .execute();
+      return rows.map((r) => ({
+        type: r.type,
+        count: Number(r.count),
+        oldestAt: r.oldest === null ? null : Number(r.oldest),
+      }));
     },
     withoutNameKey(afterId, limit) {
       return db

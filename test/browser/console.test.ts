@@ -358,7 +358,9 @@ describe("operator console in Chromium", () => {
   it("the summary shows today's figures, hourly charts and channel health, in English too", async () => {
     const page = await signIn("viewer");
     await tab(page, "summary");
-    await expect.poll(() => page.locator("#cards .card").count()).toBe(6);
+    await expect.poll(() => page.locator("#cards .card").count()).toBe(8);
+    // Pending now, whatever day it came, with the oldest one's age; a click opens the queue.
+    expect(await page.locator("#waiting-deposits .label").textContent()).toBe("Bekleyen yatırımlar");
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
     expect(await page.locator(".hourly svg").count()).toBe(2);
     if (SCREENSHOTS)
@@ -663,5 +665,49 @@ describe("operator console in Chromium", () => {
     await admin.context().close();
     const again = await consoleLogin(server, "twostep@ops.example", "twostep-password-123");
     expect(again.res.status).toBe(200);
+  });
+
+  // Last: it leaves 500 more deposits pending.
+  it("past 500 pending, the queue says how many it shows of how many, and its filters reach the rest", async () => {
+    const other = await createFirm(server, { name: "Diğer Firma" });
+    for (let i = 0; i < 500; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, () => pendingDeposit(server, other, { amount: "20.00" })));
+    }
+    const sought = await pendingDeposit(server, firm, {
+      amount: "1234.56",
+      first_name: "Şükrü",
+      last_name: "Öztürk",
+    });
+    const page = await signIn("operator");
+    const count = page.locator("#queue-count");
+    await expect.poll(() => count.textContent()).toMatch(/^500 \/ \d+$/);
+    const total = Number((await count.textContent())?.split(" / ")[1]);
+    expect(total).toBeGreaterThan(501);
+    expect(await page.locator("#queue-more").textContent()).toBe(
+      `${total} işlemin 500 tanesi gösteriliyor. Diğerlerine ulaşmak için firma, tutar ya da isimle daraltın veya sırayı değiştirin.`,
+    );
+    // Oldest first, the newest deposit is past the 500 shown; the payer's name as a statement writes it finds it.
+    expect(await row(page, sought).count()).toBe(0);
+    await page.fill('#queue-filter input[name="name"]', "SUKRU OZTURK");
+    await page.click('#queue-filter button[type="submit"]');
+    await expect.poll(() => count.textContent()).toBe("1");
+    expect(await page.locator("#queue-more").count()).toBe(0);
+    await row(page, sought).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${sought}: Onaylandı`);
+    await expect.poll(() => status(sought)).toBe("approved");
+    // An amount as typed, and a firm by name; a bad amount is refused before anything is sent.
+    await page.click("#queue-filter-clear");
+    await page.fill('#queue-filter input[name="amount"]', "1.2.3");
+    await page.click('#queue-filter button[type="submit"]');
+    await expect.poll(() => page.locator("#message").textContent()).toContain("Sıfırdan büyük");
+    await page.fill('#queue-filter input[name="amount"]', "20,00 TL");
+    await page.selectOption('#queue-filter select[name="firm"]', String(other.id));
+    await page.click('#queue-filter button[type="submit"]');
+    await expect.poll(() => count.textContent()).toBe("500");
+    expect(await page.locator("#rows tr[data-id]").evaluateAll((rows) => rows.length)).toBe(500);
+    // Cleared, the whole queue again.
+    await page.click("#queue-filter-clear");
+    await expect.poll(() => count.textContent()).toBe(`500 / ${total - 1}`);
+    await page.context().close();
   });
 });

@@ -80,6 +80,7 @@ export async function send(server: TestServer, firm: TestFirm, opts: SendOptions
 }
 
 export interface FirmOptions {
+  name?: string;
   webhook_url?: string | null;
   legacy_http?: boolean;
   callback_middle_name?: boolean;

@@ -17,6 +17,7 @@ export interface Answer<T> {
   ok: boolean;
   // Every answer is JSON; errors are {"success": false, "message": ...}.
   json: T & { message?: string };
+  headers: Headers;
 }
 
 /**
@@ -42,7 +43,7 @@ export async function api<T = unknown>(
   });
   const json = (await res.json().catch(() => ({}))) as T & { message?: string };
   if (res.status === 401 && path !== "/login") onSignedOut();
-  return { status: res.status, ok: res.status >= 200 && res.status < 300, json };
+  return { status: res.status, ok: res.status >= 200 && res.status < 300, json, headers: res.headers };
 }
 
 /** A query string from the filled fields only. */

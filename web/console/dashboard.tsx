@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
-import { Bars, money, useLoad, useShell } from "./ui";
+import { age, Bars, money, useLoad, useShell } from "./ui";
 
 /**
  * A change in the queues refreshes the summary, at most this often: under load the notices come
@@ -13,6 +13,9 @@ interface Figures {
   count: number;
   volume: string;
   pending: number;
+  /** Pending now, whenever created: `pending` counts only today's. */
+  pending_all: number;
+  oldest_pending_at: string | null;
   approved: number;
   rejected: number;
   approved_volume: string;
@@ -83,6 +86,20 @@ export function Summary() {
                 <strong>{money(x.approved_volume)} TL</strong>
               </div>
             </div>
+          );
+        })}
+        {(["deposits", "withdrawals"] as const).map((key) => {
+          const x = d[key];
+          return (
+            <a class="card" id={`waiting-${key}`} key={`waiting-${key}`} href={`#/${key}`}>
+              <div class="figure">{x.pending_all}</div>
+              <div class="label">{t(key === "deposits" ? "pendingDeposits" : "pendingWithdrawals")}</div>
+              {x.oldest_pending_at !== null && (
+                <div class="minor">
+                  {t("oldestWaiting")}: <strong>{age(x.oldest_pending_at, t)}</strong>
+                </div>
+              )}
+            </a>
           );
         })}
         <div class="card">

@@ -46,6 +46,11 @@ const tr = {
   account: "Hesap",
   actions: "İşlem",
   empty: "Bekleyen işlem yok.",
+  oldestWaiting: "En eskisi",
+  queueMore:
+    "{total} işlemin {shown} tanesi gösteriliyor. Diğerlerine ulaşmak için firma, tutar ya da isimle daraltın veya sırayı değiştirin.",
+  filterQueue: "Süz",
+  clearFilter: "Süzmeyi kaldır",
   approve: "Onayla",
   approveAs: "Onayla:",
   reject: "Reddet",
@@ -271,6 +276,11 @@ const en: Record<Key, string> = {
   account: "Account",
   actions: "Action",
   empty: "Nothing pending.",
+  oldestWaiting: "Oldest",
+  queueMore:
+    "Showing {shown} of {total}. Narrow by firm, amount or name, or change the order, to reach the others.",
+  filterQueue: "Filter",
+  clearFilter: "Clear filter",
   approve: "Approve",
   approveAs: "Approve:",
   reject: "Reject",

@@ -1,14 +1,17 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api } from "./api";
+import { api, query } from "./api";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
 import {
   age,
   amountInput,
   canDecide,
+  Field,
+  formValue,
   isAmountInput,
   money,
   money2,
+  Options,
   useFirmNames,
   useLoad,
   useShell,
@@ -68,11 +71,20 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     // A decision of this page's own is followed by its own reload (decide below).
     if (!deciding.current) reloadNow.current();
   });
-  const [rows, reload] = useLoad(
-    async () => (await api<QueueRow[]>("GET", `/queue?type=${type}&order=${order}`)).json,
-    `${type}:${order}`,
+  /** The filter applied (firm, amount, payer name) as a query string; "" for the whole queue. */
+  const [filter, setFilter] = useState("");
+  const [page, reload] = useLoad(
+    async () => {
+      const res = await api<QueueRow[]>("GET", `/queue?type=${type}&order=${order}&${filter}`);
+      if (!res.ok || !Array.isArray(res.json)) return undefined;
+      // The server shows at most 500; the header says how many the (filtered) queue holds.
+      const total = Number(res.headers.get("x-total-count") ?? res.json.length);
+      return { rows: res.json, total: Number.isFinite(total) ? total : res.json.length };
+    },
+    `${type}:${order}:${filter}`,
     live ? 30_000 : 5_000,
   );
+  const rows = page?.rows;
   reloadNow.current = reload;
   const firmNames = useFirmNames();
   const [selected, setSelected] = useState<number | null>(null);
@@ -299,7 +311,9 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     <section id="queue">
       <div class="bar">
         <h1>{t(type === "deposit" ? "pendingDeposits" : "pendingWithdrawals")}</h1>
-        <span class="count">{rows ? list.length : ""}</span>
+        <span class="count" id="queue-count">
+          {!page ? "" : page.total > page.rows.length ? `${list.length} / ${page.total}` : list.length}
+        </span>
         <span class="live" data-live={live ? "on" : "off"} title={t(live ? "liveOnHelp" : "liveOffHelp")}>
           {t(live ? "liveOn" : "liveOff")}
         </span>
@@ -311,6 +325,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
           </select>
         </label>
       </div>
+      <QueueFilter
+        onApply={(q) => {
+          setSelected(null);
+          setFilter(q);
+        }}
+        active={filter !== ""}
+        firmNames={firmNames}
+      />
+      {page && page.total > page.rows.length && (
+        <p class="help" id="queue-more">
+          {t("queueMore").replace("{shown}", String(page.rows.length)).replace("{total}", String(page.total))}
+        </p>
+      )}
       {canDecide(me.role) && (
         <p class="help keys">
           {t("keys")}
@@ -484,6 +511,58 @@ function RejectForm(props: { note: string; onReject(note: string): void; onCance
       <button type="button" class="link" onClick={props.onCancel}>
         {t("cancel")}
       </button>
+    </form>
+  );
+}
+
+/**
+ * Narrows a queue to one firm, one amount (as a bank statement shows it) or a payer's name: how an
+ * operator finds the deposit a transfer on the statement pays, and how the rows past the first
+ * 500 are reached.
+ */
+function QueueFilter(props: {
+  onApply: (query: string) => void;
+  active: boolean;
+  firmNames: Map<number, string>;
+}) {
+  const { t, notify } = useShell();
+  const form = useRef<HTMLFormElement>(null);
+  function apply(e: Event) {
+    e.preventDefault();
+    const f = form.current;
+    if (!f) return;
+    const amount = formValue(f, "amount");
+    if (amount !== undefined && !isAmountInput(amount)) return notify(t("badAmount"), true);
+    props.onApply(
+      query({ firm: formValue(f, "firm"), amount: amountInput(amount), name: formValue(f, "name") }),
+    );
+  }
+  function clear() {
+    form.current?.reset();
+    props.onApply("");
+  }
+  return (
+    <form id="queue-filter" class="filters" ref={form} onSubmit={apply}>
+      <Field label={t("firm")}>
+        <Options
+          name="firm"
+          values={[...props.firmNames.keys()].map(String)}
+          labels={(id) => `${props.firmNames.get(Number(id)) ?? ""} (#${id})`}
+          any={t("any")}
+        />
+      </Field>
+      <Field label={t("amount")}>
+        <input name="amount" inputMode="decimal" size={9} placeholder="1.250,50" autoComplete="off" />
+      </Field>
+      <Field label={t("payer")}>
+        <input name="name" size={14} placeholder="SUKRU OZTURK" autoComplete="off" />
+      </Field>
+      <button type="submit">{t("filterQueue")}</button>
+      {props.active && (
+        <button type="button" class="secondary" id="queue-filter-clear" onClick={clear}>
+          {t("clearFilter")}
+        </button>
+      )}
     </form>
   );
 }

@@ -124,7 +124,15 @@ const decision = z.strictObject({ note: note.optional(), amount: z.string().opti
 const queue = z.object({
   type: z.enum(["deposit", "withdrawal"]).default("deposit"),
   order: z.enum(["oldest", "newest"]).default("oldest"),
+  firm: idText.optional(),
+  amount: amountText.optional(),
+  name: nameSearchText.optional(),
 });
+/**
+ * The most rows a queue shows at once. Past it the console says how many there are in all, and
+ * the filters (firm, amount, name) and the other order reach the rest.
+ */
+const QUEUE_PAGE = 500;
 
 export function registerConsoleRoutes(
   app: FastifyInstance,
@@ -313,20 +321,26 @@ export function registerConsoleRoutes(
       if (!(await guard(request, reply, "viewer"))) return reply;
       const q = queue.safeParse(request.query);
       if (!q.success)
-        return sendError(reply, 400, "type must be deposit or withdrawal, order oldest or newest");
-      return sendJson(
-        reply,
-        200,
-        await backoffice.listTransactions({
-          status: "pending",
-          type: q.data.type,
-          order: q.data.order,
-          limit: 500,
-          // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
-          // a test withdrawal must never reach an operator who pays out real money.
-          liveOnly: true,
-        }),
-      );
+        return sendError(
+          reply,
+          400,
+          "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words",
+        );
+      const page = await backoffice.pageOfTransactions({
+        status: "pending",
+        type: q.data.type,
+        order: q.data.order,
+        firmId: q.data.firm,
+        amountMinor: q.data.amount,
+        nameWords: q.data.name,
+        limit: QUEUE_PAGE,
+        // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
+        // a test withdrawal must never reach an operator who pays out real money.
+        liveOnly: true,
+      });
+      // The page is the body, as before; how many the queue holds in all rides in a header.
+      reply.header("x-total-count", String(page.total));
+      return sendJson(reply, 200, page.rows);
     });
 
     // The live stream (http/console/live.ts): the queues' changes as they happen.
