@@ -329,6 +329,53 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("decides a pending transaction from its detail, after a confirmation that names it; a viewer cannot", async () => {
+    const a = await deposit();
+    const b = await deposit();
+    const page = await signIn("operator");
+    const dialogs: string[] = [];
+    let answer = false;
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    });
+    await page.goto(`${server.url}/ops#/transactions/${a}`);
+    await expect.poll(() => page.locator("#d-decide").isVisible()).toBe(true);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-detail-decide.png"), fullPage: true });
+    // Dismissed: nothing sent.
+    await page.click("#d-decide button.approve");
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(dialogs[0]).toBe(`#${a}: 150,00 TL\nBu işlem onaylansın mı?`);
+    expect(await status(a)).toBe("pending");
+    // Another amount, as received: named in the question, then approved with it.
+    answer = true;
+    await page.fill('#d-decide input[name="amount"]', "149,50");
+    await page.click("#d-decide button.approve");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${a}: Onaylandı`);
+    expect(dialogs[1]).toContain(`#${a}: 150,00 TL → 149,50 TL`);
+    expect(await status(a)).toBe("approved");
+    await expect.poll(() => page.locator("#d-title").textContent()).toContain("Onaylandı");
+    expect(await page.locator("#d-decide").count()).toBe(0);
+    // Rejected with a note.
+    await page.goto(`${server.url}/ops#/transactions/${b}`);
+    await page.fill('#d-decide input[name="note"]', "dekont yok");
+    await page.click("#d-decide button.reject");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${b}: Reddedildi`);
+    expect(await status(b)).toBe("rejected");
+    await expect
+      .poll(() => page.locator('#d-fields [data-field="decision_note"] dd').textContent())
+      .toBe("dekont yok");
+    await page.context().close();
+
+    const c = await deposit();
+    const viewer = await signIn("viewer");
+    await viewer.goto(`${server.url}/ops#/transactions/${c}`);
+    await expect.poll(() => viewer.locator("#d-title").textContent()).toContain(`#${c} ·`);
+    expect(await viewer.locator("#d-decide").count()).toBe(0);
+    await viewer.context().close();
+  });
+
   it("a callback the merchant keeps refusing shows as retried, with its next attempt in local time, and on the summary", async () => {
     const refusing = await startReceiver();
     refusing.behave(() => ({ status: 500, body: "down" }));

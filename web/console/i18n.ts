@@ -67,6 +67,8 @@ const tr = {
   selectFirst: "Önce j/k ile ya da tıklayarak bir satır seçin.",
   confirmAmount: "Onaylanan tutar talep edilenden farklı. Bu tutarla onaylansın mı?",
   confirmBadIban: "Bu çekimin IBAN'ı geçersiz. Yine de onaylansın mı?",
+  confirmApprove: "Bu işlem onaylansın mı?",
+  confirmRejectDetail: "Bu işlem reddedilsin mi?",
   sessionExpired: "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
   unsent:
     "Oturum kapandığı için gönderilemeyen kararlar: {list}. Bu işlemler hâlâ bekliyor; yeniden karar verin.",
@@ -297,6 +299,8 @@ const en: Record<Key, string> = {
   selectFirst: "Select a row first, with j/k or a click.",
   confirmAmount: "The approved amount differs from the amount asked for. Approve with this amount?",
   confirmBadIban: "This withdrawal's IBAN is invalid. Approve anyway?",
+  confirmApprove: "Approve this transaction?",
+  confirmRejectDetail: "Reject this transaction?",
   sessionExpired: "Your session ended; sign in again. Your last action was not saved.",
   unsent: "Decisions not sent because the session ended: {list}. They are still pending; decide them again.",
   unsentApprove: "approve",

@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
+import { refusalIn } from "./refusals";
 import {
   age,
   amountInput,
@@ -160,13 +161,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (tr && !tr.contains(document.activeElement)) tr.focus({ preventScroll: true });
   }, [selected]);
 
-  /** The server's refusal in the console's language (its texts are English, for the API). */
-  function refusalText(message: string | undefined): string {
-    const decided = /^transaction is not pending \(status: (approved|rejected)\)/.exec(message ?? "");
-    if (decided) return t("decidedAlready").replace("{status}", t(decided[1] as "approved").toLowerCase());
-    if (message?.startsWith("amount must be a decimal amount")) return t("badDecisionAmount");
-    return message ?? "";
-  }
+  const refusalText = (message: string | undefined) => refusalIn(message, t);
 
   async function decide(row: QueueRow, kind: "approve" | "reject", note?: string, byKey = false) {
     if (deciding.current) return;

@@ -1,5 +1,6 @@
 import { api, query } from "./api";
 import { Change } from "./audit";
+import { DetailDecision } from "./detail-decision";
 import type { T } from "./i18n";
 import type { QueueRow } from "./queue";
 import {
@@ -287,6 +288,7 @@ function TransactionDetail({ id }: { id: number }) {
       <h2 id="d-title">
         #{d.id} · {d.reference} · {statusText(d.status, t)}
       </h2>
+      {d.status === "pending" && canDecide(me.role) && <DetailDecision tx={d} onDecided={reload} />}
       <dl id="d-fields">
         {fields
           .filter(([, , v]) => v !== null && v !== undefined && v !== "")

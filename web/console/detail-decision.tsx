@@ -1,0 +1,89 @@
+import { useState } from "preact/hooks";
+import { api } from "./api";
+import { refusalIn } from "./refusals";
+import { amountInput, isAmountInput, money, money2, useShell } from "./ui";
+
+/** What the decision needs of the transaction shown. */
+export interface Decidable {
+  id: number;
+  type: string;
+  amount: string;
+  iban_valid: boolean | null;
+}
+
+/**
+ * Approve or reject from a transaction's detail: for the operator who found it by search (a
+ * reference a merchant's support gave, a payer's name from a statement line) rather than in the
+ * queue. Sent at once after a confirmation that names the transaction and the sum: there is no
+ * row leaving a list here to take back, so the question comes before, not an undo after.
+ */
+export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) {
+  const { t, notify } = useShell();
+  const { tx } = props;
+  const [amount, setAmount] = useState("");
+  const [note, setNote] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  async function decide(kind: "approve" | "reject") {
+    const body: Record<string, string> = {};
+    let question: string;
+    if (kind === "approve") {
+      const typed = amountInput(amount);
+      if (amount.trim() && !isAmountInput(amount))
+        return notify(`#${tx.id}: ${t("badDecisionAmount")}`, true);
+      if (typed && Number(typed) !== Number(tx.amount)) {
+        body.amount = typed;
+        question = `#${tx.id}: ${money(tx.amount)} TL → ${money2(typed)} TL\n${t("confirmAmount")}`;
+      } else question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmApprove")}`;
+      if (tx.iban_valid === false) question += `\n${t("confirmBadIban")}`;
+    } else {
+      if (note.trim()) body.note = note.trim();
+      question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmRejectDetail")}`;
+    }
+    if (!confirm(question)) return;
+    setBusy(true);
+    try {
+      const res = await api("POST", `/transactions/${tx.id}/${kind}`, body);
+      notify(
+        `#${tx.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : refusalIn(res.json.message, t)}`,
+        !res.ok,
+      );
+      props.onDecided();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form id="d-decide" class="filters" onSubmit={(e) => e.preventDefault()}>
+      {tx.type === "deposit" && (
+        <input
+          name="amount"
+          inputMode="decimal"
+          size={10}
+          autoComplete="off"
+          placeholder={t("otherAmount")}
+          aria-label={t("otherAmount")}
+          value={amount}
+          onInput={(e) => setAmount(e.currentTarget.value)}
+        />
+      )}
+      <button type="button" class="approve" disabled={busy} onClick={() => decide("approve")}>
+        {t("approve")}
+      </button>
+      <input
+        name="note"
+        size={24}
+        maxLength={500}
+        autoComplete="off"
+        placeholder={t("note")}
+        aria-label={t("note")}
+        value={note}
+        onInput={(e) => setNote(e.currentTarget.value)}
+      />
+      <button type="button" class="reject" disabled={busy} onClick={() => decide("reject")}>
+        {t("reject")}
+      </button>
+    </form>
+  );
+}
