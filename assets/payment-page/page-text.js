@@ -110,7 +110,10 @@ export const T = {
 export const REJECTIONS_TR = {
   "Halihazirda bekleyen talebiniz var":
     "Bekleyen bir ödeme talebiniz var. Önce onu tamamlayın veya işyerine başvurun.",
-  "Bu islem numarasi zaten kullanilmis": "Bu ödeme zaten gönderilmiş. İşyerinin sitesine dönün.",
+  // On the page this means the merchant reused a reference (a payer's own earlier amount shows its
+  // account instead): nothing was paid, and only the merchant can open a usable link.
+  "Bu islem numarasi zaten kullanilmis":
+    "Bu ödeme bağlantısı kullanılamıyor. İşyerine başvurun veya işyerinin sitesine dönüp yeni bir ödeme başlatın.",
   "Bu tutar icin uygun hesap yok": "Bu tutar için şu anda uygun hesap yok. Başka bir tutar deneyin.",
   "Ödeme kanalı talebi kabul etmedi": "Ödeme kanalı bu talebi kabul etmedi. Başka bir tutar deneyin.",
   "Yatırım şu anda kapalı": "Yatırım şu anda kapalı. Daha sonra tekrar deneyin.",
@@ -120,7 +123,8 @@ export const REJECTIONS_TR = {
 };
 export const REJECTIONS_EN = {
   "Halihazirda bekleyen talebiniz var": "You already have a pending deposit.",
-  "Bu islem numarasi zaten kullanilmis": "This payment was already submitted.",
+  "Bu islem numarasi zaten kullanilmis":
+    "This payment link cannot be used. Contact the merchant, or go back to the merchant's site and start a new payment.",
   "Bu tutar icin uygun hesap yok": "No account is available for this amount. Try another amount.",
   "Ödeme kanalı talebi kabul etmedi": "The payment channel did not accept this request. Try another amount.",
   "Yatırım şu anda kapalı": "Deposits are closed at the moment.",

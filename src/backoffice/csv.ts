@@ -2,15 +2,43 @@
  * CSV for reconciliation exports: RFC 4180 quoting, CRLF lines, and cells that a spreadsheet would
  * run as a formula (=, +, -, @, tab, CR) prefixed with an apostrophe: a payer's name is no formula.
  */
-export function csvCell(value: unknown): string {
+export function csvCell(value: unknown, separator = ","): string {
   if (value === null || value === undefined) return "";
   let text = String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+  const needsQuotes = text.includes(separator) || /["\r\n]/.test(text) || text !== text.trim();
+  return needsQuotes ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** The plain export, for machines: comma-separated UTF-8 without a byte order mark. */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   const lines = [columns.join(",")];
   for (const row of rows) lines.push(columns.map((c) => csvCell(row[c])).join(","));
   return `${lines.join("\r\n")}\r\n`;
+}
+
+const DECIMAL = /^\d+\.\d+$/;
+
+/**
+ * The same rows for Excel in a Turkish locale, which splits a double-clicked CSV on ";" (the list
+ * separator where "," is the decimal one) and reads it as UTF-8 only after a byte order mark ("Ayşe"
+ * is mojibake without one). Amount columns get a decimal comma so that they are numbers there:
+ * "150.00" would be text, and "12.10" the date 12 October.
+ */
+export function toExcelCsv(
+  columns: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  amountColumns: readonly string[],
+): string {
+  const amounts = new Set(amountColumns);
+  const cell = (column: string, value: unknown) =>
+    csvCell(
+      amounts.has(column) && typeof value === "string" && DECIMAL.test(value)
+        ? value.replace(".", ",")
+        : value,
+      ";",
+    );
+  const lines = [columns.map((c) => csvCell(c, ";")).join(";")];
+  for (const row of rows) lines.push(columns.map((c) => cell(c, row[c])).join(";"));
+  return `\uFEFF${lines.join("\r\n")}\r\n`;
 }

@@ -48,7 +48,12 @@ export type PageState =
 export type SubmitOutcome =
   | { ok: true; state: PageState }
   | { ok: false; kind: "not_found" }
-  | { ok: false; kind: "rejected"; rejection: BusinessRejection };
+  | { ok: false; kind: "rejected"; rejection: BusinessRejection }
+  /**
+   * The merchant opened this session with a reference another transaction already has: refused
+   * like any duplicate, but the payer can do nothing about it, so the caller tells the operators.
+   */
+  | { ok: false; kind: "reference_reused"; firmId: number; reference: string };
 
 export interface HostedDeps {
   repos: Repositories;
@@ -183,6 +188,13 @@ export function createHostedSessions(deps: HostedDeps) {
             await repos.sessions.markAssigned(session.id, tx.id, deps.now());
             const again = await repos.sessions.byTokenHash(session.token_hash);
             if (again?.transaction_id === tx.id) return { ok: true, state: await stateOf(again, row) };
+          } else {
+            return {
+              ok: false,
+              kind: "reference_reused",
+              firmId: session.firm_id,
+              reference: session.reference,
+            };
           }
         }
         return { ok: false, kind: "rejected", rejection: outcome.rejection };

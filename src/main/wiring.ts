@@ -110,6 +110,14 @@ export interface WireOptions {
 export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
   let masterKey = chooseMasterKey(config, warnings);
+  // Allowed (a development server), but a merchant that redirects to a relative payment_url sends
+  // its payer to a path on its own site. Only instances that answer the API open hosted sessions.
+  if (config.role !== "worker" && config.paymentPageUrl === undefined)
+    warnings.push(
+      "PAYMENT_PAGE_URL is not set: hosted deposits answer a relative payment_url (/t/<token>), which " +
+        "a merchant's redirect resolves against its own site; set PAYMENT_PAGE_URL to the public base " +
+        "URL payers reach this server at (e.g. https://pay.example.com)",
+    );
   let adminToken = config.adminToken;
   if (!adminToken) {
     if (config.databaseUrl) {

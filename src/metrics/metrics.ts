@@ -40,6 +40,11 @@ export function createMetrics() {
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
+    hostedReferenceReused: new Counter({
+      name: "payintake_hosted_reference_reused_total",
+      help: "Payment page amounts refused because the merchant opened the session with a reference already used",
+      registers: [registry],
+    }),
     routingAttempts: new Counter({
       name: "payintake_routing_attempts_total",
       help: "Accounts tried while routing deposits, by channel (manual for none) and outcome",

@@ -438,6 +438,56 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(csv.headers["x-rows-limited"]).toBe("false");
   });
 
+  it("the CSV export for Excel (format=excel): ';', a UTF-8 BOM, CRLF, decimal commas; the plain one unchanged", async () => {
+    const excelFirm = await createFirm(server);
+    const sent = [
+      depositBody({ amount: "1234.50", first_name: "Ayşe", reference: "=SUM(1;2)" }),
+      depositBody({ amount: "12.10", first_name: "Şükrü", reference: `R,${Date.now()}` }),
+    ];
+    for (const body of sent)
+      expect((await send(server, excelFirm, { path: "/paymentapi/v1/deposits", body })).json.message).toBe(
+        "Yatırım talebiniz alındı",
+      );
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const download = async (query: string) => {
+      const res = await request(`${server.url}/ops/api/transactions.csv?${query}`, {
+        headers: { cookie: viewer.cookie },
+      });
+      return { res, bytes: Buffer.from(await res.body.arrayBuffer()) };
+    };
+
+    const plain = await download(`firm=${excelFirm.id}`);
+    expect(plain.res.headers["content-disposition"]).toBe('attachment; filename="transactions.csv"');
+    expect(plain.bytes.subarray(0, 3).toString("utf8")).toBe("id,");
+    const plainText = plain.bytes.toString("utf8");
+    expect(plainText).toContain(",deposit,pending,");
+    expect(plainText).toContain(",'=SUM(1;2),1234.50,");
+    expect(plainText).toContain(`,"${sent[1]?.reference}",12.10,`);
+
+    const excel = await download(`firm=${excelFirm.id}&format=excel`);
+    expect(excel.res.statusCode).toBe(200);
+    expect(excel.res.headers["content-type"]).toBe("text/csv; charset=utf-8");
+    expect(excel.res.headers["content-disposition"]).toBe('attachment; filename="transactions-excel.csv"');
+    expect([...excel.bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const lines = excel.bytes.subarray(3).toString("utf8").split("\r\n");
+    expect(lines[0]).toBe(
+      "id;created_at;type;status;firm_id;reference;amount;original_amount;method;user_id;username;first_name;last_name;assigned_bank_name;assigned_iban;iban;decided_at;decided_by",
+    );
+    expect(lines).toHaveLength(2 + 1 + 1); // header, two rows, the last line's end
+    expect(lines[3]).toBe("");
+    const row = (reference: string) => lines.find((l) => l.includes(reference)) ?? "";
+    // Still no formula; quoted for its ';'; amounts with a decimal comma (Excel-TR reads them as numbers).
+    expect(row("SUM")).toContain(`;deposit;pending;${excelFirm.id};"'=SUM(1;2)";1234,50;;`);
+    expect(row("SUM")).toContain(";Ayşe;Yılmaz;");
+    // A comma is no separator here: unquoted.
+    expect(row(sent[1]?.reference as string)).toContain(`;${sent[1]?.reference};12,10;;`);
+    expect(row(sent[1]?.reference as string)).toContain(";Şükrü;Yılmaz;");
+
+    // Any other variant is a bad search, as the search itself would say.
+    const other = await download(`firm=${excelFirm.id}&format=xlsx`);
+    expect(other.res.statusCode).toBe(400);
+  });
+
   it("firm names for the screens that list transactions: id and name, nothing else of a firm", async () => {
     const viewer = await login("viewer@ops.example", "viewer-password-123");
     const names = await call("GET", "/ops/api/firm-names", { cookie: viewer.cookie });

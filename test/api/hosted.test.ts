@@ -187,7 +187,20 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(assigned.json).not.toHaveProperty("pay_by");
   });
 
-  it("a reference the merchant already used for another deposit is refused on the page, never shown as this payer's", async () => {
+  it("a reference the merchant already used for another deposit is refused on the page, never shown as this payer's; operators are told", async () => {
+    const reused = async () =>
+      Number(
+        /^payintake_hosted_reference_reused_total (\S+)$/m.exec(
+          await (await request(`${server.url}/metrics`)).body.text(),
+        )?.[1],
+      );
+    const before = await reused();
+    // A payer's own second submit is no reuse: it shows the account the first one got.
+    const own = await open();
+    await page("POST", `/api/pay/${own.token}/deposit`, { amount: "100.00" });
+    expect((await page("POST", `/api/pay/${own.token}/deposit`, { amount: "100.00" })).status).toBe(200);
+    expect(await reused()).toBe(before);
+
     const direct = depositBody({ amount: "100.00" });
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);
     const { token } = await open({ reference: direct.reference });
@@ -195,6 +208,14 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(submitted.status).toBe(409);
     expect(submitted.json).toEqual({ success: false, message: "Bu islem numarasi zaten kullanilmis" });
     expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("open");
+    // The merchant's API answer said nothing (hosted mode checks nothing at creation): a warn line
+    // naming the firm and the reference, never the token, and a counter.
+    expect(await reused()).toBe(before + 1);
+    const lines = server.logs.map((l) => JSON.parse(l)).filter((l) => l.reference === direct.reference);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, firmId: firm.id });
+    expect(lines[0].msg).toContain("reference already used");
+    expect(JSON.stringify(lines[0])).not.toContain(token);
   });
 
   it("two submissions at the same moment (two clicks, two tabs) create one transaction and show one account", async () => {

@@ -1,10 +1,13 @@
+import { get as httpGet } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signRequest } from "../../src/auth/signature.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   type Answer,
   addAccount,
   createFirm,
   depositBody,
+  newNonce,
   send,
   type TestFirm,
   withdrawalBody,
@@ -401,6 +404,58 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
       });
       expect(res.status).toBe(401);
       expect(res.json.message).toBe("Invalid signature");
+    });
+
+    it("references '.' and '..': %2E in the path, signed as sent, finds them from a client that sends the path as written", async () => {
+      const dot = await deposit(firm, { reference: "." });
+      const dots = await deposit(firm, { reference: ".." });
+      // node:http sends a `path` option byte for byte; fetch and undici (the WHATWG URL parser) would not.
+      const asWritten = (path: string, signPath = path) =>
+        new Promise<{ status: number; json: any }>((resolve, reject) => {
+          const timestamp = String(Math.floor(server.clock.now() / 1000));
+          const nonce = newNonce();
+          const body = Buffer.alloc(0);
+          const signature = signRequest(firm.secret, {
+            method: "GET",
+            path: signPath,
+            body,
+            timestamp,
+            nonce,
+          });
+          const headers = {
+            "x-api-key": firm.apiKey,
+            "x-signature": signature,
+            "x-timestamp": timestamp,
+            "x-nonce": nonce,
+          };
+          const { hostname, port } = new URL(server.url);
+          // A path option, not a URL: Node would parse a URL with the URL standard too.
+          httpGet({ hostname, port, path, headers }, (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+          }).on("error", reject);
+        });
+      for (const [path, id] of [
+        [`${BY_REF}%2E`, dot.id],
+        [`${BY_REF}%2e`, dot.id],
+        [`${BY_REF}%2E%2E`, dots.id],
+        [`${BY_REF}.%2e`, dots.id],
+        // Sent as written, the bare dots work too; most clients remove them before sending.
+        [`${BY_REF}.`, dot.id],
+        [`${BY_REF}..`, dots.id],
+      ] as const) {
+        const res = await asWritten(path);
+        expect([res.status, res.json.data?.id], path).toEqual([200, id]);
+      }
+      // The path signed is the one sent, encoded; the decoded one is refused.
+      expect((await asWritten(`${BY_REF}%2E`, `${BY_REF}.`)).json.message).toBe("Invalid signature");
+      // Why the guides say so: the URL standard reads %2E as a dot and drops the segment.
+      expect(new URL(`${server.url}${BY_REF}%2E`).pathname).toBe(BY_REF);
+      expect(encodeURIComponent(".")).toBe(".");
     });
 
     it("the query string is not part of the signed path", async () => {

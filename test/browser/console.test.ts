@@ -323,6 +323,15 @@ describe("operator console in Chromium", () => {
     expect(await page.locator("#csv").getAttribute("href")).toBe(
       `/ops/api/transactions.csv?reference=${reference}&amount=150.00&name=AYSE+YILMAZ`,
     );
+    const excel = `/ops/api/transactions.csv?reference=${reference}&amount=150.00&name=AYSE+YILMAZ&format=excel`;
+    expect(await page.locator("#csv-excel").getAttribute("href")).toBe(excel);
+    // What the button downloads with the page's session: the BOM, ';' and the amount as Excel-TR reads it.
+    const head = await page.evaluate(async (href) => {
+      const bytes = new Uint8Array(await (await fetch(href)).arrayBuffer());
+      return { bom: [...bytes.slice(0, 3)], text: new TextDecoder().decode(bytes) };
+    }, excel);
+    expect(head.bom).toEqual([0xef, 0xbb, 0xbf]);
+    expect(head.text).toContain(`;${reference};150,00;`);
     // The view is in the URL: a reload shows the same detail.
     await page.reload();
     await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Onaylandı`);

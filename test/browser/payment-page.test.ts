@@ -180,6 +180,26 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("a link whose reference the merchant reused says it cannot be used, not that the payment was sent", async () => {
+    const direct = depositBody({ amount: "100.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);
+    const { url } = await session(firm, { reference: direct.reference });
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "300");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe(
+        "Bu ödeme bağlantısı kullanılamıyor. İşyerine başvurun veya işyerinin sitesine dönüp yeni bir ödeme başlatın.",
+      );
+    await page.click("#lang");
+    expect(await page.locator("#amount-error").textContent()).toBe(
+      "This payment link cannot be used. Contact the merchant, or go back to the merchant's site and start a new payment.",
+    );
+    await page.context().close();
+  });
+
   it("without a clipboard, Kopyala selects exactly the value it would copy and says so; a server error reads in Turkish", async () => {
     const { url } = await session(firm);
     const { page } = await openPage(url);

@@ -162,6 +162,47 @@ describe("bad configuration stops the start", () => {
   );
 });
 
+describe("PAYMENT_PAGE_URL unset", () => {
+  const WARNING = "PAYMENT_PAGE_URL is not set";
+  const warningsIn = (out: string) =>
+    out
+      .split("\n")
+      .filter((l) => l.includes(WARNING))
+      .map((l) => JSON.parse(l));
+
+  it("serve warns once, saying what to set; not when it is set", async () => {
+    const store = await freshStore("sqlite");
+    const unset = await startServe({ ...store.env, PAYMENT_PAGE_URL: undefined });
+    expect(await stopServe(unset)).toEqual({ code: 0, signal: null });
+    const lines = warningsIn(unset.child.stdout);
+    expect(lines).toHaveLength(1);
+    expect(lines[0].level).toBe(40);
+    expect(lines[0].msg).toContain("relative payment_url");
+    expect(lines[0].msg).toContain("set PAYMENT_PAGE_URL to the public base URL");
+
+    const set = await startServe({ ...store.env, PAYMENT_PAGE_URL: "https://pay.example.com" });
+    expect(await stopServe(set)).toEqual({ code: 0, signal: null });
+    expect(set.child.stdout + set.child.stderr).not.toContain(WARNING);
+  });
+
+  it.runIf(STORES.includes("postgres"))(
+    "a worker opens no hosted sessions: no warning; an api instance on the same store warns",
+    async () => {
+      const store = await freshStore("postgres");
+      const worker = await startServe({
+        ...store.env,
+        PAYMENT_PAGE_URL: undefined,
+        PAYINTAKE_ROLE: "worker",
+      });
+      expect(await stopServe(worker)).toEqual({ code: 0, signal: null });
+      expect(worker.child.stdout + worker.child.stderr).not.toContain(WARNING);
+      const api = await startServe({ ...store.env, PAYMENT_PAGE_URL: undefined, PAYINTAKE_ROLE: "api" });
+      expect(await stopServe(api)).toEqual({ code: 0, signal: null });
+      expect(warningsIn(api.child.stdout)).toHaveLength(1);
+    },
+  );
+});
+
 describe("zero-config embedded start", () => {
   it("generates master.key and admin.token in the data dir; the CLI finds the token there", async () => {
     const parent = mkdtempSync(join(tmpdir(), "payintake-zero-"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, toCsv } from "../../src/backoffice/csv.js";
+import { csvCell, toCsv, toExcelCsv } from "../../src/backoffice/csv.js";
 
 describe("CSV export", () => {
   it("quotes what needs quoting and keeps the rest as is", () => {
@@ -19,5 +19,15 @@ describe("CSV export", () => {
 
   it("writes a header and CRLF lines in column order", () => {
     expect(toCsv(["id", "name"], [{ name: "Ayşe", id: 1 }, { id: 2 }])).toBe("id,name\r\n1,Ayşe\r\n2,\r\n");
+  });
+
+  it("for Excel: a BOM, ';' between cells (quoted where a cell holds one), decimal commas in amount columns only", () => {
+    const rows = [
+      { id: 1, name: "Ayşe; Can", amount: "1500.50", ref: "12.10" },
+      { id: 2, name: "=cmd", amount: null, ref: "a,b" },
+    ];
+    expect(toExcelCsv(["id", "name", "amount", "ref"], rows, ["amount"])).toBe(
+      '\uFEFFid;name;amount;ref\r\n1;"Ayşe; Can";1500,50;12.10\r\n2;\'=cmd;;a,b\r\n',
+    );
   });
 });

@@ -87,6 +87,8 @@ const tr = {
   to: "Bitiş",
   find: "Ara",
   csv: "CSV indir (en çok 50.000 satır)",
+  csvExcel: "Excel için CSV",
+  csvExcelHint: "Türkçe Excel'de sütunlara ayrılmış açılır: ';' ayraçlı, UTF-8 BOM'lu, tutarlar virgüllü",
   created: "Oluşturma",
   noResults: "Sonuç yok.",
   firstResults:
@@ -318,6 +320,8 @@ const en: Record<Key, string> = {
   to: "To",
   find: "Search",
   csv: "Download CSV (up to 50,000 rows)",
+  csvExcel: "CSV for Excel",
+  csvExcelHint: "Opens in columns in a Turkish Excel: ';'-separated, UTF-8 with a BOM, decimal commas",
   created: "Created",
   noResults: "No results.",
   firstResults:

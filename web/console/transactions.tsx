@@ -184,6 +184,16 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
         <a id="csv" class="button secondary" href={`/ops/api/transactions.csv?${q}`} download>
           {t("csv")}
         </a>
+        {/* The plain CSV stays as machines read it; this one is for a Turkish Excel's double click. */}
+        <a
+          id="csv-excel"
+          class="button secondary"
+          href={`/ops/api/transactions.csv?${q ? `${q}&` : ""}format=excel`}
+          title={t("csvExcelHint")}
+          download
+        >
+          {t("csvExcel")}
+        </a>
       </form>
       <div class={id ? "split" : ""}>
         <table>

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { encode as encodeQr } from "uqr";
 import { z } from "zod";
-import { toCsv } from "../../backoffice/csv.js";
+import { toCsv, toExcelCsv } from "../../backoffice/csv.js";
 import type { Backoffice } from "../../backoffice/service.js";
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
 import type { QueueNotices } from "../../console/queue-notices.js";
@@ -62,6 +62,7 @@ const CSV_COLUMNS = [
   "decided_at",
   "decided_by",
 ] as const;
+const CSV_AMOUNTS = ["amount", "original_amount"];
 
 /** The QR code's modules, one string of 0 and 1 per row: the page draws them (no library there). */
 function qrRows(text: string): string[] {
@@ -407,6 +408,8 @@ export function registerConsoleRoutes(
       from: z.iso.datetime({ offset: true }).optional(),
       to: z.iso.datetime({ offset: true }).optional(),
       limit: limitText.optional(),
+      // The export's variant (docs/console.md); a search ignores it.
+      format: z.enum(["excel"]).optional(),
     });
     /**
      * A search shows a page (200 unless asked otherwise, the console says when there may be more);
@@ -448,11 +451,16 @@ export function registerConsoleRoutes(
       if (!(await guard(request, reply, "viewer"))) return reply;
       const found = await findTransactions(request, reply, true);
       if (found === undefined) return reply;
+      // Validated with the search: "excel" or absent.
+      const excel = (request.query as { format?: string }).format === "excel";
       return reply
         .type("text/csv; charset=utf-8")
-        .header("content-disposition", 'attachment; filename="transactions.csv"')
+        .header(
+          "content-disposition",
+          `attachment; filename="${excel ? "transactions-excel.csv" : "transactions.csv"}"`,
+        )
         .header("x-rows-limited", found.length >= CSV_LIMIT ? "true" : "false")
-        .send(toCsv(CSV_COLUMNS, found));
+        .send(excel ? toExcelCsv(CSV_COLUMNS, found, CSV_AMOUNTS) : toCsv(CSV_COLUMNS, found));
     });
 
     ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {

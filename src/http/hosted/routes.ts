@@ -130,6 +130,17 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
     const outcome = await ctx.hosted.submit(request.params.token, amount.value);
     if (!outcome.ok) {
       if (outcome.kind === "not_found") return sendError(reply, 404, "Not found");
+      if (outcome.kind === "reference_reused") {
+        // Hosted mode checks nothing at creation, so only the payer meets this, and cannot fix it:
+        // the merchant's integration can, once operators see it (docs/hosted-page.md).
+        request.log.warn(
+          { reqId: request.id, firmId: outcome.firmId, reference: outcome.reference },
+          "hosted page refused an amount: the merchant opened the session with a reference already used",
+        );
+        ctx.metrics.hostedReferenceReused.inc();
+        const duplicate = REJECTIONS.duplicate_reference;
+        return sendError(reply, duplicate.status, duplicate.message);
+      }
       const rejection = REJECTIONS[outcome.rejection];
       return sendError(reply, rejection.status, rejection.message);
     }
