@@ -63,6 +63,11 @@ const tr = {
   confirmAmount: "Onaylanan tutar talep edilenden farklı. Bu tutarla onaylansın mı?",
   confirmBadIban: "Bu çekimin IBAN'ı geçersiz. Yine de onaylansın mı?",
   sessionExpired: "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
+  idleSignedOut:
+    "{n} dakika işlem yapılmadığı için oturumunuz kapatıldı. Devam etmek için yeniden giriş yapın.",
+  idleWarning:
+    "Bir süredir işlem yapmadınız: oturumunuz güvenlik için yaklaşık bir dakika içinde kapatılacak.",
+  staySignedIn: "Oturumu açık tut",
   unsent:
     "Oturum kapandığı için gönderilemeyen kararlar: {list}. Bu işlemler hâlâ bekliyor; yeniden karar verin.",
   unsentApprove: "onay",
@@ -288,6 +293,10 @@ const en: Record<Key, string> = {
   confirmAmount: "The approved amount differs from the amount asked for. Approve with this amount?",
   confirmBadIban: "This withdrawal's IBAN is invalid. Approve anyway?",
   sessionExpired: "Your session ended; sign in again. Your last action was not saved.",
+  idleSignedOut: "You were signed out after {n} minutes without activity. Sign in again to go on.",
+  idleWarning:
+    "You have not done anything for a while: for security, you will be signed out in about a minute.",
+  staySignedIn: "Stay signed in",
   unsent: "Decisions not sent because the session ended: {list}. They are still pending; decide them again.",
   unsentApprove: "approve",
   unsentReject: "reject",
