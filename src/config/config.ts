@@ -80,6 +80,8 @@ const envSchema = z.object({
   // Under the server's own idle timeout (connectionTimeout, 60 s), which would cut the stream.
   PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(50_000).default(25_000),
   PAYINTAKE_CONSOLE_UNDO_SECONDS: z.coerce.number().int().min(0).max(30).default(5),
+  // PCI DSS 8.2.8 asks for 15 minutes at most; 12 hours is the session's own absolute limit.
+  PAYINTAKE_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(5).max(720).default(30),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
@@ -115,6 +117,11 @@ export interface Config {
    * back (docs/console.md); 0 sends at once.
    */
   consoleUndoSeconds: number;
+  /**
+   * A console session ends after this many minutes without the operator doing anything (background
+   * refreshes do not count; console/idle.ts); the 12-hour limit from sign-in stays.
+   */
+  consoleIdleMinutes: number;
   /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
   routingDeadlineMs: number;
   /**
@@ -184,6 +191,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
     consoleHeartbeatMs: e.PAYINTAKE_CONSOLE_HEARTBEAT_MS,
     consoleUndoSeconds: e.PAYINTAKE_CONSOLE_UNDO_SECONDS,
+    consoleIdleMinutes: e.PAYINTAKE_CONSOLE_IDLE_MINUTES,
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
     trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
     role: e.PAYINTAKE_ROLE,

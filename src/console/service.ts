@@ -20,6 +20,7 @@ import {
   LOCK_MS,
   takeCodeOrRecovery,
 } from "./guess.js";
+import { createIdleTimeout, DEFAULT_IDLE_MINUTES } from "./idle.js";
 import { auditRecoveryCodeUsed, createSecondFactor, openSecret } from "./second-factor.js";
 import { newSessionToken, openSession, renewSession, type SessionRef, tokenHashOf } from "./sessions.js";
 
@@ -70,6 +71,8 @@ export function createConsoleService(deps: {
   secondFactorRequired?: boolean;
   /** How long the console holds a decision so that it can be taken back (config.ts); 0: not at all. */
   undoSeconds?: number;
+  /** Minutes without the operator's activity after which a session ends (idle.ts). */
+  idleMinutes?: number;
   /** A store error that does not fail the request it happened in (the login throttle's upkeep). */
   onError?(err: unknown): void;
 }) {
@@ -93,6 +96,7 @@ export function createConsoleService(deps: {
   };
   const required = deps.secondFactorRequired ?? false;
   const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess, required });
+  const idle = createIdleTimeout(repos, deps.idleMinutes ?? DEFAULT_IDLE_MINUTES, deps.now);
 
   return {
     secondFactor,
@@ -102,6 +106,7 @@ export function createConsoleService(deps: {
     settings: {
       second_factor_required: required,
       decision_undo_seconds: deps.undoSeconds ?? 0,
+      session_idle_minutes: idle.minutes,
     },
 
     async createOperator(email: string, role: Role, password: string | null, actor = "admin-api") {
@@ -303,16 +308,36 @@ export function createConsoleService(deps: {
       return { ok: true as const, token, csrf, operator: view(op), device_cookie: browser.cookie };
     },
 
+    /** The live session of `token`: not expired, not idle, its operator active. */
     async session(
       token: string,
-    ): Promise<{ operator: ConsoleOperator; csrf: string; ref: SessionRef } | undefined> {
-      const found = await repos.operators.session(tokenHashOf(token), deps.now());
+    ): Promise<
+      { operator: ConsoleOperator; csrf: string; ref: SessionRef; lastActiveAt: number } | undefined
+    > {
+      const now = deps.now();
+      const found = await repos.operators.session(tokenHashOf(token), now, idle.activeAfter(now));
       if (!found) return undefined;
       return {
         operator: view(found.operator),
         csrf: found.csrfToken,
         ref: { token, deviceHash: found.deviceHash },
+        lastActiveAt: found.lastActiveAt,
       };
+    },
+
+    /**
+     * A request of `session` passed its checks: `active` when it was the operator's doing (idle.ts),
+     * then recorded as activity (at most once a minute). Answers the milliseconds left before the
+     * session ends for want of activity.
+     */
+    activity(session: { ref: SessionRef; lastActiveAt: number }, active: boolean): Promise<number> {
+      return idle.seen(tokenHashOf(session.ref.token), session.lastActiveAt, active);
+    },
+
+    /** Forgets sessions that ended, by their 12 hours or for want of activity. */
+    purgeEndedSessions() {
+      const now = deps.now();
+      return repos.operators.purgeExpiredSessions(now, idle.activeAfter(now));
     },
 
     async logout(token: string, operator?: ConsoleOperator) {

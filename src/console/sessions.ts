@@ -43,6 +43,7 @@ export async function openSession(
       device_hash: session.deviceHash,
       expires_at: now + SESSION_TTL_MS,
       created_at: now,
+      last_active_at: now,
     },
     checked,
     signIn && session.deviceHash !== null ? { tokenHash: session.deviceHash, now } : undefined,

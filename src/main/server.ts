@@ -73,8 +73,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     runtime.ctx.repos.capHolds
       .purgeExpired(runtime.ctx.now())
       .catch((err) => logger.error({ err }, "daily cap hold purge failed"));
-    runtime.ctx.repos.operators
-      .purgeExpiredSessions(runtime.ctx.now())
+    runtime.consoleService
+      .purgeEndedSessions()
       .catch((err) => logger.error({ err }, "console session purge failed"));
     // A day after a payment page ended, its payer's details are no longer kept (docs/hosted-page.md).
     runtime.ctx.repos.sessions

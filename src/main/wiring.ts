@@ -512,6 +512,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     now,
     secondFactorRequired: config.consoleSecondFactorRequired,
     undoSeconds: config.consoleUndoSeconds,
+    idleMinutes: config.consoleIdleMinutes,
     onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
   });
   return {

@@ -62,23 +62,43 @@ export interface OperatorRepository {
       device_hash: string | null;
       expires_at: number;
       created_at: number;
+      last_active_at: number;
     },
     checked: CheckedCredentials,
     /** Also record that the operator signed in from this browser, in the same transaction. */
     browser?: { tokenHash: string; now: number },
   ): Promise<boolean>;
   /**
-   * The live session, its operator and the browser it was signed in from; undefined when unknown,
-   * expired or the operator is inactive.
+   * The live session, its operator, the browser it was signed in from and when it last saw its
+   * operator act; undefined when unknown, expired, idle (no activity after `activeAfter`) or the
+   * operator is inactive.
    */
   session(
     tokenHash: string,
     now: number,
-  ): Promise<{ operator: OperatorRow; csrfToken: string; deviceHash: string | null } | undefined>;
+    activeAfter: number,
+  ): Promise<
+    { operator: OperatorRow; csrfToken: string; deviceHash: string | null; lastActiveAt: number } | undefined
+  >;
+  /**
+   * Records the operator's activity at `now` if the last record is from `writtenBefore` or earlier
+   * (false otherwise), and only in a session still live (not expired, active after `activeAfter`):
+   * a request racing the idle timeout cannot bring an ended session back. One statement, so
+   * requests arriving together, on any instance, write it once.
+   */
+  recordActivity(
+    tokenHash: string,
+    now: number,
+    writtenBefore: number,
+    activeAfter: number,
+  ): Promise<boolean>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteSessionsOf(operatorId: number): Promise<void>;
-  /** Forgets console sessions that expired before `now` (they no longer open anything). */
-  purgeExpiredSessions(now: number): Promise<void>;
+  /**
+   * Forgets console sessions that expired before `now` or saw no activity after `activeAfter` (they
+   * no longer open anything; gone, an idle one stays ended if the idle timeout is later raised).
+   */
+  purgeExpiredSessions(now: number, activeAfter: number): Promise<void>;
   list(): Promise<OperatorRow[]>;
   get(id: number): Promise<OperatorRow | undefined>;
 }
@@ -166,19 +186,35 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         return true;
       });
     },
-    async session(tokenHash, now) {
+    async session(tokenHash, now, activeAfter) {
       const row = await db
         .selectFrom("operator_sessions")
         .innerJoin("operators", "operators.id", "operator_sessions.operator_id")
         .selectAll("operators")
-        .select(["operator_sessions.csrf_token", "operator_sessions.device_hash"])
+        .select([
+          "operator_sessions.csrf_token",
+          "operator_sessions.device_hash",
+          "operator_sessions.last_active_at",
+        ])
         .where("operator_sessions.token_hash", "=", tokenHash)
         .where("operator_sessions.expires_at", ">", now)
+        .where("operator_sessions.last_active_at", ">", activeAfter)
         .where("operators.active", "=", 1)
         .executeTakeFirst();
       if (!row) return undefined;
-      const { csrf_token, device_hash, ...operator } = row;
-      return { operator, csrfToken: csrf_token, deviceHash: device_hash };
+      const { csrf_token, device_hash, last_active_at, ...operator } = row;
+      return { operator, csrfToken: csrf_token, deviceHash: device_hash, lastActiveAt: last_active_at };
+    },
+    async recordActivity(tokenHash, now, writtenBefore, activeAfter) {
+      const written = await db
+        .updateTable("operator_sessions")
+        .set({ last_active_at: now })
+        .where("token_hash", "=", tokenHash)
+        .where("last_active_at", "<=", writtenBefore)
+        .where("last_active_at", ">", activeAfter)
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      return Number(written.numUpdatedRows) === 1;
     },
     async deleteSession(tokenHash) {
       await db.deleteFrom("operator_sessions").where("token_hash", "=", tokenHash).execute();
@@ -186,8 +222,11 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
     async deleteSessionsOf(operatorId) {
       await db.deleteFrom("operator_sessions").where("operator_id", "=", operatorId).execute();
     },
-    async purgeExpiredSessions(now) {
-      await db.deleteFrom("operator_sessions").where("expires_at", "<", now).execute();
+    async purgeExpiredSessions(now, activeAfter) {
+      await db
+        .deleteFrom("operator_sessions")
+        .where((eb) => eb.or([eb("expires_at", "<", now), eb("last_active_at", "<=", activeAfter)]))
+        .execute();
     },
     list() {
       return db.selectFrom("operators").selectAll().orderBy("id").execute();

@@ -222,6 +222,11 @@ export interface OperatorSessionTable {
   device_hash: string | null;
   expires_at: number;
   created_at: number;
+  /**
+   * When the session last saw its operator act (console/idle.ts), at most a minute behind: it ends
+   * once this is the idle timeout ago. Sessions from before it were counted active at the upgrade.
+   */
+  last_active_at: Generated<number>;
 }
 
 export interface OperatorRecoveryCodeTable {

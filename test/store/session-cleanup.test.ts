@@ -45,7 +45,7 @@ describe.each(STORES)("ended sessions are cleaned up (%s)", (kind: StoreKind) =>
     expect(await repos.sessions.scrubEnded(T)).toBe(0);
   });
 
-  it("expired console sessions are deleted; live ones stay", async () => {
+  it("expired and idle console sessions are deleted; live ones stay", async () => {
     const op = await store.db
       .insertInto("operators")
       .values({
@@ -60,9 +60,11 @@ describe.each(STORES)("ended sessions are cleaned up (%s)", (kind: StoreKind) =>
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    for (const [hash, expires] of [
-      ["gone", T - 1],
-      ["kept", T + 1],
+    const IDLE_MS = 30 * 60_000;
+    for (const [hash, expires, activeAt] of [
+      ["gone", T - 1, T - 2],
+      ["idle", T + 1, T - IDLE_MS],
+      ["kept", T + 1, T - IDLE_MS + 1],
     ] as const)
       await store.db
         .insertInto("operator_sessions")
@@ -71,10 +73,11 @@ describe.each(STORES)("ended sessions are cleaned up (%s)", (kind: StoreKind) =>
           operator_id: Number(op.id),
           csrf_token: "c",
           expires_at: expires,
-          created_at: T,
+          created_at: T - IDLE_MS,
+          last_active_at: activeAt,
         })
         .execute();
-    await repos.operators.purgeExpiredSessions(T);
+    await repos.operators.purgeExpiredSessions(T, T - IDLE_MS);
     const left = await store.db.selectFrom("operator_sessions").select("token_hash").execute();
     expect(left.map((r) => r.token_hash)).toEqual(["kept"]);
   });

@@ -11,7 +11,7 @@ export async function consoleCall(
   server: TestServer,
   method: string,
   path: string,
-  opts: { cookie?: string; csrf?: string; body?: unknown } = {},
+  opts: { cookie?: string; csrf?: string; body?: unknown; headers?: Record<string, string> } = {},
 ) {
   const res = await request(`${server.url}${path}`, {
     method: method as "GET",
@@ -19,6 +19,7 @@ export async function consoleCall(
       ...(opts.body === undefined ? {} : { "content-type": "application/json" }),
       ...(opts.cookie ? { cookie: opts.cookie } : {}),
       ...(opts.csrf ? { "x-csrf-token": opts.csrf } : {}),
+      ...opts.headers,
     },
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });

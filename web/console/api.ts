@@ -1,6 +1,15 @@
+import {
+  heardIdleLeft,
+  IDLE_LEFT_HEADER,
+  markedSent,
+  OPERATOR_ACTIVE_HEADER,
+  operatorActive,
+} from "./activity";
+
 /**
  * Same-origin calls to /ops/api with the session cookie; every change carries the session's CSRF
- * token. A 401 anywhere means the session ended: the app goes back to sign-in.
+ * token. A 401 anywhere means the session ended: the app goes back to sign-in. A request the
+ * operator's input caused is marked so, and every answer's idle time left is noted (activity.ts).
  */
 let csrf: string | null = null;
 let onSignedOut: () => void = () => {};
@@ -22,14 +31,17 @@ export interface Answer<T> {
 
 /**
  * `keepalive`: the request goes on after the page is closed or reloaded (a held decision sent as the
- * operator leaves, held.ts); its answer is then read by nobody.
+ * operator leaves, held.ts); its answer is then read by nobody. `active`: the operator's doing (or
+ * not) whatever the last input was (activity.ts).
  */
 export async function api<T = unknown>(
   method: string,
   path: string,
   body?: unknown,
-  opts: { keepalive?: boolean } = {},
+  opts: { keepalive?: boolean; active?: boolean } = {},
 ): Promise<Answer<T>> {
+  const active = opts.active ?? operatorActive();
+  if (active) markedSent();
   const res = await fetch(`/ops/api${path}`, {
     method,
     credentials: "same-origin",
@@ -38,9 +50,11 @@ export async function api<T = unknown>(
     headers: {
       ...(body === undefined ? {} : { "content-type": "application/json" }),
       ...(csrf && method !== "GET" ? { "x-csrf-token": csrf } : {}),
+      ...(active ? { [OPERATOR_ACTIVE_HEADER]: "1" } : {}),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  heardIdleLeft(res.headers.get(IDLE_LEFT_HEADER));
   const json = (await res.json().catch(() => ({}))) as T & { message?: string };
   if (res.status === 401 && path !== "/login") onSignedOut();
   return { status: res.status, ok: res.status >= 200 && res.status < 300, json, headers: res.headers };

@@ -70,6 +70,11 @@ const tr = {
   confirmApprove: "Bu işlem onaylansın mı?",
   confirmRejectDetail: "Bu işlem reddedilsin mi?",
   sessionExpired: "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
+  idleSignedOut:
+    "{n} dakika işlem yapılmadığı için oturumunuz kapatıldı. Devam etmek için yeniden giriş yapın.",
+  idleWarning:
+    "Bir süredir işlem yapmadınız: oturumunuz güvenlik için yaklaşık bir dakika içinde kapatılacak.",
+  staySignedIn: "Oturumu açık tut",
   unsent:
     "Oturum kapandığı için gönderilemeyen kararlar: {list}. Bu işlemler hâlâ bekliyor; yeniden karar verin.",
   unsentApprove: "onay",
@@ -304,6 +309,10 @@ const en: Record<Key, string> = {
   confirmApprove: "Approve this transaction?",
   confirmRejectDetail: "Reject this transaction?",
   sessionExpired: "Your session ended; sign in again. Your last action was not saved.",
+  idleSignedOut: "You were signed out after {n} minutes without activity. Sign in again to go on.",
+  idleWarning:
+    "You have not done anything for a while: for security, you will be signed out in about a minute.",
+  staySignedIn: "Stay signed in",
   unsent: "Decisions not sent because the session ended: {list}. They are still pending; decide them again.",
   unsentApprove: "approve",
   unsentReject: "reject",

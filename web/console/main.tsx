@@ -1,11 +1,13 @@
 import { render } from "preact";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { idle, idleMinutesAre, sessionStarted } from "./activity";
 import { api, setCsrf, whenSignedOut } from "./api";
 import { Audit } from "./audit";
 import { Summary } from "./dashboard";
 import { Firms } from "./firms";
 import { sendHeldNow, type Unsent, useUnsent } from "./held";
 import { type Lang, translator } from "./i18n";
+import { IdleWarning, idleTimeUp, useIdleSignOut } from "./idle";
 import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
@@ -40,8 +42,11 @@ function App() {
   const [required, setRequired] = useState(false);
   /** How long a decision is held before it is sent, so that it can be taken back (held.ts). */
   const [undoMs, setUndoMs] = useState(0);
-  /** The session ended under the operator (expired, or switched off): the sign-in form says so. */
-  const [expired, setExpired] = useState(false);
+  /**
+   * The session ended under the operator (expired, or switched off), or for want of activity
+   * (idle.tsx): the sign-in form says which.
+   */
+  const [ended, setEnded] = useState<"expired" | "idle" | null>(null);
   const [notice, setNotice] = useState({ text: "", bad: false });
   /**
    * Recovery codes just made, shown above the screen until dismissed or another screen is opened
@@ -66,7 +71,7 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setMe((was) => {
-        if (was) setExpired(true);
+        if (was) setEnded(idleTimeUp() ? "idle" : "expired");
         return null;
       });
     });
@@ -75,9 +80,30 @@ function App() {
       setCsrf(res.json.csrf_token);
       setRequired(res.json.second_factor_required === true);
       setUndoMs(undoMsOf(res.json));
+      idleMinutesAre(res.json.session_idle_minutes ?? 0);
       setMe(res.json.operator);
     });
   }, []);
+
+  const signingOut = useRef(false);
+  /** Asked for, or for want of activity (idle.tsx). */
+  async function signOut(why: "asked" | "idle") {
+    if (signingOut.current) return;
+    signingOut.current = true;
+    try {
+      // Decisions the queue still holds go first, while the session can send them.
+      await sendHeldNow();
+      const out = api("POST", "/logout");
+      // Out of reach, the server ends an idle session by itself: the page must not stay open.
+      await (why === "idle" ? out.catch(() => {}) : out);
+      setCsrf(null);
+      setEnded(why === "idle" ? "idle" : null);
+      setMe(null);
+    } finally {
+      signingOut.current = false;
+    }
+  }
+  const idleWatch = useIdleSignOut(!!me, () => void signOut("idle"));
   useEffect(() => setNotice({ text: "", bad: false }), [path]);
   useEffect(() => setFreshCodes(null), [path]);
 
@@ -154,30 +180,23 @@ function App() {
           {t("other")}
         </button>
         {me && (
-          <button
-            type="button"
-            id="logout"
-            class="link"
-            onClick={async () => {
-              // Decisions the queue still holds go first, while the session can send them.
-              await sendHeldNow();
-              await api("POST", "/logout");
-              setCsrf(null);
-              setMe(null);
-            }}
-          >
+          <button type="button" id="logout" class="link" onClick={() => signOut("asked")}>
             {t("logout")}
           </button>
         )}
       </header>
       <main>
+        {me && idleWatch.warnSeconds !== null && (
+          <IdleWarning t={t} seconds={idleWatch.warnSeconds} stay={idleWatch.stay} />
+        )}
         {me === null && (
           <Login
             t={t}
-            expired={expired}
+            ended={ended}
             unsent={unsent.list}
             signedIn={(o, settings) => {
-              setExpired(false);
+              setEnded(null);
+              sessionStarted(settings.session_idle_minutes ?? 0);
               const notSent = unsent.take(o.email);
               if (notSent.length > 0) setNotice({ text: unsentText(notSent, t), bad: true });
               setRequired(settings.second_factor_required === true);
@@ -226,6 +245,7 @@ interface SignedIn {
   csrf_token: string;
   second_factor_required?: boolean;
   decision_undo_seconds?: number;
+  session_idle_minutes?: number;
 }
 
 const unsentText = (list: Unsent[], t: Shell["t"]) =>
@@ -239,12 +259,12 @@ const undoMsOf = (s: SignedIn) => Math.max(0, Math.min(30, s.decision_undo_secon
 function Login({
   t,
   signedIn,
-  expired,
+  ended,
   unsent,
 }: {
   t: Shell["t"];
   signedIn(o: Operator, settings: SignedIn): void;
-  expired: boolean;
+  ended: "expired" | "idle" | null;
   unsent: Unsent[];
 }) {
   const [error, setError] = useState("");
@@ -278,9 +298,14 @@ function Login({
       }}
     >
       <h1>{t("signIn")}</h1>
-      {expired && (
+      {ended === "expired" && (
         <p id="login-expired" class="error" role="alert">
           {t("sessionExpired")}
+        </p>
+      )}
+      {ended === "idle" && (
+        <p id="login-idle" class="error" role="alert">
+          {t("idleSignedOut").replace("{n}", String(idle.minutes()))}
         </p>
       )}
       {unsent.length > 0 && (

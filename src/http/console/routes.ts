@@ -25,6 +25,7 @@ import {
   recordIdOf,
 } from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
+import { noteActivity } from "./activity.js";
 import {
   createLiveStreams,
   LIVE_STREAMS_PER_INSTANCE,
@@ -226,6 +227,7 @@ export function registerConsoleRoutes(
       if (request.method !== "GET" && !sameToken(request.headers["x-csrf-token"], session.csrf)) {
         return void sendError(reply, 403, "CSRF token missing or wrong");
       }
+      await noteActivity(consoleService, request, reply, session);
       if (!setUp && setUpFirst(session.operator)) {
         return void sendJson(reply, 403, {
           success: false,
@@ -242,6 +244,8 @@ export function registerConsoleRoutes(
       const token = cookieToken(request);
       const session = token ? await consoleService.session(token) : undefined;
       if (!session) return sendError(reply, 401, "Login required");
+      // Also the page's "stay signed in" (marked as the operator's) and its check of the time left.
+      await noteActivity(consoleService, request, reply, session);
       return sendJson(reply, 200, {
         operator: session.operator,
         csrf_token: session.csrf,

@@ -16,6 +16,7 @@ import { keyCheck } from "./20261124T2100_key_check.js";
 import { recoveryCodes } from "./20261124T2200_recovery_codes.js";
 import { knownDevices } from "./20261124T2300_known_devices.js";
 import { payerNameKey } from "./20261125T0600_payer_name_key.js";
+import { sessionActivity } from "./20261125T1200_session_activity.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   recoveryCodes,
   knownDevices,
   payerNameKey,
+  sessionActivity,
 ];

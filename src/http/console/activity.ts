@@ -1,0 +1,30 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ConsoleService } from "../../console/service.js";
+
+/**
+ * How the console's API tells the operator's activity from the page's own traffic (console/idle.ts).
+ * Every change is the operator's. A read is the operator's only when the page marks it with
+ * `X-Operator-Active: 1`, which it does when the operator typed, clicked or tapped in it a moment
+ * before (web/console/idle.ts): unmarked, a read is background (the live stream, which a browser
+ * cannot even mark, the summary's poll, the queue's refreshes). Reads are unmarked by default so
+ * that a refresh someone adds later cannot keep an unattended console signed in.
+ */
+export const OPERATOR_ACTIVE_HEADER = "x-operator-active";
+/** On every answer of a live session: whole seconds left before it ends for want of activity. */
+export const IDLE_LEFT_HEADER = "x-session-idle-left";
+
+export function isOperatorActivity(request: FastifyRequest): boolean {
+  const read = request.method === "GET" || request.method === "HEAD";
+  return !read || request.headers[OPERATOR_ACTIVE_HEADER] === "1";
+}
+
+/** Records the request's activity, if it is the operator's, and tells the page the time left. */
+export async function noteActivity(
+  consoleService: ConsoleService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: Parameters<ConsoleService["activity"]>[0],
+): Promise<void> {
+  const leftMs = await consoleService.activity(session, isOperatorActivity(request));
+  reply.header(IDLE_LEFT_HEADER, String(Math.floor(leftMs / 1000)));
+}

@@ -1,0 +1,132 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/browser.js";
+import { consoleCall } from "../support/console.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+
+const MINUTE = 60_000;
+const IDLE_MINUTES = 5;
+/** The page answers a move of its clock within a second or two; more on a busy machine. */
+const SLOW = { timeout: 5_000 };
+
+/**
+ * The idle sign-out in Chromium, at the shortest timeout (5 minutes) with both clocks moved by the
+ * test: the page's (Playwright's fake clock: Date and timers) and the server's (the harness's). A
+ * minute before the end the page warns and offers to stay signed in; at the end it signs out and
+ * says why; input that sends nothing (a key) is told to the server.
+ */
+describe("operator console: signed out after minutes without activity", () => {
+  let server: TestServer;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(STORES[0] ?? "sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_CONSOLE_IDLE_MINUTES: String(IDLE_MINUTES),
+    });
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "operator@ops.example",
+      role: "operator",
+      password: "operator-password-123",
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  async function signIn(): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.clock.install();
+    await page.goto(`${server.url}/ops`);
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await expect.poll(() => page.locator("#queue").isVisible(), SLOW).toBe(true);
+    return page;
+  }
+  /** Time passes for the page and the server alike. */
+  async function pass(page: Page, ms: number) {
+    server.clock.advance(ms);
+    await page.clock.fastForward(ms);
+  }
+  const warning = (page: Page) => page.locator("#idle-warning");
+  /** The session cookie the page holds, to ask the server about it directly. */
+  const cookieOf = async (page: Page) => {
+    const c = (await page.context().cookies()).find((k) => k.name === "payintake_ops");
+    return c ? `${c.name}=${c.value}` : "";
+  };
+
+  it("warns a minute before; staying signed in counts; at the end it signs out and says why", async () => {
+    const page = await signIn();
+    const cookie = await cookieOf(page);
+    await pass(page, 3 * MINUTE);
+    expect(await warning(page).count()).toBe(0);
+
+    // 75 s before the server's end, 60 s before the page's own sign-out (held decisions go first).
+    await pass(page, 70_000);
+    await expect.poll(() => warning(page).isVisible(), SLOW).toBe(true);
+    expect(await warning(page).locator("p").textContent()).toBe(
+      "Bir süredir işlem yapmadınız: oturumunuz güvenlik için yaklaşık bir dakika içinde kapatılacak.",
+    );
+    expect(await warning(page).locator("button").textContent()).toBe("Oturumu açık tut");
+
+    await page.click("#stay-signed-in");
+    await expect.poll(() => warning(page).count(), SLOW).toBe(0);
+    // Past the end it had: the click moved it.
+    await pass(page, 2 * MINUTE);
+    expect((await consoleCall(server, "GET", "/ops/api/queue", { cookie })).status).toBe(200);
+    expect(await page.locator("#queue").isVisible()).toBe(true);
+
+    // Left alone again: the warning, then the sign-in screen saying why, and the session is over.
+    await pass(page, 2 * MINUTE + 20_000);
+    await expect.poll(() => warning(page).isVisible(), SLOW).toBe(true);
+    // Past the page's sign-out, 10 s before the server's end: the page ends the session itself.
+    await pass(page, 30_000);
+    await expect.poll(() => page.locator("#login-idle").isVisible(), SLOW).toBe(true);
+    expect(await page.locator("#login-idle").textContent()).toBe(
+      "5 dakika işlem yapılmadığı için oturumunuz kapatıldı. Devam etmek için yeniden giriş yapın.",
+    );
+    expect(await warning(page).count()).toBe(0);
+    expect(await page.locator("#queue").count()).toBe(0);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie })).status).toBe(401);
+    const audit = await server.admin("GET", "/admin/v1/audit?action=operator.logout");
+    expect(audit.json.map((e: { actor: string }) => e.actor)).toContain("operator:operator@ops.example");
+    await page.context().close();
+  });
+
+  it("a key pressed in the page counts, though it sends nothing of its own", async () => {
+    const page = await signIn();
+    const cookie = await cookieOf(page);
+    await pass(page, 2 * MINUTE);
+    // Told by a marked /me a second later, or by a marked request the page sent meanwhile anyway.
+    const told = page.waitForResponse((r) => r.request().headers()["x-operator-active"] === "1");
+    // `j` moves the queue's selection: no request of its own.
+    await page.keyboard.press("j");
+    await page.clock.runFor(1_500);
+    await told;
+    // Four minutes on, the session would have ended without it.
+    await pass(page, 4 * MINUTE);
+    const res = await consoleCall(server, "GET", "/ops/api/me", { cookie });
+    expect(res.status).toBe(200);
+    expect(Number(res.headers["x-session-idle-left"])).toBeGreaterThan(50);
+    await page.context().close();
+  });
+
+  it("a console that slept past its end wakes up to the sign-in screen saying why", async () => {
+    const page = await signIn();
+    // Asleep: no timer of the page runs, so it sends nothing while the server's time goes on.
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
+    await page.waitForTimeout(500);
+    server.clock.advance(IDLE_MINUTES * MINUTE + 10_000);
+    await page.clock.fastForward(IDLE_MINUTES * MINUTE + 10_000);
+    await page.clock.resume();
+    await expect.poll(() => page.locator("#login-idle").isVisible(), SLOW).toBe(true);
+    expect(await page.locator("#login-expired").count()).toBe(0);
+    await page.context().close();
+  });
+});

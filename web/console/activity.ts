@@ -1,0 +1,71 @@
+/**
+ * What the page knows of its session's idle timeout (the server's side: src/console/idle.ts and
+ * src/http/console/activity.ts), kept here so that api.ts can mark and read every request.
+ *
+ * The server counts a read as the operator's activity only when the page marks it
+ * (`X-Operator-Active: 1`); the page marks those sent within ACTIVE_WINDOW_MS of the operator's
+ * input (a key, a click or tap, typing, the wheel). The page's own traffic (the live stream, the
+ * summary's poll, the queue's refreshes) mostly comes unmarked, so an unattended console ends; one
+ * a few seconds after the operator's input is marked, which moves the end by those seconds only.
+ * Moving the mouse alone is no input: a mouse moves without anyone at the desk.
+ *
+ * Every answer of a live session says how many seconds it has left (`X-Session-Idle-Left`), by the
+ * server's reckoning: it writes activity at most once a minute, and another tab of the same session
+ * may have been used meanwhile. The page's warning and sign-out (idle.tsx) follow that.
+ */
+/** As src/http/console/activity.ts names them (the page is bundled apart from the server). */
+export const OPERATOR_ACTIVE_HEADER = "x-operator-active";
+export const IDLE_LEFT_HEADER = "x-session-idle-left";
+const ACTIVE_WINDOW_MS = 10_000;
+const INPUT_EVENTS = ["keydown", "pointerdown", "input", "wheel"] as const;
+
+let lastInput = Number.NEGATIVE_INFINITY;
+let lastMarked = Number.NEGATIVE_INFINITY;
+let idleMs = 0;
+/** Date.now() at which the server ends the session for want of activity; unknown: never. */
+let endsAt = Number.POSITIVE_INFINITY;
+/** When the server last said so. */
+let heardAt = Number.NEGATIVE_INFINITY;
+
+/** Whether a request sent now is the operator's doing. */
+export const operatorActive = () => Date.now() - lastInput < ACTIVE_WINDOW_MS;
+export function markedSent() {
+  lastMarked = Date.now();
+}
+export const sinceMarked = () => Date.now() - lastMarked;
+
+/** The server's timeout (`session_idle_minutes`, with the other settings at sign-in and in /me). */
+export function idleMinutesAre(minutes: number) {
+  idleMs = minutes * 60_000;
+}
+/** A session just signed in: it has the whole timeout. */
+export function sessionStarted(idleMinutes: number) {
+  idleMinutesAre(idleMinutes);
+  heardIdleLeft(String(idleMinutes * 60));
+}
+/** What an answer said of the time left (its X-Session-Idle-Left; null: it said nothing). */
+export function heardIdleLeft(seconds: string | null) {
+  if (seconds === null || !/^\d+$/.test(seconds)) return;
+  heardAt = Date.now();
+  endsAt = heardAt + Number(seconds) * 1000;
+}
+export const idle = {
+  minutes: () => idleMs / 60_000,
+  /** Milliseconds left before the server ends the session. */
+  left: () => endsAt - Date.now(),
+  sinceHeard: () => Date.now() - heardAt,
+  /** How old the server's record of the operator's last activity is. */
+  recordAge: () => idleMs - (endsAt - Date.now()),
+};
+
+/** Notes the operator's input anywhere in the page (captured first: no handler can hide it). */
+export function watchInput(onInput: () => void): () => void {
+  const seen = () => {
+    lastInput = Date.now();
+    onInput();
+  };
+  for (const type of INPUT_EVENTS) addEventListener(type, seen, { capture: true, passive: true });
+  return () => {
+    for (const type of INPUT_EVENTS) removeEventListener(type, seen, { capture: true });
+  };
+}
