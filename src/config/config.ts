@@ -81,7 +81,7 @@ const envSchema = z.object({
   PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(50_000).default(25_000),
   PAYINTAKE_CONSOLE_UNDO_SECONDS: z.coerce.number().int().min(0).max(30).default(5),
   // PCI DSS 8.2.8 asks for 15 minutes at most; 12 hours is the session's own absolute limit.
-  PAYINTAKE_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(5).max(720).default(30),
+  PAYINTAKE_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(5).max(720).default(15),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),

@@ -337,7 +337,7 @@ export function createConsoleService(deps: {
     /** Forgets sessions that ended, by their 12 hours or for want of activity. */
     purgeEndedSessions() {
       const now = deps.now();
-      return repos.operators.purgeExpiredSessions(now, idle.activeAfter(now));
+      return repos.operators.purgeExpiredSessions(now, idle.forgetBefore(now));
     },
 
     async logout(token: string, operator?: ConsoleOperator) {

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import { countFailure, type LockColumns, takeBackFailure } from "./lock-counting.js";
 import type { Dialect } from "./open.js";
 import type { Database, OperatorTable } from "./schema.js";
@@ -110,6 +110,13 @@ const OPERATOR_LOCK: LockColumns = {
   lastFailure: "last_failed_at",
 };
 
+/**
+ * When a session last saw its operator act. A session an instance from before the idle timeout
+ * opened during a rolling upgrade has no record (0, the column's default): its sign-in is its last
+ * activity, so it is neither refused at once nor purged by the upgraded instances.
+ */
+const lastActive = sql<number>`CASE WHEN operator_sessions.last_active_at = 0 THEN operator_sessions.created_at ELSE operator_sessions.last_active_at END`;
+
 export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect): OperatorRepository {
   return {
     byEmail(email) {
@@ -194,11 +201,11 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .select([
           "operator_sessions.csrf_token",
           "operator_sessions.device_hash",
-          "operator_sessions.last_active_at",
+          lastActive.as("last_active_at"),
         ])
         .where("operator_sessions.token_hash", "=", tokenHash)
         .where("operator_sessions.expires_at", ">", now)
-        .where("operator_sessions.last_active_at", ">", activeAfter)
+        .where(lastActive, ">", activeAfter)
         .where("operators.active", "=", 1)
         .executeTakeFirst();
       if (!row) return undefined;
@@ -210,8 +217,8 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .updateTable("operator_sessions")
         .set({ last_active_at: now })
         .where("token_hash", "=", tokenHash)
-        .where("last_active_at", "<=", writtenBefore)
-        .where("last_active_at", ">", activeAfter)
+        .where(lastActive, "<=", writtenBefore)
+        .where(lastActive, ">", activeAfter)
         .where("expires_at", ">", now)
         .executeTakeFirst();
       return Number(written.numUpdatedRows) === 1;
@@ -225,7 +232,7 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
     async purgeExpiredSessions(now, activeAfter) {
       await db
         .deleteFrom("operator_sessions")
-        .where((eb) => eb.or([eb("expires_at", "<", now), eb("last_active_at", "<=", activeAfter)]))
+        .where((eb) => eb.or([eb("expires_at", "<", now), eb(lastActive, "<=", activeAfter)]))
         .execute();
     },
     list() {

@@ -127,6 +127,61 @@ describe("operator console: signed out after minutes without activity", () => {
     await page.clock.resume();
     await expect.poll(() => page.locator("#login-idle").isVisible(), SLOW).toBe(true);
     expect(await page.locator("#login-expired").count()).toBe(0);
+    // Signed out, it asks nothing more (a loop of /me asks once followed each other without end).
+    const asks = mePolls(page);
+    await page.waitForTimeout(2_000);
+    expect(asks()).toBe(0);
+    await page.context().close();
+  });
+
+  it("behind a proxy that drops the time-left header, it reckons from the operator's requests and asks the server sparingly", async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    // Not the live stream: an answer that never ends cannot be fetched whole and fulfilled.
+    const dropped = (url: URL) => url.pathname.startsWith("/ops/api/") && url.pathname !== "/ops/api/events";
+    await page.route(dropped, async (route) => {
+      const response = await route.fetch();
+      const headers = { ...response.headers() };
+      delete headers["x-session-idle-left"];
+      await route.fulfill({ response, headers });
+    });
+    await page.clock.install();
+    await page.goto(`${server.url}/ops`);
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    // The queue's first load answered before any time passes (the route makes answers slower).
+    const loaded = page.waitForResponse((r) => new URL(r.url()).pathname === "/ops/api/queue");
+    await page.click('#login button[type="submit"]');
+    await loaded;
+    const asks = mePolls(page);
+
+    await pass(page, 3 * MINUTE);
+    // The operator opens another screen: a marked read, answered, so the end moves.
+    const opened = page.waitForResponse(
+      (r) =>
+        new URL(r.url()).pathname === "/ops/api/queue" && r.request().headers()["x-operator-active"] === "1",
+    );
+    await page.click('a.tab[data-tab="withdrawals"]');
+    expect((await opened).status()).toBe(200);
+    await pass(page, 3 * MINUTE);
+    expect(await warning(page).count()).toBe(0);
+    // Then the last minute: the warning by the page's own reckoning, then the sign-out.
+    await pass(page, 25_000);
+    await expect.poll(() => warning(page).isVisible(), SLOW).toBe(true);
+    await pass(page, 40_000);
+    await expect.poll(() => page.locator("#login-idle").isVisible(), SLOW).toBe(true);
+    await page.unrouteAll({ behavior: "ignoreErrors" });
+    // A few asks in that last minute, not one after another.
+    expect(asks()).toBeLessThan(10);
     await page.context().close();
   });
 });
+
+/** Counts the page's GET /ops/api/me from now on. */
+function mePolls(page: Page): () => number {
+  let n = 0;
+  page.on("request", (r) => {
+    if (r.method() === "GET" && new URL(r.url()).pathname === "/ops/api/me") n++;
+  });
+  return () => n;
+}

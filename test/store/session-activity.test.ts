@@ -79,6 +79,33 @@ describe.each(STORES)("console session activity (%s)", (kind: StoreKind) => {
     expect(await repos.operators.session("from-before", T + MINUTE, T + MINUTE - IDLE_MS)).toBeUndefined();
   });
 
+  it("a session an instance from before opened during a rolling upgrade (no record) counts from its sign-in", async () => {
+    const T = 1_800_000_000_000;
+    // What an old instance writes: no last_active_at, so the column's default, 0.
+    await sql`INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, expires_at, created_at)
+      VALUES ('old-instance', ${operatorId}, 'c', ${T + 12 * 60 * MINUTE}, ${T})`.execute(store.db);
+    expect(await lastActiveAt("old-instance")).toBe(0);
+    const live = await repos.operators.session("old-instance", T + MINUTE, T + MINUTE - IDLE_MS);
+    expect(live?.lastActiveAt).toBe(T);
+    // Kept by the purge while live; its activity is written as any other's.
+    await repos.operators.purgeExpiredSessions(T + MINUTE, T + MINUTE - IDLE_MS);
+    expect(await lastActiveAt("old-instance")).toBe(0);
+    expect(
+      await repos.operators.recordActivity(
+        "old-instance",
+        T + 2 * MINUTE,
+        T + MINUTE,
+        T + 2 * MINUTE - IDLE_MS,
+      ),
+    ).toBe(true);
+    expect(await lastActiveAt("old-instance")).toBe(T + 2 * MINUTE);
+    // Idle from its sign-in for the timeout: refused like any other.
+    await sql`UPDATE operator_sessions SET last_active_at = 0 WHERE token_hash = 'old-instance'`.execute(
+      store.db,
+    );
+    expect(await repos.operators.session("old-instance", T + IDLE_MS, T)).toBeUndefined();
+  });
+
   it("a session is live until its operator has been idle for the timeout", async () => {
     const T = 1_800_000_000_000;
     await open("idle", T);

@@ -57,8 +57,8 @@ describe("config: how long the console holds a decision", () => {
 });
 
 describe("config: the console's idle sign-out", () => {
-  it("is 30 minutes by default, 5 to 720, and anything else is refused naming the variable", () => {
-    expect(parseConfig({}).consoleIdleMinutes).toBe(30);
+  it("is 15 minutes by default (PCI DSS 8.2.8), 5 to 720, and anything else is refused naming the variable", () => {
+    expect(parseConfig({}).consoleIdleMinutes).toBe(15);
     expect(parseConfig({ PAYINTAKE_CONSOLE_IDLE_MINUTES: "5" }).consoleIdleMinutes).toBe(5);
     expect(parseConfig({ PAYINTAKE_CONSOLE_IDLE_MINUTES: "720" }).consoleIdleMinutes).toBe(720);
     for (const bad of ["4", "0", "721", "-5", "7.5", "soon"])

@@ -49,6 +49,15 @@ export function heardIdleLeft(seconds: string | null) {
   heardAt = Date.now();
   endsAt = heardAt + Number(seconds) * 1000;
 }
+/**
+ * An answer without the time left (a proxy that drops the header) to a request sent at `sentAt`
+ * that counted as the operator's activity: the server recorded it when it arrived, or did within
+ * the minute before (it writes once a minute), so the session lasts at least the timeout less that
+ * minute from when it was sent (not from its answer, which may have been slow).
+ */
+export function answeredActivity(sentAt: number) {
+  if (idleMs > 0) endsAt = Math.max(endsAt, sentAt + idleMs - 60_000);
+}
 export const idle = {
   minutes: () => idleMs / 60_000,
   /** Milliseconds left before the server ends the session. */

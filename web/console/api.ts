@@ -1,4 +1,5 @@
 import {
+  answeredActivity,
   heardIdleLeft,
   IDLE_LEFT_HEADER,
   markedSent,
@@ -42,6 +43,7 @@ export async function api<T = unknown>(
 ): Promise<Answer<T>> {
   const active = opts.active ?? operatorActive();
   if (active) markedSent();
+  const sentAt = Date.now();
   const res = await fetch(`/ops/api${path}`, {
     method,
     credentials: "same-origin",
@@ -54,7 +56,9 @@ export async function api<T = unknown>(
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  heardIdleLeft(res.headers.get(IDLE_LEFT_HEADER));
+  const idleLeft = res.headers.get(IDLE_LEFT_HEADER);
+  if (idleLeft !== null) heardIdleLeft(idleLeft);
+  else if (res.ok && (active || method !== "GET")) answeredActivity(sentAt);
   const json = (await res.json().catch(() => ({}))) as T & { message?: string };
   if (res.status === 401 && path !== "/login") onSignedOut();
   return { status: res.status, ok: res.status >= 200 && res.status < 300, json, headers: res.headers };

@@ -37,39 +37,39 @@ export function useIdleSignOut(signedIn: boolean, signOut: () => void) {
   const [warnSeconds, setWarnSeconds] = useState<number | null>(null);
   /** Date.now() when the ask under way was sent; null: none. */
   const asking = useRef<number | null>(null);
-  /** When asking last got no word on the time left (no answer, or one without it). */
-  const askFailedAt = useRef(Number.NEGATIVE_INFINITY);
+  /** When the last ask was sent: one per freshness window at most, whatever came of it. */
+  const askedAt = useRef(Number.NEGATIVE_INFINITY);
   const latestSignOut = useRef(signOut);
   latestSignOut.current = signOut;
 
-  const ask = (active: boolean) => {
-    if (asking.current !== null) return;
-    asking.current = Date.now();
+  /**
+   * Asks the server for the time left (api.ts hears it from the answer's header). Nothing follows
+   * from the answer here: the next tick of `check` reads what was heard. So an answer without the
+   * header (a proxy that drops it), an error or no answer at all cannot make the page ask again at
+   * once: it asks again only once the freshness window has passed since this ask.
+   */
+  const ask = (active: boolean, force = false) => {
+    if (asking.current !== null && !force) return;
+    const sent = Date.now();
+    asking.current = sent;
+    askedAt.current = sent;
+    // A 401 signs the page out by itself (api.ts).
     api("GET", "/me", undefined, { active })
-      .then(
-        // A 401 signs the page out by itself (api.ts).
-        (res) => {
-          if (!res.ok && res.status !== 401) askFailedAt.current = Date.now();
-        },
-        () => {
-          askFailedAt.current = Date.now();
-        },
-      )
+      .catch(() => undefined)
       .finally(() => {
-        asking.current = null;
-        check();
+        if (asking.current === sent) asking.current = null;
       });
   };
   function check() {
     const until = toSignOut();
     if (until > WARN_MS) return setWarnSeconds(null);
-    const sinceWord = idle.sinceHeard();
-    const stale = sinceWord > (until > 0 ? FRESH_WARNING_MS : FRESH_SIGN_OUT_MS);
-    if (asking.current !== null && Date.now() - asking.current > ASK_GIVE_UP_MS)
-      askFailedAt.current = Date.now();
-    // Asked since the last word, and no word came: the server is out of reach.
-    const unanswered = askFailedAt.current > Date.now() - sinceWord;
-    if (stale && !unanswered) return ask(false);
+    const fresh = until > 0 ? FRESH_WARNING_MS : FRESH_SIGN_OUT_MS;
+    if (idle.sinceHeard() > fresh) {
+      // What the server said is old: ask once, and wait a while for its answer.
+      if (asking.current === null && Date.now() - askedAt.current > fresh) return ask(false);
+      if (asking.current !== null && Date.now() - asking.current < ASK_GIVE_UP_MS) return;
+      // Asked, and no word came (no answer, or one without the time left): by the page's reckoning.
+    }
     if (until > 0) return setWarnSeconds(Math.ceil(until / 1000));
     setWarnSeconds(null);
     latestSignOut.current();
@@ -94,7 +94,8 @@ export function useIdleSignOut(signedIn: boolean, signOut: () => void) {
     };
   }, [signedIn]);
 
-  return { warnSeconds, stay: () => ask(true) };
+  // Sent even while a check's ask is under way: the operator's answer to the warning.
+  return { warnSeconds, stay: () => ask(true, true) };
 }
 
 /** The warning a minute before an idle sign-out, with its button to stay signed in. */
