@@ -65,6 +65,31 @@ describe("operator console: decisions held so they can be taken back", () => {
   const callbacksFor = (id: number) => receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+  it("taken back after the queue was filtered so that its row is not shown: nothing sent, and nothing selected out of sight", async () => {
+    const { a, b, page } = await twoOnScreen();
+    await row(page, a).locator("button.approve").click();
+    await expect.poll(() => heldItem(page, a).isVisible()).toBe(true);
+    // A payer's name no transaction has: the list is empty, the held bar stays.
+    await page.fill('#queue-filter input[name="name"]', "Zzyzx");
+    await page.click('#queue-filter button[type="submit"]');
+    await expect.poll(() => page.locator("#queue-count").textContent()).toBe("0");
+    await page.click("#queue h1");
+    await page.keyboard.press("u");
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(`#${a}: karar geri alındı, hiçbir şey gönderilmedi; işlem bu süzmede görünmüyor.`);
+    await page.click("#queue-filter-clear");
+    await expect.poll(() => row(page, a).isVisible()).toBe(true);
+    expect(await page.locator("#rows tr.selected").count()).toBe(0);
+    await sleep(HOLD_S * 1000 + 500);
+    expect([await status(a), await status(b)]).toEqual(["pending", "pending"]);
+    // A filter the server cannot read says so instead of an empty list.
+    await page.fill('#queue-filter input[name="name"]', "- - -");
+    await page.click('#queue-filter button[type="submit"]');
+    await expect.poll(() => page.locator("#queue-refused").isVisible()).toBe(true);
+    await page.context().close();
+  });
+
   it("an approval is held with a countdown; Geri al brings the row back and sends nothing; left alone it is sent", async () => {
     const { a, b, page } = await twoOnScreen();
     expect(await page.locator("p.keys").textContent()).toContain("u son kararı geri al");

@@ -360,18 +360,29 @@ describe("operator console in Chromium", () => {
     // Another amount, as received: named in the question, then approved with it.
     answer = true;
     await page.fill('#d-decide input[name="amount"]', "149,50");
+    await page.fill('#d-decide input[name="note"]', "dekontta 149,50");
     await page.click("#d-decide button.approve");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${a}: Onaylandı`);
     expect(dialogs[1]).toContain(`#${a}: 150,00 TL → 149,50 TL`);
     expect(await status(a)).toBe("approved");
+    // The note goes with an approval too.
+    await expect
+      .poll(() => page.locator('#d-fields [data-field="decision_note"] dd').textContent())
+      .toBe("dekontta 149,50");
     await expect.poll(() => page.locator("#d-title").textContent()).toContain("Onaylandı");
     expect(await page.locator("#d-decide").count()).toBe(0);
-    // Rejected with a note.
-    await page.goto(`${server.url}/ops#/transactions/${b}`);
+    // Rejected with a note, from a search: the list beside the detail follows.
+    await page.goto(`${server.url}/ops#/transactions/${b}?id=${b}`);
+    await expect
+      .poll(() => page.locator(`#results tr[data-id="${b}"] .status`).textContent())
+      .toBe("Bekliyor");
     await page.fill('#d-decide input[name="note"]', "dekont yok");
     await page.click("#d-decide button.reject");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${b}: Reddedildi`);
     expect(await status(b)).toBe("rejected");
+    await expect
+      .poll(() => page.locator(`#results tr[data-id="${b}"] .status`).textContent())
+      .toBe("Reddedildi");
     await expect
       .poll(() => page.locator('#d-fields [data-field="decision_note"] dd').textContent())
       .toBe("dekont yok");

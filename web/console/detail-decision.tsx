@@ -37,9 +37,10 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
       } else question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmApprove")}`;
       if (tx.iban_valid === false) question += `\n${t("confirmBadIban")}`;
     } else {
-      if (note.trim()) body.note = note.trim();
       question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmRejectDetail")}`;
     }
+    // The note goes with either decision (the detail has one field for both, unlike the queue's row).
+    if (note.trim()) body.note = note.trim();
     if (!confirm(question)) return;
     setBusy(true);
     try {

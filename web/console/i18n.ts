@@ -37,6 +37,7 @@ const tr = {
   willReject: "reddedilecek",
   undo: "Geri al",
   undone: "karar geri alındı, hiçbir şey gönderilmedi.",
+  undoneElsewhere: "karar geri alındı, hiçbir şey gönderilmedi; işlem bu süzmede görünmüyor.",
   nothingToUndo: "Geri alınacak karar yok: gönderilmiş bir karar geri alınamaz.",
   notSent: "karar sunucuya ulaşmadı; bağlantıyı kontrol edip yeniden deneyin.",
   age: "Süre",
@@ -51,6 +52,8 @@ const tr = {
     "{total} işlemin {shown} tanesi gösteriliyor. Diğerlerine ulaşmak için firma, tutar ya da isimle daraltın veya sırayı değiştirin.",
   filterQueue: "Süz",
   clearFilter: "Süzmeyi kaldır",
+  badQueueFilter:
+    "Bu süzme okunamadı: ödeyen için harf ya da rakamlardan oluşan en çok 5 kelime, tutar için 1.250,50 gibi bir tutar girin.",
   approve: "Onayla",
   approveAs: "Onayla:",
   reject: "Reddet",
@@ -276,6 +279,7 @@ const en: Record<Key, string> = {
   willReject: "to be rejected",
   undo: "Undo",
   undone: "decision taken back; nothing was sent.",
+  undoneElsewhere: "decision taken back; nothing was sent. It is not in the list as filtered now.",
   nothingToUndo: "No decision to take back: one already sent cannot be.",
   notSent: "the decision did not reach the server; check the connection and try again.",
   age: "Age",
@@ -290,6 +294,8 @@ const en: Record<Key, string> = {
     "Showing {shown} of {total}. Narrow by firm, amount or name, or change the order, to reach the others.",
   filterQueue: "Filter",
   clearFilter: "Clear filter",
+  badQueueFilter:
+    "This filter could not be read: give at most 5 words of letters or digits for the payer, and an amount like 1250.50.",
   approve: "Approve",
   approveAs: "Approve:",
   reject: "Reject",

@@ -77,10 +77,12 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const [page, reload] = useLoad(
     async () => {
       const res = await api<QueueRow[]>("GET", `/queue?type=${type}&order=${order}&${filter}`);
+      // A filter the server cannot read (a name of punctuation alone, six words): said so, no rows.
+      if (res.status === 400) return { rows: [] as QueueRow[], total: 0, refused: true };
       if (!res.ok || !Array.isArray(res.json)) return undefined;
       // The server shows at most 500; the header says how many the (filtered) queue holds.
       const total = Number(res.headers.get("x-total-count") ?? res.json.length);
-      return { rows: res.json, total: Number.isFinite(total) ? total : res.json.length };
+      return { rows: res.json, total: Number.isFinite(total) ? total : res.json.length, refused: false };
     },
     `${type}:${order}:${filter}`,
     live ? 30_000 : 5_000,
@@ -99,6 +101,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   const [, setHiddenChanged] = useState(0);
   const held = useHeld(undoMs, (id: number, d: Decision) => sendHeld(id, d));
   const list = Array.isArray(rows) ? rows.filter((r) => !hidden.current.has(r.id)) : [];
+  /** How many the (filtered) queue holds besides the rows this page decided and hides meanwhile. */
+  const waiting = page ? page.total - page.rows.filter((r) => hidden.current.has(r.id)).length : 0;
   // A row that moved just before a click may have put itself under a pointer aimed at another:
   // its approve and reject by pointer wait until it has held still a moment (the keys, and Enter
   // on a focused button, act on the row chosen, wherever it is).
@@ -257,13 +261,16 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   function undo(id: number) {
     const decision = held.undo(id);
     if (decision === undefined) return notify(`#${id}: ${t("nothingToUndo")}`, true);
+    hidden.current.delete(id);
+    moved.current.own.delete(id);
+    // Not selected when the list shown has no such row (the filter changed since): the keys would
+    // act on a row the operator cannot see, and a refresh would call it decided elsewhere.
+    if (!rows?.some((r) => r.id === id)) return notify(`#${id}: ${t("undoneElsewhere")}`);
     // A rejection comes back as it was being written: its note open, with what was typed.
     if (decision.kind === "reject") {
       setNoteBack({ id, note: decision.body.note ?? "" });
       setRejecting(id);
     }
-    hidden.current.delete(id);
-    moved.current.own.delete(id);
     setSelected(id);
     notify(`#${id}: ${t("undone")}`);
   }
@@ -307,7 +314,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       <div class="bar">
         <h1>{t(type === "deposit" ? "pendingDeposits" : "pendingWithdrawals")}</h1>
         <span class="count" id="queue-count">
-          {!page ? "" : page.total > page.rows.length ? `${list.length} / ${page.total}` : list.length}
+          {!page ? "" : page.total > page.rows.length ? `${list.length} / ${waiting}` : list.length}
         </span>
         <span class="live" data-live={live ? "on" : "off"} title={t(live ? "liveOnHelp" : "liveOffHelp")}>
           {t(live ? "liveOn" : "liveOff")}
@@ -330,7 +337,12 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       />
       {page && page.total > page.rows.length && (
         <p class="help" id="queue-more">
-          {t("queueMore").replace("{shown}", String(page.rows.length)).replace("{total}", String(page.total))}
+          {t("queueMore").replace("{shown}", String(list.length)).replace("{total}", String(waiting))}
+        </p>
+      )}
+      {page?.refused && (
+        <p class="help error" id="queue-refused">
+          {t("badQueueFilter")}
         </p>
       )}
       {canDecide(me.role) && (

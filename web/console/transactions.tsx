@@ -88,7 +88,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
   const { t, lang, notify } = useShell();
   const firmNames = useFirmNames();
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
-  const [rows] = useLoad(async () => {
+  const [rows, reloadRows] = useLoad(async () => {
     if (!q) return [];
     const res = await api<Row[]>("GET", `/transactions?${q}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
@@ -243,13 +243,14 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             {t("firstResults").replace("{n}", String(SEARCH_PAGE))}
           </p>
         )}
-        {id !== undefined && <TransactionDetail id={id} />}
+        {id !== undefined && <TransactionDetail id={id} onDecided={reloadRows} />}
       </div>
     </section>
   );
 }
 
-function TransactionDetail({ id }: { id: number }) {
+/** `onDecided`: a decision made from the detail, so that the list beside it shows it too. */
+function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => void }) {
   const { t, lang, me, notify } = useShell();
   const firmNames = useFirmNames();
   const [d, reload] = useLoad(
@@ -298,7 +299,15 @@ function TransactionDetail({ id }: { id: number }) {
       <h2 id="d-title">
         #{d.id} · {d.reference} · {statusText(d.status, t)}
       </h2>
-      {d.status === "pending" && canDecide(me.role) && <DetailDecision tx={d} onDecided={reload} />}
+      {d.status === "pending" && canDecide(me.role) && (
+        <DetailDecision
+          tx={d}
+          onDecided={() => {
+            reload();
+            onDecided();
+          }}
+        />
+      )}
       <dl id="d-fields">
         {fields
           .filter(([, , v]) => v !== null && v !== undefined && v !== "")
