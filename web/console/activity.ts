@@ -43,11 +43,15 @@ export function sessionStarted(idleMinutes: number) {
   idleMinutesAre(idleMinutes);
   heardIdleLeft(String(idleMinutes * 60));
 }
-/** What an answer said of the time left (its X-Session-Idle-Left; null: it said nothing). */
-export function heardIdleLeft(seconds: string | null) {
+/**
+ * What an answer said of the time left (its X-Session-Idle-Left; null: it said nothing), counted
+ * from when its request was sent (`sentAt`): the server reckoned it somewhere between that and the
+ * answer, and a slow answer must not move the end later than the server has it.
+ */
+export function heardIdleLeft(seconds: string | null, sentAt = Date.now()) {
   if (seconds === null || !/^\d+$/.test(seconds)) return;
   heardAt = Date.now();
-  endsAt = heardAt + Number(seconds) * 1000;
+  endsAt = sentAt + Number(seconds) * 1000;
 }
 /**
  * An answer without the time left (a proxy that drops the header) to a request sent at `sentAt`

@@ -57,7 +57,7 @@ export async function api<T = unknown>(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const idleLeft = res.headers.get(IDLE_LEFT_HEADER);
-  if (idleLeft !== null) heardIdleLeft(idleLeft);
+  if (idleLeft !== null) heardIdleLeft(idleLeft, sentAt);
   else if (res.ok && (active || method !== "GET")) answeredActivity(sentAt);
   const json = (await res.json().catch(() => ({}))) as T & { message?: string };
   if (res.status === 401 && path !== "/login") onSignedOut();
