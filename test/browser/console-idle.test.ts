@@ -38,9 +38,11 @@ describe("operator console: signed out after minutes without activity", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  async function signIn(): Promise<Page> {
+  /** `prepare`: what the page needs before it loads (a route in front of the server). */
+  async function signIn(prepare?: (page: Page) => Promise<unknown>): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (e) => pageErrors.push(e.message));
+    await prepare?.(page);
     countRequests(page);
     await page.clock.install();
     await page.goto(`${server.url}/ops`);
@@ -141,25 +143,16 @@ describe("operator console: signed out after minutes without activity", () => {
   });
 
   it("behind a proxy that drops the time-left header, it reckons from the operator's requests and asks the server sparingly", async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("pageerror", (e) => pageErrors.push(e.message));
     // Not the live stream: an answer that never ends cannot be fetched whole and fulfilled.
     const dropped = (url: URL) => url.pathname.startsWith("/ops/api/") && url.pathname !== "/ops/api/events";
-    await page.route(dropped, async (route) => {
-      const response = await route.fetch();
-      const headers = { ...response.headers() };
-      delete headers["x-session-idle-left"];
-      await route.fulfill({ response, headers });
-    });
-    countRequests(page);
-    await page.clock.install();
-    await page.goto(`${server.url}/ops`);
-    await page.fill("#email", "operator@ops.example");
-    await page.fill("#password", "operator-password-123");
-    // The queue's first load answered before any time passes (the route makes answers slower).
-    const loaded = page.waitForResponse((r) => new URL(r.url()).pathname === "/ops/api/queue");
-    await page.click('#login button[type="submit"]');
-    await loaded;
+    const page = await signIn((p) =>
+      p.route(dropped, async (route) => {
+        const response = await route.fetch();
+        const headers = { ...response.headers() };
+        delete headers["x-session-idle-left"];
+        await route.fulfill({ response, headers });
+      }),
+    );
     const asks = mePolls(page);
 
     await pass(page, 3 * MINUTE);
