@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { refusalIn } from "./refusals";
-import { amountInput, isAmountInput, money, money2, useShell } from "./ui";
+import { refusalIn, typedApproval } from "./decision-text";
+import { money, useShell } from "./ui";
 
 /** What the decision needs of the transaction shown. */
 export interface Decidable {
@@ -28,12 +28,11 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
     const body: Record<string, string> = {};
     let question: string;
     if (kind === "approve") {
-      const typed = amountInput(amount);
-      if (amount.trim() && !isAmountInput(amount))
-        return notify(`#${tx.id}: ${t("badDecisionAmount")}`, true);
-      if (typed && Number(typed) !== Number(tx.amount)) {
-        body.amount = typed;
-        question = `#${tx.id}: ${money(tx.amount)} TL → ${money2(typed)} TL\n${t("confirmAmount")}`;
+      const typed = typedApproval(tx, amount, t);
+      if (!typed.ok) return notify(typed.message, true);
+      if (typed.change && typed.amount) {
+        body.amount = typed.amount;
+        question = `${typed.change}\n${t("confirmAmount")}`;
       } else question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmApprove")}`;
       if (tx.iban_valid === false) question += `\n${t("confirmBadIban")}`;
     } else {

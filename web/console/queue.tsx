@@ -1,8 +1,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
+import { refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
-import { refusalIn } from "./refusals";
 import {
   age,
   amountInput,
@@ -170,19 +170,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   async function decide(row: QueueRow, kind: "approve" | "reject", note?: string, byKey = false) {
     if (deciding.current) return;
     const body: Record<string, string> = {};
-    const amount = amountInput(amounts[row.id]);
-    // An amount the console cannot read is said so here, before any confirmation shows a guess.
-    if (kind === "approve" && amount && !isAmountInput(amounts[row.id])) {
-      notify(`#${row.id}: ${t("badDecisionAmount")}`, true);
-      return;
-    }
-    if (kind === "approve" && amount) {
-      // Another amount than asked for moves money the merchant did not expect: confirm it.
-      if (Number(amount) !== Number(row.amount)) {
-        const asked = `#${row.id}: ${money(row.amount)} TL → ${money2(amount)} TL`;
-        if (!confirm(`${asked}\n${t("confirmAmount")}`)) return;
-      }
-      body.amount = amount;
+    if (kind === "approve") {
+      const typed = typedApproval(row, amounts[row.id], t);
+      if (!typed.ok) return notify(typed.message, true);
+      if (typed.change && !confirm(`${typed.change}\n${t("confirmAmount")}`)) return;
+      if (typed.amount) body.amount = typed.amount;
     }
     if (kind === "approve" && row.iban_valid === false && !confirm(`#${row.id}: ${t("confirmBadIban")}`))
       return;

@@ -428,7 +428,7 @@ export function registerConsoleRoutes(
           "bad search: check ids, statuses, amounts, names and ISO 8601 dates",
         );
       const f = q.data;
-      return backoffice.listTransactions({
+      const rows = await backoffice.listTransactions({
         id: f.id,
         reference: f.reference,
         userId: f.user_id,
@@ -443,28 +443,28 @@ export function registerConsoleRoutes(
         to: f.to === undefined ? undefined : Date.parse(f.to),
         limit: exportAll ? CSV_LIMIT : (f.limit ?? SEARCH_PAGE),
       });
+      return { rows, excel: f.format === "excel" };
     }
 
     ops.get("/ops/api/transactions", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
       const found = await findTransactions(request, reply);
-      return found === undefined ? reply : sendJson(reply, 200, found);
+      return found === undefined ? reply : sendJson(reply, 200, found.rows);
     });
 
     ops.get("/ops/api/transactions.csv", async (request, reply) => {
       if (!(await guard(request, reply, "viewer"))) return reply;
       const found = await findTransactions(request, reply, true);
       if (found === undefined) return reply;
-      // Validated with the search: "excel" or absent.
-      const excel = (request.query as { format?: string }).format === "excel";
+      const { rows, excel } = found;
       return reply
         .type("text/csv; charset=utf-8")
         .header(
           "content-disposition",
           `attachment; filename="${excel ? "transactions-excel.csv" : "transactions.csv"}"`,
         )
-        .header("x-rows-limited", found.length >= CSV_LIMIT ? "true" : "false")
-        .send(excel ? toExcelCsv(CSV_COLUMNS, found, CSV_AMOUNTS) : toCsv(CSV_COLUMNS, found));
+        .header("x-rows-limited", rows.length >= CSV_LIMIT ? "true" : "false")
+        .send(excel ? toExcelCsv(CSV_COLUMNS, rows, CSV_AMOUNTS) : toCsv(CSV_COLUMNS, rows));
     });
 
     ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {

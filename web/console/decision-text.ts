@@ -1,0 +1,28 @@
+import type { T } from "./i18n";
+import { amountInput, isAmountInput, money, money2 } from "./ui";
+
+/** The server's refusal of a decision in the console's language (its texts are English, for the API). */
+export function refusalIn(message: string | undefined, t: T): string {
+  const decided = /^transaction is not pending \(status: (approved|rejected)\)/.exec(message ?? "");
+  if (decided) return t("decidedAlready").replace("{status}", t(decided[1] as "approved").toLowerCase());
+  if (message?.startsWith("amount must be a decimal amount")) return t("badDecisionAmount");
+  return message ?? "";
+}
+
+/**
+ * The amount an operator typed to approve with, read as the queue and the detail read it: none (the
+ * amount asked for), one the console cannot read (said so before any confirmation shows a guess),
+ * or an amount in the API's form, with the line that confirms it when it differs from the one asked
+ * for (it moves money the merchant did not expect).
+ */
+export function typedApproval(
+  tx: { id: number; amount: string },
+  typed: string | undefined,
+  t: T,
+): { ok: false; message: string } | { ok: true; amount?: string; change?: string } {
+  const amount = amountInput(typed);
+  if (!amount) return { ok: true };
+  if (!isAmountInput(typed)) return { ok: false, message: `#${tx.id}: ${t("badDecisionAmount")}` };
+  if (Number(amount) === Number(tx.amount)) return { ok: true, amount };
+  return { ok: true, amount, change: `#${tx.id}: ${money(tx.amount)} TL → ${money2(amount)} TL` };
+}
