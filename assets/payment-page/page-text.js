@@ -10,6 +10,10 @@ export const T = {
     sending: "Gönderiliyor…",
     transferLead: "Aşağıdaki hesaba tam olarak bu tutarı gönderin:",
     earlierAmount: "Bu ödeme için daha önce {amount} girilmişti; bu tutarı gönderin.",
+    earlierDeposit:
+      "Daha önce başlattığınız {amount} tutarındaki ödeme henüz sonuçlanmadı; o sonuçlanmadan yeni ödeme başlatılamaz. Göndermediyseniz aşağıdaki hesaba gönderin; gönderdiyseniz tekrar göndermeyin.",
+    earlierSettled: "Önceki ödeme talebiniz sonuçlandı. Yeni bir ödeme için tutarı girin.",
+    waitingEarlier: "O ödeme sonuçlandığında bu sayfa kendiliğinden güncellenir.",
     amount: "Tutar",
     bank: "Banka",
     holder: "Alıcı adı",
@@ -61,6 +65,10 @@ export const T = {
     sending: "Sending…",
     transferLead: "Send exactly this amount to the account below:",
     earlierAmount: "An amount of {amount} was entered for this payment earlier; send this amount.",
+    earlierDeposit:
+      "Your earlier payment of {amount} is not settled yet, and no new payment can start until it is. If you have not sent it, send it to the account below; if you have, do not send it again.",
+    earlierSettled: "Your earlier payment request is settled. Enter an amount for a new payment.",
+    waitingEarlier: "This page updates by itself once that payment is settled.",
     amount: "Amount",
     bank: "Bank",
     holder: "Recipient",
@@ -133,3 +141,5 @@ export const REJECTIONS_EN = {
     "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
 };
 export const LIMIT_REJECTION = "Yatırım tutarı limit dışında";
+/** Refused because the payer has a pending deposit: the page then asks at once to show it. */
+export const PENDING_REJECTION = "Halihazirda bekleyen talebiniz var";

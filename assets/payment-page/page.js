@@ -1,6 +1,6 @@
 // The hosted payment page: no framework, no third-party requests. It talks to the two
 // page-internal endpoints with the token from its own URL (docs/hosted-page.md).
-import { LIMIT_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
+import { LIMIT_REJECTION, PENDING_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
 
 const token = location.pathname.split("/").filter(Boolean).pop() || "";
 const api = `/api/pay/${encodeURIComponent(token)}`;
@@ -40,6 +40,13 @@ let copyStatus = null;
 let copyStatusTimer = null;
 /** The amount on the account screen differs from the one just typed: its number, else null. */
 let earlier = null;
+/**
+ * The open session's answer names the payer's earlier deposit, still pending (made directly or
+ * from another link): the account screen shows it instead of a form the server can only refuse.
+ */
+let pendingElsewhere = false;
+/** That earlier deposit was decided while this page showed it: the form comes back with a notice. */
+let settled = false;
 const POLL_MS = 3000;
 /** A check that has not answered by then is given up, so that a hung request never stops polling. */
 const CHECK_TIMEOUT_MS = 10000;
@@ -99,7 +106,10 @@ function show(id) {
   for (const s of SCREENS) $(s).hidden = s !== id;
   // Focus follows a change of screen (not the first one after loading: nothing had focus yet).
   if (id !== screen && screen !== "loading" && FOCUS[id]) {
-    const target = id === "assigned" && earlier !== null ? "earlier-amount" : FOCUS[id];
+    let target = FOCUS[id];
+    if (id === "assigned" && pendingElsewhere) target = "earlier-deposit";
+    else if (id === "assigned" && earlier !== null) target = "earlier-amount";
+    else if (id === "open" && settled) target = "earlier-settled";
     $(target).focus();
   }
   screen = id;
@@ -150,6 +160,12 @@ function limitsText() {
   return "";
 }
 
+/** The account the screen shows: this page's deposit, or the payer's earlier one still pending. */
+function account() {
+  if (state?.status === "assigned") return state;
+  return state?.status === "open" ? (state.earlier_deposit ?? null) : null;
+}
+
 function setText(id, text) {
   if ($(id).textContent !== text) $(id).textContent = text;
 }
@@ -163,15 +179,35 @@ function paint() {
   if (copyStatus) setText("copied", t(copyStatus));
   $("earlier-amount").hidden = earlier === null;
   setText("earlier-amount", earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }));
+  $("earlier-deposit").hidden = !pendingElsewhere;
+  $("earlier-settled").hidden = !settled;
+  setText("waiting", t(pendingElsewhere ? "waitingEarlier" : "waiting"));
   if (state?.status === "open") deadline("open-until", "openUntil", state.expires_at);
-  if (state?.status === "assigned") {
-    deadline("pay-by", "payBy", state.pay_by);
+  const shown = account();
+  if (shown) {
+    setText(
+      "earlier-deposit",
+      pendingElsewhere ? fill("earlierDeposit", { amount: shownAmount(shown.amount) }) : "",
+    );
+    deadline("pay-by", "payBy", shown.pay_by);
     // Written only when they change: every poll rewriting them made screen readers read them again.
-    setText("v-amount", shownAmount(state.amount));
-    setText("v-bank", state.bank_name);
-    setText("v-holder", state.holder_name);
-    setText("v-iban", groupIban(state.iban));
+    setText("v-amount", shownAmount(shown.amount));
+    setText("v-bank", shown.bank_name);
+    setText("v-holder", shown.holder_name);
+    setText("v-iban", groupIban(shown.iban));
   }
+}
+
+/** The account screen, for this page's deposit or the payer's earlier one. */
+function showAccount(shown) {
+  values = {
+    amount: copyAmount(shown.amount),
+    bank: shown.bank_name,
+    holder: shown.holder_name,
+    iban: shown.iban.replace(/\s+/g, ""),
+  };
+  paint();
+  show("assigned");
 }
 
 function render(next) {
@@ -185,21 +221,23 @@ function render(next) {
     stopPolling();
     return show("missing");
   }
+  const wasElsewhere = pendingElsewhere;
+  pendingElsewhere = next.status === "open" && Boolean(next.earlier_deposit);
+  if (pendingElsewhere) return showAccount(next.earlier_deposit);
   if (next.status === "open") {
+    if (wasElsewhere) {
+      // The earlier deposit was decided: a new amount can be sent now, and a refusal shown while
+      // it was pending no longer holds.
+      settled = true;
+      values = {};
+      hideManualCopy();
+      error(null);
+    }
     paint();
     return show("open");
   }
-  if (next.status === "assigned") {
-    values = {
-      amount: copyAmount(next.amount),
-      bank: next.bank_name,
-      holder: next.holder_name,
-      iban: next.iban.replace(/\s+/g, ""),
-    };
-    paint();
-    show("assigned");
-    return;
-  }
+  settled = false;
+  if (next.status === "assigned") return showAccount(next);
   values = {};
   earlier = null;
   hideManualCopy();
@@ -328,6 +366,7 @@ $("amount-form").addEventListener("submit", async (event) => {
   const abort = new AbortController();
   const giveUp = setTimeout(() => abort.abort(), SUBMIT_TIMEOUT_MS);
   let late = false;
+  let pendingRefused = false;
   try {
     const res = await fetch(`${api}/deposit`, {
       method: "POST",
@@ -350,6 +389,8 @@ $("amount-form").addEventListener("submit", async (event) => {
       return accept(seq, body);
     }
     error(() => rejectionText(res.status, body?.message));
+    // Refused for a deposit made meanwhile elsewhere: ask at once, and the page shows where to pay it.
+    if (body?.message === PENDING_REJECTION) pendingRefused = true;
   } catch (_e) {
     late = abort.signal.aborted;
     error(() => t(late ? "slowAnswer" : "failed"));
@@ -359,7 +400,7 @@ $("amount-form").addEventListener("submit", async (event) => {
     submitting = false;
     setText("submit", t("continue"));
     // Given up: ask at once what became of it, rather than at the next poll.
-    if (late) check();
+    if (late || pendingRefused) check();
     else schedule();
   }
 });

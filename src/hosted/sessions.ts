@@ -8,6 +8,7 @@ import type { BusinessRejection } from "../domain/rejections.js";
 import type { DepositRequest } from "../domain/requests.js";
 import type { Repositories } from "../store/index.js";
 import type { SessionRow } from "../store/sessions.js";
+import type { TransactionRow } from "../store/transactions.js";
 
 /**
  * Hosted mode: a session opened by a `redirect: true` deposit, the page's view of it, and the
@@ -15,6 +16,20 @@ import type { SessionRow } from "../store/sessions.js";
  * stored at opening. No HTTP here; http/hosted/routes.ts serves it.
  */
 export const SESSION_TTL_MS = 30 * 60_000;
+
+/** Where and how much a pending deposit is to be paid, as the page shows it. */
+export interface AccountShown {
+  bankName: string;
+  holderName: string;
+  iban: string;
+  /** 2-decimal text ("250.50"). */
+  amount: string;
+  /**
+   * When auto-cancel rejects the deposit if it is still pending (its provider's
+   * auto_cancel_minutes after creation); null when an operator decides whenever.
+   */
+  payBy: number | null;
+}
 
 export type PageState =
   | {
@@ -24,20 +39,14 @@ export type PageState =
       /** The firm's deposit limits, 2-decimal text ("100.00"), when set: the page shows them. */
       minAmount: string | null;
       maxAmount: string | null;
-    }
-  | {
-      status: "assigned";
-      bankName: string;
-      holderName: string;
-      iban: string;
-      amount: string;
-      returnUrl: string | null;
       /**
-       * When auto-cancel rejects the deposit if it is still pending (its provider's
-       * auto_cancel_minutes after creation); null when an operator decides whenever.
+       * The payer's own deposit at this firm that is still pending (made directly or from another
+       * link): no new one can be made until it is decided (`Halihazirda bekleyen talebiniz var`),
+       * so the page shows where to pay it instead of a form that can only be refused.
        */
-      payBy: number | null;
+      earlierDeposit: AccountShown | null;
     }
+  | ({ status: "assigned"; returnUrl: string | null } & AccountShown)
   | {
       status: "expired";
       returnUrl: string | null;
@@ -69,6 +78,18 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 /** Whether a value could be a page token at all (anything else is an unknown token, unlooked-up). */
 export const isTokenShaped = (token: string): boolean => TOKEN_SHAPE.test(token);
 
+function accountOf(tx: TransactionRow, autoCancelMinutes: number | null | undefined): AccountShown {
+  return {
+    bankName: tx.assigned_bank_name ?? "",
+    holderName: tx.assigned_holder_name ?? "",
+    iban: tx.assigned_iban ?? "",
+    amount: formatMinor(tx.amount),
+    // The payer is told by when to pay: auto-cancel rejects the deposit then (lifecycle/auto-cancel.ts
+    // counts from its creation), and a transfer sent later goes to a deposit no longer there.
+    payBy: autoCancelMinutes ? tx.created_at + autoCancelMinutes * 60_000 : null,
+  };
+}
+
 export function createHostedSessions(deps: HostedDeps) {
   const { repos, box } = deps;
 
@@ -95,12 +116,19 @@ export function createHostedSessions(deps: HostedDeps) {
       if (!row?.active) return { status: "expired", returnUrl };
       // The limits the deposit will be judged by (intake.ts), so that a payer refused with the
       // limit text can learn them; read with the same row that says the page is open.
+      const earlier = await repos.transactions.pendingDepositOf(session.firm_id, requestOf(session).userId);
       return {
         status: "open",
         expiresAt: session.expires_at,
         returnUrl,
         minAmount: row.deposit_min === null ? null : formatMinor(row.deposit_min),
         maxAmount: row.deposit_max === null ? null : formatMinor(row.deposit_max),
+        // This session's own deposit, written a moment before the session is marked assigned, is
+        // not an earlier one: the next answer shows it as assigned.
+        earlierDeposit:
+          earlier && earlier.reference !== session.reference
+            ? accountOf(earlier, row.provider_auto_cancel_minutes)
+            : null,
       };
     }
     const tx =
@@ -112,19 +140,14 @@ export function createHostedSessions(deps: HostedDeps) {
         ? { status: "expired", returnUrl, outcome: tx.status }
         : { status: "expired", returnUrl };
     }
-    // The payer is told by when to pay: auto-cancel rejects the deposit then (lifecycle/auto-cancel.ts
-    // counts from its creation), and a transfer sent later goes to a deposit no longer there.
     const minutes = (firm ?? (await repos.firms.findWithProvider(session.firm_id)))
       ?.provider_auto_cancel_minutes;
-    return {
-      status: "assigned",
-      bankName: tx.assigned_bank_name ?? "",
-      holderName: tx.assigned_holder_name ?? "",
-      iban: tx.assigned_iban ?? "",
-      amount: formatMinor(tx.amount),
-      returnUrl,
-      payBy: minutes ? tx.created_at + minutes * 60_000 : null,
-    };
+    return { status: "assigned", returnUrl, ...accountOf(tx, minutes) };
+  }
+
+  /** The deposit request stored at opening (validated then; it holds the payer's user id). */
+  function requestOf(session: SessionRow): DepositRequest {
+    return JSON.parse(box.open(session.request_sealed)) as DepositRequest;
   }
 
   return {
@@ -165,7 +188,7 @@ export function createHostedSessions(deps: HostedDeps) {
       const current = await stateOf(session, row);
       if (current.status !== "open") return { ok: true, state: current };
       const firm = toFirm(row, box);
-      const req = JSON.parse(box.open(session.request_sealed)) as DepositRequest;
+      const req = requestOf(session);
       const outcome = await createDeposit(
         deps.intake,
         firm,

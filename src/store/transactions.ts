@@ -81,6 +81,8 @@ export interface TransactionRepository {
   decisionTimesSince(since: number): Promise<number[]>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
+  /** The user's pending deposit at the firm (at most one: transactions_one_pending_uq). */
+  pendingDepositOf(firmId: number, userId: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
   /** How many rows `list` would give without its limit. */
@@ -300,6 +302,17 @@ export function createTransactionRepository(
         .selectAll()
         .where("firm_id", "=", firmId)
         .where("reference", "=", reference)
+        .executeTakeFirst();
+    },
+    pendingDepositOf(firmId, userId) {
+      // Literals, as in BUSINESS_FACTS: only then does the partial index serve the lookup.
+      return db
+        .selectFrom("transactions")
+        .selectAll()
+        .where("firm_id", "=", firmId)
+        .where("user_id", "=", userId)
+        .where("type", "=", sql.lit("deposit"))
+        .where("status", "=", sql.lit("pending"))
         .executeTakeFirst();
     },
     get(id) {

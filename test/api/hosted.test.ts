@@ -1,7 +1,14 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  send,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
 
 const NOT_FOUND = '{"success":false,"message":"Not found"}';
 
@@ -219,6 +226,68 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(lines[0]).toMatchObject({ level: 40, firmId: firm.id });
     expect(lines[0].msg).toContain("reference already used");
     expect(JSON.stringify(lines[0])).not.toContain(token);
+  });
+
+  it("a payer whose earlier deposit is still pending is shown its account on a new link, until it is decided", async () => {
+    const provider = (
+      await server.admin("POST", "/admin/v1/providers", { name: "Cancels later", auto_cancel_minutes: 120 })
+    ).json;
+    const merchant = await createFirm(server, { provider_id: provider.id });
+    const openFor = async (userId: string) => {
+      const body = depositBody({ redirect: true, amount: undefined, user_id: userId });
+      const res = await send(server, merchant, { path: "/paymentapi/v1/deposits", body });
+      return (res.json.payment_url as string).split("/").pop() as string;
+    };
+    const direct = depositBody({ amount: "350.00" });
+    const made = await send(server, merchant, { path: "/paymentapi/v1/deposits", body: direct });
+    expect(made.status).toBe(200);
+    const q = await send(server, merchant, {
+      path: `/paymentapi/v1/transactions/by-reference/${direct.reference}`,
+    });
+    const earlier = q.json.data;
+
+    const token = await openFor(direct.user_id as string);
+    const state = await page("GET", `/api/pay/${token}`);
+    expect(state.status).toBe(200);
+    expect(state.json.status).toBe("open");
+    // The earlier deposit's own account and amount, as an assigned page shows them, with its deadline;
+    // nothing else of it (no reference, no payer's details).
+    expect(state.text).toContain(
+      `"earlier_deposit":{"bank_name":${JSON.stringify(earlier.assigned_bank_name)},"holder_name":${JSON.stringify(
+        earlier.assigned_holder_name,
+      )},"iban":"${earlier.assigned_iban}","amount":350.00,"pay_by":"${new Date(
+        Date.parse(earlier.created_at) + 120 * 60_000,
+      ).toISOString()}"}`,
+    );
+    expect(state.text).not.toContain(direct.reference as string);
+    expect(state.text).not.toContain("12345678901");
+    // A submit is refused as before (the contract's text), and creates nothing.
+    const refused = await page("POST", `/api/pay/${token}/deposit`, { amount: "100.00" });
+    expect(refused.status).toBe(409);
+    expect(refused.json).toEqual({ success: false, message: "Halihazirda bekleyen talebiniz var" });
+
+    // Another payer of the same firm, and the same user id at another firm, see no earlier deposit.
+    const stranger = await page("GET", `/api/pay/${await openFor("someone-else")}`);
+    expect(stranger.json).not.toHaveProperty("earlier_deposit");
+    const elsewhere = await open({ user_id: direct.user_id });
+    expect((await page("GET", `/api/pay/${elsewhere.token}`)).json).not.toHaveProperty("earlier_deposit");
+    // A pending withdrawal is no earlier deposit.
+    const payout = await send(server, merchant, {
+      path: "/paymentapi/v1/withdrawals",
+      body: withdrawalBody({ user_id: "pays-out" }),
+    });
+    expect(payout.status).toBe(200);
+    expect((await page("GET", `/api/pay/${await openFor("pays-out")}`)).json).not.toHaveProperty(
+      "earlier_deposit",
+    );
+
+    // Decided: the link takes an amount like any other, and shows its own account.
+    await server.admin("POST", `/admin/v1/transactions/${earlier.id}/approve`, { actor: "operator:t" });
+    const after = await page("GET", `/api/pay/${token}`);
+    expect(after.json.status).toBe("open");
+    expect(after.json).not.toHaveProperty("earlier_deposit");
+    const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "100.00" });
+    expect(ok.json).toMatchObject({ status: "assigned", amount: 100 });
   });
 
   it("two submissions at the same moment (two clicks, two tabs) create one transaction and show one account", async () => {

@@ -200,6 +200,63 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("a payer with an earlier deposit still pending is shown where to pay it; once decided, the form comes back", async () => {
+    const direct = depositBody({ amount: "350.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);
+    const { url } = await session(firm, { user_id: direct.user_id });
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#open").isVisible()).toBe(false);
+    expect(await page.locator("#earlier-deposit").textContent()).toBe(
+      "Daha önce başlattığınız 350,00 TL tutarındaki ödeme henüz sonuçlanmadı; o sonuçlanmadan yeni ödeme başlatılamaz. Göndermediyseniz aşağıdaki hesaba gönderin; gönderdiyseniz tekrar göndermeyin.",
+    );
+    expect(await page.locator("#v-amount").textContent()).toBe("350,00 TL");
+    expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
+    expect(await page.locator("#waiting").textContent()).toBe(
+      "O ödeme sonuçlandığında bu sayfa kendiliğinden güncellenir.",
+    );
+    await page.locator('[data-copy="amount"]').click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("350,00");
+    await shot(page, "phone-5-earlier-deposit");
+    await page.click("#lang");
+    expect(await page.locator("#earlier-deposit").textContent()).toContain(
+      "Your earlier payment of 350,00 TL is not settled yet",
+    );
+    await page.click("#lang");
+
+    // Decided: the next check brings the form back, says why, and moves focus to that notice.
+    await decide(firm, direct.reference, "approve");
+    await expect.poll(() => page.locator("#open").isVisible(), { timeout: 8_000 }).toBe(true);
+    expect(await page.locator("#earlier-settled").textContent()).toBe(
+      "Önceki ödeme talebiniz sonuçlandı. Yeni bir ödeme için tutarı girin.",
+    );
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("earlier-settled");
+    await page.fill("#amount", "120");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#v-amount").textContent()).toBe("120,00 TL");
+    expect(await page.locator("#earlier-deposit").isVisible()).toBe(false);
+    expect(await page.locator("#waiting").textContent()).toBe(
+      "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+    );
+    await page.context().close();
+
+    // Made elsewhere while the form was on screen: the refusal sends the page to ask at once.
+    const later = await session(firm);
+    const second = await openPage(later.url);
+    await expect.poll(() => second.page.locator("#open").isVisible()).toBe(true);
+    const meanwhile = depositBody({ amount: "75.00", user_id: later.body.user_id });
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: meanwhile })).status).toBe(200);
+    await second.page.fill("#amount", "100");
+    await second.page.click("#submit");
+    await expect
+      .poll(() => second.page.locator("#earlier-deposit").isVisible(), { timeout: 2_500 })
+      .toBe(true);
+    expect(await second.page.locator("#v-amount").textContent()).toBe("75,00 TL");
+    expect(await second.page.evaluate(() => document.activeElement?.id)).toBe("earlier-deposit");
+    await second.page.context().close();
+  });
+
   it("without a clipboard, Kopyala selects exactly the value it would copy and says so; a server error reads in Turkish", async () => {
     const { url } = await session(firm);
     const { page } = await openPage(url);

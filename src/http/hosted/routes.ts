@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parsePageAmount } from "../../domain/requests.js";
 import { RawJson } from "../../domain/transaction-view.js";
-import { isTokenShaped, type PageState } from "../../hosted/sessions.js";
+import { type AccountShown, isTokenShaped, type PageState } from "../../hosted/sessions.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendJson } from "../envelope.js";
 import { parseJsonBody } from "../merchant/common.js";
@@ -34,6 +34,20 @@ const PER_TOKEN_PER_SECOND = 10;
  */
 const PER_ADDRESS_PER_SECOND = 50;
 
+/** An account to pay into, as both the assigned state and an earlier deposit show it. */
+function accountView(account: AccountShown): Record<string, unknown> {
+  const shown: Record<string, unknown> = {
+    bank_name: account.bankName,
+    holder_name: account.holderName,
+    iban: account.iban,
+    // As in every answer (decisions.md, Values): a JSON number written with 2 decimals, 250.00.
+    amount: new RawJson(account.amount),
+  };
+  // Only when auto-cancel will end it: the page tells the payer by when to pay.
+  if (account.payBy !== null) shown.pay_by = new Date(account.payBy).toISOString();
+  return shown;
+}
+
 function view(state: PageState) {
   const return_url = state.returnUrl;
   if (state.status === "open") {
@@ -44,6 +58,7 @@ function view(state: PageState) {
     // Only when set, as JSON numbers with 2 decimals like `amount`.
     if (state.minAmount !== null) open.min_amount = new RawJson(state.minAmount);
     if (state.maxAmount !== null) open.max_amount = new RawJson(state.maxAmount);
+    if (state.earlierDeposit !== null) open.earlier_deposit = accountView(state.earlierDeposit);
     open.return_url = return_url;
     return open;
   }
@@ -51,17 +66,7 @@ function view(state: PageState) {
     return state.outcome
       ? { status: "expired", outcome: state.outcome, return_url }
       : { status: "expired", return_url };
-  return {
-    status: "assigned",
-    bank_name: state.bankName,
-    holder_name: state.holderName,
-    iban: state.iban,
-    // As in every answer (decisions.md, Values): a JSON number written with 2 decimals, 250.00.
-    amount: new RawJson(state.amount),
-    // Only when auto-cancel will end it: the page tells the payer by when to pay.
-    ...(state.payBy === null ? {} : { pay_by: new Date(state.payBy).toISOString() }),
-    return_url,
-  };
+  return { status: "assigned", ...accountView(state), return_url };
 }
 
 export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): void {
