@@ -1,14 +1,22 @@
 /**
  * CSV for reconciliation exports: RFC 4180 quoting, CRLF lines, and cells that a spreadsheet would
  * run as a formula (=, +, -, @, tab, CR) prefixed with an apostrophe: a payer's name is no formula.
+ * The same after a "," or ";" inside a cell (below).
  */
 export function csvCell(value: unknown, separator = ","): string {
   if (value === null || value === undefined) return "";
   let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  // Also after a "," or ";" inside the cell: Excel splits a file on its locale's list separator, a
+  // Turkish one splits this "," file on ";" (and an English one the ";" file on ","), without regard
+  // to quotes it does not expect, so "ali;=2+3" would give it a cell "=2+3".
+  text = text.replace(FORMULA_AFTER_SEPARATOR, "$1'");
   const needsQuotes = text.includes(separator) || /["\r\n]/.test(text) || text !== text.trim();
   return needsQuotes ? `"${text.replace(/"/g, '""')}"` : text;
 }
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_AFTER_SEPARATOR = /([,;])(?=[=+\-@\t\r])/g;
 
 /** The plain export, for machines: comma-separated UTF-8 without a byte order mark. */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {

@@ -17,6 +17,20 @@ describe("CSV export", () => {
       expect(csvCell(v).replace(/^"/, "")).toMatch(/^'/);
   });
 
+  it("no piece of a cell runs as a formula when Excel splits the file on the other separator (a Turkish Excel split 'ali;=2+3' in the plain file into a formula cell)", () => {
+    expect(csvCell("ali;=2+3;@SUM(1+9)")).toBe("ali;'=2+3;'@SUM(1+9)");
+    expect(csvCell("a;b,c")).toBe('"a;b,c"');
+    // Each line split on the other separator, with quotes only where that separator would see a
+    // field start (what Excel does): no piece starts a formula, however the cells fall.
+    const rows = [{ user_id: "77;=1+1", username: "ali;=2+3;@SUM(1+9)", note: "x,+1" }];
+    const lines = [
+      [toCsv(["user_id", "username", "note"], rows).split("\r\n")[1] ?? "", ";"],
+      [toExcelCsv(["user_id", "username", "note"], rows, []).split("\r\n")[1] ?? "", ","],
+    ] as const;
+    for (const [line, splitOn] of lines)
+      for (const piece of line.split(splitOn)) expect(piece.replace(/^"/, ""), line).not.toMatch(/^[=+\-@]/);
+  });
+
   it("writes a header and CRLF lines in column order", () => {
     expect(toCsv(["id", "name"], [{ name: "Ayşe", id: 1 }, { id: 2 }])).toBe("id,name\r\n1,Ayşe\r\n2,\r\n");
   });
