@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { isIPv6 } from "node:net";
+import { addressKey } from "../net/address-key.js";
 
 /**
  * Failed sign-ins per client address in a window (password spraying across many emails), counted
@@ -26,21 +26,6 @@ export interface LoginWindowStore {
   ): Promise<{ counted: boolean; since: number }>;
   giveBack(key: string, since: number): Promise<void>;
   purge(before: number): Promise<void>;
-}
-
-/** The first four groups of an IPv6 address; IPv4 (and IPv4-mapped IPv6) as it is. */
-export function addressKey(address: string): string {
-  if (!isIPv6(address) || address.startsWith("::ffff:")) return address;
-  const [head = "", tail = ""] = address.split("::");
-  const left = head ? head.split(":") : [];
-  const right = address.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = address.includes("::")
-    ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, "").toLowerCase())
-    .join(":")}::/64`;
 }
 
 export function createLoginThrottle(opts: {

@@ -441,3 +441,30 @@ describe("hosted sessions behind a separate page host", () => {
     }
   });
 });
+
+describe("hosted page limits behind a proxy", () => {
+  it("counts IPv6 clients per /64: new addresses in one block share its limit, other blocks have their own", async () => {
+    const server = await startTestServer("sqlite", { PAYINTAKE_TRUST_PROXY: "127.0.0.1", LOG_LEVEL: "warn" });
+    try {
+      const guess = (from: string, i: number) =>
+        request(`${server.url}/api/pay/guess-${i}-${"y".repeat(20)}`, {
+          headers: { "x-forwarded-for": from },
+        }).then(async (r) => {
+          await r.body.dump();
+          return r.statusCode;
+        });
+      // One block, a new address for each request (found by review: each got a bucket of its own).
+      const oneBlock = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => guess(`2001:db8:7:7:${(i + 1).toString(16)}::1`, i)),
+      );
+      expect(oneBlock).toContain(429);
+      // 150 blocks, one request each: none is limited.
+      const blocks = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => guess(`2001:db8:${(i + 1).toString(16)}::1`, i)),
+      );
+      expect(new Set(blocks)).toEqual(new Set([404]));
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressKey } from "../../src/auth/login-throttle.js";
+import { addressKey } from "../../src/net/address-key.js";
 
 describe("login throttle: the address it counts", () => {
   it("counts IPv6 clients per /64, IPv4 (and IPv4-mapped IPv6) as it is", () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parsePageAmount } from "../../domain/requests.js";
 import { RawJson } from "../../domain/transaction-view.js";
 import { type AccountShown, isTokenShaped, type PageState } from "../../hosted/sessions.js";
+import { addressKey } from "../../net/address-key.js";
 import type { AppContext } from "../context.js";
 import { sendError, sendJson } from "../envelope.js";
 import { parseJsonBody } from "../merchant/common.js";
@@ -76,12 +77,13 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
   const css = asset("page.css");
 
   /**
-   * Rate limits per address, then per token; true after answering 429. The address comes first and
+   * Rate limits per address (IPv6 per /64: one client picks any address in it), then per token;
+   * true after answering 429. The address comes first and
    * a value that cannot be a token gets no bucket of its own: guessing tokens at random costs the
    * guesser its address's limit, never a bucket per guess.
    */
   async function limited(request: FastifyRequest, reply: FastifyReply, token: string): Promise<boolean> {
-    let wait = await ctx.rateLimiter.take(`page-ip:${request.ip}`, PER_ADDRESS_PER_SECOND);
+    let wait = await ctx.rateLimiter.take(`page-ip:${addressKey(request.ip)}`, PER_ADDRESS_PER_SECOND);
     if (wait === 0 && isTokenShaped(token))
       wait = await ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND);
     if (wait === 0) return false;
