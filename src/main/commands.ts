@@ -48,10 +48,12 @@ function id(positional: string[]): number {
   return Number(v);
 }
 
-/** Who decides, as recorded on the transaction: --operator, else PAYINTAKE_OPERATOR, else the OS user. */
+/**
+ * Who decides: --operator, else PAYINTAKE_OPERATOR, else the OS user. The admin API records it as
+ * `admin-api:<name>`: a name the token's holder gave, not a signed-in operator.
+ */
 export function actor(flags: Flags): string {
-  const name = str(flags, "operator") ?? process.env.PAYINTAKE_OPERATOR ?? safeUsername();
-  return `operator:${name}`;
+  return str(flags, "operator") ?? process.env.PAYINTAKE_OPERATOR ?? safeUsername();
 }
 
 function safeUsername(): string {

@@ -156,6 +156,18 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
         at: expect.stringMatching(/Z$/),
       },
     ]);
+    // A decision through the admin token names whoever its holder says, and is recorded as such:
+    // never as a signed-in operator's (found by review: it could name a viewer, who decides nothing).
+    const claimed = await server.admin("POST", `/admin/v1/transactions/${second}/reject`, {
+      actor: "operator:viewer@ops.example",
+    });
+    expect(claimed.json.transaction.decided_by).toBe("admin-api:operator:viewer@ops.example");
+    const claimedAudit = await call("GET", `/ops/api/audit?entity_type=transaction&entity_id=${second}`, {
+      cookie: op.cookie,
+    });
+    expect(claimedAudit.json.map((e: { actor: string }) => e.actor)).toEqual([
+      "admin-api:operator:viewer@ops.example",
+    ]);
     const after = await call("GET", "/ops/api/queue?type=deposit", { cookie: op.cookie });
     expect(after.json.map((t: { id: number }) => t.id)).not.toContain(first);
   });

@@ -367,12 +367,12 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       status: "approved",
       amount: "149.90",
       original_amount: "150.00",
-      decided_by: "operator:ayse",
+      decided_by: "admin-api:ayse",
       decision_note: "short",
     });
     const rejected = await cli.ok("tx", "reject", String(ids[1]));
     expect(rejected.transaction.status).toBe("rejected");
-    expect(rejected.transaction.decided_by).toMatch(/^operator:.+/);
+    expect(rejected.transaction.decided_by).toMatch(/^admin-api:.+/);
     const twice = await cli.run("tx", "reject", String(ids[0]));
     expect(twice.code).toBe(1);
     expect(twice.json.message).toBe("transaction is not pending (status: approved); it was decided already");
