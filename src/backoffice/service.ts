@@ -21,6 +21,11 @@ export type { Outcome, Refusal } from "./management.js";
  * and callback views, the dashboard and the audit log. Inputs arrive already shaped by the HTTP
  * schemas; the outcomes that are expected (unknown id, URL not allowed) come back as values.
  */
+const aboveAsked: Refusal = {
+  ok: false,
+  status: 403,
+  message: "approving more than the amount asked for needs an admin",
+};
 const notPending = (status: string): Refusal => ({
   ok: false,
   status: 409,
@@ -81,8 +86,9 @@ export function createBackoffice(deps: BackofficeDeps) {
       if (!tx) return notFound("transaction");
       const planned = planDecision(tx, decision);
       if (!planned.ok) {
-        return planned.refusal === "not_pending"
-          ? notPending(tx.status)
+        if (planned.refusal === "not_pending") return notPending(tx.status);
+        return planned.refusal === "above_asked"
+          ? aboveAsked
           : bad("only a deposit can be approved with another amount");
       }
       const firm = await repos.firms.get(tx.firm_id);

@@ -8,10 +8,20 @@ import { isoTime, methodOf, RawJson, toJson } from "./transaction-view.js";
  * enforced for good, against two operators clicking at the same moment.
  */
 export type Decision =
-  | { kind: "approve"; amountMinor?: number; note?: string }
+  | {
+      kind: "approve";
+      amountMinor?: number;
+      note?: string;
+      /**
+       * The decider may approve a deposit with more than was asked for: an admin, or the admin
+       * API's token. Crediting a payer more is money the merchant did not expect, so an operator
+       * alone may approve the sum asked for or less (a short payment), and asks an admin for more.
+       */
+      mayExceedAsked?: boolean;
+    }
   | { kind: "reject"; note?: string };
 
-export type DecisionRefusal = "not_pending" | "amount_on_withdrawal";
+export type DecisionRefusal = "not_pending" | "amount_on_withdrawal" | "above_asked";
 
 export interface DecidableTransaction {
   type: "deposit" | "withdrawal";
@@ -38,6 +48,7 @@ export function planDecision(
   }
   const amount = decision.amountMinor ?? tx.amount;
   if (amount !== tx.amount && tx.type !== "deposit") return { ok: false, refusal: "amount_on_withdrawal" };
+  if (amount > tx.amount && !decision.mayExceedAsked) return { ok: false, refusal: "above_asked" };
   return {
     ok: true,
     plan: { status: "approved", amount, originalAmount: amount === tx.amount ? null : tx.amount, note },

@@ -156,6 +156,34 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
         at: expect.stringMatching(/Z$/),
       },
     ]);
+    // More than asked for: an operator is refused (found by review: any sum up to 999999999.99 went
+    // through, on one operator's word), an admin may, and so may the admin API's token.
+    const third = await deposit();
+    const more = await call("POST", `/ops/api/transactions/${third}/approve`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+      body: { amount: "150.01" },
+    });
+    expect(more.status).toBe(403);
+    expect(more.json).toEqual({
+      success: false,
+      message: "approving more than the amount asked for needs an admin",
+    });
+    expect((await server.admin("GET", `/admin/v1/transactions/${third}`)).json.status).toBe("pending");
+    const admin = await login("admin@ops.example", "admin-password-123");
+    const byAdmin = await call("POST", `/ops/api/transactions/${third}/approve`, {
+      cookie: admin.cookie,
+      csrf: admin.csrf,
+      body: { amount: "150.01" },
+    });
+    expect(byAdmin.json.transaction).toMatchObject({ amount: "150.01", original_amount: "150.00" });
+    const fourth = await deposit();
+    const viaToken = await server.admin("POST", `/admin/v1/transactions/${fourth}/approve`, {
+      actor: "ayse",
+      amount: "200.00",
+    });
+    expect(viaToken.json.transaction).toMatchObject({ amount: "200.00", decided_by: "admin-api:ayse" });
+
     // A decision through the admin token names whoever its holder says, and is recorded as such:
     // never as a signed-in operator's (found by review: it could name a viewer, who decides nothing).
     const claimed = await server.admin("POST", `/admin/v1/transactions/${second}/reject`, {

@@ -357,6 +357,16 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => dialogs.length).toBe(1);
     expect(dialogs[0]).toBe(`#${a}: 150,00 TL\nBu işlem onaylansın mı?`);
     expect(await status(a)).toBe("pending");
+    // More than asked for is an admin's to approve: said at once, nothing asked or sent.
+    await page.fill('#d-decide input[name="amount"]', "1.500,00");
+    await page.click("#d-decide button.approve");
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(
+        `#${a} (150,00 TL): talep edilenden yüksek bir tutarla onay için yönetici gerekir; talep edilen tutar ya da daha azı onaylanabilir`,
+      );
+    expect(dialogs).toHaveLength(1);
+    expect(await status(a)).toBe("pending");
     // Another amount, as received: named in the question, then approved with it.
     answer = true;
     await page.fill('#d-decide input[name="amount"]', "149,50");

@@ -38,6 +38,23 @@ describe("planDecision", () => {
     });
   });
 
+  it("more than asked for only by a decider who may (an admin, the admin API): found by review, any sum went", () => {
+    expect(planDecision(pending, { kind: "approve", amountMinor: 15_001 })).toEqual({
+      ok: false,
+      refusal: "above_asked",
+    });
+    expect(planDecision(pending, { kind: "approve", amountMinor: 99_999_999_999 })).toEqual({
+      ok: false,
+      refusal: "above_asked",
+    });
+    expect(
+      planDecision(pending, { kind: "approve", amountMinor: 15_001, mayExceedAsked: true }),
+    ).toMatchObject({ ok: true, plan: { amount: 15_001, originalAmount: 15_000 } });
+    // The sum asked for or less needs no one else.
+    expect(planDecision(pending, { kind: "approve", amountMinor: 15_000 })).toMatchObject({ ok: true });
+    expect(planDecision(pending, { kind: "approve", amountMinor: 1 })).toMatchObject({ ok: true });
+  });
+
   it("a withdrawal's amount cannot be changed; rejecting keeps the amount; blank notes are no note", () => {
     expect(planDecision({ ...pending, type: "withdrawal" }, { kind: "approve", amountMinor: 1 })).toEqual({
       ok: false,

@@ -1,11 +1,12 @@
 import type { T } from "./i18n";
-import { amountInput, isAmountInput, money, money2 } from "./ui";
+import { amountInput, isAdmin, isAmountInput, money, money2, type Role } from "./ui";
 
 /** The server's refusal of a decision in the console's language (its texts are English, for the API). */
 export function refusalIn(message: string | undefined, t: T): string {
   const decided = /^transaction is not pending \(status: (approved|rejected)\)/.exec(message ?? "");
   if (decided) return t("decidedAlready").replace("{status}", t(decided[1] as "approved").toLowerCase());
   if (message?.startsWith("amount must be a decimal amount")) return t("badDecisionAmount");
+  if (message?.startsWith("approving more than the amount asked for")) return t("aboveAskedNeedsAdmin");
   return message ?? "";
 }
 
@@ -19,10 +20,22 @@ export function typedApproval(
   tx: { id: number; amount: string },
   typed: string | undefined,
   t: T,
+  /** Only an admin may approve more than was asked for (the server refuses it from others too). */
+  role: Role,
 ): { ok: false; message: string } | { ok: true; amount?: string; change?: string } {
   const amount = amountInput(typed);
   if (!amount) return { ok: true };
   if (!isAmountInput(typed)) return { ok: false, message: `#${tx.id}: ${t("badDecisionAmount")}` };
-  if (Number(amount) === Number(tx.amount)) return { ok: true, amount };
+  const typedMinor = minorOf(amount);
+  const askedMinor = minorOf(tx.amount);
+  if (typedMinor === askedMinor) return { ok: true, amount };
+  if (typedMinor > askedMinor && !isAdmin(role))
+    return { ok: false, message: `#${tx.id} (${money(tx.amount)} TL): ${t("aboveAskedNeedsAdmin")}` };
   return { ok: true, amount, change: `#${tx.id}: ${money(tx.amount)} TL → ${money2(amount)} TL` };
+}
+
+/** "1250.5" as 125050: amounts compared in whole kuruş, never as floating point. */
+function minorOf(amount: string): number {
+  const [whole = "0", cents = ""] = amount.split(".");
+  return Number(whole) * 100 + Number(cents.padEnd(2, "0").slice(0, 2));
 }

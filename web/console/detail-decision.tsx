@@ -18,7 +18,7 @@ export interface Decidable {
  * row leaving a list here to take back, so the question comes before, not an undo after.
  */
 export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) {
-  const { t, notify } = useShell();
+  const { t, notify, me } = useShell();
   const { tx } = props;
   const [amount, setAmount] = useState("");
   const [note, setNote] = useState("");
@@ -28,7 +28,7 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
     const body: Record<string, string> = {};
     let question: string;
     if (kind === "approve") {
-      const typed = typedApproval(tx, amount, t);
+      const typed = typedApproval(tx, amount, t, me.role);
       if (!typed.ok) return notify(typed.message, true);
       if (typed.change && typed.amount) {
         body.amount = typed.amount;

@@ -66,6 +66,8 @@ const tr = {
   goneElsewhere: "başka biri karar verdi ya da süresi doldu; listede değil. Seçim kaldırıldı.",
   decidedAlready: "bu işleme zaten karar verilmiş (durum: {status}).",
   badDecisionAmount: "tutar geçersiz: sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50).",
+  aboveAskedNeedsAdmin:
+    "talep edilenden yüksek bir tutarla onay için yönetici gerekir; talep edilen tutar ya da daha azı onaylanabilir",
   badAmount: "Sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50) ya da boş bırakın.",
   selectFirst: "Önce j/k ile ya da tıklayarak bir satır seçin.",
   confirmAmount: "Onaylanan tutar talep edilenden farklı. Bu tutarla onaylansın mı?",
@@ -308,6 +310,8 @@ const en: Record<Key, string> = {
   goneElsewhere: "decided by someone else or expired; no longer listed. Nothing is selected.",
   decidedAlready: "transaction is not pending (status: {status}); it was decided already",
   badDecisionAmount: "amount must be a decimal amount greater than 0 with at most 2 decimals",
+  aboveAskedNeedsAdmin:
+    "approving more than the amount asked for needs an admin; the amount asked for or less can be approved",
   badAmount: "Enter an amount greater than 0 with at most 2 decimals (e.g. 1250.50), or leave it empty.",
   selectFirst: "Select a row first, with j/k or a click.",
   confirmAmount: "The approved amount differs from the amount asked for. Approve with this amount?",

@@ -171,7 +171,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (deciding.current) return;
     const body: Record<string, string> = {};
     if (kind === "approve") {
-      const typed = typedApproval(row, amounts[row.id], t);
+      const typed = typedApproval(row, amounts[row.id], t, me.role);
       if (!typed.ok) return notify(typed.message, true);
       if (typed.change && !confirm(`${typed.change}\n${t("confirmAmount")}`)) return;
       if (typed.amount) body.amount = typed.amount;

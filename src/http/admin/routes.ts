@@ -71,7 +71,11 @@ export function registerAdminRoutes(
       const { actor, note, amount } = input.value;
       return answer(
         reply,
-        await backoffice.decide(p.value.id, { kind: "approve", note, amountMinor: amount }, claimedBy(actor)),
+        await backoffice.decide(
+          p.value.id,
+          { kind: "approve", note, amountMinor: amount, mayExceedAsked: true },
+          claimedBy(actor),
+        ),
       );
     });
     admin.post("/admin/v1/transactions/:id/reject", async (request, reply) => {

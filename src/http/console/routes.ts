@@ -388,7 +388,14 @@ export function registerConsoleRoutes(
         }
         const outcome = await backoffice.decide(
           id,
-          kind === "approve" ? { kind, note: input.data.note, amountMinor } : { kind, note: input.data.note },
+          kind === "approve"
+            ? {
+                kind,
+                note: input.data.note,
+                amountMinor,
+                mayExceedAsked: who.operator.role === "admin",
+              }
+            : { kind, note: input.data.note },
           `operator:${who.operator.email}`,
         );
         return outcome.ok
