@@ -312,7 +312,8 @@ export function createConsoleService(deps: {
     async session(
       token: string,
     ): Promise<
-      { operator: ConsoleOperator; csrf: string; ref: SessionRef; lastActiveAt: number } | undefined
+      | { operator: ConsoleOperator; csrf: string; ref: SessionRef; lastActiveAt: number; expiresAt: number }
+      | undefined
     > {
       const now = deps.now();
       const found = await repos.operators.session(tokenHashOf(token), now, idle.activeAfter(now));
@@ -322,16 +323,21 @@ export function createConsoleService(deps: {
         csrf: found.csrfToken,
         ref: { token, deviceHash: found.deviceHash },
         lastActiveAt: found.lastActiveAt,
+        expiresAt: found.expiresAt,
       };
     },
 
     /**
      * A request of `session` passed its checks: `active` when it was the operator's doing (idle.ts),
      * then recorded as activity (at most once a minute). Answers the milliseconds left before the
-     * session ends for want of activity.
+     * session ends for want of activity, and before it ends in any case (its 12 hours).
      */
-    activity(session: { ref: SessionRef; lastActiveAt: number }, active: boolean): Promise<number> {
-      return idle.seen(tokenHashOf(session.ref.token), session.lastActiveAt, active);
+    async activity(
+      session: { ref: SessionRef; lastActiveAt: number; expiresAt: number },
+      active: boolean,
+    ): Promise<{ idleLeftMs: number; endsInMs: number }> {
+      const idleLeftMs = await idle.seen(tokenHashOf(session.ref.token), session.lastActiveAt, active);
+      return { idleLeftMs, endsInMs: Math.max(0, session.expiresAt - deps.now()) };
     },
 
     /** Forgets sessions that ended, by their 12 hours or for want of activity. */

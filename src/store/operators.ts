@@ -78,7 +78,15 @@ export interface OperatorRepository {
     now: number,
     activeAfter: number,
   ): Promise<
-    { operator: OperatorRow; csrfToken: string; deviceHash: string | null; lastActiveAt: number } | undefined
+    | {
+        operator: OperatorRow;
+        csrfToken: string;
+        deviceHash: string | null;
+        lastActiveAt: number;
+        /** When the session ends whatever the operator does (12 hours from sign-in). */
+        expiresAt: number;
+      }
+    | undefined
   >;
   /**
    * Records the operator's activity at `now` if the last record is from `writtenBefore` or earlier
@@ -201,6 +209,7 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .select([
           "operator_sessions.csrf_token",
           "operator_sessions.device_hash",
+          "operator_sessions.expires_at as session_expires_at",
           lastActive.as("last_active_at"),
         ])
         .where("operator_sessions.token_hash", "=", tokenHash)
@@ -209,8 +218,14 @@ export function createOperatorRepository(db: Kysely<Database>, dialect: Dialect)
         .where("operators.active", "=", 1)
         .executeTakeFirst();
       if (!row) return undefined;
-      const { csrf_token, device_hash, last_active_at, ...operator } = row;
-      return { operator, csrfToken: csrf_token, deviceHash: device_hash, lastActiveAt: last_active_at };
+      const { csrf_token, device_hash, last_active_at, session_expires_at, ...operator } = row;
+      return {
+        operator,
+        csrfToken: csrf_token,
+        deviceHash: device_hash,
+        lastActiveAt: last_active_at,
+        expiresAt: session_expires_at,
+      };
     },
     async recordActivity(tokenHash, now, writtenBefore, activeAfter) {
       const written = await db

@@ -44,6 +44,8 @@ describe.each(STORES)("console sessions end when their operator is idle (%s)", (
     expect(created.status).toBe(201);
     const s = await consoleLogin(server, email, "idle-password-123");
     expect(s.res.status).toBe(200);
+    // The sign-in's answer tells the page its session's 12 hours too.
+    expect(s.res.headers["x-session-ends-in"]).toBe(String(12 * 3600));
     return { cookie: s.cookie, csrf: s.csrf, settings: s.res.json };
   }
   /** A read the page makes by itself (a refresh, a poll). */
@@ -150,11 +152,15 @@ describe.each(STORES)("console sessions end when their operator is idle (%s)", (
     expect(await secondsLeft(s)).toBe(IDLE_MS / 1000 - 30);
   });
 
-  it("the 12 hours from sign-in stay, however active the operator", async () => {
+  it("the 12 hours from sign-in stay, however active the operator, and every answer says how long is left", async () => {
     const s = await signIn();
+    const endsIn = async () => Number((await operatorRead(s, "/ops/api/me")).headers["x-session-ends-in"]);
+    expect(await endsIn()).toBe(12 * 3600);
     for (let at = 4 * MINUTE; at < 12 * 60 * MINUTE; at += 4 * MINUTE) {
       advance(4 * MINUTE);
-      expect((await operatorRead(s, "/ops/api/me")).status).toBe(200);
+      const res = await operatorRead(s, "/ops/api/me");
+      expect(res.status).toBe(200);
+      expect(res.headers["x-session-ends-in"]).toBe(String(12 * 3600 - at / 1000));
     }
     advance(4 * MINUTE);
     expect((await operatorRead(s, "/ops/api/me")).status).toBe(401);

@@ -41,36 +41,10 @@ describe("operator console: signed out after minutes without activity", { retry:
     expect(pageErrors).toEqual([]);
   });
 
-  /** `prepare`: what the page needs before it loads (a route in front of the server). */
-  async function signIn(prepare?: (page: Page) => Promise<unknown>): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await prepare?.(page);
-    countRequests(page);
-    await page.clock.install();
-    await page.goto(`${server.url}/ops`);
-    await page.fill("#email", "operator@ops.example");
-    await page.fill("#password", "operator-password-123");
-    await page.click('#login button[type="submit"]');
-    await expect.poll(() => page.locator("#queue").isVisible(), SLOW).toBe(true);
-    return page;
-  }
-  /**
-   * Time passes for the page and the server alike, once the page's requests under way have been
-   * answered: one the server took after its clock moved would be judged at the later time (a
-   * marked read then counts as activity minutes after the input that caused it).
-   */
-  async function pass(page: Page, ms: number) {
-    await expect.poll(() => requestsUnderWay(page), SLOW).toBe(0);
-    server.clock.advance(ms);
-    await page.clock.fastForward(ms);
-  }
+  const signIn = (prepare?: (page: Page) => Promise<unknown>) =>
+    signedInPage(browser, server, pageErrors, prepare);
+  const pass = (page: Page, ms: number) => passTime(server, page, ms);
   const warning = (page: Page) => page.locator("#idle-warning");
-  /** The session cookie the page holds, to ask the server about it directly. */
-  const cookieOf = async (page: Page) => {
-    const c = (await page.context().cookies()).find((k) => k.name === "payintake_ops");
-    return c ? `${c.name}=${c.value}` : "";
-  };
 
   it("warns a minute before; staying signed in counts; at the end it signs out and says why", async () => {
     const page = await signIn();
@@ -181,6 +155,110 @@ describe("operator console: signed out after minutes without activity", { retry:
 });
 
 const underWay = new WeakMap<Page, Set<unknown>>();
+
+/**
+ * The session's hard end, 12 hours from sign-in, which no activity moves: announced ten minutes
+ * before, then the page signs out itself (held decisions first) and says why. The idle timeout is
+ * set to its longest (12 hours) and kept from running out by one click half-way.
+ */
+describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+  const HOUR = 60 * MINUTE;
+
+  beforeAll(async () => {
+    server = await startTestServer(STORES[0] ?? "sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_CONSOLE_IDLE_MINUTES: "720",
+    });
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "operator@ops.example",
+      role: "operator",
+      password: "operator-password-123",
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("says ten minutes before when the session ends; at the end it signs out and says why", async () => {
+    const page = await signedInPage(browser, server, pageErrors);
+    const cookie = await cookieOf(page);
+    const limitWarning = page.locator("#limit-warning");
+    await passTime(server, page, 6 * HOUR);
+    // The operator's click: the idle timeout starts again, the 12 hours do not.
+    await page.click(`#nav a[data-tab="withdrawals"]`);
+    await expect.poll(() => page.locator("#queue").isVisible(), SLOW).toBe(true);
+    await passTime(server, page, 5 * HOUR + 45 * MINUTE);
+    expect(await limitWarning.count()).toBe(0);
+
+    // 9 minutes before the server's end.
+    await passTime(server, page, 6 * MINUTE);
+    await expect.poll(() => limitWarning.isVisible(), SLOW).toBe(true);
+    expect(await limitWarning.locator("p").textContent()).toMatch(
+      /^Oturumunuz şu saatte kapanacak: \d\d:\d\d\. Bir oturum en çok 12 saat sürer; elinizdeki işi bitirip yeniden giriş yapın\.$/,
+    );
+    // No "stay signed in" for it: nothing moves the 12 hours.
+    expect(await page.locator("#idle-warning").count()).toBe(0);
+    // Every answer says how long the session has (here about 9 minutes; a second or two went by).
+    const endsIn = Number(
+      (await consoleCall(server, "GET", "/ops/api/me", { cookie })).headers["x-session-ends-in"],
+    );
+    expect(endsIn).toBeGreaterThan(530);
+    expect(endsIn).toBeLessThanOrEqual(540);
+
+    // Past the page's sign-out, 10 s before the server's end: the page ends the session itself.
+    await passTime(server, page, 8 * MINUTE + 50_000);
+    await expect.poll(() => page.locator("#login-limit").isVisible(), SLOW).toBe(true);
+    expect(await page.locator("#login-limit").textContent()).toBe(
+      "Oturumunuz 12 saatlik süresini doldurdu. Devam etmek için yeniden giriş yapın.",
+    );
+    expect(await limitWarning.count()).toBe(0);
+    expect((await consoleCall(server, "GET", "/ops/api/me", { cookie })).status).toBe(401);
+    await page.context().close();
+  });
+});
+
+/** The session cookie the page holds, to ask the server about it directly. */
+async function cookieOf(page: Page) {
+  const c = (await page.context().cookies()).find((k) => k.name === "payintake_ops");
+  return c ? `${c.name}=${c.value}` : "";
+}
+
+/** `prepare`: what the page needs before it loads (a route in front of the server). */
+async function signedInPage(
+  browser: Browser,
+  server: TestServer,
+  pageErrors: string[],
+  prepare?: (page: Page) => Promise<unknown>,
+): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  await prepare?.(page);
+  countRequests(page);
+  await page.clock.install();
+  await page.goto(`${server.url}/ops`);
+  await page.fill("#email", "operator@ops.example");
+  await page.fill("#password", "operator-password-123");
+  await page.click('#login button[type="submit"]');
+  await expect.poll(() => page.locator("#queue").isVisible(), SLOW).toBe(true);
+  return page;
+}
+/**
+ * Time passes for the page and the server alike, once the page's requests under way have been
+ * answered: one the server took after its clock moved would be judged at the later time (a
+ * marked read then counts as activity minutes after the input that caused it).
+ */
+async function passTime(server: TestServer, page: Page, ms: number) {
+  await expect.poll(() => requestsUnderWay(page), SLOW).toBe(0);
+  server.clock.advance(ms);
+  await page.clock.fastForward(ms);
+}
+
 /** Keeps count of the page's console API requests not yet answered (the live stream never is). */
 function countRequests(page: Page) {
   const open = new Set<unknown>();

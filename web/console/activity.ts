@@ -16,6 +16,7 @@
 /** As src/http/console/activity.ts names them (the page is bundled apart from the server). */
 export const OPERATOR_ACTIVE_HEADER = "x-operator-active";
 export const IDLE_LEFT_HEADER = "x-session-idle-left";
+export const ENDS_IN_HEADER = "x-session-ends-in";
 const ACTIVE_WINDOW_MS = 10_000;
 const INPUT_EVENTS = ["keydown", "pointerdown", "input", "wheel"] as const;
 
@@ -26,6 +27,8 @@ let idleMs = 0;
 let endsAt = Number.POSITIVE_INFINITY;
 /** When the server last said so. */
 let heardAt = Number.NEGATIVE_INFINITY;
+/** Date.now() at which the session ends whatever the operator does (12 hours from sign-in). */
+let limitAt = Number.POSITIVE_INFINITY;
 
 /** Whether a request sent now is the operator's doing. */
 export const operatorActive = () => Date.now() - lastInput < ACTIVE_WINDOW_MS;
@@ -62,6 +65,16 @@ export function heardIdleLeft(seconds: string | null, sentAt = Date.now()) {
 export function answeredActivity(sentAt: number) {
   if (idleMs > 0) endsAt = Math.max(endsAt, sentAt + idleMs - 60_000);
 }
+/** What an answer said of the session's hard end (its X-Session-Ends-In), as `heardIdleLeft`. */
+export function heardEndsIn(seconds: string | null, sentAt = Date.now()) {
+  if (seconds === null || !/^\d+$/.test(seconds)) return;
+  limitAt = sentAt + Number(seconds) * 1000;
+}
+export const limit = {
+  /** Date.now() at the hard end; Infinity while unknown. */
+  at: () => limitAt,
+  left: () => limitAt - Date.now(),
+};
 export const idle = {
   minutes: () => idleMs / 60_000,
   /** Milliseconds left before the server ends the session. */

@@ -1,5 +1,7 @@
 import {
   answeredActivity,
+  ENDS_IN_HEADER,
+  heardEndsIn,
   heardIdleLeft,
   IDLE_LEFT_HEADER,
   markedSent,
@@ -56,6 +58,7 @@ export async function api<T = unknown>(
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  heardEndsIn(res.headers.get(ENDS_IN_HEADER), sentAt);
   const idleLeft = res.headers.get(IDLE_LEFT_HEADER);
   if (idleLeft !== null) heardIdleLeft(idleLeft, sentAt);
   else if (res.ok && (active || method !== "GET")) answeredActivity(sentAt);

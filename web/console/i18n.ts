@@ -75,6 +75,10 @@ const tr = {
   confirmApprove: "Bu işlem onaylansın mı?",
   confirmRejectDetail: "Bu işlem reddedilsin mi?",
   sessionExpired: "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
+  limitWarning:
+    "Oturumunuz şu saatte kapanacak: {time}. Bir oturum en çok 12 saat sürer; elinizdeki işi bitirip yeniden giriş yapın.",
+  signInAgain: "Şimdi yeniden giriş yap",
+  limitSignedOut: "Oturumunuz 12 saatlik süresini doldurdu. Devam etmek için yeniden giriş yapın.",
   idleSignedOut:
     "{n} dakika işlem yapılmadığı için oturumunuz kapatıldı. Devam etmek için yeniden giriş yapın.",
   idleWarning:
@@ -319,6 +323,10 @@ const en: Record<Key, string> = {
   confirmApprove: "Approve this transaction?",
   confirmRejectDetail: "Reject this transaction?",
   sessionExpired: "Your session ended; sign in again. Your last action was not saved.",
+  limitWarning:
+    "Your session ends at {time}. A session lasts at most 12 hours; finish what you are doing and sign in again.",
+  signInAgain: "Sign in again now",
+  limitSignedOut: "Your session reached its 12-hour limit. Sign in again to go on.",
   idleSignedOut: "You were signed out after {n} minutes without activity. Sign in again to go on.",
   idleWarning:
     "You have not done anything for a while: for security, you will be signed out in about a minute.",

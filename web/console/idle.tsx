@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { idle, operatorActive, sinceMarked, watchInput } from "./activity";
+import { idle, limit, operatorActive, sinceMarked, watchInput } from "./activity";
 import { api } from "./api";
-import type { T } from "./i18n";
+import type { Lang, T } from "./i18n";
 
 /** The warning shows this long before the page signs out. */
 const WARN_MS = 60_000;
@@ -17,10 +17,14 @@ const FRESH_WARNING_MS = 15_000;
 const FRESH_SIGN_OUT_MS = 2_000;
 /** An ask unanswered this long is no answer: the page goes by its own reckoning. */
 const ASK_GIVE_UP_MS = 10_000;
+/** The session's hard end (12 hours from sign-in) is announced this long before. */
+const LIMIT_WARN_MS = 10 * 60_000;
 
 /** Whether the session's idle time is up by the page's reckoning (a 401 now is that, not expiry). */
 export const idleTimeUp = () => idle.left() <= SIGN_OUT_EARLY_MS;
 const toSignOut = () => idle.left() - SIGN_OUT_EARLY_MS;
+/** Whether the session's 12 hours are up by the page's reckoning (a 401 now is that). */
+export const limitTimeUp = () => limit.left() <= SIGN_OUT_EARLY_MS;
 
 /**
  * The idle sign-out, while an operator is signed in (activity.ts says what counts). Input that
@@ -33,8 +37,10 @@ const toSignOut = () => idle.left() - SIGN_OUT_EARLY_MS;
  * server does not answer. The check runs every second on Date.now(), so a computer that slept past
  * the end wakes up to the sign-in screen.
  */
-export function useIdleSignOut(signedIn: boolean, signOut: () => void) {
+export function useIdleSignOut(signedIn: boolean, signOut: (why: "idle" | "limit") => void) {
   const [warnSeconds, setWarnSeconds] = useState<number | null>(null);
+  /** When the session's 12 hours end, from ten minutes before; null: not yet. */
+  const [limitAt, setLimitAt] = useState<number | null>(null);
   /** Date.now() when the ask under way was sent; null: none. */
   const asking = useRef<number | null>(null);
   /** When the last ask was sent: one per freshness window at most, whatever came of it. */
@@ -60,8 +66,16 @@ export function useIdleSignOut(signedIn: boolean, signOut: () => void) {
         if (asking.current === sent) asking.current = null;
       });
   };
+  /**
+   * The nearer of the two ends: for want of activity, and the 12 hours, which nothing moves (no
+   * "stay signed in" for it, only a notice ten minutes before). Either way the page signs out
+   * itself, so that the held decisions go first, and asks the server first whether it still stands.
+   */
   function check() {
-    const until = toSignOut();
+    const idleUntil = toSignOut();
+    const limitUntil = limit.left() - SIGN_OUT_EARLY_MS;
+    setLimitAt(limitUntil <= LIMIT_WARN_MS ? limit.at() : null);
+    const until = Math.min(idleUntil, limitUntil);
     if (until > WARN_MS) return setWarnSeconds(null);
     const fresh = until > 0 ? FRESH_WARNING_MS : FRESH_SIGN_OUT_MS;
     if (idle.sinceHeard() > fresh) {
@@ -70,13 +84,16 @@ export function useIdleSignOut(signedIn: boolean, signOut: () => void) {
       if (asking.current !== null && Date.now() - asking.current < ASK_GIVE_UP_MS) return;
       // Asked, and no word came (no answer, or one without the time left): by the page's reckoning.
     }
-    if (until > 0) return setWarnSeconds(Math.ceil(until / 1000));
+    if (until > 0) return setWarnSeconds(idleUntil <= limitUntil ? Math.ceil(until / 1000) : null);
     setWarnSeconds(null);
-    latestSignOut.current();
+    latestSignOut.current(idleUntil <= limitUntil ? "idle" : "limit");
   }
 
   useEffect(() => {
-    if (!signedIn) return setWarnSeconds(null);
+    if (!signedIn) {
+      setLimitAt(null);
+      return setWarnSeconds(null);
+    }
     let pending: ReturnType<typeof setTimeout> | undefined;
     const stopWatching = watchInput(() => {
       // A moment later: the request the input itself caused goes first, marked, and says it.
@@ -95,7 +112,23 @@ export function useIdleSignOut(signedIn: boolean, signOut: () => void) {
   }, [signedIn]);
 
   // Sent even while a check's ask is under way: the operator's answer to the warning.
-  return { warnSeconds, stay: () => ask(true, true) };
+  return { warnSeconds, limitAt, stay: () => ask(true, true) };
+}
+
+/** Ten minutes before the session's 12 hours end: when, and a way to start a new one now. */
+export function LimitWarning(props: { t: T; lang: Lang; at: number; signInAgain(): void }) {
+  const time = new Date(props.at).toLocaleTimeString(props.lang === "en" ? "en-GB" : "tr-TR", {
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+  return (
+    <div id="limit-warning" class="idle-warning">
+      <p role="status">{props.t("limitWarning").replace("{time}", time)}</p>
+      <button type="button" id="sign-in-again" onClick={props.signInAgain}>
+        {props.t("signInAgain")}
+      </button>
+    </div>
+  );
 }
 
 /** The warning a minute before an idle sign-out, with its button to stay signed in. */

@@ -7,7 +7,7 @@ import { Summary } from "./dashboard";
 import { Firms } from "./firms";
 import { sendHeldNow, type Unsent, useUnsent } from "./held";
 import { type Lang, translator } from "./i18n";
-import { IdleWarning, idleTimeUp, useIdleSignOut } from "./idle";
+import { IdleWarning, idleTimeUp, LimitWarning, limitTimeUp, useIdleSignOut } from "./idle";
 import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
@@ -43,10 +43,10 @@ function App() {
   /** How long a decision is held before it is sent, so that it can be taken back (held.ts). */
   const [undoMs, setUndoMs] = useState(0);
   /**
-   * The session ended under the operator (expired, or switched off), or for want of activity
-   * (idle.tsx): the sign-in form says which.
+   * The session ended under the operator (expired, or switched off), for want of activity, or at
+   * the end of its 12 hours (idle.tsx): the sign-in form says which.
    */
-  const [ended, setEnded] = useState<"expired" | "idle" | null>(null);
+  const [ended, setEnded] = useState<Ended>(null);
   const [notice, setNotice] = useState({ text: "", bad: false });
   /**
    * Recovery codes just made, shown above the screen until dismissed or another screen is opened
@@ -71,7 +71,7 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setMe((was) => {
-        if (was) setEnded(idleTimeUp() ? "idle" : "expired");
+        if (was) setEnded(limitTimeUp() ? "limit" : idleTimeUp() ? "idle" : "expired");
         return null;
       });
     });
@@ -86,24 +86,24 @@ function App() {
   }, []);
 
   const signingOut = useRef(false);
-  /** Asked for, or for want of activity (idle.tsx). */
-  async function signOut(why: "asked" | "idle") {
+  /** Asked for, for want of activity, or at the end of the session's 12 hours (idle.tsx). */
+  async function signOut(why: "asked" | "idle" | "limit") {
     if (signingOut.current) return;
     signingOut.current = true;
     try {
       // Decisions the queue still holds go first, while the session can send them.
       await sendHeldNow();
       const out = api("POST", "/logout");
-      // Out of reach, the server ends an idle session by itself: the page must not stay open.
-      await (why === "idle" ? out.catch(() => {}) : out);
+      // Out of reach, the server ends the session by itself: the page must not stay open.
+      await (why === "asked" ? out : out.catch(() => {}));
       setCsrf(null);
-      setEnded(why === "idle" ? "idle" : null);
+      setEnded(why === "asked" ? null : why);
       setMe(null);
     } finally {
       signingOut.current = false;
     }
   }
-  const idleWatch = useIdleSignOut(!!me, () => void signOut("idle"));
+  const idleWatch = useIdleSignOut(!!me, (why) => void signOut(why));
   useEffect(() => setNotice({ text: "", bad: false }), [path]);
   useEffect(() => setFreshCodes(null), [path]);
 
@@ -189,6 +189,9 @@ function App() {
         {me && idleWatch.warnSeconds !== null && (
           <IdleWarning t={t} seconds={idleWatch.warnSeconds} stay={idleWatch.stay} />
         )}
+        {me && idleWatch.limitAt !== null && (
+          <LimitWarning t={t} lang={lang} at={idleWatch.limitAt} signInAgain={() => void signOut("asked")} />
+        )}
         {me === null && (
           <Login
             t={t}
@@ -254,6 +257,8 @@ const unsentText = (list: Unsent[], t: Shell["t"]) =>
     list.map((u) => `#${u.id} (${t(u.kind === "approve" ? "unsentApprove" : "unsentReject")})`).join(", "),
   );
 
+type Ended = "expired" | "idle" | "limit" | null;
+
 const undoMsOf = (s: SignedIn) => Math.max(0, Math.min(30, s.decision_undo_seconds ?? 0)) * 1000;
 
 function Login({
@@ -264,7 +269,7 @@ function Login({
 }: {
   t: Shell["t"];
   signedIn(o: Operator, settings: SignedIn): void;
-  ended: "expired" | "idle" | null;
+  ended: Ended;
   unsent: Unsent[];
 }) {
   const [error, setError] = useState("");
@@ -301,6 +306,11 @@ function Login({
       {ended === "expired" && (
         <p id="login-expired" class="error" role="alert">
           {t("sessionExpired")}
+        </p>
+      )}
+      {ended === "limit" && (
+        <p id="login-limit" class="error" role="alert">
+          {t("limitSignedOut")}
         </p>
       )}
       {ended === "idle" && (

@@ -12,19 +12,22 @@ import type { ConsoleService } from "../../console/service.js";
 export const OPERATOR_ACTIVE_HEADER = "x-operator-active";
 /** On every answer of a live session: whole seconds left before it ends for want of activity. */
 export const IDLE_LEFT_HEADER = "x-session-idle-left";
+/** And whole seconds before it ends whatever the operator does (12 hours from sign-in). */
+export const ENDS_IN_HEADER = "x-session-ends-in";
 
 export function isOperatorActivity(request: FastifyRequest): boolean {
   const read = request.method === "GET" || request.method === "HEAD";
   return !read || request.headers[OPERATOR_ACTIVE_HEADER] === "1";
 }
 
-/** Records the request's activity, if it is the operator's, and tells the page the time left. */
+/** Records the request's activity, if it is the operator's, and tells the page the times left. */
 export async function noteActivity(
   consoleService: ConsoleService,
   request: FastifyRequest,
   reply: FastifyReply,
   session: Parameters<ConsoleService["activity"]>[0],
 ): Promise<void> {
-  const leftMs = await consoleService.activity(session, isOperatorActivity(request));
-  reply.header(IDLE_LEFT_HEADER, String(Math.floor(leftMs / 1000)));
+  const { idleLeftMs, endsInMs } = await consoleService.activity(session, isOperatorActivity(request));
+  reply.header(IDLE_LEFT_HEADER, String(Math.floor(idleLeftMs / 1000)));
+  reply.header(ENDS_IN_HEADER, String(Math.floor(endsInMs / 1000)));
 }

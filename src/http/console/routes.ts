@@ -25,7 +25,7 @@ import {
   recordIdOf,
 } from "../management/schemas.js";
 import { parseJsonBody } from "../merchant/common.js";
-import { noteActivity } from "./activity.js";
+import { ENDS_IN_HEADER, noteActivity } from "./activity.js";
 import {
   createLiveStreams,
   LIVE_STREAMS_PER_INSTANCE,
@@ -202,6 +202,8 @@ export function registerConsoleRoutes(
           : sendError(reply, 401, "Wrong email or password");
       }
       setCookie(request, reply, result.token, SESSION_TTL_S);
+      // A new session has all of its 12 hours (the idle time the page takes from the settings).
+      reply.header(ENDS_IN_HEADER, String(SESSION_TTL_S));
       setDeviceCookie(request, reply, result.device_cookie);
       return sendJson(reply, 200, {
         operator: result.operator,
