@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { toFirm } from "../auth/firm-directory.js";
+import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Firm } from "../domain/firm.js";
 import { createDeposit, type IntakePorts } from "../domain/intake.js";
@@ -131,12 +132,13 @@ export function createHostedSessions(deps: HostedDeps) {
     /** Opens a session; the answer carries the token once, only its hash is kept. */
     async open(firm: Firm, req: DepositRequest, callbackUrl: string): Promise<{ token: string }> {
       const token = newToken();
+      const tokenHash = hashOf(token);
       const now = deps.now();
       await repos.sessions.create({
-        token_hash: hashOf(token),
+        token_hash: tokenHash,
         firm_id: firm.id,
         reference: req.reference,
-        request_sealed: box.seal(JSON.stringify(req)),
+        request_sealed: box.seal(JSON.stringify(req), sealContext.hostedRequest(tokenHash)),
         callback_url: callbackUrl,
         return_url: req.returnUrl,
         expires_at: now + SESSION_TTL_MS,
@@ -165,7 +167,11 @@ export function createHostedSessions(deps: HostedDeps) {
       const current = await stateOf(session, row);
       if (current.status !== "open") return { ok: true, state: current };
       const firm = toFirm(row, box);
-      const req = JSON.parse(box.open(session.request_sealed)) as DepositRequest;
+      // Throws (a 500 for this submission, logged) when it does not open: copied from another
+      // page's row or altered in the database; no other page's payer details are ever used.
+      const req = JSON.parse(
+        box.open(session.request_sealed, sealContext.hostedRequest(session.token_hash)),
+      ) as DepositRequest;
       const outcome = await createDeposit(
         deps.intake,
         firm,
