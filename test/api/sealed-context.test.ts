@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, storeEnv, type TestServer } from "../support/harness.js";
 import { sealV1 } from "../support/legacy-seal.js";
@@ -18,8 +19,8 @@ import { withStore } from "../support/stored.js";
  * (docs/adr/0009-sealed-value-context.md): firm A's secret, which A knows, into firm B's row, to
  * sign as B; one transaction's national id into another's; one operator's authenticator secret into
  * another's. None of them opens in its new row: B's requests get the contract's 401, the detail
- * shows no full national id, the code is wrong; no 500, and nobody else's value is shown. Values
- * written by versions before contexts (v1) still open.
+ * shows no full national id, the code is wrong, the channel is not routed to; no 500, and nobody
+ * else's value is shown. Values written by versions before contexts (v1) still open.
  */
 const DEPOSITS = "/paymentapi/v1/deposits";
 const PASSWORD = "a-long-password-1";
@@ -180,5 +181,76 @@ describe.each(STORES)("sealed values moved between rows (%s)", (kind) => {
   it("a firm secret written before contexts (v1) still signs", async () => {
     const res = await send(server, legacy, { path: DEPOSITS, body: depositBody() });
     expect(res.status).toBe(200);
+  });
+});
+
+describe.each(STORES)("a channel secret moved to another channel's row (%s)", (kind) => {
+  let own: Awaited<ReturnType<typeof storeEnv>>;
+  let server: TestServer;
+  const sims: ChannelSim[] = [];
+  const secrets: Record<string, string> = {};
+  const channelIds: Record<string, number> = {};
+
+  const start = () => startTestServer(kind, { ...own.env, LOG_LEVEL: "warn" });
+
+  beforeAll(async () => {
+    own = await storeEnv(kind);
+    server = await start();
+    for (const [code, iban] of [
+      ["CHA", "TR000000000000000000000001"],
+      ["CHB", "TR000000000000000000000002"],
+    ] as const) {
+      const sim = await startChannelSim({ kind: "accept" });
+      sims.push(sim);
+      const made = await server.admin("POST", "/admin/v1/channels", {
+        code,
+        kind: "http",
+        url: sim.url,
+        timeout_ms: 400,
+      });
+      expect(made.status).toBe(201);
+      secrets[code] = made.json.secret as string;
+      channelIds[code] = made.json.id as number;
+      const account = await server.admin("POST", "/admin/v1/accounts", {
+        bank_name: `Bank ${code}`,
+        holder_name: "Holder",
+        iban,
+        channel: code,
+      });
+      expect(account.status).toBe(201);
+    }
+    await server.close();
+    await withStore(own.env, async (store) => {
+      const ofA = await store.db
+        .selectFrom("channels")
+        .select("secret_sealed")
+        .where("id", "=", channelIds.CHA as number)
+        .executeTakeFirstOrThrow();
+      await store.db
+        .updateTable("channels")
+        .set({ secret_sealed: ofA.secret_sealed })
+        .where("id", "=", channelIds.CHB as number)
+        .execute();
+    });
+    server = await start();
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of sims.splice(0)) await s.close();
+    await server?.close();
+    await own?.cleanup();
+  });
+
+  it("is left out of routing: deposits go to the other channel's account, never a 500; logged once", async () => {
+    const firm = await createFirm(server);
+    const [simA, simB] = sims as [ChannelSim, ChannelSim];
+    for (let i = 0; i < 4; i++) {
+      const res = await send(server, firm, { path: DEPOSITS, body: depositBody() });
+      expect(res.status).toBe(200);
+      expect(res.json.assigned_iban).toBe("TR000000000000000000000001");
+    }
+    expect(simB.asks).toHaveLength(0);
+    expect(simA.asks).toHaveLength(4);
+    expect(simA.asks.every((ask) => simA.verify(ask, secrets.CHA as string))).toBe(true);
+    expect(server.logs.filter((l) => l.includes("channel's sealed secret does not open"))).toHaveLength(1);
   });
 });
