@@ -1,4 +1,5 @@
-import type { SecretBox } from "../crypto/secret-box.js";
+import { sealContext } from "../crypto/seal-context.js";
+import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import type { Firm } from "../domain/firm.js";
 import type { FirmRepository, FirmWithProvider } from "../store/firms.js";
 
@@ -10,8 +11,11 @@ import type { FirmRepository, FirmWithProvider } from "../store/firms.js";
  */
 export interface FirmDirectory {
   findByApiKey(apiKey: string): Promise<Firm | undefined>;
-  /** A firm's current secret, for signing its callbacks: cached and evicted like lookups by key. */
-  secretOf(firmId: number): Promise<string | undefined>;
+  /**
+   * A firm's current secret, for signing its callbacks: cached and evicted like lookups by key.
+   * Undefined for no such firm, null when its sealed secret does not open (as Firm.secret).
+   */
+  secretOf(firmId: number): Promise<string | null | undefined>;
   evictAll(): void;
 }
 
@@ -24,13 +28,28 @@ const MAX_ENTRIES = 10_000;
  */
 const MAX_API_KEY_LENGTH = 64;
 
-export function toFirm(row: FirmWithProvider, box: SecretBox): Firm {
+/**
+ * The firm's secret, or null when its sealed value does not open for it: moved from another firm's
+ * row or altered. That firm then fails authentication as a wrong signature does (a 401, the same
+ * for every request), never a 500 on each of them; `unopenable` lets the operators know.
+ */
+function secretOf(
+  row: { id: number; secret_sealed: string },
+  box: SecretBox,
+  unopenable?: (firmId: number) => void,
+) {
+  const secret = openOrUndefined(box, row.secret_sealed, sealContext.firmSecret(row.id));
+  if (secret === undefined) unopenable?.(row.id);
+  return secret ?? null;
+}
+
+export function toFirm(row: FirmWithProvider, box: SecretBox, unopenable?: (firmId: number) => void): Firm {
   const providerUrl =
     row.provider_kind === "platform" || row.provider_kind === "aggregator" ? row.provider_callback_url : null;
   return {
     id: row.id,
     name: row.name,
-    secret: box.open(row.secret_sealed),
+    secret: secretOf(row, box, unopenable),
     active: row.active === 1,
     webhookUrl: row.webhook_url,
     providerCallbackUrl: providerUrl,
@@ -49,9 +68,11 @@ export function createFirmDirectory(
   repo: FirmRepository,
   box: SecretBox,
   now = () => Date.now(),
+  /** A firm's sealed secret did not open (at most once per lookup that reads the database). */
+  unopenable?: (firmId: number) => void,
 ): FirmDirectory {
   const cache = new Map<string, { firm: Firm | undefined; until: number }>();
-  const secrets = new Map<number, { secret: string; until: number }>();
+  const secrets = new Map<number, { secret: string | null; until: number }>();
   /** Bumped by each eviction: a read that started before one is not cached after it. */
   let generation = 0;
   return {
@@ -62,7 +83,7 @@ export function createFirmDirectory(
       const started = generation;
       const row = await repo.get(firmId);
       if (!row) return undefined;
-      const secret = box.open(row.secret_sealed);
+      const secret = secretOf(row, box, unopenable);
       if (started !== generation) return secret;
       if (secrets.size >= MAX_ENTRIES) secrets.clear();
       secrets.set(firmId, { secret, until: t + TTL_MS });
@@ -75,7 +96,7 @@ export function createFirmDirectory(
       if (hit && hit.until > t) return hit.firm;
       const started = generation;
       const row = await repo.findByApiKey(apiKey);
-      const firm = row ? toFirm(row, box) : undefined;
+      const firm = row ? toFirm(row, box, unopenable) : undefined;
       if (started !== generation) return firm;
       // Unknown keys are cached too, so a flood of bad keys costs one read per key per TTL.
       if (cache.size >= MAX_ENTRIES) cache.clear();

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Updateable } from "kysely";
+import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
@@ -192,7 +193,8 @@ export function createManagement(deps: ManagementDeps) {
           name: input.name,
           provider_id: input.provider_id,
           api_key: newApiKey(),
-          secret_sealed: box.seal(secret),
+          // Sealed for the firm's id, which the insert assigns: '' until then, in one transaction.
+          secret_sealed: "",
           webhook_url: input.webhook_url,
           legacy_http: input.legacy_http ? 1 : 0,
           callback_middle_name: input.callback_middle_name ? 1 : 0,
@@ -207,6 +209,7 @@ export function createManagement(deps: ManagementDeps) {
           updated_at: now,
         },
         audit(actor, "firm.create"),
+        (id) => ({ secret_sealed: box.seal(secret, sealContext.firmSecret(id)) }),
       );
       // The only moment besides rotation that the secret leaves the store in clear.
       return { ok: true as const, value: { ...firmView(row), secret_key: secret } };
@@ -259,7 +262,7 @@ export function createManagement(deps: ManagementDeps) {
       const row = await repos.audited.update(
         "firms",
         id,
-        { secret_sealed: box.seal(secret), updated_at: deps.now() },
+        { secret_sealed: box.seal(secret, sealContext.firmSecret(id)), updated_at: deps.now() },
         audit(actor, "firm.rotate_secret"),
       );
       deps.firmsChanged();
@@ -337,12 +340,16 @@ export function createManagement(deps: ManagementDeps) {
         {
           ...input,
           url: input.kind === "http" ? input.url : null,
-          secret_sealed: secret === null ? null : box.seal(secret),
+          // Sealed for the channel's id, which the insert assigns: '' until then, in one transaction.
+          secret_sealed: secret === null ? null : "",
           active: 1,
           created_at: now,
           updated_at: now,
         },
         audit(actor, "channel.create"),
+        secret === null
+          ? undefined
+          : (id) => ({ secret_sealed: box.seal(secret, sealContext.channelSecret(id)) }),
       );
       if (!row) return bad(`channel ${input.code} exists already`);
       deps.accountsChanged();
@@ -383,7 +390,7 @@ export function createManagement(deps: ManagementDeps) {
       const row = await repos.audited.update(
         "channels",
         existing.id,
-        { secret_sealed: box.seal(secret), updated_at: deps.now() },
+        { secret_sealed: box.seal(secret, sealContext.channelSecret(existing.id)), updated_at: deps.now() },
         audit(actor, "channel.rotate_secret"),
       );
       // The account pool carries the channels' secrets: reloaded here and on every instance.

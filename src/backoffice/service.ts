@@ -1,4 +1,5 @@
-import type { SecretBox } from "../crypto/secret-box.js";
+import { sealContext } from "../crypto/seal-context.js";
+import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import { callbackDraft, type Decision, planDecision } from "../domain/decisions.js";
 import { formatMinor } from "../domain/money.js";
 import { startOfIstanbulDay } from "../domain/routing.js";
@@ -141,8 +142,17 @@ export function createBackoffice(deps: BackofficeDeps) {
         ok: true as const,
         value: {
           ...operatorTransactionView(row),
+          // Null when the sealed value does not open for this transaction (moved from another row
+          // or altered in the database): the page shows the masked id, never another's, nor a 500.
           ...(opts.fullNationalId && row.national_id_sealed !== null
-            ? { national_id_full: box.open(row.national_id_sealed) }
+            ? {
+                national_id_full:
+                  openOrUndefined(
+                    box,
+                    row.national_id_sealed,
+                    sealContext.nationalId(row.firm_id, row.reference),
+                  ) ?? null,
+              }
             : {}),
           history: history.map((a) => ({
             actor: a.actor,

@@ -130,10 +130,12 @@ export async function guessFrom(
 export async function takeCode(
   repos: Repositories,
   op: OperatorRow,
-  secret: Buffer,
+  /** Undefined: the sealed secret did not open (second-factor.ts openSecret); no code matches. */
+  secret: Buffer | undefined,
   code: string,
   now: number,
 ): Promise<boolean> {
+  if (secret === undefined) return false;
   const step = matchTotp(secret, code, now);
   return step !== undefined && (await repos.operators.takeTotpStep(op.id, step));
 }
@@ -146,7 +148,7 @@ export async function takeCode(
 export async function takeCodeOrRecovery(
   repos: Repositories,
   op: OperatorRow,
-  secret: Buffer,
+  secret: Buffer | undefined,
   code: string,
   now: number,
 ): Promise<"totp" | "recovery" | undefined> {

@@ -1,5 +1,6 @@
 import { base32, fromBase32, newTotpSecret, otpauthUri } from "../auth/totp.js";
-import type { SecretBox } from "../crypto/secret-box.js";
+import { sealContext } from "../crypto/seal-context.js";
+import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators.js";
 import { sessionDeviceCounter } from "./devices.js";
@@ -7,9 +8,14 @@ import { type Guess, guessFrom, takeCode, takeCodeOrRecovery } from "./guess.js"
 import { replaceRecoveryCodes } from "./recovery-codes.js";
 import { renewSession, type SessionRef } from "./sessions.js";
 
-/** An authenticator secret as kept: base32 text, sealed with the master key. */
-export function openSecret(box: SecretBox, sealed: string): Buffer {
-  return fromBase32(box.open(sealed));
+/**
+ * An authenticator secret as kept: base32 text, sealed with the master key for its operator.
+ * Undefined when it does not open for this operator (copied from another's row or altered): then no
+ * code from an authenticator is right, and a recovery code or an admin's reset is the way back in.
+ */
+export function openSecret(box: SecretBox, sealed: string, operatorId: number): Buffer | undefined {
+  const text = openOrUndefined(box, sealed, sealContext.operatorTotp(operatorId));
+  return text === undefined ? undefined : fromBase32(text);
 }
 
 type Failure = { ok: false; status: 400 | 404 | 409 | 423; message: string };
@@ -60,7 +66,7 @@ export function createSecondFactor(deps: {
     const now = deps.now();
     let taken: "totp" | "recovery" | undefined;
     const second = async () => {
-      const key = openSecret(box, secret);
+      const key = openSecret(box, secret, row.id);
       if (which === "pending") return takeCode(repos, row, key, code, now);
       taken = await takeCodeOrRecovery(repos, row, key, code, now);
       return taken !== undefined;
@@ -111,7 +117,12 @@ export function createSecondFactor(deps: {
     ): Promise<Failure | { ok: true; value: { secret: string; uri: string } }> {
       const secret = newTotpSecret();
       const text = base32(secret);
-      if (!(await repos.operators.setTotpPending(operatorId, box.seal(text))))
+      if (
+        !(await repos.operators.setTotpPending(
+          operatorId,
+          box.seal(text, sealContext.operatorTotp(operatorId)),
+        ))
+      )
         return { ok: false, status: 409, message: ON_ALREADY };
       return { ok: true, value: { secret: text, uri: otpauthUri(secret, email) } };
     },

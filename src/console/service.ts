@@ -265,7 +265,7 @@ export function createConsoleService(deps: {
           ? undefined
           : async () => {
               if (code === undefined || code === "") return "missing" as const;
-              taken = await takeCodeOrRecovery(repos, op, openSecret(deps.box, sealed), code, now);
+              taken = await takeCodeOrRecovery(repos, op, openSecret(deps.box, sealed, op.id), code, now);
               codeWrong = taken === undefined;
               return !codeWrong;
             };

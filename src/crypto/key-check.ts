@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { SecretBox } from "./secret-box.js";
+import { openOrUndefined, type SecretBox } from "./secret-box.js";
 
 /**
  * Tells whether the master key a server was started with is the one the store's secrets are sealed
@@ -39,7 +39,8 @@ export interface KeyCheckPorts {
   recorded(): Promise<string | undefined>;
   /** Records the check unless one is there; returns the one recorded (it may be another instance's). */
   record(check: string): Promise<string>;
-  oldestSealedSecret(): Promise<string | undefined>;
+  /** A value sealed in the store, with the context it is sealed for (crypto/seal-context.ts). */
+  oldestSealedSecret(): Promise<{ sealed: string; context: string } | undefined>;
   /**
    * Called once the key is known to fit and before its check is recorded: a key generated for
    * this start is saved here, so no check is ever recorded for a key that was lost in a crash.
@@ -59,17 +60,9 @@ export async function checkMasterKey(
   // right for the latter because its previous start had to use the key its secrets are sealed
   // with for them to be readable; a secret that this key cannot open shows that it was not (this
   // also refuses a store that was already started with a wrong key before the check existed).
-  const sealed = await ports.oldestSealedSecret();
-  if (sealed !== undefined && !opens(box, sealed)) return "cannot_open";
+  const oldest = await ports.oldestSealedSecret();
+  if (oldest !== undefined && openOrUndefined(box, oldest.sealed, oldest.context) === undefined)
+    return "cannot_open";
   ports.beforeRecording();
   return sameCheck(await ports.record(check), check) ? "recorded" : "other_key";
-}
-
-function opens(box: SecretBox, sealed: string): boolean {
-  try {
-    box.open(sealed);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -23,7 +23,9 @@ export type RotationOutcome =
 
 export interface RotationTransaction {
   masterCheck(): Promise<string | undefined>;
-  resealAll(reseal: (sealed: string, where: string) => string): Promise<Record<string, number>>;
+  resealAll(
+    reseal: (sealed: string, context: string, where: string) => string,
+  ): Promise<Record<string, number>>;
   replaceMasterCheck(check: string, now: number): Promise<void>;
   audit(entry: { actor: string; action: string; at: number }, after: Record<string, unknown>): Promise<void>;
 }
@@ -49,14 +51,17 @@ export async function rotateMasterKey(
 ): Promise<RotationOutcome> {
   const current = createSecretBox(currentKey);
   const next = createSecretBox(newKey);
-  const reseal = (sealed: string, where: string) => {
+  // Opened and sealed again for the same row (crypto/seal-context.ts): a v1 value, written before
+  // contexts, leaves as v2, so after a rotation none is left; a v2 value moved to another row does
+  // not open for this one and stops the rotation, as any value that does not open.
+  const reseal = (sealed: string, context: string, where: string) => {
     let plain: string;
     try {
-      plain = current.open(sealed);
+      plain = current.open(sealed, context);
     } catch {
       throw new UnopenableSecretError(where);
     }
-    return next.seal(plain);
+    return next.seal(plain, context);
   };
   const result = await ports.transaction(async (tx): Promise<RotationOutcome> => {
     const recorded = await tx.masterCheck();

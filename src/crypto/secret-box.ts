@@ -1,15 +1,23 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
 /**
- * Seals secrets at rest (firm secret keys, national ids) with AES-256-GCM under the master key.
- * Format: "v1:" + base64url(iv | tag | ciphertext). The version prefix leaves room for key rotation.
+ * Seals secrets at rest (firm and channel secrets, authenticator secrets, national ids, payment
+ * pages' requests) with AES-256-GCM under the master key.
+ *
+ * Format "v2:" + base64url(iv | tag | ciphertext), sealed with a context (crypto/seal-context.ts:
+ * the value's purpose and row) as GCM additional data: it opens only with that same context, so a
+ * value copied into another row fails as a tampered one does. "v1:" values, written before
+ * contexts (docs/adr/0009-sealed-value-context.md), have none and open with any context; nothing
+ * writes v1 any more, and a master key rotation re-seals them as v2.
  */
 export interface SecretBox {
-  seal(plaintext: string): string;
-  open(sealed: string): string;
+  seal(plaintext: string, context: string): string;
+  /** Throws when the value does not open: altered, sealed for another place, or under another key. */
+  open(sealed: string, context: string): string;
 }
 
 const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const IVS_PER_DRAW = 512;
 
 export function createSecretBox(masterKey: Buffer): SecretBox {
@@ -28,21 +36,44 @@ export function createSecretBox(masterKey: Buffer): SecretBox {
     return iv;
   }
   return {
-    seal(plaintext) {
+    seal(plaintext, context) {
+      // An empty context binds the value to nothing: a bug, never a choice.
+      if (context === "") throw new Error("a sealed value needs a context");
       const iv = freshIv();
       const cipher = createCipheriv("aes-256-gcm", masterKey, iv);
+      cipher.setAAD(Buffer.from(context, "utf8"));
       const head = cipher.update(plaintext, "utf8");
       const tail = cipher.final();
-      return `v1:${Buffer.concat([iv, cipher.getAuthTag(), head, tail]).toString("base64url")}`;
+      return `v2:${Buffer.concat([iv, cipher.getAuthTag(), head, tail]).toString("base64url")}`;
     },
-    open(sealed) {
-      if (!sealed.startsWith("v1:")) throw new Error("unknown sealed-secret format");
+    open(sealed, context) {
+      const v2 = sealed.startsWith("v2:");
+      if (!v2 && !sealed.startsWith("v1:")) throw new Error("unknown sealed-secret format");
       const raw = Buffer.from(sealed.slice(3), "base64url");
-      const decipher = createDecipheriv("aes-256-gcm", masterKey, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+      if (raw.length < IV_BYTES + TAG_BYTES) throw new Error("sealed secret too short");
+      // The tag length fixed: GCM would otherwise check a tag cut to 4 bytes, far easier to forge.
+      const decipher = createDecipheriv("aes-256-gcm", masterKey, raw.subarray(0, IV_BYTES), {
+        authTagLength: TAG_BYTES,
+      });
+      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      if (v2) decipher.setAAD(Buffer.from(context, "utf8"));
+      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+        "utf8",
+      );
     },
   };
+}
+
+/**
+ * `open`, or undefined for a value that does not open: where a value moved or altered in the
+ * database is to be refused like a wrong credential, not answered with a 500 on every request.
+ */
+export function openOrUndefined(box: SecretBox, sealed: string, context: string): string | undefined {
+  try {
+    return box.open(sealed, context);
+  } catch {
+    return undefined;
+  }
 }
 
 export class SealingPausedError extends Error {}
@@ -55,13 +86,13 @@ export class SealingPausedError extends Error {}
  */
 export function sealOnlyWhile(box: SecretBox, allowed: () => boolean): SecretBox {
   return {
-    seal(plaintext) {
+    seal(plaintext, context) {
       if (!allowed())
         throw new SealingPausedError(
           "sealing paused: this instance's serving lock is lost (the database connection broke); it is taken again within seconds",
         );
-      return box.seal(plaintext);
+      return box.seal(plaintext, context);
     },
-    open: (sealed) => box.open(sealed),
+    open: (sealed, context) => box.open(sealed, context),
   };
 }

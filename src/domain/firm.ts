@@ -2,7 +2,11 @@
 export interface Firm {
   id: number;
   name: string;
-  secret: string;
+  /**
+   * Null when the sealed secret does not open for this firm (altered, or copied from another row,
+   * in the database): no signature verifies and no callback is signed until a new one is issued.
+   */
+  secret: string | null;
   active: boolean;
   webhookUrl: string | null;
   /** Central callback URL of the firm's platform or aggregator provider, if it registered one. */

@@ -50,7 +50,8 @@ export interface IntakePorts {
     firmId: number,
     reference: string,
   ): Promise<{ accountId: number | null; amountMinor: number } | undefined>;
-  sealNationalId(value: string): string;
+  /** Sealed for the transaction it goes in: its firm and reference, fixed before its id is known. */
+  sealNationalId(value: string, firmId: number, reference: string): string;
   /** A live firm's transaction now waits for an operator (the consoles' queues show it at once). */
   queued?(type: "deposit" | "withdrawal"): void;
   now(): number;
@@ -149,7 +150,8 @@ function newRecord(
     username: req.username,
     user_id: req.userId,
     national_id_masked: req.nationalId === null ? null : maskNationalId(req.nationalId),
-    national_id_sealed: req.nationalId === null ? null : ports.sealNationalId(req.nationalId),
+    national_id_sealed:
+      req.nationalId === null ? null : ports.sealNationalId(req.nationalId, firm.id, req.reference),
     bank_code: req.bankCode,
     iban: kind.iban,
     iban_valid: kind.iban_valid,

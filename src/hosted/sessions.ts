@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { toFirm } from "../auth/firm-directory.js";
+import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Firm } from "../domain/firm.js";
 import { createDeposit, type IntakePorts } from "../domain/intake.js";
@@ -116,7 +117,7 @@ export function createHostedSessions(deps: HostedDeps) {
       if (!row?.active) return { status: "expired", returnUrl };
       // The limits the deposit will be judged by (intake.ts), so that a payer refused with the
       // limit text can learn them; read with the same row that says the page is open.
-      const earlier = await repos.transactions.pendingDepositOf(session.firm_id, requestOf(session).userId);
+      const earlier = await earlierDepositOf(session);
       return {
         status: "open",
         expiresAt: session.expires_at,
@@ -145,21 +146,42 @@ export function createHostedSessions(deps: HostedDeps) {
     return { status: "assigned", returnUrl, ...accountOf(tx, minutes) };
   }
 
-  /** The deposit request stored at opening (validated then; it holds the payer's user id). */
+  /**
+   * The payer's pending deposit at the session's firm, if any. A stored request that does not open
+   * shows none: the page still loads, and its submission fails on its own.
+   */
+  async function earlierDepositOf(session: SessionRow) {
+    let userId: string;
+    try {
+      userId = requestOf(session).userId;
+    } catch {
+      return undefined;
+    }
+    return repos.transactions.pendingDepositOf(session.firm_id, userId);
+  }
+
+  /**
+   * The deposit request stored at opening (validated then; it holds the payer's user id). Throws
+   * (a 500 for this submission, logged) when it does not open: copied from another page's row or
+   * altered in the database; no other page's payer details are ever used.
+   */
   function requestOf(session: SessionRow): DepositRequest {
-    return JSON.parse(box.open(session.request_sealed)) as DepositRequest;
+    return JSON.parse(
+      box.open(session.request_sealed, sealContext.hostedRequest(session.token_hash)),
+    ) as DepositRequest;
   }
 
   return {
     /** Opens a session; the answer carries the token once, only its hash is kept. */
     async open(firm: Firm, req: DepositRequest, callbackUrl: string): Promise<{ token: string }> {
       const token = newToken();
+      const tokenHash = hashOf(token);
       const now = deps.now();
       await repos.sessions.create({
-        token_hash: hashOf(token),
+        token_hash: tokenHash,
         firm_id: firm.id,
         reference: req.reference,
-        request_sealed: box.seal(JSON.stringify(req)),
+        request_sealed: box.seal(JSON.stringify(req), sealContext.hostedRequest(tokenHash)),
         callback_url: callbackUrl,
         return_url: req.returnUrl,
         expires_at: now + SESSION_TTL_MS,

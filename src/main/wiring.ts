@@ -9,7 +9,8 @@ import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createQueueNotices } from "../console/queue-notices.js";
 import { type ConsoleService, createConsoleService } from "../console/service.js";
-import { createSecretBox, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
+import { sealContext } from "../crypto/seal-context.js";
+import { createSecretBox, openOrUndefined, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
 import { createAccountPool } from "../domain/account-pool.js";
 import { DEFAULT_BREAKER } from "../domain/breaker.js";
 import type { IntakePorts } from "../domain/intake.js";
@@ -45,6 +46,7 @@ import {
   refuseOtherKeyBeforeMigrating,
   stopIfKeyMoved,
 } from "./master-key.js";
+import { createUnopenableReport } from "./unopenable.js";
 
 /** A payment account as routing sees it (the live pool's, and the sandbox firms' one). */
 function candidateOf(a: AccountRow & { channel_code?: string | null }) {
@@ -186,7 +188,14 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     if (freed > 0)
       log.warn({ callbacks: freed }, "resuming callbacks that were in flight when the server stopped");
   }
-  const firms = createFirmDirectory(repos.firms, box, now);
+  const unopenable = createUnopenableReport(log, () => performance.now());
+  const firms = createFirmDirectory(repos.firms, box, now, (firmId) =>
+    unopenable(
+      `firm:${firmId}`,
+      { firmId },
+      "a firm's sealed secret key does not open (altered or copied from another row): its requests are refused until its secret is rotated",
+    ),
+  );
   const callbackTargetAllowed = createCallbackTargetCheck({ allowPrivate: config.allowPrivateCallbacks });
 
   const accounts = createAccountPool({
@@ -194,14 +203,24 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       const routable = await repos.channels.routable();
       return {
         accounts: routable.accounts.map(candidateOf),
-        channels: routable.channels.map((c) => ({
-          id: c.id,
-          code: c.code,
-          kind: c.kind,
-          url: c.url,
-          secret: c.secret_sealed === null ? null : box.open(c.secret_sealed),
-          timeoutMs: c.timeout_ms,
-        })),
+        channels: routable.channels.flatMap((c) => {
+          const secret =
+            c.secret_sealed === null
+              ? null
+              : openOrUndefined(box, c.secret_sealed, sealContext.channelSecret(c.id));
+          // A secret that does not open (moved from another channel's row or altered) leaves the
+          // channel out, and its accounts with it (routing skips an account whose channel is not
+          // in the pool), rather than failing every deposit's routing.
+          if (secret === undefined) {
+            unopenable(
+              `channel:${c.id}`,
+              { channel: c.code },
+              "a channel's sealed secret does not open (altered or copied from another row): it is left out of routing until its secret is rotated",
+            );
+            return [];
+          }
+          return [{ id: c.id, code: c.code, kind: c.kind, url: c.url, secret, timeoutMs: c.timeout_ms }];
+        }),
       };
     },
     now,
@@ -393,7 +412,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       const row = await repos.transactions.findByReference(firmId, reference);
       return row && { accountId: row.account_id, amountMinor: row.amount };
     },
-    sealNationalId: (value) => box.seal(value),
+    sealNationalId: (value, firmId, reference) => box.seal(value, sealContext.nationalId(firmId, reference)),
     now,
   };
 
@@ -450,6 +469,9 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       // callbacks from the next attempt on, as it authenticates requests.
       const secret = await firms.secretOf(firmId);
       if (secret === undefined) throw new Error(`firm ${firmId} not found`);
+      // Retried as any attempt that fails before sending, until the firm is given a new secret.
+      if (secret === null)
+        throw new Error(`firm ${firmId}'s secret key does not open: no callback is signed`);
       return secret;
     },
     sender,

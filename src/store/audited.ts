@@ -124,14 +124,30 @@ export async function writeAudit(
 }
 
 export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "postgres") {
-  /** Inserts a managed row and logs it (hidden columns as "set"). */
-  function insert<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
+  /**
+   * Inserts a managed row and logs it (hidden columns as "set"). `withId`: columns that need the new
+   * row's id (a secret sealed for its row, crypto/seal-context.ts), written in the same transaction,
+   * so the row is never seen, committed or logged without them.
+   */
+  function insert<T extends Managed>(
+    table: T,
+    values: Insertable<Database[T]>,
+    audit: AuditEntry,
+    withId?: (id: number) => Updateable<Database[T]>,
+  ) {
     return db.transaction().execute(async (trx) => {
-      const row = (await trx
+      let row = (await trx
         .insertInto(table as "firms")
         .values(values as Insertable<Database["firms"]>)
         .returningAll()
         .executeTakeFirstOrThrow()) as Row;
+      if (withId)
+        row = (await trx
+          .updateTable(table as "firms")
+          .set(withId(row.id as number) as Updateable<Database["firms"]>)
+          .where("id", "=", row.id as number)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as Row;
       await writeAudit(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
       return row as Selectable<Database[T]>;
     });
@@ -174,9 +190,14 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
     insert,
 
     /** As insert, but undefined when a unique index refuses the row (a concurrent duplicate). */
-    async insertUnique<T extends Managed>(table: T, values: Insertable<Database[T]>, audit: AuditEntry) {
+    async insertUnique<T extends Managed>(
+      table: T,
+      values: Insertable<Database[T]>,
+      audit: AuditEntry,
+      withId?: (id: number) => Updateable<Database[T]>,
+    ) {
       try {
-        return await insert(table, values, audit);
+        return await insert(table, values, audit, withId);
       } catch (err) {
         if (uniqueViolation(err)) return undefined;
         throw err;

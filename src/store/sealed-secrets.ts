@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
+import { sealContext } from "../crypto/seal-context.js";
 import { writeAudit } from "./audited.js";
 import type { Dialect, Store } from "./open.js";
 import type { Database } from "./schema.js";
@@ -17,17 +18,42 @@ export const SEALED_COLUMNS = {
   transactions: ["national_id_sealed"],
 } as const satisfies { [T in keyof Database]?: readonly (keyof Database[T] & string)[] };
 
+type Row = Record<string, unknown> & { id: number };
+
+/**
+ * What each table's values are sealed for (crypto/seal-context.ts), from the row's own columns
+ * (`reads`): a rotation opens and seals each value again for its row. Both of an operator's
+ * columns have the operator's context (a confirmed secret is the pending one, moved over sealed).
+ */
+export const SEAL_CONTEXTS: {
+  [T in keyof typeof SEALED_COLUMNS]: {
+    reads: readonly (keyof Database[T] & string)[];
+    of(row: Row): string;
+  };
+} = {
+  firms: { reads: ["id"], of: (r) => sealContext.firmSecret(r.id) },
+  channels: { reads: ["id"], of: (r) => sealContext.channelSecret(r.id) },
+  operators: { reads: ["id"], of: (r) => sealContext.operatorTotp(r.id) },
+  payment_sessions: { reads: ["token_hash"], of: (r) => sealContext.hostedRequest(String(r.token_hash)) },
+  transactions: {
+    reads: ["firm_id", "reference"],
+    of: (r) => sealContext.nationalId(Number(r.firm_id), String(r.reference)),
+  },
+};
+
 /** Rows read and rewritten per statement. */
 const BATCH = 500;
 
 export interface SealedSecretsTransaction {
   masterCheck(): Promise<string | undefined>;
   /**
-   * Replaces every sealed value with `reseal(value, where)`; `where` names the table, column and
-   * row, never the value. Null and '' are not sealed values (a payment page's details are '' once
+   * Replaces every sealed value with `reseal(value, context, where)`: `context` is the one the value
+   * is sealed for (SEAL_CONTEXTS); `where` names the table, column and row, never the value. Null and '' are not sealed values (a payment page's details are '' once
    * dropped) and stay. Returns how many values were re-sealed, by "table.column".
    */
-  resealAll(reseal: (sealed: string, where: string) => string): Promise<Record<string, number>>;
+  resealAll(
+    reseal: (sealed: string, context: string, where: string) => string,
+  ): Promise<Record<string, number>>;
   /** Puts `check` in place of the master key's check (there must be one). */
   replaceMasterCheck(check: string, now: number): Promise<void>;
   /** An audit row for a change to the store as a whole (entity "store"). */
@@ -90,11 +116,13 @@ function sealedSecretsIn(db: Kysely<Database>, dialect: Dialect): SealedSecretsT
           `sealed columns this version cannot re-seal: ${unknown.join(", ")}; nothing was changed`,
         );
       const counts: Record<string, number> = {};
-      for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
+      for (const table of Object.keys(SEALED_COLUMNS) as (keyof typeof SEALED_COLUMNS)[]) {
+        const columns = SEALED_COLUMNS[table];
+        const context = SEAL_CONTEXTS[table];
         for (const column of columns) counts[`${table}.${column}`] = 0;
-        await resealTable(db, table, columns, (sealed, column, id) => {
+        await resealTable(db, table, columns, context.reads, (sealed, column, row) => {
           counts[`${table}.${column}`] = (counts[`${table}.${column}`] ?? 0) + 1;
-          return reseal(sealed, `${table}.${column} of row ${id}`);
+          return reseal(sealed, context.of(row), `${table}.${column} of row ${row.id}`);
         });
       }
       return counts;
@@ -118,13 +146,15 @@ async function resealTable(
   db: Kysely<Database>,
   table: string,
   columns: readonly string[],
-  reseal: (sealed: string, column: string, id: number) => string,
+  reads: readonly string[],
+  reseal: (sealed: string, column: string, row: Row) => string,
 ): Promise<void> {
   const isSealed = (c: string) => sql`(${sql.ref(c)} IS NOT NULL AND ${sql.ref(c)} <> '')`;
+  const selected = [...new Set(["id", ...reads, ...columns])].map((c) => sql.ref(c));
   let after = 0;
   for (;;) {
-    const rows = await sql<Record<string, unknown> & { id: number }>`
-      SELECT id, ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(table)}
+    const rows = await sql<Row>`
+      SELECT ${sql.join(selected)} FROM ${sql.table(table)}
       WHERE id > ${after} AND (${sql.join(columns.map(isSealed), sql` OR `)})
       ORDER BY id LIMIT ${BATCH}`.execute(db);
     if (rows.rows.length === 0) return;
@@ -134,7 +164,7 @@ async function resealTable(
       for (const row of rows.rows) {
         const value = row[column];
         if (typeof value === "string" && value !== "")
-          whens.push(sql`WHEN ${row.id} THEN ${reseal(value, column, row.id)}`);
+          whens.push(sql`WHEN ${row.id} THEN ${reseal(value, column, row)}`);
       }
       if (whens.length > 0)
         sets.push(sql`${sql.ref(column)} = CASE id ${sql.join(whens, sql` `)} ELSE ${sql.ref(column)} END`);

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { sealContext } from "../crypto/seal-context.js";
 import type { Database } from "./schema.js";
 
 const MASTER = "master";
@@ -19,7 +20,7 @@ export interface StoreKeyRepository {
    * secret key, else a channel's secret, else an operator's authenticator secret. Small tables only
    * (the transactions' national ids could take a scan of the largest one).
    */
-  oldestSealedSecret(): Promise<string | undefined>;
+  oldestSealedSecret(): Promise<{ sealed: string; context: string } | undefined>;
 }
 
 export function createStoreKeyRepository(db: Kysely<Database>): StoreKeyRepository {
@@ -58,27 +59,30 @@ export function createStoreKeyRepository(db: Kysely<Database>): StoreKeyReposito
     async oldestSealedSecret() {
       const firm = await db
         .selectFrom("firms")
-        .select("secret_sealed")
+        .select(["id", "secret_sealed"])
         .orderBy("id")
         .limit(1)
         .executeTakeFirst();
-      if (firm) return firm.secret_sealed;
+      if (firm) return { sealed: firm.secret_sealed, context: sealContext.firmSecret(firm.id) };
       const channel = await db
         .selectFrom("channels")
-        .select("secret_sealed")
+        .select(["id", "secret_sealed"])
         .where("secret_sealed", "is not", null)
         .orderBy("id")
         .limit(1)
         .executeTakeFirst();
-      if (channel?.secret_sealed) return channel.secret_sealed;
+      if (channel?.secret_sealed)
+        return { sealed: channel.secret_sealed, context: sealContext.channelSecret(channel.id) };
       const operator = await db
         .selectFrom("operators")
-        .select("totp_sealed")
+        .select(["id", "totp_sealed"])
         .where("totp_sealed", "is not", null)
         .orderBy("id")
         .limit(1)
         .executeTakeFirst();
-      return operator?.totp_sealed ?? undefined;
+      return operator?.totp_sealed
+        ? { sealed: operator.totp_sealed, context: sealContext.operatorTotp(operator.id) }
+        : undefined;
     },
   };
 }

@@ -7,6 +7,7 @@ import { isCheckOf } from "../../src/crypto/key-check.js";
 import { loginWindows } from "../../src/store/migrations/20261124T1900_login_windows.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { PG_BASE_URL, STORES, type StoreKind, storeEnv, type TestServer } from "../support/harness.js";
+import { sealV1 } from "../support/legacy-seal.js";
 import { depositBody } from "../support/merchant.js";
 import { sealedState, withStore } from "../support/stored.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
@@ -124,6 +125,16 @@ async function expectRefusedServe(env: Env) {
   expect(r.stdout).not.toContain("payintake listening on");
 }
 
+/** The sealed values in a sealedState, firms' first. */
+const sealedValues = (state: Record<string, unknown[]>) =>
+  Object.entries(state)
+    .filter(([table]) => table !== "store_keys")
+    .flatMap(([, rows]) =>
+      (rows as Record<string, unknown>[]).flatMap((row) =>
+        Object.entries(row).flatMap(([k, v]) => (k !== "id" && typeof v === "string" && v !== "" ? [v] : [])),
+      ),
+    );
+
 const masterCheck = async (env: Env) =>
   (await withStore(env, (s) => s.db.selectFrom("store_keys").select("key_check").executeTakeFirst()))
     ?.key_check as string;
@@ -149,7 +160,16 @@ describe.each(STORES)("payintake master-key rotate on %s", (kind) => {
       expect(busy.stderr).toMatch(/a payintake server is running on .*stop .*nothing was changed/);
       expect(busy.stdout).toBe("");
       expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+      // An upgraded store holds both formats: the firm's secret as versions before sealing contexts
+      // wrote it (v1), the national id as this one does (v2, for its transaction).
+      await withStore(env, (s) =>
+        s.db
+          .updateTable("firms")
+          .set({ secret_sealed: sealV1(Buffer.from(oldKey, "hex"), written.creds.secret) })
+          .execute(),
+      );
       const before = await sealedState(env);
+      expect(sealedValues(before).map((v) => v.slice(0, 3))).toEqual(["v1:", "v2:"]);
       expect(isCheckOf(Buffer.from(oldKey, "hex"), await masterCheck(env))).toBe(true);
 
       const r = await rotate({ ...env, PAYINTAKE_NEW_MASTER_KEY: next });
@@ -168,6 +188,8 @@ describe.each(STORES)("payintake master-key rotate on %s", (kind) => {
       const after = await sealedState(env);
       expect(after.firms).not.toEqual(before.firms);
       expect(after.transactions).not.toEqual(before.transactions);
+      // Re-sealed for their rows: no v1 value is left.
+      expect(sealedValues(after).map((v) => v.slice(0, 3))).toEqual(["v2:", "v2:"]);
       for (const key of [oldKey, next]) expect(r.stdout + r.stderr).not.toContain(key);
 
       await expectRefusedServe(env);

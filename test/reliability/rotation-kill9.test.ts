@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCheckOf } from "../../src/crypto/key-check.js";
+import { sealContext } from "../../src/crypto/seal-context.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
-import { SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
+import { SEAL_CONTEXTS, SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
 import {
   Child,
   killAll,
@@ -19,6 +20,7 @@ import {
   stopServe,
 } from "../process/spawn.js";
 import { STORES, storeEnv } from "../support/harness.js";
+import { sealV1 } from "../support/legacy-seal.js";
 import { depositRow, insertAccount } from "../support/rows.js";
 import { withStore } from "../support/stored.js";
 import { SEED, seeded } from "./seed.js";
@@ -41,25 +43,34 @@ const NATIONAL_IDS = 12_000;
 const KILLS = 6;
 const T = 1_800_000_000_000;
 
-/** Every sealed value in the store opens with `hex`, and the store's check is that key's. */
-async function whollyUnder(env: Env, hex: string): Promise<number> {
+/**
+ * Every sealed value in the store opens with `hex` for its row, and the store's check is that
+ * key's. Returns how many opened, and how many of them are v1 (written before sealing contexts).
+ */
+async function whollyUnder(env: Env, hex: string): Promise<{ opened: number; v1: number }> {
   const key = Buffer.from(hex, "hex");
   const box = createSecretBox(key);
   return withStore(env, async (store) => {
     const check = await store.db.selectFrom("store_keys").select("key_check").executeTakeFirstOrThrow();
     expect(isCheckOf(key, check.key_check)).toBe(true);
     let opened = 0;
-    for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
-      const rows = await sql<Record<string, string | null>>`SELECT ${sql.join(columns.map((c) => sql.ref(c)))}
+    let v1 = 0;
+    for (const table of Object.keys(SEALED_COLUMNS) as (keyof typeof SEALED_COLUMNS)[]) {
+      const columns = SEALED_COLUMNS[table];
+      const context = SEAL_CONTEXTS[table];
+      const read = [...new Set(["id", ...context.reads, ...columns])].map((c) => sql.ref(c));
+      const rows = await sql<Record<string, unknown> & { id: number }>`SELECT ${sql.join(read)}
         FROM ${sql.table(table)}`.execute(store.db);
       for (const row of rows.rows)
-        for (const value of Object.values(row)) {
-          if (value === null || value === "") continue;
-          box.open(value);
+        for (const column of columns) {
+          const value = row[column];
+          if (typeof value !== "string" || value === "") continue;
+          box.open(value, context.of(row));
           opened++;
+          if (value.startsWith("v1:")) v1++;
         }
     }
-    return opened;
+    return { opened, v1 };
   });
 }
 
@@ -94,20 +105,29 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
     let current =
       kind === "sqlite" ? readFileSync(keyFile, "utf8").trim() : (env.PAYINTAKE_MASTER_KEY as string);
 
-    // Thousands of national ids, so the rotation runs long enough to be cut in the middle.
+    // Thousands of national ids, so the rotation runs long enough to be cut in the middle: every
+    // other one as an older version wrote it (v1, no context), the rest sealed for their row.
     await withStore(env, async (store) => {
-      const box = createSecretBox(Buffer.from(current, "hex"));
+      const key = Buffer.from(current, "hex");
+      const box = createSecretBox(key);
       const account = await insertAccount(store, T);
       for (let start = 0; start < NATIONAL_IDS; start += 500) {
-        const rows = Array.from({ length: 500 }, (_, i) => ({
-          ...depositRow({ firmId: firm.id, accountId: account, amount: 100, reference: `K-${start + i}` }, T),
-          national_id_sealed: box.seal(String(10_000_000_000 + start + i)),
-        }));
+        const rows = Array.from({ length: 500 }, (_, i) => {
+          const reference = `K-${start + i}`;
+          const nationalId = String(10_000_000_000 + start + i);
+          return {
+            ...depositRow({ firmId: firm.id, accountId: account, amount: 100, reference }, T),
+            national_id_sealed:
+              i % 2 === 0
+                ? sealV1(key, nationalId)
+                : box.seal(nationalId, sealContext.nationalId(firm.id, reference)),
+          };
+        });
         await store.db.insertInto("transactions").values(rows).execute();
       }
     });
     const sealed = NATIONAL_IDS + 1;
-    expect(await whollyUnder(env, current)).toBe(sealed);
+    expect(await whollyUnder(env, current)).toEqual({ opened: sealed, v1: NATIONAL_IDS / 2 });
 
     const rotateEnv = (next: string): Env =>
       kind === "sqlite" ? env : { ...env, PAYINTAKE_MASTER_KEY: current, PAYINTAKE_NEW_MASTER_KEY: next };
@@ -120,7 +140,7 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
     expect(await whole.waitExit(120_000), whole.stderr).toEqual({ code: 0, signal: null });
     const fullMs = Date.now() - started;
     current = kind === "sqlite" ? readFileSync(keyFile, "utf8").trim() : next;
-    expect(await whollyUnder(env, current)).toBe(sealed);
+    expect(await whollyUnder(env, current)).toEqual({ opened: sealed, v1: 0 });
 
     const outcomes: string[] = [];
     for (let k = 0; k < KILLS; k++) {
@@ -147,7 +167,10 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
       outcomes.push(
         exit.code === 0 ? "finished" : `killed ${moved}${leftover ? " (master.key.new left)" : ""}`,
       );
-      expect(await whollyUnder(env, current), `after kill ${k} (${outcomes[k]})`).toBe(sealed);
+      expect(await whollyUnder(env, current), `after kill ${k} (${outcomes[k]})`).toEqual({
+        opened: sealed,
+        v1: 0,
+      });
     }
     console.log(`rotation kill -9 on ${kind}: one rotation ${fullMs} ms; ${outcomes.join("; ")}`);
   }, 300_000);

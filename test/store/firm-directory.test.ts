@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFirmDirectory } from "../../src/auth/firm-directory.js";
 import { newApiKey } from "../../src/backoffice/management.js";
+import { sealContext } from "../../src/crypto/seal-context.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { STORES, type StoreKind } from "../support/harness.js";
@@ -23,11 +24,12 @@ describe.each(STORES)("firm directory (%s)", (kind: StoreKind) => {
     opened = await freshStore(kind);
     repos = createRepositories(opened.store);
     apiKey = newApiKey();
-    await insertFirm(opened.store, Date.now(), {
-      name: "Directory Firm",
-      api_key: apiKey,
-      secret_sealed: box.seal("sk_test"),
-    });
+    const id = await insertFirm(opened.store, Date.now(), { name: "Directory Firm", api_key: apiKey });
+    await opened.store.db
+      .updateTable("firms")
+      .set({ secret_sealed: box.seal("sk_test", sealContext.firmSecret(id)) })
+      .where("id", "=", id)
+      .execute();
   });
   /** A directory over the real repository, counting the lookups that reach the store. */
   function counted() {

@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isCheckOf, masterKeyCheck } from "../../src/crypto/key-check.js";
 import { rotateMasterKey, UnopenableSecretError } from "../../src/crypto/master-key-rotation.js";
-import { createSecretBox, type SecretBox } from "../../src/crypto/secret-box.js";
+import { sealContext } from "../../src/crypto/seal-context.js";
+import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { openStore, type Store } from "../../src/store/open.js";
 import {
   createSealedSecretsStore,
@@ -12,6 +13,7 @@ import {
 } from "../../src/store/sealed-secrets.js";
 import { createStoreKeyRepository } from "../../src/store/store-keys.js";
 import { PG_BASE_URL, STORES, type StoreKind } from "../support/harness.js";
+import { sealV1 } from "../support/legacy-seal.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
@@ -40,19 +42,33 @@ async function snapshot(store: Store) {
   return out;
 }
 
-/** One of everything sealed, the plaintext of each by "table.column#id", and values that are not sealed. */
-async function seed(store: Store, box: SecretBox) {
-  const plain = new Map<string, string>();
-  const sealed = (where: string, value: string) => {
-    plain.set(where, value);
-    return box.seal(value);
+/** A sealed value's plaintext and the context it is sealed for, by "table.column#id". */
+type Plain = Map<string, { text: string; context: string }>;
+
+/**
+ * One of everything sealed, with the plaintext and context of each, and values that are not sealed.
+ * A mix of v1 values (as versions before sealing contexts wrote them) and v2 ones, as a store that
+ * was upgraded holds: the firms, the operator's two columns and the transactions each have both.
+ */
+async function seed(store: Store, key: Buffer) {
+  const box = createSecretBox(key);
+  const plain: Plain = new Map();
+  let n = 0;
+  /** Every other value is v1. */
+  const sealed = (where: string, text: string, context: string) => {
+    plain.set(where, { text, context });
+    return n++ % 2 === 0 ? sealV1(key, text) : box.seal(text, context);
   };
   const firms = [await insertFirm(store, T), await insertFirm(store, T)];
   for (const id of firms)
     await store.db
       .updateTable("firms")
       .set({
-        secret_sealed: sealed(`firms.secret_sealed#${id}`, `sk_${id}_${randomBytes(8).toString("hex")}`),
+        secret_sealed: sealed(
+          `firms.secret_sealed#${id}`,
+          `sk_${id}_${randomBytes(8).toString("hex")}`,
+          sealContext.firmSecret(id),
+        ),
       })
       .where("id", "=", id)
       .execute();
@@ -72,7 +88,13 @@ async function seed(store: Store, box: SecretBox) {
     .executeTakeFirstOrThrow();
   await store.db
     .updateTable("channels")
-    .set({ secret_sealed: sealed(`channels.secret_sealed#${channel.id}`, "channel-secret") })
+    .set({
+      secret_sealed: sealed(
+        `channels.secret_sealed#${channel.id}`,
+        "channel-secret",
+        sealContext.channelSecret(channel.id),
+      ),
+    })
     .where("id", "=", channel.id)
     .execute();
   await store.db
@@ -102,11 +124,12 @@ async function seed(store: Store, box: SecretBox) {
     })
     .returning("id")
     .executeTakeFirstOrThrow();
+  const totp = sealContext.operatorTotp(operator.id);
   await store.db
     .updateTable("operators")
     .set({
-      totp_sealed: sealed(`operators.totp_sealed#${operator.id}`, "JBSWY3DPEHPK3PXP"),
-      totp_pending_sealed: sealed(`operators.totp_pending_sealed#${operator.id}`, "KRSXG5CTMVRXEZLU"),
+      totp_sealed: sealed(`operators.totp_sealed#${operator.id}`, "JBSWY3DPEHPK3PXP", totp),
+      totp_pending_sealed: sealed(`operators.totp_pending_sealed#${operator.id}`, "KRSXG5CTMVRXEZLU", totp),
     })
     .where("id", "=", operator.id)
     .execute();
@@ -135,45 +158,54 @@ async function seed(store: Store, box: SecretBox) {
     if (request !== "")
       await store.db
         .updateTable("payment_sessions")
-        .set({ request_sealed: sealed(`payment_sessions.request_sealed#${s.id}`, request) })
+        .set({
+          request_sealed: sealed(
+            `payment_sessions.request_sealed#${s.id}`,
+            request,
+            sealContext.hostedRequest(`h-${reference}`),
+          ),
+        })
         .where("id", "=", s.id)
         .execute();
   }
   const account = await insertAccount(store, T);
+  const nationalIds = new Map<string, { text: string; context: string }>();
   for (let start = 0; start < TRANSACTIONS; start += 100) {
     const rows = Array.from({ length: Math.min(100, TRANSACTIONS - start) }, (_, i) => {
-      const n = start + i;
-      const row = depositRow(
-        { firmId: firms[n % 2] as number, accountId: account, amount: 100, reference: `R-${n}` },
-        T,
-      );
+      const k = start + i;
+      const firmId = firms[k % 2] as number;
+      const reference = `R-${k}`;
+      const row = depositRow({ firmId, accountId: account, amount: 100, reference }, T);
       // Every third without a national id (null): not a sealed value either.
-      return n % 3 === 0 ? row : { ...row, national_id_sealed: box.seal(`1${String(n).padStart(10, "0")}`) };
+      if (k % 3 === 0) return row;
+      const text = `1${String(k).padStart(10, "0")}`;
+      const context = sealContext.nationalId(firmId, reference);
+      nationalIds.set(reference, { text, context });
+      return { ...row, national_id_sealed: k % 3 === 1 ? sealV1(key, text) : box.seal(text, context) };
     });
     await store.db.insertInto("transactions").values(rows).execute();
   }
-  const txs = await store.db
-    .selectFrom("transactions")
-    .select(["id", "reference", "national_id_sealed"])
-    .execute();
-  for (const t of txs)
-    if (t.national_id_sealed !== null)
-      plain.set(`transactions.national_id_sealed#${t.id}`, `1${t.reference.slice(2).padStart(10, "0")}`);
-  return plain;
+  const txs = await store.db.selectFrom("transactions").select(["id", "reference"]).execute();
+  for (const t of txs) {
+    const value = nationalIds.get(t.reference);
+    if (value) plain.set(`transactions.national_id_sealed#${t.id}`, value);
+  }
+  return { plain, firms };
 }
 
 describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind) => {
   let fresh: Fresh;
   let store: Store;
   let oldKey: Buffer;
-  let plain: Map<string, string>;
+  let plain: Plain;
+  let firms: number[];
 
   beforeEach(async () => {
     fresh = await freshStore(kind);
     store = fresh.store;
     oldKey = randomBytes(32);
     await createStoreKeyRepository(store.db).recordMasterCheck(masterKeyCheck(oldKey), T);
-    plain = await seed(store, createSecretBox(oldKey));
+    ({ plain, firms } = await seed(store, oldKey));
   }, 60_000);
   afterEach(async () => {
     await fresh?.close();
@@ -186,7 +218,18 @@ describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind)
       next,
     );
 
-  it("every sealed value opens with the new key to what it was, and the check is the new key's", async () => {
+  it("every sealed value, v1 or v2, opens with the new key for its row to what it was, as v2; the check is the new key's", async () => {
+    const before = await snapshot(store);
+    const versions = (snap: typeof before) =>
+      Object.keys(SEALED_COLUMNS).flatMap((t) =>
+        (snap[t] as Record<string, unknown>[]).flatMap((r) =>
+          Object.values(r).filter((v): v is string => typeof v === "string" && /^v[12]:/.test(v)),
+        ),
+      );
+    // The store is a mix to begin with.
+    expect(versions(before).filter((v) => v.startsWith("v1:")).length).toBeGreaterThan(300);
+    expect(versions(before).filter((v) => v.startsWith("v2:")).length).toBeGreaterThan(300);
+
     const newKey = randomBytes(32);
     const result = await rotate(store, oldKey, newKey);
     const nationalIds = TRANSACTIONS - Math.ceil(TRANSACTIONS / 3);
@@ -215,8 +258,10 @@ describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind)
             expect(value === null || value === "", `${table}.${column}#${row.id}`).toBe(true);
             continue;
           }
-          expect(next.open(value as string)).toBe(expected);
-          expect(() => old.open(value as string)).toThrow();
+          expect((value as string).startsWith("v2:"), `${table}.${column}#${row.id}`).toBe(true);
+          expect(next.open(value as string, expected.context)).toBe(expected.text);
+          expect(() => next.open(value as string, `${expected.context}0`)).toThrow();
+          expect(() => old.open(value as string, expected.context)).toThrow();
           opened++;
         }
       }
@@ -250,9 +295,19 @@ describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind)
       .where("national_id_sealed", "is not", null)
       .orderBy("id", "desc")
       .executeTakeFirstOrThrow();
+    const row = await store.db
+      .selectFrom("transactions")
+      .select(["firm_id", "reference"])
+      .where("id", "=", victim.id)
+      .executeTakeFirstOrThrow();
     await store.db
       .updateTable("transactions")
-      .set({ national_id_sealed: createSecretBox(randomBytes(32)).seal("99999999999") })
+      .set({
+        national_id_sealed: createSecretBox(randomBytes(32)).seal(
+          "99999999999",
+          sealContext.nationalId(row.firm_id, row.reference),
+        ),
+      })
       .where("id", "=", victim.id)
       .execute();
     const before = await snapshot(store);
@@ -264,6 +319,30 @@ describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind)
     );
     expect(await snapshot(store)).toEqual(before);
   }, 60_000);
+
+  it("a v2 value copied into another row stops it, naming that row, with nothing changed", async () => {
+    // Firm 1's secret is v2 (seed: every other value is v1, the first firm's first).
+    const [a, b] = firms as [number, number];
+    const source = await store.db
+      .selectFrom("firms")
+      .select("secret_sealed")
+      .where("id", "=", b)
+      .executeTakeFirstOrThrow();
+    expect(source.secret_sealed.startsWith("v2:")).toBe(true);
+    await store.db
+      .updateTable("firms")
+      .set({ secret_sealed: source.secret_sealed })
+      .where("id", "=", a)
+      .execute();
+    const before = await snapshot(store);
+
+    const failed = await rotate(store, oldKey, randomBytes(32)).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(UnopenableSecretError);
+    expect((failed as Error).message).toBe(
+      `firms.secret_sealed of row ${a} does not open with the current master key`,
+    );
+    expect(await snapshot(store)).toEqual(before);
+  });
 
   it("a current key that is not the store's changes nothing", async () => {
     const before = await snapshot(store);
@@ -291,7 +370,7 @@ describe.runIf(STORES.includes("postgres"))("master key rotation and serving ins
     const firm = await insertFirm(fresh.store, T);
     await fresh.store.db
       .updateTable("firms")
-      .set({ secret_sealed: createSecretBox(key).seal("sk_test") })
+      .set({ secret_sealed: createSecretBox(key).seal("sk_test", sealContext.firmSecret(firm)) })
       .where("id", "=", firm)
       .execute();
     return { ...fresh, key };

@@ -32,7 +32,8 @@ interface Detail extends Row {
   method: string;
   original_amount: string | null;
   national_id: string | null;
-  national_id_full?: string;
+  /** Admins only; null when the sealed id does not open (the masked one is shown). */
+  national_id_full?: string | null;
   bank_code: string | null;
   decided_by: string | null;
   decided_at: string | null;

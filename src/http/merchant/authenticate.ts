@@ -74,7 +74,8 @@ export async function verifyRequest(
   const path = request.url.split("?", 1)[0] ?? "";
   const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
   const parts = { method: request.method, path, body, timestamp, nonce };
-  if (!verifyRequestSignature(firm.secret, parts, signature))
+  // A firm whose sealed secret does not open (Firm.secret) has no signature that verifies.
+  if (firm.secret === null || !verifyRequestSignature(firm.secret, parts, signature))
     return void sendError(reply, 401, "Invalid signature");
 
   const retryAfter = await deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
