@@ -80,7 +80,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect(res.json.transaction).toMatchObject({
       id,
       status: "approved",
-      decided_by: "operator:ayse",
+      decided_by: "admin-api:operator:ayse",
       decision_note: "paid",
       original_amount: null,
     });
@@ -174,7 +174,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect(res.json.transaction).toMatchObject({
       amount: "149.50",
       original_amount: "150.00",
-      decided_by: "operator:ayse",
+      decided_by: "admin-api:operator:ayse",
     });
     const [r] = await receiver.waitFor(1);
     expect(r?.body).toContain('"amount":149.50,');

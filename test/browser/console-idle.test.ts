@@ -24,15 +24,7 @@ describe("operator console: signed out after minutes without activity", { retry:
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer(STORES[0] ?? "sqlite", {
-      LOG_LEVEL: "warn",
-      PAYINTAKE_CONSOLE_IDLE_MINUTES: String(IDLE_MINUTES),
-    });
-    await server.admin("POST", "/admin/v1/operators", {
-      email: "operator@ops.example",
-      role: "operator",
-      password: "operator-password-123",
-    });
+    server = await serverWithOperator(IDLE_MINUTES);
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -168,15 +160,7 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
   const HOUR = 60 * MINUTE;
 
   beforeAll(async () => {
-    server = await startTestServer(STORES[0] ?? "sqlite", {
-      LOG_LEVEL: "warn",
-      PAYINTAKE_CONSOLE_IDLE_MINUTES: "720",
-    });
-    await server.admin("POST", "/admin/v1/operators", {
-      email: "operator@ops.example",
-      role: "operator",
-      password: "operator-password-123",
-    });
+    server = await serverWithOperator(720);
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -227,6 +211,20 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
 async function cookieOf(page: Page) {
   const c = (await page.context().cookies()).find((k) => k.name === "payintake_ops");
   return c ? `${c.name}=${c.value}` : "";
+}
+
+/** A server with this idle timeout and one operator, who signs in as the tests do. */
+async function serverWithOperator(idleMinutes: number): Promise<TestServer> {
+  const server = await startTestServer(STORES[0] ?? "sqlite", {
+    LOG_LEVEL: "warn",
+    PAYINTAKE_CONSOLE_IDLE_MINUTES: String(idleMinutes),
+  });
+  await server.admin("POST", "/admin/v1/operators", {
+    email: "operator@ops.example",
+    role: "operator",
+    password: "operator-password-123",
+  });
+  return server;
 }
 
 /** `prepare`: what the page needs before it loads (a route in front of the server). */
