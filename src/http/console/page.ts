@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
+import { transportSecurity } from "../transport-security.js";
 
 /**
  * The console's page and assets at /ops, as `npm run build` made them in dist/web/console/ (the Preact
@@ -32,8 +33,8 @@ export function registerConsolePage(app: FastifyInstance): void {
   const html = built("console.html");
   const js = built("console.js");
   const css = built("console.css");
-  app.get("/ops", async (_request, reply) =>
-    reply.headers(HEADERS).type("text/html; charset=utf-8").send(html),
+  app.get("/ops", async (request, reply) =>
+    transportSecurity(request, reply).headers(HEADERS).type("text/html; charset=utf-8").send(html),
   );
   app.get("/ops/assets/console.js", async (_request, reply) =>
     reply.headers(HEADERS).type("text/javascript; charset=utf-8").send(js),

@@ -8,6 +8,7 @@ import type { AppContext } from "../context.js";
 import { sendError, sendJson } from "../envelope.js";
 import { parseJsonBody } from "../merchant/common.js";
 import { REJECTIONS } from "../merchant/rejections.js";
+import { transportSecurity } from "../transport-security.js";
 
 /**
  * The hosted payment page and its two page-internal endpoints (docs/hosted-page.md). Unsigned:
@@ -92,8 +93,8 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
     return true;
   }
 
-  app.get("/t/:token", async (_request, reply) =>
-    reply.headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html),
+  app.get("/t/:token", async (request, reply) =>
+    transportSecurity(request, reply).headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html),
   );
   // Browsers ask for it on their own with every page (payers' and operators'): no icon, and no 404
   // in their consoles and our metrics.
