@@ -123,9 +123,10 @@ export function createBackoffice(deps: BackofficeDeps) {
 
     /**
      * Everything operators may see about one transaction: its fields and routing attempts, the
-     * decision history, and the callback with every attempt. The full national id only for admins.
+     * decision history, and the callback with every attempt. The national id masked: the full one
+     * is `revealNationalId`'s, an admin's, asked for and logged each time.
      */
-    async transactionDetail(id: number, opts: { fullNationalId: boolean }) {
+    async transactionDetail(id: number) {
       const row = await repos.transactions.get(id);
       if (!row) return notFound("transaction");
       const [history, callbacks] = await Promise.all([
@@ -142,18 +143,6 @@ export function createBackoffice(deps: BackofficeDeps) {
         ok: true as const,
         value: {
           ...operatorTransactionView(row),
-          // Null when the sealed value does not open for this transaction (moved from another row
-          // or altered in the database): the page shows the masked id, never another's, nor a 500.
-          ...(opts.fullNationalId && row.national_id_sealed !== null
-            ? {
-                national_id_full:
-                  openOrUndefined(
-                    box,
-                    row.national_id_sealed,
-                    sealContext.nationalId(row.firm_id, row.reference),
-                  ) ?? null,
-              }
-            : {}),
           history: history.map((a) => ({
             actor: a.actor,
             action: a.action,
@@ -164,6 +153,46 @@ export function createBackoffice(deps: BackofficeDeps) {
           callbacks: deliveries,
         },
       };
+    },
+
+    /**
+     * A transaction's full national id, for an admin who asked for it: logged first
+     * (`transaction.national_id_viewed`, in its history), so no one sees one unrecorded. Null when
+     * it has none, or when its sealed value does not open for this transaction (moved from another
+     * row or altered in the database): never another's, nor a 500.
+     */
+    async revealNationalId(id: number, actor: string) {
+      const row = await repos.transactions.get(id);
+      if (!row) return notFound("transaction");
+      await repos.audited.event(
+        { actor, action: "transaction.national_id_viewed", at: deps.now() },
+        "transaction",
+        String(id),
+        null,
+        null,
+      );
+      const full =
+        row.national_id_sealed === null
+          ? undefined
+          : openOrUndefined(box, row.national_id_sealed, sealContext.nationalId(row.firm_id, row.reference));
+      return { ok: true as const, value: { national_id_full: full ?? null } };
+    },
+
+    /**
+     * An export of transactions (personal data: names, full IBANs) is logged with what it asked
+     * for and how many rows it carried, before it is sent.
+     */
+    async recordExport(
+      actor: string,
+      details: { filter: Record<string, unknown>; rows: number; format: "csv" | "excel" },
+    ) {
+      await repos.audited.event(
+        { actor, action: "transactions.exported", at: deps.now() },
+        "export",
+        "transactions",
+        null,
+        details,
+      );
     },
 
     /** Today's figures (day in Türkiye) for the console's dashboard. */

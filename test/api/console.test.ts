@@ -246,8 +246,23 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       expect.objectContaining({ actor: "operator:operator@ops.example", action: "transaction.reject" }),
     ]);
     expect(detail.json.callbacks).toHaveLength(1);
+    // The full national id is asked for, by an admin only, and each time logged (before it is sent).
     const asAdmin = await call("GET", `/ops/api/transactions/${id}`, { cookie: admin.cookie });
-    expect(asAdmin.json.national_id_full).toBe("12345678901");
+    expect(asAdmin.json).toMatchObject({ national_id: "12***01" });
+    expect(JSON.stringify(asAdmin.json)).not.toContain("12345678901");
+    const reveal = (s: { cookie: string; csrf: string }) =>
+      call("POST", `/ops/api/transactions/${id}/national-id`, { cookie: s.cookie, csrf: s.csrf });
+    expect((await reveal(viewer)).status).toBe(403);
+    expect((await reveal(op)).status).toBe(403);
+    expect((await reveal({ cookie: admin.cookie, csrf: "" })).status).toBe(403);
+    expect((await reveal(admin)).json).toEqual({ national_id_full: "12345678901" });
+    const viewed = (await call("GET", `/ops/api/transactions/${id}`, { cookie: admin.cookie })).json.history;
+    expect(viewed).toContainEqual(
+      expect.objectContaining({
+        actor: "operator:admin@ops.example",
+        action: "transaction.national_id_viewed",
+      }),
+    );
 
     const csv = await request(`${server.url}/ops/api/transactions.csv?id=${id}`, {
       headers: { cookie: viewer.cookie },
@@ -260,6 +275,27 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     );
     expect(lines[1]).toContain(`${id},`);
     expect(lines[1]).toContain(",rejected,");
+    // Who exported what is logged: the filter (an IBAN masked) and the rows it carried.
+    const iban = "TR330006100519786457841326";
+    await request(`${server.url}/ops/api/transactions.csv?iban=${iban}&format=excel`, {
+      headers: { cookie: viewer.cookie },
+    }).then((r) => r.body.dump());
+    const exports = await server.admin("GET", "/admin/v1/audit?action=transactions.exported");
+    expect(exports.json.slice(0, 2)).toEqual([
+      expect.objectContaining({
+        actor: "operator:viewer@ops.example",
+        entity_type: "export",
+        after: {
+          filter: { iban: expect.not.stringContaining(iban.slice(4, 20)), format: "excel" },
+          rows: expect.any(Number),
+          format: "excel",
+        },
+      }),
+      expect.objectContaining({
+        actor: "operator:viewer@ops.example",
+        after: { filter: { id }, rows: 1, format: "csv" },
+      }),
+    ]);
 
     const cb = detail.json.callbacks[0].id;
     expect(

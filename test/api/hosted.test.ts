@@ -442,7 +442,7 @@ describe("hosted sessions behind a separate page host", () => {
   });
 });
 
-describe("hosted page limits behind a proxy", () => {
+describe("hosted page and console behind a proxy", () => {
   it("counts IPv6 clients per /64: new addresses in one block share its limit, other blocks have their own", async () => {
     const server = await startTestServer("sqlite", { PAYINTAKE_TRUST_PROXY: "127.0.0.1", LOG_LEVEL: "warn" });
     try {
@@ -463,6 +463,26 @@ describe("hosted page limits behind a proxy", () => {
         Array.from({ length: 150 }, (_, i) => guess(`2001:db8:${(i + 1).toString(16)}::1`, i)),
       );
       expect(new Set(blocks)).toEqual(new Set([404]));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the pages browsers load say Strict-Transport-Security when they came over https, not over plain http", async () => {
+    const server = await startTestServer("sqlite", { PAYINTAKE_TRUST_PROXY: "127.0.0.1", LOG_LEVEL: "warn" });
+    try {
+      const hsts = async (path: string, proto?: string) => {
+        const res = await request(`${server.url}${path}`, {
+          headers: proto ? { "x-forwarded-proto": proto } : {},
+        });
+        await res.body.dump();
+        return res.headers["strict-transport-security"];
+      };
+      for (const path of ["/ops", `/t/${"A".repeat(32)}`]) {
+        expect(await hsts(path, "https"), path).toBe("max-age=31536000");
+        expect(await hsts(path), path).toBeUndefined();
+        expect(await hsts(path, "http"), path).toBeUndefined();
+      }
     } finally {
       await server.close();
     }

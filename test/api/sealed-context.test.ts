@@ -157,15 +157,22 @@ describe.each(STORES)("sealed values moved between rows (%s)", (kind) => {
   it("a national id copied into another transaction is not shown there: the masked one, never the other's, no 500", async () => {
     const admin = await consoleLogin(server, "admin@ops.example", PASSWORD);
     expect(admin.res.status).toBe(200);
-    const detail = (id: number) =>
-      consoleCall(server, "GET", `/ops/api/transactions/${id}`, { cookie: admin.cookie });
-    const moved = await detail(depositOfA);
+    const reveal = (id: number) =>
+      consoleCall(server, "POST", `/ops/api/transactions/${id}/national-id`, {
+        cookie: admin.cookie,
+        csrf: admin.csrf,
+      });
+    const moved = await reveal(depositOfA);
     expect(moved.status).toBe(200);
-    expect(moved.json).toMatchObject({ id: depositOfA, national_id: "11***11", national_id_full: null });
-    expect(JSON.stringify(moved.json)).not.toContain(ID_OF_B);
+    expect(moved.json).toEqual({ national_id_full: null });
+    const detail = await consoleCall(server, "GET", `/ops/api/transactions/${depositOfA}`, {
+      cookie: admin.cookie,
+    });
+    expect(detail.json).toMatchObject({ id: depositOfA, national_id: "11***11" });
+    expect(JSON.stringify(detail.json)).not.toContain(ID_OF_B);
     // Its own row still shows it; so does one an older version sealed (v1).
-    expect((await detail(depositOfB)).json.national_id_full).toBe(ID_OF_B);
-    expect((await detail(legacyDeposit)).json.national_id_full).toBe("33333333333");
+    expect((await reveal(depositOfB)).json.national_id_full).toBe(ID_OF_B);
+    expect((await reveal(legacyDeposit)).json.national_id_full).toBe("33333333333");
   });
 
   it("an operator's authenticator secret copied into another's row: no code from it signs in there", async () => {

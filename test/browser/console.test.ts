@@ -338,6 +338,29 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("an admin sees a national id in full only by asking, and the asking is in the transaction's history", async () => {
+    const a = await deposit();
+    const page = await signIn("admin");
+    await page.goto(`${server.url}/ops#/transactions/${a}`);
+    const field = page.locator('#d-fields [data-field="national_id"] dd');
+    await expect.poll(() => field.textContent()).toContain("12***01");
+    expect(await field.textContent()).not.toContain("12345678901");
+    await page.click("#d-reveal-national-id");
+    await expect.poll(() => page.locator("#d-national-id-full").textContent()).toContain("12345678901");
+    await expect
+      .poll(() => page.locator("#d-history").textContent())
+      .toContain("operator:admin@ops.example transaction.national_id_viewed");
+    await page.context().close();
+    // An operator has no such button.
+    const op = await signIn("operator");
+    await op.goto(`${server.url}/ops#/transactions/${a}`);
+    await expect
+      .poll(() => op.locator('#d-fields [data-field="national_id"] dd').textContent())
+      .toContain("12***01");
+    expect(await op.locator("#d-reveal-national-id").count()).toBe(0);
+    await op.context().close();
+  });
+
   it("decides a pending transaction from its detail, after a confirmation that names it; a viewer cannot", async () => {
     const a = await deposit();
     const b = await deposit();

@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { api, query } from "./api";
 import { Change } from "./audit";
 import { DetailDecision } from "./detail-decision";
@@ -8,6 +9,7 @@ import {
   canDecide,
   Field,
   filterQuery,
+  isAdmin,
   lastDay,
   money,
   Options,
@@ -31,9 +33,8 @@ interface Row extends QueueRow {
 interface Detail extends Row {
   method: string;
   original_amount: string | null;
+  /** Masked; an admin may ask for the full one (NationalId below), which is logged. */
   national_id: string | null;
-  /** Admins only; null when the sealed id does not open (the masked one is shown). */
-  national_id_full?: string | null;
   bank_code: string | null;
   decided_by: string | null;
   decided_at: string | null;
@@ -279,7 +280,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
     ["payer", t("payer"), `${d.first_name} ${d.last_name}`],
     ["username", t("fUsername"), d.username],
     ["user_id", t("fUserId"), d.user_id],
-    ["national_id", t("fNationalId"), d.national_id_full ?? d.national_id],
+    ["national_id", t("fNationalId"), d.national_id],
     ["bank_code", t("fBankCode"), d.bank_code],
     ["account", t("account"), d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
     ["iban", "IBAN", d.iban],
@@ -315,7 +316,12 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
           .map(([k, label, v]) => (
             <div key={k} data-field={k}>
               <dt>{label}</dt>
-              <dd>{String(v)}</dd>
+              <dd>
+                {String(v)}
+                {k === "national_id" && isAdmin(me.role) && (
+                  <NationalId key={d.id} id={d.id} t={t} onShown={reload} />
+                )}
+              </dd>
             </div>
           ))}
       </dl>
@@ -381,4 +387,44 @@ function typeText(type: string, t: T): string {
 /** The last attempt's result without the worker's UTC note of the next one (shown in local time). */
 function lastResult(text: string | null): string {
   return (text ?? "").replace(/; next attempt \S+$/, "");
+}
+
+/**
+ * An admin's "show the full national id": asked for each time (POST, written to the audit log as
+ * `transaction.national_id_viewed`, in the transaction's history), never sent with the detail.
+ */
+function NationalId({ id, t, onShown }: { id: number; t: T; onShown(): void }) {
+  const [full, setFull] = useState<string | null | undefined>(undefined);
+  const [failed, setFailed] = useState("");
+  if (full)
+    return (
+      <span id="d-national-id-full" class="full-id">
+        {" "}
+        → {full}
+      </span>
+    );
+  if (full === null) return <span class="muted"> {t("nationalIdUnreadable")}</span>;
+  return (
+    <>
+      {" "}
+      <button
+        type="button"
+        id="d-reveal-national-id"
+        class="link"
+        onClick={async () => {
+          const res = await api<{ national_id_full: string | null }>(
+            "POST",
+            `/transactions/${id}/national-id`,
+          );
+          if (!res.ok) return setFailed(res.json.message ?? String(res.status));
+          setFull(res.json.national_id_full);
+          // The history below now has the viewing: shown at once, not at the next refresh.
+          onShown();
+        }}
+      >
+        {t("revealNationalId")}
+      </button>
+      {failed && <span class="error"> {failed}</span>}
+    </>
+  );
 }
