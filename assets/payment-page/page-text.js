@@ -13,6 +13,8 @@ export const T = {
     earlierDeposit:
       "Daha önce başlattığınız {amount} tutarındaki ödeme henüz sonuçlanmadı; o sonuçlanmadan yeni ödeme başlatılamaz. Göndermediyseniz aşağıdaki hesaba gönderin; gönderdiyseniz tekrar göndermeyin.",
     earlierSettled: "Önceki ödeme talebiniz sonuçlandı. Yeni bir ödeme için tutarı girin.",
+    earlierOpenUntil:
+      "Bu sayfa şu zamana kadar açık kalır: {time}. Hesap bilgilerini şimdi kopyalayın veya not alın.",
     waitingEarlier: "O ödeme sonuçlandığında bu sayfa kendiliğinden güncellenir.",
     amount: "Tutar",
     bank: "Banka",
@@ -68,6 +70,7 @@ export const T = {
     earlierDeposit:
       "Your earlier payment of {amount} is not settled yet, and no new payment can start until it is. If you have not sent it, send it to the account below; if you have, do not send it again.",
     earlierSettled: "Your earlier payment request is settled. Enter an amount for a new payment.",
+    earlierOpenUntil: "This page stays open until {time}. Copy or note the account details now.",
     waitingEarlier: "This page updates by itself once that payment is settled.",
     amount: "Amount",
     bank: "Bank",

@@ -180,9 +180,16 @@ function paint() {
   $("earlier-amount").hidden = earlier === null;
   setText("earlier-amount", earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }));
   $("earlier-deposit").hidden = !pendingElsewhere;
+  // The notice above says where to send it (or not to send it again): the lead would repeat only
+  // half of that.
+  $("assigned-lead").hidden = pendingElsewhere;
   $("earlier-settled").hidden = !settled;
   setText("waiting", t(pendingElsewhere ? "waitingEarlier" : "waiting"));
   if (state?.status === "open") deadline("open-until", "openUntil", state.expires_at);
+  // This link's own 30 minutes run on while it shows the earlier deposit, whose account it then
+  // shows no more: said, so that the payer copies it in time.
+  if (pendingElsewhere) deadline("earlier-open-until", "earlierOpenUntil", state.expires_at);
+  else $("earlier-open-until").hidden = true;
   const shown = account();
   if (shown) {
     setText(

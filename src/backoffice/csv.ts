@@ -1,22 +1,24 @@
 /**
  * CSV for reconciliation exports: RFC 4180 quoting, CRLF lines, and cells that a spreadsheet would
  * run as a formula (=, +, -, @, tab, CR) prefixed with an apostrophe: a payer's name is no formula.
- * The same after a "," or ";" inside a cell (below).
+ * The same inside a cell after the separator this file does not use (below).
  */
 export function csvCell(value: unknown, separator = ","): string {
   if (value === null || value === undefined) return "";
   let text = String(value);
   if (FORMULA_START.test(text)) text = `'${text}`;
-  // Also after a "," or ";" inside the cell: Excel splits a file on its locale's list separator, a
-  // Turkish one splits this "," file on ";" (and an English one the ";" file on ","), without regard
-  // to quotes it does not expect, so "ali;=2+3" would give it a cell "=2+3".
-  text = text.replace(FORMULA_AFTER_SEPARATOR, "$1'");
+  // Also after the other separator inside the cell: Excel splits a file on its locale's list
+  // separator, a Turkish one this "," file on ";" (an English one the ";" file on ","), without
+  // regard to quotes that are not at the start of what it takes for a cell, so "ali;=2+3" would give
+  // it a cell "=2+3". This file's own separator is quoted, which both read right: no change there.
+  text = text.replace(separator === ";" ? FORMULA_AFTER_COMMA : FORMULA_AFTER_SEMICOLON, "$1'");
   const needsQuotes = text.includes(separator) || /["\r\n]/.test(text) || text !== text.trim();
   return needsQuotes ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-const FORMULA_AFTER_SEPARATOR = /([,;])(?=[=+\-@\t\r])/g;
+const FORMULA_AFTER_COMMA = /(,)(?=[=+\-@\t\r])/g;
+const FORMULA_AFTER_SEMICOLON = /(;)(?=[=+\-@\t\r])/g;
 
 /** The plain export, for machines: comma-separated UTF-8 without a byte order mark. */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {

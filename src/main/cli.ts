@@ -111,7 +111,8 @@ async function main(): Promise<void> {
     if (words[1] !== "rotate" || words.length > 2)
       fail(`unknown command "${words.join(" ")}"\n\n${USAGE}`, 2);
     try {
-      print(await rotateCommand(config, flags, actor(flags)));
+      // Run on the store directly, not through the admin API: recorded as the CLI, with the name given.
+      print(await rotateCommand(config, flags, `cli:${actor(flags)}`));
     } catch (err) {
       if (err instanceof UsageError) fail(err.message, 2);
       if (err instanceof RotationRefused) fail(err.message, err.exitCode);

@@ -212,6 +212,12 @@ describe("hosted payment page in Chromium", () => {
     );
     expect(await page.locator("#v-amount").textContent()).toBe("350,00 TL");
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
+    // The notice says where to send it or not to send it again; the lead "send exactly this" would
+    // contradict it (found by review). This link's 30 minutes are said, to copy the account in time.
+    expect(await page.locator("#assigned-lead").isVisible()).toBe(false);
+    expect(await page.locator("#earlier-open-until").textContent()).toMatch(
+      /^Bu sayfa şu zamana kadar açık kalır: \d\d:\d\d\. Hesap bilgilerini şimdi kopyalayın veya not alın\.$/,
+    );
     expect(await page.locator("#waiting").textContent()).toBe(
       "O ödeme sonuçlandığında bu sayfa kendiliğinden güncellenir.",
     );
@@ -236,6 +242,8 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("120,00 TL");
     expect(await page.locator("#earlier-deposit").isVisible()).toBe(false);
+    expect(await page.locator("#earlier-open-until").isVisible()).toBe(false);
+    expect(await page.locator("#assigned-lead").isVisible()).toBe(true);
     expect(await page.locator("#waiting").textContent()).toBe(
       "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
     );

@@ -196,6 +196,21 @@ describe.each(STORES)("payintake master-key rotate on %s", (kind) => {
       await expectRefusedServe(env);
       const rotated = await startServe({ ...env, PAYINTAKE_MASTER_KEY: next });
       await expectServed(rotated, written);
+      // Recorded as the CLI's, under the name it was given (never as a signed-in operator's).
+      const admin = await consoleLogin(
+        { url: rotated.url } as TestServer,
+        ADMIN_EMAIL,
+        written.adminPassword,
+      );
+      const audit = await consoleCall(
+        { url: rotated.url } as TestServer,
+        "GET",
+        "/ops/api/audit?action=store.rotate_master_key",
+        {
+          cookie: admin.cookie,
+        },
+      );
+      expect(audit.json.map((e: { actor: string }) => e.actor)).toEqual([expect.stringMatching(/^cli:/)]);
       expect(await stopServe(rotated)).toEqual({ code: 0, signal: null });
     },
     SEVERAL_STARTS_MS,

@@ -20,6 +20,11 @@ describe("CSV export", () => {
   it("no piece of a cell runs as a formula when Excel splits the file on the other separator (a Turkish Excel split 'ali;=2+3' in the plain file into a formula cell)", () => {
     expect(csvCell("ali;=2+3;@SUM(1+9)")).toBe("ali;'=2+3;'@SUM(1+9)");
     expect(csvCell("a;b,c")).toBe('"a;b,c"');
+    // The file's own separator is quoted, never changed: a reference "ORD,-5" stays itself in the
+    // plain file (found by review: an apostrophe there broke reconciliation by reference).
+    expect(csvCell("ORD,-5")).toBe('"ORD,-5"');
+    expect(csvCell("u;+90 555", ";")).toBe('"u;+90 555"');
+    expect(csvCell("ORD,-5", ";")).toBe("ORD,'-5");
     // Each line split on the other separator, with quotes only where that separator would see a
     // field start (what Excel does): no piece starts a formula, however the cells fall.
     const rows = [{ user_id: "77;=1+1", username: "ali;=2+3;@SUM(1+9)", note: "x,+1" }];
