@@ -115,9 +115,9 @@ export function createHostedSessions(deps: HostedDeps) {
       // A deactivated firm takes no more deposits, from its pages either: its open links expire.
       const row = firm ?? (await repos.firms.findWithProvider(session.firm_id));
       if (!row?.active) return { status: "expired", returnUrl };
+      const earlier = await earlierDepositOf(session);
       // The limits the deposit will be judged by (intake.ts), so that a payer refused with the
       // limit text can learn them; read with the same row that says the page is open.
-      const earlier = await earlierDepositOf(session);
       return {
         status: "open",
         expiresAt: session.expires_at,
@@ -191,6 +191,11 @@ export function createHostedSessions(deps: HostedDeps) {
       return { token };
     },
 
+    /** Whether the token opens a session at all (the page API's 404 comes before anything else). */
+    async exists(token: string): Promise<boolean> {
+      return (await find(token)) !== undefined;
+    },
+
     async state(token: string): Promise<PageState | undefined> {
       const session = await find(token);
       return session ? stateOf(session) : undefined;
@@ -206,9 +211,11 @@ export function createHostedSessions(deps: HostedDeps) {
       if (!session) return { ok: false, kind: "not_found" };
       const row = await repos.firms.findWithProvider(session.firm_id);
       if (!row) return { ok: false, kind: "not_found" };
-      // One read of the firm: the same row decides whether the page is still open and makes the deposit.
-      const current = await stateOf(session, row);
-      if (current.status !== "open") return { ok: true, state: current };
+      // One read of the firm: the same row decides whether the page is still open and makes the
+      // deposit. A page that takes no amount answers its state; an open one needs none of it (the
+      // deposit's own checks find an earlier pending deposit).
+      if (session.status !== "open" || deps.now() >= session.expires_at || !row.active)
+        return { ok: true, state: await stateOf(session, row) };
       const firm = toFirm(row, box);
       const req = requestOf(session);
       const outcome = await createDeposit(
@@ -246,7 +253,7 @@ export function createHostedSessions(deps: HostedDeps) {
       }
       await repos.sessions.markAssigned(session.id, outcome.id, deps.now());
       const assigned = await repos.sessions.byTokenHash(session.token_hash);
-      return { ok: true, state: assigned ? await stateOf(assigned, row) : current };
+      return { ok: true, state: await stateOf(assigned ?? session, row) };
     },
   };
 }

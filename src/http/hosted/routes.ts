@@ -132,8 +132,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
       ? parsePageAmount(body.value)
       : { ok: false as const, message: "Validation failed: request body is not valid JSON" };
     // An unknown token is a 404 before anything else, so bad input reveals nothing either.
-    const state = await ctx.hosted.state(request.params.token);
-    if (!state) return sendError(reply, 404, "Not found");
+    if (!(await ctx.hosted.exists(request.params.token))) return sendError(reply, 404, "Not found");
     if (!amount.ok) return sendError(reply, 400, amount.message);
     const outcome = await ctx.hosted.submit(request.params.token, amount.value);
     if (!outcome.ok) {
