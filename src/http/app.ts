@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { createAdminTokenGuard } from "../auth/admin-token-guard.js";
 import type { Backoffice } from "../backoffice/service.js";
 import type { ConsoleService } from "../console/service.js";
 import { registerAdminRoutes } from "./admin/routes.js";
@@ -129,7 +130,13 @@ export function buildApp(
   registerWithdrawalRoute(app, ctx);
   registerSandboxRoutes(app, ctx, backoffice);
   registerTransactionRoutes(app, ctx);
-  registerAdminRoutes(app, backoffice, ctx.adminToken, consoleService);
+  const adminGuard = createAdminTokenGuard({
+    token: ctx.adminToken,
+    store: ctx.repos.loginWindows,
+    now: ctx.now,
+    onError: (err) => app.log.error({ err }, "admin token window upkeep failed"),
+  });
+  registerAdminRoutes(app, backoffice, adminGuard, consoleService);
   registerConsoleRoutes(app, consoleService, backoffice, ctx.queueNotices, ctx.config.consoleHeartbeatMs);
   registerConsolePage(app);
   registerDocsRoutes(app);

@@ -10,6 +10,11 @@ export interface LoginWindowRepository {
    * number of instances cannot pass `limit` together. `since`: the start of the key's window.
    */
   claim(key: string, now: number, windowMs: number, limit: number): Promise<LoginWindowClaim>;
+  /**
+   * The start of `key`'s window when it is full (`limit` counted, started less than `windowMs` before
+   * `now`); undefined when it has room or there is none. Reads only.
+   */
+  fullSince(key: string, now: number, windowMs: number, limit: number): Promise<number | undefined>;
   /** Takes back one attempt counted in the window that started at `since` (not in a later one). */
   giveBack(key: string, since: number): Promise<void>;
   /** Forgets windows that started before `before`. */
@@ -51,6 +56,17 @@ export function createLoginWindowRepository(db: Kysely<Database>): LoginWindowRe
         .where("key", "=", key)
         .executeTakeFirst();
       return { counted: false, since: current ? Number(current.since) : now };
+    },
+
+    async fullSince(key, now, windowMs, limit) {
+      const row = await db
+        .selectFrom("login_windows")
+        .select("since")
+        .where("key", "=", key)
+        .where("since", ">", now - windowMs)
+        .where("count", ">=", limit)
+        .executeTakeFirst();
+      return row ? Number(row.since) : undefined;
     },
 
     async giveBack(key, since) {

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AdminTokenGuard } from "../../auth/admin-token-guard.js";
 import { ADMIN_API } from "../../backoffice/management.js";
 import type { Backoffice } from "../../backoffice/service.js";
 import type { ConsoleService } from "../../console/service.js";
@@ -10,16 +10,10 @@ import * as s from "../management/schemas.js";
 
 /**
  * The operator API under /admin/v1, used by the `payintake` CLI while the server runs. Guarded by
- * a bearer token (PAYINTAKE_ADMIN_TOKEN): the automation and CLI door. Its management routes are
+ * a bearer token (PAYINTAKE_ADMIN_TOKEN, auth/admin-token-guard.ts, with its limit on wrong tokens
+ * per address): the automation and CLI door. Its management routes are
  * the console's too (http/management/routes.ts), there under operator sessions and roles.
  */
-function tokenMatches(expected: Buffer, header: string | undefined): boolean {
-  if (!header?.startsWith("Bearer ")) return false;
-  // Digests of both: equal lengths whatever was sent, so the time taken says nothing of the token's.
-  return timingSafeEqual(digest(Buffer.from(header.slice(7), "utf8")), expected);
-}
-const digest = (value: Buffer) => createHash("sha256").update(value).digest();
-
 /**
  * A decider named by the token's holder (the CLI's --operator): recorded as `admin-api:<name>`, so
  * the audit log never shows a name the admin API was given as a signed-in operator's
@@ -30,15 +24,17 @@ const claimedBy = (name: string) => `${ADMIN_API}:${name}`;
 export function registerAdminRoutes(
   app: FastifyInstance,
   backoffice: Backoffice,
-  adminToken: string,
+  guard: AdminTokenGuard,
   consoleService: ConsoleService,
 ): void {
-  const expected = digest(Buffer.from(adminToken, "utf8"));
-
   app.register(async (admin) => {
     admin.addHook("onRequest", async (request, reply) => {
-      if (!tokenMatches(expected, request.headers.authorization))
-        return sendError(reply, 401, "Invalid admin token");
+      const verdict = await guard.check(request.headers.authorization, request.ip);
+      if (verdict.ok) return;
+      if (verdict.reason === "invalid") return sendError(reply, 401, "Invalid admin token");
+      request.log.warn({ ip: request.ip }, "admin API: too many wrong tokens from this address");
+      reply.header("retry-after", String(Math.ceil(verdict.retryAfterMs / 1000)));
+      return sendError(reply, 429, "Too many wrong admin tokens from your address; try again later");
     });
 
     const id = (request: FastifyRequest) => parse(s.idParam, request.params);
