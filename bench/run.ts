@@ -341,7 +341,7 @@ function routingSection(
     `- The preferred account (bank_code AKBANK) is behind an http channel played by the channel simulator in the bench process (timeout ${ROUTING.timeoutMs} ms); a manual account is the fallback.`,
     `- normal: ${ROUTING.requests} signed deposits, ${ROUTING.concurrency} at a time, the channel accepting at once (one ask per deposit), after 200 warm-up deposits.`,
     "- unlucky: the channel now hangs; deposits one at a time until one returns in under half the timeout (the breaker opened after 3 failures in a row); each of them waited for the timeout, then the fallback served it.",
-    `- breaker open: ${ROUTING.requests} more deposits, ${ROUTING.concurrency} at a time; the dead channel is skipped without waiting. After each 10 s cool-down one deposit is the probe and waits for the timeout again (not within this phase's few seconds).`,
+    `- breaker open: ${ROUTING.requests} more deposits, ${ROUTING.concurrency} at a time; the dead channel is skipped without waiting, also after each 10 s cool-down, when a probe in the background (no payer) asks it whether it is back.`,
     "- Targets: with the breaker open, p99 within 2 × the normal p99; the unlucky deposits bounded by the channel timeout (plus 250 ms).",
   ].join("\n");
 }

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { request } from "undici";
 import { signCallback } from "../auth/signature.js";
+import type { ProbeResult } from "../domain/breaker.js";
 import { formatMinor } from "../domain/money.js";
 import type { AccountCandidate } from "../domain/routing.js";
 import { createGuardedAgent, refusalOf } from "../net/guarded-agent.js";
@@ -72,8 +74,17 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
     req: Pick<RouteRequest, "askId" | "amountMinor">,
     account: { id: number },
   ): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /**
+   * Asks a channel whose breaker is open whether it is back: `{"action":"probe"}`, signed like an
+   * ask, carrying no payer and no account. 200 is up; 4xx is a partner that is there but does not
+   * know probes; anything else (5xx, no answer within the channel's timeout, refused) is down.
+   */
+  probe(channel: ChannelInfo): Promise<ProbeResult>;
   close(): Promise<void>;
 } {
+  /** Probes in flight, cut short when the server stops (no one waits for their answer). */
+  const probes = new Set<AbortController>();
+  let closing: Promise<void> | undefined;
   // Each ask has its own deadline (AbortSignal below); the connect timeout only bounds a dead host.
   const agent = createGuardedAgent({
     allowPrivate: opts.allowPrivate,
@@ -171,6 +182,38 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
         };
       }
     },
-    close: () => agent.close(),
+    async probe(channel) {
+      if (!channel.url || !channel.secret) return "down";
+      const body = JSON.stringify({ action: "probe" });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const stop = new AbortController();
+      probes.add(stop);
+      try {
+        const res = await request(channel.url, {
+          method: "POST",
+          dispatcher: agent,
+          headers: {
+            "content-type": "application/json; charset=utf-8",
+            "idempotency-key": `probe:${randomBytes(8).toString("hex")}`,
+            "x-timestamp": timestamp,
+            "x-signature": signCallback(channel.secret, timestamp, body),
+          },
+          body,
+          signal: AbortSignal.any([stop.signal, AbortSignal.timeout(channel.timeoutMs)]),
+        });
+        await res.body.dump();
+        if (res.statusCode === 200) return "up";
+        return res.statusCode >= 400 && res.statusCode < 500 ? "unsure" : "down";
+      } catch {
+        return "down";
+      } finally {
+        probes.delete(stop);
+      }
+    },
+    close() {
+      for (const stop of probes) stop.abort();
+      closing ??= agent.close();
+      return closing;
+    },
   };
 }

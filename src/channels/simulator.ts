@@ -24,7 +24,10 @@ export interface SimAsk {
 
 export interface ChannelSimulator {
   url: string;
+  /** Asks and releases, in the order received. */
   asks: SimAsk[];
+  /** Background probes (`{"action":"probe"}`), kept apart from the asks. */
+  probes: SimAsk[];
   /** ask_id → times reserved (never more than 1 while it holds). */
   reservations: Map<string, number>;
   behave(b: SimBehaviour): void;
@@ -38,6 +41,7 @@ export async function startChannelSimulator(
 ): Promise<ChannelSimulator> {
   let behaviour: SimBehaviour = opts.behaviour ?? { kind: "accept" };
   const asks: SimAsk[] = [];
+  const probes: SimAsk[] = [];
   const reservations = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
   const server = createServer((req, res) => {
@@ -61,7 +65,8 @@ export async function startChannelSimulator(
         return json(400, '{"error":"not JSON"}');
       }
       const ask: SimAsk = { body, raw, headers: req.headers, at: Date.now() };
-      asks.push(ask);
+      const probe = body.action === "probe";
+      (probe ? probes : asks).push(ask);
       opts.onAsk?.(ask);
       const id = String(body.ask_id ?? "");
       if (body.action === "release") {
@@ -74,6 +79,9 @@ export async function startChannelSimulator(
         return;
       }
       if (b.kind === "fail") return json(b.status ?? 500, b.body ?? '{"error":"down"}');
+      // Up: a probe is answered as an ask would be, as quickly.
+      if (probe)
+        return void setTimeout(() => json(200, '{"ok":true}'), b.kind === "accept" ? (b.delayMs ?? 0) : 0);
       if (b.kind === "decline")
         return json(200, JSON.stringify({ decision: "decline", reason: b.reason ?? "payer refused" }));
       // Accept: reserve once per ask_id, however often it is asked.
@@ -88,6 +96,7 @@ export async function startChannelSimulator(
   return {
     url: `http://${host}:${address.port}/asks`,
     asks,
+    probes,
     reservations,
     behave(b) {
       behaviour = b;

@@ -6,6 +6,12 @@
  * open      asks are skipped without waiting, for `coolDownMs`.
  * half_open one probe ask goes through (the others are skipped); success closes, failure reopens.
  *
+ * With background probes (`background`, when the channel client can send them): an open channel
+ * is skipped by every ask, and once per cool-down a probe carrying no payer is sent beside the
+ * deposits (`dueForProbe`, `probed`), so no payer waits for a channel that is still down. A channel
+ * that answers probes with 4xx (a partner that does not know them) falls back to half_open, where
+ * the next deposit is the probe, as without background probes.
+ *
  * Only channel-wide failures count (timeout, refused, 5xx, malformed answer). A decline is an
  * answer about one payer: the channel is healthy.
  */
@@ -60,10 +66,11 @@ export function admit(
   state: BreakerState,
   now: number,
   cfg: BreakerConfig,
+  background = false,
 ): { decision: "ask" | "probe" | "skip"; state: BreakerState } {
   if (state.mode === "closed") return { decision: "ask", state };
   if (state.mode === "open") {
-    if (now - state.openedAt < cfg.coolDownMs) return { decision: "skip", state };
+    if (background || now - state.openedAt < cfg.coolDownMs) return { decision: "skip", state };
     return { decision: "probe", state: { ...state, mode: "half_open", probing: true } };
   }
   if (state.probing) return { decision: "skip", state };
@@ -92,8 +99,10 @@ function counted(
 export function record(state: BreakerState, failed: boolean, now: number, cfg: BreakerConfig): BreakerState {
   const recent = counted(state.recent, failed, now, cfg.windowMs);
   if (state.mode !== "closed") {
+    // An ask sent before the breaker opened and failing after leaves a background probe in flight.
+    const probing = state.mode === "open" && state.probing;
     return failed
-      ? { mode: "open", consecutive: state.consecutive + 1, recent, openedAt: now, probing: false }
+      ? { mode: "open", consecutive: state.consecutive + 1, recent, openedAt: now, probing }
       : { ...closedBreaker(), recent: [] };
   }
   const consecutive = failed ? state.consecutive + 1 : 0;
@@ -108,4 +117,29 @@ export function record(state: BreakerState, failed: boolean, now: number, cfg: B
   return tripped
     ? { mode: "open", consecutive, recent, openedAt: now, probing: false }
     : { ...state, consecutive, recent };
+}
+
+/**
+ * What a background probe found: `up` (answered 200), `down` (no answer in time, refused, 5xx) or
+ * `unsure` (answered 4xx: the partner is there but does not know probes).
+ */
+export type ProbeResult = "up" | "down" | "unsure";
+
+/** Whether an open breaker's channel is due a background probe now. */
+export function dueForProbe(state: BreakerState, now: number, cfg: BreakerConfig): boolean {
+  return state.mode === "open" && !state.probing && now - state.openedAt >= cfg.coolDownMs;
+}
+
+export const probeStarted = (state: BreakerState): BreakerState => ({ ...state, probing: true });
+
+/**
+ * A background probe's result: `up` closes the breaker, `down` opens it for another cool-down,
+ * `unsure` lets the next deposit's ask be the probe (half_open). A breaker that a late ask closed
+ * meanwhile is left closed.
+ */
+export function probed(state: BreakerState, result: ProbeResult, now: number): BreakerState {
+  if (state.mode !== "open" || !state.probing) return state;
+  if (result === "up") return closedBreaker();
+  if (result === "down") return { ...state, openedAt: now, probing: false };
+  return { ...state, mode: "half_open", probing: false };
 }

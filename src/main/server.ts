@@ -88,6 +88,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (err) {
     clearInterval(purge);
     runtime.clock.stop();
+    await runtime.channelClient.close();
     await runtime.sender.close();
     await runtime.store.close();
     throw err;

@@ -239,6 +239,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     });
   const router = createRouter({
     ask: channelClient.ask,
+    probe: channelClient.probe,
     abandon: (channel, request, account) => void release(channel, request, account, "failed ask"),
     monotonic: () => performance.now(),
     deadlineMs: config.routingDeadlineMs,
@@ -266,6 +267,10 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
         );
     },
   });
+  // Open channels are asked in the background whether they are back (docs/channels.md), so no
+  // payer's deposit waits for a channel that is still down.
+  const probing = setInterval(() => router.probeDue(), 1_000);
+  probing.unref();
   /** A test firm's deposit: the sandbox account, or the outcome its amount asks for. */
   async function routeSandbox(amountMinor: number) {
     const outcome = sandboxRouting(amountMinor);
@@ -546,7 +551,12 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     autoCancel,
     nameKeys,
     sender,
-    channelClient,
+    channelClient: {
+      async close() {
+        clearInterval(probing);
+        await channelClient.close();
+      },
+    },
     clock,
     warnings,
   };

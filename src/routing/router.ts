@@ -4,6 +4,10 @@ import {
   type BreakerMode,
   type BreakerState,
   closedBreaker,
+  dueForProbe,
+  type ProbeResult,
+  probed,
+  probeStarted,
   record,
 } from "../domain/breaker.js";
 import type { AccountCandidate, ChannelInfo } from "../domain/routing.js";
@@ -68,6 +72,11 @@ export interface RouterDeps {
    * the account all the same, so it is told to let it go. Not awaited.
    */
   abandon?(channel: ChannelInfo, request: RouteRequest, account: AccountCandidate): void;
+  /**
+   * Asks a channel whose breaker is open whether it is back, carrying no payer (docs/channels.md).
+   * Without it, the first deposit after each cool-down is the probe and waits for the channel.
+   */
+  probe?(channel: ChannelInfo): Promise<ProbeResult>;
 }
 
 export interface Router {
@@ -78,13 +87,46 @@ export interface Router {
   ): Promise<RouteResult>;
   /** Breaker state per channel id, for operators and metrics. */
   breakers(): ReadonlyMap<number, BreakerState>;
+  /** Sends the background probes that are due (main/wiring.ts calls it every second). */
+  probeDue(): void;
 }
+
+/**
+ * An open channel is probed while deposits still come by it, and no longer: a channel switched off
+ * or left out of routing is not asked about for ever.
+ */
+const PROBE_WHILE_SEEN_MS = 5 * 60_000;
 
 export function createRouter(deps: RouterDeps): Router {
   const breakers = new Map<number, BreakerState>();
+  const background = deps.probe !== undefined;
+  /** The channel as a deposit last saw it (its URL and secret may change), and when. */
+  const seen = new Map<number, { channel: ChannelInfo; at: number }>();
+
+  function sendProbe(channel: ChannelInfo, probe: (c: ChannelInfo) => Promise<ProbeResult>): void {
+    probe(channel)
+      .catch((): ProbeResult => "down")
+      .then((result) => {
+        const before = breakers.get(channel.id);
+        if (!before) return;
+        const after = probed(before, result, deps.monotonic());
+        breakers.set(channel.id, after);
+        if (before.mode !== "closed" && after.mode === "closed") deps.onBreakerChange?.(channel, "closed");
+      });
+  }
 
   return {
     breakers: () => breakers,
+    probeDue() {
+      if (!deps.probe) return;
+      const now = deps.monotonic();
+      for (const [id, state] of breakers) {
+        const last = seen.get(id);
+        if (!last || now - last.at > PROBE_WHILE_SEEN_MS || !dueForProbe(state, now, deps.breaker)) continue;
+        breakers.set(id, probeStarted(state));
+        sendProbe(last.channel, deps.probe);
+      }
+    },
     async route(order, channels, request) {
       const log: RoutingStep[] = [];
       const started = deps.monotonic();
@@ -131,9 +173,15 @@ export function createRouter(deps: RouterDeps): Router {
           });
           continue;
         }
-        const gate = admit(breakers.get(channel.id) ?? closedBreaker(), deps.monotonic(), deps.breaker);
+        const gate = admit(
+          breakers.get(channel.id) ?? closedBreaker(),
+          deps.monotonic(),
+          deps.breaker,
+          background,
+        );
         breakers.set(channel.id, gate.state);
         if (gate.decision === "skip") {
+          if (background) seen.set(channel.id, { channel, at: deps.monotonic() });
           log.push({
             account_id: account.id,
             channel: channel.code,
@@ -151,6 +199,7 @@ export function createRouter(deps: RouterDeps): Router {
         const before = breakers.get(channel.id) ?? closedBreaker();
         const after = record(before, failed, deps.monotonic(), deps.breaker);
         breakers.set(channel.id, after);
+        if (background && after.mode === "open") seen.set(channel.id, { channel, at: deps.monotonic() });
         // An opening and a closing are logged; a failed probe re-opening it every cool-down is not news.
         if (before.mode === "closed" ? after.mode === "open" : after.mode === "closed") {
           deps.onBreakerChange?.(channel, after.mode);

@@ -165,6 +165,47 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     });
   });
 
+  it("a channel that is back is found by a probe in the background after the cool-down; no payer waits for it meanwhile", async () => {
+    const back = await channel("BACK", { kind: "hang" }, 300);
+    await channel("SPARE", { kind: "accept" });
+    await account("BACK", "TR000000000000000000000031", { bank_code: "AKBANK" });
+    await account("SPARE", "TR000000000000000000000032");
+    for (let i = 0; i < 3; i++) expect((await deposit()).res.status).toBe(200);
+    const openedAt = Date.now();
+    back.sim.behave({ kind: "accept" });
+    // Every deposit until the probe skips the channel without waiting, those after the cool-down
+    // too (before, the first one after each cool-down was the probe and waited for the channel).
+    const waits: number[] = [];
+    while (back.sim.probes.length === 0) {
+      expect(Date.now() - openedAt).toBeLessThan(15_000);
+      const { res, ms } = await deposit();
+      expect(res.status).toBe(200);
+      expect(res.json.assigned_iban).toBe("TR000000000000000000000032");
+      waits.push(ms);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(Date.now() - openedAt).toBeGreaterThanOrEqual(9_500);
+    expect(Math.max(...waits)).toBeLessThan(250);
+    expect(back.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3);
+    // The probe is signed like an ask and carries no payer and no account.
+    const [probe] = back.sim.probes;
+    expect(probe?.body).toEqual({ action: "probe" });
+    expect(back.sim.verify(probe as never, back.secret)).toBe(true);
+    expect(probe?.headers["idempotency-key"]).toMatch(/^probe:[0-9a-f]{16}$/);
+    await vi.waitFor(async () => {
+      const channels = (await server.admin("GET", "/admin/v1/channels")).json;
+      expect(channels.find((c: { code: string }) => c.code === "BACK").breaker).toBe("closed");
+    });
+    const { res } = await deposit();
+    expect(res.json.assigned_iban).toBe("TR000000000000000000000031");
+    await vi.waitFor(async () => {
+      const audit = (await server.admin("GET", "/admin/v1/audit?action=channel.breaker_close")).json;
+      expect(audit).toEqual([
+        expect.objectContaining({ actor: "service:breaker", after: { breaker: "closed", code: "BACK" } }),
+      ]);
+    });
+  }, 30_000);
+
   it("a decline with no other account: 422 with the contract's text, no transaction, the reference free to retry", async () => {
     const a = await channel("DECL", { kind: "decline", reason: "payer over limit" });
     const acc = await account("DECL", "TR000000000000000000000021");

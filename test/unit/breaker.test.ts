@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { admit, type BreakerConfig, closedBreaker, record } from "../../src/domain/breaker.js";
+import {
+  admit,
+  type BreakerConfig,
+  closedBreaker,
+  dueForProbe,
+  probed,
+  probeStarted,
+  record,
+} from "../../src/domain/breaker.js";
 
 const cfg: BreakerConfig = {
   consecutiveFailures: 3,
@@ -68,5 +76,49 @@ describe("channel circuit breaker", () => {
     expect(s.mode).toBe("closed");
     expect(s.recent.length).toBeLessThanOrEqual(cfg.windowMs / 1000 + 1);
     expect(s.recent.reduce((n, b) => n + b.asks, 0)).toBeGreaterThanOrEqual(29_000);
+  });
+
+  describe("with background probes", () => {
+    const opened = () => {
+      let s = closedBreaker();
+      for (let i = 0; i < 3; i++) s = record(s, true, 1_000 + i, cfg);
+      return s;
+    };
+
+    it("skips every ask while open, after the cool-down too; one probe is due per cool-down", () => {
+      const s = opened();
+      expect(admit(s, 50_000, cfg, true).decision).toBe("skip");
+      expect(dueForProbe(s, 11_001, cfg)).toBe(false);
+      expect(dueForProbe(s, 11_002, cfg)).toBe(true);
+      const probing = probeStarted(s);
+      expect(dueForProbe(probing, 30_000, cfg)).toBe(false);
+      expect(admit(probing, 30_000, cfg, true).decision).toBe("skip");
+      expect(dueForProbe(closedBreaker(), 30_000, cfg)).toBe(false);
+    });
+
+    it("up closes it; down opens it for another cool-down; unsure lets the next ask be the probe", () => {
+      const probing = probeStarted(opened());
+      expect(probed(probing, "up", 12_000)).toEqual(closedBreaker());
+      const down = probed(probing, "down", 12_000);
+      expect(down).toMatchObject({ mode: "open", openedAt: 12_000, probing: false });
+      expect(dueForProbe(down, 21_999, cfg)).toBe(false);
+      expect(dueForProbe(down, 22_000, cfg)).toBe(true);
+      const unsure = probed(probing, "unsure", 12_000);
+      expect(unsure).toMatchObject({ mode: "half_open", probing: false });
+      const gate = admit(unsure, 12_001, cfg, true);
+      expect(gate.decision).toBe("probe");
+      expect(admit(gate.state, 12_002, cfg, true).decision).toBe("skip");
+      expect(record(gate.state, false, 12_100, cfg).mode).toBe("closed");
+    });
+
+    it("an ask that failed late leaves the probe in flight; one that succeeded late closes it for good", () => {
+      const probing = probeStarted(opened());
+      const late = record(probing, true, 11_500, cfg);
+      expect(late).toMatchObject({ mode: "open", probing: true });
+      expect(dueForProbe(late, 40_000, cfg)).toBe(false);
+      const closed = record(probing, false, 11_500, cfg);
+      expect(closed.mode).toBe("closed");
+      expect(probed(closed, "down", 12_000).mode).toBe("closed");
+    });
   });
 });

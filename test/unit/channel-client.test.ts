@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askIdOf, cleanReason, createChannelClient } from "../../src/channels/http-channel.js";
+import { startChannelSimulator } from "../../src/channels/simulator.js";
 import type { ChannelInfo } from "../../src/domain/routing.js";
 import { accountCandidate } from "../support/accounts.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
@@ -54,6 +55,47 @@ describe("http channel client", () => {
       expect(receiver.received.length).toBe(before);
     } finally {
       await client.close();
+    }
+  });
+
+  it("a probe: 200 is up, 4xx unsure (a partner that does not know probes), 5xx, silence or refusal down", async () => {
+    const sim = await startChannelSimulator({ behaviour: { kind: "accept" } });
+    const client = createChannelClient({ allowPrivate: true });
+    const blocked = createChannelClient({ allowPrivate: false });
+    try {
+      const at = { ...channelAt(sim.url), timeoutMs: 300 };
+      expect(await client.probe(at)).toBe("up");
+      sim.behave({ kind: "decline" });
+      expect(await client.probe(at)).toBe("up");
+      sim.behave({ kind: "fail", status: 400 });
+      expect(await client.probe(at)).toBe("unsure");
+      sim.behave({ kind: "fail", status: 503 });
+      expect(await client.probe(at)).toBe("down");
+      sim.behave({ kind: "hang" });
+      const t0 = Date.now();
+      expect(await client.probe(at)).toBe("down");
+      expect(Date.now() - t0).toBeLessThan(1_000);
+      // A private address, not allowed: refused before connecting, never reaching the partner.
+      expect(await blocked.probe(at)).toBe("down");
+      expect(sim.probes).toHaveLength(5);
+      expect(sim.asks).toHaveLength(0);
+      // Stopping the server does not wait for a probe to a channel that hangs.
+      const slow = client.probe({ ...at, timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const t1 = Date.now();
+      await client.close();
+      expect(await slow).toBe("down");
+      expect(Date.now() - t1).toBeLessThan(1_000);
+    } finally {
+      await client.close();
+      await blocked.close();
+      await sim.close();
+    }
+    const gone = createChannelClient({ allowPrivate: true });
+    try {
+      expect(await gone.probe(channelAt(sim.url))).toBe("down");
+    } finally {
+      await gone.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BREAKER } from "../../src/domain/breaker.js";
+import { DEFAULT_BREAKER, type ProbeResult } from "../../src/domain/breaker.js";
 import type { AccountCandidate, ChannelInfo } from "../../src/domain/routing.js";
 import { type AskResult, createRouter, stepChannelLabel } from "../../src/routing/router.js";
 
@@ -123,5 +123,114 @@ describe("router: an account whose channel is not among the active ones", () => 
     expect(result.log[0]?.channel_id).toBe(7);
     const alone = await router.route([account], new Map(), request);
     expect(alone.ok).toBe(false);
+  });
+});
+
+describe("router: background probes of an open channel", () => {
+  function setup() {
+    const clock = { now: 0 };
+    const asked: number[] = [];
+    const probes: { channel: string; answer(result: ProbeResult | Error): void }[] = [];
+    const changes: string[] = [];
+    let next: AskResult = { outcome: "fail", reason: "down" };
+    const router = createRouter({
+      async ask(_c, _r, acc) {
+        asked.push(acc.id);
+        return next;
+      },
+      probe: (c) =>
+        new Promise<ProbeResult>((resolve, reject) =>
+          probes.push({ channel: c.url ?? "", answer: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
+        ),
+      monotonic: () => clock.now,
+      deadlineMs: 1_000,
+      breaker: DEFAULT_BREAKER,
+      onBreakerChange: (c, to) => changes.push(`${c.code}:${to}`),
+    });
+    const channels = new Map([[7, channel]]);
+    const route = () => router.route([account], channels, request);
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    return {
+      clock,
+      asked,
+      probes,
+      changes,
+      router,
+      route,
+      settle,
+      channels,
+      answerNext: (a: AskResult) => {
+        next = a;
+      },
+    };
+  }
+
+  it("probes once per cool-down while no deposit asks; up closes it and the next deposit asks", async () => {
+    const t = setup();
+    for (let i = 0; i < 3; i++) await t.route();
+    expect(t.changes).toEqual(["CH:open"]);
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(0);
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    // The deposit after the cool-down skips the channel: it is not the probe.
+    expect((await t.route()).ok).toBe(false);
+    expect(t.asked).toHaveLength(3);
+    t.router.probeDue();
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(1);
+    expect(t.probes[0]?.channel).toBe("http://x");
+    t.probes[0]?.answer("down");
+    await t.settle();
+    expect(t.router.breakers().get(7)?.mode).toBe("open");
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(1);
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    await t.route();
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(2);
+    t.probes[1]?.answer("up");
+    await t.settle();
+    expect(t.changes).toEqual(["CH:open", "CH:closed"]);
+    t.answerNext({ outcome: "accept" });
+    expect((await t.route()).ok).toBe(true);
+    expect(t.asked).toHaveLength(4);
+  });
+
+  it("a probe that throws counts as down; unsure makes the next deposit the probe", async () => {
+    const t = setup();
+    for (let i = 0; i < 3; i++) await t.route();
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    await t.route();
+    t.router.probeDue();
+    t.probes[0]?.answer(new Error("boom"));
+    await t.settle();
+    expect(t.router.breakers().get(7)).toMatchObject({ mode: "open", probing: false });
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    t.router.probeDue();
+    t.probes[1]?.answer("unsure");
+    await t.settle();
+    t.answerNext({ outcome: "accept" });
+    expect((await t.route()).ok).toBe(true);
+    expect(t.asked).toHaveLength(4);
+    expect(t.changes).toEqual(["CH:open", "CH:closed"]);
+  });
+
+  it("probes with the channel as the last deposit saw it, and not once deposits stop coming by it", async () => {
+    const t = setup();
+    for (let i = 0; i < 3; i++) await t.route();
+    t.channels.set(7, { ...channel, url: "http://moved" });
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    await t.route();
+    t.router.probeDue();
+    expect(t.probes[0]?.channel).toBe("http://moved");
+    t.probes[0]?.answer("down");
+    await t.settle();
+    // Five minutes with no deposit routed by it: no more probes.
+    t.clock.now += 5 * 60_000 + 1;
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(1);
+    await t.route();
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(2);
   });
 });
