@@ -96,6 +96,14 @@ export const referenceField = text({
   required: true,
   description: "The merchant's own id of this transaction, unique per firm; the key of safe retries.",
 });
+/**
+ * Whether a value could be a stored reference: one referenceField accepts. Anything else is never
+ * looked up (PostgreSQL text cannot hold the NUL a query path may carry: a lookup was a 500).
+ */
+export function couldBeReference(value: string): boolean {
+  return value !== "" && referenceField.safeParse(value).success;
+}
+
 export const nationalIdField = text({
   min: 0,
   max: 64,

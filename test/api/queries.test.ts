@@ -326,6 +326,19 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
       expect(res.text).toBe(NOT_FOUND);
     });
 
+    // No reference can hold them (creation refuses control characters and lone surrogates, and
+    // more than 100 characters), so each is a miss; PostgreSQL text cannot even hold NUL: it was a 500.
+    it.each([
+      ["NUL", "ORD-\u0000-1"],
+      ["another control character", "ORD-\u0001-1"],
+      ["a trailing newline", "ORD-1\n"],
+      ["101 characters", "R".repeat(101)],
+    ])("a reference with %s is 404 transaction not found", async (_label, reference) => {
+      const res = await get(firm, byRefPath(reference));
+      expect(res.status, res.text).toBe(404);
+      expect(res.text).toBe(NOT_FOUND);
+    });
+
     it("reference matching is exact (case and whitespace)", async () => {
       const { body } = await deposit(firm, { reference: `Exact-${Date.now()}` });
       const ref = body.reference as string;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { couldBeReference } from "../../domain/fields.js";
 import { transactionView } from "../../domain/transaction-view.js";
 import type { TransactionRow } from "../../store/transactions.js";
 import type { AppContext } from "../context.js";
@@ -17,7 +18,10 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: AppContext)
   app.get<{ Params: { reference: string } }>(MERCHANT_PATHS.byReference, async (request, reply) => {
     const firm = await authenticate(ctx, request, reply);
     if (!firm) return reply;
-    const row = await ctx.repos.transactions.findByReference(firm.id, request.params.reference);
+    const reference = request.params.reference;
+    const row = couldBeReference(reference)
+      ? await ctx.repos.transactions.findByReference(firm.id, reference)
+      : undefined;
     if (!row) return sendError(reply, 404, "transaction not found");
     return sendJson(reply, 200, found(row));
   });
