@@ -143,3 +143,13 @@ export function probed(state: BreakerState, result: ProbeResult, now: number): B
   if (result === "down") return { ...state, openedAt: now, probing: false };
   return { ...state, mode: "half_open", probing: false };
 }
+
+/**
+ * Another instance's breaker opened for this channel (on one PostgreSQL): a closed breaker opens
+ * too, so this instance's payers do not each wait for the channel's timeout to learn it; its own
+ * probe closes it again. A breaker already open or probing is left as it is. Closings are not
+ * shared: a channel that one instance cannot reach and another can stays usable by the other.
+ */
+export function heardOpen(state: BreakerState, now: number): BreakerState {
+  return state.mode === "closed" ? { ...state, mode: "open", openedAt: now, probing: false } : state;
+}

@@ -249,6 +249,11 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
         { channel: channel.code, breaker: to },
         `channel breaker ${to === "open" ? "opened" : "closed"}`,
       );
+      // The other instances on this PostgreSQL skip it too, until their own probe finds it back.
+      if (to === "open")
+        store.changes.announce(`channel-down:${channel.id}`).catch((err: unknown) => {
+          log.warn({ err, channel: channel.code }, "could not tell other instances the channel is down");
+        });
       // The breaker lives in this instance's memory; the log row is its only durable trace.
       repos.audited
         .event(
@@ -513,6 +518,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     if (topic === "firms" || topic === "all") firms.evictAll();
     if (topic === "accounts" || topic === "all") accounts.invalidate();
     if (topic === "queue" || topic === "all") queueNotices.heard();
+    if (topic.startsWith("channel-down:")) router.heardDown(Number(topic.slice("channel-down:".length)));
   });
   const backoffice = createBackoffice({
     repos,

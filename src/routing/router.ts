@@ -5,6 +5,7 @@ import {
   type BreakerState,
   closedBreaker,
   dueForProbe,
+  heardOpen,
   type ProbeResult,
   probed,
   probeStarted,
@@ -89,6 +90,8 @@ export interface Router {
   breakers(): ReadonlyMap<number, BreakerState>;
   /** Sends the background probes that are due (main/wiring.ts calls it every second). */
   probeDue(): void;
+  /** Another instance's breaker opened for this channel (domain/breaker.ts heardOpen). */
+  heardDown(channelId: number): void;
 }
 
 /**
@@ -126,6 +129,9 @@ export function createRouter(deps: RouterDeps): Router {
         breakers.set(id, probeStarted(state));
         sendProbe(last.channel, deps.probe);
       }
+    },
+    heardDown(channelId) {
+      breakers.set(channelId, heardOpen(breakers.get(channelId) ?? closedBreaker(), deps.monotonic()));
     },
     async route(order, channels, request) {
       const log: RoutingStep[] = [];

@@ -8,9 +8,12 @@ import pg from "pg";
  * bound when a notice is missed: while the listening connection is down, and once more when it is
  * back (everything is dropped then, as anything may have changed meanwhile). `queue`: the pending
  * queues changed, for the consoles listening on each instance (console/queue-notices.ts).
+ * `channel-down:<id>`: an instance's breaker opened for that channel (routing/router.ts heardDown).
  */
-export type ChangeTopic = "firms" | "accounts" | "queue";
+export type ChangeTopic = "firms" | "accounts" | "queue" | `channel-down:${number}`;
 const TOPICS: readonly string[] = ["firms", "accounts", "queue"] satisfies ChangeTopic[];
+const isTopic = (payload: string): payload is ChangeTopic =>
+  TOPICS.includes(payload) || /^channel-down:[1-9][0-9]{0,14}$/.test(payload);
 
 export interface ChangeFeed {
   /** Tells every instance (this one included) that `topic` changed; after the change committed. */
@@ -90,8 +93,7 @@ export function createPgChangeFeed(url: string, pool: pg.Pool): ChangeFeed {
     try {
       const name = await channelName();
       c.on("notification", (msg) => {
-        if (msg.channel === name && msg.payload !== undefined && TOPICS.includes(msg.payload))
-          tell(msg.payload as ChangeTopic);
+        if (msg.channel === name && msg.payload !== undefined && isTopic(msg.payload)) tell(msg.payload);
       });
       await c.connect();
       // Letters, digits and underscores only (channelFor): no quoting needed.

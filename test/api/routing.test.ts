@@ -206,6 +206,39 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     });
   }, 30_000);
 
+  it.runIf(kind === "postgres")(
+    "a breaker that opens on one instance opens on the others on one PostgreSQL: their payers do not wait to learn it",
+    async () => {
+      const second = await startTestServer(
+        kind,
+        { LOG_LEVEL: "warn", PAYINTAKE_ROUTING_DEADLINE_MS: "2000" },
+        { shareStoreOf: server },
+      );
+      try {
+        const down = await channel("DOWN", { kind: "hang" }, 300);
+        await channel("UP", { kind: "accept" });
+        await account("DOWN", "TR000000000000000000000041", { bank_code: "AKBANK" });
+        await account("UP", "TR000000000000000000000042");
+        for (let i = 0; i < 3; i++) expect((await deposit()).ms).toBeGreaterThanOrEqual(280);
+        await vi.waitFor(async () => {
+          const channels = (await second.admin("GET", "/admin/v1/channels")).json;
+          expect(channels.find((c: { code: string }) => c.code === "DOWN").breaker).toBe("open");
+        });
+        const t0 = Date.now();
+        const res = await send(second, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
+        expect(res.status).toBe(200);
+        expect(res.json.assigned_iban).toBe("TR000000000000000000000042");
+        expect(Date.now() - t0).toBeLessThan(250);
+        expect(down.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3);
+        // Opened once, audited once: by the instance whose asks failed.
+        const audit = (await server.admin("GET", "/admin/v1/audit?action=channel.breaker_open")).json;
+        expect(audit).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+    },
+  );
+
   it("a decline with no other account: 422 with the contract's text, no transaction, the reference free to retry", async () => {
     const a = await channel("DECL", { kind: "decline", reason: "payer over limit" });
     const acc = await account("DECL", "TR000000000000000000000021");

@@ -4,6 +4,7 @@ import {
   type BreakerConfig,
   closedBreaker,
   dueForProbe,
+  heardOpen,
   probed,
   probeStarted,
   record,
@@ -120,5 +121,16 @@ describe("channel circuit breaker", () => {
       expect(closed.mode).toBe("closed");
       expect(probed(closed, "down", 12_000).mode).toBe("closed");
     });
+  });
+
+  it("another instance's opening opens a closed breaker here; an open or probing one is left as it is", () => {
+    const s = heardOpen(closedBreaker(), 5_000);
+    expect(s).toMatchObject({ mode: "open", openedAt: 5_000, probing: false });
+    expect(admit(s, 5_001, cfg, true).decision).toBe("skip");
+    expect(dueForProbe(s, 15_000, cfg)).toBe(true);
+    const probing = probeStarted(s);
+    expect(heardOpen(probing, 9_000)).toBe(probing);
+    const half = probed(probing, "unsure", 16_000);
+    expect(heardOpen(half, 16_001)).toBe(half);
   });
 });
