@@ -82,6 +82,22 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
   probe(channel: ChannelInfo): Promise<ProbeResult>;
   close(): Promise<void>;
 } {
+  /** One signed request of the protocol: an ask, a release or a probe. */
+  const post = (url: string, secret: string, body: string, idempotencyKey: string, signal: AbortSignal) => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return request(url, {
+      method: "POST",
+      dispatcher: agent,
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "idempotency-key": idempotencyKey,
+        "x-timestamp": timestamp,
+        "x-signature": signCallback(secret, timestamp, body),
+      },
+      body,
+      signal,
+    });
+  };
   /** Probes in flight, cut short when the server stops (no one waits for their answer). */
   const probes = new Set<AbortController>();
   let closing: Promise<void> | undefined;
@@ -110,20 +126,8 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
         },
         payer: { user_id: req.userId, full_name: req.fullName },
       });
-      const timestamp = String(Math.floor(Date.now() / 1000));
       try {
-        const res = await request(channel.url, {
-          method: "POST",
-          dispatcher: agent,
-          headers: {
-            "content-type": "application/json; charset=utf-8",
-            "idempotency-key": askId,
-            "x-timestamp": timestamp,
-            "x-signature": signCallback(channel.secret, timestamp, body),
-          },
-          body,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
+        const res = await post(channel.url, channel.secret, body, askId, AbortSignal.timeout(timeoutMs));
         if (res.statusCode !== 200) {
           await res.body.dump();
           return { outcome: "fail", reason: `HTTP ${res.statusCode}` };
@@ -158,21 +162,15 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
       if (!channel.url || !channel.secret) return { ok: false, reason: "channel has no URL or secret" };
       const askId = askIdOf(req, account);
       const body = JSON.stringify({ action: "release", ask_id: askId });
-      const timestamp = String(Math.floor(Date.now() / 1000));
       try {
-        const res = await request(channel.url, {
-          method: "POST",
-          dispatcher: agent,
-          headers: {
-            "content-type": "application/json; charset=utf-8",
-            // Its own namespace: no ask's key can equal a release's.
-            "idempotency-key": `release:${askId}`,
-            "x-timestamp": timestamp,
-            "x-signature": signCallback(channel.secret, timestamp, body),
-          },
+        // Its own namespace: no ask's key can equal a release's.
+        const res = await post(
+          channel.url,
+          channel.secret,
           body,
-          signal: AbortSignal.timeout(Math.min(channel.timeoutMs, 5_000)),
-        });
+          `release:${askId}`,
+          AbortSignal.timeout(Math.min(channel.timeoutMs, 5_000)),
+        );
         await res.body.dump();
         return res.statusCode === 200 ? { ok: true } : { ok: false, reason: `HTTP ${res.statusCode}` };
       } catch (err) {
@@ -184,23 +182,16 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
     },
     async probe(channel) {
       if (!channel.url || !channel.secret) return "down";
-      const body = JSON.stringify({ action: "probe" });
-      const timestamp = String(Math.floor(Date.now() / 1000));
       const stop = new AbortController();
       probes.add(stop);
       try {
-        const res = await request(channel.url, {
-          method: "POST",
-          dispatcher: agent,
-          headers: {
-            "content-type": "application/json; charset=utf-8",
-            "idempotency-key": `probe:${randomBytes(8).toString("hex")}`,
-            "x-timestamp": timestamp,
-            "x-signature": signCallback(channel.secret, timestamp, body),
-          },
-          body,
-          signal: AbortSignal.any([stop.signal, AbortSignal.timeout(channel.timeoutMs)]),
-        });
+        const res = await post(
+          channel.url,
+          channel.secret,
+          JSON.stringify({ action: "probe" }),
+          `probe:${randomBytes(8).toString("hex")}`,
+          AbortSignal.any([stop.signal, AbortSignal.timeout(channel.timeoutMs)]),
+        );
         await res.body.dump();
         if (res.statusCode === 200) return "up";
         return res.statusCode >= 400 && res.statusCode < 500 ? "unsure" : "down";
