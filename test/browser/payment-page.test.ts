@@ -541,9 +541,15 @@ describe("hosted payment page in Chromium", () => {
     const { page } = await openPage(url, PHONE, (context) => context.route(STATUS, (route) => route.abort()));
     await expect.poll(() => page.locator("#failed").isVisible()).toBe(true);
     expect(await page.locator("#failed h2").textContent()).toBe("Sayfa yüklenemedi");
+    // The retry button disappears when pressed: focus goes to what comes instead (a screen reader
+    // hears the failure again, or the form), never back to the top of the page.
+    const focused = () => page.evaluate(() => document.activeElement?.id);
+    await page.click("#retry");
+    await expect.poll(focused).toBe("failed-title");
     await page.context().unroute(STATUS);
     await page.click("#retry");
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    expect(await focused()).toBe("amount-label");
     await page.context().close();
   });
 
