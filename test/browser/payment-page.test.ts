@@ -331,6 +331,42 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("at 200 % zoom or a large font (a 360 px phone is then 180 px wide) the IBAN and the amount stay readable", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url, { width: 180, height: 640 });
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "1.250,50");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    await page.locator('[data-copy="iban"]').click();
+    await expect.poll(() => page.locator('[data-copy="iban"]').textContent()).toBe("Kopyalandı ✓");
+    // How many lines each word of a value takes: 1 each, never a digit or two per line.
+    const linesPerWord = (id: string) =>
+      page.evaluate((id) => {
+        const node = document.getElementById(id)?.firstChild as Text;
+        const lines: number[] = [];
+        for (const match of node.data.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          lines.push(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size);
+        }
+        return lines;
+      }, id);
+    expect(await linesPerWord("v-iban")).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(await linesPerWord("v-amount")).toEqual([1, 1]);
+    expect(await linesPerWord("v-bank")).toEqual([1, 1]);
+    // Every copy button, "Kopyalandı ✓" too, inside the card: none cut off at its edge.
+    const card = await page.locator("#assigned").evaluate((e) => e.getBoundingClientRect().right);
+    const rights = await page
+      .locator(".copy")
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+    for (const right of rights) expect(right).toBeLessThanOrEqual(card);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(180);
+    await shot(page, "phone-6-zoom-200");
+    await page.context().close();
+  });
+
   it("a link that closed unused says it is no longer valid, not that an account is no longer shown", async () => {
     const closing = await createFirm(server);
     const { url } = await session(closing);
