@@ -180,6 +180,40 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("in English a rejection says what to do next, as in Turkish (a banned payer, deposits closed)", async () => {
+    const closing = await createFirm(server);
+    const banned = await session(closing, { user_id: "u-banned-en" });
+    expect(
+      (await server.admin("PUT", `/admin/v1/firms/${closing.id}/bans`, { user_id: "u-banned-en" })).status,
+    ).toBe(200);
+    const { page } = await openPage(banned.url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "300");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Bu kullanıcı ödeme yapamaz. İşyerine başvurun.");
+    await page.click("#lang");
+    expect(await page.locator("#amount-error").textContent()).toBe(
+      "This user cannot make payments. Contact the merchant.",
+    );
+    await page.context().close();
+
+    const open = await session(closing);
+    expect(
+      (await server.admin("PATCH", `/admin/v1/firms/${closing.id}`, { deposits: "closed" })).status,
+    ).toBe(200);
+    const other = await openPage(open.url);
+    await expect.poll(() => other.page.locator("#open").isVisible()).toBe(true);
+    await other.page.click("#lang");
+    await other.page.fill("#amount", "300");
+    await other.page.click("#submit");
+    await expect
+      .poll(() => other.page.locator("#amount-error").textContent())
+      .toBe("Deposits are closed at the moment. Try again later.");
+    await other.page.context().close();
+  });
+
   it("a link whose reference the merchant reused says it cannot be used, not that the payment was sent", async () => {
     const direct = depositBody({ amount: "100.00" });
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);
