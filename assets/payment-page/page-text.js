@@ -132,14 +132,16 @@ export const REJECTIONS_TR = {
   "Yatırım tutarı limit dışında":
     "Yatırım tutarı limit dışında. Başka bir tutar deneyin veya limitleri işyerine sorun.",
 };
+// Said as the Turkish ones are, with the same next step.
 export const REJECTIONS_EN = {
-  "Halihazirda bekleyen talebiniz var": "You already have a pending deposit.",
+  "Halihazirda bekleyen talebiniz var":
+    "You have a payment request pending. Complete it first, or contact the merchant.",
   "Bu islem numarasi zaten kullanilmis":
     "This payment link cannot be used. Contact the merchant, or go back to the merchant's site and start a new payment.",
   "Bu tutar icin uygun hesap yok": "No account is available for this amount. Try another amount.",
   "Ödeme kanalı talebi kabul etmedi": "The payment channel did not accept this request. Try another amount.",
-  "Yatırım şu anda kapalı": "Deposits are closed at the moment.",
-  "Kullanıcı yasaklı": "This user may not deposit.",
+  "Yatırım şu anda kapalı": "Deposits are closed at the moment. Try again later.",
+  "Kullanıcı yasaklı": "This user cannot make payments. Contact the merchant.",
   "Yatırım tutarı limit dışında":
     "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
 };

@@ -80,7 +80,8 @@ const FOCUS = {
   expired: "expired-title",
   missing: "missing-title",
 };
-let screen = "loading";
+/** The screen shown; null until the first answer, when nothing had focus yet. */
+let screen = null;
 
 function t(key) {
   return T[lang][key] || key;
@@ -104,8 +105,9 @@ function applyLanguage() {
 }
 function show(id) {
   for (const s of SCREENS) $(s).hidden = s !== id;
-  // Focus follows a change of screen (not the first one after loading: nothing had focus yet).
-  if (id !== screen && screen !== "loading" && FOCUS[id]) {
+  // Focus follows a change of screen, not the first one (nothing had focus yet). After a retry too:
+  // the button pressed is gone, and what replaces "loading" is announced, the failure again or the form.
+  if (id !== screen && screen !== null && FOCUS[id]) {
     let target = FOCUS[id];
     if (id === "assigned" && pendingElsewhere) target = "earlier-deposit";
     else if (id === "assigned" && earlier !== null) target = "earlier-amount";

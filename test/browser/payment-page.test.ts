@@ -180,6 +180,40 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("in English a rejection says what to do next, as in Turkish (a banned payer, deposits closed)", async () => {
+    const closing = await createFirm(server);
+    const banned = await session(closing, { user_id: "u-banned-en" });
+    expect(
+      (await server.admin("PUT", `/admin/v1/firms/${closing.id}/bans`, { user_id: "u-banned-en" })).status,
+    ).toBe(200);
+    const { page } = await openPage(banned.url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "300");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Bu kullanıcı ödeme yapamaz. İşyerine başvurun.");
+    await page.click("#lang");
+    expect(await page.locator("#amount-error").textContent()).toBe(
+      "This user cannot make payments. Contact the merchant.",
+    );
+    await page.context().close();
+
+    const open = await session(closing);
+    expect(
+      (await server.admin("PATCH", `/admin/v1/firms/${closing.id}`, { deposits: "closed" })).status,
+    ).toBe(200);
+    const other = await openPage(open.url);
+    await expect.poll(() => other.page.locator("#open").isVisible()).toBe(true);
+    await other.page.click("#lang");
+    await other.page.fill("#amount", "300");
+    await other.page.click("#submit");
+    await expect
+      .poll(() => other.page.locator("#amount-error").textContent())
+      .toBe("Deposits are closed at the moment. Try again later.");
+    await other.page.context().close();
+  });
+
   it("a link whose reference the merchant reused says it cannot be used, not that the payment was sent", async () => {
     const direct = depositBody({ amount: "100.00" });
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: direct })).status).toBe(200);
@@ -328,6 +362,42 @@ describe("hosted payment page in Chromium", () => {
       .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
     expect(heights).toHaveLength(4);
     for (const h of heights) expect(h).toBeGreaterThanOrEqual(44);
+    await page.context().close();
+  });
+
+  it("at 200 % zoom or a large font (a 360 px phone is then 180 px wide) the IBAN and the amount stay readable", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url, { width: 180, height: 640 });
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "1.250,50");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    await page.locator('[data-copy="iban"]').click();
+    await expect.poll(() => page.locator('[data-copy="iban"]').textContent()).toBe("Kopyalandı ✓");
+    // How many lines each word of a value takes: 1 each, never a digit or two per line.
+    const linesPerWord = (id: string) =>
+      page.evaluate((id) => {
+        const node = document.getElementById(id)?.firstChild as Text;
+        const lines: number[] = [];
+        for (const match of node.data.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          lines.push(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size);
+        }
+        return lines;
+      }, id);
+    expect(await linesPerWord("v-iban")).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(await linesPerWord("v-amount")).toEqual([1, 1]);
+    expect(await linesPerWord("v-bank")).toEqual([1, 1]);
+    // Every copy button, "Kopyalandı ✓" too, inside the card: none cut off at its edge.
+    const card = await page.locator("#assigned").evaluate((e) => e.getBoundingClientRect().right);
+    const rights = await page
+      .locator(".copy")
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+    for (const right of rights) expect(right).toBeLessThanOrEqual(card);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(180);
+    await shot(page, "phone-6-zoom-200");
     await page.context().close();
   });
 
@@ -541,9 +611,15 @@ describe("hosted payment page in Chromium", () => {
     const { page } = await openPage(url, PHONE, (context) => context.route(STATUS, (route) => route.abort()));
     await expect.poll(() => page.locator("#failed").isVisible()).toBe(true);
     expect(await page.locator("#failed h2").textContent()).toBe("Sayfa yüklenemedi");
+    // The retry button disappears when pressed: focus goes to what comes instead (a screen reader
+    // hears the failure again, or the form), never back to the top of the page.
+    const focused = () => page.evaluate(() => document.activeElement?.id);
+    await page.click("#retry");
+    await expect.poll(focused).toBe("failed-title");
     await page.context().unroute(STATUS);
     await page.click("#retry");
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    expect(await focused()).toBe("amount-label");
     await page.context().close();
   });
 
