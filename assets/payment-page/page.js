@@ -318,7 +318,7 @@ $("retry").addEventListener("click", () => {
 });
 
 /** The typed amount without spaces and without a "TL" or "₺" the payer added. */
-const bare = (text) => text.replace(/\s/g, "").replace(/^₺|(TL|₺)$/gi, "");
+const bare = (text) => text.replace(/\s/g, "").replace(/^(₺|TL)|(TL|₺)$/gi, "");
 /** "1.500" or "12.500": a thousands dot with no decimals, which the page does not guess at. */
 const dottedThousands = (text) => /^\d{1,3}(\.\d{3})+$/.test(bare(text));
 

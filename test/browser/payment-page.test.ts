@@ -86,8 +86,8 @@ describe("hosted payment page in Chromium", () => {
       .poll(() => page.locator("#amount-error").textContent())
       .toBe("Geçerli bir tutar girin, örneğin 1250, 1250,50 veya 1.250,50.");
     // An ambiguous thousands separator is refused, never read as a decimal point, and the payer is
-    // told what to type instead.
-    await page.fill("#amount", "1.250");
+    // told what to type instead (a "TL" before the amount is dropped as one after it is).
+    await page.fill("#amount", "TL 1.250");
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
@@ -279,7 +279,7 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#earlier-open-until").isVisible()).toBe(false);
     expect(await page.locator("#assigned-lead").isVisible()).toBe(true);
     expect(await page.locator("#waiting").textContent()).toBe(
-      "Ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+      "Gönderdiyseniz tekrar göndermeyin: ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
     );
     await page.context().close();
 
