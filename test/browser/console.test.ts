@@ -284,6 +284,38 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("a session that ends says the last action was not saved only when a change was refused", async () => {
+    const id = await deposit();
+    const next = await deposit();
+    const page = await signIn("operator");
+    await row(page, id).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
+    // The session ends (its cookie gone, as after an expiry); the next thing the page asks is a read.
+    await page.context().clearCookies();
+    await tab(page, "summary");
+    await expect.poll(() => page.locator("#login-expired").isVisible()).toBe(true);
+    // Before: "… Son işleminiz kaydedilmedi." under an approval the server had taken.
+    expect(await page.locator("#login-expired").textContent()).toBe(
+      "Oturumunuz sona erdi; yeniden giriş yapın.",
+    );
+    expect(await status(id)).toBe("approved");
+
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await tab(page, "deposits");
+    await expect.poll(() => row(page, next).isVisible()).toBe(true);
+    // A decision sent after the session ended is refused: that one is not saved, and it says so.
+    await page.context().clearCookies();
+    await row(page, next).locator("button.approve").click();
+    await expect.poll(() => page.locator("#login-expired").isVisible()).toBe(true);
+    expect(await page.locator("#login-expired").textContent()).toBe(
+      "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
+    );
+    expect(await status(next)).toBe("pending");
+    await page.context().close();
+  });
+
   it("finds a transaction, shows its history, routing and callback attempts, and sends the callback again", async () => {
     const id = await deposit();
     await server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:ayse" });

@@ -74,7 +74,8 @@ const tr = {
   confirmBadIban: "Bu çekimin IBAN'ı geçersiz. Yine de onaylansın mı?",
   confirmApprove: "Bu işlem onaylansın mı?",
   confirmRejectDetail: "Bu işlem reddedilsin mi?",
-  sessionExpired: "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
+  sessionExpired: "Oturumunuz sona erdi; yeniden giriş yapın.",
+  lastActionUnsaved: "Son işleminiz kaydedilmedi.",
   limitWarning:
     "Oturumunuz şu saatte kapanacak: {time}. Bir oturum en çok 12 saat sürer; elinizdeki işi bitirip yeniden giriş yapın.",
   signInAgain: "Şimdi yeniden giriş yap",
@@ -324,7 +325,8 @@ const en: Record<Key, string> = {
   confirmBadIban: "This withdrawal's IBAN is invalid. Approve anyway?",
   confirmApprove: "Approve this transaction?",
   confirmRejectDetail: "Reject this transaction?",
-  sessionExpired: "Your session ended; sign in again. Your last action was not saved.",
+  sessionExpired: "Your session ended; sign in again.",
+  lastActionUnsaved: "Your last action was not saved.",
   limitWarning:
     "Your session ends at {time}. A session lasts at most 12 hours; finish what you are doing and sign in again.",
   signInAgain: "Sign in again now",
