@@ -245,6 +245,47 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("the amount received is typed and approved without the mouse: Enter approves with it, Esc takes it back", async () => {
+    const first = await deposit();
+    const second = await deposit();
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, second).isVisible()).toBe(true);
+    // From the row chosen by key, Tab reaches the amount field (after the row's link).
+    await page.locator("h1").click();
+    await page.keyboard.press("j");
+    while ((await page.locator("#rows tr.selected").getAttribute("data-id")) !== String(first))
+      await page.keyboard.press("j");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe("edit-amount");
+    await page.keyboard.type("2.000,00");
+    // Esc: the amount typed is taken back, and the keys act on the row again.
+    await page.keyboard.press("Escape");
+    expect(await row(page, first).locator("input.edit-amount").inputValue()).toBe("");
+    await page.keyboard.press("j");
+    await expect.poll(() => page.locator("#rows tr.selected").getAttribute("data-id")).toBe(String(second));
+    await page.keyboard.press("k");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("149,50");
+    // Enter approves with it, after the confirmation of the other amount (before: nothing happened).
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${first}: Onaylandı`);
+    expect(asked).toContain(`#${first}: 150,00 TL → 149,50 TL`);
+    expect((await server.admin("GET", `/admin/v1/transactions/${first}`)).json.amount).toBe("149.50");
+    // The next row is chosen, and Enter held on does not decide it.
+    await expect.poll(() => page.locator("#rows tr.selected").getAttribute("data-id")).toBe(String(second));
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await status(second)).toBe("pending");
+    await page.context().close();
+  });
+
   it("a double tap of a approves the chosen row only: the row selected after it waits for a press of its own", async () => {
     const first = await deposit();
     const second = await deposit();
