@@ -529,6 +529,9 @@ describe("operator console in Chromium", () => {
   });
 
   it("the summary shows today's figures, hourly charts and channel health, in English too", async () => {
+    // One decided today at least, whatever ran before: the approval rate is a number.
+    const decided = await deposit();
+    await server.admin("POST", `/admin/v1/transactions/${decided}/approve`, { actor: "operator:ayse" });
     const page = await signIn("viewer");
     await tab(page, "summary");
     await expect.poll(() => page.locator("#cards .card").count()).toBe(8);
@@ -536,10 +539,13 @@ describe("operator console in Chromium", () => {
     expect(await page.locator("#waiting-deposits .label").textContent()).toBe("Bekleyen yatırımlar");
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
     expect(await page.locator(".hourly svg").count()).toBe(2);
+    // A share as each language writes it: "%75" in Turkish (before: "75 %"), "75%" in English.
+    expect(await page.locator("#cards").textContent()).toMatch(/Onay oranı: %\d+ ·/);
     if (SCREENSHOTS)
       await page.screenshot({ path: join(SCREENSHOTS, "console-dashboard.png"), fullPage: true });
     await page.click("#lang");
     await expect.poll(() => page.locator("#cards").textContent()).toContain("Deposits");
+    expect(await page.locator("#cards").textContent()).toMatch(/Approval rate: \d+% ·/);
     await expect.poll(() => page.locator("html").getAttribute("lang")).toBe("en");
     await page.click("#lang");
     await page.context().close();
