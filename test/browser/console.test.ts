@@ -283,6 +283,7 @@ describe("operator console in Chromium", () => {
     await page.keyboard.press("Enter");
     await new Promise((r) => setTimeout(r, 300));
     expect(await status(second)).toBe("pending");
+    await server.admin("POST", `/admin/v1/transactions/${second}/reject`, { actor: "operator:ayse" });
     await page.context().close();
   });
 
@@ -354,6 +355,8 @@ describe("operator console in Chromium", () => {
       "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
     );
     expect(await status(next)).toBe("pending");
+    // Decided, so the queues the later tests show (and photograph) hold what they did before.
+    await server.admin("POST", `/admin/v1/transactions/${next}/reject`, { actor: "operator:ayse" });
     await page.context().close();
   });
 
