@@ -245,6 +245,48 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("the amount received is typed and approved without the mouse: Enter approves with it, Esc takes it back", async () => {
+    const first = await deposit();
+    const second = await deposit();
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, second).isVisible()).toBe(true);
+    // From the row chosen by key, Tab reaches the amount field (after the row's link).
+    await page.locator("h1").click();
+    await page.keyboard.press("j");
+    while ((await page.locator("#rows tr.selected").getAttribute("data-id")) !== String(first))
+      await page.keyboard.press("j");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe("edit-amount");
+    await page.keyboard.type("2.000,00");
+    // Esc: the amount typed is taken back, and the keys act on the row again.
+    await page.keyboard.press("Escape");
+    expect(await row(page, first).locator("input.edit-amount").inputValue()).toBe("");
+    await page.keyboard.press("j");
+    await expect.poll(() => page.locator("#rows tr.selected").getAttribute("data-id")).toBe(String(second));
+    await page.keyboard.press("k");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("149,50");
+    // Enter approves with it, after the confirmation of the other amount (before: nothing happened).
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${first}: Onaylandı`);
+    expect(asked).toContain(`#${first}: 150,00 TL → 149,50 TL`);
+    expect((await server.admin("GET", `/admin/v1/transactions/${first}`)).json.amount).toBe("149.50");
+    // The next row is chosen, and Enter held on does not decide it.
+    await expect.poll(() => page.locator("#rows tr.selected").getAttribute("data-id")).toBe(String(second));
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await status(second)).toBe("pending");
+    await server.admin("POST", `/admin/v1/transactions/${second}/reject`, { actor: "operator:ayse" });
+    await page.context().close();
+  });
+
   it("a double tap of a approves the chosen row only: the row selected after it waits for a press of its own", async () => {
     const first = await deposit();
     const second = await deposit();
@@ -281,6 +323,40 @@ describe("operator console in Chromium", () => {
       .poll(() => page.locator("#message").textContent())
       .toBe(`#${id}: bu işleme zaten karar verilmiş (durum: reddedildi).`);
     await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
+    await page.context().close();
+  });
+
+  it("a session that ends says the last action was not saved only when a change was refused", async () => {
+    const id = await deposit();
+    const next = await deposit();
+    const page = await signIn("operator");
+    await row(page, id).locator("button.approve").click();
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
+    // The session ends (its cookie gone, as after an expiry); the next thing the page asks is a read.
+    await page.context().clearCookies();
+    await tab(page, "summary");
+    await expect.poll(() => page.locator("#login-expired").isVisible()).toBe(true);
+    // Before: "… Son işleminiz kaydedilmedi." under an approval the server had taken.
+    expect(await page.locator("#login-expired").textContent()).toBe(
+      "Oturumunuz sona erdi; yeniden giriş yapın.",
+    );
+    expect(await status(id)).toBe("approved");
+
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await tab(page, "deposits");
+    await expect.poll(() => row(page, next).isVisible()).toBe(true);
+    // A decision sent after the session ended is refused: that one is not saved, and it says so.
+    await page.context().clearCookies();
+    await row(page, next).locator("button.approve").click();
+    await expect.poll(() => page.locator("#login-expired").isVisible()).toBe(true);
+    expect(await page.locator("#login-expired").textContent()).toBe(
+      "Oturumunuz sona erdi; yeniden giriş yapın. Son işleminiz kaydedilmedi.",
+    );
+    expect(await status(next)).toBe("pending");
+    // Decided, so the queues the later tests show (and photograph) hold what they did before.
+    await server.admin("POST", `/admin/v1/transactions/${next}/reject`, { actor: "operator:ayse" });
     await page.context().close();
   });
 
@@ -456,6 +532,9 @@ describe("operator console in Chromium", () => {
   });
 
   it("the summary shows today's figures, hourly charts and channel health, in English too", async () => {
+    // One decided today at least, whatever ran before: the approval rate is a number.
+    const decided = await deposit();
+    await server.admin("POST", `/admin/v1/transactions/${decided}/approve`, { actor: "operator:ayse" });
     const page = await signIn("viewer");
     await tab(page, "summary");
     await expect.poll(() => page.locator("#cards .card").count()).toBe(8);
@@ -463,10 +542,13 @@ describe("operator console in Chromium", () => {
     expect(await page.locator("#waiting-deposits .label").textContent()).toBe("Bekleyen yatırımlar");
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
     expect(await page.locator(".hourly svg").count()).toBe(2);
+    // A share as each language writes it: "%75" in Turkish (before: "75 %"), "75%" in English.
+    expect(await page.locator("#cards").textContent()).toMatch(/Onay oranı: %\d+ ·/);
     if (SCREENSHOTS)
       await page.screenshot({ path: join(SCREENSHOTS, "console-dashboard.png"), fullPage: true });
     await page.click("#lang");
     await expect.poll(() => page.locator("#cards").textContent()).toContain("Deposits");
+    expect(await page.locator("#cards").textContent()).toMatch(/Approval rate: \d+% ·/);
     await expect.poll(() => page.locator("html").getAttribute("lang")).toBe("en");
     await page.click("#lang");
     await page.context().close();
@@ -601,8 +683,14 @@ describe("operator console in Chromium", () => {
   it("works on a phone: every screen fits the width; the queue's cards approve, and reject with a note", async () => {
     const id = await deposit();
     const next = await deposit();
+    // A firm named as Turkish companies are: the firm filters' selects are as wide as their longest
+    // choice (before: 658 px, the queues and the search scrolled sideways as a whole).
+    await createFirm(server, {
+      name: "Kuzey Yıldızı Elektronik Ödeme ve Dijital Hizmetler Ticaret Ltd. Şti.",
+    });
     const page = await signIn("admin", { width: 390, height: 844 });
     await expect.poll(() => row(page, next).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#queue-filter option:has-text("Kuzey")').count()).toBe(1);
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-phone.png"), fullPage: true });
     const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
     // Before: 507 px, the queue's table wider than the phone.

@@ -11,16 +11,17 @@ import {
 
 /**
  * Same-origin calls to /ops/api with the session cookie; every change carries the session's CSRF
- * token. A 401 anywhere means the session ended: the app goes back to sign-in. A request the
+ * token. A 401 anywhere means the session ended: the app goes back to sign-in, told whether it was
+ * a change that was refused (then the operator's last action was not saved). A request the
  * operator's input caused is marked so, and every answer's idle time left is noted (activity.ts).
  */
 let csrf: string | null = null;
-let onSignedOut: () => void = () => {};
+let onSignedOut: (changeRefused: boolean) => void = () => {};
 
 export function setCsrf(token: string | null) {
   csrf = token;
 }
-export function whenSignedOut(handler: () => void) {
+export function whenSignedOut(handler: (changeRefused: boolean) => void) {
   onSignedOut = handler;
 }
 
@@ -63,7 +64,7 @@ export async function api<T = unknown>(
   if (idleLeft !== null) heardIdleLeft(idleLeft, sentAt);
   else if (res.ok && (active || method !== "GET")) answeredActivity(sentAt);
   const json = (await res.json().catch(() => ({}))) as T & { message?: string };
-  if (res.status === 401 && path !== "/login") onSignedOut();
+  if (res.status === 401 && path !== "/login") onSignedOut(method !== "GET");
   return { status: res.status, ok: res.status >= 200 && res.status < 300, json, headers: res.headers };
 }
 

@@ -37,7 +37,7 @@ interface Dashboard {
  * and channels change without a queue notice).
  */
 export function Summary() {
-  const { t } = useShell();
+  const { t, lang } = useShell();
   const refresh = useRef({ reload: () => {}, last: Date.now(), timer: undefined as number | undefined });
   useQueueEvents(() => {
     const r = refresh.current;
@@ -59,7 +59,9 @@ export function Summary() {
   );
   refresh.current.reload = reload;
   if (!d?.deposits) return null;
-  const rate = (r: number | null) => (r === null ? "—" : `${Math.round(r * 100)} %`);
+  // Turkish writes the sign before the number (%75), English after it (75%).
+  const rate = (r: number | null) =>
+    r === null ? "—" : lang === "tr" ? `%${Math.round(r * 100)}` : `${Math.round(r * 100)}%`;
   const median = d.median_seconds_to_decision;
   return (
     <section id="dashboard">

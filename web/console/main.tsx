@@ -47,6 +47,11 @@ function App() {
    * the end of its 12 hours (idle.tsx): the sign-in form says which.
    */
   const [ended, setEnded] = useState<Ended>(null);
+  /**
+   * A change the operator made was refused because the session had ended: only then is the last
+   * action said not to be saved (a read refused, the page's own refresh, lost nothing).
+   */
+  const [changeRefused, setChangeRefused] = useState(false);
   const [notice, setNotice] = useState({ text: "", bad: false });
   /**
    * Recovery codes just made, shown above the screen until dismissed or another screen is opened
@@ -69,11 +74,12 @@ function App() {
     localStorage.setItem(LANG_KEY, lang);
   }, [lang]);
   useEffect(() => {
-    whenSignedOut(() => {
+    whenSignedOut((refused) => {
       setMe((was) => {
         if (was) setEnded(limitTimeUp() ? "limit" : idleTimeUp() ? "idle" : "expired");
         return null;
       });
+      if (refused) setChangeRefused(true);
     });
     api<SignedIn>("GET", "/me").then((res) => {
       if (!res.ok) return setMe(null);
@@ -196,9 +202,11 @@ function App() {
           <Login
             t={t}
             ended={ended}
+            changeRefused={changeRefused}
             unsent={unsent.list}
             signedIn={(o, settings) => {
               setEnded(null);
+              setChangeRefused(false);
               sessionStarted(settings.session_idle_minutes ?? 0);
               const notSent = unsent.take(o.email);
               if (notSent.length > 0) setNotice({ text: unsentText(notSent, t), bad: true });
@@ -265,11 +273,13 @@ function Login({
   t,
   signedIn,
   ended,
+  changeRefused,
   unsent,
 }: {
   t: Shell["t"];
   signedIn(o: Operator, settings: SignedIn): void;
   ended: Ended;
+  changeRefused: boolean;
   unsent: Unsent[];
 }) {
   const [error, setError] = useState("");
@@ -306,6 +316,7 @@ function Login({
       {ended === "expired" && (
         <p id="login-expired" class="error" role="alert">
           {t("sessionExpired")}
+          {changeRefused && ` ${t("lastActionUnsaved")}`}
         </p>
       )}
       {ended === "limit" && (

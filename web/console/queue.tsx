@@ -417,6 +417,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                         aria-label={`${t("amount")} #${r.id}`}
                         value={amounts[r.id] ?? ""}
                         onInput={(e) => setAmounts({ ...amounts, [r.id]: e.currentTarget.value })}
+                        // Typed from the bank statement, decided without the mouse: Enter approves
+                        // with it (confirmed first, as the button is), Esc takes it back and gives
+                        // the keys back to the row.
+                        onKeyDown={(e) => {
+                          if (e.key === "Enter") {
+                            e.preventDefault();
+                            if (!e.repeat) decide(r, "approve", undefined, true);
+                          } else if (e.key === "Escape") {
+                            const { [r.id]: _, ...rest } = amounts;
+                            setAmounts(rest);
+                            e.currentTarget.closest("tr")?.focus();
+                          }
+                        }}
                       />
                     )}{" "}
                     <button
