@@ -170,7 +170,8 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
   });
 
   it("says ten minutes before when the session ends; at the end it signs out and says why", async () => {
-    const page = await signedInPage(browser, server, pageErrors);
+    // A browser set to New York: the time is said in Türkiye time, as every time in the console.
+    const page = await signedInPage(browser, server, pageErrors, undefined, "America/New_York");
     const cookie = await cookieOf(page);
     const limitWarning = page.locator("#limit-warning");
     await passTime(server, page, 6 * HOUR);
@@ -194,6 +195,15 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
     );
     expect(endsIn).toBeGreaterThan(530);
     expect(endsIn).toBeLessThanOrEqual(540);
+    const pageNow = await page.evaluate(() => Date.now());
+    const istanbul = (ms: number) =>
+      new Date(ms).toLocaleTimeString("tr-TR", {
+        hour: "2-digit",
+        minute: "2-digit",
+        timeZone: "Europe/Istanbul",
+      });
+    const said = (await limitWarning.locator("p").textContent())?.match(/\d\d:\d\d/)?.[0];
+    expect([-60, 0, 60].map((d) => istanbul(pageNow + (endsIn + d) * 1000))).toContain(said);
 
     // Past the page's sign-out, 10 s before the server's end: the page ends the session itself.
     await passTime(server, page, 8 * MINUTE + 50_000);
@@ -233,8 +243,11 @@ async function signedInPage(
   server: TestServer,
   pageErrors: string[],
   prepare?: (page: Page) => Promise<unknown>,
+  timezoneId?: string,
 ): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  const page = await (
+    await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId })
+  ).newPage();
   page.on("pageerror", (e) => pageErrors.push(e.message));
   await prepare?.(page);
   countRequests(page);

@@ -117,9 +117,11 @@ export function useIdleSignOut(signedIn: boolean, signOut: (why: "idle" | "limit
 
 /** Ten minutes before the session's 12 hours end: when, and a way to start a new one now. */
 export function LimitWarning(props: { t: T; lang: Lang; at: number; signInAgain(): void }) {
+  // Türkiye time, as every other time in the console (ui.tsx), whatever the browser's zone.
   const time = new Date(props.at).toLocaleTimeString(props.lang === "en" ? "en-GB" : "tr-TR", {
     hour: "2-digit",
     minute: "2-digit",
+    timeZone: "Europe/Istanbul",
   });
   return (
     <div id="limit-warning" class="idle-warning">
