@@ -83,7 +83,8 @@ export const T = {
     copied: "Copied",
     copyFailed: "Could not copy automatically. The value is selected below; copy it by hand.",
     copyValue: "Value to copy",
-    waiting: "If you have sent it, do not send it again: this page updates by itself once your payment is confirmed.",
+    waiting:
+      "If you have sent it, do not send it again: this page updates by itself once your payment is confirmed.",
     payBy: "Send your payment by {time} at the latest. After that, the payment request closes.",
     openUntil: "This page stays open until {time}.",
     slowAnswer: "The answer is late. Your amount may have been received: the page updates in a few seconds.",
