@@ -96,7 +96,9 @@ export interface Router {
 
 /**
  * An open channel is probed while deposits still come by it, and no longer: a channel switched off
- * or left out of routing is not asked about for ever.
+ * or left out of routing is not asked about for ever. The first deposit to come by it after that is
+ * its probe, as without background probes: the channel may be back by then, and skipping it would
+ * turn away a payer it could serve.
  */
 const PROBE_WHILE_SEEN_MS = 5 * 60_000;
 
@@ -105,6 +107,11 @@ export function createRouter(deps: RouterDeps): Router {
   const background = deps.probe !== undefined;
   /** The channel as a deposit last saw it (its URL and secret may change), and when. */
   const seen = new Map<number, { channel: ChannelInfo; at: number }>();
+  /** Whether background probes are watching the channel now (a deposit came by it lately). */
+  const watched = (channelId: number, now: number) => {
+    const last = seen.get(channelId);
+    return last !== undefined && now - last.at <= PROBE_WHILE_SEEN_MS;
+  };
 
   function sendProbe(channel: ChannelInfo, probe: (c: ChannelInfo) => Promise<ProbeResult>): void {
     probe(channel)
@@ -125,7 +132,7 @@ export function createRouter(deps: RouterDeps): Router {
       const now = deps.monotonic();
       for (const [id, state] of breakers) {
         const last = seen.get(id);
-        if (!last || now - last.at > PROBE_WHILE_SEEN_MS || !dueForProbe(state, now, deps.breaker)) continue;
+        if (!last || !watched(id, now) || !dueForProbe(state, now, deps.breaker)) continue;
         breakers.set(id, probeStarted(state));
         sendProbe(last.channel, deps.probe);
       }
@@ -179,11 +186,12 @@ export function createRouter(deps: RouterDeps): Router {
           });
           continue;
         }
+        const now = deps.monotonic();
         const gate = admit(
           breakers.get(channel.id) ?? closedBreaker(),
-          deps.monotonic(),
+          now,
           deps.breaker,
-          background,
+          background && watched(channel.id, now),
         );
         breakers.set(channel.id, gate.state);
         if (gate.decision === "skip") {

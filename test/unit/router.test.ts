@@ -229,8 +229,72 @@ describe("router: background probes of an open channel", () => {
     t.clock.now += 5 * 60_000 + 1;
     t.router.probeDue();
     expect(t.probes).toHaveLength(1);
+    // The next deposit is the probe (below), and failing opens it for a cool-down of probes again.
+    await t.route();
+    expect(t.asked).toHaveLength(4);
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
     await t.route();
     t.router.probeDue();
     expect(t.probes).toHaveLength(2);
+  });
+});
+
+describe("router: an open channel whose background probes have stopped", () => {
+  it("is asked by the next deposit (its probe, as without background probes), not skipped", async () => {
+    let now = 0;
+    let next: AskResult = { outcome: "fail", reason: "down" };
+    const asked: number[] = [];
+    const probes: ((r: ProbeResult) => void)[] = [];
+    const router = createRouter({
+      async ask(_c, _r, acc) {
+        asked.push(acc.id);
+        return next;
+      },
+      probe: () => new Promise<ProbeResult>((resolve) => probes.push(resolve)),
+      monotonic: () => now,
+      deadlineMs: 1_000,
+      breaker: DEFAULT_BREAKER,
+    });
+    const channels = new Map([[7, channel]]);
+    for (let i = 0; i < 3; i++) await router.route([account], channels, request);
+    now += DEFAULT_BREAKER.coolDownMs;
+    router.probeDue();
+    probes[0]?.("down");
+    await new Promise((resolve) => setImmediate(resolve));
+    // The night: no deposit for five minutes, so no more probes; the channel comes back meanwhile.
+    now += 5 * 60_000 + 1;
+    router.probeDue();
+    expect(probes).toHaveLength(1);
+    next = { outcome: "accept" };
+    // Skipped, this payer would be turned away (no other account) by a channel that is back.
+    const routed = await router.route([account], channels, request);
+    expect(routed.ok, JSON.stringify(routed.log)).toBe(true);
+    expect(asked).toHaveLength(4);
+    expect(router.breakers().get(7)?.mode).toBe("closed");
+  });
+
+  it("when still down, fails that one deposit over and is probed in the background again", async () => {
+    let now = 0;
+    const probes: ((r: ProbeResult) => void)[] = [];
+    const router = createRouter({
+      ask: async () => ({ outcome: "fail", reason: "down" }),
+      probe: () => new Promise<ProbeResult>((resolve) => probes.push(resolve)),
+      monotonic: () => now,
+      deadlineMs: 1_000,
+      breaker: DEFAULT_BREAKER,
+    });
+    const channels = new Map([[7, channel]]);
+    for (let i = 0; i < 3; i++) await router.route([account], channels, request);
+    now += 5 * 60_000 + 1;
+    const routed = await router.route([account], channels, request);
+    expect(routed.log).toMatchObject([{ outcome: "failed" }]);
+    expect(router.breakers().get(7)).toMatchObject({ mode: "open", openedAt: now });
+    // Deposits come by it again: skipped, and probed once the cool-down is over.
+    now += DEFAULT_BREAKER.coolDownMs;
+    expect((await router.route([account], channels, request)).log).toMatchObject([
+      { outcome: "skipped", reason: "channel breaker open" },
+    ]);
+    router.probeDue();
+    expect(probes).toHaveLength(1);
   });
 });
