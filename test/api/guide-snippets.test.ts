@@ -190,3 +190,48 @@ describe("integration guide snippets run as written", () => {
     expect(existsSync(join(ROOT, ".ci/run"))).toBe(true);
   });
 });
+
+describe("the guides' word on a callback receiver on one's own machine", () => {
+  // A newcomer runs payintake locally and points a firm at a receiver on 127.0.0.1: the guides must
+  // name the refusal they will meet and the switch that lifts it, as the server has them.
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer("sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "false",
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("a local webhook is refused with the message the guides quote, unless the server allows it", async () => {
+    for (const guide of GUIDES) {
+      const text = readFileSync(new URL(guide, DOCS), "utf8");
+      expect(text, guide).toContain("`400 Callback URL is not allowed`");
+      expect(text, guide).toContain("`PAYINTAKE_ALLOW_PRIVATE_CALLBACKS=true`");
+      expect(text, guide).toContain("`http://127.0.0.1:3000/callbacks`");
+    }
+    const refused = await server.admin("POST", "/admin/v1/firms", {
+      name: "Shop (test)",
+      webhook_url: "http://127.0.0.1:3000/callbacks",
+      sandbox: true,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ success: false, message: "Callback URL is not allowed" });
+    const local = await startTestServer("sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true",
+    });
+    try {
+      const allowed = await local.admin("POST", "/admin/v1/firms", {
+        name: "Shop (test)",
+        webhook_url: "http://127.0.0.1:3000/callbacks",
+        sandbox: true,
+      });
+      expect(allowed.status).toBe(201);
+    } finally {
+      await local.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PayintakeClient, verifyCallback } from "../../packages/client/src/index.js";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
@@ -287,5 +288,16 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
         error: { code: "timeout", message: "no answer within 200 ms", status: 0 },
       });
     });
+  });
+});
+
+describe("packages/client/README.md", () => {
+  it("names every method of the client, the sandbox helpers and callbackUrl", () => {
+    const readme = readFileSync(new URL("../../packages/client/README.md", import.meta.url), "utf8");
+    const client = new PayintakeClient({ baseUrl: "http://127.0.0.1:9", apiKey: "pk_x", secretKey: "sk_x" });
+    const methods = Object.getOwnPropertyNames(PayintakeClient.prototype).filter((m) => m !== "constructor");
+    for (const m of methods) expect(readme).toContain(`\`${m}(`);
+    for (const m of Object.keys(client.sandbox)) expect(readme).toContain(`\`sandbox.${m}(`);
+    expect(readme).toContain("`callbackUrl`");
   });
 });
