@@ -180,8 +180,14 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       expect(Date.now() - openedAt).toBeLessThan(15_000);
       const { res, ms } = await deposit();
       expect(res.status).toBe(200);
-      expect(res.json.assigned_iban).toBe("TR000000000000000000000032");
       waits.push(ms);
+      // The probe may go out (and close the breaker) while a deposit is being routed: only then may
+      // a deposit reach the channel again.
+      if (res.json.assigned_iban === "TR000000000000000000000031") {
+        expect(back.sim.probes.length).toBeGreaterThan(0);
+        break;
+      }
+      expect(res.json.assigned_iban).toBe("TR000000000000000000000032");
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     expect(Date.now() - openedAt).toBeGreaterThanOrEqual(9_500);
