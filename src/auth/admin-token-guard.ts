@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { addressKey } from "../net/address-key.js";
+import type { LoginWindowStore } from "./login-throttle.js";
 
 /**
  * The admin API's bearer token (PAYINTAKE_ADMIN_TOKEN), with a limit on wrong tokens per client
@@ -12,18 +13,11 @@ import { addressKey } from "../net/address-key.js";
 export type AdminTokenVerdict =
   | { ok: true }
   | { ok: false; reason: "invalid" }
-  | { ok: false; reason: "throttled"; retryAfterMs: number };
+  | { ok: false; reason: "throttled"; retryAfterMs: number; firstHere: boolean };
 
-/** What the guard needs from the store (store/login-windows.ts). */
-export interface AdminTokenWindows {
-  claim(
-    key: string,
-    now: number,
-    windowMs: number,
-    limit: number,
-  ): Promise<{ counted: boolean; since: number }>;
+/** What the guard needs from the store (store/login-windows.ts): the console throttle's, and a peek. */
+export interface AdminTokenWindows extends Pick<LoginWindowStore, "claim" | "purge"> {
   fullSince(key: string, now: number, windowMs: number, limit: number): Promise<number | undefined>;
-  purge(before: number): Promise<void>;
 }
 
 export const ADMIN_TOKEN_FAILURES = 20;
@@ -42,7 +36,16 @@ export function createAdminTokenGuard(opts: {
   const limit = opts.limit ?? ADMIN_TOKEN_FAILURES;
   const windowMs = opts.windowMs ?? ADMIN_TOKEN_WINDOW_MS;
   let sweptAt = Number.NEGATIVE_INFINITY;
-  const wait = (since: number, now: number) => Math.max(1, since + windowMs - now);
+  /**
+   * Windows this instance has refused in (key → the window's start), so that a refusal is worth
+   * one log line per address and window, not one per request an attacker cares to send.
+   */
+  const refusedIn = new Map<string, number>();
+  const throttled = (key: string, since: number, now: number): AdminTokenVerdict => {
+    const firstHere = refusedIn.get(key) !== since;
+    refusedIn.set(key, since);
+    return { ok: false, reason: "throttled", retryAfterMs: Math.max(1, since + windowMs - now), firstHere };
+  };
 
   return {
     /** Judges one request's `Authorization` header from `address`. */
@@ -51,18 +54,15 @@ export function createAdminTokenGuard(opts: {
       if (now - sweptAt > 60_000) {
         sweptAt = now;
         opts.store.purge(now - windowMs).catch(opts.onError);
+        for (const [key, since] of refusedIn) if (since <= now - windowMs) refusedIn.delete(key);
       }
       const key = windowKey(address);
       if (matches(expected, authorization)) {
         const full = await opts.store.fullSince(key, now, windowMs, limit);
-        return full === undefined
-          ? { ok: true }
-          : { ok: false, reason: "throttled", retryAfterMs: wait(full, now) };
+        return full === undefined ? { ok: true } : throttled(key, full, now);
       }
       const claim = await opts.store.claim(key, now, windowMs, limit);
-      return claim.counted
-        ? { ok: false, reason: "invalid" }
-        : { ok: false, reason: "throttled", retryAfterMs: wait(claim.since, now) };
+      return claim.counted ? { ok: false, reason: "invalid" } : throttled(key, claim.since, now);
     },
   };
 }

@@ -126,47 +126,48 @@ describe("router: an account whose channel is not among the active ones", () => 
   });
 });
 
-describe("router: background probes of an open channel", () => {
-  function setup() {
-    const clock = { now: 0 };
-    const asked: number[] = [];
-    const probes: { channel: string; answer(result: ProbeResult | Error): void }[] = [];
-    const changes: string[] = [];
-    let next: AskResult = { outcome: "fail", reason: "down" };
-    const router = createRouter({
-      async ask(_c, _r, acc) {
-        asked.push(acc.id);
-        return next;
-      },
-      probe: (c) =>
-        new Promise<ProbeResult>((resolve, reject) =>
-          probes.push({ channel: c.url ?? "", answer: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
-        ),
-      monotonic: () => clock.now,
-      deadlineMs: 1_000,
-      breaker: DEFAULT_BREAKER,
-      onBreakerChange: (c, to) => changes.push(`${c.code}:${to}`),
-    });
-    const channels = new Map([[7, channel]]);
-    const route = () => router.route([account], channels, request);
-    const settle = () => new Promise((resolve) => setImmediate(resolve));
-    return {
-      clock,
-      asked,
-      probes,
-      changes,
-      router,
-      route,
-      settle,
-      channels,
-      answerNext: (a: AskResult) => {
-        next = a;
-      },
-    };
-  }
+/** A router with background probes, a clock and a channel whose asks fail until told otherwise. */
+function backgroundRouter() {
+  const clock = { now: 0 };
+  const asked: number[] = [];
+  const probes: { channel: string; answer(result: ProbeResult | Error): void }[] = [];
+  const changes: string[] = [];
+  let next: AskResult = { outcome: "fail", reason: "down" };
+  const router = createRouter({
+    async ask(_c, _r, acc) {
+      asked.push(acc.id);
+      return next;
+    },
+    probe: (c) =>
+      new Promise<ProbeResult>((resolve, reject) =>
+        probes.push({ channel: c.url ?? "", answer: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
+      ),
+    monotonic: () => clock.now,
+    deadlineMs: 1_000,
+    breaker: DEFAULT_BREAKER,
+    onBreakerChange: (c, to) => changes.push(`${c.code}:${to}`),
+  });
+  const channels = new Map([[7, channel]]);
+  const route = () => router.route([account], channels, request);
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    clock,
+    asked,
+    probes,
+    changes,
+    router,
+    route,
+    settle,
+    channels,
+    answerNext: (a: AskResult) => {
+      next = a;
+    },
+  };
+}
 
+describe("router: background probes of an open channel", () => {
   it("probes once per cool-down while no deposit asks; up closes it and the next deposit asks", async () => {
-    const t = setup();
+    const t = backgroundRouter();
     for (let i = 0; i < 3; i++) await t.route();
     expect(t.changes).toEqual(["CH:open"]);
     t.router.probeDue();
@@ -197,7 +198,7 @@ describe("router: background probes of an open channel", () => {
   });
 
   it("a probe that throws counts as down; unsure makes the next deposit the probe", async () => {
-    const t = setup();
+    const t = backgroundRouter();
     for (let i = 0; i < 3; i++) await t.route();
     t.clock.now += DEFAULT_BREAKER.coolDownMs;
     await t.route();
@@ -216,7 +217,7 @@ describe("router: background probes of an open channel", () => {
   });
 
   it("probes with the channel as the last deposit saw it, and not once deposits stop coming by it", async () => {
-    const t = setup();
+    const t = backgroundRouter();
     for (let i = 0; i < 3; i++) await t.route();
     t.channels.set(7, { ...channel, url: "http://moved" });
     t.clock.now += DEFAULT_BREAKER.coolDownMs;
@@ -241,60 +242,35 @@ describe("router: background probes of an open channel", () => {
 
 describe("router: an open channel whose background probes have stopped", () => {
   it("is asked by the next deposit (its probe, as without background probes), not skipped", async () => {
-    let now = 0;
-    let next: AskResult = { outcome: "fail", reason: "down" };
-    const asked: number[] = [];
-    const probes: ((r: ProbeResult) => void)[] = [];
-    const router = createRouter({
-      async ask(_c, _r, acc) {
-        asked.push(acc.id);
-        return next;
-      },
-      probe: () => new Promise<ProbeResult>((resolve) => probes.push(resolve)),
-      monotonic: () => now,
-      deadlineMs: 1_000,
-      breaker: DEFAULT_BREAKER,
-    });
-    const channels = new Map([[7, channel]]);
-    for (let i = 0; i < 3; i++) await router.route([account], channels, request);
-    now += DEFAULT_BREAKER.coolDownMs;
-    router.probeDue();
-    probes[0]?.("down");
-    await new Promise((resolve) => setImmediate(resolve));
+    const t = backgroundRouter();
+    for (let i = 0; i < 3; i++) await t.route();
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    t.router.probeDue();
+    t.probes[0]?.answer("down");
+    await t.settle();
     // The night: no deposit for five minutes, so no more probes; the channel comes back meanwhile.
-    now += 5 * 60_000 + 1;
-    router.probeDue();
-    expect(probes).toHaveLength(1);
-    next = { outcome: "accept" };
+    t.clock.now += 5 * 60_000 + 1;
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(1);
+    t.answerNext({ outcome: "accept" });
     // Skipped, this payer would be turned away (no other account) by a channel that is back.
-    const routed = await router.route([account], channels, request);
+    const routed = await t.route();
     expect(routed.ok, JSON.stringify(routed.log)).toBe(true);
-    expect(asked).toHaveLength(4);
-    expect(router.breakers().get(7)?.mode).toBe("closed");
+    expect(t.asked).toHaveLength(4);
+    expect(t.router.breakers().get(7)?.mode).toBe("closed");
   });
 
   it("when still down, fails that one deposit over and is probed in the background again", async () => {
-    let now = 0;
-    const probes: ((r: ProbeResult) => void)[] = [];
-    const router = createRouter({
-      ask: async () => ({ outcome: "fail", reason: "down" }),
-      probe: () => new Promise<ProbeResult>((resolve) => probes.push(resolve)),
-      monotonic: () => now,
-      deadlineMs: 1_000,
-      breaker: DEFAULT_BREAKER,
-    });
-    const channels = new Map([[7, channel]]);
-    for (let i = 0; i < 3; i++) await router.route([account], channels, request);
-    now += 5 * 60_000 + 1;
-    const routed = await router.route([account], channels, request);
+    const t = backgroundRouter();
+    for (let i = 0; i < 3; i++) await t.route();
+    t.clock.now += 5 * 60_000 + 1;
+    const routed = await t.route();
     expect(routed.log).toMatchObject([{ outcome: "failed" }]);
-    expect(router.breakers().get(7)).toMatchObject({ mode: "open", openedAt: now });
+    expect(t.router.breakers().get(7)).toMatchObject({ mode: "open", openedAt: t.clock.now });
     // Deposits come by it again: skipped, and probed once the cool-down is over.
-    now += DEFAULT_BREAKER.coolDownMs;
-    expect((await router.route([account], channels, request)).log).toMatchObject([
-      { outcome: "skipped", reason: "channel breaker open" },
-    ]);
-    router.probeDue();
-    expect(probes).toHaveLength(1);
+    t.clock.now += DEFAULT_BREAKER.coolDownMs;
+    expect((await t.route()).log).toMatchObject([{ outcome: "skipped", reason: "channel breaker open" }]);
+    t.router.probeDue();
+    expect(t.probes).toHaveLength(1);
   });
 });

@@ -32,7 +32,8 @@ export function registerAdminRoutes(
       const verdict = await guard.check(request.headers.authorization, request.ip);
       if (verdict.ok) return;
       if (verdict.reason === "invalid") return sendError(reply, 401, "Invalid admin token");
-      request.log.warn({ ip: request.ip }, "admin API: too many wrong tokens from this address");
+      if (verdict.firstHere)
+        request.log.warn({ ip: request.ip }, "admin API: too many wrong tokens from this address");
       reply.header("retry-after", String(Math.ceil(verdict.retryAfterMs / 1000)));
       return sendError(reply, 429, "Too many wrong admin tokens from your address; try again later");
     });
