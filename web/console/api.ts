@@ -64,7 +64,8 @@ export async function api<T = unknown>(
   if (idleLeft !== null) heardIdleLeft(idleLeft, sentAt);
   else if (res.ok && (active || method !== "GET")) answeredActivity(sentAt);
   const json = (await res.json().catch(() => ({}))) as T & { message?: string };
-  if (res.status === 401 && path !== "/login") onSignedOut(method !== "GET");
+  // Signing out is no change of the operator's: its refusal loses nothing.
+  if (res.status === 401 && path !== "/login") onSignedOut(method !== "GET" && path !== "/logout");
   return { status: res.status, ok: res.status >= 200 && res.status < 300, json, headers: res.headers };
 }
 
