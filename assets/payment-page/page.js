@@ -1,5 +1,6 @@
 // The hosted payment page: no framework, no third-party requests. It talks to the two
 // page-internal endpoints with the token from its own URL (docs/hosted-page.md).
+import { bareAmount, dottedThousands, readAmount } from "./amount.js";
 import { LIMIT_REJECTION, PENDING_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
 
 const token = location.pathname.split("/").filter(Boolean).pop() || "";
@@ -317,24 +318,6 @@ $("retry").addEventListener("click", () => {
   check();
 });
 
-/** The typed amount without spaces and without a "TL" or "₺" the payer added. */
-const bare = (text) => text.replace(/\s/g, "").replace(/^(₺|TL)|(TL|₺)$/gi, "");
-/** "1.500" or "12.500": a thousands dot with no decimals, which the page does not guess at. */
-const dottedThousands = (text) => /^\d{1,3}(\.\d{3})+$/.test(bare(text));
-
-/**
- * The typed amount as the API's decimal text ("1500.50"), or null. Accepted: digits with a decimal
- * comma or point and at most two decimals ("1500", "1500,5", "1500.50"), and Turkish grouping with
- * a decimal comma ("1.500,50": dots between groups of exactly three digits, the comma last).
- * Refused as ambiguous: "1.500" and "12,345" (a thousands separator or three decimals?).
- */
-function normalise(text) {
-  const v = bare(text);
-  let plain = null;
-  if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(v)) plain = v.replace(/\./g, "").replace(",", ".");
-  else if (/^\d+([.,]\d{1,2})?$/.test(v)) plain = v.replace(",", ".");
-  return plain && /^\d{1,9}(\.\d{1,2})?$/.test(plain) && Number(plain) > 0 ? plain : null;
-}
 /**
  * Shows an error (a function of the language, or null to clear it). The text is emptied first and
  * written a moment later, so that a screen reader announces the alert again for the same error.
@@ -352,9 +335,9 @@ function error(text) {
 
 $("amount-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const amount = normalise($("amount").value);
+  const amount = readAmount($("amount").value);
   if (!amount) {
-    const typed = bare($("amount").value);
+    const typed = bareAmount($("amount").value);
     // Said for what was typed: "1.500" is most likely 1500, but 1,5 is possible too.
     if (dottedThousands(typed))
       error(() => fill("dottedThousands", { typed, plain: typed.replace(/\./g, "") }));

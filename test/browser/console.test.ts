@@ -242,6 +242,11 @@ describe("operator console in Chromium", () => {
     // Typed with "TL" and Turkish grouping: read, and shown grouped.
     await row(page, z).locator("input.edit-amount").fill("1.500,50 TL");
     await expect.poll(() => row(page, z).locator("button.approve").textContent()).toBe("Onayla: 1.500,50 TL");
+    // Two thousands dots leave no doubt; a leading "TL" is dropped as the payment page drops it.
+    await row(page, z).locator("input.edit-amount").fill("TL 1.500.000");
+    await expect
+      .poll(() => row(page, z).locator("button.approve").textContent())
+      .toBe("Onayla: 1.500.000,00 TL");
     await page.context().close();
   });
 

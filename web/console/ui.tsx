@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from "preact";
 import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { bareAmount, readAmount } from "../../assets/payment-page/amount.js";
 import { api, query } from "./api";
 import type { Lang, T } from "./i18n";
 
@@ -232,21 +233,18 @@ export function money(amount: string): string {
 }
 
 /**
- * Amounts typed the Turkish way (1.250,50) or plainly (1250, 1250,5, 1250.50), with or without
- * "TL", to the API's "1250.50". Anything else, and "1.500" (1500 with a thousands dot, or 1.5 with
- * three decimals?), is passed on as typed: the API refuses it, and `isAmountInput` says so first.
+ * An amount as typed (Turkish "1.250,50", plain "1250,5" or "1250.50", with or without "TL") in the
+ * API's form ("1250.50"), by the rules the payment page holds payers to (assets/payment-page/amount.js).
+ * What cannot be read, such as "1.500" (1500 with a thousands dot, or 1.5 with three decimals?), is
+ * passed on as typed: the API refuses it, and `isAmountInput` says so first.
  */
 export function amountInput(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
-  const s = v.replace(/\s/g, "").replace(/^₺|(TL|₺)$/gi, "");
-  if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(s)) return s.replace(/\./g, "").replace(",", ".");
-  if (/^\d+([.,]\d{1,2})?$/.test(s)) return s.replace(",", ".");
-  return s;
+  return readAmount(v) ?? bareAmount(v);
 }
 /** Whether `amountInput` reads `v` as an amount above zero (an empty field is no amount either). */
 export function isAmountInput(v: string | undefined): boolean {
-  const a = amountInput(v) ?? "";
-  return /^\d+(\.\d{1,2})?$/.test(a) && /[1-9]/.test(a);
+  return v !== undefined && readAmount(v) !== null;
 }
 
 /**

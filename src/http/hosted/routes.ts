@@ -75,6 +75,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
   const html = asset("page.html");
   const js = asset("page.js");
   const text = asset("page-text.js");
+  const amount = asset("amount.js");
   const css = asset("page.css");
 
   /**
@@ -101,10 +102,12 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: AppContext): voi
   app.get("/favicon.ico", async (_request, reply) =>
     reply.code(204).header("cache-control", "public, max-age=86400").send(),
   );
-  // page.js is a module: it imports its words from page-text.js (same origin, same headers).
+  // page.js is a module: it imports its words from page-text.js and its reading of a typed amount
+  // from amount.js (same origin, same headers).
   for (const [name, type, body] of [
     ["page.js", "text/javascript", js],
     ["page-text.js", "text/javascript", text],
+    ["amount.js", "text/javascript", amount],
     ["page.css", "text/css", css],
   ] as const) {
     app.get(`/t/assets/${name}`, async (_request, reply) =>
