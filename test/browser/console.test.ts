@@ -390,11 +390,11 @@ describe("operator console in Chromium", () => {
     expect(await page.locator('#d-fields [data-field="type"]').textContent()).toBe("TürYatırım");
     expect(await page.locator(`#results tr[data-id="${id}"] .status`).textContent()).toBe("Onaylandı");
     expect(await page.locator("#d-history").textContent()).toContain("operator:ayse transaction.approve");
-    expect(await page.locator("#d-routing").textContent()).toContain("manual: accepted");
+    expect(await page.locator("#d-routing").textContent()).toContain("manuel: kabul edildi");
     await expect
       .poll(() => page.locator("#d-callbacks").textContent())
-      .toContain("deposit.approved → delivered");
-    expect(await page.locator("#d-callbacks ol.attempts").textContent()).toContain("delivered · 200");
+      .toContain("deposit.approved → iletildi");
+    expect(await page.locator("#d-callbacks ol.attempts").textContent()).toContain("iletildi · 200");
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-detail.png"), fullPage: true });
     const before = receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
     await page.locator("#d-callbacks button.redeliver").click();
@@ -522,9 +522,9 @@ describe("operator console in Chromium", () => {
       await page.goto(`${server.url}/ops#/transactions/${id}`);
       await expect
         .poll(() => page.locator("#d-callbacks").textContent(), { timeout: 8_000 })
-        .toContain("deposit.approved → pending, 1 × HTTP 500 · sonraki deneme ");
+        .toContain("deposit.approved → bekliyor, 1 × HTTP 500 · sonraki deneme ");
       expect(await page.locator("#d-callbacks").textContent()).not.toMatch(
-        /next attempt|T\d{2}:\d{2}:\d{2}\.\d{3}Z/,
+        /next attempt|pending|T\d{2}:\d{2}:\d{2}\.\d{3}Z/,
       );
       await tab(page, "summary");
       await expect

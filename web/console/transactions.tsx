@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, query } from "./api";
 import { Change } from "./audit";
 import { DetailDecision } from "./detail-decision";
+import { lastResultText, reasonText, word } from "./detail-words";
 import type { T } from "./i18n";
 import type { QueueRow } from "./queue";
 import {
@@ -340,9 +341,11 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       <ul id="d-routing">
         {d.routing.map((s) => (
           <li key={`${s.account_id}${s.outcome}`}>
-            #{s.account_id} {s.channel ?? (s.channel_id == null ? "manual" : `channel #${s.channel_id}`)}:{" "}
-            {s.outcome}
-            {s.reason ? ` (${s.reason})` : ""} {s.ms} ms
+            #{s.account_id}{" "}
+            {s.channel ??
+              (s.channel_id == null ? word("manual", lang) : `${word("channel", lang)} #${s.channel_id}`)}
+            : {word(s.outcome, lang)}
+            {s.reason ? ` (${reasonText(s.reason, lang)})` : ""} {s.ms} ms
           </li>
         ))}
       </ul>
@@ -350,7 +353,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       <ul id="d-callbacks">
         {d.callbacks.map((c) => (
           <li key={c.id}>
-            {c.event} → {c.status}, {c.attempts.length} × {lastResult(c.last_result)}
+            {c.event} → {word(c.status, lang)}, {c.attempts.length} × {lastResultText(c.last_result, lang)}
             {c.status === "pending" && c.next_attempt_at && (
               <>
                 {" "}
@@ -365,7 +368,8 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
             <ol class="attempts">
               {c.attempts.map((a) => (
                 <li key={a.attempt}>
-                  {when(a.started_at, lang)} · {a.outcome} · {a.http_status ?? a.error} · {a.duration_ms} ms
+                  {when(a.started_at, lang)} · {word(a.outcome, lang)} ·{" "}
+                  {a.http_status ?? (a.error === null ? "" : reasonText(a.error, lang))} · {a.duration_ms} ms
                 </li>
               ))}
             </ol>
@@ -384,11 +388,6 @@ function statusText(status: string, t: T): string {
 function typeText(type: string, t: T): string {
   return type === "deposit" ? t("typeDeposit") : type === "withdrawal" ? t("typeWithdrawal") : type;
 }
-/** The last attempt's result without the worker's UTC note of the next one (shown in local time). */
-function lastResult(text: string | null): string {
-  return (text ?? "").replace(/; next attempt \S+$/, "");
-}
-
 /**
  * An admin's "show the full national id": asked for each time (POST, written to the audit log as
  * `transaction.national_id_viewed`, in the transaction's history), never sent with the detail.
