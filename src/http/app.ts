@@ -17,6 +17,7 @@ import { registerTransactionRoutes } from "./merchant/transactions.js";
 import { registerWithdrawalRoute } from "./merchant/withdrawals.js";
 import { registerHealthRoutes } from "./ops/health.js";
 import { registerMetrics } from "./ops/metrics.js";
+import { warnOfUntrustedProxy } from "./proxy-hint.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -89,6 +90,9 @@ export function buildApp(
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
+
+  // Before any route: it hooks the routes whose limits count per address.
+  if (trustProxy.length === 0) warnOfUntrustedProxy(app, logger);
 
   // Bodies stay raw bytes: the signature is verified over exactly what arrived, and JSON parsing
   // happens after authentication, as decisions.md orders the checks.
