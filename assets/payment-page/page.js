@@ -401,15 +401,24 @@ function hideManualCopy() {
   $("manual").hidden = true;
   $("manual-value").value = "";
 }
+/**
+ * Says how a copy went in the status line under the account. The line is a live region that is
+ * always there, empty when it has nothing to say: a screen reader announces what is written into a
+ * region it already knows, where one that appears with its text already in it may go unsaid. The
+ * text is emptied first and written a moment later, so a second copy is announced again. (The
+ * copy buttons' own "Kopyalandı ✓" is for the eye: their names, "IBAN'ı kopyala", do not change.)
+ */
 function setCopyStatus(key) {
   copyStatus = key;
-  $("copied").textContent = t(key);
-  $("copied").hidden = false;
+  $("copied").textContent = "";
   clearTimeout(copyStatusTimer);
+  setTimeout(() => {
+    if (copyStatus === key) setText("copied", t(key));
+  }, 100);
   copyStatusTimer = setTimeout(
     () => {
       copyStatus = null;
-      $("copied").hidden = true;
+      $("copied").textContent = "";
     },
     key === "copied" ? 2000 : 8000,
   );

@@ -106,8 +106,24 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
     expect(await page.locator("#v-amount").textContent()).toBe("250,50 TL");
     expect(await page.locator("#v-bank").textContent()).toBe("Ziraat Bankası");
+    // The status line is a live region that is there before anything is said in it (one that
+    // appears with its text may go unannounced), and each copy writes into it anew.
+    expect(
+      await page
+        .locator("#copied")
+        .evaluate((el) => [(el as HTMLElement).hidden, el.getAttribute("role"), el.textContent]),
+    ).toEqual([false, "status", ""]);
+    await page.evaluate(() => {
+      const el = document.getElementById("copied") as HTMLElement & { said?: string[] };
+      el.said = [];
+      new MutationObserver(() => el.said?.push(el.textContent ?? "")).observe(el, { childList: true });
+    });
+    const said = () =>
+      page.locator("#copied").evaluate((el) => (el as HTMLElement & { said?: string[] }).said);
     await page.locator('[data-copy="iban"]').click();
     await expect.poll(() => page.locator("#copied").isVisible()).toBe(true);
+    await page.locator('[data-copy="iban"]').click();
+    await expect.poll(said).toEqual(["Kopyalandı", "", "Kopyalandı"]);
     // The button pressed says so too (the status line is far below it on a phone).
     expect(await page.locator('[data-copy="iban"]').textContent()).toBe("Kopyalandı ✓");
     expect(await page.locator('[data-copy="bank"]').textContent()).toBe("Kopyala");
