@@ -49,6 +49,7 @@ describe("docs/callbacks.md verification snippet", () => {
     expect(verifyCallback(firm.secret, r.headers, r.body, now)).toMatchObject({
       event: "deposit.approved",
       reference: body.reference,
+      amount: "150.00", // as text, as the guide's snippet returns it
     });
     expect(verifyCallback("sk_wrong", r.headers, r.body, now)).toBeNull();
     expect(verifyCallback(firm.secret, r.headers, r.body.replace("150.00", "150.01"), now)).toBeNull();
