@@ -30,6 +30,16 @@ export function toCsv(columns: readonly string[], rows: readonly Record<string, 
 const DECIMAL = /^\d+\.\d+$/;
 
 /**
+ * Text that Excel would turn into something else on opening: a digits-only reference or user id
+ * ("000123" loses its zeros, "12345678901234567" is rounded past 15 digits), a date ("12.10" is
+ * 12 October, "2024-01" January), a time, a percentage, an exponent ("1E5"). Written for Excel as a
+ * formula of that very text (="000123"), which every Excel shows exactly as it was: a constant, so
+ * nothing runs. Digits, spaces and . : / + - % E only, never a quote, so the text cannot end the
+ * formula's string; a "," is left out: an Excel that splits on "," would cut the formula in two.
+ */
+const EXCEL_WOULD_CONVERT = /^[\d .:/+\-%eE]*\d[\d .:/+\-%eE]*$/;
+
+/**
  * The same rows for Excel in a Turkish locale, which splits a double-clicked CSV on ";" (the list
  * separator where "," is the decimal one) and reads it as UTF-8 only after a byte order mark ("Ayşe"
  * is mojibake without one). Amount columns get a decimal comma so that they are numbers there:
@@ -41,13 +51,13 @@ export function toExcelCsv(
   amountColumns: readonly string[],
 ): string {
   const amounts = new Set(amountColumns);
-  const cell = (column: string, value: unknown) =>
-    csvCell(
-      amounts.has(column) && typeof value === "string" && DECIMAL.test(value)
-        ? value.replace(".", ",")
-        : value,
-      ";",
-    );
+  const cell = (column: string, value: unknown) => {
+    if (typeof value === "string" && amounts.has(column) && DECIMAL.test(value))
+      return csvCell(value.replace(".", ","), ";");
+    if (typeof value === "string" && !amounts.has(column) && EXCEL_WOULD_CONVERT.test(value))
+      return `"=""${value}"""`;
+    return csvCell(value, ";");
+  };
   const lines = [columns.map((c) => csvCell(c, ";")).join(";")];
   for (const row of rows) lines.push(columns.map((c) => cell(c, row[c])).join(";"));
   return `\uFEFF${lines.join("\r\n")}\r\n`;

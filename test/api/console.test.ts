@@ -519,6 +519,8 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     const sent = [
       depositBody({ amount: "1234.50", first_name: "Ayşe", reference: "=SUM(1;2)" }),
       depositBody({ amount: "12.10", first_name: "Şükrü", reference: `R,${Date.now()}` }),
+      // A reference of digits only, as many merchants' order numbers are: Excel would drop its zeros.
+      depositBody({ amount: "5.00", first_name: "Can", reference: `000${Date.now()}` }),
     ];
     for (const body of sent)
       expect((await send(server, excelFirm, { path: "/paymentapi/v1/deposits", body })).json.message).toBe(
@@ -549,8 +551,8 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(lines[0]).toBe(
       "id;created_at;type;status;firm_id;reference;amount;original_amount;method;user_id;username;first_name;last_name;assigned_bank_name;assigned_iban;iban;decided_at;decided_by",
     );
-    expect(lines).toHaveLength(2 + 1 + 1); // header, two rows, the last line's end
-    expect(lines[3]).toBe("");
+    expect(lines).toHaveLength(3 + 1 + 1); // header, three rows, the last line's end
+    expect(lines[4]).toBe("");
     const row = (reference: string) => lines.find((l) => l.includes(reference)) ?? "";
     // Still no formula; quoted for its ';'; amounts with a decimal comma (Excel-TR reads them as numbers).
     expect(row("SUM")).toContain(`;deposit;pending;${excelFirm.id};"'=SUM(1;2)";1234,50;;`);
@@ -558,6 +560,9 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     // A comma is no separator here: unquoted.
     expect(row(sent[1]?.reference as string)).toContain(`;${sent[1]?.reference};12,10;;`);
     expect(row(sent[1]?.reference as string)).toContain(";Şükrü;Yılmaz;");
+    // Digits only: written as a formula of that text, so Excel keeps the zeros; the plain file as is.
+    expect(row(sent[2]?.reference as string)).toContain(`;"=""${sent[2]?.reference}""";5,00;;`);
+    expect(plainText).toContain(`,${sent[2]?.reference},5.00,`);
 
     // Any other variant is a bad search, as the search itself would say.
     const other = await download(`firm=${excelFirm.id}&format=xlsx`);

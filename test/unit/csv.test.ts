@@ -46,7 +46,25 @@ describe("CSV export", () => {
       { id: 2, name: "=cmd", amount: null, ref: "a,b" },
     ];
     expect(toExcelCsv(["id", "name", "amount", "ref"], rows, ["amount"])).toBe(
-      '\uFEFFid;name;amount;ref\r\n1;"Ayşe; Can";1500,50;12.10\r\n2;\'=cmd;;a,b\r\n',
+      '\uFEFFid;name;amount;ref\r\n1;"Ayşe; Can";1500,50;"=""12.10"""\r\n2;\'=cmd;;a,b\r\n',
     );
+  });
+
+  it("for Excel: text it would turn into a number or a date is kept as typed (a formula of that text)", () => {
+    const cells = (ref: string) =>
+      toExcelCsv(["ref", "amount"], [{ ref, amount: "5.00" }], ["amount"]).split("\r\n")[1];
+    // Leading zeros, more than 15 digits, a date, a time, an exponent, a sign: as typed.
+    expect(cells("000123")).toBe('"=""000123""";5,00');
+    expect(cells("12345678901234567")).toBe('"=""12345678901234567""";5,00');
+    expect(cells("2024-01")).toBe('"=""2024-01""";5,00');
+    expect(cells("10:30")).toBe('"=""10:30""";5,00');
+    expect(cells("1E5")).toBe('"=""1E5""";5,00');
+    expect(cells("-5")).toBe('"=""-5""";5,00');
+    // Text Excel keeps as text anyway is written as before; a "," is never put in a formula.
+    expect(cells("ORD-000123")).toBe("ORD-000123;5,00");
+    expect(cells("1,5")).toBe("1,5;5,00");
+    expect(cells("=1+1")).toBe("'=1+1;5,00");
+    // The machines' file is untouched.
+    expect(toCsv(["ref"], [{ ref: "000123" }])).toBe("ref\r\n000123\r\n");
   });
 });
