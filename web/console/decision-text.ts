@@ -1,3 +1,4 @@
+import { bareAmount, dottedThousands } from "../../assets/payment-page/amount.js";
 import type { T } from "./i18n";
 import { amountInput, isAdmin, isAmountInput, money, money2, type Role } from "./ui";
 
@@ -25,7 +26,14 @@ export function typedApproval(
 ): { ok: false; message: string } | { ok: true; amount?: string; change?: string } {
   const amount = amountInput(typed);
   if (!amount) return { ok: true };
-  if (!isAmountInput(typed)) return { ok: false, message: `#${tx.id}: ${t("badDecisionAmount")}` };
+  if (!isAmountInput(typed)) {
+    // "1.500": most likely 1500, possibly 1,5; said for what was typed, as the payment page says it.
+    const bare = bareAmount(typed ?? "");
+    const text = dottedThousands(bare)
+      ? t("dottedThousands").replaceAll("{typed}", bare).replace("{plain}", bare.replace(".", ""))
+      : t("badDecisionAmount");
+    return { ok: false, message: `#${tx.id}: ${text}` };
+  }
   const typedMinor = minorOf(amount);
   const askedMinor = minorOf(tx.amount);
   if (typedMinor === askedMinor) return { ok: true, amount };

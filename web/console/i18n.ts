@@ -66,6 +66,7 @@ const tr = {
   goneElsewhere: "başka biri karar verdi ya da süresi doldu; listede değil. Seçim kaldırıldı.",
   decidedAlready: "bu işleme zaten karar verilmiş (durum: {status}).",
   badDecisionAmount: "tutar geçersiz: sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50).",
+  dottedThousands: "{typed} TL mi? Öyleyse {plain} ya da {typed},00 yazın.",
   aboveAskedNeedsAdmin:
     "talep edilenden yüksek bir tutarla onay için yönetici gerekir; talep edilen tutar ya da daha azı onaylanabilir",
   badAmount: "Sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50) ya da boş bırakın.",
@@ -317,6 +318,7 @@ const en: Record<Key, string> = {
   goneElsewhere: "decided by someone else or expired; no longer listed. Nothing is selected.",
   decidedAlready: "transaction is not pending (status: {status}); it was decided already",
   badDecisionAmount: "amount must be a decimal amount greater than 0 with at most 2 decimals",
+  dottedThousands: "Do you mean {typed} TL with a thousands dot? Then type {plain} or {typed},00.",
   aboveAskedNeedsAdmin:
     "approving more than the amount asked for needs an admin; the amount asked for or less can be approved",
   badAmount: "Enter an amount greater than 0 with at most 2 decimals (e.g. 1250.50), or leave it empty.",

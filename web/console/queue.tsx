@@ -158,12 +158,15 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   // The selected row is kept in view and takes the focus, so the keys act on what is on screen.
   // Before the browser paints, not after: an effect still waiting when the next key changes the
   // selection would focus the row selected before, and the focus would select it again.
+  // Also when the held decisions' bar grows under it: a row behind the bar is not in view, and `a`
+  // would approve what the operator cannot see (found by an operator's review at 1366 × 768).
   useLayoutEffect(() => {
     if (selected === null) return;
     const tr = document.querySelector<HTMLElement>(`#rows tr[data-id="${selected}"]`);
-    tr?.scrollIntoView({ block: "nearest" });
-    if (tr && !tr.contains(document.activeElement)) tr.focus({ preventScroll: true });
-  }, [selected]);
+    if (!tr) return;
+    keepInView(tr);
+    if (!tr.contains(document.activeElement)) tr.focus({ preventScroll: true });
+  }, [selected, held.list.length]);
 
   const refusalText = (message: string | undefined) => refusalIn(message, t);
 
@@ -185,6 +188,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       hidden.current.add(row.id);
       setRejecting(null);
       selectNext(row, byKey);
+      // What the line said was about an earlier try (a refused amount, a double tap): this one went.
+      notify("");
       held.hold(row.id, { kind, body, amount: body.amount ?? row.amount, payer: payerOf(row) });
       return;
     }
@@ -276,26 +281,28 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       const target = e.target as HTMLElement;
       if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || e.ctrlKey || e.metaKey || e.altKey)
         return;
-      if (!["j", "k", "a", "r", "u"].includes(e.key)) return;
+      // Caps Lock on (names from bank statements are typed in capitals) or Shift: the same keys.
+      const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      if (!["j", "k", "a", "r", "u"].includes(key)) return;
       e.preventDefault();
       // A key held down decides once: its repeats are ignored.
       if (e.repeat) return;
       const { list, current, rejecting, decide, undo, held } = keys.current;
       const i = current ? list.indexOf(current) : -1;
-      if (e.key === "j") setSelected(list[Math.min(list.length - 1, i + 1)]?.id ?? null);
-      else if (e.key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
+      if (key === "j") setSelected(list[Math.min(list.length - 1, i + 1)]?.id ?? null);
+      else if (key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
       else if (!canDecide(me.role)) return;
-      else if (e.key === "u") {
+      else if (key === "u") {
         const last = held.last();
         if (last === undefined) notify(t("nothingToUndo"), true);
         else undo(last);
       } else if (!current) notify(t("selectFirst"), true);
-      else if (e.key === "a" && rejecting === null) {
+      else if (key === "a" && rejecting === null) {
         const { id, at } = autoSelected.current;
         if (id === current.id && performance.now() - at < NEXT_ROW_GUARD_MS)
           notify(`#${current.id}: ${t("nextJustSelected")}`, true);
         else decide(current, "approve", undefined, true);
-      } else if (e.key === "r") setRejecting(current.id);
+      } else if (key === "r") setRejecting(current.id);
     }
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
@@ -577,4 +584,19 @@ function QueueFilter(props: {
       )}
     </form>
   );
+}
+
+/**
+ * Scrolls `row` into view clear of what stays on screen over the list: the message line at the top
+ * and the held decisions' bar at the bottom (both sticky), which `scrollIntoView` does not know of.
+ */
+function keepInView(row: HTMLElement) {
+  row.scrollIntoView({ block: "nearest" });
+  const box = row.getBoundingClientRect();
+  const bar = document.getElementById("held")?.getBoundingClientRect();
+  const message = document.getElementById("message")?.getBoundingClientRect();
+  const GAP = 8;
+  if (bar && box.bottom > bar.top - GAP) window.scrollBy(0, box.bottom - bar.top + GAP);
+  else if (message && message.height > 0 && box.top < message.bottom + GAP)
+    window.scrollBy(0, box.top - message.bottom - GAP);
 }
