@@ -250,6 +250,39 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("a result clicked low in a long list brings its detail into view (1366 × 768)", async () => {
+    for (let i = 0; i < 25; i++) await deposit();
+    const page = await signIn("operator", { width: 1366, height: 768 });
+    await page.goto(`${server.url}/ops#/transactions?type=deposit`);
+    await expect.poll(() => page.locator("#results tr").count()).toBeGreaterThan(20);
+    const last = page.locator("#results tr").last();
+    await last.scrollIntoViewIfNeeded();
+    const id = await last.getAttribute("data-id");
+    await last.click();
+    await expect.poll(() => page.locator("#d-title").textContent()).toContain(`#${id} ·`);
+    // Before: the detail opened at the top of the page, a thousand pixels above the screen.
+    await expect
+      .poll(() =>
+        page.locator("#detail").evaluate((el) => {
+          const top = el.getBoundingClientRect().top;
+          return top >= 0 && top < window.innerHeight - 120;
+        }),
+      )
+      .toBe(true);
+    await page.context().close();
+  });
+
+  it("names the payer with the middle name the merchant sent, as a bank statement line does", async () => {
+    const id = await pendingDeposit(server, firm, { middle_name: "Gül" });
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, id).locator("td.payer").textContent()).toMatch(/^Ayşe Gül Yılmaz/);
+    await page.goto(`${server.url}/ops#/transactions/${id}`);
+    await expect
+      .poll(() => page.locator('#d-fields [data-field="payer"] dd').textContent())
+      .toBe("Ayşe Gül Yılmaz");
+    await page.context().close();
+  });
+
   it("the amount received is typed and approved without the mouse: Enter approves with it, Esc takes it back", async () => {
     const first = await deposit();
     const second = await deposit();
@@ -390,7 +423,11 @@ describe("operator console in Chromium", () => {
     expect(await page.locator('#d-fields [data-field="amount"]').textContent()).toBe("Tutar150,00 TL");
     expect(await page.locator('#d-fields [data-field="type"]').textContent()).toBe("TürYatırım");
     expect(await page.locator(`#results tr[data-id="${id}"] .status`).textContent()).toBe("Onaylandı");
-    expect(await page.locator("#d-history").textContent()).toContain("operator:ayse transaction.approve");
+    // The decision in the console's language, amounts in TL (the audit log keeps kuruş).
+    const history = await page.locator("#d-history").textContent();
+    expect(history).toContain("operator:ayse onayladı");
+    expect(history).toContain("Durum: Bekliyor → Onaylandı");
+    expect(history).toContain("Tutar: 150,00 TL → 150,00 TL");
     expect(await page.locator("#d-routing").textContent()).toContain("manuel: kabul edildi");
     await expect
       .poll(() => page.locator("#d-callbacks").textContent())
@@ -431,7 +468,7 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#d-national-id-full").textContent()).toContain("12345678901");
     await expect
       .poll(() => page.locator("#d-history").textContent())
-      .toContain("operator:admin@ops.example transaction.national_id_viewed");
+      .toContain("operator:admin@ops.example T.C. kimlik numarasının tamamını gördü");
     await page.context().close();
     // An operator has no such button.
     const op = await signIn("operator");

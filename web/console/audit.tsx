@@ -115,11 +115,14 @@ const MONEY = new Set([
 
 function show(key: string, v: unknown): string {
   if (v === null) return "—";
-  if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key)) {
-    const digits = String(Math.abs(v)).padStart(3, "0");
-    return `${v < 0 ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`;
-  }
+  if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key)) return kurusText(v);
   return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** An amount the log keeps in kuruş (9550) in the API's form ("95.50"). */
+export function kurusText(minor: number): string {
+  const digits = String(Math.abs(minor)).padStart(3, "0");
+  return `${minor < 0 ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
 /** One line per field: before → after (a creation shows only the after). */

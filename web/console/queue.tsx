@@ -13,6 +13,7 @@ import {
   money,
   money2,
   Options,
+  payerName,
   useFirmNames,
   useLoad,
   useShell,
@@ -33,6 +34,8 @@ export interface QueueRow {
   created_at: string;
   amount: string;
   first_name: string;
+  /** Only a valid one the merchant sent (the API's rules), else null. */
+  middle_name?: string | null;
   last_name: string;
   username: string;
   user_id: string;
@@ -385,7 +388,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               </td>
               <td class="amount">{money(r.amount)} TL</td>
               <td class="payer">
-                {r.first_name} {r.last_name}
+                {payerName(r)}
                 <div class="sub">
                   {r.username} · {r.user_id}
                 </div>
@@ -498,7 +501,7 @@ interface Decision {
   payer: string;
 }
 
-const payerOf = (row: QueueRow) => `${row.first_name} ${row.last_name}`;
+const payerOf = (row: QueueRow) => payerName(row);
 
 function RejectForm(props: { note: string; onReject(note: string): void; onCancel(): void; busy: boolean }) {
   const { t } = useShell();

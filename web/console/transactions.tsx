@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
-import { Change } from "./audit";
+import { kurusText } from "./audit";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { T } from "./i18n";
@@ -13,7 +13,9 @@ import {
   isAdmin,
   lastDay,
   money,
+  money2,
   Options,
+  payerName,
   useFirmNames,
   useLoad,
   useShell,
@@ -233,9 +235,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
                 </td>
                 <td class="amount">{money(r.amount)} TL</td>
                 <td>{r.reference}</td>
-                <td>
-                  {r.first_name} {r.last_name}
-                </td>
+                <td>{payerName(r)}</td>
               </tr>
             ))}
           </tbody>
@@ -266,6 +266,18 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
     String(id),
     15_000,
   );
+  // A row clicked low in a long list (or on a phone, where the detail is under the list) would open
+  // the detail out of sight, and nothing on screen would change: brought into view once per
+  // transaction, not at each refresh.
+  const shown = useRef<number | null>(null);
+  useEffect(() => {
+    if (!d || d.id !== id || shown.current === id) return;
+    shown.current = id;
+    const el = document.getElementById("detail");
+    const top = el?.getBoundingClientRect().top;
+    if (el && top !== undefined && (top < 0 || top > window.innerHeight - 120))
+      el.scrollIntoView({ block: "start" });
+  }, [d, id]);
   if (!d) return null;
   // Labelled in the console's language; `data-field` keeps the API's name (tests, support).
   const fields: [string, string, unknown][] = [
@@ -278,7 +290,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       t("firm"),
       firmNames.has(d.firm_id) ? `${firmNames.get(d.firm_id)} (#${d.firm_id})` : d.firm_id,
     ],
-    ["payer", t("payer"), `${d.first_name} ${d.last_name}`],
+    ["payer", t("payer"), payerName(d)],
     ["username", t("fUsername"), d.username],
     ["user_id", t("fUserId"), d.user_id],
     ["national_id", t("fNationalId"), d.national_id],
@@ -330,9 +342,9 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       <ul id="d-history">
         {d.history.map((h) => (
           <li key={h.at + h.action}>
-            {when(h.at, lang)} {h.actor} {h.action}
+            {when(h.at, lang)} {h.actor} {historyAction(h.action, t)}
             <div class="change">
-              <Change before={h.before} after={h.after} />
+              <HistoryChange before={h.before} after={h.after} t={t} />
             </div>
           </li>
         ))}
@@ -385,6 +397,53 @@ function statusText(status: string, t: T): string {
   const key = { pending: "statePending", approved: "approved", rejected: "rejected" }[status];
   return key ? t(key as "statePending") : status;
 }
+/** What the history's actor did, in the console's language (the audit log's action otherwise). */
+function historyAction(action: string, t: T): string {
+  const key = (
+    {
+      "transaction.approve": "didApprove",
+      "transaction.reject": "didReject",
+      "transaction.national_id_viewed": "didViewNationalId",
+    } as const
+  )[action];
+  return key ? t(key) : action;
+}
+
+/**
+ * A decision's change as the rest of the detail reads: labels and statuses in the console's
+ * language, amounts (kept in kuruş by the audit log) in TL. The audit log's own screen shows the
+ * same records as they are stored.
+ */
+function HistoryChange(props: {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  t: T;
+}) {
+  const { before, after, t } = props;
+  const label = (k: string) =>
+    ({ status: t("status"), amount: t("amount"), original_amount: t("fOriginalAmount"), note: t("note") })[
+      k
+    ] ?? k;
+  const show = (k: string, v: unknown) => {
+    if (v === null || v === undefined || v === "") return "—";
+    if (k === "status" && typeof v === "string") return statusText(v, t);
+    if ((k === "amount" || k === "original_amount") && typeof v === "number" && Number.isSafeInteger(v))
+      return `${money2(kurusText(v))} TL`;
+    return typeof v === "string" ? v : JSON.stringify(v);
+  };
+  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
+  return (
+    <>
+      {keys.map((k) => (
+        <div key={k}>
+          <span class="key">{label(k)}</span>: {before && k in before ? `${show(k, before[k])} → ` : ""}
+          {after && k in after ? show(k, after[k]) : ""}
+        </div>
+      ))}
+    </>
+  );
+}
+
 function typeText(type: string, t: T): string {
   return type === "deposit" ? t("typeDeposit") : type === "withdrawal" ? t("typeWithdrawal") : type;
 }

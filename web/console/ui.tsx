@@ -220,6 +220,14 @@ export function formChecked(form: HTMLFormElement, name: string): boolean {
 }
 
 /** An API amount ("1250.50") as a Turkish reader writes it ("1.250,50"), without floating point. */
+/**
+ * The payer's whole name, the middle name too when the merchant sent a valid one: a bank statement
+ * line reads "AYSE GUL YILMAZ", and the operator compares it with this.
+ */
+export function payerName(p: { first_name: string; middle_name?: string | null; last_name: string }): string {
+  return p.middle_name ? `${p.first_name} ${p.middle_name} ${p.last_name}` : `${p.first_name} ${p.last_name}`;
+}
+
 /** An API amount ("149.5", "12515") as the console shows money, always with its two decimals. */
 export function money2(amount: string): string {
   const [whole = "", cents = ""] = amount.split(".");
