@@ -123,14 +123,19 @@ describe("operator console in Chromium", () => {
     ) {
       await page.keyboard.press("j");
     }
+    const noteFocused = () =>
+      row(page, c)
+        .locator("input.note")
+        .evaluate((el) => el === document.activeElement);
+    // Esc closes the note and gives the keys back to the row (before: to the page's body).
     await page.keyboard.press("r");
+    await expect.poll(noteFocused).toBe(true);
+    await page.keyboard.press("Escape");
     await expect
-      .poll(() =>
-        row(page, c)
-          .locator("input.note")
-          .evaluate((el) => el === document.activeElement),
-      )
-      .toBe(true);
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-id")))
+      .toBe(String(c));
+    await page.keyboard.press("r");
+    await expect.poll(noteFocused).toBe(true);
     await page.keyboard.type("no transfer seen");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${c}: Reddedildi`);

@@ -516,7 +516,11 @@ function RejectForm(props: { note: string; onReject(note: string): void; onCance
         props.onReject(input.current?.value ?? "");
       }}
       onKeyDown={(e) => {
-        if (e.key === "Escape") props.onCancel();
+        if (e.key !== "Escape") return;
+        // The keys go back to the row, as from the amount field (not to the page's body).
+        const row = e.currentTarget.closest("tr");
+        props.onCancel();
+        row?.focus();
       }}
     >
       <input

@@ -125,13 +125,13 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
         <Field label={t("reference")}>
           <input id="s-reference" name="reference" defaultValue={filter.get("reference") ?? ""} />
         </Field>
-        <Field label="ID">
+        <Field label={t("fTxId")}>
           <input name="id" inputMode="numeric" defaultValue={filter.get("id") ?? ""} />
         </Field>
-        <Field label="user_id">
+        <Field label={t("fUserId")}>
           <input id="s-user" name="user_id" defaultValue={filter.get("user_id") ?? ""} />
         </Field>
-        <Field label="username">
+        <Field label={t("fUsername")}>
           <input name="username" defaultValue={filter.get("username") ?? ""} />
         </Field>
         <Field label="IBAN">
