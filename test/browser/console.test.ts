@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
@@ -622,9 +622,26 @@ describe("operator console in Chromium", () => {
   });
 
   it("an admin rotates a firm's secret, deactivates an account, edits a firm, and finds each in the audit log", async () => {
+    // An account only deposits of 100.000 TL or more would reach: the other tests' deposits never go to it.
+    const limited = await addAccount(server, {
+      bank_name: "Garanti BBVA",
+      iban: "TR960006200000000006295166",
+      min: "100000",
+      max: "500000",
+      daily_cap: "250000",
+    });
+    // Every dialog the page opens, with its text; each is answered by the next answer queued (none: a failure).
+    const dialogs: string[] = [];
+    const answers: boolean[] = [];
     const page = await signIn("admin");
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void (answers.shift() ? d.accept() : d.dismiss());
+    });
     await tab(page, "firms");
-    page.once("dialog", (d) => void d.accept());
+    // The firm's labels are Turkish, with the field's name an integrator uses where it matters.
+    expect(await page.locator("#firms thead").textContent()).toContain("API anahtarı (api_key)");
+    answers.push(true);
     await page.locator(`#firms tr[data-firm="${firm.id}"] button.rotate`).click();
     await expect.poll(() => page.locator("#secret code").textContent()).toMatch(/ · sk_[A-Za-z0-9_-]+$/);
     const secret = (await page.locator("#secret code").textContent())?.split(" · ")[2] ?? "";
@@ -651,6 +668,52 @@ describe("operator console in Chromium", () => {
     await page.click('#firm-edit button[type="submit"]');
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${firm.id}: Kaydedildi`);
     expect((await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.deposit_max).toBe("7500.00");
+    const edit = await page.locator("#firm-edit").textContent();
+    for (const label of [
+      "Webhook adresi (webhook_url)",
+      "Bildirimde ikinci ad (middle_name)",
+      "Yatırımlar açık",
+    ])
+      expect(edit).toContain(label);
+    expect(edit).not.toMatch(/Webhook URL|API key|Bildirimde middle_name/);
+    // Shown again, the limit is in the form an operator types.
+    await tab(page, "firms");
+    await expect.poll(() => page.locator("#firm-edit").count()).toBe(0);
+    await page.locator(`#firms tr[data-firm="${firm.id}"] a.button`).click();
+    await expect.poll(() => max.inputValue()).toBe("7.500,00");
+
+    const firmName = (await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.name;
+    // Closing deposits and switching the firm off are asked first, naming each; dismissed, nothing is sent.
+    await page.locator('#firm-edit input[name="deposits"]').uncheck();
+    await page.locator('#firm-edit input[name="active"]').uncheck();
+    await page.click('#firm-edit button[type="submit"]');
+    await expect.poll(() => dialogs.length).toBe(2);
+    expect(dialogs[1]).toBe(
+      `Firma #${firm.id} (${firmName}):\n` +
+        "• Yatırımlar kapanacak: firmanın yeni yatırım talepleri reddedilir.\n" +
+        "• Firma devre dışı kalacak: API anahtarıyla gelen bütün istekler reddedilir.\n" +
+        "Kaydedilsin mi?",
+    );
+    let saved = (await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json;
+    expect([saved.deposits, saved.active]).toEqual(["open", true]);
+    await page.locator('#firm-edit input[name="active"]').check();
+    answers.push(true);
+    await page.click('#firm-edit button[type="submit"]');
+    await expect.poll(() => dialogs.length).toBe(3);
+    expect(dialogs[2]).toContain("• Yatırımlar kapanacak");
+    expect(dialogs[2]).not.toContain("devre dışı");
+    await expect
+      .poll(async () => (await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.deposits)
+      .toBe("closed");
+    // Opening them again is not asked (the other tests deposit for this firm).
+    await page.locator('#firm-edit input[name="deposits"]').check();
+    await page.click('#firm-edit button[type="submit"]');
+    await expect
+      .poll(async () => (await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.deposits)
+      .toBe("open");
+    expect(dialogs.length).toBe(3);
+    saved = (await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json;
+    expect([saved.deposits, saved.active]).toEqual(["open", true]);
 
     await tab(page, "pool");
     const cap = page.locator('#account-create input[name="daily_cap"]');
@@ -665,7 +728,27 @@ describe("operator console in Chromium", () => {
       .toContain("Sıfırdan büyük");
     expect((await server.admin("GET", "/admin/v1/accounts")).json.length).toBe(accountsBefore);
     await cap.fill("");
+    // Amounts read as the rest of the console shows them.
+    const limitedRow = page.locator(`#accounts tr[data-account="${limited.id}"]`);
+    // The space before TL is one that does not break (\u00a0): read as a plain one here.
+    const plain = async (cell: Locator) => (await cell.textContent())?.replace(/\u00a0/g, " ");
+    await expect.poll(() => plain(limitedRow.locator("td.limits"))).toBe("100.000,00 TL – 500.000,00 TL");
+    expect(await plain(limitedRow.locator("td.daily-cap"))).toBe("250.000,00 TL");
     const account = page.locator("#accounts tbody tr:not(.sandbox)").first();
+    const accountId = Number(await account.getAttribute("data-account"));
+    expect(await account.locator("td.limits").textContent()).toBe("—");
+    // Switching an account off is asked first, naming it; dismissed, nothing changes.
+    const shown = dialogs.length;
+    await account.locator("button.toggle").click();
+    await expect.poll(() => dialogs.length).toBe(shown + 1);
+    expect(dialogs[shown]).toBe(
+      `Hesap #${accountId} (Ziraat Bankası) devre dışı kalsın mı? Yeni yatırımlar bu hesaba yönlendirilmez.`,
+    );
+    expect(await account.locator("td.state").textContent()).toBe("etkin");
+    const accountNow = async () =>
+      (await server.admin("GET", "/admin/v1/accounts")).json.find((a: { id: number }) => a.id === accountId);
+    expect((await accountNow()).active).toBe(true);
+    answers.push(true);
     await account.locator("button.toggle").click();
     await expect.poll(() => account.locator("td.state").textContent()).toBe("devre dışı");
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-manage.png"), fullPage: true });
@@ -687,14 +770,56 @@ describe("operator console in Chromium", () => {
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-audit.png"), fullPage: true });
 
     await tab(page, "pool");
+    // Switching it on again is not asked.
+    const asked = dialogs.length;
     await account.locator("button.toggle").click();
     await expect.poll(() => account.locator("td.state").textContent()).toBe("etkin");
+    expect(dialogs.length).toBe(asked);
+
+    // The edit fields hold the amounts as an operator types them; a changed one is read back as typed.
+    await limitedRow.locator("button.link").click();
+    const maxField = limitedRow.locator('input[name="max"]');
+    expect(await maxField.inputValue()).toBe("500.000,00");
+    expect(await limitedRow.locator('input[name="daily_cap"]').inputValue()).toBe("250.000,00");
+    await maxField.fill("750.000,00");
+    await limitedRow.locator('button[type="submit"]').click();
+    await expect.poll(() => plain(limitedRow.locator("td.limits"))).toBe("100.000,00 TL – 750.000,00 TL");
+    const after = (await server.admin("GET", "/admin/v1/accounts")).json.find(
+      (a: { id: number }) => a.id === limited.id,
+    );
+    expect([after.min, after.max, after.daily_cap]).toEqual(["100000.00", "750000.00", "250000.00"]);
+    expect(answers).toEqual([]);
+
+    await tab(page, "providers");
+    expect(await page.locator('#providers select[name="kind"] option').allTextContents()).toEqual([
+      "doğrudan",
+      "platform",
+      "toplayıcı (aggregator)",
+    ]);
     await page.context().close();
   });
 
   it("an admin adds an operator (one-time password shown once) who then signs in", async () => {
     const page = await signIn("admin");
     await tab(page, "operators");
+    // Roles read in Turkish; the values sent are the API's.
+    const self = page.locator('tr[data-operator="admin@ops.example"] td').nth(1);
+    await expect.poll(() => self.textContent()).toBe("yönetici");
+    expect(await page.locator('#operators select[name="role"] option').allTextContents()).toEqual([
+      "izleyici",
+      "operatör",
+      "yönetici",
+    ]);
+    const viewerRow = page.locator('tr[data-operator="viewer@ops.example"]');
+    await viewerRow.locator("select").selectOption("operator");
+    const question = new Promise<string>((resolve) =>
+      page.once("dialog", (d) => {
+        resolve(d.message());
+        void d.dismiss();
+      }),
+    );
+    await viewerRow.locator("button.save-role").click();
+    expect(await question).toBe("viewer@ops.example rolü operatör olarak değiştirilsin mi?");
     await page.fill('#operators input[name="email"]', "new@ops.example");
     await page.selectOption('#operators select[name="role"]', "operator");
     await page.click('#operators form button[type="submit"]');

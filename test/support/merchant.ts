@@ -104,7 +104,14 @@ export async function createFirm(server: TestServer, opts: FirmOptions = {}): Pr
 
 export async function addAccount(
   server: TestServer,
-  opts: { bank_name?: string; holder_name?: string; iban?: string; min?: string; max?: string } = {},
+  opts: {
+    bank_name?: string;
+    holder_name?: string;
+    iban?: string;
+    min?: string;
+    max?: string;
+    daily_cap?: string;
+  } = {},
 ): Promise<{ id: number; bank_name: string; holder_name: string; iban: string }> {
   const res = await server.admin("POST", "/admin/v1/accounts", {
     bank_name: "Ziraat Bankası",

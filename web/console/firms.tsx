@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
+import { fill, typedAmount } from "./manage";
 import {
   amountFieldsValid,
   amountInput,
@@ -75,7 +76,7 @@ export function Firms({ id }: { id?: number }) {
           <tr>
             <th>#</th>
             <th>{t("name")}</th>
-            <th>API key</th>
+            <th>{t("mgmtApiKey")}</th>
             <th>{t("depositsOpen")}</th>
             <th>{t("withdrawalsOpen")}</th>
             <th>{t("status")}</th>
@@ -87,7 +88,7 @@ export function Firms({ id }: { id?: number }) {
             <tr key={f.id} data-firm={f.id} class={f.id === id ? "selected" : ""}>
               <td>{f.id}</td>
               <td>
-                {f.name} {f.sandbox && <span class="tag">sandbox</span>}
+                {f.name} {f.sandbox && <span class="tag">{t("mgmtSandboxTag")}</span>}
               </td>
               <td>
                 <code>{f.api_key}</code>
@@ -117,10 +118,10 @@ export function Firms({ id }: { id?: number }) {
           <Field label={t("name")}>
             <input name="name" required maxLength={200} />
           </Field>
-          <Field label={t("webhook")} wide>
+          <Field label={t("mgmtWebhook")} wide>
             <input name="webhook_url" type="url" placeholder="https://" />
           </Field>
-          <Field label={`${t("provider")} #`}>
+          <Field label={t("mgmtProviderId")}>
             <input name="provider_id" inputMode="numeric" size={5} />
           </Field>
           <label class="inline">
@@ -157,45 +158,76 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       Object.entries(wanted).filter(([k, v]) => firm[k as keyof Firm] !== v),
     );
     if (Object.keys(changes).length === 0) return notify(`#${firm.id}: ${t("saved")}`);
+    if (!confirmRoutingChanges(changes)) return;
     const res = await api("PATCH", `/firms/${firm.id}`, changes);
     notify(res.ok ? `#${firm.id}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
     if (res.ok) saved();
+  }
+  /**
+   * Closing deposits or withdrawals, or switching the firm off, refuses the firm's new requests
+   * from then on: asked first, naming each, so that a checkbox clicked by mistake is not saved with
+   * the rest. Opening them again is not asked.
+   */
+  function confirmRoutingChanges(changes: Record<string, unknown>): boolean {
+    const stops = [
+      changes.deposits === "closed" && t("mgmtFirmDepositsOff"),
+      changes.withdrawals === "closed" && t("mgmtFirmWithdrawalsOff"),
+      changes.active === false && t("mgmtFirmOff"),
+    ].filter((line): line is string => typeof line === "string");
+    if (stops.length === 0) return true;
+    return confirm(
+      fill(t("mgmtConfirmFirm"), {
+        id: firm.id,
+        name: firm.name,
+        changes: stops.map((l) => `• ${l}`).join("\n"),
+      }),
+    );
   }
   return (
     <form id="firm-edit" class="panel form" onSubmit={save}>
       <h2>
         #{firm.id} {firm.name}
       </h2>
-      <Field label={t("webhook")} wide>
+      <Field label={t("mgmtWebhook")} wide>
         <input name="webhook_url" type="url" defaultValue={firm.webhook_url ?? ""} />
       </Field>
-      <Field label={`${t("limits")}: ${t("min")}`}>
-        <input name="deposit_min" inputMode="decimal" size={10} defaultValue={firm.deposit_min ?? ""} />
+      <Field label={t("mgmtDepositMin")}>
+        <input
+          name="deposit_min"
+          inputMode="decimal"
+          size={10}
+          defaultValue={typedAmount(firm.deposit_min)}
+        />
       </Field>
-      <Field label={t("max")}>
-        <input name="deposit_max" inputMode="decimal" size={10} defaultValue={firm.deposit_max ?? ""} />
+      <Field label={t("mgmtDepositMax")}>
+        <input
+          name="deposit_max"
+          inputMode="decimal"
+          size={10}
+          defaultValue={typedAmount(firm.deposit_max)}
+        />
       </Field>
-      <Field label={t("rate")}>
+      <Field label={t("mgmtRate")}>
         <input name="rate" type="number" min={1} size={6} defaultValue={firm.rate_limit_per_second} />
       </Field>
       <div class="checks">
         <label>
           <input type="checkbox" name="deposits" defaultChecked={firm.deposits === "open"} />{" "}
-          {t("depositsOpen")}
+          {t("mgmtDepositsOpen")}
         </label>
         <label>
           <input type="checkbox" name="withdrawals" defaultChecked={firm.withdrawals === "open"} />{" "}
-          {t("withdrawalsOpen")}
+          {t("mgmtWithdrawalsOpen")}
         </label>
         <label>
-          <input type="checkbox" name="legacy_http" defaultChecked={firm.legacy_http} /> {t("legacy")}
+          <input type="checkbox" name="legacy_http" defaultChecked={firm.legacy_http} /> {t("mgmtLegacy")}
         </label>
         <label>
           <input type="checkbox" name="callback_middle_name" defaultChecked={firm.callback_middle_name} />{" "}
-          {t("middleName")}
+          {t("mgmtMiddleName")}
         </label>
         <label>
-          <input type="checkbox" name="active" defaultChecked={firm.active} /> {t("active")}
+          <input type="checkbox" name="active" defaultChecked={firm.active} /> {t("mgmtFirmActive")}
         </label>
       </div>
       <button type="submit">{t("save")}</button>
@@ -241,7 +273,7 @@ function Bans({ firm }: { firm: Firm }) {
             if (user) change(user, true).then(() => form.reset());
           }}
         >
-          <input name="user_id" maxLength={50} placeholder="user_id" aria-label="user_id" required />{" "}
+          <input name="user_id" maxLength={50} placeholder="user_id" aria-label={t("mgmtUserId")} required />{" "}
           <button type="submit">{t("ban")}</button>
         </form>
       )}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api";
+import { fill, roleLabel } from "./manage";
 import { Field, formValue, listOf, type Role, ShownOnce, useChange, useLoad, useShell } from "./ui";
 
 interface OperatorRow {
@@ -45,7 +46,7 @@ export function Operators() {
               <td>{o.email}</td>
               <td>
                 {o.id === me.id ? (
-                  o.role
+                  roleLabel(o.role, t)
                 ) : (
                   <RoleEditor
                     email={o.email}
@@ -118,7 +119,9 @@ export function Operators() {
         <Field label={t("role")}>
           <select name="role">
             {ROLES.map((r) => (
-              <option key={r}>{r}</option>
+              <option key={r} value={r}>
+                {roleLabel(r, t)}
+              </option>
             ))}
           </select>
         </Field>
@@ -179,7 +182,7 @@ function RoleEditor(props: { email: string; role: Role; save(role: Role): Promis
       >
         {ROLES.map((r) => (
           <option key={r} value={r}>
-            {r}
+            {roleLabel(r, t)}
           </option>
         ))}
       </select>{" "}
@@ -188,7 +191,7 @@ function RoleEditor(props: { email: string; role: Role; save(role: Role): Promis
           type="button"
           class="secondary save-role"
           onClick={async () => {
-            if (!confirm(t("confirmRole").replace("{email}", props.email).replace("{role}", choice))) return;
+            if (!confirm(fill(t("confirmRole"), { email: props.email, role: roleLabel(choice, t) }))) return;
             // Refused (the last admin, say): the choice goes back to what the server has.
             if (!(await props.save(choice))) setChoice(props.role);
           }}

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
+import { breakerLabel, fill, shownAmount, shownRange, typedAmount } from "./manage";
 import {
   amountFieldsValid,
   amountInput,
@@ -69,6 +70,15 @@ export function Pool() {
   }
   const codeOf = (id: number | null) => data?.channels.find((c) => c.id === id)?.code ?? "";
   const channelInput = (form: HTMLFormElement) => formValue(form, "channel") ?? null;
+  // Switching off changes where new deposits go: asked first, naming what stops. Switching on is not.
+  function setChannelActive(c: Channel, active: boolean) {
+    if (!active && !confirm(fill(t("mgmtConfirmChannelOff"), { code: c.code }))) return;
+    void call("PATCH", `/channels/${c.code}`, { active });
+  }
+  function setAccountActive(a: Account, active: boolean) {
+    if (!active && !confirm(fill(t("mgmtConfirmAccountOff"), { id: a.id, bank: a.bank_name }))) return;
+    void call("PATCH", `/accounts/${a.id}`, { active });
+  }
 
   return (
     <section id="pool">
@@ -79,7 +89,7 @@ export function Pool() {
           <tr>
             <th>{t("code")}</th>
             <th>{t("kind")}</th>
-            <th>{t("url")}</th>
+            <th>{t("mgmtChannelUrl")}</th>
             <th>{t("timeout")}</th>
             <th>{t("breaker")}</th>
             <th>{t("status")}</th>
@@ -90,20 +100,16 @@ export function Pool() {
           {(data?.channels ?? []).map((c) => (
             <tr key={c.id} data-channel={c.code}>
               <td>{c.code}</td>
-              <td>{c.kind}</td>
+              <td>{c.kind === "manual" ? t("mgmtManual") : c.kind}</td>
               <td>{c.url}</td>
               <td>{c.timeout_ms}</td>
               <td>
-                <span class={`health ${c.breaker}`}>{c.breaker}</span>
+                <span class={`health ${c.breaker}`}>{breakerLabel(c.breaker, t)}</span>
               </td>
               <td class="state">{c.active ? t("active") : t("inactive")}</td>
               <td class="actions">
                 {admin && (
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() => call("PATCH", `/channels/${c.code}`, { active: !c.active })}
-                  >
+                  <button type="button" class="secondary" onClick={() => setChannelActive(c, !c.active)}>
                     {c.active ? t("deactivate") : t("activate")}
                   </button>
                 )}{" "}
@@ -150,11 +156,11 @@ export function Pool() {
           </Field>
           <Field label={t("kind")}>
             <select name="kind">
-              <option>manual</option>
-              <option>http</option>
+              <option value="manual">{t("mgmtManual")}</option>
+              <option value="http">http</option>
             </select>
           </Field>
-          <Field label={t("url")} wide>
+          <Field label={t("mgmtChannelUrl")} wide>
             <input name="url" type="url" placeholder="https://" />
           </Field>
           <Field label={t("timeout")}>
@@ -227,16 +233,14 @@ export function Pool() {
                 <td>{a.id}</td>
                 <td>
                   {a.bank_name} {a.bank_code && <span class="sub">({a.bank_code})</span>}{" "}
-                  {a.sandbox && <span class="tag">sandbox</span>}
+                  {a.sandbox && <span class="tag">{t("mgmtSandboxTag")}</span>}
                   <div class="sub">
                     {a.holder_name} · {a.iban}
                   </div>
                 </td>
-                <td>
-                  {a.min ?? "—"} – {a.max ?? "—"}
-                </td>
-                <td>{a.daily_cap ?? "—"}</td>
-                <td>{codeOf(a.channel_id) || "manual"}</td>
+                <td class="limits">{shownRange(a.min, a.max, t)}</td>
+                <td class="daily-cap">{shownAmount(a.daily_cap)}</td>
+                <td>{codeOf(a.channel_id) || t("mgmtManual")}</td>
                 <td class="state">{a.active ? t("active") : t("inactive")}</td>
                 <td class="actions">
                   {admin && (
@@ -244,7 +248,7 @@ export function Pool() {
                       <button
                         type="button"
                         class="toggle secondary"
-                        onClick={() => call("PATCH", `/accounts/${a.id}`, { active: !a.active })}
+                        onClick={() => setAccountActive(a, !a.active)}
                       >
                         {a.active ? t("deactivate") : t("activate")}
                       </button>{" "}
@@ -307,13 +311,18 @@ function AccountFields(props: { account?: Account; channels: Channel[]; channelC
   return (
     <>
       <Field label={t("min")}>
-        <input name="min" inputMode="decimal" size={9} defaultValue={a?.min ?? ""} />
+        <input name="min" inputMode="decimal" size={9} defaultValue={typedAmount(a?.min ?? null)} />
       </Field>
       <Field label={t("max")}>
-        <input name="max" inputMode="decimal" size={9} defaultValue={a?.max ?? ""} />
+        <input name="max" inputMode="decimal" size={9} defaultValue={typedAmount(a?.max ?? null)} />
       </Field>
       <Field label={t("dailyCap")}>
-        <input name="daily_cap" inputMode="decimal" size={10} defaultValue={a?.daily_cap ?? ""} />
+        <input
+          name="daily_cap"
+          inputMode="decimal"
+          size={10}
+          defaultValue={typedAmount(a?.daily_cap ?? null)}
+        />
       </Field>
       <Field label={t("bankCode")}>
         <input name="bank_code" size={8} defaultValue={a?.bank_code ?? ""} />
@@ -323,7 +332,7 @@ function AccountFields(props: { account?: Account; channels: Channel[]; channelC
           name="channel"
           chosen={props.channelCode}
           values={props.channels.map((c) => c.code)}
-          any="manual"
+          any={t("mgmtManual")}
         />
       </Field>
     </>

@@ -1,12 +1,26 @@
 import { api } from "./api";
+import type { T } from "./i18n";
 import { Field, formValue, isAdmin, listOf, useChange, useLoad, useShell } from "./ui";
 
 interface Provider {
   id: number;
   name: string;
-  kind: "direct" | "platform" | "aggregator";
+  kind: Kind;
   callback_url: string | null;
   auto_cancel_minutes: number;
+}
+
+const KINDS = ["direct", "platform", "aggregator"] as const;
+type Kind = (typeof KINDS)[number];
+const KIND_WORDS = {
+  direct: "mgmtKindDirect",
+  platform: "mgmtKindPlatform",
+  aggregator: "mgmtKindAggregator",
+} as const satisfies Record<Kind, string>;
+/** A provider's kind in the console's language (the API's value stays the select's value); one unknown here, as it came. */
+function kindLabel(kind: string, t: T): string {
+  const key = KIND_WORDS[kind as Kind];
+  return key ? t(key) : kind;
 }
 
 /** Providers: the auto-cancel time of their firms' deposits and, for platforms, one callback URL. */
@@ -27,7 +41,7 @@ export function Providers() {
             <th>#</th>
             <th>{t("name")}</th>
             <th>{t("kind")}</th>
-            <th>{t("callbackUrl")}</th>
+            <th>{t("mgmtCallbackUrl")}</th>
             <th>{t("autoCancel")}</th>
             {admin && <th>{t("actions")}</th>}
           </tr>
@@ -37,7 +51,7 @@ export function Providers() {
             <tr key={p.id} data-provider={p.id}>
               <td>{p.id}</td>
               <td>{p.name}</td>
-              <td>{p.kind}</td>
+              <td>{kindLabel(p.kind, t)}</td>
               {admin ? (
                 <td colSpan={3}>
                   <form
@@ -56,7 +70,7 @@ export function Providers() {
                       <input
                         name="callback_url"
                         type="url"
-                        aria-label={t("callbackUrl")}
+                        aria-label={t("mgmtCallbackUrl")}
                         defaultValue={p.callback_url ?? ""}
                       />
                     )}{" "}
@@ -108,12 +122,14 @@ export function Providers() {
           </Field>
           <Field label={t("kind")}>
             <select name="kind">
-              <option>direct</option>
-              <option>platform</option>
-              <option>aggregator</option>
+              {KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {kindLabel(k, t)}
+                </option>
+              ))}
             </select>
           </Field>
-          <Field label={t("callbackUrl")} wide>
+          <Field label={t("mgmtCallbackUrl")} wide>
             <input name="callback_url" type="url" placeholder="https://" />
           </Field>
           <Field label={t("autoCancel")}>
