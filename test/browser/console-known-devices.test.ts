@@ -51,7 +51,7 @@ describe("console sign-in from a known browser, in Chromium", () => {
 
     await signInForm(own);
     await expect.poll(() => own.locator("#queue").isVisible()).toBe(true);
-    expect(await own.locator("#who").textContent()).toBe("desk@ops.example (operator)");
+    expect(await own.locator("#who").textContent()).toBe("desk@ops.example (operatör)");
 
     const fresh = await (await browser.newContext()).newPage();
     await signInForm(fresh);

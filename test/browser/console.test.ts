@@ -415,6 +415,12 @@ describe("operator console in Chromium", () => {
     await expect
       .poll(() => page.locator('select[name="firm"] option').allTextContents())
       .toContainEqual(expect.stringMatching(/^Firm .+ \(#\d+\)$/));
+    // A reference in the wrong letter case finds nothing, and the answer says why.
+    await page.fill("#s-reference", reference.toLowerCase());
+    await page.click('#search-form button[type="submit"]');
+    await expect
+      .poll(() => page.locator("#no-results").textContent())
+      .toBe("Sonuç yok. Referans, firmanın gönderdiği gibi aranır: büyük/küçük harf ayrımıyla.");
     await page.fill("#s-reference", reference);
     // The amount as a person types it: read as 150.00.
     await page.fill('#search-form input[name="amount"]', "150,00 TL");
@@ -437,6 +443,10 @@ describe("operator console in Chromium", () => {
     await expect
       .poll(() => page.locator("#d-callbacks").textContent())
       .toContain("deposit.approved → iletildi");
+    // Where a resend goes, before an operator fixes a webhook and expects it to follow.
+    expect(await page.locator("#detail p.help").allTextContents()).toContainEqual(
+      expect.stringContaining("işlem oluşturulurken belirlenen bildirim adresine gider"),
+    );
     expect(await page.locator("#d-callbacks ol.attempts").textContent()).toContain("iletildi · 200");
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-detail.png"), fullPage: true });
     const before = receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
@@ -516,9 +526,11 @@ describe("operator console in Chromium", () => {
     expect(await status(a)).toBe("pending");
     // Another amount, as received: named in the question, then approved with it.
     answer = true;
-    await page.fill('#d-decide input[name="amount"]', "149,50");
     await page.fill('#d-decide input[name="note"]', "dekontta 149,50");
-    await page.click("#d-decide button.approve");
+    await page.fill('#d-decide input[name="amount"]', "149,50");
+    // The button names the amount, and Enter in the field approves with it, as in the queue.
+    expect(await page.locator("#d-decide button.approve").textContent()).toBe("Onayla: 149,50 TL");
+    await page.press('#d-decide input[name="amount"]', "Enter");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${a}: Onaylandı`);
     expect(dialogs[1]).toContain(`#${a}: 150,00 TL → 149,50 TL`);
     expect(await status(a)).toBe("approved");
@@ -791,11 +803,9 @@ describe("operator console in Chromium", () => {
     expect(answers).toEqual([]);
 
     await tab(page, "providers");
-    expect(await page.locator('#providers select[name="kind"] option').allTextContents()).toEqual([
-      "doğrudan",
-      "platform",
-      "toplayıcı (aggregator)",
-    ]);
+    await expect
+      .poll(() => page.locator('#providers select[name="kind"] option').allTextContents())
+      .toEqual(["doğrudan", "platform", "toplayıcı (aggregator)"]);
     await page.context().close();
   });
 
@@ -832,7 +842,7 @@ describe("operator console in Chromium", () => {
     await other.fill("#email", "new@ops.example");
     await other.fill("#password", password);
     await other.click('#login button[type="submit"]');
-    await expect.poll(() => other.locator("#who").textContent()).toBe("new@ops.example (operator)");
+    await expect.poll(() => other.locator("#who").textContent()).toBe("new@ops.example (operatör)");
     await context.close();
   });
 
@@ -985,7 +995,7 @@ describe("operator console in Chromium", () => {
       .toBe("Kod yanlış ya da kullanılmış. Uygulamadaki yeni kodu girin.");
     await signInForm(codeNow(secret));
     // Signed in, back on the page it was on (#/password).
-    await expect.poll(() => page.locator("#who").textContent()).toBe("twostep@ops.example (operator)");
+    await expect.poll(() => page.locator("#who").textContent()).toBe("twostep@ops.example (operatör)");
     expect(await page.locator("#sf-state").textContent()).toContain("İki adımlı giriş açık");
     // New recovery codes with the password and a code: shown once, the old ones stop working.
     server.clock.advance(30_000);

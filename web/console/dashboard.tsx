@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
+import { breakerLabel } from "./manage";
 import { age, Bars, money, useLoad, useShell } from "./ui";
 
 /**
@@ -132,7 +133,7 @@ export function Summary() {
       <ul id="channels" class="health">
         {d.channels.map((c) => (
           <li key={c.code} class={c.active ? c.breaker : "inactive"}>
-            {c.code} ({c.kind}): {c.active ? c.breaker : t("inactive")}
+            {c.code} ({c.kind}): {c.active ? breakerLabel(c.breaker, t) : t("inactive")}
           </li>
         ))}
       </ul>

@@ -42,6 +42,14 @@ export function typedApproval(
   return { ok: true, amount, change: `#${tx.id}: ${money(tx.amount)} TL → ${money2(amount)} TL` };
 }
 
+/** The approve button's words: the amount typed, when there is one (`Onayla: 149,50 TL`, or `?`). */
+export function approveLabel(typed: string | undefined, t: T): string {
+  if (!typed?.trim()) return t("approve");
+  return isAmountInput(typed)
+    ? `${t("approveAs")} ${money2(amountInput(typed) ?? "")} TL`
+    : `${t("approveAs")} ?`;
+}
+
 /** "1250.5" as 125050: amounts compared in whole kuruş, never as floating point. */
 function minorOf(amount: string): number {
   const [whole = "0", cents = ""] = amount.split(".");

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { refusalIn, typedApproval } from "./decision-text";
+import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { money, useShell } from "./ui";
 
 /** What the decision needs of the transaction shown. */
@@ -66,10 +66,16 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
           aria-label={t("otherAmount")}
           value={amount}
           onInput={(e) => setAmount(e.currentTarget.value)}
+          // As in the queue: Enter approves with the amount typed (confirmed first).
+          onKeyDown={(e) => {
+            if (e.key !== "Enter") return;
+            e.preventDefault();
+            if (!e.repeat && !busy) void decide("approve");
+          }}
         />
       )}
       <button type="button" class="approve" disabled={busy} onClick={() => decide("approve")}>
-        {t("approve")}
+        {approveLabel(amount, t)}
       </button>
       <input
         name="note"

@@ -8,6 +8,7 @@ import { Firms } from "./firms";
 import { sendHeldNow, type Unsent, useUnsent } from "./held";
 import { type Lang, translator } from "./i18n";
 import { IdleWarning, idleTimeUp, LimitWarning, limitTimeUp, useIdleSignOut } from "./idle";
+import { roleLabel } from "./manage";
 import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
@@ -176,7 +177,7 @@ function App() {
             ))}
           </nav>
         )}
-        <span id="who">{me ? `${me.email} (${me.role})` : ""}</span>
+        <span id="who">{me ? `${me.email} (${roleLabel(me.role, t)})` : ""}</span>
         {me && !setUpFirst && (
           <a class="link" href="#/password">
             {t("password")}

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
-import { refusalIn, typedApproval } from "./decision-text";
+import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
 import {
@@ -448,11 +448,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       disabled={busy}
                       onClick={(e) => settled(r.id, e) && decide(r, "approve")}
                     >
-                      {!amounts[r.id]?.trim()
-                        ? t("approve")
-                        : isAmountInput(amounts[r.id])
-                          ? `${t("approveAs")} ${money2(amountInput(amounts[r.id]) ?? "")} TL`
-                          : `${t("approveAs")} ?`}
+                      {approveLabel(amounts[r.id], t)}
                     </button>{" "}
                     <button
                       type="button"

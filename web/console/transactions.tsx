@@ -240,7 +240,12 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             ))}
           </tbody>
         </table>
-        {rows && rows.length === 0 && q && <p class="help">{t("noResults")}</p>}
+        {rows && rows.length === 0 && q && (
+          <p class="help" id="no-results">
+            {t("noResults")}
+            {filter.get("reference") ? ` ${t("referenceExact")}` : ""}
+          </p>
+        )}
         {rows && rows.length >= SEARCH_PAGE && (
           <p id="more" class="help error">
             {t("firstResults").replace("{n}", String(SEARCH_PAGE))}
@@ -362,6 +367,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
         ))}
       </ul>
       <h3>{t("callbacks")}</h3>
+      <p class="help">{t("callbackUrlFixed")}</p>
       <ul id="d-callbacks">
         {d.callbacks.map((c) => (
           <li key={c.id}>
