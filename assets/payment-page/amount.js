@@ -10,7 +10,7 @@ export const bareAmount = (text) => text.replace(/\s/g, "").replace(/^(₺|TL)|(
  * "1.500" or "12.500": one thousands dot and no decimals. 1500, or 1,5 written with three decimals?
  * Not guessed at: the one to ask the person about.
  */
-export const dottedThousands = (text) => /^\d{1,3}\.\d{3}$/.test(bareAmount(text));
+export const dottedThousands = (text) => /^[1-9]\d{0,2}\.\d{3}$/.test(bareAmount(text));
 
 /**
  * The typed amount as the API's decimal text, or null when it cannot be read. Read: digits with a
@@ -24,7 +24,8 @@ export const dottedThousands = (text) => /^\d{1,3}\.\d{3}$/.test(bareAmount(text
 export function readAmount(text) {
   const v = bareAmount(text);
   let plain = null;
-  if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(v) || /^\d{1,3}(\.\d{3}){2,}$/.test(v))
+  // A first group of "0" is no grouping ("0.500" is no thousand): read as nothing.
+  if (/^[1-9]\d{0,2}(\.\d{3})+,\d{1,2}$/.test(v) || /^[1-9]\d{0,2}(\.\d{3}){2,}$/.test(v))
     plain = v.replace(/\./g, "").replace(",", ".");
   else if (/^\d+([.,]\d{1,2})?$/.test(v)) plain = v.replace(",", ".");
   if (plain === null) return null;

@@ -17,8 +17,10 @@ export function csvCell(value: unknown, separator = ","): string {
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-const FORMULA_AFTER_COMMA = /(,)(?=[=+\-@\t\r])/g;
-const FORMULA_AFTER_SEMICOLON = /(;)(?=[=+\-@\t\r])/g;
+// Quotes between the separator and the formula character too: `a,"=cmd` is written `a,""=cmd`, whose
+// piece after a "," an Excel may read as a quoted field holding `=cmd` (found by review).
+const FORMULA_AFTER_COMMA = /(,"*)(?=[=+\-@\t\r])/g;
+const FORMULA_AFTER_SEMICOLON = /(;"*)(?=[=+\-@\t\r])/g;
 
 /** The plain export, for machines: comma-separated UTF-8 without a byte order mark. */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
@@ -36,6 +38,8 @@ const DECIMAL = /^\d+\.\d+$/;
  * formula of that very text (="000123"), which every Excel shows exactly as it was: a constant, so
  * nothing runs. Digits, spaces and . : / + - % E only, never a quote, so the text cannot end the
  * formula's string; a "," is left out: an Excel that splits on "," would cut the formula in two.
+ * (Such an Excel, reading a line of this file as one cell, sees its first cell first: the export's
+ * first column is the numeric id, never one of these.)
  */
 const EXCEL_WOULD_CONVERT = /^[\d .:/+\-%eE]*\d[\d .:/+\-%eE]*$/;
 

@@ -148,12 +148,39 @@ describe("operator console: decisions held so they can be taken back", () => {
         const bar = document.getElementById("held")?.getBoundingClientRect();
         return selected && bar ? selected.bottom - bar.top : null;
       });
+    let checked = 0;
     for (let i = 0; i < 8; i++) {
       await page.keyboard.press("j");
       const reach = await covered();
       if (reach === null) break; // the hold ran out: no bar to hide behind
       expect(reach).toBeLessThanOrEqual(0);
+      checked++;
     }
+    expect(checked).toBeGreaterThanOrEqual(3);
+    await page.context().close();
+  });
+
+  it("a held decision going out leaves the focus where it is: a name typed in the filter stays letters", async () => {
+    const { page } = await twoOnScreen();
+    await page.click("#queue h1");
+    await page.keyboard.press("j");
+    await expect.poll(() => page.locator("#rows tr.selected").count()).toBe(1);
+    const first = Number(await page.locator("#rows tr.selected").getAttribute("data-id"));
+    await page.keyboard.press("a");
+    await expect.poll(() => page.locator("#held .held-item").count()).toBe(1);
+    const selected = await page.locator("#rows tr.selected").getAttribute("data-id");
+    const name = page.locator('#queue-filter input[name="name"]');
+    await name.click();
+    await page.keyboard.type("AY");
+    // The hold runs out and the decision goes while the operator is still typing.
+    await expect.poll(() => page.locator("#held").count(), { timeout: 8_000 }).toBe(0);
+    await page.keyboard.type("ALİ");
+    expect(await name.inputValue()).toBe("AYALİ");
+    // Before: the focus went to the selected row, and that "A" approved it.
+    await sleep(300);
+    expect(await page.locator("#held .held-item").count()).toBe(0);
+    expect(await status(Number(selected))).toBe("pending");
+    await expect.poll(() => status(first)).toBe("approved");
     await page.context().close();
   });
 

@@ -25,6 +25,9 @@ describe("CSV export", () => {
     expect(csvCell("ORD,-5")).toBe('"ORD,-5"');
     expect(csvCell("u;+90 555", ";")).toBe('"u;+90 555"');
     expect(csvCell("ORD,-5", ";")).toBe("ORD,'-5");
+    // With quotes between the separator and the formula character as well.
+    expect(csvCell('a,"=cmd', ";")).toBe('"a,""\'=cmd"');
+    expect(csvCell('a;""@x')).toBe('"a;""""\'@x"');
     // Each line split on the other separator, with quotes only where that separator would see a
     // field start (what Excel does): no piece starts a formula, however the cells fall.
     const rows = [{ user_id: "77;=1+1", username: "ali;=2+3;@SUM(1+9)", note: "x,+1" }];

@@ -42,6 +42,9 @@ describe("readAmount", () => {
     ["TL", "only the currency"],
     ["abc", "no digits"],
     ["1e3", "an exponent"],
+    ["0.500.000", "a first group of 0"],
+    ["0.500,00", "a first group of 0"],
+    ["00.500,00", "a first group of 0"],
   ])("does not read %j (%s)", (typed) => {
     expect(readAmount(typed)).toBeNull();
   });
@@ -51,6 +54,7 @@ describe("readAmount", () => {
     expect(dottedThousands("1.500 TL")).toBe(true);
     expect(dottedThousands("1.500.000")).toBe(false); // read, not asked about
     expect(dottedThousands("1.500,00")).toBe(false);
+    expect(dottedThousands("0.500")).toBe(false); // three decimals, not a thousand: refused as such
     expect(bareAmount(" ₺ 1.500 ")).toBe("1.500");
   });
 

@@ -1,5 +1,6 @@
 import { bareAmount, dottedThousands } from "../../assets/payment-page/amount.js";
 import type { T } from "./i18n";
+import { fill } from "./manage";
 import { amountInput, isAdmin, isAmountInput, money, money2, type Role } from "./ui";
 
 /** The server's refusal of a decision in the console's language (its texts are English, for the API). */
@@ -24,13 +25,15 @@ export function typedApproval(
   /** Only an admin may approve more than was asked for (the server refuses it from others too). */
   role: Role,
 ): { ok: false; message: string } | { ok: true; amount?: string; change?: string } {
+  // Nothing typed: the amount asked for. Anything typed that is not an amount ("TL" alone too, which
+  // the button shows as "Onayla: ?") is refused, never taken as nothing.
+  if (!typed?.trim()) return { ok: true };
   const amount = amountInput(typed);
-  if (!amount) return { ok: true };
-  if (!isAmountInput(typed)) {
+  if (!amount || !isAmountInput(typed)) {
     // "1.500": most likely 1500, possibly 1,5; said for what was typed, as the payment page says it.
-    const bare = bareAmount(typed ?? "");
+    const bare = bareAmount(typed);
     const text = dottedThousands(bare)
-      ? t("dottedThousands").replaceAll("{typed}", bare).replace("{plain}", bare.replace(".", ""))
+      ? fill(t("dottedThousands"), { typed: bare, plain: bare.replace(".", "") })
       : t("badDecisionAmount");
     return { ok: false, message: `#${tx.id}: ${text}` };
   }

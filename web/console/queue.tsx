@@ -67,7 +67,21 @@ export interface QueueRow {
  * and "Geri al" (or `u` for the last one) brings the row back with nothing sent.
  */
 export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
-  const { t, me, notify, undoMs } = useShell();
+  const { t, me, notify: shellNotify, undoMs } = useShell();
+  /**
+   * Whether the notice shown is about a try the page refused (an amount it cannot read, a double
+   * tap, the list just moved): a decision that then goes clears it, where a notice about a decision
+   * (one the server refused, say) stays until the next one.
+   */
+  const refusedTry = useRef(false);
+  const notify = (text: string, bad = false) => {
+    refusedTry.current = false;
+    shellNotify(text, bad);
+  };
+  const refuse = (text: string) => {
+    shellNotify(text, true);
+    refusedTry.current = true;
+  };
   const [order, setOrder] = useState<"oldest" | "newest">("oldest");
   const deciding = useRef(false);
   const reloadNow = useRef(() => {});
@@ -144,7 +158,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     // `detail` 0: Enter or Space on the focused button, not a pointer.
     if (e.detail === 0 || performance.now() - (moved.current.at.get(id) ?? -Infinity) >= MOVED_GUARD_MS)
       return true;
-    notify(t("listMoved"), true);
+    refuse(t("listMoved"));
     return false;
   };
   const current = list.find((r) => r.id === selected);
@@ -169,7 +183,16 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     if (!tr) return;
     keepInView(tr);
     if (!tr.contains(document.activeElement)) tr.focus({ preventScroll: true });
-  }, [selected, held.list.length]);
+  }, [selected]);
+  // The bar changed under the selected row: scrolled, never focused, and only while the operator is
+  // working the list. Focus taken from the filter's name field would turn the name being typed into
+  // keys (found by review: "AYSE" approved the selected row).
+  useLayoutEffect(() => {
+    if (selected === null) return;
+    const tr = document.querySelector<HTMLElement>(`#rows tr[data-id="${selected}"]`);
+    const active = document.activeElement;
+    if (tr && (active === document.body || active?.closest("#rows"))) keepInView(tr);
+  }, [held.list.length]);
 
   const refusalText = (message: string | undefined) => refusalIn(message, t);
 
@@ -178,7 +201,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     const body: Record<string, string> = {};
     if (kind === "approve") {
       const typed = typedApproval(row, amounts[row.id], t, me.role);
-      if (!typed.ok) return notify(typed.message, true);
+      if (!typed.ok) return refuse(typed.message);
       if (typed.change && !confirm(`${typed.change}\n${t("confirmAmount")}`)) return;
       if (typed.amount) body.amount = typed.amount;
     }
@@ -191,8 +214,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       hidden.current.add(row.id);
       setRejecting(null);
       selectNext(row, byKey);
-      // What the line said was about an earlier try (a refused amount, a double tap): this one went.
-      notify("");
+      // A notice about an earlier try (a refused amount, a double tap) would contradict this one.
+      if (refusedTry.current) notify("");
       held.hold(row.id, { kind, body, amount: body.amount ?? row.amount, payer: payerOf(row) });
       return;
     }
@@ -297,13 +320,13 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       else if (!canDecide(me.role)) return;
       else if (key === "u") {
         const last = held.last();
-        if (last === undefined) notify(t("nothingToUndo"), true);
+        if (last === undefined) refuse(t("nothingToUndo"));
         else undo(last);
-      } else if (!current) notify(t("selectFirst"), true);
+      } else if (!current) refuse(t("selectFirst"));
       else if (key === "a" && rejecting === null) {
         const { id, at } = autoSelected.current;
         if (id === current.id && performance.now() - at < NEXT_ROW_GUARD_MS)
-          notify(`#${current.id}: ${t("nextJustSelected")}`, true);
+          refuse(`#${current.id}: ${t("nextJustSelected")}`);
         else decide(current, "approve", undefined, true);
       } else if (key === "r") setRejecting(current.id);
     }

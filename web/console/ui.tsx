@@ -219,7 +219,6 @@ export function formChecked(form: HTMLFormElement, name: string): boolean {
   return (form.elements.namedItem(name) as HTMLInputElement | null)?.checked ?? false;
 }
 
-/** An API amount ("1250.50") as a Turkish reader writes it ("1.250,50"), without floating point. */
 /**
  * The payer's whole name, the middle name too when the merchant sent a valid one: a bank statement
  * line reads "AYSE GUL YILMAZ", and the operator compares it with this.
@@ -234,6 +233,7 @@ export function money2(amount: string): string {
   return money(`${whole}.${cents.padEnd(2, "0")}`);
 }
 
+/** An API amount ("1250.50") as a Turkish reader writes it ("1.250,50"), without floating point. */
 export function money(amount: string): string {
   const [whole = "", cents] = amount.split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".");
