@@ -174,9 +174,9 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   }, [rows]);
   // The selected row is kept in view and takes the focus, so the keys act on what is on screen.
   // Before the browser paints, not after: an effect still waiting when the next key changes the
-  // selection would focus the row selected before, and the focus would select it again.
-  // Also when the held decisions' bar grows under it: a row behind the bar is not in view, and `a`
-  // would approve what the operator cannot see (found by an operator's review at 1366 × 768).
+  // selection would focus the row selected before, and the focus would select it again. In view means
+  // clear of the held decisions' bar too: a row behind it is not, and `a` would approve what the
+  // operator cannot see (found by an operator's review at 1366 × 768).
   useLayoutEffect(() => {
     if (selected === null) return;
     const tr = document.querySelector<HTMLElement>(`#rows tr[data-id="${selected}"]`);
