@@ -691,6 +691,15 @@ describe("operator console in Chromium", () => {
     // Shown again, the limit is in the form an operator types.
     await tab(page, "firms");
     await expect.poll(() => page.locator("#firm-edit").count()).toBe(0);
+    // The list shows each firm's deposit limits too (before: only its edit form did).
+    await expect
+      .poll(async () =>
+        (await page.locator(`#firms tr[data-firm="${firm.id}"] td.limits`).textContent())?.replace(
+          /\u00a0/g,
+          " ",
+        ),
+      )
+      .toBe("En çok 7.500,00 TL");
     await page.locator(`#firms tr[data-firm="${firm.id}"] a.button`).click();
     await expect.poll(() => max.inputValue()).toBe("7.500,00");
 

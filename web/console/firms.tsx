@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { fill, typedAmount } from "./manage";
+import { fill, shownRange, typedAmount } from "./manage";
 import {
   amountFieldsValid,
   amountInput,
@@ -79,6 +79,7 @@ export function Firms({ id }: { id?: number }) {
             <th>{t("mgmtApiKey")}</th>
             <th>{t("depositsOpen")}</th>
             <th>{t("withdrawalsOpen")}</th>
+            <th>{t("mgmtDepositLimits")}</th>
             <th>{t("status")}</th>
             <th>{t("actions")}</th>
           </tr>
@@ -95,6 +96,7 @@ export function Firms({ id }: { id?: number }) {
               </td>
               <td>{t(f.deposits)}</td>
               <td>{t(f.withdrawals)}</td>
+              <td class="limits">{shownRange(f.deposit_min, f.deposit_max, t)}</td>
               <td class="state">{f.active ? t("active") : t("inactive")}</td>
               <td class="actions">
                 <a class="button secondary" href={`#/firms/${f.id}`}>
