@@ -1,3 +1,4 @@
+import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
 import { Field, filterQuery, lastDay, useLoad, useShell, when } from "./ui";
 
@@ -113,31 +114,31 @@ const MONEY = new Set([
   "daily_cap",
 ]);
 
+/** A value as the log stores it; amounts (kuruş) in the API's form ("95.50"). */
 function show(key: string, v: unknown): string {
   if (v === null) return "—";
-  if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key)) return kurusText(v);
+  if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key)) return formatMinor(v);
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
-/** An amount the log keeps in kuruş (9550) in the API's form ("95.50"). */
-export function kurusText(minor: number): string {
-  const digits = String(Math.abs(minor)).padStart(3, "0");
-  return `${minor < 0 ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`;
-}
-
-/** One line per field: before → after (a creation shows only the after). */
+/**
+ * One line per field: before → after (a creation shows only the after). Named and shown as stored
+ * unless the caller says otherwise (a transaction's history speaks the console's language).
+ */
 export function Change(props: {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
+  label?: (key: string) => string;
+  show?: (key: string, value: unknown) => string;
 }) {
-  const { before, after } = props;
+  const { before, after, label = (k: string) => k, show: shown = show } = props;
   const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
   return (
     <>
       {keys.map((k) => (
         <div key={k}>
-          <span class="key">{k}</span>: {before && k in before ? `${show(k, before[k])} → ` : ""}
-          {after && k in after ? show(k, after[k]) : ""}
+          <span class="key">{label(k)}</span>: {before && k in before ? `${shown(k, before[k])} → ` : ""}
+          {after && k in after ? shown(k, after[k]) : ""}
         </div>
       ))}
     </>

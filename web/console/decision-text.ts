@@ -1,4 +1,4 @@
-import { bareAmount, dottedThousands } from "../../assets/payment-page/amount.js";
+import { bareAmount, dottedThousands, readAmount } from "../../assets/payment-page/amount.js";
 import type { T } from "./i18n";
 import { fill } from "./manage";
 import { amountInput, isAdmin, isAmountInput, money, money2, type Role } from "./ui";
@@ -28,8 +28,8 @@ export function typedApproval(
   // Nothing typed: the amount asked for. Anything typed that is not an amount ("TL" alone too, which
   // the button shows as "Onayla: ?") is refused, never taken as nothing.
   if (!typed?.trim()) return { ok: true };
-  const amount = amountInput(typed);
-  if (!amount || !isAmountInput(typed)) {
+  const amount = readAmount(typed);
+  if (amount === null) {
     // "1.500": most likely 1500, possibly 1,5; said for what was typed, as the payment page says it.
     const bare = bareAmount(typed);
     const text = dottedThousands(bare)

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
-import { kurusText } from "./audit";
+import { Change } from "./audit";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { T } from "./i18n";
@@ -425,7 +426,7 @@ function HistoryChange(props: {
   after: Record<string, unknown> | null;
   t: T;
 }) {
-  const { before, after, t } = props;
+  const { t } = props;
   const label = (k: string) =>
     ({ status: t("status"), amount: t("amount"), original_amount: t("fOriginalAmount"), note: t("note") })[
       k
@@ -434,20 +435,10 @@ function HistoryChange(props: {
     if (v === null || v === undefined || v === "") return "—";
     if (k === "status" && typeof v === "string") return statusText(v, t);
     if ((k === "amount" || k === "original_amount") && typeof v === "number" && Number.isSafeInteger(v))
-      return `${money2(kurusText(v))} TL`;
+      return `${money2(formatMinor(v))} TL`;
     return typeof v === "string" ? v : JSON.stringify(v);
   };
-  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
-  return (
-    <>
-      {keys.map((k) => (
-        <div key={k}>
-          <span class="key">{label(k)}</span>: {before && k in before ? `${show(k, before[k])} → ` : ""}
-          {after && k in after ? show(k, after[k]) : ""}
-        </div>
-      ))}
-    </>
-  );
+  return <Change before={props.before} after={props.after} label={label} show={show} />;
 }
 
 function typeText(type: string, t: T): string {
