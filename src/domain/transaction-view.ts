@@ -1,3 +1,4 @@
+import { maskNationalId } from "./masking.js";
 import { formatMinor } from "./money.js";
 
 /**
@@ -58,7 +59,7 @@ export function transactionView(tx: TransactionRecord): Record<string, unknown> 
   if (tx.middle_name !== null) view.middle_name = tx.middle_name;
   view.username = tx.username;
   view.user_id = tx.user_id;
-  view.national_id = tx.national_id_masked ?? "";
+  view.national_id = tx.national_id_masked ?? maskNationalId("");
   view.bank_code = tx.bank_code;
   if (tx.type === "deposit") {
     view.assigned_bank_name = tx.assigned_bank_name ?? "";

@@ -405,7 +405,7 @@ export function openApiDocument() {
             national_id: {
               type: "string",
               description:
-                'Masked: the first two and last two characters around "***" ("12***01"); "***" when shorter than 6; "" when none was sent.',
+                'Masked: the first two and last two characters around "***" ("12***01"); "***" when shorter than 6 or when none was sent.',
             },
             bank_code: { type: "string" },
             assigned_bank_name: { type: "string", description: "Deposits only." },

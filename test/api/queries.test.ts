@@ -241,6 +241,16 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
       expect(res.json.data.national_id).toBe(masked);
       expect(res.text).not.toContain(nationalId.length >= 6 ? nationalId : `"national_id":"${nationalId}"`);
     });
+
+    it.each([
+      ["absent", undefined],
+      ["empty", ""],
+      ["JSON null", null],
+    ])("none sent (%s) is shown as ***, as a short one", async (_label, nationalId) => {
+      const { id } = await deposit(firm, { national_id: nationalId });
+      const res = await get(firm, `${BY_ID}${id}`);
+      expect(res.text).toContain('"national_id":"***",');
+    });
   });
 
   describe("middle_name", () => {

@@ -12,7 +12,7 @@ describe("maskNationalId", () => {
     expect(maskNationalId(input)).toBe(masked);
   });
 
-  it.each([["12345"], ["1234"], ["12"], ["1"]])("shorter than 6 (%s) -> ***", (input) => {
+  it.each([["12345"], ["1234"], ["12"], ["1"], [""]])("shorter than 6 (%s) -> ***", (input) => {
     expect(maskNationalId(input)).toBe("***");
   });
 
