@@ -766,4 +766,28 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#submit").textContent()).toBe("Devam et");
     await page.context().close();
   });
+
+  it("on a slow network the page's modules are fetched beside page.js, not one round trip after it", async () => {
+    const { url } = await session(firm);
+    // page.js is held back: the modules it imports are asked for meanwhile (preloaded by the HTML),
+    // so a phone on a slow link waits one round trip less before the form shows.
+    const held = gate();
+    const asked: string[] = [];
+    const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
+    context.on("request", (r) => {
+      const name = r.url().match(/\/t\/assets\/(.+)$/)?.[1];
+      if (name) asked.push(name);
+    });
+    await context.route("**/t/assets/page.js", async (route) => {
+      await held.wait;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    // Not waiting for "load": that comes after page.js ran.
+    await page.goto(url, { waitUntil: "commit" });
+    await expect.poll(() => [...asked].sort()).toEqual(["amount.js", "page-text.js", "page.css", "page.js"]);
+    held.open();
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.context().close();
+  });
 });
