@@ -790,4 +790,51 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.context().close();
   });
+
+  it("only what is news is in a live region: a copy is said once, by the status line, and a language switch reads nothing out", async () => {
+    const { url, body } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "250");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    // Chromium's accessibility tree, as a screen reader gets it: the live regions above a node.
+    const cdp = await page.context().newCDPSession(page);
+    type AxNode = {
+      nodeId: string;
+      parentId?: string;
+      role?: { value?: string };
+      name?: { value?: string };
+      properties?: { name: string; value: { value?: unknown } }[];
+    };
+    const liveAbove = async (role: string, name: string) => {
+      const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as unknown as { nodes: AxNode[] };
+      const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+      let node = nodes.find((n) => n.role?.value === role && n.name?.value === name);
+      expect(node, `${role} "${name}"`).toBeDefined();
+      const live: unknown[] = [];
+      while (node) {
+        const prop = node.properties?.find((p) => p.name === "live");
+        if (prop) live.push(prop.value.value);
+        node = node.parentId ? byId.get(node.parentId) : undefined;
+      }
+      return live;
+    };
+    // A copy button's "Kopyalandı ✓" and its return to "Kopyala" are for the eye: in a live
+    // region each was read out besides the status line's "Kopyalandı" (three times for one copy).
+    for (const name of ["Tutarı kopyala", "IBAN'ı kopyala"]) expect(await liveAbove("button", name)).toEqual([]);
+    // Nor the account itself: a language switch rewrites every label, and was read out whole.
+    expect(await liveAbove("StaticText", "250,00 TL")).toEqual([]);
+    expect(await liveAbove("StaticText", "Alıcı adı")).toEqual([]);
+    // The status line is the one live region here.
+    await page.locator('[data-copy="iban"]').click();
+    await expect.poll(() => page.locator("#copied").textContent()).toBe("Kopyalandı");
+    expect(await liveAbove("StaticText", "Kopyalandı")).toEqual(["polite"]);
+    // The closed screen is announced by its heading taking focus, not a second time as live text.
+    await decide(firm, body.reference, "approve");
+    await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("expired-title");
+    expect(await liveAbove("heading", "Ödemeniz onaylandı")).toEqual([]);
+    await page.context().close();
+  });
 });
