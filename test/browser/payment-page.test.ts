@@ -708,11 +708,24 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#amount-help").textContent()).toBe(
       "Örnek: 250, 250,50 veya 1.250,50. En az 100,00 TL, en çok 50.000,00 TL.",
     );
+    // Refused at once, by the limits the page has: on a slow link the server's refusal took a
+    // round trip or two of "Gönderiliyor…".
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/deposit")) sent.push(r.postData() ?? "");
+    });
     await page.fill("#amount", "50");
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
       .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 50.000,00 TL.");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("amount");
+    await page.fill("#amount", "50.000,01");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 50.000,00 TL.");
+    expect(sent).toEqual([]);
     await page.click("#lang");
     expect(await page.locator("#amount-error").textContent()).toBe(
       "This amount is outside the allowed limits. At least 100,00 TL, at most 50.000,00 TL.",
@@ -720,6 +733,21 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#amount-help").textContent()).toContain(
       "At least 100,00 TL, at most 50.000,00 TL.",
     );
+    await page.click("#lang");
+    // An operator lowers the limit after the page last checked (checks answer as before until the
+    // amount is out): the server refuses by the new limit, and the page asks at once for the limits
+    // it names, not at the next check 3 s later.
+    const before = await (await fetch(url.replace("/t/", "/api/pay/"))).json();
+    let stale = true;
+    await page.route(STATUS, (route) => (stale ? route.fulfill({ json: before }) : route.continue()));
+    await server.admin("PATCH", `/admin/v1/firms/${limited.id}`, { deposit_max: "1000.00" });
+    await page.fill("#amount", "2000");
+    await page.click("#submit");
+    stale = false;
+    await expect
+      .poll(() => page.locator("#amount-error").textContent(), { timeout: 2_500 })
+      .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 1.000,00 TL.");
+    expect(sent).toHaveLength(1);
     await page.context().close();
   });
 
