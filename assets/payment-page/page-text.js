@@ -27,7 +27,8 @@ export const T = {
     copied: "Kopyalandı",
     copyFailed: "Otomatik kopyalanamadı. Değer aşağıda seçildi; elle kopyalayın.",
     copyValue: "Kopyalanacak değer",
-    waiting: "Gönderdiyseniz tekrar göndermeyin: ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+    waiting:
+      "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
     payBy: "Ödemenizi en geç şu zamana kadar gönderin: {time}. Bu saatten sonra ödeme talebi kapanır.",
     openUntil: "Bu sayfa şu zamana kadar açık kalır: {time}.",
     slowAnswer: "Yanıt gecikti. Girdiğiniz tutar iletilmiş olabilir: sayfa birkaç saniye içinde güncellenir.",
@@ -84,7 +85,7 @@ export const T = {
     copyFailed: "Could not copy automatically. The value is selected below; copy it by hand.",
     copyValue: "Value to copy",
     waiting:
-      "If you have sent it, do not send it again: this page updates by itself once your payment is confirmed.",
+      "If you have sent the payment, do not send it again. Once it is confirmed, the merchant is told and this page updates by itself; you need not keep it open.",
     payBy: "Send your payment by {time} at the latest. After that, the payment request closes.",
     openUntil: "This page stays open until {time}.",
     slowAnswer: "The answer is late. Your amount may have been received: the page updates in a few seconds.",

@@ -109,6 +109,11 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
     expect(await page.locator("#v-amount").textContent()).toBe("250,50 TL");
     expect(await page.locator("#v-bank").textContent()).toBe("Ziraat Bankası");
+    // What happens next: the merchant is told, and the payer need not watch the page (an operator
+    // may take hours); before, "the page updates itself" read as "wait here".
+    expect(await page.locator("#waiting").textContent()).toBe(
+      "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
+    );
     // The status line is a live region that is there before anything is said in it (one that
     // appears with its text may go unannounced), and each copy writes into it anew.
     expect(
@@ -298,7 +303,7 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#earlier-open-until").isVisible()).toBe(false);
     expect(await page.locator("#assigned-lead").isVisible()).toBe(true);
     expect(await page.locator("#waiting").textContent()).toBe(
-      "Gönderdiyseniz tekrar göndermeyin: ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+      "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
     );
     await page.context().close();
 
