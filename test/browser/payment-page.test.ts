@@ -873,4 +873,28 @@ describe("hosted payment page in Chromium", () => {
     expect(await liveAbove("heading", "Ödemeniz onaylandı")).toEqual([]);
     await page.context().close();
   });
+
+  it("a larger default font size set in the browser makes all text larger, not only some of it", async () => {
+    const { url } = await session(firm);
+    // The browser's own font size setting (Chrome's "Font size: Very large" is 24 px), not zoom.
+    const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Page.setFontSizes", { fontSizes: { standard: 24, fixed: 24 } });
+    await page.goto(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    const size = (selector: string) =>
+      page.locator(selector).evaluate((e) => Number.parseFloat(getComputedStyle(e).fontSize));
+    // Body text in px stayed 16 px, while the help under the field (in rem) grew past the label.
+    expect(await size("#amount-label")).toBe(24);
+    expect(await size("#amount-help")).toBeLessThan(await size("#amount-label"));
+    expect(await size("#submit")).toBe(24);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.fill("#amount", "1.250,50");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await size("#waiting")).toBeGreaterThan(16);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.context().close();
+  });
 });
