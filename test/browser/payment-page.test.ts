@@ -858,7 +858,8 @@ describe("hosted payment page in Chromium", () => {
     };
     // A copy button's "Kopyalandı ✓" and its return to "Kopyala" are for the eye: in a live
     // region each was read out besides the status line's "Kopyalandı" (three times for one copy).
-    for (const name of ["Tutarı kopyala", "IBAN'ı kopyala"]) expect(await liveAbove("button", name)).toEqual([]);
+    for (const name of ["Tutarı kopyala", "IBAN'ı kopyala"])
+      expect(await liveAbove("button", name)).toEqual([]);
     // Nor the account itself: a language switch rewrites every label, and was read out whole.
     expect(await liveAbove("StaticText", "250,00 TL")).toEqual([]);
     expect(await liveAbove("StaticText", "Alıcı adı")).toEqual([]);
