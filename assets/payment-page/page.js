@@ -163,6 +163,21 @@ function limitsText() {
   return "";
 }
 
+/**
+ * Whether an amount (the API's form, "1500.50") is outside the firm's limits as the last answer
+ * gave them. Compared in kuruş. The server judges again: limits an operator changed since show at
+ * the next check.
+ */
+function outsideLimits(amount) {
+  const kurus = (value) => Math.round(Number(value) * 100);
+  const min = state?.min_amount;
+  const max = state?.max_amount;
+  return (
+    (typeof min === "number" && kurus(amount) < kurus(min)) ||
+    (typeof max === "number" && kurus(amount) > kurus(max))
+  );
+}
+
 /** The account the screen shows: this page's deposit, or the payer's earlier one still pending. */
 function account() {
   if (state?.status === "assigned") return state;
@@ -345,6 +360,12 @@ $("amount-form").addEventListener("submit", async (event) => {
     $("amount").focus();
     return;
   }
+  // Said at once: sent, it came back with the same words a round trip later (seconds on a slow link).
+  if (outsideLimits(amount)) {
+    error(() => rejectionText(403, LIMIT_REJECTION));
+    $("amount").focus();
+    return;
+  }
   error(null);
   const button = $("submit");
   if (button.disabled) return;
@@ -358,7 +379,8 @@ $("amount-form").addEventListener("submit", async (event) => {
   const abort = new AbortController();
   const giveUp = setTimeout(() => abort.abort(), SUBMIT_TIMEOUT_MS);
   let late = false;
-  let pendingRefused = false;
+  /** Refused for something a check shows at once: an earlier deposit, or limits changed meanwhile. */
+  let recheck = false;
   try {
     const res = await fetch(`${api}/deposit`, {
       method: "POST",
@@ -382,7 +404,10 @@ $("amount-form").addEventListener("submit", async (event) => {
     }
     error(() => rejectionText(res.status, body?.message));
     // Refused for a deposit made meanwhile elsewhere: ask at once, and the page shows where to pay it.
-    if (body?.message === PENDING_REJECTION) pendingRefused = true;
+    if (body?.message === PENDING_REJECTION) recheck = true;
+    // Refused by limits the page did not know (an operator changed them since the last check): the
+    // refusal names the current ones once the check has brought them.
+    if (body?.message === LIMIT_REJECTION) recheck = true;
   } catch (_e) {
     late = abort.signal.aborted;
     error(() => t(late ? "slowAnswer" : "failed"));
@@ -392,7 +417,7 @@ $("amount-form").addEventListener("submit", async (event) => {
     submitting = false;
     setText("submit", t("continue"));
     // Given up: ask at once what became of it, rather than at the next poll.
-    if (late || pendingRefused) check();
+    if (late || recheck) check();
     else schedule();
   }
 });

@@ -80,11 +80,14 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#return-link").getAttribute("href")).toBe("https://shop.example/back");
     await shot(page, "phone-1-amount");
 
+    // Examples are not listed with commas: "250, 250,50" read as three amounts where the decimal
+    // separator is a comma.
+    expect(await page.locator("#amount-help").textContent()).toBe("Örnek: 250 ya da 1.250,50");
     await page.fill("#amount", "12,345");
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
-      .toBe("Geçerli bir tutar girin, örneğin 1250, 1250,50 veya 1.250,50.");
+      .toBe("Geçerli bir tutar girin; örneğin 1250 ya da 1.250,50.");
     // An ambiguous thousands separator is refused, never read as a decimal point, and the payer is
     // told what to type instead (a "TL" before the amount is dropped as one after it is).
     await page.fill("#amount", "TL 1.250");
@@ -106,6 +109,11 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
     expect(await page.locator("#v-amount").textContent()).toBe("250,50 TL");
     expect(await page.locator("#v-bank").textContent()).toBe("Ziraat Bankası");
+    // What happens next: the merchant is told, and the payer need not watch the page (an operator
+    // may take hours); before, "the page updates itself" read as "wait here".
+    expect(await page.locator("#waiting").textContent()).toBe(
+      "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
+    );
     // The status line is a live region that is there before anything is said in it (one that
     // appears with its text may go unannounced), and each copy writes into it anew.
     expect(
@@ -295,7 +303,7 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#earlier-open-until").isVisible()).toBe(false);
     expect(await page.locator("#assigned-lead").isVisible()).toBe(true);
     expect(await page.locator("#waiting").textContent()).toBe(
-      "Gönderdiyseniz tekrar göndermeyin: ödemeniz onaylandığında bu sayfa kendiliğinden güncellenir.",
+      "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
     );
     await page.context().close();
 
@@ -706,13 +714,26 @@ describe("hosted payment page in Chromium", () => {
     const { page } = await openPage(url);
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     expect(await page.locator("#amount-help").textContent()).toBe(
-      "Örnek: 250, 250,50 veya 1.250,50. En az 100,00 TL, en çok 50.000,00 TL.",
+      "Örnek: 250 ya da 1.250,50. En az 100,00 TL, en çok 50.000,00 TL.",
     );
+    // Refused at once, by the limits the page has: on a slow link the server's refusal took a
+    // round trip or two of "Gönderiliyor…".
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/deposit")) sent.push(r.postData() ?? "");
+    });
     await page.fill("#amount", "50");
     await page.click("#submit");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
       .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 50.000,00 TL.");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("amount");
+    await page.fill("#amount", "50.000,01");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 50.000,00 TL.");
+    expect(sent).toEqual([]);
     await page.click("#lang");
     expect(await page.locator("#amount-error").textContent()).toBe(
       "This amount is outside the allowed limits. At least 100,00 TL, at most 50.000,00 TL.",
@@ -720,6 +741,21 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#amount-help").textContent()).toContain(
       "At least 100,00 TL, at most 50.000,00 TL.",
     );
+    await page.click("#lang");
+    // An operator lowers the limit after the page last checked (checks answer as before until the
+    // amount is out): the server refuses by the new limit, and the page asks at once for the limits
+    // it names, not at the next check 3 s later.
+    const before = await (await fetch(url.replace("/t/", "/api/pay/"))).json();
+    let stale = true;
+    await page.route(STATUS, (route) => (stale ? route.fulfill({ json: before }) : route.continue()));
+    await server.admin("PATCH", `/admin/v1/firms/${limited.id}`, { deposit_max: "1000.00" });
+    await page.fill("#amount", "2000");
+    await page.click("#submit");
+    stale = false;
+    await expect
+      .poll(() => page.locator("#amount-error").textContent(), { timeout: 2_500 })
+      .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 1.000,00 TL.");
+    expect(sent).toHaveLength(1);
     await page.context().close();
   });
 
@@ -732,7 +768,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#amount-error").textContent()).toContain("Geçerli bir tutar girin");
     await page.click("#lang");
     expect(await page.locator("#amount-error").textContent()).toBe(
-      "Enter a valid amount, for example 1250, 1250,50 or 1.250,50.",
+      "Enter a valid amount, for example 1250 or 1.250,50.",
     );
     // The alert is emptied and written again, so a screen reader reads the same error a second time.
     await page.evaluate(() => {
@@ -748,7 +784,7 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#submit");
     await expect
       .poll(() => page.evaluate(() => (window as unknown as { seen: string[] }).seen))
-      .toEqual(["", "Enter a valid amount, for example 1250, 1250,50 or 1.250,50."]);
+      .toEqual(["", "Enter a valid amount, for example 1250 or 1.250,50."]);
 
     const sent = gate();
     await page.route("**/deposit", async (route) => {
@@ -764,6 +800,102 @@ describe("hosted payment page in Chromium", () => {
     sent.open();
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#submit").textContent()).toBe("Devam et");
+    await page.context().close();
+  });
+
+  it("on a slow network the page's modules are fetched beside page.js, not one round trip after it", async () => {
+    const { url } = await session(firm);
+    // page.js is held back: the modules it imports are asked for meanwhile (preloaded by the HTML),
+    // so a phone on a slow link waits one round trip less before the form shows.
+    const held = gate();
+    const asked: string[] = [];
+    const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
+    context.on("request", (r) => {
+      const name = r.url().match(/\/t\/assets\/(.+)$/)?.[1];
+      if (name) asked.push(name);
+    });
+    await context.route("**/t/assets/page.js", async (route) => {
+      await held.wait;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    // Not waiting for "load": that comes after page.js ran.
+    await page.goto(url, { waitUntil: "commit" });
+    await expect.poll(() => [...asked].sort()).toEqual(["amount.js", "page-text.js", "page.css", "page.js"]);
+    held.open();
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.context().close();
+  });
+
+  it("only what is news is in a live region: a copy is said once, by the status line, and a language switch reads nothing out", async () => {
+    const { url, body } = await session(firm);
+    const { page } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "250");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    // Chromium's accessibility tree, as a screen reader gets it: the live regions above a node.
+    const cdp = await page.context().newCDPSession(page);
+    type AxNode = {
+      nodeId: string;
+      parentId?: string;
+      role?: { value?: string };
+      name?: { value?: string };
+      properties?: { name: string; value: { value?: unknown } }[];
+    };
+    const liveAbove = async (role: string, name: string) => {
+      const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as unknown as { nodes: AxNode[] };
+      const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+      let node = nodes.find((n) => n.role?.value === role && n.name?.value === name);
+      expect(node, `${role} "${name}"`).toBeDefined();
+      const live: unknown[] = [];
+      while (node) {
+        const prop = node.properties?.find((p) => p.name === "live");
+        if (prop) live.push(prop.value.value);
+        node = node.parentId ? byId.get(node.parentId) : undefined;
+      }
+      return live;
+    };
+    // A copy button's "Kopyalandı ✓" and its return to "Kopyala" are for the eye: in a live
+    // region each was read out besides the status line's "Kopyalandı" (three times for one copy).
+    for (const name of ["Tutarı kopyala", "IBAN'ı kopyala"])
+      expect(await liveAbove("button", name)).toEqual([]);
+    // Nor the account itself: a language switch rewrites every label, and was read out whole.
+    expect(await liveAbove("StaticText", "250,00 TL")).toEqual([]);
+    expect(await liveAbove("StaticText", "Alıcı adı")).toEqual([]);
+    // The status line is the one live region here.
+    await page.locator('[data-copy="iban"]').click();
+    await expect.poll(() => page.locator("#copied").textContent()).toBe("Kopyalandı");
+    expect(await liveAbove("StaticText", "Kopyalandı")).toEqual(["polite"]);
+    // The closed screen is announced by its heading taking focus, not a second time as live text.
+    await decide(firm, body.reference, "approve");
+    await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("expired-title");
+    expect(await liveAbove("heading", "Ödemeniz onaylandı")).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a larger default font size set in the browser makes all text larger, not only some of it", async () => {
+    const { url } = await session(firm);
+    // The browser's own font size setting (Chrome's "Font size: Very large" is 24 px), not zoom.
+    const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Page.setFontSizes", { fontSizes: { standard: 24, fixed: 24 } });
+    await page.goto(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    const size = (selector: string) =>
+      page.locator(selector).evaluate((e) => Number.parseFloat(getComputedStyle(e).fontSize));
+    // Body text in px stayed 16 px, while the help under the field (in rem) grew past the label.
+    expect(await size("#amount-label")).toBe(24);
+    expect(await size("#amount-help")).toBeLessThan(await size("#amount-label"));
+    expect(await size("#submit")).toBe(24);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.fill("#amount", "1.250,50");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await size("#waiting")).toBeGreaterThan(16);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await page.context().close();
   });
 });
