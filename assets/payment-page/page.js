@@ -169,7 +169,11 @@ function limitsText() {
  * the next check.
  */
 function outsideLimits(amount) {
-  const kurus = (value) => Math.round(Number(value) * 100);
+  // In whole kuruş from the decimal text, no float arithmetic: "1500.5" is 150050.
+  const kurus = (value) => {
+    const [whole = "0", fraction = ""] = (typeof value === "number" ? value.toFixed(2) : value).split(".");
+    return Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+  };
   const min = state?.min_amount;
   const max = state?.max_amount;
   return (
