@@ -69,6 +69,9 @@ const envSchema = z.object({
   PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  // Above the idle timeout of the load balancer in front (60 s for AWS ALB and nginx upstreams):
+  // a server that closes an idle connection first races the balancer's next request on it (a 502).
+  PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(65_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PAYINTAKE_CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
   PAYINTAKE_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
@@ -138,6 +141,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
+  /** How long an idle keep-alive connection stays open (longer than the proxy's idle timeout). */
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -181,6 +186,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ),
     logLevel: e.LOG_LEVEL,
     shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
+    keepAliveTimeoutMs: e.PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS,
     callbacks: {
       timeoutMs: e.PAYINTAKE_CALLBACK_TIMEOUT_MS,
       concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,
