@@ -90,6 +90,17 @@ const envSchema = z.object({
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
 });
 
+/** Read by the CLI's operator commands, not by the server (main/commands.ts). */
+const CLI_VARIABLES = ["PAYINTAKE_OPERATOR"];
+/**
+ * PAYINTAKE_ names that are not the service's settings: the test suite's and its tools', and the
+ * ones the client's README has a merchant's own application read.
+ */
+const OTHER_READERS = /^PAYINTAKE_(TEST_[A-Z0-9_]*|CHROMIUM|SCREENSHOTS|REAL_PG_RESTART|API_KEY|SECRET_KEY)$/;
+
+/** Every variable payintake reads: the table in README.md lists exactly these. */
+export const CONFIG_VARIABLES: readonly string[] = [...Object.keys(envSchema.shape), ...CLI_VARIABLES];
+
 export interface Config {
   port: number;
   host: string;
@@ -143,6 +154,11 @@ export interface Config {
   shutdownDrainMs: number;
   /** How long an idle keep-alive connection stays open (longer than the proxy's idle timeout). */
   keepAliveTimeoutMs: number;
+  /**
+   * PAYINTAKE_ variables set that payintake does not read: most likely a misspelt setting, which
+   * would otherwise leave its default in force without a word (the server warns of them at start).
+   */
+  unknownVariables: string[];
 }
 
 export class ConfigError extends Error {}
@@ -168,7 +184,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "invalid configuration:\n  PAYINTAKE_CALLBACK_LEASE_MS: must be at least twice PAYINTAKE_CALLBACK_TIMEOUT_MS",
     );
   }
+  const unknownVariables = Object.keys(cleaned)
+    .filter((name) => name.startsWith("PAYINTAKE_") && !CONFIG_VARIABLES.includes(name))
+    .filter((name) => !OTHER_READERS.test(name))
+    .sort();
   return {
+    unknownVariables,
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,

@@ -89,6 +89,32 @@ describe("the embedded store's exclusive lock", () => {
   });
 });
 
+describe("a misspelt setting", () => {
+  it("is named in a warning at start, without its value, and the server starts with the default", async () => {
+    const store = await freshStore("sqlite");
+    const secretLooking = "f".repeat(64);
+    const server = await startServe({
+      ...store.env,
+      // Meant: PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR (left at false) and PAYINTAKE_METRICS_TOKEN.
+      PAYINTAKE_CONSOLE_REQUIRE_2FA: "true",
+      PAYINTAKE_METRIC_TOKEN: secretLooking,
+      // Read by the test suite and by a merchant's application, not a misspelling.
+      PAYINTAKE_TEST_STORES: "sqlite",
+      PAYINTAKE_API_KEY: "pk_test",
+    });
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+    const warnings = server.child.stdout
+      .split("\n")
+      .filter((l) => l.includes("not a setting payintake reads"));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] as string)).toMatchObject({
+      level: 40,
+      msg: expect.stringMatching(/^PAYINTAKE_CONSOLE_REQUIRE_2FA, PAYINTAKE_METRIC_TOKEN: not a setting/),
+    });
+    expect(server.child.stdout + server.child.stderr).not.toContain(secretLooking);
+  });
+});
+
 describe("bad configuration stops the start", () => {
   it("PORT=abc exits 2 naming PORT", async () => {
     const store = await freshStore("sqlite");
