@@ -67,6 +67,7 @@ const envSchema = z.object({
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
   PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR: booleanFlag.default(false),
   PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
+  PAYINTAKE_PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   // Above the idle timeout of the load balancer in front (60 s for AWS ALB and nginx upstreams):
@@ -117,6 +118,8 @@ export interface Config {
   /** Every operator must use two-step sign-in: one without it can only set it up (docs/console.md). */
   consoleSecondFactorRequired: boolean;
   pgPoolSize: number;
+  /** The most one PostgreSQL statement may run, lock waits included (migrations are not bound). */
+  pgStatementTimeoutMs: number;
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
   logLevel: string;
@@ -201,6 +204,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowPrivateCallbacks: e.PAYINTAKE_ALLOW_PRIVATE_CALLBACKS,
     consoleSecondFactorRequired: e.PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR,
     pgPoolSize: e.PAYINTAKE_PG_POOL_SIZE,
+    pgStatementTimeoutMs: e.PAYINTAKE_PG_STATEMENT_TIMEOUT_MS,
     serverUrl: (e.PAYINTAKE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(
       /\/+$/,
       "",

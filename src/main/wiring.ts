@@ -137,6 +137,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgPoolSize: config.pgPoolSize,
+    pgStatementTimeoutMs: config.pgStatementTimeoutMs,
   });
   let box: SecretBox;
   let lockHeld: () => boolean;
