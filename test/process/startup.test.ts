@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -112,6 +114,21 @@ describe("a misspelt setting", () => {
       msg: expect.stringMatching(/^PAYINTAKE_CONSOLE_REQUIRE_2FA, PAYINTAKE_METRIC_TOKEN: not a setting/),
     });
     expect(server.child.stdout + server.child.stderr).not.toContain(secretLooking);
+  });
+});
+
+describe("exit codes (docs/operations.md, Stopping)", () => {
+  it("a port another server holds exits 1 naming the address, not 2: the configuration is not wrong", async () => {
+    const store = await freshStore("sqlite");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = String((taken.address() as AddressInfo).port);
+    const r = await runCli(["serve"], { ...store.env, PORT: port, HOST: "127.0.0.1" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`EADDRINUSE`);
+    expect(r.stderr).toContain(`127.0.0.1:${port}`);
+    expect(r.stdout).not.toContain("payintake listening on");
   });
 });
 
