@@ -67,8 +67,12 @@ const envSchema = z.object({
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
   PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR: booleanFlag.default(false),
   PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
+  PAYINTAKE_PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  // Above the idle timeout of the load balancer in front (60 s for AWS ALB and nginx upstreams):
+  // a server that closes an idle connection first races the balancer's next request on it (a 502).
+  PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(65_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PAYINTAKE_CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
   PAYINTAKE_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
@@ -87,6 +91,17 @@ const envSchema = z.object({
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
 });
 
+/** Read by the CLI's operator commands, not by the server (main/commands.ts). */
+const CLI_VARIABLES = ["PAYINTAKE_OPERATOR"];
+/**
+ * PAYINTAKE_ names that are not the service's settings: the test suite's and its tools', and the
+ * ones the client's README has a merchant's own application read.
+ */
+const OTHER_READERS = /^PAYINTAKE_(TEST_[A-Z0-9_]*|CHROMIUM|SCREENSHOTS|REAL_PG_RESTART|API_KEY|SECRET_KEY)$/;
+
+/** Every variable payintake reads: the table in README.md lists exactly these. */
+export const CONFIG_VARIABLES: readonly string[] = [...Object.keys(envSchema.shape), ...CLI_VARIABLES];
+
 export interface Config {
   port: number;
   host: string;
@@ -103,6 +118,8 @@ export interface Config {
   /** Every operator must use two-step sign-in: one without it can only set it up (docs/console.md). */
   consoleSecondFactorRequired: boolean;
   pgPoolSize: number;
+  /** The most one PostgreSQL statement may run, lock waits included (migrations are not bound). */
+  pgStatementTimeoutMs: number;
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
   logLevel: string;
@@ -138,6 +155,13 @@ export interface Config {
   metricsToken: string | undefined;
   /** On SIGTERM, how long to keep accepting (with Connection: close) before the listener closes. */
   shutdownDrainMs: number;
+  /** How long an idle keep-alive connection stays open (longer than the proxy's idle timeout). */
+  keepAliveTimeoutMs: number;
+  /**
+   * PAYINTAKE_ variables set that payintake does not read: most likely a misspelt setting, which
+   * would otherwise leave its default in force without a word (the server warns of them at start).
+   */
+  unknownVariables: string[];
 }
 
 export class ConfigError extends Error {}
@@ -163,7 +187,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "invalid configuration:\n  PAYINTAKE_CALLBACK_LEASE_MS: must be at least twice PAYINTAKE_CALLBACK_TIMEOUT_MS",
     );
   }
+  const unknownVariables = Object.keys(cleaned)
+    .filter((name) => name.startsWith("PAYINTAKE_") && !CONFIG_VARIABLES.includes(name))
+    .filter((name) => !OTHER_READERS.test(name))
+    .sort();
   return {
+    unknownVariables,
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
@@ -175,12 +204,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowPrivateCallbacks: e.PAYINTAKE_ALLOW_PRIVATE_CALLBACKS,
     consoleSecondFactorRequired: e.PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR,
     pgPoolSize: e.PAYINTAKE_PG_POOL_SIZE,
+    pgStatementTimeoutMs: e.PAYINTAKE_PG_STATEMENT_TIMEOUT_MS,
     serverUrl: (e.PAYINTAKE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(
       /\/+$/,
       "",
     ),
     logLevel: e.LOG_LEVEL,
     shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
+    keepAliveTimeoutMs: e.PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS,
     callbacks: {
       timeoutMs: e.PAYINTAKE_CALLBACK_TIMEOUT_MS,
       concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,

@@ -43,7 +43,10 @@ export function buildApp(
     // Slow clients cannot hold a connection forever: whole request within 30 s, headers within 10 s.
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
-    keepAliveTimeout: 5_000,
+    // Between requests this replaces the two above. It was 5 s, under every load balancer's idle
+    // timeout: the server closed connections the balancer was about to reuse, and a deposit sent on
+    // one at that moment came back a 502 (POSTs are not retried by proxies).
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     // Node checks those limits only every 30 s by default: slow headers were cut at about 29 s, a
     // slow body at about 57 s. Checked every second, they hold to the second.
     http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },

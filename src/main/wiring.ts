@@ -112,6 +112,11 @@ export interface WireOptions {
 export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
   let masterKey = chooseMasterKey(config, warnings);
+  // Names only, never values: a misspelt PAYINTAKE_MASTER_KEY would still be a secret.
+  if (config.unknownVariables.length > 0)
+    warnings.push(
+      `${config.unknownVariables.join(", ")}: not a setting payintake reads, ignored (misspelt? the settings are listed in README.md, Configuration)`,
+    );
   // Allowed (a development server), but a merchant that redirects to a relative payment_url sends
   // its payer to a path on its own site. Only instances that answer the API open hosted sessions.
   if (config.role !== "worker" && config.paymentPageUrl === undefined)
@@ -132,6 +137,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgPoolSize: config.pgPoolSize,
+    pgStatementTimeoutMs: config.pgStatementTimeoutMs,
   });
   let box: SecretBox;
   let lockHeld: () => boolean;

@@ -56,10 +56,21 @@ export interface StoreOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   pgPoolSize: number;
+  /** The most one PostgreSQL statement may run or wait for a lock (DEFAULT_PG_STATEMENT_TIMEOUT_MS). */
+  pgStatementTimeoutMs?: number;
 }
 
+/** When PAYINTAKE_PG_STATEMENT_TIMEOUT_MS is not set. */
+export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 30_000;
+
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.pgPoolSize) : openSqlite(opts.dataDir);
+  return opts.databaseUrl
+    ? openPostgres(
+        opts.databaseUrl,
+        opts.pgPoolSize,
+        opts.pgStatementTimeoutMs ?? DEFAULT_PG_STATEMENT_TIMEOUT_MS,
+      )
+    : openSqlite(opts.dataDir);
 }
 
 /**
@@ -139,10 +150,14 @@ function pgQuery(statement: Prepared, params: readonly unknown[]): pg.QueryConfi
     : { name: statement.name, text: statement.postgres, values: params as unknown[] };
 }
 
-function openPostgres(url: string, poolSize: number): Store {
+function openPostgres(url: string, poolSize: number, statementTimeoutMs: number): Store {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A statement waiting on a lock someone else holds (a DBA's session, another version's
+    // migration) waited for ever: its request was never answered, /readyz still said ready, and a
+    // SIGTERM waited with it. Now it fails (SQLSTATE 57014, nothing written) and the request with it.
+    statement_timeout: statementTimeoutMs,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     // A connection whose server or network vanished without a word is found out in seconds, not
@@ -193,6 +208,9 @@ function openPostgres(url: string, poolSize: number): Store {
     async migrate() {
       const client = await pool.connect();
       try {
+        // Unbounded here only: waiting for another instance's migrations, and a migration that
+        // rewrites a large table, may take longer than any request should.
+        await client.query("SET statement_timeout = 0");
         // One instance migrates at a time; the others wait here and then find nothing to do.
         await client.query("SELECT pg_advisory_lock(727274)");
         try {
@@ -203,7 +221,11 @@ function openPostgres(url: string, poolSize: number): Store {
           await client.query("SELECT pg_advisory_unlock(727274)");
         }
       } finally {
-        client.release();
+        // Back to the pool with the bound every other statement has (the connection's default).
+        await client.query("RESET statement_timeout").then(
+          () => client.release(),
+          (err: Error) => client.release(err),
+        );
       }
     },
     appliedMigrations: () => appliedMigrations(db, "postgres"),

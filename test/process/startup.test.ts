@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -86,6 +88,47 @@ describe("the embedded store's exclusive lock", () => {
     expect(migrate.code).not.toBe(0);
     expect(migrate.stderr).toContain("in use by another payintake server");
     expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe("a misspelt setting", () => {
+  it("is named in a warning at start, without its value, and the server starts with the default", async () => {
+    const store = await freshStore("sqlite");
+    const secretLooking = "f".repeat(64);
+    const server = await startServe({
+      ...store.env,
+      // Meant: PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR (left at false) and PAYINTAKE_METRICS_TOKEN.
+      PAYINTAKE_CONSOLE_REQUIRE_2FA: "true",
+      PAYINTAKE_METRIC_TOKEN: secretLooking,
+      // Read by the test suite and by a merchant's application, not a misspelling.
+      PAYINTAKE_TEST_STORES: "sqlite",
+      PAYINTAKE_API_KEY: "pk_test",
+    });
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+    const warnings = server.child.stdout
+      .split("\n")
+      .filter((l) => l.includes("not a setting payintake reads"));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] as string)).toMatchObject({
+      level: 40,
+      msg: expect.stringMatching(/^PAYINTAKE_CONSOLE_REQUIRE_2FA, PAYINTAKE_METRIC_TOKEN: not a setting/),
+    });
+    expect(server.child.stdout + server.child.stderr).not.toContain(secretLooking);
+  });
+});
+
+describe("exit codes (docs/operations.md, Stopping)", () => {
+  it("a port another server holds exits 1 naming the address, not 2: the configuration is not wrong", async () => {
+    const store = await freshStore("sqlite");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = String((taken.address() as AddressInfo).port);
+    const r = await runCli(["serve"], { ...store.env, PORT: port, HOST: "127.0.0.1" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`EADDRINUSE`);
+    expect(r.stderr).toContain(`127.0.0.1:${port}`);
+    expect(r.stdout).not.toContain("payintake listening on");
   });
 });
 

@@ -67,3 +67,14 @@ describe("config: the console's idle sign-out", () => {
       );
   });
 });
+
+describe("config: idle keep-alive connections", () => {
+  it("stay 65 s by default, above a load balancer's 60 s, and a value out of 1 s to 15 min is refused naming the variable", () => {
+    expect(parseConfig({}).keepAliveTimeoutMs).toBe(65_000);
+    expect(parseConfig({ PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: "620000" }).keepAliveTimeoutMs).toBe(620_000);
+    for (const bad of ["999", "900001", "5s"])
+      expect(() => parseConfig({ PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: bad })).toThrow(
+        /PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS/,
+      );
+  });
+});
