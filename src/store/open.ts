@@ -139,6 +139,9 @@ function pgQuery(statement: Prepared, params: readonly unknown[]): pg.QueryConfi
     : { name: statement.name, text: statement.postgres, values: params as unknown[] };
 }
 
+/** How long PostgreSQL lets one of our transactions sit idle between statements (see the pool). */
+export const IDLE_IN_TRANSACTION_LIMIT_MS = 10_000;
+
 function openPostgres(url: string, poolSize: number): Store {
   const pool = new pg.Pool({
     connectionString: url,
@@ -149,6 +152,15 @@ function openPostgres(url: string, poolSize: number): Store {
     // when the kernel's default (two hours) gives up: a batch waiting on it must not wait that long.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    // The other side of the same problem: an instance that stops in the middle of a transaction
+    // (a paused container, a partition, a process stopped) without its connection closing leaves
+    // PostgreSQL holding that transaction and its row locks for as long as the connection looks
+    // alive: hours. Another instance's decision on that row waited on the lock without end, a
+    // deposit for that user blocked its whole insert batch, and auto-cancel skipped the row. Our
+    // transactions never wait between their statements for anything but the database, so one idle
+    // this long is stuck: PostgreSQL ends its session, the transaction rolls back as a whole, and
+    // the stuck instance's commit fails (its answer is a 500).
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_LIMIT_MS,
     // BIGINT columns hold epoch milliseconds and minor units, both far below 2^53.
     types: {
       getTypeParser: (oid: number, format?: "text" | "binary") =>
