@@ -91,4 +91,42 @@ describe.runIf(STORES.includes("postgres"))("an instance frozen mid-decision (Po
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received).toHaveLength(1);
   }, 60_000);
+
+  it("a connection cut in the middle of a decision: nothing of it written, and the retry decides once", async () => {
+    const firm = await createFirm(live, { webhook_url: receiver.url });
+    const body = depositBody();
+    expect((await send(live, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    const q = await send(live, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` });
+    const id = q.json.data.id as number;
+    const before = receiver.received.length;
+
+    // Cut after the UPDATE, before the audit row and the callback: the server sees the connection
+    // end and rolls the transaction back.
+    const stalled = proxy.stallOn('insert into "audit_log"');
+    const answer = frozen.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "operator:cut" });
+    await stalled;
+    proxy.down();
+    expect((await answer).status).toBe(500);
+    proxy.up();
+    const tx = (await live.admin("GET", `/admin/v1/transactions/${id}`)).json;
+    expect(tx.status).toBe("pending");
+    expect((await live.admin("GET", `/admin/v1/callbacks?firm=${firm.id}`)).json).toHaveLength(0);
+
+    // The operator tries again on the same instance (its pool has dropped the dead connection).
+    const again = await frozen.admin("POST", `/admin/v1/transactions/${id}/approve`, {
+      actor: "operator:cut",
+    });
+    expect(again.status).toBe(200);
+    await receiver.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received.slice(before).map((r) => JSON.parse(r.body).id)).toEqual([id]);
+    const db = new pg.Client({ connectionString: live.env.DATABASE_URL });
+    await db.connect();
+    const audit = await db.query(
+      "SELECT actor FROM audit_log WHERE entity_type = 'transaction' AND entity_id = $1",
+      [String(id)],
+    );
+    await db.end();
+    expect(audit.rows).toEqual([{ actor: "admin-api:operator:cut" }]);
+  }, 60_000);
 });
