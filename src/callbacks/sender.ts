@@ -27,6 +27,12 @@ export interface SenderOptions {
    * is left of it) must finish within this; 10 s by contract.
    */
   timeoutMs: number;
+  /**
+   * Attempts one receiver may have in flight at once (the worker's per-receiver limit): each gets
+   * a connection of its own. An attempt waiting for one inside the HTTP client spends its timeout
+   * there: with 16 connections and 24 allowed, 8 timed out without being sent.
+   */
+  perOrigin: number;
   now(): number;
 }
 
@@ -37,7 +43,7 @@ export function createCallbackSender(opts: SenderOptions): CallbackSender {
     allowPrivate: opts.allowPrivate,
     connectTimeoutMs: opts.timeoutMs,
     answerTimeoutMs: opts.timeoutMs,
-    connections: 16,
+    connections: opts.perOrigin,
   });
 
   return {

@@ -469,6 +469,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   const sender = createCallbackSender({
     allowPrivate: config.allowPrivateCallbacks,
     timeoutMs: config.callbacks.timeoutMs,
+    perOrigin: config.callbacks.perOrigin,
     now,
   });
   const outbox = createOutboxWorker({

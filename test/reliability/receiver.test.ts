@@ -136,3 +136,57 @@ describe.each(STORES)("callback receivers that misbehave (%s)", (kind) => {
     receiver.behave(() => ({ status: 200, body: "ok" }));
   });
 });
+
+/**
+ * Up to `PAYINTAKE_CALLBACK_PER_ORIGIN` (at most 100) attempts to one receiver are in flight at
+ * once, and each must get a connection of its own at once: an attempt waiting for a connection
+ * inside the HTTP client spends its timeout there. The client allowed 16 connections per receiver
+ * whatever the setting, so with 24 allowed the last 8 waited for the first answers, timed out
+ * without being sent, and marked a receiver that answers in time slow.
+ */
+describe.each(STORES)("a receiver sent more attempts at once than 16 (%s)", (kind) => {
+  let server: TestServer;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_CALLBACK_POLL_MS: "25",
+      PAYINTAKE_CALLBACK_TIMEOUT_MS: "1000",
+      PAYINTAKE_CALLBACK_PER_ORIGIN: "24",
+    });
+    receiver = await startReceiver();
+    await addAccount(server);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.close();
+  });
+
+  it("24 attempts at once, each answered in 600 ms: all delivered at their first attempt", async () => {
+    const firm = await createFirm(server, { webhook_url: receiver.url, rate_limit_per_second: 100_000 });
+    const ids: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const body = depositBody();
+      expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push(q.json.data.id);
+    }
+    receiver.behave(() => ({ status: 200, delayMs: 600 }));
+    await Promise.all(
+      ids.map((id) => server.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "t" })),
+    );
+    const list = await eventually(async () => {
+      const l = (await server.admin("GET", `/admin/v1/callbacks?firm=${firm.id}`)).json as {
+        status: string;
+        attempt_count: number;
+        last_result: string;
+      }[];
+      return l.length === 24 && l.every((c) => c.attempt_count > 0) ? l : undefined;
+    }, 10_000);
+    expect(list.map((c) => c.last_result)).toEqual(Array(24).fill("HTTP 200"));
+    expect(list.map((c) => c.attempt_count)).toEqual(Array(24).fill(1));
+  });
+});
