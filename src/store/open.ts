@@ -148,8 +148,12 @@ function openPostgres(url: string, poolSize: number): Store {
     max: poolSize,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    // A connection whose server or network vanished without a word is found out in seconds, not
-    // when the kernel's default (two hours) gives up: a batch waiting on it must not wait that long.
+    // A connection whose server or network vanished without a word is probed after 10 s idle,
+    // not the kernel's two hours. Only the first probe is ours: Node cannot set their interval, so
+    // with Linux's defaults (75 s, 9 probes) an idle connection is given up after about 11
+    // minutes, and one with a statement in flight waits for TCP's retransmissions (about 15). The
+    // hot-path batches give up after 10 s on their own (pg-intake-batches.ts); other statements
+    // wait that long (the requests behind them answer nothing: clients time out and retry).
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     // The other side of the same problem: an instance that stops in the middle of a transaction
