@@ -3,7 +3,7 @@ import { hashcodeOf, signCallback } from "../auth/signature.js";
 import { nextStep } from "../domain/callback-schedule.js";
 import { callbackBody } from "../domain/decisions.js";
 import type { CallbackRepository, ClaimedCallback } from "../store/callbacks.js";
-import type { CallbackSender } from "./sender.js";
+import type { CallbackSender, SendOutcome } from "./sender.js";
 
 /**
  * The outbox worker: claims due callbacks, sends them, records every attempt and schedules the next.
@@ -50,8 +50,12 @@ export interface OutboxLog {
 
 export interface OutboxWorkerDeps {
   callbacks: CallbackRepository;
-  /** The firm's current secret: a rotated secret signs the next attempt. */
-  secretFor(firmId: number): Promise<string>;
+  /**
+   * The firm's current secret (a rotated secret signs the next attempt), or why none can sign its
+   * callbacks now (its sealed secret does not open). Throws only when it cannot tell (the store is
+   * unreachable): then nothing is recorded and the row is tried again once its lease runs out.
+   */
+  secretFor(firmId: number): Promise<{ secret: string } | { unsignable: string }>;
   sender: CallbackSender;
   settle(): Promise<void>;
   now(): number;
@@ -86,22 +90,31 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   let stopped = true;
 
   async function deliver(c: ClaimedCallback): Promise<void> {
-    const secret = await deps.secretFor(c.firm_id);
-    const body = callbackBody(c.payload, hashcodeOf(secret, c.hash_input));
+    const key = await deps.secretFor(c.firm_id);
     const startedAt = deps.now();
-    const timestamp = String(Math.floor(startedAt / 1000));
     const attempt = c.attempts + 1;
-    const result = await deps.sender.send(c.url, body, {
-      "content-type": "application/json; charset=utf-8",
-      "user-agent": "payintake-callbacks/1",
-      "x-timestamp": timestamp,
-      "x-signature": signCallback(secret, timestamp, body),
-      "x-callback-id": String(c.id),
-      "x-callback-attempt": String(attempt),
-      "x-callback-event": c.event,
-    });
-    if (result.durationMs >= options.slowAfterMs) slowUntil.set(c.origin, deps.now() + SLOW_MEMORY_MS);
-    else slowUntil.delete(c.origin);
+    let result: SendOutcome;
+    if ("unsignable" in key) {
+      // Nothing can be sent, but it is an attempt all the same: on record with the reason, retried
+      // on the schedule and in the end `failed`, where operators look for callbacks that do not
+      // arrive (thrown, it was retried each time its lease ran out, for ever, with no trace but a
+      // log line). The receiver's speed is not known from it.
+      result = { error: key.unsignable, durationMs: 0 };
+    } else {
+      const body = callbackBody(c.payload, hashcodeOf(key.secret, c.hash_input));
+      const timestamp = String(Math.floor(startedAt / 1000));
+      result = await deps.sender.send(c.url, body, {
+        "content-type": "application/json; charset=utf-8",
+        "user-agent": "payintake-callbacks/1",
+        "x-timestamp": timestamp,
+        "x-signature": signCallback(key.secret, timestamp, body),
+        "x-callback-id": String(c.id),
+        "x-callback-attempt": String(attempt),
+        "x-callback-event": c.event,
+      });
+      if (result.durationMs >= options.slowAfterMs) slowUntil.set(c.origin, deps.now() + SLOW_MEMORY_MS);
+      else slowUntil.delete(c.origin);
+    }
     const now = deps.now();
     const next = nextStep(result, c.step + 1, now, deps.random());
     const summary =

@@ -475,6 +475,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   const sender = createCallbackSender({
     allowPrivate: config.allowPrivateCallbacks,
     timeoutMs: config.callbacks.timeoutMs,
+    perOrigin: config.callbacks.perOrigin,
     now,
   });
   const outbox = createOutboxWorker({
@@ -484,11 +485,11 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       // Cached like firm lookups and evicted with them on every instance, so a rotated secret signs
       // callbacks from the next attempt on, as it authenticates requests.
       const secret = await firms.secretOf(firmId);
-      if (secret === undefined) throw new Error(`firm ${firmId} not found`);
-      // Retried as any attempt that fails before sending, until the firm is given a new secret.
+      if (secret === undefined) return { unsignable: `firm ${firmId} not found: no callback is signed` };
+      // A failed attempt like any other, until the firm is given a new secret.
       if (secret === null)
-        throw new Error(`firm ${firmId}'s secret key does not open: no callback is signed`);
-      return secret;
+        return { unsignable: `firm ${firmId}'s secret key does not open: no callback is signed` };
+      return { secret };
     },
     sender,
     settle: () => store.settle(),

@@ -150,6 +150,9 @@ function pgQuery(statement: Prepared, params: readonly unknown[]): pg.QueryConfi
     : { name: statement.name, text: statement.postgres, values: params as unknown[] };
 }
 
+/** How long PostgreSQL lets one of our transactions sit idle between statements (see the pool). */
+export const IDLE_IN_TRANSACTION_LIMIT_MS = 10_000;
+
 function openPostgres(url: string, poolSize: number, statementTimeoutMs: number): Store {
   const pool = new pg.Pool({
     connectionString: url,
@@ -160,10 +163,23 @@ function openPostgres(url: string, poolSize: number, statementTimeoutMs: number)
     statement_timeout: statementTimeoutMs,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    // A connection whose server or network vanished without a word is found out in seconds, not
-    // when the kernel's default (two hours) gives up: a batch waiting on it must not wait that long.
+    // A connection whose server or network vanished without a word is probed after 10 s idle,
+    // not the kernel's two hours. Only the first probe is ours: Node cannot set their interval, so
+    // with Linux's defaults (75 s, 9 probes) an idle connection is given up after about 11
+    // minutes, and one with a statement in flight waits for TCP's retransmissions (about 15). The
+    // hot-path batches give up after 10 s on their own (pg-intake-batches.ts); other statements
+    // wait that long (the requests behind them answer nothing: clients time out and retry).
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    // The other side of the same problem: an instance that stops in the middle of a transaction
+    // (a paused container, a partition, a process stopped) without its connection closing leaves
+    // PostgreSQL holding that transaction and its row locks for as long as the connection looks
+    // alive: hours. Another instance's decision on that row waited on the lock without end, a
+    // deposit for that user blocked its whole insert batch, and auto-cancel skipped the row. Our
+    // transactions never wait between their statements for anything but the database, so one idle
+    // this long is stuck: PostgreSQL ends its session, the transaction rolls back as a whole, and
+    // the stuck instance's commit fails (its answer is a 500).
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_LIMIT_MS,
     // BIGINT columns hold epoch milliseconds and minor units, both far below 2^53.
     types: {
       getTypeParser: (oid: number, format?: "text" | "binary") =>

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
 
 /**
  * Two instances on one PostgreSQL, one of them with its clock 90 s ahead (more than a callback
@@ -14,7 +15,13 @@ describe.runIf(STORES.includes("postgres"))("instances whose clocks differ, on o
   let b: TestServer;
 
   beforeAll(async () => {
-    const env = { PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: "25", LOG_LEVEL: "warn" };
+    const env = {
+      PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: "25",
+      PAYINTAKE_CALLBACK_POLL_MS: "25",
+      PAYINTAKE_CALLBACK_TIMEOUT_MS: "2000",
+      PAYINTAKE_CALLBACK_LEASE_MS: "4000",
+      LOG_LEVEL: "warn",
+    };
     a = await startTestServer("postgres", env, { clockFromDatabase: true });
     b = await startTestServer("postgres", env, {
       shareStoreOf: a,
@@ -51,5 +58,30 @@ describe.runIf(STORES.includes("postgres"))("instances whose clocks differ, on o
     await new Promise((r) => setTimeout(r, 500));
     const tx = (await a.admin("GET", `/admin/v1/transactions/${q.json.data.id}`)).json;
     expect(tx.status).toBe("pending");
+  });
+
+  it("the fast instance does not take a callback the other is sending: its lease holds for both", async () => {
+    const receiver: Receiver = await startReceiver();
+    try {
+      // The receiver answers after a second: while a sends, b polls every 25 ms. By its own clock,
+      // 90 s ahead, a's 4 s lease ran out long ago.
+      receiver.behave(() => ({ status: 200, delayMs: 1_000 }));
+      const firm = await createFirm(a, { webhook_url: receiver.url });
+      const body = depositBody();
+      expect((await send(a, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+      const q = await send(a, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` });
+      const decided = await a.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, {
+        actor: "t",
+      });
+      expect(decided.status).toBe(200);
+      await receiver.waitFor(1);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(receiver.received).toHaveLength(1);
+      const cb = (await a.admin("GET", `/admin/v1/callbacks/${decided.json.callback_id}`)).json;
+      expect(cb.status).toBe("delivered");
+      expect(cb.attempts).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -13,7 +13,17 @@ export interface Received {
 export type Behaviour = (
   r: Received,
   n: number,
-) => { status?: number; headers?: Record<string, string>; body?: string; hang?: boolean; delayMs?: number };
+) => {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  hang?: boolean;
+  delayMs?: number;
+  /** Answers the status at once, then its body one byte every 100 ms, never ending it. */
+  trickle?: boolean;
+  /** Closes the connection without answering, or in the middle of the answer's body. */
+  cut?: "before-answer" | "mid-body";
+};
 
 export interface Receiver {
   url: string;
@@ -45,6 +55,20 @@ export async function startReceiver(path = "/callbacks"): Promise<Receiver> {
       const b = behaviour(r, n);
       if (b.hang) {
         hanging.add(res);
+        return;
+      }
+      if (b.cut === "before-answer") return void req.socket.destroy();
+      if (b.cut === "mid-body") {
+        res.writeHead(b.status ?? 200, { "content-type": "text/plain", "content-length": "1000" });
+        res.write("stored, thank");
+        setTimeout(() => req.socket.destroy(), 20);
+        return;
+      }
+      if (b.trickle) {
+        hanging.add(res);
+        res.writeHead(b.status ?? 200, { "content-type": "text/plain" });
+        const drip = setInterval(() => res.write("."), 100);
+        res.on("close", () => clearInterval(drip));
         return;
       }
       const answer = () => {

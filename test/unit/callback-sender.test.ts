@@ -12,8 +12,10 @@ describe("callback sender", () => {
     await receiver.close();
   });
 
-  const guarded = () => createCallbackSender({ allowPrivate: false, timeoutMs: 1_000, now: Date.now });
-  const open = (timeoutMs = 1_000) => createCallbackSender({ allowPrivate: true, timeoutMs, now: Date.now });
+  const guarded = () =>
+    createCallbackSender({ allowPrivate: false, timeoutMs: 1_000, perOrigin: 8, now: Date.now });
+  const open = (timeoutMs = 1_000) =>
+    createCallbackSender({ allowPrivate: true, timeoutMs, perOrigin: 8, now: Date.now });
 
   it("refuses the address actually connected to when it is not public: literal, name, IPv4-mapped IPv6", async () => {
     const port = new URL(receiver.url).port;

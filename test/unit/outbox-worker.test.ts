@@ -63,7 +63,7 @@ function table(rows: ClaimedCallback[]): CallbackRepository & { add(r: ClaimedCa
 function workerWith(callbacks: CallbackRepository, sender: CallbackSender, options: OutboxWorkerOptions) {
   return createOutboxWorker({
     callbacks,
-    secretFor: async () => "sk",
+    secretFor: async () => ({ secret: "sk" }),
     sender,
     settle: async () => {},
     now: Date.now,
