@@ -108,10 +108,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     url: `http://${host}:${port}`,
     close(closeOpts = {}) {
       closing ??= (async () => {
-        if (closeOpts.drainMs) {
-          runtime.ctx.draining = true;
-          await new Promise((resolve) => setTimeout(resolve, closeOpts.drainMs));
-        }
+        // Every answer from now on closes its connection. Node closes the connections idle when the
+        // listener closes, not those that fall idle after: with a keep-alive of 65 s (above a load
+        // balancer's), a request in flight at that moment kept the stop waiting for that long.
+        runtime.ctx.draining = true;
+        if (closeOpts.drainMs) await new Promise((resolve) => setTimeout(resolve, closeOpts.drainMs));
         clearInterval(purge);
         await app.close();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
