@@ -8,6 +8,7 @@ import {
   DEVICE_TTL_MS,
   deviceCounter,
   deviceTokensOf,
+  isOperatorsBrowser,
   knownDeviceHash,
   sessionDeviceCounter,
   unknownEmailLockKey,
@@ -45,6 +46,13 @@ export const ADDRESS_WINDOW_MS = 15 * 60_000;
  * Above the thirty a concurrent burst from one office may send (the address limit stops at twenty).
  */
 export const SIGN_INS_AT_ONCE = 32;
+/**
+ * Beyond those, this many more from browsers their operator signed in from before (devices.ts): a
+ * flood of strangers' attempts then turns strangers away while operators at their own browsers
+ * still get in (after the checks already queued, a few seconds), as ADR 0007 keeps those browsers
+ * working through a stranger's lockout. Telling costs two reads, never a password check.
+ */
+export const KNOWN_BROWSER_SIGN_INS_AT_ONCE = 8;
 export type Role = OperatorRow["role"];
 
 // Verified against when the email is unknown, so an unknown email costs the same time as a wrong password.
@@ -106,6 +114,33 @@ export function createConsoleService(deps: {
   const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess, required });
   const idle = createIdleTimeout(repos, deps.idleMinutes ?? DEFAULT_IDLE_MINUTES, deps.now);
   let signInsUnderWay = 0;
+  let knownBrowserSignInsUnderWay = 0;
+
+  /**
+   * A place among the sign-ins under way (SIGN_INS_AT_ONCE), or one kept for known browsers; its
+   * release, or undefined when there is none.
+   */
+  async function signInPlace(email: string, deviceCookie: string | undefined) {
+    if (signInsUnderWay < SIGN_INS_AT_ONCE) {
+      signInsUnderWay++;
+      return () => {
+        signInsUnderWay--;
+      };
+    }
+    if (
+      knownBrowserSignInsUnderWay >= KNOWN_BROWSER_SIGN_INS_AT_ONCE ||
+      deviceTokensOf(deviceCookie).length === 0
+    )
+      return undefined;
+    // Taken before the reads, so that a burst of such attempts cannot all pass the check at once.
+    knownBrowserSignInsUnderWay++;
+    const release = () => {
+      knownBrowserSignInsUnderWay--;
+    };
+    if (await isOperatorsBrowser(repos, email, deviceCookie, deps.now())) return release;
+    release();
+    return undefined;
+  }
 
   return {
     secondFactor,
@@ -238,8 +273,8 @@ export function createConsoleService(deps: {
      */
     async login(email: string, password: string, address: string, code?: string, deviceCookie?: string) {
       // Refused before anything is counted or checked: a flood must not queue without bound.
-      if (signInsUnderWay >= SIGN_INS_AT_ONCE) return { ok: false as const, reason: "busy" as const };
-      signInsUnderWay++;
+      const release = await signInPlace(email, deviceCookie);
+      if (!release) return { ok: false as const, reason: "busy" as const };
       try {
         const now = deps.now();
         sweep(now);
@@ -320,7 +355,7 @@ export function createConsoleService(deps: {
         await record(op, "operator.login", !!device);
         return { ok: true as const, token, csrf, operator: view(op), device_cookie: browser.cookie };
       } finally {
-        signInsUnderWay--;
+        release();
       }
     },
 

@@ -40,4 +40,42 @@ describe.each(STORES)("console sign-in under a flood of attempts (%s)", (kind) =
     expect(busy[0]?.headers["retry-after"]).toBe("2");
     expect((await consoleLogin(server, "desk@flood.example", "desk-password-123")).res.status).toBe(200);
   });
+
+  it("during such a flood an operator at a browser they signed in from before still gets in; a stranger's browser is refused", async () => {
+    const before = await consoleLogin(server, "desk@flood.example", "desk-password-123");
+    expect(before.res.status).toBe(200);
+    let full: () => void = () => {};
+    const capFull = new Promise<void>((resolve) => {
+      full = resolve;
+    });
+    const flood = Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        consoleCall(server, "POST", "/ops/api/login", {
+          body: { email: `stranger${i}@flood.example`, password: "Password123!" },
+          headers: { "x-forwarded-for": `203.0.${Math.floor(i / 250)}.${(i % 250) + 1}` },
+        }).then((answer) => {
+          if (answer.status === 503) full();
+          return answer;
+        }),
+      ),
+    );
+    // The first refusal: every place is taken, and the checks under way last a second or more.
+    await capFull;
+    const [known, stranger, forged] = await Promise.all([
+      consoleLogin(server, "desk@flood.example", "desk-password-123", undefined, before.device),
+      consoleLogin(server, "desk@flood.example", "desk-password-123"),
+      // A cookie of the right shape that no operator signed in with opens no place either.
+      consoleLogin(
+        server,
+        "desk@flood.example",
+        "desk-password-123",
+        undefined,
+        `payintake_device=${"A".repeat(43)}`,
+      ),
+    ]);
+    expect(known.res.status).toBe(200);
+    expect(stranger.res.status).toBe(503);
+    expect(forged.res.status).toBe(503);
+    expect((await flood).filter((a) => a.status !== 503 && a.status !== 401)).toEqual([]);
+  });
 });
