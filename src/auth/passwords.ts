@@ -9,11 +9,39 @@ const R = 8;
 const P = 1;
 const KEY = 32;
 
+/**
+ * At most two derivations at once in the process; the others wait here, in order. scrypt runs on
+ * libuv's thread pool (four threads), which DNS lookups (channel asks, callbacks, the callback URL
+ * check) and file access share. Sign-in attempts from many addresses at once (each may try twenty
+ * in 15 minutes, and an IPv6 /48 holds 65,536 /64s) queued hundreds of derivations there, and a
+ * lookup waited behind all of them (measured: 18 s behind 200): channel asks and callbacks timed
+ * out while no operator was even signed in. Two leave the pool's other threads free.
+ */
+const AT_ONCE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  // A slot is handed from the one that ends to the next waiting, so `running` counts both.
+  if (running < AT_ONCE) running++;
+  else await new Promise<void>((go) => waiting.push(go));
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  return inTurn(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password, salt, KEY, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
   );
 }
 

@@ -64,6 +64,22 @@ export async function knownDeviceHash(
   return repos.operatorDevices.knownOf(hashes, operatorId ?? 0, now - DEVICE_TTL_MS);
 }
 
+/**
+ * Whether the browser's cookie holds a token the active operator with `email` signed in with. The
+ * same two reads whichever the email, as at sign-in, so the time taken names no operator.
+ */
+export async function isOperatorsBrowser(
+  repos: Repositories,
+  email: string,
+  cookie: string | undefined,
+  now: number,
+): Promise<boolean> {
+  const tokens = deviceTokensOf(cookie);
+  if (tokens.length === 0) return false;
+  const op = await repos.operators.byEmail(email.trim().toLowerCase());
+  return (await knownDeviceHash(repos, tokens, op?.active === 1 ? op.id : undefined, now)) !== undefined;
+}
+
 /** The lock a guess from the known browser with `hash` counts against for `operatorId`. */
 export const deviceCounter = (repos: Repositories, hash: string, operatorId: number): AttemptCounter =>
   keyCounter(repos, deviceLockKey(hash, operatorId));

@@ -8,6 +8,7 @@ import {
   DEVICE_TTL_MS,
   deviceCounter,
   deviceTokensOf,
+  isOperatorsBrowser,
   knownDeviceHash,
   sessionDeviceCounter,
   unknownEmailLockKey,
@@ -37,6 +38,21 @@ export { SESSION_TTL_MS } from "./sessions.js";
  */
 export const ADDRESS_FAILURES = 20;
 export const ADDRESS_WINDOW_MS = 15 * 60_000;
+/**
+ * Sign-ins under way at once on this instance. Each checks a password, and the process checks two
+ * at a time (auth/passwords.ts), so more only wait; past this many a sign-in is refused at once
+ * (503, nothing counted), where before a flood of attempts from many addresses queued without
+ * bound, each holding its connection, and an operator's own sign-in waited minutes behind them.
+ * Above the thirty a concurrent burst from one office may send (the address limit stops at twenty).
+ */
+export const SIGN_INS_AT_ONCE = 32;
+/**
+ * Beyond those, this many more from browsers their operator signed in from before (devices.ts): a
+ * flood of strangers' attempts then turns strangers away while operators at their own browsers
+ * still get in (after the checks already queued, a few seconds), as ADR 0007 keeps those browsers
+ * working through a stranger's lockout. Telling costs two reads, never a password check.
+ */
+export const KNOWN_BROWSER_SIGN_INS_AT_ONCE = 8;
 export type Role = OperatorRow["role"];
 
 // Verified against when the email is unknown, so an unknown email costs the same time as a wrong password.
@@ -97,6 +113,34 @@ export function createConsoleService(deps: {
   const required = deps.secondFactorRequired ?? false;
   const secondFactor = createSecondFactor({ repos, box: deps.box, now: deps.now, guess, required });
   const idle = createIdleTimeout(repos, deps.idleMinutes ?? DEFAULT_IDLE_MINUTES, deps.now);
+  let signInsUnderWay = 0;
+  let knownBrowserSignInsUnderWay = 0;
+
+  /**
+   * A place among the sign-ins under way (SIGN_INS_AT_ONCE), or one kept for known browsers; its
+   * release, or undefined when there is none.
+   */
+  async function signInPlace(email: string, deviceCookie: string | undefined) {
+    if (signInsUnderWay < SIGN_INS_AT_ONCE) {
+      signInsUnderWay++;
+      return () => {
+        signInsUnderWay--;
+      };
+    }
+    if (
+      knownBrowserSignInsUnderWay >= KNOWN_BROWSER_SIGN_INS_AT_ONCE ||
+      deviceTokensOf(deviceCookie).length === 0
+    )
+      return undefined;
+    // Taken before the reads, so that a burst of such attempts cannot all pass the check at once.
+    knownBrowserSignInsUnderWay++;
+    const release = () => {
+      knownBrowserSignInsUnderWay--;
+    };
+    if (await isOperatorsBrowser(repos, email, deviceCookie, deps.now())) return release;
+    release();
+    return undefined;
+  }
 
   return {
     secondFactor,
@@ -228,84 +272,91 @@ export function createConsoleService(deps: {
      * (console/devices.ts: a browser the operator used before counts against its own lock first).
      */
     async login(email: string, password: string, address: string, code?: string, deviceCookie?: string) {
-      const now = deps.now();
-      sweep(now);
-      /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
-      const record = (op: OperatorRow, action: string, knownDevice: boolean) =>
-        repos.audited.event(
-          { actor: `operator:${op.email}`, action, at: now },
-          "operator",
-          String(op.id),
-          null,
-          knownDevice ? { address, known_device: true } : { address },
-        );
-      const attempt = await throttle.attempt(address, now);
-      if (!attempt.ok) {
-        const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
-        return { ok: false as const, reason: "throttled" as const, retryAfterS };
-      }
-      const normalised = email.trim().toLowerCase();
-      const op = await repos.operators.byEmail(normalised);
-      const tokens = deviceTokensOf(deviceCookie);
-      const known = await knownDeviceHash(repos, tokens, op?.active === 1 ? op.id : undefined, now);
-      if (op?.active !== 1) {
-        // Counted and locked as an operator's email would be (console/devices.ts), after the same work.
-        const counter = keyCounter(repos, unknownEmailLockKey(normalised));
-        if (!(await counter.claim(now, now + LOCK_MS)))
+      // Refused before anything is counted or checked: a flood must not queue without bound.
+      const release = await signInPlace(email, deviceCookie);
+      if (!release) return { ok: false as const, reason: "busy" as const };
+      try {
+        const now = deps.now();
+        sweep(now);
+        /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
+        const record = (op: OperatorRow, action: string, knownDevice: boolean) =>
+          repos.audited.event(
+            { actor: `operator:${op.email}`, action, at: now },
+            "operator",
+            String(op.id),
+            null,
+            knownDevice ? { address, known_device: true } : { address },
+          );
+        const attempt = await throttle.attempt(address, now);
+        if (!attempt.ok) {
+          const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
+          return { ok: false as const, reason: "throttled" as const, retryAfterS };
+        }
+        const normalised = email.trim().toLowerCase();
+        const op = await repos.operators.byEmail(normalised);
+        const tokens = deviceTokensOf(deviceCookie);
+        const known = await knownDeviceHash(repos, tokens, op?.active === 1 ? op.id : undefined, now);
+        if (op?.active !== 1) {
+          // Counted and locked as an operator's email would be (console/devices.ts), after the same work.
+          const counter = keyCounter(repos, unknownEmailLockKey(normalised));
+          if (!(await counter.claim(now, now + LOCK_MS)))
+            return { ok: false as const, reason: "locked" as const };
+          dummyHash ??= hashPassword(newPassword());
+          await verifyPassword(password, await dummyHash);
+          return { ok: false as const, reason: "invalid" as const };
+        }
+        let codeWrong = false;
+        let taken: "totp" | "recovery" | undefined;
+        const sealed = op.totp_sealed;
+        const second =
+          sealed === null
+            ? undefined
+            : async () => {
+                if (code === undefined || code === "") return "missing" as const;
+                taken = await takeCodeOrRecovery(repos, op, openSecret(deps.box, sealed, op.id), code, now);
+                codeWrong = taken === undefined;
+                return !codeWrong;
+              };
+        // A browser the operator signed in from counts against its own lock; one that has locked
+        // itself, or any other, against the account's (console/devices.ts).
+        const device = known === undefined ? undefined : deviceCounter(repos, known, op.id);
+        const { outcome, onDevice } = await guessFrom(guess, op, now, password, second, device);
+        if (outcome === "locked") return { ok: false as const, reason: "locked" as const };
+        if (outcome === "incomplete") {
+          // Nor for the address: counted, every two-step sign-in left one failure there, and twenty
+          // in 15 minutes stopped an office behind one address.
+          await attempt.succeeded();
+          return { ok: false as const, reason: "code" as const };
+        }
+        if (outcome !== "right") {
+          await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed", !!device);
+          if (!codeWrong) return { ok: false as const, reason: "invalid" as const };
+          // The password was right: the answer names the code, or the lock this wrong code set (not
+          // "Wrong email or password", which sent the operator to retype a right password). A lock
+          // of the browser alone is no lock yet: its next try counts on the account.
+          if (outcome === "wrong" || onDevice) return { ok: false as const, reason: "wrong_code" as const };
           return { ok: false as const, reason: "locked" as const };
-        dummyHash ??= hashPassword(newPassword());
-        await verifyPassword(password, await dummyHash);
-        return { ok: false as const, reason: "invalid" as const };
-      }
-      let codeWrong = false;
-      let taken: "totp" | "recovery" | undefined;
-      const sealed = op.totp_sealed;
-      const second =
-        sealed === null
-          ? undefined
-          : async () => {
-              if (code === undefined || code === "") return "missing" as const;
-              taken = await takeCodeOrRecovery(repos, op, openSecret(deps.box, sealed, op.id), code, now);
-              codeWrong = taken === undefined;
-              return !codeWrong;
-            };
-      // A browser the operator signed in from counts against its own lock; one that has locked
-      // itself, or any other, against the account's (console/devices.ts).
-      const device = known === undefined ? undefined : deviceCounter(repos, known, op.id);
-      const { outcome, onDevice } = await guessFrom(guess, op, now, password, second, device);
-      if (outcome === "locked") return { ok: false as const, reason: "locked" as const };
-      if (outcome === "incomplete") {
-        // Nor for the address: counted, every two-step sign-in left one failure there, and twenty
-        // in 15 minutes stopped an office behind one address.
+        }
+        // Audited once taken, also if no session is opened below: the code is spent either way.
+        if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
+        const token = newSessionToken();
+        const checked = { passwordHash: op.password_hash, totpSealed: sealed };
+        const browser = browserAfterSignIn(tokens, known);
+        const session = { token, deviceHash: browser.hash };
+        const { opened, csrf } = await openSession(repos, op.id, session, checked, now, true);
+        // The password was changed, the second factor turned on or off, or the operator switched off
+        // while it was being checked: what was checked no longer signs in, so this fails as a wrong
+        // password does (counted, audited).
+        if (!opened) {
+          await record(op, "operator.login_failed", !!device);
+          return { ok: false as const, reason: "invalid" as const };
+        }
         await attempt.succeeded();
-        return { ok: false as const, reason: "code" as const };
+        await record(op, "operator.login", !!device);
+        return { ok: true as const, token, csrf, operator: view(op), device_cookie: browser.cookie };
+      } finally {
+        release();
       }
-      if (outcome !== "right") {
-        await record(op, outcome === "locking" ? "operator.locked" : "operator.login_failed", !!device);
-        if (!codeWrong) return { ok: false as const, reason: "invalid" as const };
-        // The password was right: the answer names the code, or the lock this wrong code set (not
-        // "Wrong email or password", which sent the operator to retype a right password). A lock
-        // of the browser alone is no lock yet: its next try counts on the account.
-        if (outcome === "wrong" || onDevice) return { ok: false as const, reason: "wrong_code" as const };
-        return { ok: false as const, reason: "locked" as const };
-      }
-      // Audited once taken, also if no session is opened below: the code is spent either way.
-      if (taken === "recovery") await auditRecoveryCodeUsed(repos, op, now, { address });
-      const token = newSessionToken();
-      const checked = { passwordHash: op.password_hash, totpSealed: sealed };
-      const browser = browserAfterSignIn(tokens, known);
-      const session = { token, deviceHash: browser.hash };
-      const { opened, csrf } = await openSession(repos, op.id, session, checked, now, true);
-      // The password was changed, the second factor turned on or off, or the operator switched off
-      // while it was being checked: what was checked no longer signs in, so this fails as a wrong
-      // password does (counted, audited).
-      if (!opened) {
-        await record(op, "operator.login_failed", !!device);
-        return { ok: false as const, reason: "invalid" as const };
-      }
-      await attempt.succeeded();
-      await record(op, "operator.login", !!device);
-      return { ok: true as const, token, csrf, operator: view(op), device_cookie: browser.cookie };
     },
 
     /** The live session of `token`: not expired, not idle, its operator active. */

@@ -11,8 +11,17 @@ export function sendPlainJson(reply: FastifyReply, status: number, body: object)
   return sendText(reply, status, JSON.stringify(body));
 }
 
+/**
+ * `no-store` on every answer: they are one firm's, one operator's or one payer's, and a cache in
+ * front keys by URL, not by X-Api-Key or the admin token, so a stored `/transactions/7` of one firm
+ * would be served to the next firm asking for that URL (found by the security review).
+ */
 function sendText(reply: FastifyReply, status: number, json: string): FastifyReply {
-  return reply.code(status).header("content-type", "application/json; charset=utf-8").send(json);
+  return reply
+    .code(status)
+    .header("content-type", "application/json; charset=utf-8")
+    .header("cache-control", "no-store")
+    .send(json);
 }
 
 export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {

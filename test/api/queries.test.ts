@@ -1,4 +1,5 @@
 import { get as httpGet } from "node:http";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signRequest } from "../../src/auth/signature.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
@@ -387,6 +388,30 @@ describe.each(STORES)("transaction queries on %s", (kind) => {
       const { body, id } = await withdrawal(other);
       expect((await get(firm, `${BY_ID}${id}`)).text).toBe(NOT_FOUND);
       expect((await get(firm, byRefPath(body.reference as string))).text).toBe(NOT_FOUND);
+    });
+
+    it("no answer may be stored by a cache: one keyed by URL would give another firm this firm's transaction", async () => {
+      // A cache in front (a CDN rule, a proxy's cache) keys by URL, not by X-Api-Key: every firm
+      // asks for /transactions/<id>, and only this one may see it.
+      const { body, id } = await withdrawal(firm);
+      const answers = [
+        await get(firm, `${BY_ID}${id}`),
+        await get(firm, byRefPath(body.reference as string)),
+        await get(other, `${BY_ID}${id}`),
+        await send(server, firm, { path: "/paymentapi/v1/deposits", body: depositBody() }),
+      ];
+      expect(answers.map((a) => [a.status, a.headers["cache-control"]])).toEqual([
+        [200, "no-store"],
+        [200, "no-store"],
+        [404, "no-store"],
+        [200, "no-store"],
+      ]);
+      // The admin API's too: its answers carry payers' details, secrets and one-time passwords.
+      const listed = await request(`${server.url}/admin/v1/transactions?firm=${firm.id}`, {
+        headers: { authorization: `Bearer ${server.adminToken}` },
+      });
+      await listed.body.text();
+      expect([listed.statusCode, listed.headers["cache-control"]]).toEqual([200, "no-store"]);
     });
 
     it("two firms with one reference each see their own transaction", async () => {

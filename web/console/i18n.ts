@@ -17,6 +17,7 @@ const tr = {
   locked:
     "Çok fazla hatalı giriş. Daha önce giriş yaptığınız bir tarayıcıdan deneyin, bir yöneticiden kilidi açmasını isteyin ya da 15 dakika sonra yeniden deneyin.",
   throttled: "Bu adresten çok fazla hatalı giriş yapıldı. 15 dakika sonra deneyin.",
+  signInBusy: "Giriş şu anda çok yoğun. Birkaç saniye sonra yeniden deneyin.",
   pendingDeposits: "Bekleyen yatırımlar",
   listMoved: "Liste az önce değişti: satırı kontrol edip yeniden tıklayın.",
   nextJustSelected: "Sıradaki satır az önce seçildi: kontrol edip tuşa yeniden basın.",
@@ -305,6 +306,7 @@ const en: Record<Key, string> = {
   locked:
     "Too many failed logins. Sign in from a browser you have used before, ask an admin to unlock your account, or try again in 15 minutes.",
   throttled: "Too many failed logins from your address. Try again in 15 minutes.",
+  signInBusy: "Sign-in is busy right now. Try again in a few seconds.",
   pendingDeposits: "Pending deposits",
   listMoved: "The list just changed: check the row and click again.",
   nextJustSelected: "The next row was just selected: check it and press the key again.",

@@ -306,6 +306,8 @@ function Login({
             (form.elements.namedItem("code") as HTMLInputElement | null)?.select();
             return setNeedCode(true);
           }
+          // The server is busy (a flood of sign-ins): nothing was checked, so the step stays.
+          if (res.status === 503) return setError(t("signInBusy"));
           setNeedCode(false);
           return setError(t(res.status === 423 ? "locked" : res.status === 429 ? "throttled" : "badLogin"));
         }

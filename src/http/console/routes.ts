@@ -187,6 +187,10 @@ export function registerConsoleRoutes(
           reply.header("retry-after", String(result.retryAfterS));
           return sendError(reply, 429, "Too many failed logins from your address; try again later");
         }
+        if (result.reason === "busy") {
+          reply.header("retry-after", "2");
+          return sendError(reply, 503, "Sign-in is busy; try again in a few seconds");
+        }
         // The password was right: the page asks for the code (and sends both again).
         if (result.reason === "code" || result.reason === "wrong_code") {
           return sendJson(reply, 401, {
