@@ -10,7 +10,7 @@ export interface SendOutcome {
   status?: number;
   error?: string;
   retryAfterMs?: number;
-  /** The start of the receiver's answer, for operators (at most 500 characters, printable). */
+  /** The start of the receiver's answer, for operators (its first 500 bytes as UTF-8, control characters as spaces). */
   excerpt?: string;
   durationMs: number;
 }
