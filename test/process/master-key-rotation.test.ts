@@ -76,16 +76,7 @@ async function writeThroughServer(server: Server): Promise<Written> {
     "http://127.0.0.1:9/callbacks",
   );
   const creds = { apiKey: firm.api_key, secret: firm.secret_key };
-  await cli.ok(
-    "account",
-    "add",
-    "--bank-name",
-    "Ziraat",
-    "--holder-name",
-    "Holder",
-    "--iban",
-    "TR330006100519786457841326",
-  );
+  await cli.addAccount({ bank: "Ziraat", holder: "Holder", iban: "TR330006100519786457841326" });
   const body = depositBody({ national_id: NATIONAL_ID });
   const deposit = await sendSigned(server.url, creds, { path: "/paymentapi/v1/deposits", body });
   expect(deposit.status, deposit.text).toBe(200);

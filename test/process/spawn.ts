@@ -223,6 +223,19 @@ export function operator(url: string, env: Record<string, string | undefined>) {
         );
       return oneJsonObject(r.stdout);
     },
+    /** `account add`: a payment account deposits can be routed to. */
+    addAccount(account: { bank: string; holder: string; iban: string }): Promise<any> {
+      return this.ok(
+        "account",
+        "add",
+        "--bank-name",
+        account.bank,
+        "--holder-name",
+        account.holder,
+        "--iban",
+        account.iban,
+      );
+    },
   };
 }
 
