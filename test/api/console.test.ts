@@ -200,6 +200,42 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(after.json.map((t: { id: number }) => t.id)).not.toContain(first);
   });
 
+  it("a withdrawal is found by its IBAN however either side writes it: grouped, dashed, lower case, as stored", async () => {
+    // Stored as the merchant sent it (the contract never refuses an IBAN); the console shows it
+    // grouped, and an operator pastes it from there, from the merchant's ticket or plain.
+    const ids: number[] = [];
+    for (const iban of ["tr33 0006 1005 1978 6457 8413 26", "TR33-0006-1005-1978-6457-8413-26"]) {
+      const body = withdrawalBody({ iban });
+      expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push(q.json.data.id);
+    }
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    for (const typed of [
+      "TR330006100519786457841326",
+      "TR33 0006 1005 1978 6457 8413 26",
+      "tr33 0006 1005 1978 6457 8413 26",
+      "TR33\u00a00006\u00a01005\u00a01978\u00a06457\u00a08413\u00a026",
+      "TR33-0006-1005-1978-6457-8413-26",
+    ]) {
+      const found = await call(
+        "GET",
+        `/ops/api/transactions?type=withdrawal&iban=${encodeURIComponent(typed)}`,
+        { cookie: viewer.cookie },
+      );
+      expect([typed, found.status]).toEqual([typed, 200]);
+      const foundIds = found.json.map((t: { id: number }) => t.id);
+      expect([typed, ids.every((id) => foundIds.includes(id))]).toEqual([typed, true]);
+    }
+    // Another IBAN is not found by it.
+    const other = await call("GET", "/ops/api/transactions?type=withdrawal&iban=TR330006100519786457841327", {
+      cookie: viewer.cookie,
+    });
+    expect(other.json.map((t: { id: number }) => t.id)).not.toContain(ids[0]);
+  });
+
   it("search, detail (routing, history, deliveries; full national id for admins only), CSV export, redeliver", async () => {
     const id = await deposit();
     const op = await login("operator@ops.example", "operator-password-123");
