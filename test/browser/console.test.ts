@@ -145,9 +145,14 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
-  it("the withdrawal queue shows each payout's IBAN, the method asked for and a bad IBAN; approving sends its callback", async () => {
+  it("the withdrawal queue shows each payout's IBAN (grouped, copied plain), the method asked for and a bad or missing IBAN; approving as paid sends its callback", async () => {
     const ids: number[] = [];
-    for (const extra of [{ method: "havale" }, { iban: "TR00 not an iban" }]) {
+    for (const extra of [
+      // As merchants send it as often as not: grouped, in lower case.
+      { method: "havale", amount: "1250.50", iban: "tr33 0006 1005 1978 6457 8413 26", middle_name: "Gül" },
+      { iban: "TR00 not an iban" },
+      { iban: "" },
+    ]) {
       const body = withdrawalBody(extra);
       expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
       const q = await send(server, firm, {
@@ -155,16 +160,54 @@ describe("operator console in Chromium", () => {
       });
       ids.push(q.json.data.id);
     }
-    const [good = 0, bad = 0] = ids;
-    const page = await signIn("operator");
+    const [good = 0, bad = 0, none = 0] = ids;
+    const page = await signIn("operator", { width: 1366, height: 768 });
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
     await tab(page, "withdrawals");
     await expect.poll(() => row(page, good).isVisible()).toBe(true);
+    // The person is paid, not paying: the column and the filter say so.
+    expect(await page.locator("table.queue th").nth(3).textContent()).toBe("Alıcı");
+    expect(await page.locator("#queue-filter label").nth(2).locator("span").textContent()).toBe("Alıcı");
+    // Grouped in fours for reading, upper case; the groups are spaced by the stylesheet, so the
+    // text (selected by hand and copied) is still the 26 characters a bank's field takes.
+    const iban = row(page, good).locator(".iban");
+    await expect
+      .poll(() => iban.evaluate((el) => [...el.children].map((c) => c.textContent)))
+      .toEqual(["TR33", "0006", "1005", "1978", "6457", "8413", "26"]);
     await expect
       // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, line break and all, is what the operator reads
       .poll(() => row(page, good).locator("td[data-label=IBAN]").innerText())
       .toBe("TR330006100519786457841326\nHAVALE");
+    const selected = await iban.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const s = getSelection();
+      s?.removeAllRanges();
+      s?.addRange(range);
+      return s?.toString();
+    });
+    expect(selected).toBe("TR330006100519786457841326");
+    const gap = await iban.evaluate((el) => getComputedStyle(el.children[1] as Element).marginLeft);
+    expect(Number.parseFloat(gap)).toBeGreaterThan(0);
+    // Each copy button puts what a bank's transfer form takes on the clipboard.
+    const copied = async (what: string) => {
+      await row(page, good).locator(`button.copy[aria-label="${what} kopyala"]`).click();
+      return page.evaluate(() => navigator.clipboard.readText());
+    };
+    expect(await copied("IBAN")).toBe("TR330006100519786457841326");
+    expect(await copied("Alıcı")).toBe("Mehmet Gül Öztürk");
+    expect(await copied("Tutar")).toBe("1250,50");
+    await expect
+      .poll(() => row(page, good).locator('button.copy[aria-label="Tutar kopyala"]').textContent())
+      .toBe("✓");
     await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
     await expect.poll(() => row(page, bad).locator(".bad-iban").textContent()).toBe("IBAN geçersiz");
+    // What is no IBAN at all is shown (and copied) as it came, not grouped into something else.
+    expect(await row(page, bad).locator(".iban").textContent()).toBe("TR00 not an iban");
+    expect(await row(page, bad).locator(".iban span").count()).toBe(0);
+    // None sent: said so, not "invalid" beside an empty cell.
+    await expect.poll(() => row(page, none).locator(".bad-iban").textContent()).toBe("IBAN yok");
+    expect(await row(page, none).locator(".iban").count()).toBe(0);
     // In the warning's colour, not the grey of the other detail lines (`td .sub` outranked it).
     const colours = await row(page, bad).evaluate((tr) => ({
       warning: getComputedStyle(tr.querySelector(".bad-iban") as Element).color,
@@ -176,11 +219,42 @@ describe("operator console in Chromium", () => {
     // The queue's ages are in the console's language: "sn", not "s".
     expect(await row(page, bad).locator("td.age").textContent()).toMatch(/^\d+ (sn|dk)$/);
     await expect(row(page, good).locator(".bad-iban").count()).resolves.toBe(0);
+    // A payout is approved once its money has left: the button and the keys' line say so, and the
+    // line does not offer an amount field that a withdrawal's row has not got.
+    expect(await row(page, good).locator("button.approve").textContent()).toBe("Ödendi");
+    expect(await page.locator(".help.keys").textContent()).toContain(
+      "a ödendi olarak onayla (parayı gönderdikten sonra)",
+    );
+    expect(await page.locator(".help.keys").textContent()).not.toContain("tutarı yazıp");
 
     await row(page, good).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${good}: Onaylandı`);
     const got = await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === good));
     expect(JSON.parse(got.body)).toMatchObject({ event: "withdrawal.approved", method: "havale" });
+
+    // The detail shows and copies the same, and confirms a payout against what was sent.
+    const dialogs: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(`${server.url}/ops#/transactions/${bad}`);
+    await expect.poll(() => page.locator("#d-decide").isVisible()).toBe(true);
+    expect(await page.locator('#d-fields [data-field="payer"] dt').textContent()).toBe("Alıcı");
+    expect(await page.locator("#d-decide button.approve").textContent()).toBe("Ödendi");
+    await page.click("#d-decide button.approve");
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(dialogs[0]).toBe(
+      `#${bad}: 250,50 TL → Mehmet Öztürk · TR00 not an iban\nBu tutarı bu alıcıya gönderdiyseniz onaylayın: firmaya ödendi bildirilir ve bu geri alınamaz.\nBu çekimin IBAN'ı geçersiz. Yine de onaylansın mı?`,
+    );
+    await page.click("#d-decide button.reject");
+    await expect.poll(() => dialogs.length).toBe(2);
+    expect(dialogs[1]).toContain("para gönderildiyse reddetmeyin");
+    expect(await status(bad)).toBe("pending");
+    await page.goto(`${server.url}/ops#/transactions/${good}`);
+    await expect.poll(() => page.locator('#d-fields [data-field="iban"] .iban span').count()).toBe(7);
+    await page.locator('#d-fields [data-field="iban"] button.copy').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("TR330006100519786457841326");
     await page.context().close();
   });
 

@@ -32,6 +32,17 @@ const tr = {
   oldest: "En eski önce",
   newest: "En yeni önce",
   keys: "Kısayollar: j/k seç, a onayla (başka tutarla: tutarı yazıp Enter), r reddet (not yazıp Enter), Esc vazgeç",
+  keysWithdrawal:
+    "Kısayollar: j/k seç, a ödendi olarak onayla (parayı gönderdikten sonra), r reddet (not yazıp Enter), Esc vazgeç",
+  willApprovePaid: "ödendi olarak onaylanacak",
+  payee: "Alıcı",
+  approvePaid: "Ödendi",
+  ibanMissing: "IBAN yok",
+  copyWhat: "{what} kopyala",
+  copyValueFailed: "Kopyalanamadı: tarayıcı panoya yazmaya izin vermedi; değeri seçip Ctrl+C ile kopyalayın.",
+  confirmApprovePaid:
+    "Bu tutarı bu alıcıya gönderdiyseniz onaylayın: firmaya ödendi bildirilir ve bu geri alınamaz.",
+  confirmRejectPayout: "Ret, firmaya bu çekimin ödenmediğini bildirir: para gönderildiyse reddetmeyin.",
   keysUndo: "u son kararı geri al",
   willApprove: "onaylanacak",
   willReject: "reddedilecek",
@@ -320,6 +331,18 @@ const en: Record<Key, string> = {
   oldest: "Oldest first",
   newest: "Newest first",
   keys: "Shortcuts: j/k select, a approve (another amount: type it, Enter), r reject (type a note, Enter), Esc cancel",
+  keysWithdrawal:
+    "Shortcuts: j/k select, a approve as paid (after sending the money), r reject (type a note, Enter), Esc cancel",
+  willApprovePaid: "to be approved as paid",
+  payee: "Payee",
+  approvePaid: "Paid",
+  ibanMissing: "No IBAN",
+  copyWhat: "Copy {what}",
+  copyValueFailed: "Could not copy: the browser refused the clipboard; select the value and press Ctrl+C.",
+  confirmApprovePaid:
+    "Approve only if you have sent this amount to this payee: the merchant is told it was paid, and that cannot be undone.",
+  confirmRejectPayout:
+    "A rejection tells the merchant this payout was not paid: do not reject it if the money was sent.",
   keysUndo: "u undo the last decision",
   willApprove: "to be approved",
   willReject: "to be rejected",

@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
+import { amountForBank, CopyButton, IbanText, ibanForBank } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
@@ -353,6 +354,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
         </label>
       </div>
       <QueueFilter
+        type={type}
         onApply={(q) => {
           setSelected(null);
           setFilter(q);
@@ -372,7 +374,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       )}
       {canDecide(me.role) && (
         <p class="help keys">
-          {t("keys")}
+          {t(type === "deposit" ? "keys" : "keysWithdrawal")}
           {undoMs > 0 && `, ${t("keysUndo")}`}
         </p>
       )}
@@ -382,7 +384,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
             <th>#</th>
             <th>{t("age")}</th>
             <th>{t("amount")}</th>
-            <th>{t("payer")}</th>
+            {/* A withdrawal's person is paid, not paying: the bank's form calls them the recipient. */}
+            <th>{t(type === "deposit" ? "payer" : "payee")}</th>
             <th>{t("firm")}</th>
             <th>{type === "deposit" ? t("account") : "IBAN"}</th>
             <th>{t("actions")}</th>
@@ -409,9 +412,13 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               <td class="age" data-label={t("age")}>
                 {age(r.created_at, t)}
               </td>
-              <td class="amount">{money(r.amount)} TL</td>
+              <td class="amount">
+                {money(r.amount)} TL
+                {r.type === "withdrawal" && <CopyButton value={amountForBank(r.amount)} what={t("amount")} />}
+              </td>
               <td class="payer">
                 {payerName(r)}
+                {r.type === "withdrawal" && <CopyButton value={payerName(r)} what={t("payee")} />}
                 <div class="sub">
                   {r.username} · {r.user_id}
                 </div>
@@ -426,10 +433,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   <div class="sub">{r.assigned_iban}</div>
                 </td>
               ) : (
-                <td data-label="IBAN">
-                  {r.iban}
+                <td data-label="IBAN" class="payout-iban">
+                  {r.iban !== null && (
+                    <>
+                      <IbanText iban={r.iban} />
+                      <CopyButton value={ibanForBank(r.iban)} what="IBAN" />
+                    </>
+                  )}
                   <div class="sub method">{r.method.toUpperCase()}</div>
-                  {r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>}
+                  {r.iban === null ? (
+                    <div class="sub bad-iban">{t("ibanMissing")}</div>
+                  ) : (
+                    r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>
+                  )}
                 </td>
               )}
               <td class="actions">
@@ -471,7 +487,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       disabled={busy}
                       onClick={(e) => settled(r.id, e) && decide(r, "approve")}
                     >
-                      {approveLabel(amounts[r.id], t)}
+                      {/* A payout is approved once its money has left: the button says so. */}
+                      {r.type === "withdrawal" ? t("approvePaid") : approveLabel(amounts[r.id], t)}
                     </button>{" "}
                     <button
                       type="button"
@@ -495,7 +512,15 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
             <div key={h.id} class="held-item" data-id={h.id}>
               <span>
                 #{h.id} · {money2(h.decision.amount)} TL · {h.decision.payer} ·{" "}
-                <strong>{t(h.decision.kind === "approve" ? "willApprove" : "willReject")}</strong>{" "}
+                <strong>
+                  {t(
+                    h.decision.kind === "reject"
+                      ? "willReject"
+                      : type === "withdrawal"
+                        ? "willApprovePaid"
+                        : "willApprove",
+                  )}
+                </strong>{" "}
                 <span class="countdown">
                   {Math.max(1, Math.ceil((h.sendsAt - Date.now()) / 1000))} {t("unitSeconds")}
                 </span>
@@ -566,6 +591,7 @@ function RejectForm(props: { note: string; onReject(note: string): void; onCance
  * 500 are reached.
  */
 function QueueFilter(props: {
+  type: "deposit" | "withdrawal";
   onApply: (query: string) => void;
   active: boolean;
   firmNames: Map<number, string>;
@@ -599,7 +625,7 @@ function QueueFilter(props: {
       <Field label={t("amount")}>
         <input name="amount" inputMode="decimal" size={9} placeholder="1.250,50" autoComplete="off" />
       </Field>
-      <Field label={t("payer")}>
+      <Field label={t(props.type === "deposit" ? "payer" : "payee")}>
         <input name="name" size={14} placeholder="SUKRU OZTURK" autoComplete="off" />
       </Field>
       <button type="submit">{t("filterQueue")}</button>

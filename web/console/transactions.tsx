@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
 import { Change } from "./audit";
+import { amountForBank, CopyButton, IbanText, ibanForBank } from "./copy";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { T } from "./i18n";
@@ -296,7 +297,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       t("firm"),
       firmNames.has(d.firm_id) ? `${firmNames.get(d.firm_id)} (#${d.firm_id})` : d.firm_id,
     ],
-    ["payer", t("payer"), payerName(d)],
+    ["payer", t(d.type === "withdrawal" ? "payee" : "payer"), payerName(d)],
     ["username", t("fUsername"), d.username],
     ["user_id", t("fUserId"), d.user_id],
     ["national_id", t("fNationalId"), d.national_id],
@@ -336,7 +337,9 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
             <div key={k} data-field={k}>
               <dt>{label}</dt>
               <dd>
-                {String(v)}
+                {k === "iban" && d.iban !== null ? <IbanText iban={d.iban} /> : String(v)}
+                {/* What a payout's bank form asks for, copied as the form takes it. */}
+                {d.type === "withdrawal" && copyOf(k, d, t)}
                 {k === "national_id" && isAdmin(me.role) && (
                   <NationalId key={d.id} id={d.id} t={t} onShown={reload} />
                 )}
@@ -397,6 +400,15 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       </ul>
     </article>
   );
+}
+
+/** The copy button of a payout's field that goes into a bank's transfer form, if it is one. */
+function copyOf(field: string, d: Detail, t: T) {
+  if (field === "amount") return <CopyButton value={amountForBank(d.amount)} what={t("amount")} />;
+  if (field === "payer") return <CopyButton value={payerName(d)} what={t("payee")} />;
+  if (field === "iban" && d.iban !== null) return <CopyButton value={ibanForBank(d.iban)} what="IBAN" />;
+  if (field === "reference") return <CopyButton value={d.reference} what={t("reference")} />;
+  return null;
 }
 
 /** A transaction's status in the console's language (the API's word when it is not a known one). */
