@@ -43,6 +43,11 @@ export interface TransactionFilter {
    */
   amountMinor?: number;
   /**
+   * How the payout is to be sent: an operator pays FAST ones now and EFT ones within the banks'
+   * EFT hours. A withdrawal stored without one (before methods were kept) is FAST (methodOf).
+   */
+  method?: "fast" | "eft" | "havale";
+  /**
    * Folded words (domain/name-search.ts), each of which must begin a word of the payer's name, in
    * any order.
    */
@@ -180,6 +185,9 @@ function filterTransactions(db: Kysely<Database>, filter: TransactionFilter) {
     const minor = filter.amountMinor;
     q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
   }
+  if (filter.method === "fast")
+    q = q.where((eb) => eb.or([eb("method", "=", "fast"), eb("method", "is", null)]));
+  else if (filter.method !== undefined) q = q.where("method", "=", filter.method);
   // The key starts each word with a space; words are letters and digits only (no LIKE wildcards).
   for (const word of filter.nameWords ?? []) q = q.where("payer_name_key", "like", `% ${word}%`);
   if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);

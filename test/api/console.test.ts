@@ -200,6 +200,35 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(after.json.map((t: { id: number }) => t.id)).not.toContain(first);
   });
 
+  it("the withdrawal queue narrows to one transfer method (FAST now, EFT within the banks' hours)", async () => {
+    const firmOwn = await createFirm(server);
+    const byMethod: Record<string, number> = {};
+    for (const method of ["fast", "eft", "havale"]) {
+      const body = withdrawalBody({ method });
+      expect((await send(server, firmOwn, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, firmOwn, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      byMethod[method] = q.json.data.id;
+    }
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    for (const method of ["fast", "eft", "havale"]) {
+      const res = await call("GET", `/ops/api/queue?type=withdrawal&firm=${firmOwn.id}&method=${method}`, {
+        cookie: viewer.cookie,
+      });
+      expect([method, res.status, res.json.map((t: { id: number }) => t.id)]).toEqual([
+        method,
+        200,
+        [byMethod[method]],
+      ]);
+      expect(res.headers["x-total-count"]).toBe("1");
+    }
+    const refused = await call("GET", "/ops/api/queue?type=withdrawal&method=wire", {
+      cookie: viewer.cookie,
+    });
+    expect(refused.status).toBe(400);
+  });
+
   it("a withdrawal is found by its IBAN however either side writes it: grouped, dashed, lower case, as stored", async () => {
     // Stored as the merchant sent it (the contract never refuses an IBAN); the console shows it
     // grouped, and an operator pastes it from there, from the merchant's ticket or plain.

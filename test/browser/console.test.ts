@@ -258,6 +258,38 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
+  it("the withdrawal queue narrows to one transfer method, alone or with a firm", async () => {
+    const own = await createFirm(server, { webhook_url: receiver.url });
+    const ids: Record<string, number> = {};
+    for (const method of ["fast", "eft", "havale"]) {
+      const body = withdrawalBody({ method });
+      expect((await send(server, own, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, own, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids[method] = q.json.data.id;
+    }
+    const page = await signIn("operator", { width: 1366, height: 768 });
+    await tab(page, "withdrawals");
+    await expect.poll(() => row(page, ids.eft ?? 0).isVisible()).toBe(true);
+    // The deposits' queue has no method to choose.
+    const method = page.locator('#queue-filter select[name="method"]');
+    expect(await method.locator("option").allTextContents()).toEqual(["Tümü", "FAST", "EFT", "HAVALE"]);
+    await page.selectOption('#queue-filter select[name="firm"]', String(own.id));
+    await method.selectOption("eft");
+    await page.click('#queue-filter button[type="submit"]');
+    await expect
+      .poll(() => page.locator("#rows tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id"))))
+      .toEqual([String(ids.eft)]);
+    expect(await page.locator("#queue-count").textContent()).toBe("1");
+    await page.click("#queue-filter-clear");
+    await expect.poll(() => page.locator("#rows tr").count()).toBeGreaterThanOrEqual(3);
+    await tab(page, "deposits");
+    await expect.poll(() => page.locator("#queue-filter").isVisible()).toBe(true);
+    expect(await page.locator('#queue-filter select[name="method"]').count()).toBe(0);
+    await page.context().close();
+  });
+
   it("the keys act only on the row chosen: a held key decides once; a row decided elsewhere leaves nothing selected", async () => {
     const x = await deposit();
     const y = await deposit();

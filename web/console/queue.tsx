@@ -605,7 +605,12 @@ function QueueFilter(props: {
     const amount = formValue(f, "amount");
     if (amount !== undefined && !isAmountInput(amount)) return notify(t("badAmount"), true);
     props.onApply(
-      query({ firm: formValue(f, "firm"), amount: amountInput(amount), name: formValue(f, "name") }),
+      query({
+        firm: formValue(f, "firm"),
+        amount: amountInput(amount),
+        name: formValue(f, "name"),
+        method: formValue(f, "method"),
+      }),
     );
   }
   function clear() {
@@ -622,6 +627,17 @@ function QueueFilter(props: {
           any={t("any")}
         />
       </Field>
+      {/* Payouts are sent in batches by method: FAST at any hour, EFT within the banks' hours. */}
+      {props.type === "withdrawal" && (
+        <Field label={t("fMethod")}>
+          <Options
+            name="method"
+            values={["fast", "eft", "havale"]}
+            labels={(m) => m.toUpperCase()}
+            any={t("any")}
+          />
+        </Field>
+      )}
       <Field label={t("amount")}>
         <input name="amount" inputMode="decimal" size={9} placeholder="1.250,50" autoComplete="off" />
       </Field>

@@ -8,6 +8,7 @@ import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
 import type { QueueNotices } from "../../console/queue-notices.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
 import { SESSION_TTL_S, type SessionRef } from "../../console/sessions.js";
+import { METHODS } from "../../domain/fields.js";
 import { maskIban } from "../../domain/masking.js";
 import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
@@ -130,6 +131,7 @@ const queue = z.object({
   firm: idText.optional(),
   amount: amountText.optional(),
   name: nameSearchText.optional(),
+  method: z.enum(METHODS).optional(),
 });
 /**
  * The most rows a queue shows at once. Past it the console says how many there are in all, and
@@ -332,7 +334,7 @@ export function registerConsoleRoutes(
         return sendError(
           reply,
           400,
-          "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words",
+          "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words, method fast, eft or havale",
         );
       const page = await backoffice.pageOfTransactions({
         status: "pending",
@@ -341,6 +343,7 @@ export function registerConsoleRoutes(
         firmId: q.data.firm,
         amountMinor: q.data.amount,
         nameWords: q.data.name,
+        method: q.data.method,
         limit: QUEUE_PAGE,
         // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
         // a test withdrawal must never reach an operator who pays out real money.
