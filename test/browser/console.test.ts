@@ -167,7 +167,9 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => row(page, good).isVisible()).toBe(true);
     // The person is paid, not paying: the column and the filter say so.
     expect(await page.locator("table.queue th").nth(3).textContent()).toBe("Alıcı");
-    expect(await page.locator("#queue-filter label").nth(2).locator("span").textContent()).toBe("Alıcı");
+    expect(await page.locator('#queue-filter label:has(input[name="name"]) > span').textContent()).toBe(
+      "Alıcı",
+    );
     // Grouped in fours for reading, upper case; the groups are spaced by the stylesheet, so the
     // text (selected by hand and copied) is still the 26 characters a bank's field takes.
     const iban = row(page, good).locator(".iban");
@@ -255,6 +257,25 @@ describe("operator console in Chromium", () => {
     await expect.poll(() => page.locator('#d-fields [data-field="iban"] .iban span').count()).toBe(7);
     await page.locator('#d-fields [data-field="iban"] button.copy').click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("TR330006100519786457841326");
+
+    // A past payout is found by its IBAN as the console shows it (grouped), as a withdrawal, approved:
+    // the choices are in the console's language (they read `withdrawal`, `approved`).
+    await page.goto(`${server.url}/ops#/transactions`);
+    const typeSelect = page.locator('#search-form select[name="type"]');
+    await expect
+      .poll(() => typeSelect.locator("option").allTextContents())
+      .toEqual(["Tümü", "Yatırım", "Çekim"]);
+    expect(await page.locator("#s-status option").allTextContents()).toEqual([
+      "Tümü",
+      "Bekliyor",
+      "Onaylandı",
+      "Reddedildi",
+    ]);
+    await page.fill("#s-iban", "TR33 0006 1005 1978 6457 8413 26");
+    await typeSelect.selectOption({ label: "Çekim" });
+    await page.selectOption("#s-status", { label: "Onaylandı" });
+    await page.click('#search-form button[type="submit"]');
+    await expect.poll(() => page.locator(`#results tr[data-id="${good}"]`).isVisible()).toBe(true);
     await page.context().close();
   });
 

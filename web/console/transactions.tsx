@@ -145,11 +145,19 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             id="s-status"
             chosen={filter.get("status")}
             values={STATUSES}
+            labels={(v) => statusText(v, t)}
             any={t("any")}
           />
         </Field>
         <Field label={t("type")}>
-          <Options name="type" chosen={filter.get("type")} values={TYPES} any={t("any")} />
+          {/* In the console's language, as the list shows them (they read `withdrawal`, `pending`). */}
+          <Options
+            name="type"
+            chosen={filter.get("type")}
+            values={TYPES}
+            labels={(v) => typeText(v, t)}
+            any={t("any")}
+          />
         </Field>
         <Field label={t("firm")}>
           {/* By name; the filter takes the id. */}
