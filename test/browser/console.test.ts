@@ -229,6 +229,27 @@ describe("operator console in Chromium", () => {
     );
     expect(await page.locator(".help.keys").textContent()).not.toContain("tutarı yazıp");
 
+    // From the keyboard: the selected row's IBAN (i), payee (n) and amount (t, tutar), named in the notice.
+    await row(page, good).locator("td.age").click();
+    const byKey = async (key: string) => {
+      await page.evaluate(() => navigator.clipboard.writeText(""));
+      await page.keyboard.press(key);
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).not.toBe("");
+      return [
+        await page.evaluate(() => navigator.clipboard.readText()),
+        await page.locator("#message").textContent(),
+      ];
+    };
+    expect(await byKey("i")).toEqual([
+      "TR330006100519786457841326",
+      `#${good}: IBAN kopyalandı: TR330006100519786457841326`,
+    ]);
+    expect(await byKey("n")).toEqual(["Mehmet Gül Öztürk", `#${good}: Alıcı kopyalandı: Mehmet Gül Öztürk`]);
+    expect(await byKey("t")).toEqual(["1250,50", `#${good}: Tutar kopyalandı: 1.250,50 TL`]);
+    await row(page, none).locator("td.age").click();
+    await page.keyboard.press("i");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${none}: IBAN yok`);
+
     await row(page, good).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${good}: Onaylandı`);
     const got = await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === good));

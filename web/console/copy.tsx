@@ -99,7 +99,8 @@ export function CopyButton(props: { value: string; what: string; class?: string 
   );
 }
 
-async function copyText(text: string): Promise<boolean> {
+/** Puts `text` on the clipboard; false when the browser refused. */
+export async function copyText(text: string): Promise<boolean> {
   try {
     if (navigator.clipboard && window.isSecureContext) {
       await navigator.clipboard.writeText(text);

@@ -33,7 +33,8 @@ const tr = {
   newest: "En yeni önce",
   keys: "Kısayollar: j/k seç, a onayla (başka tutarla: tutarı yazıp Enter), r reddet (not yazıp Enter), Esc vazgeç",
   keysWithdrawal:
-    "Kısayollar: j/k seç, a ödendi olarak onayla (parayı gönderdikten sonra), r reddet (not yazıp Enter), Esc vazgeç",
+    "Kısayollar: j/k seç, i IBAN, n alıcı, t tutar kopyala, a ödendi olarak onayla (parayı gönderdikten sonra), r reddet (not yazıp Enter), Esc vazgeç",
+  copied: "{what} kopyalandı",
   willApprovePaid: "ödendi olarak onaylanacak",
   payee: "Alıcı",
   approvePaid: "Ödendi",
@@ -332,7 +333,8 @@ const en: Record<Key, string> = {
   newest: "Newest first",
   keys: "Shortcuts: j/k select, a approve (another amount: type it, Enter), r reject (type a note, Enter), Esc cancel",
   keysWithdrawal:
-    "Shortcuts: j/k select, a approve as paid (after sending the money), r reject (type a note, Enter), Esc cancel",
+    "Shortcuts: j/k select, i IBAN, n payee, t amount to copy, a approve as paid (after sending the money), r reject (type a note, Enter), Esc cancel",
+  copied: "{what} copied",
   willApprovePaid: "to be approved as paid",
   payee: "Payee",
   approvePaid: "Paid",

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
-import { amountForBank, CopyButton, IbanText, ibanForBank } from "./copy";
+import { amountForBank, CopyButton, copyText, IbanText, ibanForBank } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
@@ -19,6 +19,10 @@ import {
   useLoad,
   useShell,
 } from "./ui";
+
+/** In the withdrawal queue, copy the selected payout's IBAN, payee's name or amount (tutar). */
+const COPY_KEYS = ["i", "n", "t"];
+type CopyKey = "i" | "n" | "t";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
@@ -299,10 +303,29 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     notify(`#${id}: ${t("undone")}`);
   }
 
+  /**
+   * A payout's field onto the clipboard by key, as a bank's form takes it, for the operator who
+   * works the list from the keyboard: the notice names what was copied, to be checked against the
+   * bank's screen.
+   */
+  async function copyField(row: QueueRow, key: CopyKey) {
+    const [what, value, shown] =
+      key === "i"
+        ? row.iban === null
+          ? [t("ibanMissing"), null, ""]
+          : ["IBAN", ibanForBank(row.iban), ibanForBank(row.iban)]
+        : key === "n"
+          ? [t("payee"), payerName(row), payerName(row)]
+          : [t("amount"), amountForBank(row.amount), `${money(row.amount)} TL`];
+    if (value === null) return refuse(`#${row.id}: ${what}`);
+    if (!(await copyText(value))) return refuse(t("copyValueFailed"));
+    notify(`#${row.id}: ${t("copied").replace("{what}", what)}: ${shown}`);
+  }
+
   /** The row a decision selected, and when (NEXT_ROW_GUARD_MS). */
   const autoSelected = useRef({ id: null as number | null, at: -Infinity });
-  const keys = useRef({ list, current, rejecting, decide, undo, held });
-  keys.current = { list, current, rejecting, decide, undo, held };
+  const keys = useRef({ list, current, rejecting, decide, undo, held, copyField });
+  keys.current = { list, current, rejecting, decide, undo, held, copyField };
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
       const target = e.target as HTMLElement;
@@ -310,15 +333,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
         return;
       // Caps Lock on (names from bank statements are typed in capitals) or Shift: the same keys.
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-      if (!["j", "k", "a", "r", "u"].includes(key)) return;
+      if (!["j", "k", "a", "r", "u", ...(type === "withdrawal" ? COPY_KEYS : [])].includes(key)) return;
       e.preventDefault();
       // A key held down decides once: its repeats are ignored.
       if (e.repeat) return;
-      const { list, current, rejecting, decide, undo, held } = keys.current;
+      const { list, current, rejecting, decide, undo, held, copyField } = keys.current;
       const i = current ? list.indexOf(current) : -1;
       if (key === "j") setSelected(list[Math.min(list.length - 1, i + 1)]?.id ?? null);
       else if (key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
-      else if (!canDecide(me.role)) return;
+      else if (COPY_KEYS.includes(key)) {
+        // Reading, not deciding: viewers too.
+        if (!current) refuse(t("selectFirst"));
+        else void copyField(current, key as CopyKey);
+      } else if (!canDecide(me.role)) return;
       else if (key === "u") {
         const last = held.last();
         if (last === undefined) refuse(t("nothingToUndo"));
