@@ -174,7 +174,7 @@ describe("operator console in Chromium", () => {
     // text (selected by hand and copied) is still the 26 characters a bank's field takes.
     const iban = row(page, good).locator(".iban");
     await expect
-      .poll(() => iban.evaluate((el) => [...el.children].map((c) => c.textContent)))
+      .poll(() => iban.locator("span").allTextContents())
       .toEqual(["TR33", "0006", "1005", "1978", "6457", "8413", "26"]);
     await expect
       // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, line break and all, is what the operator reads
@@ -189,8 +189,12 @@ describe("operator console in Chromium", () => {
       return s?.toString();
     });
     expect(selected).toBe("TR330006100519786457841326");
-    const gap = await iban.evaluate((el) => getComputedStyle(el.children[1] as Element).marginLeft);
-    expect(Number.parseFloat(gap)).toBeGreaterThan(0);
+    // Yet shown apart: a gap between one group and the next.
+    const gap = await iban.evaluate((el) => {
+      const [first, second] = [...el.querySelectorAll("span")];
+      return (second?.getBoundingClientRect().left ?? 0) - (first?.getBoundingClientRect().right ?? 0);
+    });
+    expect(gap).toBeGreaterThan(2);
     // Each copy button puts what a bank's transfer form takes on the clipboard.
     const copied = async (what: string) => {
       await row(page, good).locator(`button.copy[aria-label="${what} kopyala"]`).click();
@@ -1017,6 +1021,28 @@ describe("operator console in Chromium", () => {
     expect(widths).toEqual([768, 0]);
     await row(page, id).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
+    // The withdrawals too, with a grouped IBAN and its copy button, a long name and a long firm name.
+    const body = withdrawalBody({
+      iban: "TR330006100519786457841326",
+      first_name: "Muhammed Mustafa",
+      last_name: "Karagözoğlu-Şahinbaş",
+    });
+    expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+    const payout = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    await tab(page, "withdrawals");
+    await expect.poll(() => row(page, payout).isVisible()).toBe(true);
+    const payoutWidths = await page.evaluate(() => {
+      const table = document.querySelector("table.queue") as HTMLElement;
+      return [document.documentElement.scrollWidth, table.scrollWidth - table.clientWidth];
+    });
+    expect(payoutWidths).toEqual([768, 0]);
+    // Every decision button is on screen, not cut off at the right.
+    const right = await row(page, payout)
+      .locator("button.reject")
+      .evaluate((b) => b.getBoundingClientRect().right);
+    expect(right).toBeLessThanOrEqual(768);
     await page.context().close();
   });
 

@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useShell } from "./ui";
 
@@ -27,7 +28,7 @@ export function ibanForBank(iban: string): string {
 /**
  * An IBAN for reading: in groups of four, as banks print it (`TR33 0006 1005 1978 6457 8413 26`),
  * so that an operator comparing it with a bank's screen finds the group that differs. The groups are
- * spaced by the stylesheet, not by space characters: selected by hand and copied (a double click
+ * spaced by the stylesheet, not by space characters (a narrow table wraps them at a <wbr>): selected by hand and copied (a double click
  * takes it all), it is still the 26 characters a bank's field takes. A value that is no IBAN at all
  * (`TR00 not an iban`) is shown as it came.
  */
@@ -39,7 +40,11 @@ export function IbanText({ iban }: { iban: string }) {
     <span class="iban grouped" title={plain}>
       {groups.map((g, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: the groups are the IBAN's, in its order
-        <span key={i}>{g}</span>
+        <Fragment key={i}>
+          {/* Where a narrow table may wrap it: between groups, with nothing copied there. */}
+          {i > 0 && <wbr />}
+          <span>{g}</span>
+        </Fragment>
       ))}
     </span>
   );
