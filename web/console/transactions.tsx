@@ -415,7 +415,6 @@ function copyOf(field: string, d: Detail, t: T) {
   if (field === "amount") return <CopyButton value={amountForBank(d.amount)} what={t("amount")} />;
   if (field === "payer") return <CopyButton value={payerName(d)} what={t("payee")} />;
   if (field === "iban" && d.iban !== null) return <CopyButton value={ibanForBank(d.iban)} what="IBAN" />;
-  if (field === "reference") return <CopyButton value={d.reference} what={t("reference")} />;
   return null;
 }
 
