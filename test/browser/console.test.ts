@@ -196,13 +196,15 @@ describe("operator console in Chromium", () => {
     });
     expect(gap).toBeGreaterThan(2);
     // Each copy button puts what a bank's transfer form takes on the clipboard.
-    const copied = async (what: string) => {
+    // (The first marks the payout as being paid by this operator first: below.)
+    const copied = async (what: string, expected: string) => {
+      await page.evaluate(() => navigator.clipboard.writeText(""));
       await row(page, good).locator(`button.copy[aria-label="${what} kopyala"]`).click();
-      return page.evaluate(() => navigator.clipboard.readText());
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
     };
-    expect(await copied("IBAN")).toBe("TR330006100519786457841326");
-    expect(await copied("Alıcı")).toBe("Mehmet Gül Öztürk");
-    expect(await copied("Tutar")).toBe("1250,50");
+    await copied("IBAN", "TR330006100519786457841326");
+    await copied("Alıcı", "Mehmet Gül Öztürk");
+    await copied("Tutar", "1250,50");
     await expect
       .poll(() => row(page, good).locator('button.copy[aria-label="Tutar kopyala"]').textContent())
       .toBe("✓");
@@ -302,6 +304,75 @@ describe("operator console in Chromium", () => {
     await page.click('#search-form button[type="submit"]');
     await expect.poll(() => page.locator(`#results tr[data-id="${good}"]`).isVisible()).toBe(true);
     await page.context().close();
+  });
+
+  it("a payout being paid by one operator is marked on a colleague's screen, who cannot copy it to pay it again", async () => {
+    const body = withdrawalBody({ amount: "3000.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+    const id = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    const ayse = await signIn("operator", { width: 1366, height: 768 });
+    const mehmet = await signIn("admin", { width: 1920, height: 1080 });
+    for (const page of [ayse, mehmet]) {
+      await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+      await tab(page, "withdrawals");
+      await expect.poll(() => row(page, id).isVisible()).toBe(true);
+    }
+    // The first copy of its IBAN marks it as being paid by this operator.
+    await row(ayse, id).locator('button.copy[aria-label="IBAN kopyala"]').click();
+    await expect
+      .poll(() => ayse.evaluate(() => navigator.clipboard.readText()))
+      .toBe("TR330006100519786457841326");
+    await expect.poll(() => row(ayse, id).locator(".paying").textContent()).toMatch(/^Ödeme sizde · \d+ sn/);
+    // The colleague's screen shows it at once (the live queue), marked.
+    await expect
+      .poll(() => row(mehmet, id).locator(".paying").textContent())
+      .toMatch(/^operator@ops\.example ödüyor · \d+ sn/);
+    expect(await row(mehmet, id).getAttribute("class")).toContain("paying-other");
+    // Copying it there (by key or button) copies nothing and says who pays it.
+    await mehmet.evaluate(() => navigator.clipboard.writeText("nothing"));
+    await row(mehmet, id).locator("td.age").click();
+    await mehmet.keyboard.press("i");
+    await expect
+      .poll(() => mehmet.locator("#message").textContent())
+      .toMatch(
+        new RegExp(
+          `^#${id}: operator@ops\\.example bu çekimi ödüyor \\(\\d+ sn\\): aynı parayı ikinci kez göndermeyin\\.$`,
+        ),
+      );
+    await row(mehmet, id).locator('button.copy[aria-label="Tutar kopyala"]').click();
+    expect(await mehmet.evaluate(() => navigator.clipboard.readText())).toBe("nothing");
+    // Deciding it there asks first, naming who pays it; dismissed, nothing is sent.
+    const asked: string[] = [];
+    mehmet.on("dialog", (d) => {
+      asked.push(d.message());
+      void (d.message().includes("işareti kaldırılsın") ? d.accept() : d.dismiss());
+    });
+    await row(mehmet, id).locator("button.approve").click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("operator@ops.example bu çekimi ödüyor");
+    expect(asked[0]).toContain("Yine de karar verilsin mi?");
+    expect(await status(id)).toBe("pending");
+    // The holder gone home: "Bırak" takes the mark off after asking, and the colleague may pay it.
+    await row(mehmet, id).locator("button.release-paying").click();
+    await expect.poll(() => row(mehmet, id).locator(".paying").count()).toBe(0);
+    await row(mehmet, id).locator('button.copy[aria-label="Tutar kopyala"]').click();
+    await expect.poll(() => mehmet.evaluate(() => navigator.clipboard.readText())).toBe("3000,00");
+    await expect.poll(() => row(mehmet, id).locator(".paying").textContent()).toMatch(/^Ödeme sizde/);
+    await expect
+      .poll(() => row(ayse, id).locator(".paying").textContent())
+      .toMatch(/^admin@ops\.example ödüyor/);
+    // The transaction's history says who marked it and who took the mark off.
+    await mehmet.goto(`${server.url}/ops#/transactions/${id}`);
+    await expect
+      .poll(() => mehmet.locator("#d-history").textContent())
+      .toContain("operator:admin@ops.example ödeme işaretini kaldırdı");
+    expect(await mehmet.locator("#d-history").textContent()).toContain(
+      "operator:operator@ops.example ödüyor olarak işaretledi",
+    );
+    await ayse.context().close();
+    await mehmet.context().close();
   });
 
   it("the withdrawal queue narrows to one transfer method, alone or with a firm", async () => {

@@ -39,7 +39,7 @@ export function IbanText({ iban }: { iban: string }) {
   return (
     <span class="iban grouped" title={plain}>
       {groups.map((g, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the groups are the IBAN's, in its order
+        // The groups are the IBAN's, in its order: the index is their key.
         <Fragment key={i}>
           {/* Where a narrow table may wrap it: between groups, with nothing copied there. */}
           {i > 0 && <wbr />}
@@ -57,7 +57,13 @@ export function IbanText({ iban }: { iban: string }) {
  * clipboard API: the value is copied through a hidden field, as browsers have always allowed for a
  * click.
  */
-export function CopyButton(props: { value: string; what: string; class?: string }) {
+export function CopyButton(props: {
+  value: string;
+  what: string;
+  class?: string;
+  /** Asked first (a payout is marked as being paid by this operator): false copies nothing. */
+  before?: () => Promise<boolean>;
+}) {
   const { t, notify } = useShell();
   const [done, setDone] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout>>();
@@ -71,6 +77,7 @@ export function CopyButton(props: { value: string; what: string; class?: string 
       aria-label={label}
       data-copy={props.value}
       onClick={async () => {
+        if (props.before && !(await props.before())) return;
         if (!(await copyText(props.value))) return notify(t("copyValueFailed"), true);
         setDone(true);
         clearTimeout(timer.current);

@@ -4,6 +4,7 @@ import { amountForBank, CopyButton, copyText, IbanText, ibanForBank } from "./co
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
+import { fill } from "./manage";
 import {
   age,
   amountInput,
@@ -52,6 +53,9 @@ export interface QueueRow {
   iban_valid: boolean | null;
   /** How the merchant asked for the payout to be sent: the operator pays it out that way. */
   method: string;
+  /** Withdrawals: the operator paying it out now (the first to copy its fields), and since when. */
+  paying_by?: string | null;
+  paying_since?: string | null;
 }
 
 /**
@@ -212,6 +216,13 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     }
     if (kind === "approve" && row.iban_valid === false && !confirm(`#${row.id}: ${t("confirmBadIban")}`))
       return;
+    // A colleague said they are paying it: deciding it here may be deciding their payout.
+    if (
+      row.paying_by &&
+      row.paying_by !== me.email &&
+      !confirm(`${payingElsewhere(row)}\n${t("confirmDecidePaying")}`)
+    )
+      return;
     if (kind === "reject" && note?.trim()) body.note = note.trim();
     if (undoMs > 0) {
       // Held (nothing is sent yet): the row leaves now, as it will once sent. Not marked as the
@@ -318,8 +329,52 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
           ? [t("payee"), payerName(row), payerName(row)]
           : [t("amount"), amountForBank(row.amount), `${money(row.amount)} TL`];
     if (value === null) return refuse(`#${row.id}: ${what}`);
+    if (!(await markPaying(row))) return;
     if (!(await copyText(value))) return refuse(t("copyValueFailed"));
     notify(`#${row.id}: ${t("copied").replace("{what}", what)}: ${shown}`);
+  }
+
+  /**
+   * Before a payout's field is copied (the start of paying it out): marked as this operator's, so a
+   * colleague does not send the same money. Someone else's already: said so, nothing copied (they
+   * may be sending it now); "Bırak" on their mark lets go of it first. Viewers copy without a mark.
+   */
+  async function markPaying(row: QueueRow): Promise<boolean> {
+    if (row.type !== "withdrawal" || !canDecide(me.role) || row.paying_by === me.email) return true;
+    if (row.paying_by) {
+      refuse(payingElsewhere(row));
+      return false;
+    }
+    const res = await api<{ paying_by?: string; paying_since?: string }>(
+      "POST",
+      `/transactions/${row.id}/paying`,
+      {
+        paying: true,
+      },
+    );
+    if (res.ok) {
+      reloadNow.current();
+      return true;
+    }
+    const { paying_by: by, paying_since: since } = res.json;
+    refuse(
+      by
+        ? payingElsewhere({ ...row, paying_by: by, paying_since: since ?? null })
+        : `#${row.id}: ${refusalText(res.json.message)}`,
+    );
+    reloadNow.current();
+    return false;
+  }
+  function payingElsewhere(row: QueueRow): string {
+    return `#${row.id}: ${fill(t("payingElsewhere"), { who: row.paying_by ?? "", age: age(row.paying_since ?? new Date().toISOString(), t) })}`;
+  }
+  /** Lets go of a payout's mark: one's own at once, a colleague's after asking. */
+  async function releasePaying(row: QueueRow) {
+    if (row.paying_by !== me.email && !confirm(`${payingElsewhere(row)}\n${t("confirmReleasePaying")}`))
+      return;
+    const res = await api("POST", `/transactions/${row.id}/paying`, { paying: false });
+    if (!res.ok) notify(`#${row.id}: ${refusalText(res.json.message)}`, true);
+    reloadNow.current();
   }
 
   /** The row a decision selected, and when (NEXT_ROW_GUARD_MS). */
@@ -424,7 +479,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               key={r.id}
               data-id={r.id}
               tabIndex={-1}
-              class={r === current ? "selected" : ""}
+              class={`${r === current ? "selected" : ""}${r.paying_by && r.paying_by !== me.email ? " paying-other" : ""}`.trim()}
               aria-current={r === current ? "true" : undefined}
               // Not a click on its approve or reject: that decision has selected the next row by
               // then (the button's focus selected this one before).
@@ -441,11 +496,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               </td>
               <td class="amount">
                 {money(r.amount)} TL
-                {r.type === "withdrawal" && <CopyButton value={amountForBank(r.amount)} what={t("amount")} />}
+                {r.type === "withdrawal" && (
+                  <CopyButton
+                    value={amountForBank(r.amount)}
+                    what={t("amount")}
+                    before={() => markPaying(r)}
+                  />
+                )}
               </td>
               <td class="payer">
                 {payerName(r)}
-                {r.type === "withdrawal" && <CopyButton value={payerName(r)} what={t("payee")} />}
+                {r.type === "withdrawal" && (
+                  <CopyButton value={payerName(r)} what={t("payee")} before={() => markPaying(r)} />
+                )}
                 <div class="sub">
                   {r.username} · {r.user_id}
                 </div>
@@ -464,7 +527,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   {r.iban !== null && (
                     <>
                       <IbanText iban={r.iban} />
-                      <CopyButton value={ibanForBank(r.iban)} what="IBAN" />
+                      <CopyButton value={ibanForBank(r.iban)} what="IBAN" before={() => markPaying(r)} />
                     </>
                   )}
                   <div class="sub method">{r.method.toUpperCase()}</div>
@@ -472,6 +535,17 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                     <div class="sub bad-iban">{t("ibanMissing")}</div>
                   ) : (
                     r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>
+                  )}
+                  {r.paying_by && (
+                    <div class={`sub paying${r.paying_by === me.email ? " mine" : ""}`}>
+                      {r.paying_by === me.email ? t("payingMine") : fill(t("payingBy"), { who: r.paying_by })}{" "}
+                      · {age(r.paying_since ?? new Date().toISOString(), t)}{" "}
+                      {canDecide(me.role) && (
+                        <button type="button" class="link release-paying" onClick={() => releasePaying(r)}>
+                          {t("releasePaying")}
+                        </button>
+                      )}
+                    </div>
                   )}
                 </td>
               )}
