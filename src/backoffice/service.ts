@@ -72,6 +72,45 @@ export function createBackoffice(deps: BackofficeDeps) {
       return { rows: rows.map(operatorTransactionView), total };
     },
 
+    /**
+     * Marks a pending withdrawal as being paid out by `operator` (store/payout-claims.ts), or lets go
+     * of the mark (`paying` false), whoever holds it. The consoles' queues show it at once.
+     */
+    async payingOut(id: number, operator: string, paying: boolean, actor: string) {
+      const at = deps.now();
+      if (!paying) {
+        const released = await repos.payoutClaims.release(id, at, actor);
+        if (released) deps.decided();
+        return { ok: true as const, value: { paying_by: null, paying_since: null } };
+      }
+      const outcome = await repos.payoutClaims.claim(id, operator, at, actor);
+      if (outcome.ok) {
+        if (outcome.fresh) deps.decided();
+        return {
+          ok: true as const,
+          value: { paying_by: operator, paying_since: new Date(outcome.claimedAt).toISOString() },
+        };
+      }
+      if (outcome.reason === "not_pending_withdrawal")
+        return {
+          ok: false as const,
+          status: 409,
+          message: "only a pending withdrawal can be marked as being paid",
+        };
+      return {
+        ok: false as const,
+        status: 409,
+        message: `being paid out by ${outcome.operator} since ${new Date(outcome.claimedAt).toISOString()}`,
+        paying_by: outcome.operator,
+        paying_since: new Date(outcome.claimedAt).toISOString(),
+      };
+    },
+
+    /** Who is paying out each of these transactions now, for the withdrawal queue. */
+    async payingOf(ids: number[]) {
+      return repos.payoutClaims.of(ids);
+    },
+
     async showTransaction(id: number) {
       const row = await repos.transactions.get(id);
       return row ? { ok: true as const, value: operatorTransactionView(row) } : notFound("transaction");

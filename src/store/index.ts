@@ -11,6 +11,7 @@ import { createNonceRepository, type NonceRepository } from "./nonces.js";
 import type { Store } from "./open.js";
 import { createOperatorDeviceRepository, type OperatorDeviceRepository } from "./operator-devices.js";
 import { createOperatorRepository, type OperatorRepository } from "./operators.js";
+import { createPayoutClaimRepository, type PayoutClaimRepository } from "./payout-claims.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./recovery-codes.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
@@ -32,6 +33,7 @@ export interface Repositories {
   loginWindows: LoginWindowRepository;
   loginLocks: LoginLockRepository;
   operatorDevices: OperatorDeviceRepository;
+  payoutClaims: PayoutClaimRepository;
   capHolds: CapHoldRepository;
 }
 
@@ -52,6 +54,7 @@ export function createRepositories(store: Store): Repositories {
     loginWindows: createLoginWindowRepository(store.db),
     loginLocks: createLoginLockRepository(store.db),
     operatorDevices: createOperatorDeviceRepository(store.db),
+    payoutClaims: createPayoutClaimRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
   };
 }

@@ -305,6 +305,14 @@ export interface SchemaMigrationTable {
   applied_at: number;
 }
 
+/** An operator paying out a pending withdrawal now (store/payout-claims.ts). */
+export interface PayoutClaimTable {
+  transaction_id: number;
+  /** The operator's email. */
+  operator: string;
+  claimed_at: number;
+}
+
 export interface Database {
   providers: ProviderTable;
   firms: FirmTable;
@@ -322,6 +330,7 @@ export interface Database {
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_devices: OperatorDeviceTable;
+  payout_claims: PayoutClaimTable;
   login_locks: LoginLockTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;

@@ -32,13 +32,21 @@ export interface TransactionFilter {
   reference?: string;
   userId?: string;
   username?: string;
-  /** Matches the withdrawal IBAN or the assigned IBAN of a deposit. */
+  /**
+   * Matches the withdrawal IBAN or the assigned IBAN of a deposit, as written or not: spaces,
+   * dashes and letter case are ignored on both sides (ibanKey).
+   */
   iban?: string;
   /**
    * The amount exactly, in minor units: the one decided or the one asked for (a payer who sent
    * another sum than asked is found by the statement's sum once an operator approved it as sent).
    */
   amountMinor?: number;
+  /**
+   * How the payout is to be sent: an operator pays FAST ones now and EFT ones within the banks'
+   * EFT hours. A withdrawal stored without one (before methods were kept) is FAST (methodOf).
+   */
+  method?: "fast" | "eft" | "havale";
   /**
    * Folded words (domain/name-search.ts), each of which must begin a word of the payer's name, in
    * any order.
@@ -141,6 +149,22 @@ const INSERT = prepared(
    RETURNING id`,
 );
 
+/**
+ * An IBAN as compared in a search: without spaces (a no-break space too: pasted from a web page),
+ * dashes and letter case. A withdrawal's IBAN is stored as the merchant sent it (never refused, the
+ * contract), often grouped or in lower case ("tr33 0006 1005 …"), and the console shows it grouped
+ * for reading: compared as written, an operator who pasted either form found nothing.
+ */
+function ibanKey(iban: string): string {
+  return iban.replace(/[\s\u00a0-]+/g, "").toUpperCase();
+}
+/**
+ * ibanKey in SQL, the same in SQLite and PostgreSQL (no index is lost: the IBANs have none). Stored
+ * IBANs hold no other white space: intake drops control characters (domain/requests.ts).
+ */
+const storedIbanKey = (column: "iban" | "assigned_iban") =>
+  sql<string>`upper(replace(replace(replace(${sql.ref(column)}, ' ', ''), ${"\u00a0"}, ''), '-', ''))`;
+
 /** The rows a filter selects (TransactionFilter), for a page of them or their count. */
 function filterTransactions(db: Kysely<Database>, filter: TransactionFilter) {
   let q = db.selectFrom("transactions");
@@ -152,13 +176,18 @@ function filterTransactions(db: Kysely<Database>, filter: TransactionFilter) {
   if (filter.userId !== undefined) q = q.where("user_id", "=", filter.userId);
   if (filter.username !== undefined) q = q.where("username", "=", filter.username);
   if (filter.iban !== undefined) {
-    const iban = filter.iban;
-    q = q.where((eb) => eb.or([eb("iban", "=", iban), eb("assigned_iban", "=", iban)]));
+    const iban = ibanKey(filter.iban);
+    q = q.where((eb) =>
+      eb.or([eb(storedIbanKey("iban"), "=", iban), eb(storedIbanKey("assigned_iban"), "=", iban)]),
+    );
   }
   if (filter.amountMinor !== undefined) {
     const minor = filter.amountMinor;
     q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
   }
+  if (filter.method === "fast")
+    q = q.where((eb) => eb.or([eb("method", "=", "fast"), eb("method", "is", null)]));
+  else if (filter.method !== undefined) q = q.where("method", "=", filter.method);
   // The key starts each word with a space; words are letters and digits only (no LIKE wildcards).
   for (const word of filter.nameWords ?? []) q = q.where("payer_name_key", "like", `% ${word}%`);
   if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);

@@ -85,12 +85,19 @@ describe.each(STORES)("console queue past its first 500 rows (%s)", (kind) => {
   });
 
   it("refuses filters it cannot read", async () => {
-    for (const q of ["firm=abc", "amount=1.5.0", "amount=-3", "type=refund", `name=${"a ".repeat(6)}`]) {
+    for (const q of [
+      "firm=abc",
+      "amount=1.5.0",
+      "amount=-3",
+      "type=refund",
+      `name=${"a ".repeat(6)}`,
+      "method=wire",
+    ]) {
       const res = await queue(q);
       expect([q, res.status, res.json.message]).toEqual([
         q,
         400,
-        "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words",
+        "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words, method fast, eft or havale",
       ]);
     }
   });

@@ -730,6 +730,136 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     server.clock.advance(15 * 60_000 + 1);
     expect((await login("guess@ops.example", "guess-password-123")).res.status).toBe(200);
   });
+
+  // Withdrawals last: the dashboard test above counts none.
+  it("the withdrawal queue narrows to one transfer method (FAST now, EFT within the banks' hours)", async () => {
+    const firmOwn = await createFirm(server);
+    const byMethod: Record<string, number> = {};
+    for (const method of ["fast", "eft", "havale"]) {
+      const body = withdrawalBody({ method });
+      expect((await send(server, firmOwn, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, firmOwn, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      byMethod[method] = q.json.data.id;
+    }
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    for (const method of ["fast", "eft", "havale"]) {
+      const res = await call("GET", `/ops/api/queue?type=withdrawal&firm=${firmOwn.id}&method=${method}`, {
+        cookie: viewer.cookie,
+      });
+      expect([method, res.status, res.json.map((t: { id: number }) => t.id)]).toEqual([
+        method,
+        200,
+        [byMethod[method]],
+      ]);
+      expect(res.headers["x-total-count"]).toBe("1");
+    }
+    const refused = await call("GET", "/ops/api/queue?type=withdrawal&method=wire", {
+      cookie: viewer.cookie,
+    });
+    expect(refused.status).toBe(400);
+  });
+
+  it("an operator paying out a withdrawal marks it: a colleague is told whose it is, the queue shows it, both are audited", async () => {
+    const body = withdrawalBody();
+    expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+    const id = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    const op = await login("operator@ops.example", "operator-password-123");
+    const admin = await login("admin@ops.example", "admin-password-123");
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    const paying = (who: { cookie: string; csrf: string }, value: unknown) =>
+      call("POST", `/ops/api/transactions/${id}/paying`, {
+        cookie: who.cookie,
+        csrf: who.csrf,
+        body: { paying: value },
+      });
+    // At the same moment, from two operators: one gets it, the other is told whose it is.
+    const [first, second] = await Promise.all([paying(op, true), paying(admin, true)]);
+    const statuses = [first.status, second.status].sort();
+    expect(statuses).toEqual([200, 409]);
+    const [won, lost] = first.status === 200 ? [op, admin] : [admin, op];
+    const winner = won === op ? "operator@ops.example" : "admin@ops.example";
+    const refused = first.status === 409 ? first : second;
+    expect(refused.json).toMatchObject({
+      success: false,
+      paying_by: winner,
+      paying_since: expect.stringMatching(/Z$/),
+    });
+    expect(refused.json.message).toMatch(new RegExp(`^being paid out by ${winner} since \\d{4}-`));
+    // Asked again by its holder: still theirs, nothing new in the log.
+    expect((await paying(won, true)).status).toBe(200);
+    const queue = await call("GET", "/ops/api/queue?type=withdrawal", { cookie: viewer.cookie });
+    const row = queue.json.find((t: { id: number }) => t.id === id);
+    expect(row).toMatchObject({ paying_by: winner, paying_since: expect.stringMatching(/Z$/) });
+    // A viewer cannot; a deposit cannot be marked; a body it cannot read is refused.
+    expect((await paying({ cookie: viewer.cookie, csrf: viewer.csrf }, true)).status).toBe(403);
+    expect((await paying(won, "yes")).status).toBe(400);
+    const dep = await deposit();
+    const onDeposit = await call("POST", `/ops/api/transactions/${dep}/paying`, {
+      cookie: op.cookie,
+      csrf: op.csrf,
+      body: { paying: true },
+    });
+    expect([onDeposit.status, onDeposit.json.message]).toEqual([
+      409,
+      "only a pending withdrawal can be marked as being paid",
+    ]);
+    // Let go of (by anyone: the holder may have gone home), then the other may take it.
+    expect((await paying(lost, false)).status).toBe(200);
+    expect((await paying(lost, true)).status).toBe(200);
+    const log = await call("GET", `/ops/api/audit?entity_type=transaction&entity_id=${id}`, {
+      cookie: admin.cookie,
+    });
+    expect(log.json.map((e: { action: string; actor: string }) => e.action).sort()).toEqual([
+      "transaction.paying",
+      "transaction.paying",
+      "transaction.paying_released",
+    ]);
+    // Decided, it leaves the queue, and so does its mark.
+    await call("POST", `/ops/api/transactions/${id}/approve`, { cookie: op.cookie, csrf: op.csrf, body: {} });
+    const after = await call("GET", "/ops/api/queue?type=withdrawal", { cookie: viewer.cookie });
+    expect(after.json.map((t: { id: number }) => t.id)).not.toContain(id);
+    expect((await paying(op, true)).status).toBe(409);
+  });
+
+  it("a withdrawal is found by its IBAN however either side writes it: grouped, dashed, lower case, as stored", async () => {
+    // Stored as the merchant sent it (the contract never refuses an IBAN); the console shows it
+    // grouped, and an operator pastes it from there, from the merchant's ticket or plain.
+    const ids: number[] = [];
+    for (const iban of ["tr33 0006 1005 1978 6457 8413 26", "TR33-0006-1005-1978-6457-8413-26"]) {
+      const body = withdrawalBody({ iban });
+      expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push(q.json.data.id);
+    }
+    const viewer = await login("viewer@ops.example", "viewer-password-123");
+    for (const typed of [
+      "TR330006100519786457841326",
+      "TR33 0006 1005 1978 6457 8413 26",
+      "tr33 0006 1005 1978 6457 8413 26",
+      "TR33\u00a00006\u00a01005\u00a01978\u00a06457\u00a08413\u00a026",
+      "TR33-0006-1005-1978-6457-8413-26",
+    ]) {
+      const found = await call(
+        "GET",
+        `/ops/api/transactions?type=withdrawal&iban=${encodeURIComponent(typed)}`,
+        { cookie: viewer.cookie },
+      );
+      expect([typed, found.status]).toEqual([typed, 200]);
+      const foundIds = found.json.map((t: { id: number }) => t.id);
+      expect([typed, ids.every((id) => foundIds.includes(id))]).toEqual([typed, true]);
+    }
+    // Another IBAN is not found by it.
+    const other = await call("GET", "/ops/api/transactions?type=withdrawal&iban=TR330006100519786457841327", {
+      cookie: viewer.cookie,
+    });
+    expect(other.json.map((t: { id: number }) => t.id)).not.toContain(ids[0]);
+  });
 });
 
 describe("console cookie behind a TLS proxy", () => {

@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, pendingDeposit, statusOf, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  pendingDeposit,
+  send,
+  statusOf,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
 const HOLD_S = 3;
@@ -87,6 +95,34 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.fill('#queue-filter input[name="name"]', "- - -");
     await page.click('#queue-filter button[type="submit"]');
     await expect.poll(() => page.locator("#queue-refused").isVisible()).toBe(true);
+    await page.context().close();
+  });
+
+  it("a payout approved as paid by mistake (key a) is taken back within its hold: nothing sent, the merchant hears nothing", async () => {
+    const body = withdrawalBody({ amount: "2500.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+    const id = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    const page = await signIn({ width: 1366, height: 768 });
+    await page.click('a.tab[data-tab="withdrawals"]');
+    await expect.poll(() => row(page, id).isVisible()).toBe(true);
+    await row(page, id).locator("td.age").click();
+    await page.keyboard.press("a");
+    // The bar says it will be approved as paid, with the payee and the sum.
+    await expect
+      .poll(() => heldItem(page, id).textContent())
+      .toMatch(
+        new RegExp(`^#${id} · 2\\.500,00 TL · Mehmet Öztürk · ödendi olarak onaylanacak [1-3] snGeri al$`),
+      );
+    await page.keyboard.press("u");
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toBe(`#${id}: karar geri alındı, hiçbir şey gönderilmedi.`);
+    await expect.poll(() => row(page, id).getAttribute("class")).toBe("selected");
+    await sleep(HOLD_S * 1000 + 500);
+    expect(await status(id)).toBe("pending");
+    expect(callbacksFor(id)).toBe(0);
     await page.context().close();
   });
 

@@ -145,9 +145,14 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
-  it("the withdrawal queue shows each payout's IBAN, the method asked for and a bad IBAN; approving sends its callback", async () => {
+  it("the withdrawal queue shows each payout's IBAN (grouped, copied plain), the method asked for and a bad or missing IBAN; approving as paid sends its callback", async () => {
     const ids: number[] = [];
-    for (const extra of [{ method: "havale" }, { iban: "TR00 not an iban" }]) {
+    for (const extra of [
+      // As merchants send it as often as not: grouped, in lower case.
+      { method: "havale", amount: "1250.50", iban: "tr33 0006 1005 1978 6457 8413 26", middle_name: "Gül" },
+      { iban: "TR00 not an iban" },
+      { iban: "" },
+    ]) {
       const body = withdrawalBody(extra);
       expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
       const q = await send(server, firm, {
@@ -155,16 +160,62 @@ describe("operator console in Chromium", () => {
       });
       ids.push(q.json.data.id);
     }
-    const [good = 0, bad = 0] = ids;
-    const page = await signIn("operator");
+    const [good = 0, bad = 0, none = 0] = ids;
+    const page = await signIn("operator", { width: 1366, height: 768 });
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
     await tab(page, "withdrawals");
     await expect.poll(() => row(page, good).isVisible()).toBe(true);
+    // The person is paid, not paying: the column and the filter say so.
+    expect(await page.locator("table.queue th").nth(3).textContent()).toBe("Alıcı");
+    expect(await page.locator('#queue-filter label:has(input[name="name"]) > span').textContent()).toBe(
+      "Alıcı",
+    );
+    // Grouped in fours for reading, upper case; the groups are spaced by the stylesheet, so the
+    // text (selected by hand and copied) is still the 26 characters a bank's field takes.
+    const iban = row(page, good).locator(".iban");
+    await expect
+      .poll(() => iban.locator("span").allTextContents())
+      .toEqual(["TR33", "0006", "1005", "1978", "6457", "8413", "26"]);
     await expect
       // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, line break and all, is what the operator reads
       .poll(() => row(page, good).locator("td[data-label=IBAN]").innerText())
       .toBe("TR330006100519786457841326\nHAVALE");
+    const selected = await iban.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const s = getSelection();
+      s?.removeAllRanges();
+      s?.addRange(range);
+      return s?.toString();
+    });
+    expect(selected).toBe("TR330006100519786457841326");
+    // Yet shown apart: a gap between one group and the next.
+    const gap = await iban.evaluate((el) => {
+      const [first, second] = [...el.querySelectorAll("span")];
+      return (second?.getBoundingClientRect().left ?? 0) - (first?.getBoundingClientRect().right ?? 0);
+    });
+    expect(gap).toBeGreaterThan(2);
+    // Each copy button puts what a bank's transfer form takes on the clipboard.
+    // (The first marks the payout as being paid by this operator first: below.)
+    const copied = async (what: string, expected: string) => {
+      await page.evaluate(() => navigator.clipboard.writeText(""));
+      await row(page, good).locator(`button.copy[aria-label="${what} kopyala"]`).click();
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
+    };
+    await copied("IBAN", "TR330006100519786457841326");
+    await copied("Alıcı", "Mehmet Gül Öztürk");
+    await copied("Tutar", "1250,50");
+    await expect
+      .poll(() => row(page, good).locator('button.copy[aria-label="Tutar kopyala"]').textContent())
+      .toBe("✓");
     await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
     await expect.poll(() => row(page, bad).locator(".bad-iban").textContent()).toBe("IBAN geçersiz");
+    // What is no IBAN at all is shown (and copied) as it came, not grouped into something else.
+    expect(await row(page, bad).locator(".iban").textContent()).toBe("TR00 not an iban");
+    expect(await row(page, bad).locator(".iban span").count()).toBe(0);
+    // None sent: said so, not "invalid" beside an empty cell.
+    await expect.poll(() => row(page, none).locator(".bad-iban").textContent()).toBe("IBAN yok");
+    expect(await row(page, none).locator(".iban").count()).toBe(0);
     // In the warning's colour, not the grey of the other detail lines (`td .sub` outranked it).
     const colours = await row(page, bad).evaluate((tr) => ({
       warning: getComputedStyle(tr.querySelector(".bad-iban") as Element).color,
@@ -176,11 +227,183 @@ describe("operator console in Chromium", () => {
     // The queue's ages are in the console's language: "sn", not "s".
     expect(await row(page, bad).locator("td.age").textContent()).toMatch(/^\d+ (sn|dk)$/);
     await expect(row(page, good).locator(".bad-iban").count()).resolves.toBe(0);
+    // A payout is approved once its money has left: the button and the keys' line say so, and the
+    // line does not offer an amount field that a withdrawal's row has not got.
+    expect(await row(page, good).locator("button.approve").textContent()).toBe("Ödendi");
+    expect(await page.locator(".help.keys").textContent()).toContain(
+      "a ödendi olarak onayla (parayı gönderdikten sonra)",
+    );
+    expect(await page.locator(".help.keys").textContent()).not.toContain("tutarı yazıp");
+
+    // From the keyboard: the selected row's IBAN (i), payee (n) and amount (t, tutar), named in the notice.
+    await row(page, good).locator("td.age").click();
+    const byKey = async (key: string) => {
+      await page.evaluate(() => navigator.clipboard.writeText(""));
+      await page.keyboard.press(key);
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).not.toBe("");
+      return [
+        await page.evaluate(() => navigator.clipboard.readText()),
+        await page.locator("#message").textContent(),
+      ];
+    };
+    expect(await byKey("i")).toEqual([
+      "TR330006100519786457841326",
+      `#${good}: IBAN kopyalandı: TR330006100519786457841326`,
+    ]);
+    expect(await byKey("n")).toEqual(["Mehmet Gül Öztürk", `#${good}: Alıcı kopyalandı: Mehmet Gül Öztürk`]);
+    expect(await byKey("t")).toEqual(["1250,50", `#${good}: Tutar kopyalandı: 1.250,50 TL`]);
+    await row(page, none).locator("td.age").click();
+    await page.keyboard.press("i");
+    await expect.poll(() => page.locator("#message").textContent()).toBe(`#${none}: IBAN yok`);
 
     await row(page, good).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${good}: Onaylandı`);
     const got = await eventually(async () => receiver.received.find((r) => JSON.parse(r.body).id === good));
     expect(JSON.parse(got.body)).toMatchObject({ event: "withdrawal.approved", method: "havale" });
+
+    // The detail shows and copies the same, and confirms a payout against what was sent.
+    const dialogs: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(`${server.url}/ops#/transactions/${bad}`);
+    await expect.poll(() => page.locator("#d-decide").isVisible()).toBe(true);
+    expect(await page.locator('#d-fields [data-field="payer"] dt').textContent()).toBe("Alıcı");
+    expect(await page.locator("#d-decide button.approve").textContent()).toBe("Ödendi");
+    await page.click("#d-decide button.approve");
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(dialogs[0]).toBe(
+      `#${bad}: 250,50 TL → Mehmet Öztürk · TR00 not an iban\nBu tutarı bu alıcıya gönderdiyseniz onaylayın: firmaya ödendi bildirilir ve bu geri alınamaz.\nBu çekimin IBAN'ı geçersiz. Yine de onaylansın mı?`,
+    );
+    await page.click("#d-decide button.reject");
+    await expect.poll(() => dialogs.length).toBe(2);
+    expect(dialogs[1]).toContain("para gönderildiyse reddetmeyin");
+    expect(await status(bad)).toBe("pending");
+    await page.goto(`${server.url}/ops#/transactions/${good}`);
+    await expect.poll(() => page.locator('#d-fields [data-field="iban"] .iban span').count()).toBe(7);
+    await page.locator('#d-fields [data-field="iban"] button.copy').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("TR330006100519786457841326");
+
+    // A past payout is found by its IBAN as the console shows it (grouped), as a withdrawal, approved:
+    // the choices are in the console's language (they read `withdrawal`, `approved`).
+    await page.goto(`${server.url}/ops#/transactions`);
+    const typeSelect = page.locator('#search-form select[name="type"]');
+    await expect
+      .poll(() => typeSelect.locator("option").allTextContents())
+      .toEqual(["Tümü", "Yatırım", "Çekim"]);
+    expect(await page.locator("#s-status option").allTextContents()).toEqual([
+      "Tümü",
+      "Bekliyor",
+      "Onaylandı",
+      "Reddedildi",
+    ]);
+    await page.fill("#s-iban", "TR33 0006 1005 1978 6457 8413 26");
+    await typeSelect.selectOption({ label: "Çekim" });
+    await page.selectOption("#s-status", { label: "Onaylandı" });
+    await page.click('#search-form button[type="submit"]');
+    await expect.poll(() => page.locator(`#results tr[data-id="${good}"]`).isVisible()).toBe(true);
+    await page.context().close();
+  });
+
+  it("a payout being paid by one operator is marked on a colleague's screen, who cannot copy it to pay it again", async () => {
+    const body = withdrawalBody({ amount: "3000.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+    const id = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    const ayse = await signIn("operator", { width: 1366, height: 768 });
+    const mehmet = await signIn("admin", { width: 1920, height: 1080 });
+    for (const page of [ayse, mehmet]) {
+      await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+      await tab(page, "withdrawals");
+      await expect.poll(() => row(page, id).isVisible()).toBe(true);
+    }
+    // The first copy of its IBAN marks it as being paid by this operator.
+    await row(ayse, id).locator('button.copy[aria-label="IBAN kopyala"]').click();
+    await expect
+      .poll(() => ayse.evaluate(() => navigator.clipboard.readText()))
+      .toBe("TR330006100519786457841326");
+    await expect.poll(() => row(ayse, id).locator(".paying").textContent()).toMatch(/^Ödeme sizde · \d+ sn/);
+    // The colleague's screen shows it at once (the live queue), marked.
+    await expect
+      .poll(() => row(mehmet, id).locator(".paying").textContent())
+      .toMatch(/^operator@ops\.example ödüyor · \d+ sn/);
+    expect(await row(mehmet, id).getAttribute("class")).toContain("paying-other");
+    // Copying it there (by key or button) copies nothing and says who pays it.
+    await mehmet.evaluate(() => navigator.clipboard.writeText("nothing"));
+    await row(mehmet, id).locator("td.age").click();
+    await mehmet.keyboard.press("i");
+    await expect
+      .poll(() => mehmet.locator("#message").textContent())
+      .toMatch(
+        new RegExp(
+          `^#${id}: operator@ops\\.example bu çekimi ödüyor \\(\\d+ sn\\): aynı parayı ikinci kez göndermeyin\\.$`,
+        ),
+      );
+    await row(mehmet, id).locator('button.copy[aria-label="Tutar kopyala"]').click();
+    expect(await mehmet.evaluate(() => navigator.clipboard.readText())).toBe("nothing");
+    // Deciding it there asks first, naming who pays it; dismissed, nothing is sent.
+    const asked: string[] = [];
+    mehmet.on("dialog", (d) => {
+      asked.push(d.message());
+      void (d.message().includes("işareti kaldırılsın") ? d.accept() : d.dismiss());
+    });
+    await row(mehmet, id).locator("button.approve").click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("operator@ops.example bu çekimi ödüyor");
+    expect(asked[0]).toContain("Yine de karar verilsin mi?");
+    expect(await status(id)).toBe("pending");
+    // The holder gone home: "Bırak" takes the mark off after asking, and the colleague may pay it.
+    await row(mehmet, id).locator("button.release-paying").click();
+    await expect.poll(() => row(mehmet, id).locator(".paying").count()).toBe(0);
+    await row(mehmet, id).locator('button.copy[aria-label="Tutar kopyala"]').click();
+    await expect.poll(() => mehmet.evaluate(() => navigator.clipboard.readText())).toBe("3000,00");
+    await expect.poll(() => row(mehmet, id).locator(".paying").textContent()).toMatch(/^Ödeme sizde/);
+    await expect
+      .poll(() => row(ayse, id).locator(".paying").textContent())
+      .toMatch(/^admin@ops\.example ödüyor/);
+    // The transaction's history says who marked it and who took the mark off.
+    await mehmet.goto(`${server.url}/ops#/transactions/${id}`);
+    await expect
+      .poll(() => mehmet.locator("#d-history").textContent())
+      .toContain("operator:admin@ops.example ödeme işaretini kaldırdı");
+    expect(await mehmet.locator("#d-history").textContent()).toContain(
+      "operator:operator@ops.example ödüyor olarak işaretledi",
+    );
+    await ayse.context().close();
+    await mehmet.context().close();
+  });
+
+  it("the withdrawal queue narrows to one transfer method, alone or with a firm", async () => {
+    const own = await createFirm(server, { webhook_url: receiver.url });
+    const ids: Record<string, number> = {};
+    for (const method of ["fast", "eft", "havale"]) {
+      const body = withdrawalBody({ method });
+      expect((await send(server, own, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+      const q = await send(server, own, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids[method] = q.json.data.id;
+    }
+    const page = await signIn("operator", { width: 1366, height: 768 });
+    await tab(page, "withdrawals");
+    await expect.poll(() => row(page, ids.eft ?? 0).isVisible()).toBe(true);
+    // The deposits' queue has no method to choose.
+    const method = page.locator('#queue-filter select[name="method"]');
+    expect(await method.locator("option").allTextContents()).toEqual(["Tümü", "FAST", "EFT", "HAVALE"]);
+    await page.selectOption('#queue-filter select[name="firm"]', String(own.id));
+    await method.selectOption("eft");
+    await page.click('#queue-filter button[type="submit"]');
+    await expect
+      .poll(() => page.locator("#rows tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id"))))
+      .toEqual([String(ids.eft)]);
+    expect(await page.locator("#queue-count").textContent()).toBe("1");
+    await page.click("#queue-filter-clear");
+    await expect.poll(() => page.locator("#rows tr").count()).toBeGreaterThanOrEqual(3);
+    await tab(page, "deposits");
+    await expect.poll(() => page.locator("#queue-filter").isVisible()).toBe(true);
+    expect(await page.locator('#queue-filter select[name="method"]').count()).toBe(0);
     await page.context().close();
   });
 
@@ -869,6 +1092,28 @@ describe("operator console in Chromium", () => {
     expect(widths).toEqual([768, 0]);
     await row(page, id).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${id}: Onaylandı`);
+    // The withdrawals too, with a grouped IBAN and its copy button, a long name and a long firm name.
+    const body = withdrawalBody({
+      iban: "TR330006100519786457841326",
+      first_name: "Muhammed Mustafa",
+      last_name: "Karagözoğlu-Şahinbaş",
+    });
+    expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
+    const payout = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${body.reference}` })
+    ).json.data.id as number;
+    await tab(page, "withdrawals");
+    await expect.poll(() => row(page, payout).isVisible()).toBe(true);
+    const payoutWidths = await page.evaluate(() => {
+      const table = document.querySelector("table.queue") as HTMLElement;
+      return [document.documentElement.scrollWidth, table.scrollWidth - table.clientWidth];
+    });
+    expect(payoutWidths).toEqual([768, 0]);
+    // Every decision button is on screen, not cut off at the right.
+    const right = await row(page, payout)
+      .locator("button.reject")
+      .evaluate((b) => b.getBoundingClientRect().right);
+    expect(right).toBeLessThanOrEqual(768);
     await page.context().close();
   });
 

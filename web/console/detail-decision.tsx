@@ -1,14 +1,19 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
+import { ibanForBank } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
-import { money, useShell } from "./ui";
+import { money, payerName, useShell } from "./ui";
 
 /** What the decision needs of the transaction shown. */
 export interface Decidable {
   id: number;
   type: string;
   amount: string;
+  iban: string | null;
   iban_valid: boolean | null;
+  first_name: string;
+  middle_name?: string | null;
+  last_name: string;
 }
 
 /**
@@ -27,14 +32,22 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
   async function decide(kind: "approve" | "reject") {
     const body: Record<string, string> = {};
     let question: string;
+    // A payout is confirmed against what was sent: the sum, to whom and to which IBAN.
+    const payout =
+      tx.type === "withdrawal"
+        ? `#${tx.id}: ${money(tx.amount)} TL → ${payerName(tx)} · ${tx.iban === null ? "—" : ibanForBank(tx.iban)}`
+        : null;
     if (kind === "approve") {
       const typed = typedApproval(tx, amount, t, me.role);
       if (!typed.ok) return notify(typed.message, true);
       if (typed.change && typed.amount) {
         body.amount = typed.amount;
         question = `${typed.change}\n${t("confirmAmount")}`;
-      } else question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmApprove")}`;
+      } else if (payout) question = `${payout}\n${t("confirmApprovePaid")}`;
+      else question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmApprove")}`;
       if (tx.iban_valid === false) question += `\n${t("confirmBadIban")}`;
+    } else if (payout) {
+      question = `${payout}\n${t("confirmRejectPayout")}\n${t("confirmRejectDetail")}`;
     } else {
       question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmRejectDetail")}`;
     }
@@ -75,7 +88,7 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
         />
       )}
       <button type="button" class="approve" disabled={busy} onClick={() => decide("approve")}>
-        {approveLabel(amount, t)}
+        {tx.type === "withdrawal" ? t("approvePaid") : approveLabel(amount, t)}
       </button>
       <input
         name="note"

@@ -1,8 +1,10 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
+import { amountForBank, CopyButton, copyText, IbanText, ibanForBank } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
+import { fill } from "./manage";
 import {
   age,
   amountInput,
@@ -18,6 +20,10 @@ import {
   useLoad,
   useShell,
 } from "./ui";
+
+/** In the withdrawal queue, copy the selected payout's IBAN, payee's name or amount (tutar). */
+const COPY_KEYS = ["i", "n", "t"];
+type CopyKey = "i" | "n" | "t";
 
 /** How long a row must have held still for a pointer's click on its approve or reject to count. */
 const MOVED_GUARD_MS = 800;
@@ -47,6 +53,9 @@ export interface QueueRow {
   iban_valid: boolean | null;
   /** How the merchant asked for the payout to be sent: the operator pays it out that way. */
   method: string;
+  /** Withdrawals: the operator paying it out now (the first to copy its fields), and since when. */
+  paying_by?: string | null;
+  paying_since?: string | null;
 }
 
 /**
@@ -207,6 +216,13 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     }
     if (kind === "approve" && row.iban_valid === false && !confirm(`#${row.id}: ${t("confirmBadIban")}`))
       return;
+    // A colleague said they are paying it: deciding it here may be deciding their payout.
+    if (
+      row.paying_by &&
+      row.paying_by !== me.email &&
+      !confirm(`${payingElsewhere(row)}\n${t("confirmDecidePaying")}`)
+    )
+      return;
     if (kind === "reject" && note?.trim()) body.note = note.trim();
     if (undoMs > 0) {
       // Held (nothing is sent yet): the row leaves now, as it will once sent. Not marked as the
@@ -298,10 +314,73 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     notify(`#${id}: ${t("undone")}`);
   }
 
+  /**
+   * A payout's field onto the clipboard by key, as a bank's form takes it, for the operator who
+   * works the list from the keyboard: the notice names what was copied, to be checked against the
+   * bank's screen.
+   */
+  async function copyField(row: QueueRow, key: CopyKey) {
+    const [what, value, shown] =
+      key === "i"
+        ? row.iban === null
+          ? [t("ibanMissing"), null, ""]
+          : ["IBAN", ibanForBank(row.iban), ibanForBank(row.iban)]
+        : key === "n"
+          ? [t("payee"), payerName(row), payerName(row)]
+          : [t("amount"), amountForBank(row.amount), `${money(row.amount)} TL`];
+    if (value === null) return refuse(`#${row.id}: ${what}`);
+    if (!(await markPaying(row))) return;
+    if (!(await copyText(value))) return refuse(t("copyValueFailed"));
+    notify(`#${row.id}: ${t("copied").replace("{what}", what)}: ${shown}`);
+  }
+
+  /**
+   * Before a payout's field is copied (the start of paying it out): marked as this operator's, so a
+   * colleague does not send the same money. Someone else's already: said so, nothing copied (they
+   * may be sending it now); "Bırak" on their mark lets go of it first. Viewers copy without a mark.
+   */
+  async function markPaying(row: QueueRow): Promise<boolean> {
+    if (row.type !== "withdrawal" || !canDecide(me.role) || row.paying_by === me.email) return true;
+    if (row.paying_by) {
+      refuse(payingElsewhere(row));
+      return false;
+    }
+    const res = await api<{ paying_by?: string; paying_since?: string }>(
+      "POST",
+      `/transactions/${row.id}/paying`,
+      {
+        paying: true,
+      },
+    );
+    if (res.ok) {
+      reloadNow.current();
+      return true;
+    }
+    const { paying_by: by, paying_since: since } = res.json;
+    refuse(
+      by
+        ? payingElsewhere({ ...row, paying_by: by, paying_since: since ?? null })
+        : `#${row.id}: ${refusalText(res.json.message)}`,
+    );
+    reloadNow.current();
+    return false;
+  }
+  function payingElsewhere(row: QueueRow): string {
+    return `#${row.id}: ${fill(t("payingElsewhere"), { who: row.paying_by ?? "", age: age(row.paying_since ?? new Date().toISOString(), t) })}`;
+  }
+  /** Lets go of a payout's mark: one's own at once, a colleague's after asking. */
+  async function releasePaying(row: QueueRow) {
+    if (row.paying_by !== me.email && !confirm(`${payingElsewhere(row)}\n${t("confirmReleasePaying")}`))
+      return;
+    const res = await api("POST", `/transactions/${row.id}/paying`, { paying: false });
+    if (!res.ok) notify(`#${row.id}: ${refusalText(res.json.message)}`, true);
+    reloadNow.current();
+  }
+
   /** The row a decision selected, and when (NEXT_ROW_GUARD_MS). */
   const autoSelected = useRef({ id: null as number | null, at: -Infinity });
-  const keys = useRef({ list, current, rejecting, decide, undo, held });
-  keys.current = { list, current, rejecting, decide, undo, held };
+  const keys = useRef({ list, current, rejecting, decide, undo, held, copyField });
+  keys.current = { list, current, rejecting, decide, undo, held, copyField };
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
       const target = e.target as HTMLElement;
@@ -309,15 +388,19 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
         return;
       // Caps Lock on (names from bank statements are typed in capitals) or Shift: the same keys.
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-      if (!["j", "k", "a", "r", "u"].includes(key)) return;
+      if (!["j", "k", "a", "r", "u", ...(type === "withdrawal" ? COPY_KEYS : [])].includes(key)) return;
       e.preventDefault();
       // A key held down decides once: its repeats are ignored.
       if (e.repeat) return;
-      const { list, current, rejecting, decide, undo, held } = keys.current;
+      const { list, current, rejecting, decide, undo, held, copyField } = keys.current;
       const i = current ? list.indexOf(current) : -1;
       if (key === "j") setSelected(list[Math.min(list.length - 1, i + 1)]?.id ?? null);
       else if (key === "k") setSelected(list[Math.max(0, i - 1)]?.id ?? null);
-      else if (!canDecide(me.role)) return;
+      else if (COPY_KEYS.includes(key)) {
+        // Reading, not deciding: viewers too.
+        if (!current) refuse(t("selectFirst"));
+        else void copyField(current, key as CopyKey);
+      } else if (!canDecide(me.role)) return;
       else if (key === "u") {
         const last = held.last();
         if (last === undefined) refuse(t("nothingToUndo"));
@@ -353,6 +436,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
         </label>
       </div>
       <QueueFilter
+        type={type}
         onApply={(q) => {
           setSelected(null);
           setFilter(q);
@@ -372,7 +456,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       )}
       {canDecide(me.role) && (
         <p class="help keys">
-          {t("keys")}
+          {t(type === "deposit" ? "keys" : "keysWithdrawal")}
           {undoMs > 0 && `, ${t("keysUndo")}`}
         </p>
       )}
@@ -382,7 +466,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
             <th>#</th>
             <th>{t("age")}</th>
             <th>{t("amount")}</th>
-            <th>{t("payer")}</th>
+            {/* A withdrawal's person is paid, not paying: the bank's form calls them the recipient. */}
+            <th>{t(type === "deposit" ? "payer" : "payee")}</th>
             <th>{t("firm")}</th>
             <th>{type === "deposit" ? t("account") : "IBAN"}</th>
             <th>{t("actions")}</th>
@@ -394,7 +479,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               key={r.id}
               data-id={r.id}
               tabIndex={-1}
-              class={r === current ? "selected" : ""}
+              class={`${r === current ? "selected" : ""}${r.paying_by && r.paying_by !== me.email ? " paying-other" : ""}`.trim()}
               aria-current={r === current ? "true" : undefined}
               // Not a click on its approve or reject: that decision has selected the next row by
               // then (the button's focus selected this one before).
@@ -409,9 +494,21 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               <td class="age" data-label={t("age")}>
                 {age(r.created_at, t)}
               </td>
-              <td class="amount">{money(r.amount)} TL</td>
+              <td class="amount">
+                {money(r.amount)} TL
+                {r.type === "withdrawal" && (
+                  <CopyButton
+                    value={amountForBank(r.amount)}
+                    what={t("amount")}
+                    before={() => markPaying(r)}
+                  />
+                )}
+              </td>
               <td class="payer">
                 {payerName(r)}
+                {r.type === "withdrawal" && (
+                  <CopyButton value={payerName(r)} what={t("payee")} before={() => markPaying(r)} />
+                )}
                 <div class="sub">
                   {r.username} · {r.user_id}
                 </div>
@@ -426,10 +523,30 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   <div class="sub">{r.assigned_iban}</div>
                 </td>
               ) : (
-                <td data-label="IBAN">
-                  {r.iban}
+                <td data-label="IBAN" class="payout-iban">
+                  {r.iban !== null && (
+                    <>
+                      <IbanText iban={r.iban} />
+                      <CopyButton value={ibanForBank(r.iban)} what="IBAN" before={() => markPaying(r)} />
+                    </>
+                  )}
                   <div class="sub method">{r.method.toUpperCase()}</div>
-                  {r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>}
+                  {r.iban === null ? (
+                    <div class="sub bad-iban">{t("ibanMissing")}</div>
+                  ) : (
+                    r.iban_valid === false && <div class="sub bad-iban">{t("ibanInvalid")}</div>
+                  )}
+                  {r.paying_by && (
+                    <div class={`sub paying${r.paying_by === me.email ? " mine" : ""}`}>
+                      {r.paying_by === me.email ? t("payingMine") : fill(t("payingBy"), { who: r.paying_by })}{" "}
+                      · {age(r.paying_since ?? new Date().toISOString(), t)}{" "}
+                      {canDecide(me.role) && (
+                        <button type="button" class="link release-paying" onClick={() => releasePaying(r)}>
+                          {t("releasePaying")}
+                        </button>
+                      )}
+                    </div>
+                  )}
                 </td>
               )}
               <td class="actions">
@@ -471,7 +588,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                       disabled={busy}
                       onClick={(e) => settled(r.id, e) && decide(r, "approve")}
                     >
-                      {approveLabel(amounts[r.id], t)}
+                      {/* A payout is approved once its money has left: the button says so. */}
+                      {r.type === "withdrawal" ? t("approvePaid") : approveLabel(amounts[r.id], t)}
                     </button>{" "}
                     <button
                       type="button"
@@ -495,7 +613,15 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
             <div key={h.id} class="held-item" data-id={h.id}>
               <span>
                 #{h.id} · {money2(h.decision.amount)} TL · {h.decision.payer} ·{" "}
-                <strong>{t(h.decision.kind === "approve" ? "willApprove" : "willReject")}</strong>{" "}
+                <strong>
+                  {t(
+                    h.decision.kind === "reject"
+                      ? "willReject"
+                      : type === "withdrawal"
+                        ? "willApprovePaid"
+                        : "willApprove",
+                  )}
+                </strong>{" "}
                 <span class="countdown">
                   {Math.max(1, Math.ceil((h.sendsAt - Date.now()) / 1000))} {t("unitSeconds")}
                 </span>
@@ -566,6 +692,7 @@ function RejectForm(props: { note: string; onReject(note: string): void; onCance
  * 500 are reached.
  */
 function QueueFilter(props: {
+  type: "deposit" | "withdrawal";
   onApply: (query: string) => void;
   active: boolean;
   firmNames: Map<number, string>;
@@ -579,7 +706,12 @@ function QueueFilter(props: {
     const amount = formValue(f, "amount");
     if (amount !== undefined && !isAmountInput(amount)) return notify(t("badAmount"), true);
     props.onApply(
-      query({ firm: formValue(f, "firm"), amount: amountInput(amount), name: formValue(f, "name") }),
+      query({
+        firm: formValue(f, "firm"),
+        amount: amountInput(amount),
+        name: formValue(f, "name"),
+        method: formValue(f, "method"),
+      }),
     );
   }
   function clear() {
@@ -596,10 +728,21 @@ function QueueFilter(props: {
           any={t("any")}
         />
       </Field>
+      {/* Payouts are sent in batches by method: FAST at any hour, EFT within the banks' hours. */}
+      {props.type === "withdrawal" && (
+        <Field label={t("fMethod")}>
+          <Options
+            name="method"
+            values={["fast", "eft", "havale"]}
+            labels={(m) => m.toUpperCase()}
+            any={t("any")}
+          />
+        </Field>
+      )}
       <Field label={t("amount")}>
         <input name="amount" inputMode="decimal" size={9} placeholder="1.250,50" autoComplete="off" />
       </Field>
-      <Field label={t("payer")}>
+      <Field label={t(props.type === "deposit" ? "payer" : "payee")}>
         <input name="name" size={14} placeholder="SUKRU OZTURK" autoComplete="off" />
       </Field>
       <button type="submit">{t("filterQueue")}</button>

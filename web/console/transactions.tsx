@@ -2,11 +2,14 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
 import { Change } from "./audit";
+import { amountForBank, CopyButton, IbanText, ibanForBank } from "./copy";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { T } from "./i18n";
+import { fill } from "./manage";
 import type { QueueRow } from "./queue";
 import {
+  age,
   amountInput,
   canDecide,
   Field,
@@ -144,11 +147,19 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             id="s-status"
             chosen={filter.get("status")}
             values={STATUSES}
+            labels={(v) => statusText(v, t)}
             any={t("any")}
           />
         </Field>
         <Field label={t("type")}>
-          <Options name="type" chosen={filter.get("type")} values={TYPES} any={t("any")} />
+          {/* In the console's language, as the list shows them (they read `withdrawal`, `pending`). */}
+          <Options
+            name="type"
+            chosen={filter.get("type")}
+            values={TYPES}
+            labels={(v) => typeText(v, t)}
+            any={t("any")}
+          />
         </Field>
         <Field label={t("firm")}>
           {/* By name; the filter takes the id. */}
@@ -296,7 +307,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
       t("firm"),
       firmNames.has(d.firm_id) ? `${firmNames.get(d.firm_id)} (#${d.firm_id})` : d.firm_id,
     ],
-    ["payer", t("payer"), payerName(d)],
+    ["payer", t(d.type === "withdrawal" ? "payee" : "payer"), payerName(d)],
     ["username", t("fUsername"), d.username],
     ["user_id", t("fUserId"), d.user_id],
     ["national_id", t("fNationalId"), d.national_id],
@@ -310,6 +321,27 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
     ["decision_note", t("note"), d.decision_note],
     ["callback_url", t("fCallbackUrl"), d.callback_url],
   ];
+  /**
+   * A pending payout's field copied from here is being paid out from here: marked as this
+   * operator's (the queue shows it to colleagues); a colleague's mark says so and copies nothing.
+   */
+  async function markPaying(): Promise<boolean> {
+    if (d?.status !== "pending" || !canDecide(me.role)) return true;
+    const res = await api<{ paying_by?: string; paying_since?: string }>(
+      "POST",
+      `/transactions/${d.id}/paying`,
+      {
+        paying: true,
+      },
+    );
+    if (res.ok) return true;
+    const { paying_by: who, paying_since: since } = res.json;
+    notify(
+      `#${d.id}: ${who ? fill(t("payingElsewhere"), { who, age: age(since ?? new Date().toISOString(), t) }) : (res.json.message ?? String(res.status))}`,
+      true,
+    );
+    return false;
+  }
   async function redeliver(callbackId: number) {
     const res = await api("POST", `/callbacks/${callbackId}/redeliver`);
     notify(res.ok ? `#${d?.id}: ${t("redelivered")}` : (res.json.message ?? String(res.status)), !res.ok);
@@ -336,7 +368,9 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
             <div key={k} data-field={k}>
               <dt>{label}</dt>
               <dd>
-                {String(v)}
+                {k === "iban" && d.iban !== null ? <IbanText iban={d.iban} /> : String(v)}
+                {/* What a payout's bank form asks for, copied as the form takes it. */}
+                {d.type === "withdrawal" && copyOf(k, d, t, markPaying)}
                 {k === "national_id" && isAdmin(me.role) && (
                   <NationalId key={d.id} id={d.id} t={t} onShown={reload} />
                 )}
@@ -399,6 +433,19 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
   );
 }
 
+/**
+ * The copy button of a payout's field that goes into a bank's transfer form, if it is one; `before`
+ * marks the payout as being paid by this operator, as the queue's copies do.
+ */
+function copyOf(field: string, d: Detail, t: T, before: () => Promise<boolean>) {
+  if (field === "amount")
+    return <CopyButton value={amountForBank(d.amount)} what={t("amount")} before={before} />;
+  if (field === "payer") return <CopyButton value={payerName(d)} what={t("payee")} before={before} />;
+  if (field === "iban" && d.iban !== null)
+    return <CopyButton value={ibanForBank(d.iban)} what="IBAN" before={before} />;
+  return null;
+}
+
 /** A transaction's status in the console's language (the API's word when it is not a known one). */
 function statusText(status: string, t: T): string {
   const key = { pending: "statePending", approved: "approved", rejected: "rejected" }[status];
@@ -411,6 +458,8 @@ function historyAction(action: string, t: T): string {
       "transaction.approve": "didApprove",
       "transaction.reject": "didReject",
       "transaction.national_id_viewed": "didViewNationalId",
+      "transaction.paying": "didMarkPaying",
+      "transaction.paying_released": "didReleasePaying",
     } as const
   )[action];
   return key ? t(key) : action;
@@ -428,9 +477,13 @@ function HistoryChange(props: {
 }) {
   const { t } = props;
   const label = (k: string) =>
-    ({ status: t("status"), amount: t("amount"), original_amount: t("fOriginalAmount"), note: t("note") })[
-      k
-    ] ?? k;
+    ({
+      status: t("status"),
+      amount: t("amount"),
+      original_amount: t("fOriginalAmount"),
+      note: t("note"),
+      paying: t("fPaying"),
+    })[k] ?? k;
   const show = (k: string, v: unknown) => {
     if (v === null || v === undefined || v === "") return "—";
     if (k === "status" && typeof v === "string") return statusText(v, t);

@@ -8,6 +8,7 @@ import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../../console/devices.js";
 import type { QueueNotices } from "../../console/queue-notices.js";
 import { type ConsoleOperator, type ConsoleService, type Role, roleAllows } from "../../console/service.js";
 import { SESSION_TTL_S, type SessionRef } from "../../console/sessions.js";
+import { METHODS } from "../../domain/fields.js";
 import { maskIban } from "../../domain/masking.js";
 import { parseAmount } from "../../domain/money.js";
 import { sendError, sendJson } from "../envelope.js";
@@ -124,12 +125,14 @@ const login = z.strictObject({
 const passwordAndCode = z.strictObject({ password: z.string().min(1).max(200), code: z.string().max(20) });
 const password = z.strictObject({ current: z.string().min(1).max(200), next: z.string().min(12).max(200) });
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
+const payingBody = z.strictObject({ paying: z.boolean() });
 const queue = z.object({
   type: z.enum(["deposit", "withdrawal"]).default("deposit"),
   order: z.enum(["oldest", "newest"]).default("oldest"),
   firm: idText.optional(),
   amount: amountText.optional(),
   name: nameSearchText.optional(),
+  method: z.enum(METHODS).optional(),
 });
 /**
  * The most rows a queue shows at once. Past it the console says how many there are in all, and
@@ -336,7 +339,7 @@ export function registerConsoleRoutes(
         return sendError(
           reply,
           400,
-          "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words",
+          "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words, method fast, eft or havale",
         );
       const page = await backoffice.pageOfTransactions({
         status: "pending",
@@ -345,6 +348,7 @@ export function registerConsoleRoutes(
         firmId: q.data.firm,
         amountMinor: q.data.amount,
         nameWords: q.data.name,
+        method: q.data.method,
         limit: QUEUE_PAGE,
         // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
         // a test withdrawal must never reach an operator who pays out real money.
@@ -352,7 +356,21 @@ export function registerConsoleRoutes(
       });
       // The page is the body, as before; how many the queue holds in all rides in a header.
       reply.header("x-total-count", String(page.total));
-      return sendJson(reply, 200, page.rows);
+      if (q.data.type !== "withdrawal") return sendJson(reply, 200, page.rows);
+      // Who is paying out each payout now, so that nobody else sends the same money.
+      const paying = await backoffice.payingOf(page.rows.map((r) => r.id));
+      return sendJson(
+        reply,
+        200,
+        page.rows.map((r) => {
+          const claim = paying.get(r.id);
+          return {
+            ...r,
+            paying_by: claim?.operator ?? null,
+            paying_since: claim ? new Date(claim.claimedAt).toISOString() : null,
+          };
+        }),
+      );
     });
 
     // The live stream (http/console/live.ts): the queues' changes as they happen.
@@ -366,6 +384,33 @@ export function registerConsoleRoutes(
         { session: token, operator: who.operator.id },
         async () => (await consoleService.session(token)) !== undefined,
       );
+    });
+
+    // An operator paying out a withdrawal says so (the console does on the first copy of its
+    // fields), so that a colleague does not send the same money; `paying: false` lets go of it.
+    ops.post<{ Params: { id: string } }>("/ops/api/transactions/:id/paying", async (request, reply) => {
+      const who = await guard(request, reply, "operator");
+      if (!who) return reply;
+      const id = recordIdOf(request.params.id);
+      if (id === undefined) return sendError(reply, 400, "invalid id");
+      const json = parseJsonBody(request);
+      const input = json.ok ? payingBody.safeParse(json.value) : undefined;
+      if (!input?.success) return sendError(reply, 400, "paying must be true or false");
+      const outcome = await backoffice.payingOut(
+        id,
+        who.operator.email,
+        input.data.paying,
+        `operator:${who.operator.email}`,
+      );
+      if (outcome.ok) return sendJson(reply, 200, outcome.value);
+      if ("paying_by" in outcome)
+        return sendJson(reply, 409, {
+          success: false,
+          message: outcome.message,
+          paying_by: outcome.paying_by,
+          paying_since: outcome.paying_since,
+        });
+      return sendError(reply, outcome.status, outcome.message);
     });
 
     for (const kind of ["approve", "reject"] as const) {

@@ -17,6 +17,7 @@ import { recoveryCodes } from "./20261124T2200_recovery_codes.js";
 import { knownDevices } from "./20261124T2300_known_devices.js";
 import { payerNameKey } from "./20261125T0600_payer_name_key.js";
 import { sessionActivity } from "./20261125T1200_session_activity.js";
+import { payoutClaims } from "./20261125T1800_payout_claims.js";
 
 /** A schema change as plain SQL, written once per store dialect. */
 export interface Migration {
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   knownDevices,
   payerNameKey,
   sessionActivity,
+  payoutClaims,
 ];
