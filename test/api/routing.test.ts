@@ -166,7 +166,10 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
   });
 
   it("a channel that is back is found by a probe in the background after the cool-down; no payer waits for it meanwhile", async () => {
-    const back = await channel("BACK", { kind: "hang" }, 300);
+    // A timeout well above a deposit's own time on a loaded machine, so that a deposit that waited
+    // for this channel stands out from one that did not (with 300 ms, a busy suite ran a plain
+    // deposit in 302 ms).
+    const back = await channel("BACK", { kind: "hang" }, 1_500);
     await channel("SPARE", { kind: "accept" });
     await account("BACK", "TR000000000000000000000031", { bank_code: "AKBANK" });
     await account("SPARE", "TR000000000000000000000032");
@@ -191,7 +194,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     expect(Date.now() - openedAt).toBeGreaterThanOrEqual(9_500);
-    expect(Math.max(...waits)).toBeLessThan(250);
+    expect(Math.max(...waits)).toBeLessThan(1_000);
     expect(back.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3);
     // The probe is signed like an ask and carries no payer and no account.
     const [probe] = back.sim.probes;
