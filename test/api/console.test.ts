@@ -271,10 +271,13 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(csv.headers["content-disposition"]).toBe('attachment; filename="transactions.csv"');
     const lines = (await csv.body.text()).split("\r\n");
     expect(lines[0]).toBe(
-      "id,created_at,type,status,firm_id,reference,amount,original_amount,method,user_id,username,first_name,last_name,assigned_bank_name,assigned_iban,iban,decided_at,decided_by",
+      "id,created_at,type,status,firm_id,reference,amount,original_amount,method,user_id,username,first_name,last_name,assigned_bank_name,assigned_iban,iban,decided_at,decided_by,firm_name,middle_name,iban_valid,decision_note",
     );
     expect(lines[1]).toContain(`${id},`);
     expect(lines[1]).toContain(",rejected,");
+    // The firm by name and the operator's note, last, for reconciling against a bank statement.
+    const firmName = (await server.admin("GET", `/admin/v1/firms/${firm.id}`)).json.name;
+    expect(lines[1]?.endsWith(`,${firmName},,,no money`), lines[1]).toBe(true);
     // Who exported what is logged: the filter (an IBAN masked) and the rows it carried.
     const iban = "TR330006100519786457841326";
     await request(`${server.url}/ops/api/transactions.csv?iban=${iban}&format=excel`, {
@@ -549,7 +552,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect([...excel.bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = excel.bytes.subarray(3).toString("utf8").split("\r\n");
     expect(lines[0]).toBe(
-      "id;created_at;type;status;firm_id;reference;amount;original_amount;method;user_id;username;first_name;last_name;assigned_bank_name;assigned_iban;iban;decided_at;decided_by",
+      "id;created_at;type;status;firm_id;reference;amount;original_amount;method;user_id;username;first_name;last_name;assigned_bank_name;assigned_iban;iban;decided_at;decided_by;firm_name;middle_name;iban_valid;decision_note",
     );
     expect(lines).toHaveLength(3 + 1 + 1); // header, three rows, the last line's end
     expect(lines[4]).toBe("");

@@ -64,6 +64,12 @@ const CSV_COLUMNS = [
   "iban",
   "decided_at",
   "decided_by",
+  // Added at the end, so that sheets reading the columns by position keep working: what
+  // reconciling payouts against a bank statement needs besides the above.
+  "firm_name",
+  "middle_name",
+  "iban_valid",
+  "decision_note",
 ] as const;
 const CSV_AMOUNTS = ["amount", "original_amount"];
 
@@ -522,7 +528,9 @@ export function registerConsoleRoutes(
       if (!who) return reply;
       const found = await findTransactions(request, reply, true);
       if (found === undefined) return reply;
-      const { rows, excel, asked } = found;
+      const { excel, asked } = found;
+      const names = new Map((await backoffice.firmNames()).map((f) => [f.id, f.name]));
+      const rows = found.rows.map((r) => ({ ...r, firm_name: names.get(r.firm_id) ?? "" }));
       // Personal data leaving the console: who took which rows is in the audit log first.
       await backoffice.recordExport(`operator:${who.operator.email}`, {
         filter: asked,
