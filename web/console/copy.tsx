@@ -28,9 +28,9 @@ export function ibanForBank(iban: string): string {
 /**
  * An IBAN for reading: in groups of four, as banks print it (`TR33 0006 1005 1978 6457 8413 26`),
  * so that an operator comparing it with a bank's screen finds the group that differs. The groups are
- * spaced by the stylesheet, not by space characters (a narrow table wraps them at a <wbr>): selected by hand and copied (a double click
- * takes it all), it is still the 26 characters a bank's field takes. A value that is no IBAN at all
- * (`TR00 not an iban`) is shown as it came.
+ * spaced by the stylesheet, not by space characters (a narrow table wraps them at a <wbr>):
+ * selected by hand and copied (a double click takes it all), it is still the 26 characters a bank's
+ * field takes. A value that is no IBAN at all (`TR00 not an iban`) is shown as it came.
  */
 export function IbanText({ iban }: { iban: string }) {
   const plain = ibanPlain(iban);
