@@ -33,6 +33,18 @@ const notPending = (status: string): Refusal => ({
   message: `transaction is not pending (status: ${status}); it was decided already`,
 });
 
+/** A payout someone else is paying out: who, and since when (the consoles name them). */
+function claimedBy(operator: string, claimedAt: number) {
+  const since = new Date(claimedAt).toISOString();
+  return {
+    ok: false as const,
+    status: 409,
+    message: `being paid out by ${operator} since ${since}`,
+    paying_by: operator,
+    paying_since: since,
+  };
+}
+
 const testFirmsOwn: Refusal = {
   ok: false,
   status: 409,
@@ -74,13 +86,20 @@ export function createBackoffice(deps: BackofficeDeps) {
 
     /**
      * Marks a pending withdrawal as being paid out by `operator` (store/payout-claims.ts), or lets go
-     * of the mark (`paying` false), whoever holds it. The consoles' queues show it at once.
+     * of the mark (`paying` false) if `holder` holds it (any holder when undefined). The consoles'
+     * queues show it at once.
      */
-    async payingOut(id: number, operator: string, paying: boolean, actor: string) {
+    async payingOut(
+      id: number,
+      operator: string,
+      change: { paying: boolean; holder?: string | undefined },
+      actor: string,
+    ) {
       const at = deps.now();
-      if (!paying) {
-        const released = await repos.payoutClaims.release(id, at, actor);
-        if (released) deps.decided();
+      if (!change.paying) {
+        const outcome = await repos.payoutClaims.release(id, change.holder, at, actor);
+        if (outcome.released) deps.decided();
+        if ("heldBy" in outcome) return claimedBy(outcome.heldBy.operator, outcome.heldBy.claimedAt);
         return { ok: true as const, value: { paying_by: null, paying_since: null } };
       }
       const outcome = await repos.payoutClaims.claim(id, operator, at, actor);
@@ -91,19 +110,14 @@ export function createBackoffice(deps: BackofficeDeps) {
           value: { paying_by: operator, paying_since: new Date(outcome.claimedAt).toISOString() },
         };
       }
+      if (outcome.reason === "not_found") return notFound("transaction");
       if (outcome.reason === "not_pending_withdrawal")
         return {
           ok: false as const,
           status: 409,
           message: "only a pending withdrawal can be marked as being paid",
         };
-      return {
-        ok: false as const,
-        status: 409,
-        message: `being paid out by ${outcome.operator} since ${new Date(outcome.claimedAt).toISOString()}`,
-        paying_by: outcome.operator,
-        paying_since: new Date(outcome.claimedAt).toISOString(),
-      };
+      return claimedBy(outcome.operator, outcome.claimedAt);
     },
 
     /** Who is paying out each of these transactions now, for the withdrawal queue. */
@@ -168,9 +182,13 @@ export function createBackoffice(deps: BackofficeDeps) {
     async transactionDetail(id: number) {
       const row = await repos.transactions.get(id);
       if (!row) return notFound("transaction");
-      const [history, callbacks] = await Promise.all([
+      const [history, callbacks, paying] = await Promise.all([
         repos.audited.list({ entityType: "transaction", entityId: String(id) }),
         repos.callbacks.list({ transactionId: id }),
+        // A pending payout's mark, so that deciding it from the detail names who is paying it.
+        row.type === "withdrawal" && row.status === "pending"
+          ? repos.payoutClaims.of([id]).then((claims) => claims.get(id))
+          : undefined,
       ]);
       const deliveries = await Promise.all(
         callbacks.map(async (c) => ({
@@ -182,6 +200,10 @@ export function createBackoffice(deps: BackofficeDeps) {
         ok: true as const,
         value: {
           ...operatorTransactionView(row),
+          ...(row.type === "withdrawal" && {
+            paying_by: paying?.operator ?? null,
+            paying_since: paying ? new Date(paying.claimedAt).toISOString() : null,
+          }),
           history: history.map((a) => ({
             actor: a.actor,
             action: a.action,

@@ -14,13 +14,28 @@ import type { Database } from "./schema.js";
  */
 export type ClaimOutcome =
   | { ok: true; claimedAt: number; fresh: boolean }
+  | { ok: false; reason: "not_found" }
   | { ok: false; reason: "not_pending_withdrawal" }
   | { ok: false; reason: "claimed"; operator: string; claimedAt: number };
 
+/** What letting go of a claim did: taken off, none there, or held by someone other than named. */
+export type ReleaseOutcome =
+  | { released: boolean }
+  | { released: false; heldBy: { operator: string; claimedAt: number } };
+
 export interface PayoutClaimRepository {
   claim(transactionId: number, operator: string, at: number, actor: string): Promise<ClaimOutcome>;
-  /** Lets go of the claim, whoever holds it; false when there was none. */
-  release(transactionId: number, at: number, actor: string): Promise<boolean>;
+  /**
+   * Lets go of the claim if `holder` holds it (the holder the operator was shown and asked about:
+   * one who let go and was followed by a colleague meanwhile keeps the colleague's claim), or
+   * whoever holds it when `holder` is undefined.
+   */
+  release(
+    transactionId: number,
+    holder: string | undefined,
+    at: number,
+    actor: string,
+  ): Promise<ReleaseOutcome>;
   /** The claims on these transactions. */
   of(transactionIds: readonly number[]): Promise<Map<number, { operator: string; claimedAt: number }>>;
 }
@@ -34,47 +49,59 @@ export function createPayoutClaimRepository(db: Kysely<Database>): PayoutClaimRe
           .select(["type", "status"])
           .where("id", "=", transactionId)
           .executeTakeFirst();
-        if (tx?.type !== "withdrawal" || tx.status !== "pending")
+        if (!tx) return { ok: false, reason: "not_found" };
+        if (tx.type !== "withdrawal" || tx.status !== "pending")
           return { ok: false, reason: "not_pending_withdrawal" };
-        const taken = await trx
-          .insertInto("payout_claims")
-          .values({ transaction_id: transactionId, operator, claimed_at: at })
-          .onConflict((oc) => oc.column("transaction_id").doNothing())
-          .returning("claimed_at")
-          .executeTakeFirst();
-        if (taken) {
-          await writeAudit(
-            trx,
-            { actor, action: "transaction.paying", at },
-            "transaction",
-            String(transactionId),
-            null,
-            {
-              paying: operator,
-            },
-          );
-          return { ok: true, claimedAt: at, fresh: true };
+        // Twice at most: a claim let go of between a lost insert and the read of its holder is
+        // free again, and the second insert (a new snapshot on PostgreSQL) takes it.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const taken = await trx
+            .insertInto("payout_claims")
+            .values({ transaction_id: transactionId, operator, claimed_at: at })
+            .onConflict((oc) => oc.column("transaction_id").doNothing())
+            .returning("claimed_at")
+            .executeTakeFirst();
+          if (taken) {
+            await writeAudit(
+              trx,
+              { actor, action: "transaction.paying", at },
+              "transaction",
+              String(transactionId),
+              null,
+              { paying: operator },
+            );
+            return { ok: true, claimedAt: at, fresh: true };
+          }
+          const held = await trx
+            .selectFrom("payout_claims")
+            .select(["operator", "claimed_at"])
+            .where("transaction_id", "=", transactionId)
+            .executeTakeFirst();
+          if (!held) continue;
+          const claimedAt = Number(held.claimed_at);
+          if (held.operator === operator) return { ok: true, claimedAt, fresh: false };
+          return { ok: false, reason: "claimed", operator: held.operator, claimedAt };
         }
-        const held = await trx
-          .selectFrom("payout_claims")
-          .select(["operator", "claimed_at"])
-          .where("transaction_id", "=", transactionId)
-          .executeTakeFirst();
-        // Let go of between the insert and this read: the caller may simply claim again.
-        if (!held) return { ok: false, reason: "claimed", operator: "", claimedAt: at };
-        if (held.operator === operator) return { ok: true, claimedAt: held.claimed_at, fresh: false };
-        return { ok: false, reason: "claimed", operator: held.operator, claimedAt: held.claimed_at };
+        // Taken and let go of twice within one claim: as busy as claimed, by nobody in particular.
+        return { ok: false, reason: "claimed", operator: "", claimedAt: at };
       });
     },
 
-    release(transactionId, at, actor) {
-      return db.transaction().execute(async (trx) => {
-        const gone = await trx
-          .deleteFrom("payout_claims")
-          .where("transaction_id", "=", transactionId)
-          .returning("operator")
-          .executeTakeFirst();
-        if (!gone) return false;
+    release(transactionId, holder, at, actor) {
+      return db.transaction().execute(async (trx): Promise<ReleaseOutcome> => {
+        let deleting = trx.deleteFrom("payout_claims").where("transaction_id", "=", transactionId);
+        if (holder !== undefined) deleting = deleting.where("operator", "=", holder);
+        const gone = await deleting.returning("operator").executeTakeFirst();
+        if (!gone) {
+          const held = await trx
+            .selectFrom("payout_claims")
+            .select(["operator", "claimed_at"])
+            .where("transaction_id", "=", transactionId)
+            .executeTakeFirst();
+          return held
+            ? { released: false, heldBy: { operator: held.operator, claimedAt: Number(held.claimed_at) } }
+            : { released: false };
+        }
         await writeAudit(
           trx,
           { actor, action: "transaction.paying_released", at },
@@ -83,7 +110,7 @@ export function createPayoutClaimRepository(db: Kysely<Database>): PayoutClaimRe
           { paying: gone.operator },
           null,
         );
-        return true;
+        return { released: true };
       });
     },
 

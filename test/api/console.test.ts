@@ -810,8 +810,27 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       409,
       "only a pending withdrawal can be marked as being paid",
     ]);
+    // The detail names the holder too (deciding from there asks first).
+    const detail = await call("GET", `/ops/api/transactions/${id}`, { cookie: viewer.cookie });
+    expect(detail.json).toMatchObject({ paying_by: winner, paying_since: expect.stringMatching(/Z$/) });
+    // Letting go names the holder the operator was shown: a mark someone else holds by now stays.
+    const release = (who: { cookie: string; csrf: string }, holder?: string) =>
+      call("POST", `/ops/api/transactions/${id}/paying`, {
+        cookie: who.cookie,
+        csrf: who.csrf,
+        body: holder === undefined ? { paying: false } : { paying: false, holder },
+      });
+    const stale = await release(lost, "someone-else@ops.example");
+    expect(stale.status).toBe(409);
+    expect(stale.json).toMatchObject({ paying_by: winner });
+    expect((await call("GET", `/ops/api/transactions/${id}`, { cookie: viewer.cookie })).json.paying_by).toBe(
+      winner,
+    );
     // Let go of (by anyone: the holder may have gone home), then the other may take it.
-    expect((await paying(lost, false)).status).toBe(200);
+    expect((await release(lost, winner)).status).toBe(200);
+    expect((await paying(lost, true)).status).toBe(200);
+    // Without a holder, whoever holds it (the API's older form).
+    expect((await release(won)).status).toBe(200);
     expect((await paying(lost, true)).status).toBe(200);
     const log = await call("GET", `/ops/api/audit?entity_type=transaction&entity_id=${id}`, {
       cookie: admin.cookie,
@@ -819,6 +838,8 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(log.json.map((e: { action: string; actor: string }) => e.action).sort()).toEqual([
       "transaction.paying",
       "transaction.paying",
+      "transaction.paying",
+      "transaction.paying_released",
       "transaction.paying_released",
     ]);
     // Decided, it leaves the queue, and so does its mark.
@@ -832,7 +853,12 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     // Stored as the merchant sent it (the contract never refuses an IBAN); the console shows it
     // grouped, and an operator pastes it from there, from the merchant's ticket or plain.
     const ids: number[] = [];
-    for (const iban of ["tr33 0006 1005 1978 6457 8413 26", "TR33-0006-1005-1978-6457-8413-26"]) {
+    // The third with narrow no-break spaces, as a PDF statement's text gives them.
+    for (const iban of [
+      "tr33 0006 1005 1978 6457 8413 26",
+      "TR33-0006-1005-1978-6457-8413-26",
+      "TR33\u202f0006\u202f1005\u202f1978\u202f6457\u202f8413\u202f26",
+    ]) {
       const body = withdrawalBody({ iban });
       expect((await send(server, firm, { path: "/paymentapi/v1/withdrawals", body })).status).toBe(200);
       const q = await send(server, firm, {
@@ -847,6 +873,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       "tr33 0006 1005 1978 6457 8413 26",
       "TR33\u00a00006\u00a01005\u00a01978\u00a06457\u00a08413\u00a026",
       "TR33-0006-1005-1978-6457-8413-26",
+      "TR33\u20090006\u20091005\u20091978\u20096457\u20098413\u200926",
     ]) {
       const found = await call(
         "GET",

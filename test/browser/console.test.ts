@@ -197,16 +197,22 @@ describe("operator console in Chromium", () => {
     expect(gap).toBeGreaterThan(2);
     // Each copy button puts what a bank's transfer form takes on the clipboard.
     // (The first marks the payout as being paid by this operator first: below.)
-    const copied = async (what: string, expected: string) => {
+    // The notice says what was copied, as the keys' copies do (and a screen reader hears it).
+    const copied = async (label: string, expected: string, notice: string) => {
       await page.evaluate(() => navigator.clipboard.writeText(""));
-      await row(page, good).locator(`button.copy[aria-label="${what} kopyala"]`).click();
+      await row(page, good).locator(`button.copy[aria-label="${label}"]`).click();
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
+      await expect.poll(() => page.locator("#message").textContent()).toBe(`#${good}: ${notice}`);
     };
-    await copied("IBAN", "TR330006100519786457841326");
-    await copied("Alıcı", "Mehmet Gül Öztürk");
-    await copied("Tutar", "1250,50");
+    await copied(
+      "IBAN'ı kopyala",
+      "TR330006100519786457841326",
+      "IBAN kopyalandı: TR330006100519786457841326",
+    );
+    await copied("Alıcı adını kopyala", "Mehmet Gül Öztürk", "Alıcı adı kopyalandı: Mehmet Gül Öztürk");
+    await copied("Tutarı kopyala", "1250,50", "Tutar kopyalandı: 1.250,50 TL");
     await expect
-      .poll(() => row(page, good).locator('button.copy[aria-label="Tutar kopyala"]').textContent())
+      .poll(() => row(page, good).locator('button.copy[aria-label="Tutarı kopyala"]').textContent())
       .toBe("✓");
     await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
     await expect.poll(() => row(page, bad).locator(".bad-iban").textContent()).toBe("IBAN geçersiz");
@@ -239,7 +245,13 @@ describe("operator console in Chromium", () => {
     await row(page, good).locator("td.age").click();
     const byKey = async (key: string) => {
       await page.evaluate(() => navigator.clipboard.writeText(""));
-      await page.keyboard.press(key);
+      // Playwright's keyboard has no İ (a Turkish layout's key): that one is sent as the event.
+      if (key === "İ")
+        await page.evaluate(
+          (k) => document.body.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true })),
+          key,
+        );
+      else await page.keyboard.press(key);
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).not.toBe("");
       return [
         await page.evaluate(() => navigator.clipboard.readText()),
@@ -250,8 +262,16 @@ describe("operator console in Chromium", () => {
       "TR330006100519786457841326",
       `#${good}: IBAN kopyalandı: TR330006100519786457841326`,
     ]);
-    expect(await byKey("n")).toEqual(["Mehmet Gül Öztürk", `#${good}: Alıcı kopyalandı: Mehmet Gül Öztürk`]);
+    expect(await byKey("n")).toEqual([
+      "Mehmet Gül Öztürk",
+      `#${good}: Alıcı adı kopyalandı: Mehmet Gül Öztürk`,
+    ]);
     expect(await byKey("t")).toEqual(["1250,50", `#${good}: Tutar kopyalandı: 1.250,50 TL`]);
+    // Caps Lock on a Turkish keyboard: its capital of i is İ (whose lower case is two characters).
+    expect(await byKey("İ")).toEqual([
+      "TR330006100519786457841326",
+      `#${good}: IBAN kopyalandı: TR330006100519786457841326`,
+    ]);
     await row(page, none).locator("td.age").click();
     await page.keyboard.press("i");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${none}: IBAN yok`);
@@ -320,7 +340,7 @@ describe("operator console in Chromium", () => {
       await expect.poll(() => row(page, id).isVisible()).toBe(true);
     }
     // The first copy of its IBAN marks it as being paid by this operator.
-    await row(ayse, id).locator('button.copy[aria-label="IBAN kopyala"]').click();
+    await row(ayse, id).locator(`button.copy[aria-label="IBAN'ı kopyala"]`).click();
     await expect
       .poll(() => ayse.evaluate(() => navigator.clipboard.readText()))
       .toBe("TR330006100519786457841326");
@@ -330,6 +350,17 @@ describe("operator console in Chromium", () => {
       .poll(() => row(mehmet, id).locator(".paying").textContent())
       .toMatch(/^operator@ops\.example ödüyor · \d+ sn/);
     expect(await row(mehmet, id).getAttribute("class")).toContain("paying-other");
+    // In yellow on a desk's screen and on a phone's card alike (the card's white outranked it).
+    const background = () => row(mehmet, id).evaluate((tr) => getComputedStyle(tr).backgroundColor);
+    expect(await background()).toBe("rgb(255, 244, 214)");
+    await mehmet.setViewportSize({ width: 360, height: 740 });
+    expect(await background()).toBe("rgb(255, 244, 214)");
+    // Its copy and Bırak buttons big enough for a finger there.
+    for (const button of ["button.copy", "button.release-paying"]) {
+      const box = await row(mehmet, id).locator(button).first().boundingBox();
+      expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(32);
+    }
+    await mehmet.setViewportSize({ width: 1920, height: 1080 });
     // Copying it there (by key or button) copies nothing and says who pays it.
     await mehmet.evaluate(() => navigator.clipboard.writeText("nothing"));
     await row(mehmet, id).locator("td.age").click();
@@ -341,7 +372,7 @@ describe("operator console in Chromium", () => {
           `^#${id}: operator@ops\\.example bu çekimi ödüyor \\(\\d+ sn\\): aynı parayı ikinci kez göndermeyin\\.$`,
         ),
       );
-    await row(mehmet, id).locator('button.copy[aria-label="Tutar kopyala"]').click();
+    await row(mehmet, id).locator('button.copy[aria-label="Tutarı kopyala"]').click();
     expect(await mehmet.evaluate(() => navigator.clipboard.readText())).toBe("nothing");
     // Deciding it there asks first, naming who pays it; dismissed, nothing is sent.
     const asked: string[] = [];
@@ -357,12 +388,27 @@ describe("operator console in Chromium", () => {
     // The holder gone home: "Bırak" takes the mark off after asking, and the colleague may pay it.
     await row(mehmet, id).locator("button.release-paying").click();
     await expect.poll(() => row(mehmet, id).locator(".paying").count()).toBe(0);
-    await row(mehmet, id).locator('button.copy[aria-label="Tutar kopyala"]').click();
+    await row(mehmet, id).locator('button.copy[aria-label="Tutarı kopyala"]').click();
     await expect.poll(() => mehmet.evaluate(() => navigator.clipboard.readText())).toBe("3000,00");
     await expect.poll(() => row(mehmet, id).locator(".paying").textContent()).toMatch(/^Ödeme sizde/);
     await expect
       .poll(() => row(ayse, id).locator(".paying").textContent())
       .toMatch(/^admin@ops\.example ödüyor/);
+    // The detail names who is paying it, and deciding it from there asks first, as the queue does.
+    await ayse.goto(`${server.url}/ops#/transactions/${id}`);
+    await expect
+      .poll(() => ayse.locator('[data-field="paying_by"] dd').textContent())
+      .toMatch(/^admin@ops\.example · \d+ sn/);
+    const askedInDetail: string[] = [];
+    ayse.on("dialog", (d) => {
+      askedInDetail.push(d.message());
+      void d.dismiss();
+    });
+    await ayse.click("#d-decide button.reject");
+    await expect.poll(() => askedInDetail.length).toBe(1);
+    expect(askedInDetail[0]).toMatch(/^#\d+: admin@ops\.example bu çekimi ödüyor/);
+    expect(askedInDetail[0]).toContain("Yine de karar verilsin mi?");
+    expect(await status(id)).toBe("pending");
     // The transaction's history says who marked it and who took the mark off.
     await mehmet.goto(`${server.url}/ops#/transactions/${id}`);
     await expect

@@ -1,5 +1,6 @@
 import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { T } from "./i18n";
 import { useShell } from "./ui";
 
 /**
@@ -50,16 +51,33 @@ export function IbanText({ iban }: { iban: string }) {
   );
 }
 
+/** The fields of a payout that go into a bank's transfer form, each with its copy key in the queue. */
+export type PayoutField = "iban" | "payee" | "amount";
+const LABEL = { iban: "copyIban", payee: "copyPayee", amount: "copyAmount" } as const;
+const COPIED = { iban: "copiedIban", payee: "copiedPayee", amount: "copiedAmount" } as const;
+
 /**
- * A small button that puts `value` on the clipboard, exactly as a bank's form takes it, and shows a
- * tick for a moment. `what` names it for screen readers and the tooltip ("IBAN'ı kopyala").
- * Outside a secure context (the console over plain http on a private address) the browser has no
- * clipboard API: the value is copied through a hidden field, as browsers have always allowed for a
- * click.
+ * What the notice says once a payout's field is copied (`#12: IBAN kopyalandı: TR33…`), by button
+ * or key: the value, to be checked against the bank's screen, and for a screen reader the word that
+ * the copy happened (the notice line is read out).
+ */
+export function copiedNotice(t: T, id: number, field: PayoutField, shown: string) {
+  return `#${id}: ${t(COPIED[field])}: ${shown}`;
+}
+
+/**
+ * A small button that puts `value` on the clipboard, exactly as a bank's form takes it, shows a tick
+ * for a moment and says what was copied in the notice line. Its label names the field for screen
+ * readers and the tooltip ("IBAN'ı kopyala"). Outside a secure context (the console over plain http
+ * on a private address) the browser has no clipboard API: the value is copied through a hidden
+ * field, as browsers have always allowed for a click.
  */
 export function CopyButton(props: {
+  id: number;
+  field: PayoutField;
   value: string;
-  what: string;
+  /** The value as the notice shows it (the amount with its thousands dots and TL). */
+  shown?: string;
   class?: string;
   /** Asked first (a payout is marked as being paid by this operator): false copies nothing. */
   before?: () => Promise<boolean>;
@@ -68,7 +86,7 @@ export function CopyButton(props: {
   const [done, setDone] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout>>();
   useEffect(() => () => clearTimeout(timer.current), []);
-  const label = t("copyWhat").replace("{what}", props.what);
+  const label = t(LABEL[props.field]);
   return (
     <button
       type="button"
@@ -79,6 +97,7 @@ export function CopyButton(props: {
       onClick={async () => {
         if (props.before && !(await props.before())) return;
         if (!(await copyText(props.value))) return notify(t("copyValueFailed"), true);
+        notify(copiedNotice(t, props.id, props.field, props.shown ?? props.value));
         setDone(true);
         clearTimeout(timer.current);
         timer.current = setTimeout(() => setDone(false), 1500);

@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { api } from "./api";
 import { ibanForBank } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
-import { money, payerName, useShell } from "./ui";
+import { fill } from "./manage";
+import { age, money, payerName, useShell } from "./ui";
 
 /** What the decision needs of the transaction shown. */
 export interface Decidable {
@@ -14,6 +15,9 @@ export interface Decidable {
   first_name: string;
   middle_name?: string | null;
   last_name: string;
+  /** A pending payout's mark: the operator paying it out now (ADR 0010), and since when. */
+  paying_by?: string | null;
+  paying_since?: string | null;
 }
 
 /**
@@ -50,6 +54,15 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
       question = `${payout}\n${t("confirmRejectPayout")}\n${t("confirmRejectDetail")}`;
     } else {
       question = `#${tx.id}: ${money(tx.amount)} TL\n${t("confirmRejectDetail")}`;
+    }
+    // A colleague said they are paying it: deciding it here may be deciding their payout (a
+    // rejection sent while their transfer leaves tells the merchant it was not paid).
+    if (tx.paying_by && tx.paying_by !== me.email) {
+      const who = fill(t("payingElsewhere"), {
+        who: tx.paying_by,
+        age: age(tx.paying_since ?? new Date().toISOString(), t),
+      });
+      question = `#${tx.id}: ${who}\n${question}\n${t("confirmDecidePaying")}`;
     }
     // The note goes with either decision (the detail has one field for both, unlike the queue's row).
     if (note.trim()) body.note = note.trim();

@@ -1,6 +1,14 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
-import { amountForBank, CopyButton, copyText, IbanText, ibanForBank } from "./copy";
+import {
+  amountForBank,
+  CopyButton,
+  copiedNotice,
+  copyText,
+  IbanText,
+  ibanForBank,
+  type PayoutField,
+} from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
 import { useQueueEvents } from "./live";
@@ -320,18 +328,17 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
    * bank's screen.
    */
   async function copyField(row: QueueRow, key: CopyKey) {
-    const [what, value, shown] =
-      key === "i"
-        ? row.iban === null
-          ? [t("ibanMissing"), null, ""]
-          : ["IBAN", ibanForBank(row.iban), ibanForBank(row.iban)]
-        : key === "n"
-          ? [t("payee"), payerName(row), payerName(row)]
-          : [t("amount"), amountForBank(row.amount), `${money(row.amount)} TL`];
-    if (value === null) return refuse(`#${row.id}: ${what}`);
+    const field: PayoutField = key === "i" ? "iban" : key === "n" ? "payee" : "amount";
+    if (field === "iban" && row.iban === null) return refuse(`#${row.id}: ${t("ibanMissing")}`);
+    const [value, shown] =
+      field === "iban"
+        ? [ibanForBank(row.iban ?? ""), ibanForBank(row.iban ?? "")]
+        : field === "payee"
+          ? [payerName(row), payerName(row)]
+          : [amountForBank(row.amount), `${money(row.amount)} TL`];
     if (!(await markPaying(row))) return;
     if (!(await copyText(value))) return refuse(t("copyValueFailed"));
-    notify(`#${row.id}: ${t("copied").replace("{what}", what)}: ${shown}`);
+    notify(copiedNotice(t, row.id, field, shown));
   }
 
   /**
@@ -340,11 +347,13 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
    * may be sending it now); "Bırak" on their mark lets go of it first. Viewers copy without a mark.
    */
   async function markPaying(row: QueueRow): Promise<boolean> {
-    if (row.type !== "withdrawal" || !canDecide(me.role) || row.paying_by === me.email) return true;
-    if (row.paying_by) {
+    if (row.type !== "withdrawal" || !canDecide(me.role)) return true;
+    if (row.paying_by && row.paying_by !== me.email) {
       refuse(payingElsewhere(row));
       return false;
     }
+    // Asked even when the list shows this operator's own mark: a list a few seconds old may not
+    // yet show that a colleague let it go and took it (the server answers at once for one's own).
     const res = await api<{ paying_by?: string; paying_since?: string }>(
       "POST",
       `/transactions/${row.id}/paying`,
@@ -353,7 +362,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       },
     );
     if (res.ok) {
-      reloadNow.current();
+      if (row.paying_by !== me.email) reloadNow.current();
       return true;
     }
     const { paying_by: by, paying_since: since } = res.json;
@@ -372,8 +381,21 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
   async function releasePaying(row: QueueRow) {
     if (row.paying_by !== me.email && !confirm(`${payingElsewhere(row)}\n${t("confirmReleasePaying")}`))
       return;
-    const res = await api("POST", `/transactions/${row.id}/paying`, { paying: false });
-    if (!res.ok) notify(`#${row.id}: ${refusalText(res.json.message)}`, true);
+    // Named: if the holder let go and a colleague took it meanwhile, that colleague's mark stays.
+    const res = await api<{ paying_by?: string; paying_since?: string }>(
+      "POST",
+      `/transactions/${row.id}/paying`,
+      { paying: false, holder: row.paying_by },
+    );
+    if (!res.ok) {
+      const { paying_by: by, paying_since: since } = res.json;
+      notify(
+        by
+          ? payingElsewhere({ ...row, paying_by: by, paying_since: since ?? null })
+          : `#${row.id}: ${refusalText(res.json.message)}`,
+        true,
+      );
+    }
     reloadNow.current();
   }
 
@@ -387,7 +409,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
       if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || e.ctrlKey || e.metaKey || e.altKey)
         return;
       // Caps Lock on (names from bank statements are typed in capitals) or Shift: the same keys.
-      const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      // A Turkish keyboard's capital of i is İ, whose toLowerCase() is "i̇" (two characters).
+      const key = e.key === "İ" ? "i" : e.key.length === 1 ? e.key.toLowerCase() : e.key;
       if (!["j", "k", "a", "r", "u", ...(type === "withdrawal" ? COPY_KEYS : [])].includes(key)) return;
       e.preventDefault();
       // A key held down decides once: its repeats are ignored.
@@ -498,8 +521,10 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                 {money(r.amount)} TL
                 {r.type === "withdrawal" && (
                   <CopyButton
+                    id={r.id}
+                    field="amount"
                     value={amountForBank(r.amount)}
-                    what={t("amount")}
+                    shown={`${money(r.amount)} TL`}
                     before={() => markPaying(r)}
                   />
                 )}
@@ -507,7 +532,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               <td class="payer">
                 {payerName(r)}
                 {r.type === "withdrawal" && (
-                  <CopyButton value={payerName(r)} what={t("payee")} before={() => markPaying(r)} />
+                  <CopyButton id={r.id} field="payee" value={payerName(r)} before={() => markPaying(r)} />
                 )}
                 <div class="sub">
                   {r.username} · {r.user_id}
@@ -527,7 +552,12 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   {r.iban !== null && (
                     <>
                       <IbanText iban={r.iban} />
-                      <CopyButton value={ibanForBank(r.iban)} what="IBAN" before={() => markPaying(r)} />
+                      <CopyButton
+                        id={r.id}
+                        field="iban"
+                        value={ibanForBank(r.iban)}
+                        before={() => markPaying(r)}
+                      />
                     </>
                   )}
                   <div class="sub method">{r.method.toUpperCase()}</div>

@@ -315,6 +315,11 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
     ["account", t("account"), d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
     ["iban", "IBAN", d.iban],
     ["iban_valid", t("fIbanValid"), d.iban_valid === null ? null : t(d.iban_valid ? "yes" : "no")],
+    [
+      "paying_by",
+      t("fPaying"),
+      d.paying_by && `${d.paying_by} · ${age(d.paying_since ?? new Date().toISOString(), t)}`,
+    ],
     ["decided_by", t("fDecidedBy"), d.decided_by],
     ["decided_at", t("fDecidedAt"), d.decided_at && when(d.decided_at, lang)],
     ["created_at", t("created"), when(d.created_at, lang)],
@@ -334,7 +339,11 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
         paying: true,
       },
     );
-    if (res.ok) return true;
+    if (res.ok) {
+      // The mark is new: the detail shows it (a colleague's console shows it too).
+      if (d.paying_by !== me.email) reload();
+      return true;
+    }
     const { paying_by: who, paying_since: since } = res.json;
     notify(
       `#${d.id}: ${who ? fill(t("payingElsewhere"), { who, age: age(since ?? new Date().toISOString(), t) }) : (res.json.message ?? String(res.status))}`,
@@ -370,7 +379,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
               <dd>
                 {k === "iban" && d.iban !== null ? <IbanText iban={d.iban} /> : String(v)}
                 {/* What a payout's bank form asks for, copied as the form takes it. */}
-                {d.type === "withdrawal" && copyOf(k, d, t, markPaying)}
+                {d.type === "withdrawal" && copyOf(k, d, markPaying)}
                 {k === "national_id" && isAdmin(me.role) && (
                   <NationalId key={d.id} id={d.id} t={t} onShown={reload} />
                 )}
@@ -437,12 +446,20 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
  * The copy button of a payout's field that goes into a bank's transfer form, if it is one; `before`
  * marks the payout as being paid by this operator, as the queue's copies do.
  */
-function copyOf(field: string, d: Detail, t: T, before: () => Promise<boolean>) {
+function copyOf(field: string, d: Detail, before: () => Promise<boolean>) {
   if (field === "amount")
-    return <CopyButton value={amountForBank(d.amount)} what={t("amount")} before={before} />;
-  if (field === "payer") return <CopyButton value={payerName(d)} what={t("payee")} before={before} />;
+    return (
+      <CopyButton
+        id={d.id}
+        field="amount"
+        value={amountForBank(d.amount)}
+        shown={`${money(d.amount)} TL`}
+        before={before}
+      />
+    );
+  if (field === "payer") return <CopyButton id={d.id} field="payee" value={payerName(d)} before={before} />;
   if (field === "iban" && d.iban !== null)
-    return <CopyButton value={ibanForBank(d.iban)} what="IBAN" before={before} />;
+    return <CopyButton id={d.id} field="iban" value={ibanForBank(d.iban)} before={before} />;
   return null;
 }
 

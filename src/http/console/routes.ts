@@ -131,7 +131,11 @@ const login = z.strictObject({
 const passwordAndCode = z.strictObject({ password: z.string().min(1).max(200), code: z.string().max(20) });
 const password = z.strictObject({ current: z.string().min(1).max(200), next: z.string().min(12).max(200) });
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
-const payingBody = z.strictObject({ paying: z.boolean() });
+const payingBody = z.strictObject({
+  paying: z.boolean(),
+  /** With `paying: false`: the holder the operator was shown; another's mark is not taken off. */
+  holder: z.string().min(1).max(254).optional(),
+});
 const queue = z.object({
   type: z.enum(["deposit", "withdrawal"]).default("deposit"),
   order: z.enum(["oldest", "newest"]).default("oldest"),
@@ -401,11 +405,12 @@ export function registerConsoleRoutes(
       if (id === undefined) return sendError(reply, 400, "invalid id");
       const json = parseJsonBody(request);
       const input = json.ok ? payingBody.safeParse(json.value) : undefined;
-      if (!input?.success) return sendError(reply, 400, "paying must be true or false");
+      if (!input?.success)
+        return sendError(reply, 400, "paying must be true or false; holder, if given, an operator's email");
       const outcome = await backoffice.payingOut(
         id,
         who.operator.email,
-        input.data.paying,
+        { paying: input.data.paying, holder: input.data.holder },
         `operator:${who.operator.email}`,
       );
       if (outcome.ok) return sendJson(reply, 200, outcome.value);

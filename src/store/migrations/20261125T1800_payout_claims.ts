@@ -5,7 +5,7 @@ import type { Migration } from "./index.js";
  * payout's IBAN into the bank's form marks it, so that a colleague working the same queue does not
  * send the same money a second time. One row per withdrawal, kept apart from `transactions` so the
  * deposit path and its indexes are untouched; a row whose withdrawal was decided means nothing
- * (the queue shows pending ones only) and is deleted with the next claim of the same id or never.
+ * (the queue and the detail read marks of pending withdrawals only) and is never read again.
  */
 const script = (bigint: string) => `
 CREATE TABLE payout_claims (
