@@ -137,9 +137,16 @@ export function createConsoleService(deps: {
     const release = () => {
       knownBrowserSignInsUnderWay--;
     };
-    if (await isOperatorsBrowser(repos, email, deviceCookie, deps.now())) return release;
-    release();
-    return undefined;
+    // Given back unless this sign-in goes on with it, a failed read included (a pool wait or a
+    // statement timeout during the very flood these places are for): kept, eight such failures
+    // would use the places up until a restart.
+    let known = false;
+    try {
+      known = await isOperatorsBrowser(repos, email, deviceCookie, deps.now());
+    } finally {
+      if (!known) release();
+    }
+    return known ? release : undefined;
   }
 
   return {

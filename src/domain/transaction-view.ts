@@ -59,7 +59,8 @@ export function transactionView(tx: TransactionRecord): Record<string, unknown> 
   if (tx.middle_name !== null) view.middle_name = tx.middle_name;
   view.username = tx.username;
   view.user_id = tx.user_id;
-  view.national_id = tx.national_id_masked ?? maskNationalId("");
+  // `||`: rows written before the empty id was masked hold "" (decisions.md: shorter reads ***).
+  view.national_id = tx.national_id_masked || maskNationalId("");
   view.bank_code = tx.bank_code;
   if (tx.type === "deposit") {
     view.assigned_bank_name = tx.assigned_bank_name ?? "";

@@ -150,20 +150,39 @@ const INSERT = prepared(
 );
 
 /**
- * An IBAN as compared in a search: without spaces (a no-break space too: pasted from a web page),
- * dashes and letter case. A withdrawal's IBAN is stored as the merchant sent it (never refused, the
- * contract), often grouped or in lower case ("tr33 0006 1005 …"), and the console shows it grouped
- * for reading: compared as written, an operator who pasted either form found nothing.
+ * What an IBAN as compared in a search leaves out: every kind of space (a no-break or narrow one too:
+ * pasted from a web page or a PDF statement) and dashes; letter case is folded too. A withdrawal's
+ * IBAN is stored as the merchant sent it (never refused, the contract), often grouped or in lower
+ * case ("tr33 0006 1005 …"), and the console shows it grouped for reading: compared as written, an
+ * operator who pasted either form found nothing. Control characters never reach the store (intake
+ * drops them, domain/requests.ts). One list for both sides, so the typed and the stored IBAN are
+ * cleaned alike (JavaScript's \s and SQL's replace() would not agree by themselves).
  */
+const IBAN_GAPS = [
+  " ",
+  "-",
+  "\u00a0",
+  "\u1680",
+  ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
+  "\u2028",
+  "\u2029",
+  "\u202f",
+  "\u205f",
+  "\u3000",
+  "\ufeff",
+];
+// The dash escaped: between two characters of a class it would make a range.
+const IBAN_GAP_PATTERN = new RegExp(`[${IBAN_GAPS.map((g) => (g === "-" ? "\\-" : g)).join("")}]+`, "gu");
+
 function ibanKey(iban: string): string {
-  return iban.replace(/[\s\u00a0-]+/g, "").toUpperCase();
+  return iban.replace(IBAN_GAP_PATTERN, "").toUpperCase();
 }
-/**
- * ibanKey in SQL, the same in SQLite and PostgreSQL (no index is lost: the IBANs have none). Stored
- * IBANs hold no other white space: intake drops control characters (domain/requests.ts).
- */
+/** ibanKey in SQL, the same in SQLite and PostgreSQL (no index is lost: the IBANs have none). */
 const storedIbanKey = (column: "iban" | "assigned_iban") =>
-  sql<string>`upper(replace(replace(replace(${sql.ref(column)}, ' ', ''), ${"\u00a0"}, ''), '-', ''))`;
+  sql<string>`upper(${IBAN_GAPS.reduce(
+    (inner, gap) => sql`replace(${inner}, ${gap}, '')`,
+    sql`${sql.ref(column)}`,
+  )})`;
 
 /** The rows a filter selects (TransactionFilter), for a page of them or their count. */
 function filterTransactions(db: Kysely<Database>, filter: TransactionFilter) {

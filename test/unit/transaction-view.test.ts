@@ -202,6 +202,11 @@ describe("transactionView", () => {
     expect(transactionView(record({ national_id_masked: "12***01" })).national_id).toBe("12***01");
   });
 
+  it("reads *** for a transaction created without a national id, also one stored as '' before that rule", () => {
+    expect(transactionView(record({ national_id_masked: null })).national_id).toBe("***");
+    expect(transactionView(record({ national_id_masked: "" })).national_id).toBe("***");
+  });
+
   it("writes timestamps as ISO 8601 UTC with Z", () => {
     expect(isoTime(Date.UTC(2026, 10, 22, 10, 15, 30))).toBe("2026-11-22T10:15:30.000Z");
     const view = transactionView(record());
