@@ -179,6 +179,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     // Every deposit until the probe skips the channel without waiting, those after the cool-down
     // too (before, the first one after each cool-down was the probe and waited for the channel).
     const waits: number[] = [];
+    let servedByBack = 0;
     while (back.sim.probes.length === 0) {
       expect(Date.now() - openedAt).toBeLessThan(15_000);
       const { res, ms } = await deposit();
@@ -188,6 +189,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       // a deposit reach the channel again.
       if (res.json.assigned_iban === "TR000000000000000000000031") {
         expect(back.sim.probes.length).toBeGreaterThan(0);
+        servedByBack = 1;
         break;
       }
       expect(res.json.assigned_iban).toBe("TR000000000000000000000032");
@@ -195,7 +197,8 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     }
     expect(Date.now() - openedAt).toBeGreaterThanOrEqual(9_500);
     expect(Math.max(...waits)).toBeLessThan(1_000);
-    expect(back.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3);
+    // The three that opened the breaker, and the deposit the probe's closing let through, if any.
+    expect(back.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3 + servedByBack);
     // The probe is signed like an ask and carries no payer and no account.
     const [probe] = back.sim.probes;
     expect(probe?.body).toEqual({ action: "probe" });
