@@ -76,6 +76,9 @@ export async function startPayintake(
       PAYINTAKE_DATA_DIR: dataDir,
       PAYINTAKE_MASTER_KEY: randomBytes(32).toString("hex"),
       PAYINTAKE_ADMIN_TOKEN: adminToken,
+      // Set as a deployment would: without it the server warns at start, and the bench reports any
+      // warning as something to look at.
+      PAYMENT_PAGE_URL: "https://pay.example.com",
       // BENCH_PG_POOL_SIZE tries other pool sizes (the server's own variables are not passed through).
       ...(process.env.BENCH_PG_POOL_SIZE ? { PAYINTAKE_PG_POOL_SIZE: process.env.BENCH_PG_POOL_SIZE } : {}),
     };
