@@ -98,6 +98,17 @@ describe.each(STORES)("decisions, auto-cancel and redeliveries racing (%s)", (ki
       expect(callbacks.find((c) => c.transaction_id === id)?.event).toBe(event);
       for (const r of receiver.received.filter((x) => JSON.parse(x.body).id === id))
         expect(JSON.parse(r.body).event).toBe(event);
+      // One decision in the audit log, by whoever won.
+      const audit = (await a.admin("GET", `/admin/v1/audit?entity_type=transaction&entity_id=${id}`))
+        .json as { action: string; actor: string }[];
+      const decisions = audit.filter(
+        (e) => e.action === "transaction.approve" || e.action === "transaction.reject",
+      );
+      expect(decisions.map((e) => [e.action, e.actor])).toEqual([
+        approved.has(id)
+          ? ["transaction.approve", "admin-api:operator:racer"]
+          : ["transaction.reject", "service:auto-cancel"],
+      ]);
     }
     const got = new Set(receiver.received.map((r) => JSON.parse(r.body).id));
     for (const id of ids) expect(got.has(id)).toBe(true);
