@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { resolve } from "node:path";
 import { behaviourFrom, startChannelSimulator } from "../channels/simulator.js";
 import { ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
@@ -38,8 +39,18 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
+/** Listen errors that mean HOST names nothing this machine can listen on: its setting is wrong. */
+const HOST_ERRORS = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EADDRNOTAVAIL"]);
+
 async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
-  const server = await startServer(config);
+  const server = await startServer(config).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== undefined && HOST_ERRORS.has(err.code))
+      fail(
+        `HOST: cannot listen on "${config.host}" (${err.code}): not a name that resolves, or not an address of this machine`,
+        2,
+      );
+    throw err;
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -135,9 +146,13 @@ async function main(): Promise<void> {
   const command = `${words[0]} ${words[1] ?? ""}`;
   const handler = COMMANDS[command];
   if (!handler) fail(`unknown command "${words.join(" ")}"\n\n${USAGE}`, 2);
+  const tokenFile = resolve(config.dataDir, "admin.token");
   const token = config.adminToken ?? readLocalSecret(config.dataDir, "admin.token");
   if (!token)
-    fail("no admin token: set PAYINTAKE_ADMIN_TOKEN (or run the embedded server once to generate one)", 2);
+    fail(
+      `no admin token: set PAYINTAKE_ADMIN_TOKEN as the server has it, or PAYINTAKE_DATA_DIR to the embedded server's data directory (looked for ${tokenFile})`,
+      2,
+    );
   const client = createAdminClient(config.serverUrl, token);
   let result: { status: number; json: unknown };
   try {
@@ -148,6 +163,13 @@ async function main(): Promise<void> {
   }
   print(result.json);
   if (result.status >= 400) process.exitCode = 1;
+  // A token read from a file may be another server's: the embedded one run from this folder, where
+  // the server asked runs on PostgreSQL or with another data directory. Said on stderr, where it
+  // does not disturb the one JSON object on stdout.
+  if (result.status === 401 && config.adminToken === undefined)
+    process.stderr.write(
+      `the admin token was read from ${tokenFile}; a server started with PAYINTAKE_ADMIN_TOKEN or another PAYINTAKE_DATA_DIR needs the same here\n`,
+    );
 }
 
 main().catch((err: unknown) => {

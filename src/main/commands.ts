@@ -24,7 +24,7 @@ function str(flags: Flags, name: string): string | undefined {
 function int(flags: Flags, name: string): number | undefined {
   const v = str(flags, name);
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, 0 or more (got "${v}")`);
   return Number(v);
 }
 
@@ -44,7 +44,8 @@ function openClosed(flags: Flags, name: string): "open" | "closed" | undefined {
 
 function id(positional: string[]): number {
   const v = positional[0];
-  if (!v || !/^\d+$/.test(v)) throw new UsageError("an id is required");
+  if (!v) throw new UsageError("an id is required");
+  if (!/^[1-9]\d{0,14}$/.test(v)) throw new UsageError(`the id must be a whole number above 0 (got "${v}")`);
   return Number(v);
 }
 

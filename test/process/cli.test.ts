@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
@@ -220,7 +223,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       "--holder-name",
       "Holder One",
       "--iban",
-      "TR000000000000000000000001",
+      "TR200000000000000000000001",
       "--min",
       "10",
       "--max",
@@ -230,7 +233,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       id: expect.any(Number),
       bank_name: "Test Bank",
       holder_name: "Holder One",
-      iban: "TR000000000000000000000001",
+      iban: "TR200000000000000000000001",
       min: "10.00",
       max: "20.00",
       active: true,
@@ -260,7 +263,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       "--holder-name",
       "Holder Ban",
       "--iban",
-      "TR000000000000000000000002",
+      "TR900000000000000000000002",
     );
     const firm = await newFirm();
     const banned = await cli.ok("user", "ban", "--firm", String(firm.id), "--user-id", "u-banned");
@@ -294,7 +297,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       "--holder-name",
       "Holder Tx",
       "--iban",
-      "TR000000000000000000000003",
+      "TR630000000000000000000003",
     );
     const firm = await newFirm();
     const body = depositBody({ amount: "150.00" });
@@ -422,7 +425,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       "--holder-name",
       "H",
       "--iban",
-      "TR000000000000000000000077",
+      "TR050000000000000000000077",
       "--channel",
       code,
       "--bank-code",
@@ -437,7 +440,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       "--holder-name",
       "H",
       "--iban",
-      "TR1",
+      "TR330006100519786457841326",
       "--channel",
       "NOPE",
     );
@@ -528,6 +531,16 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     expect(noId.code).not.toBe(0);
     expect(noId.stderr).toContain("id");
 
+    // An id that is no id is named as such (it said "an id is required", the id in plain sight).
+    for (const bad of ["abc", "1.5", "0"]) {
+      const r = await cli.run("firm", "update", bad, "--active", "true");
+      expect([bad, r.code, r.stderr.trim()]).toEqual([
+        bad,
+        2,
+        `the id must be a whole number above 0 (got "${bad}")`,
+      ]);
+    }
+
     const typo = await cli.run("firm", "update", "1", "--deposit-mn", "10");
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("unknown option --deposit-mn");
@@ -539,6 +552,25 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     const r = await wrong.run("firm", "list");
     expect(r.code).toBe(1);
     expect(r.json).toEqual({ success: false, message: "Invalid admin token" });
+    expect(r.stderr).toBe("");
+  });
+
+  it("a wrong token read from a data directory's file is refused, and the CLI says which file it read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "payintake-other-token-"));
+    try {
+      writeFileSync(join(dir, "admin.token"), "y".repeat(48));
+      const other = operator(server.url, {
+        ...store.env,
+        PAYINTAKE_ADMIN_TOKEN: undefined,
+        PAYINTAKE_DATA_DIR: dir,
+      });
+      const r = await other.run("firm", "list");
+      expect(r.code).toBe(1);
+      expect(r.json).toEqual({ success: false, message: "Invalid admin token" });
+      expect(r.stderr).toContain(`the admin token was read from ${join(dir, "admin.token")}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("an unreachable server exits non-zero with a message on stderr", async () => {

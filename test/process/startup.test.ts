@@ -141,6 +141,15 @@ describe("bad configuration stops the start", () => {
     expect(r.stdout).not.toContain("payintake listening on");
   });
 
+  it("a HOST this machine cannot listen on exits 2 naming HOST", async () => {
+    const store = await freshStore("sqlite");
+    // 192.0.2.1 (TEST-NET-1) is on no machine's interfaces: no lookup, no traffic.
+    const r = await runCli(["serve"], { ...store.env, PORT: "0", HOST: "192.0.2.1" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('HOST: cannot listen on "192.0.2.1" (EADDRNOTAVAIL)');
+    expect(r.stdout).not.toContain("payintake listening on");
+  });
+
   it("PORT=70000 exits 2 naming PORT", async () => {
     const store = await freshStore("sqlite");
     const r = await runCli(["serve"], { ...store.env, PORT: "70000" });
@@ -309,5 +318,7 @@ describe("zero-config embedded start", () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("PAYINTAKE_ADMIN_TOKEN");
+    // Where it looked: run from another folder, ./data is not the server's.
+    expect(r.stderr).toContain(`looked for ${join(dataDir, "admin.token")}`);
   });
 });
