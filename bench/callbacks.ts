@@ -70,7 +70,7 @@ export async function benchCallbacks(
       JSON.stringify({
         bank_name: "Akbank",
         holder_name: "Bench",
-        iban: "TR330006100519786457841399",
+        iban: "TR020006100519786457841399",
       }),
     );
 

@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { turkishIbanFor } from "../src/domain/iban.js";
 import { type Child, childEnv, startChild } from "./children.js";
 import { adminHeaders, call, depositJson, signedCall } from "./client.js";
 import { type Credentials, percentile } from "./load.js";
@@ -133,7 +134,11 @@ export async function benchMixed(opts: {
         "POST",
         "/admin/v1/accounts",
         headers,
-        JSON.stringify({ bank_name: "Bank", holder_name: "Holder", iban: `TR33000610051978645784133${i}` }),
+        JSON.stringify({
+          bank_name: "Bank",
+          holder_name: "Holder",
+          iban: turkishIbanFor(`000610051978645784133${i}`),
+        }),
       );
     }
     const creds: Credentials = { apiKey: firm.api_key, secret: firm.secret_key };

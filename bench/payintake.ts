@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { turkishIbanFor } from "../src/domain/iban.js";
 import { type Child, childEnv, startChild } from "./children.js";
 import type { Credentials } from "./load.js";
 
@@ -125,7 +126,7 @@ export async function provision(server: PayintakeInstance, accounts = 3): Promis
     await admin(server, "/admin/v1/accounts", {
       bank_name: ["Ziraat Bankası", "Akbank", "Garanti BBVA"][i % 3],
       holder_name: "Ödeme Hizmetleri A.Ş.",
-      iban: `TR3300061005197864578413${String(20 + i).padStart(2, "0")}`,
+      iban: turkishIbanFor(`00061005197864578413${String(20 + i).padStart(2, "0")}`),
     });
   }
   const apiKey = firm.api_key;

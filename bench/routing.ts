@@ -71,7 +71,7 @@ export async function benchRouting(
       JSON.stringify({
         bank_name: "Akbank",
         holder_name: "Bench",
-        iban: "TR330006100519786457841301",
+        iban: "TR290006100519786457841301",
         channel: "BENCH",
         bank_code: "AKBANK",
       }),
@@ -81,7 +81,7 @@ export async function benchRouting(
       "POST",
       "/admin/v1/accounts",
       admin,
-      JSON.stringify({ bank_name: "Garanti", holder_name: "Bench", iban: "TR330006100519786457841302" }),
+      JSON.stringify({ bank_name: "Garanti", holder_name: "Bench", iban: "TR020006100519786457841302" }),
     );
 
     const run = randomBytes(4).toString("hex");

@@ -80,6 +80,29 @@ describe.each(STORES)("console management API: roles, every change audited, oper
     const bad = await call("admin", "POST", "/ops/api/accounts", { bank_name: "B", holder_name: "H" });
     expect(bad.status).toBe(400);
     expect(bad.json.message).toMatch(/^iban: /);
+    // A payment account's IBAN is shown to payers: one a bank would refuse is refused here, whatever
+    // door it comes by; a valid one typed grouped or in lower case is kept as a bank's form takes it.
+    for (const iban of ["hello", "TR330006100519786457841327", "DE89370400440532013000"]) {
+      for (const path of ["/ops/api/accounts", "/admin/v1/accounts"]) {
+        const input = { bank_name: "B", holder_name: "H", iban };
+        const res = path.startsWith("/ops")
+          ? await call("admin", "POST", path, input)
+          : await server.admin("POST", path, input);
+        expect([iban, path, res.status, res.json.message]).toEqual([
+          iban,
+          path,
+          400,
+          "iban: must be a valid Turkish IBAN: TR and 24 digits, its check digits right",
+        ]);
+      }
+    }
+    const grouped = await server.admin("POST", "/admin/v1/accounts", {
+      bank_name: "B",
+      holder_name: "H",
+      iban: "tr33 0006 1005 1978 6457 8413 26",
+    });
+    expect([grouped.status, grouped.json.iban]).toEqual([201, "TR330006100519786457841326"]);
+    await server.admin("PATCH", `/admin/v1/accounts/${grouped.json.id}`, { active: false });
     const range = await call("admin", "PATCH", `/ops/api/firms/${firm.id}`, {
       deposit_min: "500.00",
       deposit_max: "100.00",

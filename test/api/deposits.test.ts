@@ -490,8 +490,12 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
     try {
       const f = await createFirm(s);
       const ids = [];
-      for (let i = 0; i < 3; i++)
-        ids.push((await addAccount(s, { iban: `TR00000000000000000000000${i}` })).iban);
+      for (const iban of [
+        "TR470000000000000000000000",
+        "TR200000000000000000000001",
+        "TR900000000000000000000002",
+      ])
+        ids.push((await addAccount(s, { iban })).iban);
       const seen: string[] = [];
       for (let i = 0; i < 9; i++) {
         const res = await send(s, f, { path: DEPOSITS, body: depositBody() });

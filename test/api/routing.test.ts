@@ -59,10 +59,10 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("asks the channel, signed, with an idempotency key per reference, account and amount; an accepting channel serves", async () => {
     const a = await channel("CHA", { kind: "accept" });
-    const acc = await account("CHA", "TR000000000000000000000001");
+    const acc = await account("CHA", "TR200000000000000000000001");
     const { res, body } = await deposit();
     expect(res.status).toBe(200);
-    expect(res.json.assigned_iban).toBe("TR000000000000000000000001");
+    expect(res.json.assigned_iban).toBe("TR200000000000000000000001");
     const [ask] = a.sim.asks;
     expect(a.sim.verify(ask as never, a.secret)).toBe(true);
     // The deposit, the account and the amount (in kuruş): an answer fits only the ask it answers.
@@ -79,7 +79,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("a rotated channel secret signs the next ask at once; the old one no longer does; audited, shown once", async () => {
     const a = await channel("ROT", { kind: "accept" });
-    await account("ROT", "TR000000000000000000000003", { bank_code: "ROTBANK" });
+    await account("ROT", "TR630000000000000000000003", { bank_code: "ROTBANK" });
     expect((await deposit({ bank_code: "ROTBANK" })).res.status).toBe(200);
     const rotated = await server.admin("POST", "/admin/v1/channels/ROT/rotate-secret");
     expect(rotated.status).toBe(200);
@@ -104,7 +104,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("names the payer to the channel as first + middle + last when a valid middle name came", async () => {
     const a = await channel("NAME", { kind: "accept" });
-    await account("NAME", "TR000000000000000000000002");
+    await account("NAME", "TR900000000000000000000002");
     const cases = [
       { middle_name: "  Nur ", full: "Ayşe Nur Yılmaz" },
       { middle_name: "yok", full: "Ayşe Yılmaz" },
@@ -121,13 +121,13 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
   it("first channel hangs: the second serves it after the first one's timeout; then the breaker skips the dead one", async () => {
     const deadSim = (await channel("DEAD", { kind: "hang" }, 300)).sim;
     await channel("LIVE", { kind: "accept" });
-    await account("DEAD", "TR000000000000000000000011", { bank_code: "AKBANK" });
-    await account("LIVE", "TR000000000000000000000012");
+    await account("DEAD", "TR410000000000000000000011", { bank_code: "AKBANK" });
+    await account("LIVE", "TR140000000000000000000012");
     // bank_code AKBANK prefers the DEAD channel's account: it is always tried first.
     for (let i = 0; i < 3; i++) {
       const { res, ms, body } = await deposit();
       expect(res.status).toBe(200);
-      expect(res.json.assigned_iban).toBe("TR000000000000000000000012");
+      expect(res.json.assigned_iban).toBe("TR140000000000000000000012");
       expect(ms).toBeGreaterThanOrEqual(280);
       expect(ms).toBeLessThan(1_500);
       const log = await routingOf(body.reference as string);
@@ -171,8 +171,8 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
     // deposit in 302 ms).
     const back = await channel("BACK", { kind: "hang" }, 1_500);
     await channel("SPARE", { kind: "accept" });
-    await account("BACK", "TR000000000000000000000031", { bank_code: "AKBANK" });
-    await account("SPARE", "TR000000000000000000000032");
+    await account("BACK", "TR830000000000000000000031", { bank_code: "AKBANK" });
+    await account("SPARE", "TR560000000000000000000032");
     for (let i = 0; i < 3; i++) expect((await deposit()).res.status).toBe(200);
     const openedAt = Date.now();
     back.sim.behave({ kind: "accept" });
@@ -187,12 +187,12 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       waits.push(ms);
       // The probe may go out (and close the breaker) while a deposit is being routed: only then may
       // a deposit reach the channel again.
-      if (res.json.assigned_iban === "TR000000000000000000000031") {
+      if (res.json.assigned_iban === "TR830000000000000000000031") {
         expect(back.sim.probes.length).toBeGreaterThan(0);
         servedByBack = 1;
         break;
       }
-      expect(res.json.assigned_iban).toBe("TR000000000000000000000032");
+      expect(res.json.assigned_iban).toBe("TR560000000000000000000032");
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     expect(Date.now() - openedAt).toBeGreaterThanOrEqual(9_500);
@@ -209,7 +209,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       expect(channels.find((c: { code: string }) => c.code === "BACK").breaker).toBe("closed");
     });
     const { res } = await deposit();
-    expect(res.json.assigned_iban).toBe("TR000000000000000000000031");
+    expect(res.json.assigned_iban).toBe("TR830000000000000000000031");
     await vi.waitFor(async () => {
       const audit = (await server.admin("GET", "/admin/v1/audit?action=channel.breaker_close")).json;
       expect(audit).toEqual([
@@ -229,8 +229,8 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       try {
         const down = await channel("DOWN", { kind: "hang" }, 300);
         await channel("UP", { kind: "accept" });
-        await account("DOWN", "TR000000000000000000000041", { bank_code: "AKBANK" });
-        await account("UP", "TR000000000000000000000042");
+        await account("DOWN", "TR070000000000000000000041", { bank_code: "AKBANK" });
+        await account("UP", "TR770000000000000000000042");
         for (let i = 0; i < 3; i++) expect((await deposit()).ms).toBeGreaterThanOrEqual(280);
         await vi.waitFor(async () => {
           const channels = (await second.admin("GET", "/admin/v1/channels")).json;
@@ -239,7 +239,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
         const t0 = Date.now();
         const res = await send(second, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
         expect(res.status).toBe(200);
-        expect(res.json.assigned_iban).toBe("TR000000000000000000000042");
+        expect(res.json.assigned_iban).toBe("TR770000000000000000000042");
         expect(Date.now() - t0).toBeLessThan(250);
         expect(down.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3);
         // Opened once, audited once: by the instance whose asks failed.
@@ -253,7 +253,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("a decline with no other account: 422 with the contract's text, no transaction, the reference free to retry", async () => {
     const a = await channel("DECL", { kind: "decline", reason: "payer over limit" });
-    const acc = await account("DECL", "TR000000000000000000000021");
+    const acc = await account("DECL", "TR620000000000000000000021");
     const { res, body } = await deposit();
     expect(res.status).toBe(422);
     expect(res.text).toBe(DECLINED);
@@ -273,34 +273,34 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
   it("a decline is answered 200 in legacy mode; a decline then another account serves normally", async () => {
     const legacy = await createFirm(server, { legacy_http: true });
     await channel("DECL2", { kind: "decline" });
-    await account("DECL2", "TR000000000000000000000031");
+    await account("DECL2", "TR830000000000000000000031");
     const body = depositBody();
     const res = await send(server, legacy, { path: "/paymentapi/v1/deposits", body });
     expect(res.status).toBe(200);
     expect(res.text).toBe(DECLINED);
-    await account(null, "TR000000000000000000000032");
+    await account(null, "TR560000000000000000000032");
     const served = await deposit();
     expect(served.res.status).toBe(200);
   });
 
   it("channels that fail (5xx, malformed) with no other account: 422 no account, no transaction", async () => {
     await channel("FAIL", { kind: "fail", status: 503 });
-    await account("FAIL", "TR000000000000000000000041");
+    await account("FAIL", "TR070000000000000000000041");
     const { res } = await deposit();
     expect(res.status).toBe(422);
     expect(res.text).toBe(NO_ACCOUNT);
   });
 
   it("a daily cap takes the account out of routing once this deposit would exceed it; rejected deposits do not count", async () => {
-    const capped = await account(null, "TR000000000000000000000051", {
+    const capped = await account(null, "TR280000000000000000000051", {
       bank_code: "AKBANK",
       daily_cap: "200.00",
     });
-    await account(null, "TR000000000000000000000052");
+    await account(null, "TR980000000000000000000052");
     const first = await deposit();
-    expect(first.res.json.assigned_iban).toBe("TR000000000000000000000051");
+    expect(first.res.json.assigned_iban).toBe("TR280000000000000000000051");
     const second = await deposit();
-    expect(second.res.json.assigned_iban).toBe("TR000000000000000000000052");
+    expect(second.res.json.assigned_iban).toBe("TR980000000000000000000052");
     const q = await send(server, firm, {
       path: `/paymentapi/v1/transactions/by-reference/${first.body.reference}`,
     });
@@ -309,14 +309,14 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
         .status,
     ).toBe(200);
     const third = await deposit({ amount: "200.00" });
-    expect(third.res.json.assigned_iban).toBe("TR000000000000000000000051");
+    expect(third.res.json.assigned_iban).toBe("TR280000000000000000000051");
     const accounts = (await server.admin("GET", "/admin/v1/accounts")).json;
     expect(accounts.find((a: { id: number }) => a.id === capped).daily_cap).toBe("200.00");
   });
 
   it("deposits routed at the same moment through a slow channel cannot all pass a daily cap; the ones over it are released", async () => {
     const slow = await channel("CAPSLOW", { kind: "accept", delayMs: 300 });
-    await account("CAPSLOW", "TR000000000000000000000081", { bank_code: "CAPBANK", daily_cap: "300.00" });
+    await account("CAPSLOW", "TR910000000000000000000081", { bank_code: "CAPBANK", daily_cap: "300.00" });
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => deposit({ bank_code: "CAPBANK", amount: "150.00" })),
     );
@@ -333,7 +333,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("a deposit whose ask runs past Istanbul midnight counts against the new day's cap, not the old one's", async () => {
     await channel("MIDNIGHT", { kind: "accept", delayMs: 800 }, 1_500);
-    await account("MIDNIGHT", "TR000000000000000000000091", { bank_code: "MIDBANK", daily_cap: "250.00" });
+    await account("MIDNIGHT", "TR150000000000000000000091", { bank_code: "MIDBANK", daily_cap: "250.00" });
     const midnight = (at: number) => startOfIstanbulDay(at) + 86_400_000;
     // Yesterday (Istanbul): 150.00 of the 250.00 taken.
     server.clock.advance(midnight(server.clock.now()) - 3_000 - server.clock.now());
@@ -358,7 +358,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("an accepted ask whose deposit loses the one-pending race is released; the winner's is kept", async () => {
     const a = await channel("RACE", { kind: "accept", delayMs: 30 });
-    await account("RACE", "TR000000000000000000000061");
+    await account("RACE", "TR490000000000000000000061");
     const userId = "racer-1";
     const answers = await Promise.all(
       Array.from({ length: 12 }, () =>
@@ -382,7 +382,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
 
   it("ten concurrent deposits with one reference: one transaction, one reservation at the channel, nothing released", async () => {
     const a = await channel("ONCE", { kind: "accept", delayMs: 20 });
-    const acc = await account("ONCE", "TR000000000000000000000071");
+    const acc = await account("ONCE", "TR700000000000000000000071");
     const body = depositBody();
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => send(server, firm, { path: "/paymentapi/v1/deposits", body })),

@@ -204,8 +204,8 @@ describe.each(STORES)("a channel secret moved to another channel's row (%s)", (k
     own = await storeEnv(kind);
     server = await start();
     for (const [code, iban] of [
-      ["CHA", "TR000000000000000000000001"],
-      ["CHB", "TR000000000000000000000002"],
+      ["CHA", "TR200000000000000000000001"],
+      ["CHB", "TR900000000000000000000002"],
     ] as const) {
       const sim = await startChannelSim({ kind: "accept" });
       sims.push(sim);
@@ -253,7 +253,7 @@ describe.each(STORES)("a channel secret moved to another channel's row (%s)", (k
     for (let i = 0; i < 4; i++) {
       const res = await send(server, firm, { path: DEPOSITS, body: depositBody() });
       expect(res.status).toBe(200);
-      expect(res.json.assigned_iban).toBe("TR000000000000000000000001");
+      expect(res.json.assigned_iban).toBe("TR200000000000000000000001");
     }
     expect(simB.asks).toHaveLength(0);
     expect(simA.asks).toHaveLength(4);

@@ -238,7 +238,7 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
         await server.admin("POST", "/admin/v1/accounts", {
           bank_name: "Slow Bank",
           holder_name: "Slow",
-          iban: "TR000000000000000000000099",
+          iban: "TR900000000000000000000099",
           channel: `SLOW${kind}`,
           bank_code: "SLOWBANK",
         })
@@ -263,12 +263,12 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
         value: {
           assigned_bank_name: "Slow Bank",
           assigned_holder_name: "Slow",
-          assigned_iban: "TR000000000000000000000099",
+          assigned_iban: "TR900000000000000000000099",
           recovered: true,
         },
       });
       const found = await client.getTransactionByReference(p.reference);
-      expect(found.ok && found.value.assigned_iban).toBe("TR000000000000000000000099");
+      expect(found.ok && found.value.assigned_iban).toBe("TR900000000000000000000099");
       const list = (await server.admin("GET", `/admin/v1/transactions?firm=${firm.id}&limit=1000`)).json;
       expect(list.filter((t: { reference: string }) => t.reference === p.reference)).toHaveLength(1);
       expect(sim.reservations.get(`${firm.id}:${p.reference}:${slowAccount}:7500`)).toBe(1);

@@ -30,7 +30,7 @@ describe.each(STORES)("SIGKILL between decision and callback on %s", (kind) => {
     };
     const server = await startServe(env);
     const cli = operator(server.url, server.env);
-    await cli.addAccount({ bank: "B", holder: "H", iban: "TR000000000000000000000009" });
+    await cli.addAccount({ bank: "B", holder: "H", iban: "TR950000000000000000000009" });
     const firm = await cli.ok("firm", "create", "--name", "Crash", "--webhook-url", receiver.url);
     const creds = { apiKey: firm.api_key as string, secret: firm.secret_key as string };
     const ids: number[] = [];

@@ -22,7 +22,7 @@ describe.each(STORES)("SIGKILL under load on %s", (kind) => {
     const env = { ...store.env, PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true" };
     const server = await startServe(env);
     const cli = operator(server.url, server.env);
-    await cli.addAccount({ bank: "Crash Bank", holder: "Crash Holder", iban: "TR000000000000000000000007" });
+    await cli.addAccount({ bank: "Crash Bank", holder: "Crash Holder", iban: "TR520000000000000000000007" });
     const firm = await cli.ok(
       "firm",
       "create",

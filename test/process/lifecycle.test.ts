@@ -37,7 +37,7 @@ async function freshStore(kind: StoreKind) {
 async function setUpFirm(server: Server, withAccount = true): Promise<{ id: number; creds: Credentials }> {
   const cli = operator(server.url, server.env);
   if (withAccount) {
-    await cli.addAccount({ bank: "Life Bank", holder: "Holder Life", iban: "TR000000000000000000000009" });
+    await cli.addAccount({ bank: "Life Bank", holder: "Holder Life", iban: "TR950000000000000000000009" });
   }
   const firm = await cli.ok(
     "firm",

@@ -41,7 +41,7 @@ describe.each(STORES)(`auto-cancel killed with SIGKILL on %s (seed ${SEED})`, (k
     };
     let server = await startServe(env);
     const cli = operator(server.url, server.env);
-    await cli.addAccount({ bank: "B", holder: "H", iban: "TR000000000000000000000025" });
+    await cli.addAccount({ bank: "B", holder: "H", iban: "TR510000000000000000000025" });
     const provider = await cli.ok("provider", "create", "--name", "P", "--auto-cancel-minutes", "1");
     const firm = await cli.ok(
       "firm",

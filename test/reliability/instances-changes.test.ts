@@ -67,7 +67,7 @@ describe.runIf(STORES.includes("postgres"))(
           timeout_ms: 2_000,
         });
         expect(ch.status).toBe(201);
-        const capped = "TR000000000000000000000091";
+        const capped = "TR150000000000000000000091";
         const acc = await a.admin("POST", "/admin/v1/accounts", {
           bank_name: "Capped",
           holder_name: "H",

@@ -49,7 +49,7 @@ describe.runIf(STORES.includes("postgres"))(
         "--holder-name",
         "M",
         "--iban",
-        "TR000000000000000000000027",
+        "TR940000000000000000000027",
       );
       const firm = await cli.ok(
         "firm",

@@ -36,7 +36,7 @@ describe.each(STORES)(`kill -9 at random moments under load on %s (seed ${SEED})
     };
     let server = await startServe(env);
     const cli = operator(server.url, server.env);
-    await cli.addAccount({ bank: "Kill Bank", holder: "K", iban: "TR000000000000000000000017" });
+    await cli.addAccount({ bank: "Kill Bank", holder: "K", iban: "TR730000000000000000000017" });
     const firm = await cli.ok(
       "firm",
       "create",

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isValidTurkishIban } from "../../src/domain/iban.js";
+import { isValidTurkishIban, turkishIbanFor } from "../../src/domain/iban.js";
 
 /** Independent ISO 13616 check digits for a Turkish BBAN (22 digits), using BigInt. */
 function turkishIban(bban: string): string {
@@ -11,6 +11,16 @@ function turkishIban(bban: string): string {
 }
 
 const bban = fc.stringMatching(/^\d{22}$/);
+
+describe("turkishIbanFor", () => {
+  it("gives the check digits the independent helper gives, for any account part", () => {
+    fc.assert(fc.property(bban, (b) => expect(turkishIbanFor(b)).toBe(turkishIban(b))));
+  });
+
+  it("refuses an account part that is not 22 digits", () => {
+    expect(() => turkishIbanFor("123")).toThrow("22 digits");
+  });
+});
 
 describe("isValidTurkishIban", () => {
   it("accepts the known-valid TR330006100519786457841326", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isValidTurkishIban } from "../../domain/iban.js";
 import { parseAmount } from "../../domain/money.js";
 import { MAX_NAME_SEARCH_WORDS, nameWords } from "../../domain/name-search.js";
 import { hasInvalidCharacters } from "../../domain/text-rules.js";
@@ -131,12 +132,19 @@ export const firmUpdate = z.strictObject({
 export const accountCreate = z.strictObject({
   bank_name: name,
   holder_name: name,
+  // Shown to payers, who send money to it: a typo here sends a payer's money astray, so unlike a
+  // withdrawal's IBAN (never refused, the contract) it must be a valid Turkish IBAN. Kept as a bank's
+  // form takes it, whatever grouping or case it was typed in.
   iban: z
     .string()
     .trim()
     .min(1)
     .max(64)
-    .refine(noControl, { message: "must not contain control characters" }),
+    .refine(noControl, { message: "must not contain control characters", abort: true })
+    .transform((v) => v.replace(/[\s-]+/g, "").toUpperCase())
+    .refine(isValidTurkishIban, {
+      message: "must be a valid Turkish IBAN: TR and 24 digits, its check digits right",
+    }),
   min: amount.default(null),
   max: amount.default(null),
   channel: code.nullable().default(null),
