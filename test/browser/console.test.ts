@@ -1018,6 +1018,15 @@ describe("operator console in Chromium", () => {
       .toContain("Sıfırdan büyük");
     expect((await server.admin("GET", "/admin/v1/accounts")).json.length).toBe(accountsBefore);
     await cap.fill("");
+    // An IBAN with a wrong digit is refused before anything is sent: payers would pay into it.
+    const ibanField = page.locator('#account-create input[name="iban"]');
+    await ibanField.fill("TR33 0006 1005 1978 6457 8413 27");
+    await page.click('#account-create button[type="submit"]');
+    await expect
+      .poll(() => ibanField.evaluate((el) => (el as HTMLInputElement).validationMessage))
+      .toContain("Geçerli bir Türk IBAN'ı girin");
+    expect((await server.admin("GET", "/admin/v1/accounts")).json.length).toBe(accountsBefore);
+    await ibanField.fill("TR330006100519786457841326");
     // Amounts read as the rest of the console shows them.
     const limitedRow = page.locator(`#accounts tr[data-account="${limited.id}"]`);
     // The space before TL is one that does not break (\u00a0): read as a plain one here.

@@ -94,6 +94,8 @@ const tr = {
   aboveAskedNeedsAdmin:
     "talep edilenden yüksek bir tutarla onay için yönetici gerekir; talep edilen tutar ya da daha azı onaylanabilir",
   badAmount: "Sıfırdan büyük, en çok iki ondalıklı bir tutar girin (ör. 1.250,50) ya da boş bırakın.",
+  badAccountIban:
+    "Geçerli bir Türk IBAN'ı girin: TR ve 24 rakam, kontrol basamakları doğru (ör. TR33 0006 1005 1978 6457 8413 26). Ödeyenler bu hesaba para gönderir.",
   selectFirst: "Önce j/k ile ya da tıklayarak bir satır seçin.",
   confirmAmount: "Onaylanan tutar talep edilenden farklı. Bu tutarla onaylansın mı?",
   confirmBadIban: "Bu çekimin IBAN'ı geçersiz. Yine de onaylansın mı?",
@@ -409,6 +411,8 @@ const en: Record<Key, string> = {
   aboveAskedNeedsAdmin:
     "approving more than the amount asked for needs an admin; the amount asked for or less can be approved",
   badAmount: "Enter an amount greater than 0 with at most 2 decimals (e.g. 1250.50), or leave it empty.",
+  badAccountIban:
+    "Enter a valid Turkish IBAN: TR and 24 digits, its check digits right (e.g. TR33 0006 1005 1978 6457 8413 26). Payers send money to this account.",
   selectFirst: "Select a row first, with j/k or a click.",
   confirmAmount: "The approved amount differs from the amount asked for. Approve with this amount?",
   confirmBadIban: "This withdrawal's IBAN is invalid. Approve anyway?",

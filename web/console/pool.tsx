@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { isValidTurkishIban } from "../../src/domain/iban.js";
 import { api } from "./api";
 import { breakerLabel, fill, shownAmount, shownRange, typedAmount } from "./manage";
 import {
@@ -271,13 +272,20 @@ export function Pool() {
             e.preventDefault();
             const form = e.currentTarget;
             if (!amountFieldsValid(form, AMOUNT_FIELDS, t("badAmount"))) return;
+            // Payers send money to it: said here, in the operator's language, before the server refuses it.
+            const iban = form.elements.namedItem("iban") as HTMLInputElement;
+            iban.setCustomValidity(isValidTurkishIban(iban.value) ? "" : t("badAccountIban"));
+            if (!iban.reportValidity()) {
+              iban.addEventListener("input", () => iban.setCustomValidity(""), { once: true });
+              return;
+            }
             call(
               "POST",
               "/accounts",
               {
                 bank_name: formValue(form, "bank_name") ?? "",
                 holder_name: formValue(form, "holder_name") ?? "",
-                iban: (formValue(form, "iban") ?? "").replace(/\s/g, "").toUpperCase(),
+                iban: formValue(form, "iban") ?? "",
                 min: amountInput(formValue(form, "min")) ?? null,
                 max: amountInput(formValue(form, "max")) ?? null,
                 daily_cap: amountInput(formValue(form, "daily_cap")) ?? null,
