@@ -34,7 +34,11 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       await server.admin("POST", "/admin/v1/providers", { name: "Fixture", kind: "platform" })
     ).json;
     const account = (
-      await server.admin("POST", "/admin/v1/accounts", { bank_name: "B", holder_name: "H", iban: "TR9" })
+      await server.admin("POST", "/admin/v1/accounts", {
+        bank_name: "B",
+        holder_name: "H",
+        iban: "TR330006100519786457841326",
+      })
     ).json;
     await server.admin("POST", "/admin/v1/channels", { code: `M${kind}`, kind: "manual" });
     const temp = (
@@ -51,7 +55,12 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       ["POST", "/ops/api/firms", { name: "F" }, "admin"],
       ["PATCH", `/ops/api/firms/${firm.id}`, { deposits: "open" }, "admin"],
       ["POST", "/ops/api/channels", { code: `C${kind}`, kind: "manual" }, "admin"],
-      ["POST", "/ops/api/accounts", { bank_name: "B", holder_name: "H", iban: "TR1" }, "admin"],
+      [
+        "POST",
+        "/ops/api/accounts",
+        { bank_name: "B", holder_name: "H", iban: "TR330006100519786457841326" },
+        "admin",
+      ],
       ["PUT", `/ops/api/firms/${firm.id}/bans`, { user_id: "u-roles" }, "operator"],
       ["POST", "/ops/api/operators", { email: "x@mgmt.example", role: "viewer" }, "admin"],
     ];
@@ -174,7 +183,12 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       const cases: [string, string, Record<string, unknown>, string][] = [
         ["POST", "/admin/v1/firms", { name: bad }, "name"],
         ["POST", "/admin/v1/firms", { name: "F", webhook_url: `https://shop.example/${bad}` }, "webhook_url"],
-        ["POST", "/admin/v1/accounts", { bank_name: bad, holder_name: "H", iban: "TR1" }, "bank_name"],
+        [
+          "POST",
+          "/admin/v1/accounts",
+          { bank_name: bad, holder_name: "H", iban: "TR330006100519786457841326" },
+          "bank_name",
+        ],
         ["POST", "/admin/v1/accounts", { bank_name: "B", holder_name: "H", iban: `TR1${bad}` }, "iban"],
         ["PUT", `/admin/v1/firms/${merchant.id}/bans`, { user_id: bad }, "user_id"],
         ["POST", `/admin/v1/transactions/${id}/reject`, { actor: "a", note: bad }, "note"],
@@ -448,7 +462,11 @@ describe.each(STORES)("console management API: roles, every change audited, oper
 
   it("two limit changes at once that clash: one applies, the other gets a 400 and is not logged", async () => {
     const account = (
-      await server.admin("POST", "/admin/v1/accounts", { bank_name: "B", holder_name: "H", iban: "TR8" })
+      await server.admin("POST", "/admin/v1/accounts", {
+        bank_name: "B",
+        holder_name: "H",
+        iban: "TR330006100519786457841326",
+      })
     ).json;
     for (let round = 0; round < 5; round++) {
       await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { deposit_min: null, deposit_max: null });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { turkishIbanFor } from "../../src/domain/iban.js";
 import { startOfIstanbulDay } from "../../src/domain/routing.js";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
@@ -396,7 +397,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
   it("never takes longer than the routing deadline, however many channels hang", async () => {
     for (const code of ["H1", "H2", "H3", "H4"]) {
       await channel(code, { kind: "hang" }, 900);
-      await account(code, `TR0000000000000000000000${code.slice(1)}5`);
+      await account(code, turkishIbanFor(`0000000000000000000${code.slice(1)}5`.padStart(22, "0")));
     }
     const { res, ms } = await deposit();
     expect(res.status).toBe(422);

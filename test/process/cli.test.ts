@@ -537,7 +537,7 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       expect([bad, r.code, r.stderr.trim()]).toEqual([
         bad,
         2,
-        `the id must be a whole number above 0 (got "${bad}")`,
+        `payintake: the id must be a whole number above 0 (got "${bad}")`,
       ]);
     }
 

@@ -14,7 +14,11 @@ const bban = fc.stringMatching(/^\d{22}$/);
 
 describe("turkishIbanFor", () => {
   it("gives the check digits the independent helper gives, for any account part", () => {
-    fc.assert(fc.property(bban, (b) => expect(turkishIbanFor(b)).toBe(turkishIban(b))));
+    fc.assert(
+      fc.property(bban, (b) => {
+        expect(turkishIbanFor(b)).toBe(turkishIban(b));
+      }),
+    );
   });
 
   it("refuses an account part that is not 22 digits", () => {
