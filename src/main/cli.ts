@@ -7,7 +7,7 @@ import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
 import { createRepositories } from "../store/index.js";
 import { openStore, StoreLockedError } from "../store/open.js";
 import { createAdminClient } from "./admin-client.js";
-import { actor, COMMANDS, parseArgv, runCommand, UsageError } from "./commands.js";
+import { actor, COMMANDS, parseArgv, runCommand, UsageError, usageOf } from "./commands.js";
 import { RotationRefused, rotateCommand } from "./master-key-rotation.js";
 import { startServer } from "./server.js";
 
@@ -24,10 +24,9 @@ const USAGE = `payintake: payment intake service
   payintake channel-sim [--port P] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
                                   a payment channel partner for development (docs/channels.md)
 
-Operator commands (talk to the running server; PAYINTAKE_URL, PAYINTAKE_ADMIN_TOKEN):
-${Object.keys(COMMANDS)
-  .map((c) => `  payintake ${c}`)
-  .join("\n")}
+Operator commands (talk to the running server; PAYINTAKE_URL, PAYINTAKE_ADMIN_TOKEN; each prints
+one JSON object; \`payintake firm --help\` lists one group):
+${usageOf("")}
 `;
 
 function print(value: unknown): void {
@@ -95,8 +94,14 @@ async function channelSim(flags: Record<string, string | true>): Promise<void> {
 
 async function main(): Promise<void> {
   const { words, flags } = parseArgv(process.argv.slice(2));
-  if (words.length === 0 || flags.help === true) {
+  if (words.length === 0) {
     process.stdout.write(USAGE);
+    return;
+  }
+  // `payintake firm --help`, `payintake firm create --help`: that group's or that command's usage.
+  const group = usageOf(words.slice(0, 2).join(" "));
+  if (flags.help === true) {
+    process.stdout.write(group ? `${group}\n` : USAGE);
     return;
   }
   let config: ReturnType<typeof parseConfig>;
@@ -145,7 +150,7 @@ async function main(): Promise<void> {
 
   const command = `${words[0]} ${words[1] ?? ""}`;
   const handler = COMMANDS[command];
-  if (!handler) fail(`unknown command "${words.join(" ")}"\n\n${USAGE}`, 2);
+  if (!handler) fail(`unknown command "${words.join(" ")}"\n\n${usageOf(words[0] ?? "") || USAGE}`, 2);
   const tokenFile = resolve(config.dataDir, "admin.token");
   const token = config.adminToken ?? readLocalSecret(config.dataDir, "admin.token");
   if (!token)

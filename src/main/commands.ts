@@ -21,6 +21,12 @@ function str(flags: Flags, name: string): string | undefined {
   return v;
 }
 
+/** A limit or link that may be taken off: `none` sends null (no limit, no channel), as the API takes it. */
+function clearable(flags: Flags, name: string): string | null | undefined {
+  const v = str(flags, name);
+  return v === "none" ? null : v;
+}
+
 function int(flags: Flags, name: string): number | undefined {
   const v = str(flags, name);
   if (v === undefined) return undefined;
@@ -136,8 +142,8 @@ export const COMMANDS: Record<string, Handler> = {
         webhook_url: str(f, "webhook-url"),
         legacy_http: bool(f, "legacy-http"),
         callback_middle_name: bool(f, "callback-middle-name"),
-        deposit_min: str(f, "deposit-min"),
-        deposit_max: str(f, "deposit-max"),
+        deposit_min: clearable(f, "deposit-min"),
+        deposit_max: clearable(f, "deposit-max"),
         rate_limit_per_second: int(f, "rate-limit"),
       }),
     ),
@@ -165,11 +171,11 @@ export const COMMANDS: Record<string, Handler> = {
       `/admin/v1/accounts/${id(p)}`,
       defined({
         active: bool(f, "active"),
-        min: str(f, "min"),
-        max: str(f, "max"),
-        channel: str(f, "channel"),
-        bank_code: str(f, "bank-code"),
-        daily_cap: str(f, "daily-cap"),
+        min: clearable(f, "min"),
+        max: clearable(f, "max"),
+        channel: clearable(f, "channel"),
+        bank_code: clearable(f, "bank-code"),
+        daily_cap: clearable(f, "daily-cap"),
       }),
     ),
   "channel create": (c, _p, f) =>
@@ -259,6 +265,52 @@ export const COMMANDS: Record<string, Handler> = {
     return c.call("POST", `/admin/v1/callbacks/${id(p)}/redeliver`);
   },
 };
+
+/**
+ * What each command takes, for `--help` and the usage text (upper case: a value to give; `none`
+ * takes a limit or a link off). test/unit/cli-usage.test.ts holds it to what the commands read.
+ */
+export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
+  "provider create":
+    "--name N [--kind direct|platform|aggregator] [--callback-url URL] [--auto-cancel-minutes M]",
+  "provider list": "",
+  "provider update": "ID [--callback-url URL] [--auto-cancel-minutes M]",
+  "firm create":
+    "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--sandbox true|false]",
+  "firm update":
+    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND]",
+  "firm rotate-secret": "ID",
+  "firm list": "",
+  "firm show": "ID",
+  "account add":
+    "--bank-name B --holder-name H --iban TR... [--min AMOUNT] [--max AMOUNT] [--channel CODE] [--bank-code CODE] [--daily-cap AMOUNT]",
+  "account update":
+    "ID [--active true|false] [--min AMOUNT|none] [--max AMOUNT|none] [--channel CODE|none] [--bank-code CODE|none] [--daily-cap AMOUNT|none]",
+  "channel create": "--code CODE --kind manual|http [--url URL] [--timeout-ms MS]",
+  "channel update": "CODE [--url URL] [--timeout-ms MS] [--active true|false]",
+  "channel list": "",
+  "channel rotate-secret": "CODE",
+  "operator create": "--email E --role admin|operator|viewer [--password-stdin]",
+  "operator reset-2fa": "--email E",
+  "account list": "",
+  "user ban": "--firm ID --user-id U",
+  "user unban": "--firm ID --user-id U",
+  "tx list": "[--firm ID] [--status pending|approved|rejected] [--limit N]",
+  "tx show": "ID",
+  "tx approve": "ID [--amount AMOUNT] [--note TEXT] [--operator NAME]",
+  "tx reject": "ID [--note TEXT] [--operator NAME]",
+  "callback list": "[--status pending|delivered|failed] [--firm ID] [--limit N]",
+  "callback show": "ID",
+  "callback redeliver": "ID | --failed-since TIME",
+};
+
+/** The usage lines of the commands that start with `prefix` ("firm", "firm create"; "" for all). */
+export function usageOf(prefix: string): string {
+  return Object.entries(SYNTAX)
+    .filter(([command]) => prefix === "" || command === prefix || command.startsWith(`${prefix} `))
+    .map(([command, syntax]) => `  payintake ${command}${syntax ? ` ${syntax}` : ""}`)
+    .join("\n");
+}
 
 /**
  * Runs a command. A flag the command never reads or an argument it does not take is a usage error,

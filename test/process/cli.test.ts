@@ -250,6 +250,9 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
       "15.50",
     );
     expect(updated).toMatchObject({ id: added.id, active: false, min: "5.00", max: "15.50" });
+    // `none` takes a limit off (it could be set, never removed, from the CLI).
+    const unlimited = await cli.ok("account", "update", String(added.id), "--min", "none", "--max", "none");
+    expect(unlimited).toMatchObject({ id: added.id, min: null, max: null });
     const list = await cli.ok("account", "list");
     expect(list.accounts).toContainEqual(expect.objectContaining({ id: added.id, active: false }));
   });
@@ -540,6 +543,18 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
         `payintake: the id must be a whole number above 0 (got "${bad}")`,
       ]);
     }
+
+    // A group alone lists its commands with their options; --help on a command shows its own.
+    const group = await cli.run("firm");
+    expect(group.code).toBe(2);
+    expect(group.stderr).toContain('unknown command "firm"');
+    expect(group.stderr).toContain("payintake firm update ID [--deposits open|closed]");
+    expect(group.stderr).not.toContain("payintake account");
+    const help = await cli.run("account", "update", "--help");
+    expect([help.code, help.stdout]).toEqual([
+      0,
+      "  payintake account update ID [--active true|false] [--min AMOUNT|none] [--max AMOUNT|none] [--channel CODE|none] [--bank-code CODE|none] [--daily-cap AMOUNT|none]\n",
+    ]);
 
     const typo = await cli.run("firm", "update", "1", "--deposit-mn", "10");
     expect(typo.code).toBe(2);

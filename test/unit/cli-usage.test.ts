@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import type { AdminClient } from "../../src/main/admin-client.js";
+import { COMMANDS, type Flags, runCommand, SYNTAX, usageOf } from "../../src/main/commands.js";
+
+/**
+ * The usage each command shows (`payintake firm create --help`) is what it takes: every option it
+ * names is read by the command, every option the command reads is named, and each positional
+ * argument named is one it takes. Run through the CLI's own argument layer with a client that only
+ * records the call (no server: this is about argv, not the API).
+ */
+const recorder = (): AdminClient & { calls: unknown[] } => {
+  const calls: unknown[] = [];
+  return {
+    calls,
+    async call(method, path, body) {
+      calls.push({ method, path, body });
+      return { status: 200, json: {} };
+    },
+  };
+};
+
+/** A value each placeholder accepts: the first of a choice, digits for ids and amounts. */
+function sample(placeholder: string): string {
+  const first = placeholder.split("|")[0] as string;
+  if (/^(ID|M|N|MS|PER_SECOND|AMOUNT)$/.test(first)) return "1";
+  if (first === "TR...") return "TR330006100519786457841326";
+  if (first === "TIME") return "2026-11-27T00:00:00Z";
+  return first.toLowerCase() === first ? first : "x";
+}
+
+function parse(syntax: string): { positional: string[]; flags: Flags } {
+  // One alternative of "ID | --failed-since TIME": the first.
+  const words = (syntax.split(" | ")[0] as string).replace(/[[\]]/g, "").split(" ").filter(Boolean);
+  const positional: string[] = [];
+  const flags: Flags = {};
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    if (!w.startsWith("--")) positional.push(sample(w));
+    else if (words[i + 1] === undefined || words[i + 1]?.startsWith("--")) flags[w.slice(2)] = true;
+    else flags[w.slice(2)] = sample(words[++i] as string);
+  }
+  return { positional, flags };
+}
+
+describe("operator CLI usage", () => {
+  it("names every command, and nothing else", () => {
+    expect(Object.keys(SYNTAX).sort()).toEqual(Object.keys(COMMANDS).sort());
+  });
+
+  for (const [command, syntax] of Object.entries(SYNTAX)) {
+    it(`${command}: takes everything its usage names`, async () => {
+      const { positional, flags } = parse(syntax);
+      // Reads standard input: named, not run here.
+      delete flags["password-stdin"];
+      const client = recorder();
+      await runCommand(COMMANDS[command] as never, client, positional, flags);
+      expect(client.calls).toHaveLength(1);
+    });
+
+    it(`${command}: reads no option its usage leaves out`, async () => {
+      const { positional, flags } = parse(syntax);
+      delete flags["password-stdin"];
+      const read = new Set<string>();
+      const spy = new Proxy(flags, {
+        get(target, key) {
+          if (typeof key === "string") read.add(key);
+          return Reflect.get(target, key);
+        },
+      });
+      await runCommand(COMMANDS[command] as never, recorder(), positional, spy);
+      const named = new Set([...(syntax.match(/--[a-z0-9-]+/g) ?? [])].map((f) => f.slice(2)));
+      for (const flag of read)
+        if (!["help"].includes(flag)) expect([command, named.has(flag)]).toEqual([command, true]);
+    });
+  }
+
+  it("`none` takes a limit off: the API is sent null", async () => {
+    const client = recorder();
+    await runCommand(COMMANDS["account update"] as never, client, ["3"], {
+      min: "none",
+      "daily-cap": "none",
+    });
+    expect(client.calls).toEqual([
+      { method: "PATCH", path: "/admin/v1/accounts/3", body: { min: null, daily_cap: null } },
+    ]);
+  });
+
+  it("a group's usage lists its commands with their options", () => {
+    expect(usageOf("firm").split("\n")).toHaveLength(5);
+    expect(usageOf("firm create")).toMatch(/^ {2}payintake firm create --name N \[--provider ID\]/);
+    expect(usageOf("frobnicate")).toBe("");
+  });
+});
