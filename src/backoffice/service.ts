@@ -39,7 +39,10 @@ function claimedBy(operator: string, claimedAt: number) {
   return {
     ok: false as const,
     status: 409,
-    message: `being paid out by ${operator} since ${since}`,
+    // Nobody in particular: taken and let go of twice while this claim was being made.
+    message: operator
+      ? `being paid out by ${operator} since ${since}`
+      : "being marked by another operator; try again",
     paying_by: operator,
     paying_since: since,
   };
@@ -97,6 +100,7 @@ export function createBackoffice(deps: BackofficeDeps) {
     ) {
       const at = deps.now();
       if (!change.paying) {
+        if (!(await repos.transactions.get(id))) return notFound("transaction");
         const outcome = await repos.payoutClaims.release(id, change.holder, at, actor);
         if (outcome.released) deps.decided();
         if ("heldBy" in outcome) return claimedBy(outcome.heldBy.operator, outcome.heldBy.claimedAt);

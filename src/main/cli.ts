@@ -39,7 +39,8 @@ function fail(message: string, code = 1): never {
 }
 
 /** Listen errors that mean HOST names nothing this machine can listen on: its setting is wrong. */
-const HOST_ERRORS = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EADDRNOTAVAIL"]);
+// Not EAI_AGAIN: a resolver that failed for now says nothing about the setting (exit 1, retried).
+const HOST_ERRORS = new Set(["ENOTFOUND", "EAI_NONAME", "EADDRNOTAVAIL"]);
 
 async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
   const server = await startServer(config).catch((err: NodeJS.ErrnoException) => {

@@ -164,6 +164,9 @@ const IBAN_GAPS = [
   "\u00a0",
   "\u1680",
   ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
+  // Zero-width space and word joiner: invisible, and pasted with an IBAN from a web page.
+  "\u200b",
+  "\u2060",
   "\u2028",
   "\u2029",
   "\u202f",

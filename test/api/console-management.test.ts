@@ -111,7 +111,9 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       iban: "tr33 0006 1005 1978 6457 8413 26",
     });
     expect([grouped.status, grouped.json.iban]).toEqual([201, "TR330006100519786457841326"]);
-    await server.admin("PATCH", `/admin/v1/accounts/${grouped.json.id}`, { active: false });
+    expect(
+      (await server.admin("PATCH", `/admin/v1/accounts/${grouped.json.id}`, { active: false })).status,
+    ).toBe(200);
     const range = await call("admin", "PATCH", `/ops/api/firms/${firm.id}`, {
       deposit_min: "500.00",
       deposit_max: "100.00",

@@ -314,6 +314,10 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
   });
 
   it("the dashboard counts today's deposits and withdrawals, approval rate, time to decision, callbacks, channels", async () => {
+    // Run a few minutes before Türkiye's midnight (21:00 UTC), the day would turn between these
+    // deposits and the count (with the 90 s below): the test starts in the new day instead.
+    const toMidnight = 86_400_000 - ((server.clock.now() + 3 * 3_600_000) % 86_400_000);
+    if (toMidnight < 300_000) server.clock.advance(toMidnight + 1_000);
     const a = await deposit();
     const b = await deposit();
     const op = await login("operator@ops.example", "operator-password-123");
@@ -323,12 +327,14 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     const viewer = await login("viewer@ops.example", "viewer-password-123");
     const d = await call("GET", "/ops/api/dashboard", { cookie: viewer.cookie });
     expect(d.status).toBe(200);
+    // Today's: the file's earlier tests may have made theirs yesterday (see above).
     const all = (await server.admin("GET", "/admin/v1/transactions?limit=1000")).json.filter(
-      (t: { type: string }) => t.type === "deposit",
+      (t: { type: string; created_at: string }) =>
+        t.type === "deposit" && Date.parse(t.created_at) >= Date.parse(d.json.since),
     );
     expect(d.json.deposits.count).toBe(all.length);
     // Every deposit of today falls in the hour (Türkiye's) it was created in.
-    const hour = (Date.now() - Date.parse(d.json.since)) / 3_600_000;
+    const hour = (server.clock.now() - Date.parse(d.json.since)) / 3_600_000;
     expect(d.json.deposits.hourly).toHaveLength(24);
     const h = Math.floor(hour);
     expect(d.json.deposits.hourly[h] + (h > 0 ? d.json.deposits.hourly[h - 1] : 0)).toBeGreaterThanOrEqual(2);
@@ -829,6 +835,15 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     // Let go of (by anyone: the holder may have gone home), then the other may take it.
     expect((await release(lost, winner)).status).toBe(200);
     expect((await paying(lost, true)).status).toBe(200);
+    // No such transaction: 404 either way.
+    for (const paying of [true, false]) {
+      const none = await call("POST", "/ops/api/transactions/99999999/paying", {
+        cookie: op.cookie,
+        csrf: op.csrf,
+        body: { paying },
+      });
+      expect([paying, none.status, none.json.message]).toEqual([paying, 404, "transaction not found"]);
+    }
     // Without a holder, whoever holds it (the API's older form).
     expect((await release(won)).status).toBe(200);
     expect((await paying(lost, true)).status).toBe(200);
@@ -874,6 +889,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
       "TR33\u00a00006\u00a01005\u00a01978\u00a06457\u00a08413\u00a026",
       "TR33-0006-1005-1978-6457-8413-26",
       "TR33\u20090006\u20091005\u20091978\u20096457\u20098413\u200926",
+      "TR33\u200b0006\u200b1005\u200b1978\u200b6457\u200b8413\u200b26",
     ]) {
       const found = await call(
         "GET",
