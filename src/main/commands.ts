@@ -342,6 +342,9 @@ export function runCommand(
     call(method, path, body) {
       const unknown = Object.keys(flags).find((k) => !read.has(k));
       if (unknown !== undefined) throw new UsageError(`unknown option --${unknown} for this command`);
+      // An update that names nothing to change would answer 200 and change nothing.
+      if (method === "PATCH" && Object.keys(flags).length === 0)
+        throw new UsageError("nothing to change: give at least one option (--help lists them)");
       if (positional.length > taken) throw new UsageError(`unexpected argument "${positional[taken]}"`);
       return client.call(method, path, body);
     },

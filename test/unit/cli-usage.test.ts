@@ -85,6 +85,16 @@ describe("operator CLI usage", () => {
     ]);
   });
 
+  it("an update that names nothing to change is a usage error, sent nowhere", async () => {
+    for (const command of ["firm update", "account update", "provider update", "channel update"]) {
+      const client = recorder();
+      await expect((async () => runCommand(COMMANDS[command] as never, client, ["1"], {}))()).rejects.toThrow(
+        "nothing to change: give at least one option (--help lists them)",
+      );
+      expect(client.calls).toEqual([]);
+    }
+  });
+
   it("a group's usage lists its commands with their options", () => {
     expect(usageOf("firm").split("\n")).toHaveLength(5);
     expect(usageOf("firm create")).toMatch(/^ {2}payintake firm create --name N \[--provider ID\]/);
