@@ -448,8 +448,12 @@ describe("operator console in Chromium", () => {
     await page.click("#queue-filter-clear");
     await expect.poll(() => page.locator("#rows tr").count()).toBeGreaterThanOrEqual(3);
     await tab(page, "deposits");
+    // The deposits' queue shown (the withdrawals' filter was visible too, until it re-renders).
+    await expect
+      .poll(() => page.locator('a.tab[data-tab="deposits"]').getAttribute("aria-current"))
+      .toBe("page");
     await expect.poll(() => page.locator("#queue-filter").isVisible()).toBe(true);
-    expect(await page.locator('#queue-filter select[name="method"]').count()).toBe(0);
+    await expect.poll(() => page.locator('#queue-filter select[name="method"]').count()).toBe(0);
     await page.context().close();
   });
 
