@@ -1,5 +1,5 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { consoleCall } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
@@ -159,11 +159,14 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
   const pageErrors: string[] = [];
   const HOUR = 60 * MINUTE;
 
-  beforeAll(async () => {
+  // A server and a browser for each try: a try that failed left the server's clock 12 hours on and
+  // its session half over, so the tries after it failed too (seen in CI: all three, one flake).
+  beforeEach(async () => {
+    pageErrors.length = 0;
     server = await serverWithOperator(720);
     browser = await launchChromium();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await browser?.close();
     await server?.close();
     expect(pageErrors).toEqual([]);
