@@ -1,7 +1,8 @@
 import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { T } from "./i18n";
-import { useShell } from "./ui";
+import { fill } from "./manage";
+import { age, money, payerName, useShell } from "./ui";
 
 /**
  * A withdrawal's IBAN as a bank's form takes it: no spaces, dashes or lower case. It is kept as the
@@ -56,6 +57,35 @@ export type PayoutField = "iban" | "payee" | "amount";
 const LABEL = { iban: "copyIban", payee: "copyPayee", amount: "copyAmount" } as const;
 const COPIED = { iban: "copiedIban", payee: "copiedPayee", amount: "copiedAmount" } as const;
 
+/** What a payout's copy needs of it (a queue row or a transaction's detail). */
+export interface Payout {
+  id: number;
+  amount: string;
+  iban: string | null;
+  first_name: string;
+  middle_name?: string | null;
+  last_name: string;
+}
+
+/**
+ * A payout's field as a bank's transfer form takes it (`value`) and as the notice shows it
+ * (`shown`: the amount with its thousands dots and TL); null for an IBAN the payout has not got.
+ */
+export function payoutField(tx: Payout, field: PayoutField): { value: string; shown: string } | null {
+  if (field === "iban") {
+    if (tx.iban === null) return null;
+    const plain = ibanForBank(tx.iban);
+    return { value: plain, shown: plain };
+  }
+  if (field === "payee") return { value: payerName(tx), shown: payerName(tx) };
+  return { value: amountForBank(tx.amount), shown: `${money(tx.amount)} TL` };
+}
+
+/** `#12: ayse@… bu çekimi ödüyor (2 dk): …`: whose mark a payout carries, where one is about to act on it. */
+export function payingElsewhere(t: T, tx: { id: number }, who: string, since: string | null): string {
+  return `#${tx.id}: ${fill(t("payingElsewhere"), { who, age: age(since ?? new Date().toISOString(), t) })}`;
+}
+
 /**
  * What the notice says once a payout's field is copied (`#12: IBAN kopyalandı: TR33…`), by button
  * or key: the value, to be checked against the bank's screen, and for a screen reader the word that
@@ -73,11 +103,8 @@ export function copiedNotice(t: T, id: number, field: PayoutField, shown: string
  * field, as browsers have always allowed for a click.
  */
 export function CopyButton(props: {
-  id: number;
+  tx: Payout;
   field: PayoutField;
-  value: string;
-  /** The value as the notice shows it (the amount with its thousands dots and TL). */
-  shown?: string;
   class?: string;
   /** Asked first (a payout is marked as being paid by this operator): false copies nothing. */
   before?: () => Promise<boolean>;
@@ -87,17 +114,19 @@ export function CopyButton(props: {
   const timer = useRef<ReturnType<typeof setTimeout>>();
   useEffect(() => () => clearTimeout(timer.current), []);
   const label = t(LABEL[props.field]);
+  const copied = payoutField(props.tx, props.field);
+  if (copied === null) return null;
   return (
     <button
       type="button"
       class={`copy link${props.class ? ` ${props.class}` : ""}`}
       title={label}
       aria-label={label}
-      data-copy={props.value}
+      data-copy={copied.value}
       onClick={async () => {
         if (props.before && !(await props.before())) return;
-        if (!(await copyText(props.value))) return notify(t("copyValueFailed"), true);
-        notify(copiedNotice(t, props.id, props.field, props.shown ?? props.value));
+        if (!(await copyText(copied.value))) return notify(t("copyValueFailed"), true);
+        notify(copiedNotice(t, props.tx.id, props.field, copied.shown));
         setDone(true);
         clearTimeout(timer.current);
         timer.current = setTimeout(() => setDone(false), 1500);

@@ -1,9 +1,8 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { ibanForBank } from "./copy";
+import { ibanForBank, payingElsewhere } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
-import { fill } from "./manage";
-import { age, money, payerName, useShell } from "./ui";
+import { money, payerName, useShell } from "./ui";
 
 /** What the decision needs of the transaction shown. */
 export interface Decidable {
@@ -57,13 +56,8 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
     }
     // A colleague said they are paying it: deciding it here may be deciding their payout (a
     // rejection sent while their transfer leaves tells the merchant it was not paid).
-    if (tx.paying_by && tx.paying_by !== me.email) {
-      const who = fill(t("payingElsewhere"), {
-        who: tx.paying_by,
-        age: age(tx.paying_since ?? new Date().toISOString(), t),
-      });
-      question = `#${tx.id}: ${who}\n${question}\n${t("confirmDecidePaying")}`;
-    }
+    if (tx.paying_by && tx.paying_by !== me.email)
+      question = `${payingElsewhere(t, tx, tx.paying_by, tx.paying_since ?? null)}\n${question}\n${t("confirmDecidePaying")}`;
     // The note goes with either decision (the detail has one field for both, unlike the queue's row).
     if (note.trim()) body.note = note.trim();
     if (!confirm(question)) return;

@@ -1,13 +1,13 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "./api";
 import {
-  amountForBank,
   CopyButton,
   copiedNotice,
   copyText,
   IbanText,
-  ibanForBank,
   type PayoutField,
+  payingElsewhere as payingElsewhereText,
+  payoutField,
 } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { markUnsent, useHeld } from "./held";
@@ -329,16 +329,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
    */
   async function copyField(row: QueueRow, key: CopyKey) {
     const field: PayoutField = key === "i" ? "iban" : key === "n" ? "payee" : "amount";
-    if (field === "iban" && row.iban === null) return refuse(`#${row.id}: ${t("ibanMissing")}`);
-    const [value, shown] =
-      field === "iban"
-        ? [ibanForBank(row.iban ?? ""), ibanForBank(row.iban ?? "")]
-        : field === "payee"
-          ? [payerName(row), payerName(row)]
-          : [amountForBank(row.amount), `${money(row.amount)} TL`];
+    const copied = payoutField(row, field);
+    if (copied === null) return refuse(`#${row.id}: ${t("ibanMissing")}`);
     if (!(await markPaying(row))) return;
-    if (!(await copyText(value))) return refuse(t("copyValueFailed"));
-    notify(copiedNotice(t, row.id, field, shown));
+    if (!(await copyText(copied.value))) return refuse(t("copyValueFailed"));
+    notify(copiedNotice(t, row.id, field, copied.shown));
   }
 
   /**
@@ -374,9 +369,8 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
     reloadNow.current();
     return false;
   }
-  function payingElsewhere(row: QueueRow): string {
-    return `#${row.id}: ${fill(t("payingElsewhere"), { who: row.paying_by ?? "", age: age(row.paying_since ?? new Date().toISOString(), t) })}`;
-  }
+  const payingElsewhere = (row: QueueRow) =>
+    payingElsewhereText(t, row, row.paying_by ?? "", row.paying_since ?? null);
   /** Lets go of a payout's mark: one's own at once, a colleague's after asking. */
   async function releasePaying(row: QueueRow) {
     if (row.paying_by !== me.email && !confirm(`${payingElsewhere(row)}\n${t("confirmReleasePaying")}`))
@@ -519,21 +513,11 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
               </td>
               <td class="amount">
                 {money(r.amount)} TL
-                {r.type === "withdrawal" && (
-                  <CopyButton
-                    id={r.id}
-                    field="amount"
-                    value={amountForBank(r.amount)}
-                    shown={`${money(r.amount)} TL`}
-                    before={() => markPaying(r)}
-                  />
-                )}
+                {r.type === "withdrawal" && <CopyButton tx={r} field="amount" before={() => markPaying(r)} />}
               </td>
               <td class="payer">
                 {payerName(r)}
-                {r.type === "withdrawal" && (
-                  <CopyButton id={r.id} field="payee" value={payerName(r)} before={() => markPaying(r)} />
-                )}
+                {r.type === "withdrawal" && <CopyButton tx={r} field="payee" before={() => markPaying(r)} />}
                 <div class="sub">
                   {r.username} · {r.user_id}
                 </div>
@@ -552,12 +536,7 @@ export function Queue({ type }: { type: "deposit" | "withdrawal" }) {
                   {r.iban !== null && (
                     <>
                       <IbanText iban={r.iban} />
-                      <CopyButton
-                        id={r.id}
-                        field="iban"
-                        value={ibanForBank(r.iban)}
-                        before={() => markPaying(r)}
-                      />
+                      <CopyButton tx={r} field="iban" before={() => markPaying(r)} />
                     </>
                   )}
                   <div class="sub method">{r.method.toUpperCase()}</div>

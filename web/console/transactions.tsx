@@ -2,11 +2,10 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
 import { Change } from "./audit";
-import { amountForBank, CopyButton, IbanText, ibanForBank } from "./copy";
+import { CopyButton, IbanText, type PayoutField, payingElsewhere } from "./copy";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { T } from "./i18n";
-import { fill } from "./manage";
 import type { QueueRow } from "./queue";
 import {
   age,
@@ -346,7 +345,7 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
     }
     const { paying_by: who, paying_since: since } = res.json;
     notify(
-      `#${d.id}: ${who ? fill(t("payingElsewhere"), { who, age: age(since ?? new Date().toISOString(), t) }) : (res.json.message ?? String(res.status))}`,
+      who ? payingElsewhere(t, d, who, since ?? null) : `#${d.id}: ${res.json.message ?? String(res.status)}`,
       true,
     );
     return false;
@@ -447,20 +446,9 @@ function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => voi
  * marks the payout as being paid by this operator, as the queue's copies do.
  */
 function copyOf(field: string, d: Detail, before: () => Promise<boolean>) {
-  if (field === "amount")
-    return (
-      <CopyButton
-        id={d.id}
-        field="amount"
-        value={amountForBank(d.amount)}
-        shown={`${money(d.amount)} TL`}
-        before={before}
-      />
-    );
-  if (field === "payer") return <CopyButton id={d.id} field="payee" value={payerName(d)} before={before} />;
-  if (field === "iban" && d.iban !== null)
-    return <CopyButton id={d.id} field="iban" value={ibanForBank(d.iban)} before={before} />;
-  return null;
+  const copied: Record<string, PayoutField> = { amount: "amount", payer: "payee", iban: "iban" };
+  const payout = copied[field];
+  return payout ? <CopyButton tx={d} field={payout} before={before} /> : null;
 }
 
 /** A transaction's status in the console's language (the API's word when it is not a known one). */
