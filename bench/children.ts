@@ -34,9 +34,10 @@ export function startChild(
   name: string,
   args: string[],
   env: Record<string, string>,
-  opts: { cwd: string; timeoutMs?: number },
+  /** `node`: the Node.js binary to run the child under (default: the bench's own). */
+  opts: { cwd: string; timeoutMs?: number; node?: string },
 ): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, args, {
+  const proc: ChildProcess = spawn(opts.node ?? process.execPath, args, {
     cwd: opts.cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],

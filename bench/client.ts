@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "undici";
-import { signRequest } from "../src/auth/signature.js";
+import { signRequest } from "../src/crypto/signature.js";
 import type { Credentials } from "./load.js";
 
 /** Small HTTP helpers the scenario benchmarks share: plain calls, signed merchant calls, a worker pool. */
@@ -18,24 +18,28 @@ export async function call(
   return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
 }
 
-/** A merchant call, signed like the contract says. */
-export function signedCall(url: string, creds: Credentials, method: "GET" | "POST", path: string, body = "") {
+/** A merchant request's headers, signed like the contract says. */
+export function signedHeaders(
+  creds: Credentials,
+  method: "GET" | "POST",
+  path: string,
+  body: string,
+): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomBytes(12).toString("hex");
   const signature = signRequest(creds.secret, { method, path, body: Buffer.from(body), timestamp, nonce });
-  return call(
-    url,
-    method,
-    path,
-    {
-      ...(body ? { "content-type": "application/json" } : {}),
-      "x-api-key": creds.apiKey,
-      "x-signature": signature,
-      "x-timestamp": timestamp,
-      "x-nonce": nonce,
-    },
-    body || undefined,
-  );
+  return {
+    ...(body ? { "content-type": "application/json" } : {}),
+    "x-api-key": creds.apiKey,
+    "x-signature": signature,
+    "x-timestamp": timestamp,
+    "x-nonce": nonce,
+  };
+}
+
+/** A merchant call, signed like the contract says. */
+export function signedCall(url: string, creds: Credentials, method: "GET" | "POST", path: string, body = "") {
+  return call(url, method, path, signedHeaders(creds, method, path, body), body || undefined);
 }
 
 /** A direct deposit body with its own reference and user, so no business rule refuses it. */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import autocannon from "autocannon";
-import { signRequest } from "../src/auth/signature.js";
+import { signRequest } from "../src/crypto/signature.js";
 
 export const DEPOSIT_PATH = "/paymentapi/v1/deposits";
 

@@ -17,6 +17,8 @@ export const PG_BASE_URL =
 export interface PayintakeInstance {
   child: Child;
   adminToken: string;
+  /** The server's environment, for a second instance on the same store (startPeer). */
+  env: Record<string, string>;
   /** Stops the server, drops the schema, removes the data directory; safe to call twice. */
   cleanup(): Promise<void>;
 }
@@ -48,16 +50,18 @@ export async function createSchema(): Promise<{ url: string; drop(): Promise<voi
 
 /**
  * Starts `node dist/main/cli.js serve` on a fresh store: a new data directory, and for PostgreSQL a
- * new schema. `nodeArgs` go before the script (e.g. --cpu-prof).
+ * new schema. `nodeArgs` go before the script (e.g. --cpu-prof); `node` is the Node.js binary to run
+ * it under (default: the bench's own), with `cwd` a tree built and installed for that runtime.
  */
 export async function startPayintake(
   kind: StoreKind,
-  opts: { cwd: string; nodeArgs?: string[] },
+  opts: { cwd: string; nodeArgs?: string[]; node?: string; env?: Record<string, string> },
 ): Promise<PayintakeInstance> {
   const dataDir = mkdtempSync(join(tmpdir(), `payintake-bench-${kind}-`));
   const adminToken = randomBytes(24).toString("hex");
   let schema: { url: string; drop(): Promise<void> } | undefined;
   let child: Child | undefined;
+  let serverEnv: Record<string, string> = {};
   let done = false;
   const cleanup = async () => {
     if (done) return;
@@ -82,6 +86,7 @@ export async function startPayintake(
       PAYMENT_PAGE_URL: "https://pay.example.com",
       // BENCH_PG_POOL_SIZE tries other pool sizes (the server's own variables are not passed through).
       ...(process.env.BENCH_PG_POOL_SIZE ? { PAYINTAKE_PG_POOL_SIZE: process.env.BENCH_PG_POOL_SIZE } : {}),
+      ...opts.env,
     };
     if (kind === "postgres") {
       schema = await createSchema();
@@ -91,13 +96,36 @@ export async function startPayintake(
       `payintake (${kind})`,
       [...(opts.nodeArgs ?? []), "dist/main/cli.js", "serve"],
       childEnv(env),
-      { cwd: opts.cwd },
+      { cwd: opts.cwd, node: opts.node },
     );
+    serverEnv = env;
   } catch (err) {
     await cleanup().catch(() => {});
     throw err;
   }
-  return { child, adminToken, cleanup };
+  return { child, adminToken, env: serverEnv, cleanup };
+}
+
+/**
+ * A second instance on the first one's store (PostgreSQL): same database, keys and token, its own
+ * data directory. Its cleanup stops it; the first instance's drops the store.
+ */
+export async function startPeer(first: PayintakeInstance, cwd: string): Promise<PayintakeInstance> {
+  const dataDir = mkdtempSync(join(tmpdir(), "payintake-bench-peer-"));
+  const env = { ...first.env, PAYINTAKE_DATA_DIR: dataDir };
+  const child = await startChild("payintake (peer)", ["dist/main/cli.js", "serve"], childEnv(env), { cwd });
+  let done = false;
+  return {
+    child,
+    adminToken: first.adminToken,
+    env,
+    async cleanup() {
+      if (done) return;
+      done = true;
+      await child.stop().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function admin(

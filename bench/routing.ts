@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { startChannelSimulator } from "../src/channels/simulator.js";
+import { startChannelSimulator } from "../src/routing/channels/simulator.js";
 import { adminHeaders, call, depositJson, pool, signedCall } from "./client.js";
 import { DEPOSIT_PATH, percentile } from "./load.js";
 import type { PayintakeInstance } from "./payintake.js";

@@ -4,6 +4,12 @@ import { availableParallelism, cpus, release, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import {
+  benchKilledWorker,
+  benchSteadyReceiver,
+  type KillResult,
+  type SteadyResult,
+} from "./callback-isolation.js";
 import { benchCallbacks, type CallbackBenchResult } from "./callbacks.js";
 import { type Child, childEnv, startChild } from "./children.js";
 import { type Credentials, drive, type LoadResult, signedDepositRequest, waitForQuiet } from "./load.js";
@@ -15,6 +21,7 @@ import {
   provision,
   type StoreKind,
   startPayintake,
+  startPeer,
 } from "./payintake.js";
 import { formatSummary, profilesIn, summariseProfile } from "./profile.js";
 import {
@@ -53,13 +60,75 @@ const QUIET_WAIT_SECONDS = positive(process.env.BENCH_QUIET_WAIT_SECONDS, 15);
 const CALLBACKS = !["0", "false", "no"].includes(process.env.BENCH_CALLBACKS ?? "");
 const CALLBACK_TARGETS = { p99Ms: 200, perSecond: 1_000 };
 const PROFILE = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
-/** BENCH_ONLY=mixed runs the sustained mixed workload alone (it takes minutes). */
+/**
+ * One receiver at 50 callbacks/s for 60 s (BENCH_CALLBACK_SECONDS), healthy and with 2 % of first
+ * attempts hanging; the 2 % target is on the callbacks that did not hang. A killed worker's
+ * callbacks must arrive within 15 s (PostgreSQL).
+ */
+const STEADY = { rate: 50, seconds: positive(process.env.BENCH_CALLBACK_SECONDS, 60), hangShare: 0.02 };
+const ISOLATION_TARGETS = { hangingP99Ms: 2_000, killMs: 15_000 };
+/**
+ * BENCH_ONLY=mixed runs the sustained mixed workload alone (it takes minutes); BENCH_ONLY=callbacks
+ * the callbacks section alone.
+ */
 const ONLY = process.env.BENCH_ONLY;
 const MIXED_SECONDS = positive(process.env.BENCH_MIXED_SECONDS, 120);
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres")
   .split(",")
   .map((s) => s.trim())
   .filter((s): s is StoreKind => s === "sqlite" || s === "postgres");
+
+/**
+ * A Node.js runtime to run the servers under. The load generator (this process) is the same for all
+ * of them; a runtime's tree (`cwd`) must be installed and built with that runtime (better-sqlite3 is
+ * a native addon built for one Node.js ABI).
+ */
+interface Runtime {
+  name: string;
+  node: string;
+  cwd: string;
+  version: string;
+  /** Put before the labels of its servers ("" for the bench's own runtime). */
+  prefix: string;
+}
+
+const OWN: Runtime = { name: "own", node: process.execPath, cwd: ROOT, version: process.version, prefix: "" };
+
+/**
+ * BENCH_RUNTIMES="20=/usr/bin/node,24=/path/to/node@/path/to/tree": compare runtimes in one run,
+ * alternating in every round (never at the same time). Each entry is NAME=NODE_BINARY, optionally
+ * @TREE: a checkout of the same commit installed (`npm install`) and built (`npm run build`) with
+ * that binary; without it, this tree.
+ */
+function parseRuntimes(spec: string | undefined): Runtime[] {
+  if (!spec) return [];
+  return spec
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+    .map((entry) => {
+      const m = /^([^=]+)=([^@]+)(?:@(.+))?$/.exec(entry);
+      if (!m?.[1] || !m[2]) throw new Error(`BENCH_RUNTIMES: expected NAME=NODE[@TREE], got "${entry}"`);
+      const node = resolve(m[2]);
+      const cwd = m[3] ? resolve(m[3]) : ROOT;
+      const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
+      if (!existsSync(join(cwd, "dist", "main", "cli.js")))
+        throw new Error(
+          `BENCH_RUNTIMES: ${cwd} has no dist/main/cli.js (npm install && npm run build there)`,
+        );
+      const driver = execFileSync(
+        node,
+        [
+          "--input-type=module",
+          "-e",
+          'const d = await import("./dist/store/engine/sqlite-driver.js"); new (d.sqliteDatabase())(":memory:").close(); console.log(d.SQLITE_DRIVER, d.sqliteDriverVersion(), "ABI", process.versions.modules)',
+        ],
+        { cwd, encoding: "utf8" },
+      ).trim();
+      log(`runtime ${m[1]}: ${node} ${version} (${driver}) in ${cwd}`);
+      return { name: m[1], node, cwd, version, prefix: `${m[1]}: ` };
+    });
+}
 
 function positive(value: string | undefined, fallback: number): number {
   if (value === undefined || value === "") return fallback;
@@ -108,19 +177,20 @@ async function load(url: string, creds: Credentials, serverPid: number, measureD
   });
 }
 
-async function runBare(round: number): Promise<Scenario> {
-  const scenario: Scenario = { key: "bare", label: "bare Fastify (reference)", round };
+async function runBare(round: number, rt: Runtime = OWN): Promise<Scenario> {
+  const scenario: Scenario = { key: "bare", label: `${rt.prefix}bare Fastify (reference)`, round };
   let child: Child | undefined;
   try {
     child = await startChild("bare", ["--import", "tsx", "bench/bare-server.ts"], childEnv({}), {
-      cwd: ROOT,
+      cwd: rt.cwd,
+      node: rt.node,
     });
     const stop = child.stop.bind(child);
     cleanups.push(stop);
-    log(`bare endpoint at ${child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
+    log(`${rt.prefix}bare endpoint at ${child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
     // Same requests as the deposits (signed, unique ids), so the load generator does the same work.
     scenario.result = await load(child.url, { apiKey: "bare", secret: "bare" }, child.pid, false);
-    log(`bare: ${describe(scenario.result)}`);
+    log(`${rt.prefix}bare: ${describe(scenario.result)}`);
     await stop();
     cleanups.splice(cleanups.indexOf(stop), 1);
   } catch (err) {
@@ -135,8 +205,8 @@ async function runBare(round: number): Promise<Scenario> {
  * the same requests, to show how much of the gap to bare is the store's and how much the rest of a
  * deposit's.
  */
-async function runFloor(kind: StoreKind, round: number): Promise<Scenario> {
-  const label = `store floor, ${kind === "sqlite" ? "SQLite" : "PostgreSQL"} (reference)`;
+async function runFloor(kind: StoreKind, round: number, rt: Runtime = OWN): Promise<Scenario> {
+  const label = `${rt.prefix}store floor, ${kind === "sqlite" ? "SQLite" : "PostgreSQL"} (reference)`;
   const scenario: Scenario = { key: kind === "sqlite" ? "floor-sqlite" : "floor-postgres", label, round };
   const dataDir = mkdtempSync(join(tmpdir(), "payintake-bench-floor-"));
   let schema: Awaited<ReturnType<typeof createSchema>> | undefined;
@@ -153,7 +223,7 @@ async function runFloor(kind: StoreKind, round: number): Promise<Scenario> {
       `store floor (${kind})`,
       ["--import", "tsx", "bench/store-floor.ts"],
       childEnv(schema ? { DATABASE_URL: schema.url } : { FLOOR_DATA_DIR: dataDir }),
-      { cwd: ROOT },
+      { cwd: rt.cwd, node: rt.node },
     );
     log(`${label} at ${child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
     scenario.result = await load(
@@ -162,7 +232,7 @@ async function runFloor(kind: StoreKind, round: number): Promise<Scenario> {
       child.pid,
       kind === "postgres",
     );
-    log(`floor ${kind}: ${describe(scenario.result)}`);
+    log(`${rt.prefix}floor ${kind}: ${describe(scenario.result)}`);
   } catch (err) {
     scenario.failure = (err as Error).message.split("\n", 1)[0];
     log(`floor ${kind} failed: ${(err as Error).message}`);
@@ -177,18 +247,19 @@ async function runPayintake(
   kind: StoreKind,
   round: number,
   profileDir: string | undefined,
+  rt: Runtime = OWN,
 ): Promise<Scenario> {
-  const label = kind === "sqlite" ? "payintake, SQLite (embedded)" : "payintake, PostgreSQL";
+  const label = `${rt.prefix}${kind === "sqlite" ? "payintake, SQLite (embedded)" : "payintake, PostgreSQL"}`;
   const scenario: Scenario = { key: kind, label, round };
   let server: PayintakeInstance | undefined;
   const nodeArgs = profileDir ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, `${kind}-${round}`)] : [];
   try {
-    server = await startPayintake(kind, { cwd: ROOT, nodeArgs });
+    server = await startPayintake(kind, { cwd: rt.cwd, nodeArgs, node: rt.node });
     cleanups.push(server.cleanup);
     const creds = await provision(server);
     log(`${label} at ${server.child.url}; ${WARMUP_SECONDS} s warmup, ${SECONDS} s measured`);
     scenario.result = await load(server.child.url, creds, server.child.pid, kind === "postgres");
-    log(`${kind}: ${describe(scenario.result)}`);
+    log(`${rt.prefix}${kind}: ${describe(scenario.result)}`);
     const output = server.child.output().trim();
     if (output.includes('"level":50') || output.includes('"level":40'))
       log(`${kind}: server logged warnings/errors:\n${output.slice(-2000)}`);
@@ -211,41 +282,110 @@ async function runPayintake(
   return scenario;
 }
 
-async function runCallbacks(
+interface CallbackRun {
+  kind: StoreKind;
+  result?: CallbackBenchResult;
+  healthy?: SteadyResult;
+  hanging?: SteadyResult;
+  kill?: KillResult;
+  failure?: string;
+}
+
+/** Runs `work` on a fresh server of its own, stopped again whatever happens. */
+async function onFreshServer<T>(
   kind: StoreKind,
-): Promise<{ kind: StoreKind; result?: CallbackBenchResult; failure?: string }> {
-  let server: PayintakeInstance | undefined;
+  work: (server: PayintakeInstance) => Promise<T>,
+  rt: Runtime = OWN,
+): Promise<T> {
+  if (QUIET_WAIT_SECONDS > 0) await waitForQuiet(QUIET_WAIT_SECONDS);
+  const server = await startPayintake(kind, { cwd: rt.cwd, node: rt.node });
+  cleanups.push(server.cleanup);
   try {
-    if (QUIET_WAIT_SECONDS > 0) await waitForQuiet(QUIET_WAIT_SECONDS);
-    server = await startPayintake(kind, { cwd: ROOT });
-    cleanups.push(server.cleanup);
-    const result = await benchCallbacks(server, { idle: 200, burst: 3_000 });
-    log(
-      `callbacks ${kind}: idle p50 ${result.idle.p50.toFixed(1)} ms, p99 ${result.idle.p99.toFixed(1)} ms; ` +
-        `burst ${result.burst.count} in ${result.burst.seconds.toFixed(2)} s = ${Math.round(result.burst.perSecond)}/s ` +
-        `(decisions ${Math.round(result.burst.decisionsPerSecond)}/s, drain ${Math.round(result.burst.drainPerSecond)}/s), duplicates ${result.burst.duplicates}`,
-    );
-    return { kind, result };
-  } catch (err) {
-    log(`callbacks ${kind} failed: ${(err as Error).message}`);
-    return { kind, failure: (err as Error).message.split("\n", 1)[0] };
+    return await work(server);
   } finally {
-    if (server) {
-      cleanups.splice(cleanups.indexOf(server.cleanup), 1);
-      await server.cleanup().catch((err: Error) => log(`${kind} cleanup failed: ${err.message}`));
-    }
+    cleanups.splice(cleanups.indexOf(server.cleanup), 1);
+    await server.cleanup().catch((err: Error) => log(`${kind} cleanup failed: ${err.message}`));
   }
 }
 
-function callbacksSection(
-  date: string,
-  version: string,
-  runs: { kind: StoreKind; result?: CallbackBenchResult; failure?: string }[],
-): string {
+const steadyLine = (r: SteadyResult) =>
+  `${r.count} callbacks (${r.hung} hung) p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, ` +
+  `max ${r.max.toFixed(0)} ms, missing ${r.missing}, hung delivered later ${r.hungDelivered}`;
+
+async function runCallbacks(kind: StoreKind, rt: Runtime = OWN): Promise<CallbackRun> {
+  const run: CallbackRun = { kind };
+  try {
+    if (ONLY !== "callbacks" || process.env.BENCH_CALLBACK_BURST !== "0") {
+      const result = await onFreshServer(
+        kind,
+        (server) => benchCallbacks(server, { idle: 200, burst: 3_000 }),
+        rt,
+      );
+      run.result = result;
+      log(
+        `${rt.prefix}callbacks ${kind}: idle p50 ${result.idle.p50.toFixed(1)} ms, p99 ${result.idle.p99.toFixed(1)} ms; ` +
+          `burst ${result.burst.count} in ${result.burst.seconds.toFixed(2)} s = ${Math.round(result.burst.perSecond)}/s ` +
+          `(decisions ${Math.round(result.burst.decisionsPerSecond)}/s, drain ${Math.round(result.burst.drainPerSecond)}/s), duplicates ${result.burst.duplicates}`,
+      );
+    }
+    // Another runtime is compared on the plain callbacks alone.
+    if (rt !== OWN) return run;
+    run.healthy = await onFreshServer(kind, (s) => benchSteadyReceiver(s, { ...STEADY, hangShare: 0 }));
+    log(`callbacks ${kind}, healthy receiver: ${steadyLine(run.healthy)}`);
+    run.hanging = await onFreshServer(kind, (s) => benchSteadyReceiver(s, STEADY));
+    log(`callbacks ${kind}, ${STEADY.hangShare * 100} % hanging: ${steadyLine(run.hanging)}`);
+    if (kind === "postgres") {
+      run.kill = await onFreshServer(kind, (s) =>
+        benchKilledWorker(s, () => startPeer(s, ROOT), { callbacks: 24 }),
+      );
+      log(
+        `callbacks ${kind}, worker killed: ${run.kill.callbacks} callbacks (${run.kill.inFlightAtKill} at the receiver), ` +
+          `all within ${run.kill.maxMs.toFixed(0)} ms of the kill (p50 ${run.kill.p50Ms.toFixed(0)} ms), missing ${run.kill.missing}`,
+      );
+    }
+  } catch (err) {
+    log(`callbacks ${kind} failed: ${(err as Error).message}`);
+    run.failure = (err as Error).message.split("\n", 1)[0];
+  }
+  return run;
+}
+
+/** The hanging-receiver and killed-worker table, under the callbacks section. */
+function isolationRows(runs: CallbackRun[]): string[] {
+  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
+  const rows: string[] = [];
+  for (const r of runs) {
+    const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
+    for (const [name, x] of [
+      ["healthy", r.healthy],
+      [`${STEADY.hangShare * 100} % of first attempts hang`, r.hanging],
+    ] as const) {
+      if (!x) continue;
+      const target =
+        x.hangShare > 0
+          ? `p99 < ${ISOLATION_TARGETS.hangingP99Ms} ms: ${mark(x.p99 < ISOLATION_TARGETS.hangingP99Ms && x.missing === 0)}`
+          : "";
+      rows.push(
+        `| ${label} | ${name} | ${x.count} (${x.hung} hung) | ${x.p50.toFixed(0)} | ${x.p99.toFixed(0)} | ${x.max.toFixed(0)} | ${x.missing} | ${target} |`,
+      );
+    }
+    if (r.kill) {
+      const k = r.kill;
+      rows.push(
+        `| ${label} | worker killed mid-send (${k.inFlightAtKill} of ${k.callbacks} at the receiver) | ${k.callbacks} | ` +
+          `${k.p50Ms.toFixed(0)} after the kill | ${k.maxMs.toFixed(0)} (last) after the kill | | ${k.missing} | ` +
+          `all < ${ISOLATION_TARGETS.killMs / 1000} s: ${mark(k.maxMs < ISOLATION_TARGETS.killMs && k.missing === 0)} |`,
+      );
+    }
+  }
+  return rows;
+}
+
+function callbacksSection(date: string, version: string, runs: CallbackRun[]): string {
   const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
   const rows = runs.map((r) => {
     const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
-    if (!r.result) return `| ${label} | failed: ${r.failure ?? "unknown"} | | | | | | | |`;
+    if (!r.result) return `| ${label} | ${r.failure ? `failed: ${r.failure}` : "not run"} | | | | | | | |`;
     const { idle, burst } = r.result;
     const targets = [
       `p99 < ${CALLBACK_TARGETS.p99Ms} ms: ${mark(idle.p99 < CALLBACK_TARGETS.p99Ms)}`,
@@ -277,6 +417,21 @@ function callbacksSection(
     `- Targets: p99 < ${CALLBACK_TARGETS.p99Ms} ms at idle, at least ${CALLBACK_TARGETS.perSecond.toLocaleString("en-US")} ` +
       "callbacks delivered per second, held to the drain figure (delivery alone): the burst figure is " +
       "also bounded by how fast the 32 callers decide, on the same cores as the delivery.",
+    "",
+    "### When a receiver hangs, and when a worker dies",
+    "",
+    "| Store | Case | Callbacks | p50 ms | p99 ms | max ms | not arrived | Target |",
+    "|---|---|---:|---:|---:|---:|---:|---|",
+    ...isolationRows(runs),
+    "",
+    `- One receiver, approvals at ${STEADY.rate}/s for ${STEADY.seconds} s (${STEADY.rate * STEADY.seconds} callbacks), default ` +
+      "settings; latency from sending the approval to the callback's arrival, for the callbacks that did not hang. " +
+      `In the hanging case every ${Math.round(1 / STEADY.hangShare)}th callback's first attempt is never answered ` +
+      "(cut at 10 s, retried 10 s later; those arrive later and are left out of the latency).",
+    "- Worker killed: 24 callbacks decided on one PostgreSQL instance while the receiver holds every request " +
+      "open; a second instance starts beside it; the first is killed with SIGKILL and the receiver starts " +
+      "answering; times from the kill to each callback's arrival (sent by the second instance once the " +
+      "dead one's 10 s leases lapse).",
   ].join("\n");
 }
 
@@ -481,11 +636,146 @@ async function runMixed(): Promise<MixedResult[]> {
   return runs;
 }
 
+async function runCallbacksOnly(date: string, version: string): Promise<void> {
+  const runs: CallbackRun[] = [];
+  for (const kind of STORES) runs.push(await runCallbacks(kind));
+  if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
+  else {
+    writeDocSections(DOC, [{ name: "callbacks", body: callbacksSection(date, version, runs) }]);
+    log(`wrote ${DOC}`);
+  }
+  await cleanupAll();
+  if (runs.some((r) => r.failure)) process.exitCode = 1;
+}
+
 async function runMixedOnly(date: string, version: string): Promise<void> {
   const runs = await runMixed();
   writeDocSections(DOC, [{ name: "mixed", body: mixedSection(date, version, runs) }]);
   log(`wrote ${DOC}`);
   if (runs.some((r) => r.callbacks.delivered !== r.callbacks.decided)) process.exitCode = 1;
+}
+
+function median(values: number[]): number {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return Number.NaN;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 === 1 ? (v[mid] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
+}
+
+/** Runtimes compared in one run: each round measures every runtime in turn, the first one alternating. */
+async function runRuntimes(runtimes: Runtime[], date: string, version: string): Promise<void> {
+  const scenarios = new Map<string, Scenario[]>(runtimes.map((rt) => [rt.name, []]));
+  const callbacks = new Map<string, (CallbackRun & { round: number })[]>(runtimes.map((rt) => [rt.name, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round} of ${ROUNDS}`);
+    const rtOrder = round % 2 === 1 ? runtimes : [...runtimes].reverse();
+    const order = round % 2 === 1 ? STORES : [...STORES].reverse();
+    for (const rt of rtOrder) {
+      const list = scenarios.get(rt.name) as Scenario[];
+      list.push(await runBare(round, rt));
+      for (const kind of order) list.push(await runPayintake(kind, round, undefined, rt));
+      for (const kind of order) list.push(await runFloor(kind, round, rt));
+    }
+    if (CALLBACKS)
+      for (const rt of rtOrder)
+        for (const kind of order) callbacks.get(rt.name)?.push({ ...(await runCallbacks(kind, rt)), round });
+  }
+  const all = [...scenarios.values()].flat();
+  process.stdout.write(`\n${resultsTable(all)}\n\n${cpuTable(all)}\n\n`);
+  for (const line of statusDetails(all)) process.stdout.write(`${line}\n`);
+  const complete =
+    all.every((s) => s.result) && [...callbacks.values()].flat().every((r) => r.result !== undefined);
+  if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
+  else {
+    writeDocSections(DOC, [
+      { name: "runtimes", body: runtimesSection(date, version, runtimes, scenarios, callbacks) },
+    ]);
+    log(`wrote ${DOC}`);
+  }
+  if (!complete) process.exitCode = 1;
+}
+
+function runtimesSection(
+  date: string,
+  version: string,
+  runtimes: Runtime[],
+  scenarios: Map<string, Scenario[]>,
+  callbacks: Map<string, (CallbackRun & { round: number })[]>,
+): string {
+  const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
+  const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : "n/a");
+  const deposits = [
+    "| Runtime | Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (worst round) | ratio to bare (median) | payintake ÷ its store floor (median; each round) | server µs per 200 (median) |",
+    "|---|---|---:|---:|---:|---:|---:|---|---:|",
+  ];
+  for (const rt of runtimes) {
+    const list = scenarios.get(rt.name) ?? [];
+    for (const s of summarise(list)) {
+      const runs = list.filter((r) => r.key === s.key && r.result);
+      const usPer200 = median(
+        runs.map((r) => ((r.result?.cpu.server ?? Number.NaN) * 1e6) / (r.result?.okPerSec ?? Number.NaN)),
+      );
+      let floorCell = "—";
+      if (s.key === "sqlite" || s.key === "postgres") {
+        const each = runs.map((r) => {
+          const floor = list.find((f) => f.key === `floor-${s.key}` && f.round === r.round)?.result;
+          return floor && r.result ? r.result.okPerSec / floor.okPerSec : Number.NaN;
+        });
+        floorCell = `**${x(median(each))}** (${each.map((v) => (Number.isFinite(v) ? v.toFixed(2) : "n/a")).join(", ")})`;
+      }
+      deposits.push(
+        `| ${rt.name} (${rt.version}) | ${s.label.slice(rt.prefix.length)} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${s.p50.toFixed(2)} | ${s.worstP99.toFixed(2)} | ${s.key === "bare" ? "1.00x" : x(s.ratio)} | ${floorCell} | ${int(usPer200)} |`,
+      );
+    }
+  }
+  const cb = [
+    "| Runtime | Store | round | idle p50 ms | idle p99 ms | burst callbacks/s | burst decisions/s | drain callbacks/s | duplicates |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const rt of runtimes)
+    for (const r of callbacks.get(rt.name) ?? []) {
+      const store = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
+      if (!r.result) {
+        cb.push(`| ${rt.name} | ${store} | ${r.round} | failed: ${r.failure ?? "unknown"} | | | | | |`);
+        continue;
+      }
+      const { idle, burst } = r.result;
+      cb.push(
+        `| ${rt.name} (${rt.version}) | ${store} | ${r.round} | ${idle.p50.toFixed(1)} | ${idle.p99.toFixed(1)} | ${int(burst.perSecond)} | ${int(burst.decisionsPerSecond)} | ${int(burst.drainPerSecond)} | ${burst.duplicates} |`,
+      );
+    }
+  const all = [...scenarios.values()].flat();
+  const noise = noiseWarning(all);
+  return [
+    "## Node.js runtimes: the same code on each",
+    "",
+    `Measured ${date} on ${version} by \`BENCH_RUNTIMES=... npm run bench\` (bench/run.ts); this section is rewritten by every such run.`,
+    `Runtimes: ${runtimes.map((rt) => `${rt.name} = Node.js ${rt.version}`).join(", ")}. The load generator (autocannon, and the callbacks' ` +
+      `receiver and callers) ran on Node.js ${process.version} for all of them; only the servers changed runtime.`,
+    "",
+    `Deposits: ${ROUNDS} rounds; in each, every runtime in turn (the first alternating from round to round, never two at ` +
+      `once) measured its bare endpoint, payintake on each store and the two store floors, ${WARMUP_SECONDS} s warmup + ` +
+      `${SECONDS} s measured at ${CONNECTIONS} connections each (the section above says how).`,
+    "",
+    ...deposits,
+    "",
+    "Each round, in the order measured:",
+    "",
+    resultsTable(all),
+    "",
+    "CPU during the measured seconds:",
+    "",
+    cpuTable(all),
+    ...(noise ? ["", noise] : []),
+    "",
+    ...(cb.length > 2
+      ? [
+          "Callbacks (bench/callbacks.ts, as in the Callbacks section: 200 approvals one at a time, then a burst of 3,000), each runtime in every round:",
+          "",
+          ...cb,
+        ]
+      : []),
+  ].join("\n");
 }
 
 async function main(): Promise<void> {
@@ -506,6 +796,9 @@ async function main(): Promise<void> {
   );
 
   if (ONLY === "mixed") return runMixedOnly(date, version);
+  if (ONLY === "callbacks") return runCallbacksOnly(date, version);
+  const runtimes = parseRuntimes(process.env.BENCH_RUNTIMES);
+  if (runtimes.length > 0) return runRuntimes(runtimes, date, version);
   const scenarios: Scenario[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     if (ROUNDS > 1) log(`round ${round} of ${ROUNDS}`);
@@ -517,7 +810,7 @@ async function main(): Promise<void> {
     // After both stores, so that the floors do not stand between the bare endpoint and them.
     if (!PROFILE) for (const kind of order) scenarios.push(await runFloor(kind, round));
   }
-  const callbackRuns: Awaited<ReturnType<typeof runCallbacks>>[] = [];
+  const callbackRuns: CallbackRun[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
   const routingRuns: Awaited<ReturnType<typeof runRouting>>[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) routingRuns.push(await runRouting(kind));
@@ -532,7 +825,7 @@ async function main(): Promise<void> {
 
   const complete =
     scenarios.every((s) => s.result) &&
-    callbackRuns.every((r) => r.result) &&
+    callbackRuns.every((r) => !r.failure) &&
     routingRuns.every((r) => r.result);
   if (PROFILE) log("profiling run: docs/BENCHMARKS.md left unchanged (the profiler slows the server down)");
   else if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");

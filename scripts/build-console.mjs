@@ -18,5 +18,5 @@ await build({
   logLevel: "warning",
 });
 for (const name of ["console.html", "console.css"]) {
-  copyFileSync(new URL(`../assets/console/${name}`, import.meta.url), new URL(name, out));
+  copyFileSync(new URL(`../web/console/${name}`, import.meta.url), new URL(name, out));
 }

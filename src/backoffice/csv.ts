@@ -18,15 +18,30 @@ export function csvCell(value: unknown, separator = ","): string {
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 // Quotes between the separator and the formula character too: `a,"=cmd` is written `a,""=cmd`, whose
-// piece after a "," an Excel may read as a quoted field holding `=cmd` (found by review).
+// piece after a "," an Excel may read as a quoted field holding `=cmd`.
 const FORMULA_AFTER_COMMA = /(,"*)(?=[=+\-@\t\r])/g;
 const FORMULA_AFTER_SEMICOLON = /(;"*)(?=[=+\-@\t\r])/g;
 
+/** An export's text made piece by piece: its start (with the header line), then a line per row. */
+export interface CsvWriter {
+  start: string;
+  line(row: Readonly<Record<string, unknown>>): string;
+}
+
 /** The plain export, for machines: comma-separated UTF-8 without a byte order mark. */
+export function plainCsv(columns: readonly string[]): CsvWriter {
+  return {
+    start: `${columns.join(",")}\r\n`,
+    line: (row) => `${columns.map((c) => csvCell(row[c])).join(",")}\r\n`,
+  };
+}
+
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  const lines = [columns.join(",")];
-  for (const row of rows) lines.push(columns.map((c) => csvCell(row[c])).join(","));
-  return `${lines.join("\r\n")}\r\n`;
+  return whole(plainCsv(columns), rows);
+}
+
+function whole(writer: CsvWriter, rows: readonly Record<string, unknown>[]): string {
+  return writer.start + rows.map((row) => writer.line(row)).join("");
 }
 
 const DECIMAL = /^\d+\.\d+$/;
@@ -43,7 +58,7 @@ const DECIMAL = /^\d+\.\d+$/;
  */
 const excelWouldConvert = (text: string) => NUMBER_CHARACTERS_ONLY.test(text) && /\d/.test(text);
 // Two linear tests: the one pattern they replace (`[…]*\d[…]*`) tried every split of a long run of
-// digits that ends in a letter, quadratic in the text (found by the security review).
+// digits that ends in a letter, quadratic in the text.
 const NUMBER_CHARACTERS_ONLY = /^[\d .:/+\-%eE]+$/;
 
 /**
@@ -52,11 +67,7 @@ const NUMBER_CHARACTERS_ONLY = /^[\d .:/+\-%eE]+$/;
  * is mojibake without one). Amount columns get a decimal comma so that they are numbers there:
  * "150.00" would be text, and "12.10" the date 12 October.
  */
-export function toExcelCsv(
-  columns: readonly string[],
-  rows: readonly Record<string, unknown>[],
-  amountColumns: readonly string[],
-): string {
+export function excelCsv(columns: readonly string[], amountColumns: readonly string[]): CsvWriter {
   const amounts = new Set(amountColumns);
   const cell = (column: string, value: unknown) => {
     if (typeof value === "string" && amounts.has(column) && DECIMAL.test(value))
@@ -65,7 +76,16 @@ export function toExcelCsv(
       return `"=""${value}"""`;
     return csvCell(value, ";");
   };
-  const lines = [columns.map((c) => csvCell(c, ";")).join(";")];
-  for (const row of rows) lines.push(columns.map((c) => cell(c, row[c])).join(";"));
-  return `\uFEFF${lines.join("\r\n")}\r\n`;
+  return {
+    start: `\uFEFF${columns.map((c) => csvCell(c, ";")).join(";")}\r\n`,
+    line: (row) => `${columns.map((c) => cell(c, row[c])).join(";")}\r\n`,
+  };
+}
+
+export function toExcelCsv(
+  columns: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  amountColumns: readonly string[],
+): string {
+  return whole(excelCsv(columns, amountColumns), rows);
 }

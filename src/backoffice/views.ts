@@ -1,4 +1,5 @@
 import { formatMinor } from "../domain/money.js";
+import type { ReceiverReport } from "../domain/receiver-report.js";
 import { isoTime, methodOf } from "../domain/transaction-view.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { CallbackAttemptRow } from "../store/callbacks.js";
@@ -38,6 +39,9 @@ export function firmView(f: FirmRow) {
     active: f.active === 1,
     sandbox: f.sandbox === 1,
     rate_limit_per_second: f.rate_limit_per_second,
+    reconcile_auto: f.reconcile_auto === 1,
+    reconcile_by_name: f.reconcile_by_name === 1,
+    answer_payment_code: f.answer_payment_code === 1,
     created_at: isoTime(f.created_at),
     updated_at: isoTime(f.updated_at),
   };
@@ -126,6 +130,10 @@ export function callbackView(c: CallbackRow) {
     failed_at: time(c.failed_at),
     created_at: isoTime(c.created_at),
   };
+}
+
+export function receiverView(r: ReceiverReport) {
+  return { origin: r.origin, slow: r.slow, in_flight: r.inFlight, hanging: r.hanging, usual_ms: r.usualMs };
 }
 
 export function callbackAttemptView(a: CallbackAttemptRow) {

@@ -1,6 +1,6 @@
 import { request } from "undici";
-import { parseRetryAfter } from "../domain/callback-schedule.js";
 import { createGuardedAgent, refusalOf } from "../net/guarded-agent.js";
+import { parseRetryAfter } from "./schedule.js";
 
 /**
  * Sends one callback over HTTP, through the SSRF guard at the connection (net/guarded-agent.ts):
@@ -28,8 +28,8 @@ export interface SenderOptions {
    */
   timeoutMs: number;
   /**
-   * Attempts one receiver may have in flight at once (the worker's per-receiver limit): each gets
-   * a connection of its own. An attempt waiting for one inside the HTTP client spends its timeout
+   * Attempts one receiver may have in flight at once (the worker's per-receiver limit and its cap
+   * of hanging attempts together): each gets a connection of its own. An attempt waiting for one inside the HTTP client spends its timeout
    * there: with 16 connections and 24 allowed, 8 timed out without being sent.
    */
   perOrigin: number;

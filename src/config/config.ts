@@ -68,6 +68,9 @@ const envSchema = z.object({
   PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR: booleanFlag.default(false),
   PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
   PAYINTAKE_PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  // For measuring what each part of the store's machinery buys (docs/adr/0012); production leaves both on.
+  PAYINTAKE_SQLITE_THREAD: booleanFlag.default(true),
+  PAYINTAKE_PG_BATCHES: booleanFlag.default(true),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   // Above the idle timeout of the load balancer in front (60 s for AWS ALB and nginx upstreams):
@@ -77,7 +80,9 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
   PAYINTAKE_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   PAYINTAKE_CALLBACK_PER_ORIGIN: z.coerce.number().int().min(1).max(100).default(8),
-  PAYINTAKE_CALLBACK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  PAYINTAKE_CALLBACK_HANGING_PER_ORIGIN: z.coerce.number().int().min(0).max(100).default(8),
+  // Renewed every third of itself while the sender lives: a killed worker's callbacks wait this long.
+  PAYINTAKE_CALLBACK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(10_000),
   PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
@@ -118,16 +123,26 @@ export interface Config {
   /** Every operator must use two-step sign-in: one without it can only set it up (docs/console.md). */
   consoleSecondFactorRequired: boolean;
   pgPoolSize: number;
+  /** The store's machinery (store/engine/open.ts, StoreEngine): both on unless measuring. */
+  storeEngine: { sqliteThread: boolean; pgBatches: boolean };
   /** The most one PostgreSQL statement may run, lock waits included (migrations are not bound). */
   pgStatementTimeoutMs: number;
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
   logLevel: string;
   /** Callback delivery: per-attempt timeout (10 s by contract), sends in flight, and how often to look for due retries. */
-  callbacks: { timeoutMs: number; concurrency: number; perOrigin: number; pollMs: number; leaseMs: number };
+  callbacks: {
+    timeoutMs: number;
+    concurrency: number;
+    perOrigin: number;
+    /** Hanging attempts one receiver may have beside its `perOrigin` (callbacks/receiver-speed.ts). */
+    hangingPerOrigin: number;
+    pollMs: number;
+    leaseMs: number;
+  };
   /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
   autoCancelIntervalMs: number;
-  /** How often a console's live stream is written to and its session checked (http/console/live.ts). */
+  /** How often a console's live stream is written to and its session checked (backoffice/http/live.ts). */
   consoleHeartbeatMs: number;
   /**
    * How long the console holds an operator's decision before sending it, so that it can be taken
@@ -136,7 +151,7 @@ export interface Config {
   consoleUndoSeconds: number;
   /**
    * A console session ends after this many minutes without the operator doing anything (background
-   * refreshes do not count; console/idle.ts); the 12-hour limit from sign-in stays.
+   * refreshes do not count; operators/idle.ts); the 12-hour limit from sign-in stays.
    */
   consoleIdleMinutes: number;
   /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
@@ -181,12 +196,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "invalid configuration:\n  PAYINTAKE_ROLE: api and worker need DATABASE_URL (the embedded store runs one process: all)",
     );
   }
-  // A live worker must never lose its lease in the middle of an attempt.
-  if (e.PAYINTAKE_CALLBACK_LEASE_MS < e.PAYINTAKE_CALLBACK_TIMEOUT_MS * 2) {
-    throw new ConfigError(
-      "invalid configuration:\n  PAYINTAKE_CALLBACK_LEASE_MS: must be at least twice PAYINTAKE_CALLBACK_TIMEOUT_MS",
-    );
-  }
   const unknownVariables = Object.keys(cleaned)
     .filter((name) => name.startsWith("PAYINTAKE_") && !CONFIG_VARIABLES.includes(name))
     .filter((name) => !OTHER_READERS.test(name))
@@ -204,6 +213,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowPrivateCallbacks: e.PAYINTAKE_ALLOW_PRIVATE_CALLBACKS,
     consoleSecondFactorRequired: e.PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR,
     pgPoolSize: e.PAYINTAKE_PG_POOL_SIZE,
+    storeEngine: { sqliteThread: e.PAYINTAKE_SQLITE_THREAD, pgBatches: e.PAYINTAKE_PG_BATCHES },
     pgStatementTimeoutMs: e.PAYINTAKE_PG_STATEMENT_TIMEOUT_MS,
     serverUrl: (e.PAYINTAKE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(
       /\/+$/,
@@ -216,6 +226,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.PAYINTAKE_CALLBACK_TIMEOUT_MS,
       concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,
       perOrigin: e.PAYINTAKE_CALLBACK_PER_ORIGIN,
+      hangingPerOrigin: e.PAYINTAKE_CALLBACK_HANGING_PER_ORIGIN,
       pollMs: e.PAYINTAKE_CALLBACK_POLL_MS,
       leaseMs: e.PAYINTAKE_CALLBACK_LEASE_MS,
     },

@@ -80,7 +80,7 @@ export class SealingPausedError extends Error {}
 
 /**
  * The same box, whose seal refuses while `allowed()` is false: on PostgreSQL, while the instance's
- * serving lock is lost (store/serving-lock.ts) a master key rotation may be running, and a secret
+ * serving lock is lost (store/engine/serving-lock.ts) a master key rotation may be running, and a secret
  * sealed then under this instance's key would stay under the old key for good. The request fails
  * (before it writes anything) instead; opening goes on.
  */

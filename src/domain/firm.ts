@@ -13,6 +13,8 @@ export interface Firm {
   providerCallbackUrl: string | null;
   legacyHttp: boolean;
   callbackMiddleName: boolean;
+  /** Direct-mode answers and queries of deposits add `payment_code` (an opt-in: docs/reconciliation.md). */
+  answerPaymentCode: boolean;
   depositMin: number | null;
   depositMax: number | null;
   depositsOpen: boolean;

@@ -1,5 +1,6 @@
 import { maskNationalId } from "./masking.js";
 import { formatMinor } from "./money.js";
+import type { Transaction } from "./transaction.js";
 
 /**
  * The Transaction resource as the merchant sees it. Built field by field from an allow-list, so no
@@ -10,27 +11,29 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
-export interface TransactionRecord {
-  id: number;
-  reference: string;
-  type: "deposit" | "withdrawal";
-  status: string;
-  amount: number;
-  method: string | null;
-  first_name: string;
-  last_name: string;
-  middle_name: string | null;
-  username: string;
-  user_id: string;
-  national_id_masked: string | null;
-  bank_code: string;
-  iban: string | null;
-  assigned_bank_name: string | null;
-  assigned_holder_name: string | null;
-  assigned_iban: string | null;
-  created_at: number;
-  updated_at: number;
-}
+/** What the merchant's view of a transaction is built from. */
+export type TransactionRecord = Pick<
+  Transaction,
+  | "id"
+  | "reference"
+  | "type"
+  | "status"
+  | "amount"
+  | "method"
+  | "first_name"
+  | "last_name"
+  | "middle_name"
+  | "username"
+  | "user_id"
+  | "national_id_masked"
+  | "bank_code"
+  | "iban"
+  | "assigned_bank_name"
+  | "assigned_holder_name"
+  | "assigned_iban"
+  | "created_at"
+  | "updated_at"
+>;
 
 /**
  * A transaction's method as every view shows it. Withdrawals written before they carried one (and

@@ -14,7 +14,7 @@ export function sendPlainJson(reply: FastifyReply, status: number, body: object)
 /**
  * `no-store` on every answer: they are one firm's, one operator's or one payer's, and a cache in
  * front keys by URL, not by X-Api-Key or the admin token, so a stored `/transactions/7` of one firm
- * would be served to the next firm asking for that URL (found by the security review).
+ * would be served to the next firm asking for that URL.
  */
 function sendText(reply: FastifyReply, status: number, json: string): FastifyReply {
   return reply

@@ -14,8 +14,8 @@ const COUNTED_PER_ADDRESS = /^\/(ops|admin|api\/pay)\//;
  * (a client may write X-Forwarded-For itself), so the operator is told, once per instance: at the
  * first request on such a route that carries X-Forwarded-For from a loopback or private address,
  * where proxies are. One from a public address is more likely a client writing the header itself:
- * it neither uses up the one warning nor gets its address named as the one to trust (found by
- * review: an operator following that advice would let that client forge its address). The header's
+ * it neither uses up the one warning nor gets its address named as the one to trust (an operator
+ * following that advice would let that client forge its address). The header's
  * value is not logged (client addresses); the peer's address is.
  */
 export function warnOfUntrustedProxy(app: FastifyInstance, log: FastifyBaseLogger): void {

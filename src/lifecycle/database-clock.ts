@@ -3,14 +3,14 @@
  *
  * Instances sharing one database decide things by time on shared rows: who holds a callback's
  * lease and until when, when a retry is due, which deposits are old enough to cancel. Each reading
- * its own clock, two instances whose clocks differ by a lease (60 s) could both send one callback,
+ * its own clock, two instances whose clocks differ by a lease (10 s) could both send one callback,
  * and one ahead by minutes would cancel deposits early. So every instance reads one clock, the
  * database server's: at start, and then every minute, it measures how far its own clock is from
  * the database's (best of three round trips, the database's reading taken as the midpoint) and
  * adds that difference to its own clock.
  *
- * Differences under a second are left alone: they change no outcome here (leases are a minute,
- * attempts ten seconds at most), and the measurement itself is only good to a round trip.
+ * Differences under a second are left alone: they change no outcome here (leases are ten seconds
+ * and renewed every third of that, attempts ten seconds at most), and the measurement itself is only good to a round trip.
  */
 export interface DatabaseClock {
   now(): number;

@@ -42,8 +42,7 @@ const AFTER_FAILURE_MS = 60_000;
 
 /**
  * The fill above, in the background, by each instance that runs background work, once it listens:
- * on a large store it takes seconds to minutes (measured: 6 µs a row on SQLite, 22 µs on
- * PostgreSQL), which a start must not wait for. Until it is done, a search by name does not find the
+ * on a large store it takes seconds to minutes, which a start must not wait for. Until it is done, a search by name does not find the
  * rows it has not reached. Repeated every ten minutes (a minute after a failure): instances of an
  * older version still running during a rolling deploy write rows without a key after this one's
  * first pass; with none left, a pass is one probe of the partial index of keyless rows.

@@ -1,4 +1,29 @@
+import { closeSync, createReadStream, openSync, readSync } from "node:fs";
 import { request } from "undici";
+
+/** A file sent as the raw request body, read as it goes (a bank statement may be 90 MB). */
+export class FileBody {
+  constructor(readonly path: string) {}
+
+  /** application/xml for a camt.053 (it starts with "<"), text/plain for an MT940. */
+  contentType(): string {
+    const fd = openSync(this.path, "r");
+    try {
+      const head = Buffer.alloc(64);
+      const n = readSync(fd, head, 0, 64, 0);
+      return head
+        .subarray(0, n)
+        .toString("utf8")
+        .replace(/^\uFEFF/, "")
+        .trimStart()
+        .startsWith("<")
+        ? "application/xml"
+        : "text/plain";
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
 
 /** The CLI's door into a running server: the operator API, authenticated with the admin token. */
 export interface AdminClient {
@@ -12,14 +37,17 @@ export interface AdminClient {
 export function createAdminClient(baseUrl: string, token: string): AdminClient {
   return {
     async call(method, path, body) {
+      const file = body instanceof FileBody ? body : undefined;
       const res = await request(`${baseUrl}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...(file ? { "content-type": file.contentType() } : {}),
+          ...(body === undefined || file ? {} : { "content-type": "application/json" }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: 30_000,
+        body: file ? createReadStream(file.path) : body === undefined ? undefined : JSON.stringify(body),
+        // A statement of 100,000 lines is read and matched before the answer: minutes, not seconds.
+        headersTimeout: file ? 600_000 : 30_000,
         bodyTimeout: 30_000,
       });
       const text = await res.body.text();

@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import type { AdminClient } from "./admin-client.js";
+import { type AdminClient, FileBody } from "./admin-client.js";
 
 /**
  * Operator commands: each maps argv to one call of the operator API and prints one JSON object.
@@ -145,6 +145,9 @@ export const COMMANDS: Record<string, Handler> = {
         deposit_min: clearable(f, "deposit-min"),
         deposit_max: clearable(f, "deposit-max"),
         rate_limit_per_second: int(f, "rate-limit"),
+        reconcile_auto: bool(f, "reconcile-auto"),
+        reconcile_by_name: bool(f, "reconcile-by-name"),
+        answer_payment_code: bool(f, "answer-payment-code"),
       }),
     ),
   "firm rotate-secret": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/rotate-secret`),
@@ -256,6 +259,23 @@ export const COMMANDS: Record<string, Handler> = {
     return wrap("callbacks")(c.call("GET", `/admin/v1/callbacks${q.size ? `?${q}` : ""}`));
   },
   "callback show": (c, p) => c.call("GET", `/admin/v1/callbacks/${id(p)}`),
+  "statement import": async (c, p, f) => {
+    const account = int(f, "account") ?? need(f, "account");
+    const file = p[0];
+    if (!file) throw new UsageError("the statement file is required");
+    const r = await c.call("POST", `/admin/v1/accounts/${account}/statements`, new FileBody(file));
+    return r.status === 200 ? { status: 200, json: importCounts(r.json) } : r;
+  },
+  "statement list": (c, _p, f) => {
+    const q = new URLSearchParams(
+      defined({ account: str(f, "account"), state: str(f, "state"), limit: str(f, "limit") }) as Record<
+        string,
+        string
+      >,
+    );
+    return wrap("lines")(c.call("GET", `/admin/v1/statement-lines${q.size ? `?${q}` : ""}`));
+  },
+  "statement show": (c, p) => c.call("GET", `/admin/v1/statement-lines/${id(p)}`),
   "callback redeliver": (c, p, f) => {
     const since = str(f, "failed-since");
     if (since !== undefined) {
@@ -265,6 +285,19 @@ export const COMMANDS: Record<string, Handler> = {
     return c.call("POST", `/admin/v1/callbacks/${id(p)}/redeliver`);
   },
 };
+
+/**
+ * What `statement import` prints: the counts the issue names, in its order; a statement that does
+ * not add up is said on stderr, where it does not disturb the one JSON object on stdout.
+ */
+function importCounts(json: unknown): Record<string, number> {
+  const r = json as Record<string, unknown>;
+  for (const s of (r.statements as { sequence: string | null; doubts: string[] }[] | undefined) ?? [])
+    for (const doubt of s.doubts)
+      process.stderr.write(`statement ${s.sequence ?? "(no number)"}: ${doubt}\n`);
+  const keys = ["lines", "credits", "approved", "suggested", "unmatched", "duplicates"];
+  return Object.fromEntries(keys.map((k) => [k, Number(r[k] ?? 0)]));
+}
 
 /**
  * What each command takes, for `--help` and the usage text (upper case: a value to give; `none`
@@ -278,7 +311,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "firm create":
     "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--sandbox true|false]",
   "firm update":
-    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND]",
+    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false]",
   "firm rotate-secret": "ID",
   "firm list": "",
   "firm show": "ID",
@@ -297,6 +330,10 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "user unban": "--firm ID --user-id U",
   "tx list": "[--firm ID] [--status pending|approved|rejected] [--limit N]",
   "tx show": "ID",
+  "statement import": "--account ID FILE",
+  "statement list":
+    "[--account ID] [--state matched|suggested|unmatched|after_cancellation|debit] [--limit N]",
+  "statement show": "ID",
   "tx approve": "ID [--amount AMOUNT] [--note TEXT] [--operator NAME]",
   "tx reject": "ID [--note TEXT] [--operator NAME]",
   "callback list": "[--status pending|delivered|failed] [--firm ID] [--limit N]",

@@ -9,8 +9,8 @@ import {
 } from "../config/local-secrets.js";
 import { isCheckOf } from "../crypto/key-check.js";
 import { rotateMasterKey, UnopenableSecretError } from "../crypto/master-key-rotation.js";
+import { openStore, StoreLockedError } from "../store/engine/open.js";
 import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
-import { openStore, StoreLockedError } from "../store/open.js";
 import { createSealedSecretsStore } from "../store/sealed-secrets.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
 import { type Flags, UsageError } from "./commands.js";

@@ -134,7 +134,7 @@ export function finishKeyFileRotation(
  * For a serving instance that lost its serving lock (its connection to PostgreSQL broke) and took
  * it again: a rotation may have run in between. If the store is no longer under this instance's
  * key it must stop at once, since whatever it sealed from then on would be under a key the store
- * no longer has. Crash-only, like a failed commit (store/open.ts): a supervisor's restart is
+ * no longer has. Crash-only, like a failed commit (store/engine/open.ts): a supervisor's restart is
  * refused with the message that names PAYINTAKE_MASTER_KEY.
  */
 export function stopIfKeyMoved(masterKey: MasterKeyChoice, keys: StoreKeyRepository): () => Promise<void> {

@@ -1,7 +1,8 @@
 import pino from "pino";
 import type { Config } from "../config/config.js";
-import { buildApp } from "../http/app.js";
+import { buildApp } from "./app.js";
 import { serializeError } from "./log-errors.js";
+import { type Purge, paymentPagePurges, runPurges } from "./purges.js";
 import { wire } from "./wiring.js";
 
 export interface RunningServer {
@@ -66,20 +67,26 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config.role,
   );
 
+  const { repos } = runtime.ctx;
+  const now = () => runtime.ctx.now();
+  const purges: Purge[] = [
+    { name: "nonce purge", run: (limit) => repos.nonces.purgeExpired(now(), limit) },
+    ...paymentPagePurges(repos.sessions, now),
+  ];
+  let purging: Promise<void> | undefined;
+  let stopping = false;
   const purge = setInterval(() => {
-    runtime.ctx.repos.nonces
-      .purgeExpired(runtime.ctx.now())
-      .catch((err) => logger.error({ err }, "nonce purge failed"));
     runtime.ctx.repos.capHolds
       .purgeExpired(runtime.ctx.now())
       .catch((err) => logger.error({ err }, "daily cap hold purge failed"));
     runtime.consoleService
       .purgeEndedSessions()
       .catch((err) => logger.error({ err }, "console session purge failed"));
-    // A day after a payment page ended, its payer's details are no longer kept (docs/hosted-page.md).
-    runtime.ctx.repos.sessions
-      .scrubEnded(runtime.ctx.now() - 86_400_000)
-      .catch((err) => logger.error({ err }, "payment page scrub failed"));
+    // One minute's batches at a time: a slow minute does not start the next beside it.
+    if (purging) return;
+    purging = runPurges(purges, logger, () => stopping).finally(() => {
+      purging = undefined;
+    });
   }, NONCE_PURGE_MS);
   purge.unref();
 
@@ -114,6 +121,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         runtime.ctx.draining = true;
         if (closeOpts.drainMs) await new Promise((resolve) => setTimeout(resolve, closeOpts.drainMs));
         clearInterval(purge);
+        stopping = true;
         await app.close();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
@@ -124,6 +132,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await runtime.channelClient.close();
         runtime.ctx.rateLimiter.stop?.();
         runtime.clock.stop();
+        // A purge run ends after its batch in flight: the store is not closed under it.
+        await purging;
         await runtime.store.close();
       })();
       return closing;

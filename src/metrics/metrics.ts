@@ -8,6 +8,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 export interface MetricsSources {
   /** Pending and failed callbacks, read at scrape time from the store (shared by every instance). */
   callbackCounts(): Promise<{ pending: number; failed: number }>;
+  /** Receivers this instance's callback worker sends to: slow or not, attempts hanging. */
+  callbackReceivers(): readonly { origin: string; slow: boolean; hanging: number }[];
   /** Breaker mode per channel code on this instance. */
   breakers(): Promise<ReadonlyMap<string, string>>;
 }
@@ -73,6 +75,30 @@ export function createMetrics() {
       const counts = await sources?.callbackCounts().catch(() => undefined);
       this.reset();
       if (counts) for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+    },
+  });
+  // Labelled by origin (scheme, host and port of a merchant's receiver: operator-made, a few per
+  // firm) and only for receivers that are slow or have an attempt hanging, so the series stay few.
+  new Gauge({
+    name: "payintake_callback_receiver_slow",
+    help: "1 for each receiver this instance treats as slow (one attempt at a time), 0 for one only hanging",
+    labelNames: ["origin"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of sources?.callbackReceivers() ?? [])
+        if (r.slow || r.hanging > 0) this.set({ origin: r.origin }, r.slow ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "payintake_callback_hanging_attempts",
+    help: "Callback attempts in flight longer than their receiver usually takes, by receiver origin",
+    labelNames: ["origin"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of sources?.callbackReceivers() ?? [])
+        if (r.hanging > 0) this.set({ origin: r.origin }, r.hanging);
     },
   });
   new Gauge({

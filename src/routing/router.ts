@@ -1,3 +1,4 @@
+import type { AccountCandidate, ChannelInfo } from "./account-order.js";
 import {
   admit,
   type BreakerConfig,
@@ -10,13 +11,12 @@ import {
   probed,
   probeStarted,
   record,
-} from "../domain/breaker.js";
-import type { AccountCandidate, ChannelInfo } from "../domain/routing.js";
+} from "./breaker.js";
 
 export type { ChannelInfo };
 
 /**
- * Walks the accounts of a deposit in routing order (domain/routing.ts routeOrder) until one is
+ * Walks the accounts of a deposit in routing order (routing/account-order.ts routeOrder) until one is
  * accepted: a manual account accepts at once; an http channel is asked, within its own timeout and
  * the deposit's overall deadline. A channel whose breaker is open is skipped without waiting, so a
  * channel known to be down costs a payer nothing, and a channel that failed once in this routing
@@ -24,7 +24,7 @@ export type { ChannelInfo };
  * once per account. Every step goes into the routing log.
  */
 export interface RouteRequest {
-  /** The deposit's part of each ask's id, `<firm id>:<reference>` (channels/http-channel.ts askIdOf). */
+  /** The deposit's part of each ask's id, `<firm id>:<reference>` (routing/channels/http-channel.ts askIdOf). */
   askId: string;
   amountMinor: number;
   bankCode: string;
@@ -90,7 +90,7 @@ export interface Router {
   breakers(): ReadonlyMap<number, BreakerState>;
   /** Sends the background probes that are due (main/wiring.ts calls it every second). */
   probeDue(): void;
-  /** Another instance's breaker opened for this channel (domain/breaker.ts heardOpen). */
+  /** Another instance's breaker opened for this channel (routing/breaker.ts heardOpen). */
   heardDown(channelId: number): void;
 }
 

@@ -2,6 +2,8 @@ import type { Kysely, Selectable, Updateable } from "kysely";
 import type { Database, PaymentAccountTable } from "./schema.js";
 
 export type AccountRow = Selectable<PaymentAccountTable>;
+/** The columns of a payment account an update may set. */
+export type AccountUpdate = Updateable<PaymentAccountTable>;
 
 export interface AccountRepository {
   update(id: number, changes: Updateable<PaymentAccountTable>): Promise<AccountRow | undefined>;

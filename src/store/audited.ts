@@ -6,7 +6,7 @@ import {
   type Transaction,
   type Updateable,
 } from "kysely";
-import { checkViolation, uniqueViolation } from "./errors.js";
+import { checkViolation, uniqueViolation } from "./engine/errors.js";
 import type { AuditLogTable, Database } from "./schema.js";
 
 /**
@@ -124,70 +124,13 @@ export async function writeAudit(
 }
 
 export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "postgres") {
-  /**
-   * Inserts a managed row and logs it (hidden columns as "set"). `withId`: columns that need the new
-   * row's id (a secret sealed for its row, crypto/seal-context.ts), written in the same transaction,
-   * so the row is never seen, committed or logged without them.
-   */
-  function insert<T extends Managed>(
-    table: T,
-    values: Insertable<Database[T]>,
-    audit: AuditEntry,
-    withId?: (id: number) => Updateable<Database[T]>,
-  ) {
-    return db.transaction().execute(async (trx) => {
-      let row = (await trx
-        .insertInto(table as "firms")
-        .values(values as Insertable<Database["firms"]>)
-        .returningAll()
-        .executeTakeFirstOrThrow()) as Row;
-      if (withId)
-        row = (await trx
-          .updateTable(table as "firms")
-          .set(withId(row.id as number) as Updateable<Database["firms"]>)
-          .where("id", "=", row.id as number)
-          .returningAll()
-          .executeTakeFirstOrThrow()) as Row;
-      await writeAudit(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
-      return row as Selectable<Database[T]>;
-    });
-  }
-
-  async function updateIn<T extends Managed>(
-    trx: Transaction<Database>,
-    table: T,
-    id: number,
-    changes: Updateable<Database[T]>,
-    audit: AuditEntry,
-  ) {
-    // Locked on PostgreSQL so that two concurrent changes each log the state the other left;
-    // SQLite runs one writing transaction at a time anyway. NO KEY UPDATE (ids never change): the
-    // key-share locks that deposits take on their firm and account rows as they are inserted are
-    // not held up by an operator's edit.
-    const select = trx
-      .selectFrom(table as "firms")
-      .selectAll()
-      .where("id", "=", id);
-    const before = (await (dialect === "postgres" ? select.forNoKeyUpdate() : select).executeTakeFirst()) as
-      | Row
-      | undefined;
-    if (!before) return undefined;
-    const after = (await trx
-      .updateTable(table as "firms")
-      .set(changes as Updateable<Database["firms"]>)
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as Row;
-    const keys = Object.keys(changes).filter((k) => (changes as Row)[k] !== undefined);
-    const d = diff(before, after, keys);
-    // Saving a form unchanged is not a change worth a line in the log.
-    if (Object.keys(d.after).length > 0)
-      await writeAudit(trx, audit, ENTITY[table], String(id), d.before, d.after);
-    return after as Selectable<Database[T]>;
-  }
-
   return {
-    insert,
+    insert: <T extends Managed>(
+      table: T,
+      values: Insertable<Database[T]>,
+      audit: AuditEntry,
+      withId?: (id: number) => Updateable<Database[T]>,
+    ) => insert(db, table, values, audit, withId),
 
     /** As insert, but undefined when a unique index refuses the row (a concurrent duplicate). */
     async insertUnique<T extends Managed>(
@@ -197,7 +140,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
       withId?: (id: number) => Updateable<Database[T]>,
     ) {
       try {
-        return await insert(table, values, audit, withId);
+        return await insert(db, table, values, audit, withId);
       } catch (err) {
         if (uniqueViolation(err)) return undefined;
         throw err;
@@ -206,7 +149,7 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
 
     /** Updates a managed row and logs what changed, before and after; undefined when no such row. */
     update<T extends Managed>(table: T, id: number, changes: Updateable<Database[T]>, audit: AuditEntry) {
-      return db.transaction().execute((trx) => updateIn(trx, table, id, changes, audit));
+      return db.transaction().execute((trx) => updateIn(trx, dialect, table, id, changes, audit));
     },
 
     /**
@@ -221,108 +164,19 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
       audit: AuditEntry,
     ): Promise<Selectable<Database[T]> | undefined | "refused"> {
       try {
-        return await db.transaction().execute((trx) => updateIn(trx, table, id, changes, audit));
+        return await db.transaction().execute((trx) => updateIn(trx, dialect, table, id, changes, audit));
       } catch (err) {
         if (checkViolation(err)) return "refused";
         throw err;
       }
     },
 
-    /**
-     * Changes an operator, refusing to leave no active admin: the active admins are locked first,
-     * so two admins demoting each other at once cannot both succeed.
-     */
-    updateOperator(id: number, changes: Updateable<Database["operators"]>, audit: AuditEntry) {
-      return db.transaction().execute(async (trx) => {
-        const demotes = changes.active === 0 || (changes.role !== undefined && changes.role !== "admin");
-        if (demotes) {
-          const select = trx
-            .selectFrom("operators")
-            .select("id")
-            .where("role", "=", "admin")
-            .where("active", "=", 1);
-          const admins = await (dialect === "postgres" ? select.forUpdate() : select).execute();
-          if (admins.some((a) => a.id === id) && admins.length <= 1) return "last_admin" as const;
-        }
-        return updateIn(trx, "operators", id, changes, audit);
-      });
-    },
-
-    /** Bans or lifts a ban; logs only when something changed. True when it did. */
-    ban(firmId: number, userId: string, banned: boolean, audit: AuditEntry) {
-      return db.transaction().execute(async (trx) => {
-        const changed = banned
-          ? (
-              await trx
-                .insertInto("banned_users")
-                .values({ firm_id: firmId, user_id: userId, created_at: audit.at })
-                .onConflict((oc) => oc.columns(["firm_id", "user_id"]).doNothing())
-                .executeTakeFirst()
-            ).numInsertedOrUpdatedRows !== 0n
-          : Number(
-              (
-                await trx
-                  .deleteFrom("banned_users")
-                  .where("firm_id", "=", firmId)
-                  .where("user_id", "=", userId)
-                  .executeTakeFirst()
-              ).numDeletedRows,
-            ) > 0;
-        if (changed) {
-          await writeAudit(trx, audit, "ban", `${firmId}:${userId}`, { banned: !banned }, { banned });
-        }
-        return changed;
-      });
-    },
-
-    /**
-     * Makes a callback due now with a fresh schedule, whatever its status (an attempt in flight
-     * finishes, but no longer moves the schedule), logged with its status before.
-     */
-    redeliver(callbackId: number, audit: AuditEntry) {
-      return db.transaction().execute(async (trx) => {
-        const before = await trx
-          .selectFrom("callbacks")
-          .select(["status", "attempts"])
-          .where("id", "=", callbackId)
-          .executeTakeFirst();
-        if (!before) return undefined;
-        const row = await trx
-          .updateTable("callbacks")
-          .set(freshSchedule(audit.at))
-          .where("id", "=", callbackId)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await writeAudit(trx, audit, "callback", String(callbackId), before, { status: "pending" });
-        return row;
-      });
-    },
-
-    /** After a merchant's outage: every callback that failed at or after `since`, as one entry. */
-    redeliverFailedSince(since: number, audit: AuditEntry) {
-      return db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .updateTable("callbacks")
-          .set(freshSchedule(audit.at))
-          .where("status", "=", "failed")
-          .where("failed_at", ">=", since)
-          .returning("id")
-          .execute();
-        const ids = rows.map((r) => r.id);
-        if (ids.length > 0) {
-          const entityId = `failed-since:${new Date(since).toISOString()}`;
-          await writeAudit(
-            trx,
-            audit,
-            "callback",
-            entityId,
-            { status: "failed" },
-            { status: "pending", ids },
-          );
-        }
-        return ids;
-      });
-    },
+    updateOperator: (id: number, changes: Updateable<Database["operators"]>, audit: AuditEntry) =>
+      updateOperatorKeepingAnAdmin(db, dialect, id, changes, audit),
+    ban: (firmId: number, userId: string, banned: boolean, audit: AuditEntry) =>
+      setBan(db, firmId, userId, banned, audit),
+    redeliver: (callbackId: number, audit: AuditEntry) => redeliverCallback(db, callbackId, audit),
+    redeliverFailedSince: (since: number, audit: AuditEntry) => redeliverFailedSince(db, since, audit),
 
     /** An event with no row of its own behind it (a channel's breaker opening, for one). */
     async event(
@@ -335,20 +189,182 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
       await writeAudit(db, audit, entityType, entityId, before, after);
     },
 
-    list(filter: AuditFilter): Promise<AuditRow[]> {
-      let q = db.selectFrom("audit_log").selectAll();
-      if (filter.actor !== undefined) q = q.where("actor", "=", filter.actor);
-      if (filter.action !== undefined) q = q.where("action", "=", filter.action);
-      if (filter.entityType !== undefined) q = q.where("entity_type", "=", filter.entityType);
-      if (filter.entityId !== undefined) q = q.where("entity_id", "=", filter.entityId);
-      if (filter.from !== undefined) q = q.where("at", ">=", filter.from);
-      if (filter.to !== undefined) q = q.where("at", "<", filter.to);
-      return q
-        .orderBy("id", "desc")
-        .limit(Math.min(filter.limit ?? 100, 1000))
-        .execute();
-    },
+    list: (filter: AuditFilter) => listAudit(db, filter),
   };
 }
 
 export type AuditedChanges = ReturnType<typeof createAuditedChanges>;
+
+/**
+ * Inserts a managed row and logs it (hidden columns as "set"). `withId`: columns that need the new
+ * row's id (a secret sealed for its row, crypto/seal-context.ts), written in the same transaction,
+ * so the row is never seen, committed or logged without them.
+ */
+function insert<T extends Managed>(
+  db: Kysely<Database>,
+  table: T,
+  values: Insertable<Database[T]>,
+  audit: AuditEntry,
+  withId?: (id: number) => Updateable<Database[T]>,
+) {
+  return db.transaction().execute(async (trx) => {
+    let row = (await trx
+      .insertInto(table as "firms")
+      .values(values as Insertable<Database["firms"]>)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as Row;
+    if (withId)
+      row = (await trx
+        .updateTable(table as "firms")
+        .set(withId(row.id as number) as Updateable<Database["firms"]>)
+        .where("id", "=", row.id as number)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as Row;
+    await writeAudit(trx, audit, ENTITY[table], String(row.id), null, visible(row, "set"));
+    return row as Selectable<Database[T]>;
+  });
+}
+
+/** A managed row updated in `trx` and what changed logged; undefined when there is no such row. */
+async function updateIn<T extends Managed>(
+  trx: Transaction<Database>,
+  dialect: "sqlite" | "postgres",
+  table: T,
+  id: number,
+  changes: Updateable<Database[T]>,
+  audit: AuditEntry,
+) {
+  // Locked on PostgreSQL so that two concurrent changes each log the state the other left;
+  // SQLite runs one writing transaction at a time anyway. NO KEY UPDATE (ids never change): the
+  // key-share locks that deposits take on their firm and account rows as they are inserted are
+  // not held up by an operator's edit.
+  const select = trx
+    .selectFrom(table as "firms")
+    .selectAll()
+    .where("id", "=", id);
+  const before = (await (dialect === "postgres" ? select.forNoKeyUpdate() : select).executeTakeFirst()) as
+    | Row
+    | undefined;
+  if (!before) return undefined;
+  const after = (await trx
+    .updateTable(table as "firms")
+    .set(changes as Updateable<Database["firms"]>)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow()) as Row;
+  const keys = Object.keys(changes).filter((k) => (changes as Row)[k] !== undefined);
+  const d = diff(before, after, keys);
+  // Saving a form unchanged is not a change worth a line in the log.
+  if (Object.keys(d.after).length > 0)
+    await writeAudit(trx, audit, ENTITY[table], String(id), d.before, d.after);
+  return after as Selectable<Database[T]>;
+}
+
+/**
+ * Changes an operator, refusing to leave no active admin: the active admins are locked first,
+ * so two admins demoting each other at once cannot both succeed.
+ */
+function updateOperatorKeepingAnAdmin(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  id: number,
+  changes: Updateable<Database["operators"]>,
+  audit: AuditEntry,
+) {
+  return db.transaction().execute(async (trx) => {
+    const demotes = changes.active === 0 || (changes.role !== undefined && changes.role !== "admin");
+    if (demotes) {
+      const select = trx
+        .selectFrom("operators")
+        .select("id")
+        .where("role", "=", "admin")
+        .where("active", "=", 1);
+      const admins = await (dialect === "postgres" ? select.forUpdate() : select).execute();
+      if (admins.some((a) => a.id === id) && admins.length <= 1) return "last_admin" as const;
+    }
+    return updateIn(trx, dialect, "operators", id, changes, audit);
+  });
+}
+
+/** Bans or lifts a ban; logs only when something changed. True when it did. */
+function setBan(db: Kysely<Database>, firmId: number, userId: string, banned: boolean, audit: AuditEntry) {
+  return db.transaction().execute(async (trx) => {
+    const changed = banned
+      ? (
+          await trx
+            .insertInto("banned_users")
+            .values({ firm_id: firmId, user_id: userId, created_at: audit.at })
+            .onConflict((oc) => oc.columns(["firm_id", "user_id"]).doNothing())
+            .executeTakeFirst()
+        ).numInsertedOrUpdatedRows !== 0n
+      : Number(
+          (
+            await trx
+              .deleteFrom("banned_users")
+              .where("firm_id", "=", firmId)
+              .where("user_id", "=", userId)
+              .executeTakeFirst()
+          ).numDeletedRows,
+        ) > 0;
+    if (changed) {
+      await writeAudit(trx, audit, "ban", `${firmId}:${userId}`, { banned: !banned }, { banned });
+    }
+    return changed;
+  });
+}
+
+/**
+ * Makes a callback due now with a fresh schedule, whatever its status (an attempt in flight
+ * finishes, but no longer moves the schedule), logged with its status before.
+ */
+function redeliverCallback(db: Kysely<Database>, callbackId: number, audit: AuditEntry) {
+  return db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom("callbacks")
+      .select(["status", "attempts"])
+      .where("id", "=", callbackId)
+      .executeTakeFirst();
+    if (!before) return undefined;
+    const row = await trx
+      .updateTable("callbacks")
+      .set(freshSchedule(audit.at))
+      .where("id", "=", callbackId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, audit, "callback", String(callbackId), before, { status: "pending" });
+    return row;
+  });
+}
+
+/** After a merchant's outage: every callback that failed at or after `since`, as one entry. */
+function redeliverFailedSince(db: Kysely<Database>, since: number, audit: AuditEntry) {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .updateTable("callbacks")
+      .set(freshSchedule(audit.at))
+      .where("status", "=", "failed")
+      .where("failed_at", ">=", since)
+      .returning("id")
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0) {
+      const entityId = `failed-since:${new Date(since).toISOString()}`;
+      await writeAudit(trx, audit, "callback", entityId, { status: "failed" }, { status: "pending", ids });
+    }
+    return ids;
+  });
+}
+
+function listAudit(db: Kysely<Database>, filter: AuditFilter): Promise<AuditRow[]> {
+  let q = db.selectFrom("audit_log").selectAll();
+  if (filter.actor !== undefined) q = q.where("actor", "=", filter.actor);
+  if (filter.action !== undefined) q = q.where("action", "=", filter.action);
+  if (filter.entityType !== undefined) q = q.where("entity_type", "=", filter.entityType);
+  if (filter.entityId !== undefined) q = q.where("entity_id", "=", filter.entityId);
+  if (filter.from !== undefined) q = q.where("at", ">=", filter.from);
+  if (filter.to !== undefined) q = q.where("at", "<", filter.to);
+  return q
+    .orderBy("id", "desc")
+    .limit(Math.min(filter.limit ?? 100, 1000))
+    .execute();
+}

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import type { Dialect } from "./open.js";
+import type { Dialect } from "./engine/open.js";
 import type { Database } from "./schema.js";
 
 export interface CapHoldRequest {

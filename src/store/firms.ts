@@ -2,6 +2,8 @@ import type { Kysely, Selectable, Updateable } from "kysely";
 import type { BannedUserTable, Database, FirmTable, ProviderTable } from "./schema.js";
 
 export type FirmRow = Selectable<FirmTable>;
+/** The columns of a firm an update may set. */
+export type FirmUpdate = Updateable<FirmTable>;
 export type ProviderRow = Selectable<ProviderTable>;
 
 /** A firm with what authentication and callback resolution need from its provider. */
@@ -17,7 +19,11 @@ export interface FirmRepository {
   findWithProvider(id: number): Promise<FirmWithProvider | undefined>;
   get(id: number): Promise<FirmRow | undefined>;
   list(): Promise<FirmRow[]>;
-  create(values: Omit<FirmRow, "id">): Promise<FirmRow>;
+  /** The reconciliation settings are on unless given (the migration's defaults). */
+  create(
+    values: Omit<FirmRow, "id" | "reconcile_auto" | "reconcile_by_name" | "answer_payment_code"> &
+      Partial<Pick<FirmRow, "reconcile_auto" | "reconcile_by_name" | "answer_payment_code">>,
+  ): Promise<FirmRow>;
   update(id: number, changes: Updateable<FirmTable>): Promise<FirmRow | undefined>;
   createProvider(values: Omit<ProviderRow, "id">): Promise<ProviderRow>;
   getProvider(id: number): Promise<ProviderRow | undefined>;

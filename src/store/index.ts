@@ -4,17 +4,18 @@ import { type CallbackRepository, createCallbackRepository } from "./callbacks.j
 import { type CapHoldRepository, createCapHoldRepository } from "./cap-holds.js";
 import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
+import type { Store } from "./engine/open.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createLoginLockRepository, type LoginLockRepository } from "./login-locks.js";
 import { createLoginWindowRepository, type LoginWindowRepository } from "./login-windows.js";
 import { createNonceRepository, type NonceRepository } from "./nonces.js";
-import type { Store } from "./open.js";
 import { createOperatorDeviceRepository, type OperatorDeviceRepository } from "./operator-devices.js";
 import { createOperatorRepository, type OperatorRepository } from "./operators.js";
+import { createSessionRepository, type SessionRepository } from "./payment-sessions.js";
 import { createPayoutClaimRepository, type PayoutClaimRepository } from "./payout-claims.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./recovery-codes.js";
-import { createSessionRepository, type SessionRepository } from "./sessions.js";
+import { createStatementRepository, type StatementRepository } from "./statement-lines.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
 
 export interface Repositories {
@@ -35,6 +36,7 @@ export interface Repositories {
   operatorDevices: OperatorDeviceRepository;
   payoutClaims: PayoutClaimRepository;
   capHolds: CapHoldRepository;
+  statements: StatementRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -42,7 +44,9 @@ export function createRepositories(store: Store): Repositories {
     firms: createFirmRepository(store.db),
     accounts: createAccountRepository(store.db),
     nonces: createNonceRepository(store.db, store.statements),
-    transactions: createTransactionRepository(store.db, store.statements, store.dialect),
+    transactions: createTransactionRepository(store.db, store.statements, store.dialect, {
+      batched: store.batched,
+    }),
     decisions: createDecisionRepository(store.db, store.dialect),
     callbacks: createCallbackRepository(store.db, store.dialect),
     channels: createChannelRepository(store.db),
@@ -56,5 +60,6 @@ export function createRepositories(store: Store): Repositories {
     operatorDevices: createOperatorDeviceRepository(store.db),
     payoutClaims: createPayoutClaimRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
+    statements: createStatementRepository(store.db),
   };
 }

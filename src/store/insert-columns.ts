@@ -1,4 +1,4 @@
-import type { NewTransaction } from "./transactions.js";
+import type { NewTransaction } from "../domain/transaction.js";
 
 /**
  * The columns a new transaction is written with, in one order for every insert statement, and the

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
-import { countFailure, type LockColumns, takeBackFailure } from "./lock-counting.js";
+import { countFailure, type LockColumns, takeBackFailure } from "./engine/lock-counting.js";
 import type { Database } from "./schema.js";
 
 /**
- * Failures in a row and the lock they set, by key (console/devices.ts names the keys): the same
+ * Failures in a row and the lock they set, by key (operators/devices.ts names the keys): the same
  * counting as an operator row's (lock-counting.ts), for a known browser of an operator and for an
  * email that is no active operator's.
  */
@@ -43,7 +43,7 @@ export function createLoginLockRepository(db: Kysely<Database>): LoginLockReposi
   return {
     async claim(key, now, limit, lockUntil, forgetBefore) {
       // Read first: a lock that holds is answered without a write, as an operator's row is
-      // (console/guess.ts); the upsert below would lock the row and commit, which takes long
+      // (operators/sign-in-attempts.ts); the upsert below would lock the row and commit, which takes long
       // enough on PostgreSQL to tell an unknown email's 423 from an operator's.
       if ((await lockedUntil(key)) > now) return false;
       const counted = countFailure(KEY_LOCK, limit, lockUntil, forgetBefore);

@@ -1,11 +1,12 @@
-import type { Kysely } from "kysely";
-import { prepared, type StatementRunner } from "./prepared.js";
+import { type Kysely, sql } from "kysely";
+import { prepared, type StatementRunner } from "./engine/prepared.js";
 import type { Database } from "./schema.js";
 
 export interface NonceRepository {
   /** Records the nonce; false when this firm already used it and it has not been purged yet. */
   record(firmId: number, nonce: string, expiresAt: number): Promise<boolean>;
-  purgeExpired(now: number): Promise<number>;
+  /** Deletes up to `limit` nonces that expired before `now`. */
+  purgeExpired(now: number, limit: number): Promise<number>;
 }
 
 export const RECORD_NONCE = prepared(
@@ -18,9 +19,10 @@ export function createNonceRepository(db: Kysely<Database>, statements: Statemen
     async record(firmId, nonce, expiresAt) {
       return (await statements.changes(RECORD_NONCE, [firmId, nonce, expiresAt])) === 1;
     },
-    async purgeExpired(now) {
-      const result = await db.deleteFrom("nonces").where("expires_at", "<", now).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    async purgeExpired(now, limit) {
+      const result = await sql`DELETE FROM nonces WHERE (firm_id, nonce) IN
+        (SELECT firm_id, nonce FROM nonces WHERE expires_at < ${now} LIMIT ${limit})`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
     },
   };
 }

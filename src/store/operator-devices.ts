@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 
 /**
- * The browsers operators have signed in from, by the hash of their device token (console/devices.ts).
+ * The browsers operators have signed in from, by the hash of their device token (operators/devices.ts).
  * A sign-in records its browser in the transaction that opens its session (operators.ts).
  */
 export interface OperatorDeviceRepository {

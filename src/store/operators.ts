@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from "kysely";
-import { countFailure, type LockColumns, takeBackFailure } from "./lock-counting.js";
-import type { Dialect } from "./open.js";
+import { countFailure, type LockColumns, takeBackFailure } from "./engine/lock-counting.js";
+import type { Dialect } from "./engine/open.js";
 import type { Database, OperatorTable } from "./schema.js";
 
 export type OperatorRow = Selectable<OperatorTable>;
@@ -111,7 +111,7 @@ export interface OperatorRepository {
   get(id: number): Promise<OperatorRow | undefined>;
 }
 
-/** The account's lock, kept on the operator's row (console/guess.ts). */
+/** The account's lock, kept on the operator's row (operators/sign-in-attempts.ts). */
 const OPERATOR_LOCK: LockColumns = {
   failures: "failed_logins",
   lockedUntil: "locked_until",

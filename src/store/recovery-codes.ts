@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 
-/** Operators' recovery codes for two-step sign-in, as hashes (console/recovery-codes.ts). */
+/** Operators' recovery codes for two-step sign-in, as hashes (operators/recovery-codes.ts). */
 export interface RecoveryCodeRepository {
   /** The operator's codes become `hashes`, all unused; the earlier ones (used or not) are gone. */
   replace(operatorId: number, hashes: readonly string[], now: number): Promise<void>;

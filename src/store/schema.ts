@@ -1,4 +1,5 @@
 import type { Generated } from "kysely";
+import type { Transaction } from "../domain/transaction.js";
 
 /**
  * Table shapes as Kysely sees them. Both stores keep the same columns: times are epoch
@@ -41,6 +42,12 @@ export interface FirmTable {
   rate_limit_per_second: number;
   /** A test firm: its deposits get the sandbox account and it may use the sandbox helpers. */
   sandbox: Generated<number>;
+  /** A bank statement's line may approve this firm's deposits by itself (1, the default). */
+  reconcile_auto: Generated<number>;
+  /** ... with the amount and the payer's full name, without the payment code (1, the default). */
+  reconcile_by_name: Generated<number>;
+  /** Direct-mode answers and queries add `payment_code` (0, the default: the contract's answer as it is). */
+  answer_payment_code: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -90,46 +97,9 @@ export interface NonceTable {
   expires_at: number;
 }
 
-export interface TransactionTable {
+/** The transactions table: the row of domain/transaction.ts, its id given by the store. */
+export interface TransactionTable extends Omit<Transaction, "id"> {
   id: Generated<number>;
-  firm_id: number;
-  reference: string;
-  type: "deposit" | "withdrawal";
-  status: "pending" | "approved" | "rejected";
-  amount: number;
-  method: string | null;
-  first_name: string;
-  last_name: string;
-  middle_name: string | null;
-  username: string;
-  user_id: string;
-  national_id_masked: string | null;
-  /** The full national id, sealed with the master key; only operators with the right role see it. */
-  national_id_sealed: string | null;
-  bank_code: string;
-  iban: string | null;
-  iban_valid: number | null;
-  account_id: number | null;
-  assigned_bank_name: string | null;
-  assigned_holder_name: string | null;
-  assigned_iban: string | null;
-  callback_url: string;
-  created_at: number;
-  updated_at: number;
-  /** Set when the transaction left pending. */
-  decided_at: number | null;
-  /** Who decided: "operator:<name>" or "service:auto-cancel". */
-  decided_by: string | null;
-  decision_note: string | null;
-  /** The amount asked for, when an operator approved a deposit with another amount. */
-  original_amount: number | null;
-  /** The routing attempts of a deposit, as JSON (domain/routing-log.ts); operators only. */
-  routing_log: string | null;
-  /**
-   * The payer's name folded for search (domain/name-search.ts); null only on rows written before
-   * the column, until the start that fills them in.
-   */
-  payer_name_key: string | null;
 }
 
 export interface CallbackTable {
@@ -195,7 +165,7 @@ export interface OperatorTable {
   id: Generated<number>;
   email: string;
   role: "admin" | "operator" | "viewer";
-  /** scrypt: "scrypt$N$r$p$salt$hash", base64url parts (auth/passwords.ts). */
+  /** scrypt: "scrypt$N$r$p$salt$hash", base64url parts (operators/passwords.ts). */
   password_hash: string;
   failed_logins: number;
   locked_until: number;
@@ -206,7 +176,7 @@ export interface OperatorTable {
   totp_sealed: string | null;
   /** A secret being set up: it replaces `totp_sealed` once a code from it is confirmed. */
   totp_pending_sealed: string | null;
-  /** The last time step a code was taken at (auth/totp.ts): each code is taken once. */
+  /** The last time step a code was taken at (operators/totp.ts): each code is taken once. */
   totp_last_step: Generated<number>;
   created_at: number;
   updated_at: number;
@@ -218,12 +188,12 @@ export interface OperatorSessionTable {
   token_hash: string;
   operator_id: number;
   csrf_token: string;
-  /** SHA-256 of the known-browser token it was signed in with (console/devices.ts); null before those. */
+  /** SHA-256 of the known-browser token it was signed in with (operators/devices.ts); null before those. */
   device_hash: string | null;
   expires_at: number;
   created_at: number;
   /**
-   * When the session last saw its operator act (console/idle.ts), at most a minute behind: it ends
+   * When the session last saw its operator act (operators/idle.ts), at most a minute behind: it ends
    * once this is the idle timeout ago. Sessions from before it were counted active at the upgrade.
    */
   last_active_at: Generated<number>;
@@ -232,7 +202,7 @@ export interface OperatorSessionTable {
 export interface OperatorRecoveryCodeTable {
   id: Generated<number>;
   operator_id: number;
-  /** SHA-256 of the normalised code, hex (console/recovery-codes.ts); never the code. */
+  /** SHA-256 of the normalised code, hex (operators/recovery-codes.ts); never the code. */
   code_hash: string;
   /** When it was used to sign in; null while it can still be used. */
   used_at: number | null;
@@ -240,7 +210,7 @@ export interface OperatorRecoveryCodeTable {
 }
 
 export interface OperatorDeviceTable {
-  /** SHA-256 of the browser's device cookie, hex (console/devices.ts); never the token. */
+  /** SHA-256 of the browser's device cookie, hex (operators/devices.ts); never the token. */
   token_hash: string;
   operator_id: number;
   created_at: number;
@@ -249,7 +219,7 @@ export interface OperatorDeviceTable {
 }
 
 export interface LoginLockTable {
-  /** A hash naming a known browser of an operator, or an email that is no operator's (console/devices.ts). */
+  /** A hash naming a known browser of an operator, or an email that is no operator's (operators/devices.ts). */
   key: string;
   /** Wrong guesses in a row; a success forgets them. */
   failures: number;
@@ -276,7 +246,7 @@ export interface RateWindowTable {
 }
 
 export interface LoginWindowTable {
-  /** A hash of the client's address key (auth/login-throttle.ts), not the address itself. */
+  /** A hash of the client's address key (operators/login-throttle.ts), not the address itself. */
   key: string;
   since: number;
   count: number;
@@ -313,6 +283,53 @@ export interface PayoutClaimTable {
   claimed_at: number;
 }
 
+export interface StatementImportTable {
+  id: Generated<number>;
+  account_id: number;
+  format: string;
+  sequence: string | null;
+  opening_amount: number | null;
+  closing_amount: number | null;
+  /** Why the statement does not add up, one reason a line; empty when it does. */
+  doubts: Generated<string>;
+  lines_read: number;
+  imported_by: string;
+  created_at: number;
+}
+
+export type StatementLineState =
+  | "approved"
+  | "settled"
+  | "suggested"
+  | "unmatched"
+  | "after_cancellation"
+  | "debit"
+  | "not_ours";
+
+export interface StatementLineTable {
+  id: Generated<number>;
+  account_id: number;
+  line_key: string;
+  import_id: number | null;
+  source: "file" | "feed" | "hand";
+  booked_at: number;
+  date_only: number;
+  amount: number;
+  direction: "credit" | "debit";
+  currency: string;
+  sender_name: string | null;
+  sender_iban: string | null;
+  description: string;
+  bank_ref: string | null;
+  state: StatementLineState;
+  transaction_id: number | null;
+  /** The matching's evidence and reasons, as JSON (reconciliation/matching.ts). */
+  evidence: Generated<string>;
+  created_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+}
+
 export interface Database {
   providers: ProviderTable;
   firms: FirmTable;
@@ -335,5 +352,7 @@ export interface Database {
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;
   store_keys: StoreKeyTable;
+  statement_imports: StatementImportTable;
+  statement_lines: StatementLineTable;
   schema_migrations: SchemaMigrationTable;
 }

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { sealContext } from "../crypto/seal-context.js";
 import { writeAudit } from "./audited.js";
-import type { Dialect, Store } from "./open.js";
+import type { Dialect, Store } from "./engine/open.js";
 import type { Database } from "./schema.js";
 import { createStoreKeyRepository } from "./store-keys.js";
 

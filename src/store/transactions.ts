@@ -1,63 +1,31 @@
-import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
-import { uniqueViolation } from "./errors.js";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { BusinessFacts, InsertResult, NewTransaction } from "../domain/transaction.js";
+import { uniqueViolation } from "./engine/errors.js";
+import { planEachTime, prepared, type StatementRunner } from "./engine/prepared.js";
 import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 import { RECORD_NONCE } from "./nonces.js";
+import type { Database, TransactionTable } from "./schema.js";
 import {
   createPgIntakeBatches,
   type NonceAndFactsInput,
   type NonceAndFactsOutcome,
-} from "./pg-intake-batches.js";
-import { planEachTime, prepared, type StatementRunner } from "./prepared.js";
-import { type Database, MAX_INTEGER_ID, type TransactionTable } from "./schema.js";
+} from "./transaction-batches.js";
+import {
+  countTransactions,
+  decisionTimesSince,
+  listTransactions,
+  newestTransactionId,
+  pendingQueues,
+  setNameKeys,
+  type TransactionFilter,
+  totalsSince,
+  withoutNameKey,
+} from "./transaction-searches.js";
 
 export type TransactionRow = Selectable<TransactionTable>;
-export type NewTransaction = Omit<Insertable<TransactionTable>, "id">;
 
-export interface BusinessFacts {
-  referenceUsed: boolean;
-  userBanned: boolean;
-  pendingExists: boolean;
-}
-
-export type InsertResult = { ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" };
-
-export interface TransactionFilter {
-  firmId?: number;
-  status?: TransactionRow["status"];
-  type?: TransactionRow["type"];
-  /** Newest first by default. */
-  order?: "newest" | "oldest";
-  limit?: number;
-  id?: number;
-  reference?: string;
-  userId?: string;
-  username?: string;
-  /**
-   * Matches the withdrawal IBAN or the assigned IBAN of a deposit, as written or not: spaces,
-   * dashes and letter case are ignored on both sides (ibanKey).
-   */
-  iban?: string;
-  /**
-   * The amount exactly, in minor units: the one decided or the one asked for (a payer who sent
-   * another sum than asked is found by the statement's sum once an operator approved it as sent).
-   */
-  amountMinor?: number;
-  /**
-   * How the payout is to be sent: an operator pays FAST ones now and EFT ones within the banks'
-   * EFT hours. A withdrawal stored without one (before methods were kept) is FAST (methodOf).
-   */
-  method?: "fast" | "eft" | "havale";
-  /**
-   * Folded words (domain/name-search.ts), each of which must begin a word of the payer's name, in
-   * any order.
-   */
-  nameWords?: readonly string[];
-  /** Created at or after / before, epoch ms. */
-  from?: number;
-  to?: number;
-  /** Leave out test (sandbox) firms' transactions: operators never decide those. */
-  liveOnly?: boolean;
-}
+export type { TransactionFilter } from "./transaction-searches.js";
+export type { BusinessFacts, InsertResult, NewTransaction };
 
 export interface TransactionRepository {
   /** The three facts the business checks need, read in one round trip. */
@@ -93,8 +61,10 @@ export interface TransactionRepository {
   pendingDepositOf(firmId: number, userId: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
-  /** How many rows `list` would give without its limit. */
-  count(filter: TransactionFilter): Promise<number>;
+  /** How many rows `list` would give without its limit, counting no further than `cap`. */
+  count(filter: TransactionFilter, cap?: number): Promise<number>;
+  /** The newest transaction's id, 0 on an empty store. */
+  newestId(): Promise<number>;
   /** Live firms' pending transactions of each type: how many, and when the oldest was created. */
   pendingQueues(): Promise<{ type: string; count: number; oldestAt: number | null }[]>;
   /**
@@ -149,76 +119,6 @@ const INSERT = prepared(
    RETURNING id`,
 );
 
-/**
- * What an IBAN as compared in a search leaves out: every kind of space (a no-break or narrow one too:
- * pasted from a web page or a PDF statement) and dashes; letter case is folded too. A withdrawal's
- * IBAN is stored as the merchant sent it (never refused, the contract), often grouped or in lower
- * case ("tr33 0006 1005 …"), and the console shows it grouped for reading: compared as written, an
- * operator who pasted either form found nothing. Control characters never reach the store (intake
- * drops them, domain/requests.ts). One list for both sides, so the typed and the stored IBAN are
- * cleaned alike (JavaScript's \s and SQL's replace() would not agree by themselves).
- */
-const IBAN_GAPS = [
-  " ",
-  "-",
-  "\u00a0",
-  "\u1680",
-  ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
-  // Zero-width space and word joiner: invisible, and pasted with an IBAN from a web page.
-  "\u200b",
-  "\u2060",
-  "\u2028",
-  "\u2029",
-  "\u202f",
-  "\u205f",
-  "\u3000",
-  "\ufeff",
-];
-// The dash escaped: between two characters of a class it would make a range.
-const IBAN_GAP_PATTERN = new RegExp(`[${IBAN_GAPS.map((g) => (g === "-" ? "\\-" : g)).join("")}]+`, "gu");
-
-function ibanKey(iban: string): string {
-  return iban.replace(IBAN_GAP_PATTERN, "").toUpperCase();
-}
-/** ibanKey in SQL, the same in SQLite and PostgreSQL (no index is lost: the IBANs have none). */
-const storedIbanKey = (column: "iban" | "assigned_iban") =>
-  sql<string>`upper(${IBAN_GAPS.reduce(
-    (inner, gap) => sql`replace(${inner}, ${gap}, '')`,
-    sql`${sql.ref(column)}`,
-  )})`;
-
-/** The rows a filter selects (TransactionFilter), for a page of them or their count. */
-function filterTransactions(db: Kysely<Database>, filter: TransactionFilter) {
-  let q = db.selectFrom("transactions");
-  if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
-  if (filter.status !== undefined) q = q.where("status", "=", filter.status);
-  if (filter.type !== undefined) q = q.where("type", "=", filter.type);
-  if (filter.id !== undefined) q = q.where("id", "=", filter.id);
-  if (filter.reference !== undefined) q = q.where("reference", "=", filter.reference);
-  if (filter.userId !== undefined) q = q.where("user_id", "=", filter.userId);
-  if (filter.username !== undefined) q = q.where("username", "=", filter.username);
-  if (filter.iban !== undefined) {
-    const iban = ibanKey(filter.iban);
-    q = q.where((eb) =>
-      eb.or([eb(storedIbanKey("iban"), "=", iban), eb(storedIbanKey("assigned_iban"), "=", iban)]),
-    );
-  }
-  if (filter.amountMinor !== undefined) {
-    const minor = filter.amountMinor;
-    q = q.where((eb) => eb.or([eb("amount", "=", minor), eb("original_amount", "=", minor)]));
-  }
-  if (filter.method === "fast")
-    q = q.where((eb) => eb.or([eb("method", "=", "fast"), eb("method", "is", null)]));
-  else if (filter.method !== undefined) q = q.where("method", "=", filter.method);
-  // The key starts each word with a space; words are letters and digits only (no LIKE wildcards).
-  for (const word of filter.nameWords ?? []) q = q.where("payer_name_key", "like", `% ${word}%`);
-  if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
-  if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
-  if (filter.liveOnly)
-    q = q.where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1));
-  return q;
-}
-
 export function createTransactionRepository(
   db: Kysely<Database>,
   statements: StatementRunner,
@@ -226,7 +126,6 @@ export function createTransactionRepository(
   /** Off: every call its own statement (the one-row paths batches fall back to; for tests). */
   opts: { batched: boolean } = { batched: true },
 ): TransactionRepository {
-  const filtered = (filter: TransactionFilter) => filterTransactions(db, filter);
   const factsOf = (row: { r: unknown; b: unknown; p: unknown } | undefined): BusinessFacts => ({
     // PostgreSQL answers booleans, SQLite 0 and 1.
     referenceUsed: Boolean(row?.r),
@@ -269,7 +168,7 @@ export function createTransactionRepository(
     }
   }
 
-  // On PostgreSQL concurrent requests share these two statements (pg-intake-batches.ts); the embedded
+  // On PostgreSQL concurrent requests share these two statements (transaction-batches.ts); the embedded
   // store runs every statement in process, where a batch would save nothing.
   const batches =
     dialect === "postgres" && opts.batched
@@ -286,7 +185,7 @@ export function createTransactionRepository(
     },
 
     nonceAndFacts(nonce, facts) {
-      // A literal, not `{ ...nonce, ...facts }`: spreads are slow on Node 20's V8 (domain/intake.ts).
+      // A literal, not `{ ...nonce, ...facts }`: spreads are slow on Node 20's V8 (intake/intake.ts).
       const input: NonceAndFactsInput = {
         firmId: nonce.firmId,
         nonce: nonce.nonce,
@@ -302,42 +201,8 @@ export function createTransactionRepository(
       return batches ? batches.insert(values) : oneInsert(values);
     },
 
-    async totalsSince(since) {
-      const rows = await db
-        .selectFrom("transactions")
-        .select([
-          "type",
-          "status",
-          // Whole hours since `since` (better-sqlite3 binds numbers as REAL, hence the cast).
-          sql<number>`CAST((created_at - ${since}) / 3600000 AS INTEGER)`.as("hour"),
-          (eb) => eb.fn.countAll<number>().as("count"),
-          (eb) => eb.fn.sum<number>("amount").as("volume"),
-        ])
-        .where("created_at", ">=", since)
-        // Test firms' traffic is not business: the operators' summary leaves it out.
-        .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
-        .groupBy(["type", "status", "hour"])
-        .execute();
-      return rows.map((r) => ({
-        type: r.type,
-        status: r.status,
-        hour: Number(r.hour),
-        count: Number(r.count),
-        volume: Number(r.volume ?? 0),
-      }));
-    },
-
-    async decisionTimesSince(since) {
-      const rows = await db
-        .selectFrom("transactions")
-        .select(["created_at", "decided_at"])
-        .where("decided_at", ">=", since)
-        .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
-        .orderBy("decided_at", "desc")
-        .limit(10_000)
-        .execute();
-      return rows.map((r) => Number(r.decided_at) - Number(r.created_at));
-    },
+    totalsSince: (since) => totalsSince(db, since),
+    decisionTimesSince: (since) => decisionTimesSince(db, since),
 
     findForFirm(firmId, id) {
       return db
@@ -369,67 +234,11 @@ export function createTransactionRepository(
     get(id) {
       return db.selectFrom("transactions").selectAll().where("id", "=", id).executeTakeFirst();
     },
-    async list(filter) {
-      if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return [];
-      return (
-        filtered(filter)
-          .selectAll()
-          .orderBy("id", filter.order === "oldest" ? "asc" : "desc")
-          // Searches ask for at most 1,000 (their schemas say so); the console's CSV export for 50,000.
-          .limit(Math.min(filter.limit ?? 100, 50_000))
-          .execute()
-      );
-    },
-    async count(filter) {
-      if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return 0;
-      const row = await filtered(filter)
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-    async pendingQueues() {
-      // Through transactions_status_idx (status, created_at): the pending rows only, however old.
-      const rows = await db
-        .selectFrom("transactions")
-        .select([
-          "type",
-          (eb) => eb.fn.countAll<number>().as("count"),
-          (eb) => eb.fn.min<number>("created_at").as("oldest"),
-        ])
-        .where("status", "=", "pending")
-        .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
-        .groupBy("type")
-        .execute();
-      return rows.map((r) => ({
-        type: r.type,
-        count: Number(r.count),
-        oldestAt: r.oldest === null ? null : Number(r.oldest),
-      }));
-    },
-    withoutNameKey(afterId, limit) {
-      return db
-        .selectFrom("transactions")
-        .select(["id", "first_name", "middle_name", "last_name"])
-        .where("id", ">", afterId)
-        .where("payer_name_key", "is", null)
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-    },
-    async setNameKeys(keys) {
-      if (keys.length === 0) return;
-      // One statement per batch on both stores: a statement per row was a round trip per row
-      // (measured: about 150 µs a row on PostgreSQL, 93 µs on SQLite through its thread).
-      if (dialect === "postgres") {
-        await sql`UPDATE transactions AS t SET payer_name_key = v.key
-          FROM unnest(${keys.map((k) => k.id)}::bigint[], ${keys.map((k) => k.key)}::text[]) AS v(id, key)
-          WHERE t.id = v.id AND t.payer_name_key IS NULL`.execute(db);
-        return;
-      }
-      const pairs = JSON.stringify(keys.map((k) => [k.id, k.key]));
-      await sql`UPDATE transactions AS t SET payer_name_key = v.key
-        FROM (SELECT value ->> 0 AS id, value ->> 1 AS key FROM json_each(${pairs})) AS v
-        WHERE t.id = v.id AND t.payer_name_key IS NULL`.execute(db);
-    },
+    list: (filter) => listTransactions(db, dialect, filter),
+    count: (filter, cap) => countTransactions(db, dialect, filter, cap),
+    newestId: () => newestTransactionId(db),
+    pendingQueues: () => pendingQueues(db),
+    withoutNameKey: (afterId, limit) => withoutNameKey(db, afterId, limit),
+    setNameKeys: (keys) => setNameKeys(db, dialect, keys),
   };
 }

@@ -210,7 +210,7 @@ describe.each(STORES)("authentication on %s", (kind) => {
     it("in the timestamp and the nonce", async () => {
       const body = depositBody();
       const ts = String(Math.floor(server.clock.now() / 1000));
-      const signed = await import("../../src/auth/signature.js");
+      const signed = await import("../../src/crypto/signature.js");
       const nonce = newNonce();
       const signature = signed.signRequest(firm.secret, {
         method: "POST",

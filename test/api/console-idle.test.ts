@@ -9,7 +9,7 @@ const IDLE_MINUTES = 5;
 const IDLE_MS = IDLE_MINUTES * MINUTE;
 
 /**
- * The console's idle sign-out (console/idle.ts), through the real server on each store, its clock
+ * The console's idle sign-out (operators/idle.ts), through the real server on each store, its clock
  * stood still and moved by the test: a session ends after PAYINTAKE_CONSOLE_IDLE_MINUTES without
  * its operator's activity (changes, and reads the page marks with X-Operator-Active), whatever the
  * page fetches by itself meanwhile.

@@ -499,7 +499,7 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       body: { current: "viewer-password-123", next: "viewer-password-456" },
     });
     expect(res.status).toBe(200);
-    // The session goes on under a new token (console/sessions.ts renewSession).
+    // The session goes on under a new token (operators/console-sessions.ts renewSession).
     as.viewer.cookie = sessionCookieOf(res);
     as.viewer.csrf = res.json.csrf_token;
     const entries = await audit(`action=operator.password&entity_id=${as.viewer.id}`);

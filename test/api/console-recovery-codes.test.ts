@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, storeEnv, type TestServer } from "../support/harness.js";
 import { withStore } from "../support/stored.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
-import { ADDRESS_FAILURES, ADDRESS_WINDOW_MS, LOCK_MS } from "../../src/console/service.js";
+import { ADDRESS_FAILURES, ADDRESS_WINDOW_MS, LOCK_MS } from "../../src/operators/service.js";
+import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { consoleCall, consoleLogin, sessionCookieOf } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 

@@ -1,5 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { paymentCodeFor } from "../../src/domain/payment-code.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -96,12 +97,14 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     }
     const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "250.50" });
     expect(ok.status).toBe(200);
+    const q0 = await byReference(body.reference);
     expect(ok.json).toEqual({
       status: "assigned",
       bank_name: "Ziraat Bankası",
       holder_name: "Ödeme Hizmetleri A.Ş.",
       iban: "TR330006100519786457841326",
       amount: 250.5,
+      payment_code: paymentCodeFor(q0.json.data.id),
       return_url: "https://shop.example/back",
     });
     // A JSON number with its 2 decimals in the raw text, as in every answer (decisions.md).
@@ -255,7 +258,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(state.text).toContain(
       `"earlier_deposit":{"bank_name":${JSON.stringify(earlier.assigned_bank_name)},"holder_name":${JSON.stringify(
         earlier.assigned_holder_name,
-      )},"iban":"${earlier.assigned_iban}","amount":350.00,"pay_by":"${new Date(
+      )},"iban":"${earlier.assigned_iban}","amount":350.00,"payment_code":"${paymentCodeFor(earlier.id)}","pay_by":"${new Date(
         Date.parse(earlier.created_at) + 120 * 60_000,
       ).toISOString()}"}`,
     );

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MERCHANT_PATHS } from "../../src/http/merchant/paths.js";
-import { REJECTIONS } from "../../src/http/merchant/rejections.js";
+import { MERCHANT_PATHS } from "../../src/intake/http/paths.js";
+import { REJECTIONS } from "../../src/intake/http/rejection-responses.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, send, type TestFirm } from "../support/merchant.js";
 
@@ -14,7 +14,7 @@ import { addAccount, createFirm, send, type TestFirm } from "../support/merchant
  * (required, lengths, enums) is the rule the server enforces, with the message naming the field.
  */
 type Schema = Record<string, any>;
-const SRC = new URL("../../src/http/", import.meta.url).pathname;
+const SRC = new URL("../../src/", import.meta.url).pathname;
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -65,8 +65,8 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
       new Set(Object.values(MERCHANT_PATHS).map((p) => p.replace(/:([a-z_]+)/g, "{$1}"))),
     );
     // No route under /paymentapi/v1 is registered except through MERCHANT_PATHS.
-    for (const file of sourcesUnder(SRC)) {
-      if (file.endsWith("merchant/paths.ts")) continue;
+    for (const file of sourcesUnder(SRC).filter((f) => /\/http\/|routes\.ts$/.test(f))) {
+      if (file.endsWith("intake/http/paths.ts")) continue;
       expect(readFileSync(file, "utf8"), file).not.toMatch(/["'`]\/paymentapi\/v1/);
     }
   });
@@ -95,7 +95,9 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
       const shape = (op.responses["200"].content["application/json"].schema.oneOf?.[0] ??
         op.responses["200"].content["application/json"].schema) as Schema;
       const accepted = schemaOf(shape.$ref);
-      expect(Object.keys(res.json).sort()).toEqual(Object.keys(accepted.properties).sort());
+      // A firm that has not opted in to anything optional (payment_code) gets exactly the required fields.
+      expect(Object.keys(res.json).sort()).toEqual([...(accepted.required as string[])].sort());
+      for (const k of Object.keys(res.json)) expect(Object.keys(accepted.properties)).toContain(k);
       for (const [k, p] of Object.entries(accepted.properties as Record<string, Schema>)) {
         if (p.const !== undefined) expect(res.json[k], k).toBe(p.const);
       }

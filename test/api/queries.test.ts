@@ -1,7 +1,7 @@
 import { get as httpGet } from "node:http";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signRequest } from "../../src/auth/signature.js";
+import { signRequest } from "../../src/crypto/signature.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   type Answer,

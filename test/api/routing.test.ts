@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { turkishIbanFor } from "../../src/domain/iban.js";
-import { startOfIstanbulDay } from "../../src/domain/routing.js";
+import { startOfIstanbulDay } from "../../src/routing/account-order.js";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, storeEnv, type TestServer } from "../support/harness.js";

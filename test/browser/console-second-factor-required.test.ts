@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
+import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isPaymentCode } from "../../src/domain/payment-code.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -109,6 +110,11 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
     expect(await page.locator("#v-amount").textContent()).toBe("250,50 TL");
     expect(await page.locator("#v-bank").textContent()).toBe("Ziraat Bankası");
+    // The payment code to write in the transfer's description, with its own copy button.
+    const code = (await page.locator("#v-code").textContent()) ?? "";
+    expect(isPaymentCode(code)).toBe(true);
+    expect(await page.locator('[data-copy="code"]').getAttribute("aria-label")).toBe("Açıklamayı kopyala");
+    expect(await page.locator("#code-help").textContent()).toContain("açıklamasına yazın");
     // What happens next: the merchant is told, and the payer need not watch the page (an operator
     // may take hours); before, "the page updates itself" read as "wait here".
     expect(await page.locator("#waiting").textContent()).toBe(
@@ -384,7 +390,7 @@ describe("hosted payment page in Chromium", () => {
     const heights = await page
       .locator(".copy")
       .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
-    expect(heights).toHaveLength(4);
+    expect(heights).toHaveLength(5);
     for (const h of heights) expect(h).toBeGreaterThanOrEqual(44);
     await page.context().close();
   });

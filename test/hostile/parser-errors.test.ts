@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signRequest } from "../../src/auth/signature.js";
+import { signRequest } from "../../src/crypto/signature.js";
 import { startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
-import { killAll, operator, sendSigned, startServe, stopServe } from "./spawn.js";
+import { killAll, operator, sendSigned, startServe, stopServe } from "../support/spawn.js";
 
 /**
  * Crash safety of callbacks: the server is killed with SIGKILL between a decision and the delivery

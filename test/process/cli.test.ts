@@ -15,7 +15,7 @@ import {
   type Server,
   sendSigned,
   startServe,
-} from "./spawn.js";
+} from "../support/spawn.js";
 
 /**
  * The operator CLI (`node dist/main/cli.js ...`) against a real `payintake serve` child process:

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
-import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "./spawn.js";
+import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
 
 /**
  * Crash safety of answered writes: the server is killed with SIGKILL in the middle of a stream of

@@ -16,7 +16,7 @@ import {
   sleep,
   startServe,
   stopServe,
-} from "./spawn.js";
+} from "../support/spawn.js";
 
 /** Shutdown, crash, restart and several instances: the server as a process among processes. */
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -9,8 +9,6 @@ import { consoleCall, consoleLogin } from "../support/console.js";
 import { PG_BASE_URL, STORES, type StoreKind, storeEnv, type TestServer } from "../support/harness.js";
 import { sealV1 } from "../support/legacy-seal.js";
 import { depositBody } from "../support/merchant.js";
-import { sealedState, withStore } from "../support/stored.js";
-import { startTcpProxy } from "../support/tcp-proxy.js";
 import {
   type Credentials,
   killAll,
@@ -23,7 +21,9 @@ import {
   sendSigned,
   startServe,
   stopServe,
-} from "./spawn.js";
+} from "../support/spawn.js";
+import { sealedState, withStore } from "../support/stored.js";
+import { startTcpProxy } from "../support/tcp-proxy.js";
 
 /**
  * `payintake master-key rotate` on a store a real server wrote, run as the built CLI: the store's

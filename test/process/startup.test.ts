@@ -15,7 +15,7 @@ import {
   sendSigned,
   startServe,
   stopServe,
-} from "./spawn.js";
+} from "../support/spawn.js";
 
 /** Starting, migrating and refusing to start: `payintake serve` and `payintake migrate` as processes. */
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -37,14 +37,15 @@ describe.each(STORES)("payintake migrate and serve on a fresh %s store", (kind) 
     const first = await runCli(["migrate"], store.env);
     expect(first.code).toBe(0);
     const applied = oneJsonObject(first.stdout);
-    expect(Object.keys(applied)).toEqual(["applied", "payer_names_keyed"]);
+    expect(Object.keys(applied)).toEqual(["applied", "payer_names_keyed", "missing_indexes"]);
+    expect(applied.missing_indexes).toEqual([]);
     expect(applied.payer_names_keyed).toBe(0);
     expect(applied.applied.length).toBeGreaterThan(0);
     for (const v of applied.applied) expect(typeof v).toBe("string");
 
     const second = await runCli(["migrate"], store.env);
     expect(second.code).toBe(0);
-    expect(oneJsonObject(second.stdout)).toEqual({ applied: [], payer_names_keyed: 0 });
+    expect(oneJsonObject(second.stdout)).toEqual({ applied: [], payer_names_keyed: 0, missing_indexes: [] });
 
     const server = await startServe(store.env);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -61,7 +62,7 @@ describe.each(STORES)("payintake migrate and serve on a fresh %s store", (kind) 
 
     const after = await runCli(["migrate"], store.env);
     expect(after.code).toBe(0);
-    expect(oneJsonObject(after.stdout)).toEqual({ applied: [], payer_names_keyed: 0 });
+    expect(oneJsonObject(after.stdout)).toEqual({ applied: [], payer_names_keyed: 0, missing_indexes: [] });
   });
 });
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "../process/spawn.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
+import { SEED, seeded } from "../support/seed.js";
+import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
 import { withStore } from "../support/stored.js";
-import { SEED, seeded } from "./seed.js";
 
 /**
  * Auto-cancel killed with SIGKILL at seeded random moments: 120 expired deposits, rejected by the

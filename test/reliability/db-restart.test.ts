@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OutageRun, outageUnderLoad, startOnPostgres } from "../support/db-outage.js";
 import { PG_BASE_URL, STORES } from "../support/harness.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
-import { type OutageRun, outageUnderLoad, startOnPostgres } from "./db-outage.js";
 
 /**
  * The database goes away for one service without touching the PostgreSQL the other suites share:

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { killAll, operator, type Server, sendSigned, sleep, startServe } from "../process/spawn.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
-import { SEED, seeded } from "./seed.js";
+import { SEED, seeded } from "../support/seed.js";
+import { killAll, operator, type Server, sendSigned, sleep, startServe } from "../support/spawn.js";
 
 /**
  * Three instances on one PostgreSQL deliver callbacks while instances are killed at random and

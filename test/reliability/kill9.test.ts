@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { killAll, operator, sendSigned, sleep, startServe } from "../process/spawn.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
-import { KILLS, SEED, seeded } from "./seed.js";
+import { KILLS, SEED, seeded } from "../support/seed.js";
+import { killAll, operator, sendSigned, sleep, startServe } from "../support/spawn.js";
 
 /**
  * The server is killed with SIGKILL at seeded random moments while clients create deposits and

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OutageRun, outageUnderLoad, startOnPostgres } from "./db-outage.js";
+import { type OutageRun, outageUnderLoad, startOnPostgres } from "../support/db-outage.js";
 
 /**
  * The real thing: the PostgreSQL server itself is restarted (fast mode: every session cut) while

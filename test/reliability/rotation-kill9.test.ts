@@ -8,6 +8,10 @@ import { isCheckOf } from "../../src/crypto/key-check.js";
 import { sealContext } from "../../src/crypto/seal-context.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { SEAL_CONTEXTS, SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
+import { STORES, storeEnv } from "../support/harness.js";
+import { sealV1 } from "../support/legacy-seal.js";
+import { depositRow, insertAccount } from "../support/rows.js";
+import { SEED, seeded } from "../support/seed.js";
 import {
   Child,
   killAll,
@@ -18,12 +22,8 @@ import {
   sleep,
   startServe,
   stopServe,
-} from "../process/spawn.js";
-import { STORES, storeEnv } from "../support/harness.js";
-import { sealV1 } from "../support/legacy-seal.js";
-import { depositRow, insertAccount } from "../support/rows.js";
+} from "../support/spawn.js";
 import { withStore } from "../support/stored.js";
-import { SEED, seeded } from "./seed.js";
 
 /**
  * `payintake master-key rotate` killed with SIGKILL at seeded random moments while it re-seals a

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
-import type { Store } from "../../src/store/open.js";
+import type { Store } from "../../src/store/engine/open.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ChangeTopic, channelFor, createPgChangeFeed } from "../../src/store/change-feed.js";
+import { type ChangeTopic, channelFor, createPgChangeFeed } from "../../src/store/engine/change-feed.js";
 import { freshPostgresSchema, STORES } from "../support/harness.js";
 
 /**

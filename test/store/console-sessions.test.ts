@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromBase32, totpCode, totpStep } from "../../src/auth/totp.js";
-import { ADDRESS_FAILURES, createConsoleService } from "../../src/console/service.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
+import { ADDRESS_FAILURES, createConsoleService } from "../../src/operators/service.js";
+import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
+import type { Store } from "../../src/store/engine/open.js";
 import { createRepositories } from "../../src/store/index.js";
-import type { Store } from "../../src/store/open.js";
 import { createOperatorRepository } from "../../src/store/operators.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement, pausePoint } from "../support/pause.js";
@@ -76,7 +76,7 @@ describe.each(STORES)("console sessions and password changes (%s)", (kind: Store
     expect((await store.db.selectFrom("operator_sessions").select("token_hash").execute()).length).toBe(1);
     // Nor is its browser known: it is recorded with the session, in the same transaction.
     expect(await store.db.selectFrom("operator_devices").selectAll().execute()).toEqual([]);
-    // The change's own session goes on, under a new token (console/sessions.ts renewSession).
+    // The change's own session goes on, under a new token (operators/console-sessions.ts renewSession).
     if (!changed.ok) throw new Error("not changed");
     expect(await service.session("kept")).toBeUndefined();
     expect(await service.session(changed.token ?? "none")).toBeDefined();

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkMasterKey, masterKeyCheck } from "../../src/crypto/key-check.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
 import { createStoreKeyRepository } from "../../src/store/store-keys.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
 

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEVICE_TTL_MS } from "../../src/console/devices.js";
-import { FORGET_FAILURES_MS } from "../../src/console/guess.js";
-import { createConsoleService } from "../../src/console/service.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
+import { DEVICE_TTL_MS } from "../../src/operators/devices.js";
+import { createConsoleService } from "../../src/operators/service.js";
+import { FORGET_FAILURES_MS } from "../../src/operators/sign-in-attempts.js";
+import type { Store } from "../../src/store/engine/open.js";
 import { createRepositories } from "../../src/store/index.js";
-import type { Store } from "../../src/store/open.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { freshStore } from "../support/store.js";
 

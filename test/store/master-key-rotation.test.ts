@@ -5,7 +5,7 @@ import { isCheckOf, masterKeyCheck } from "../../src/crypto/key-check.js";
 import { rotateMasterKey, UnopenableSecretError } from "../../src/crypto/master-key-rotation.js";
 import { sealContext } from "../../src/crypto/seal-context.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
 import {
   createSealedSecretsStore,
   SEALED_COLUMNS,
@@ -154,7 +154,7 @@ async function seed(store: Store, key: Buffer) {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    // A page's details are '' once dropped (store/sessions.ts scrubEnded): not a sealed value.
+    // A page's details are '' once dropped (store/payment-sessions.ts scrubEnded): not a sealed value.
     if (request !== "")
       await store.db
         .updateTable("payment_sessions")

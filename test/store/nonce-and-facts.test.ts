@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/open.js";
-import type { Prepared, StatementRunner } from "../../src/store/prepared.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
+import type { Prepared, StatementRunner } from "../../src/store/engine/prepared.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { insertFirm } from "../support/rows.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callbackDraft } from "../../src/domain/decisions.js";
+import { callbackDraft } from "../../src/backoffice/decisions.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
-import { openStore, type Store } from "../../src/store/open.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
 

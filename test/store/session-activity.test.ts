@@ -1,14 +1,14 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/engine/open.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
-import type { Store } from "../../src/store/open.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { freshStore } from "../support/store.js";
 
 const MINUTE = 60_000;
 const IDLE_MS = 30 * MINUTE;
 
-/** The console sessions' activity record (console/idle.ts) on a real store of each kind. */
+/** The console sessions' activity record (operators/idle.ts) on a real store of each kind. */
 describe.each(STORES)("console session activity (%s)", (kind: StoreKind) => {
   let close: () => Promise<void>;
   let store: Store;

@@ -1,4 +1,4 @@
-import type { AccountCandidate } from "../../src/domain/routing.js";
+import type { AccountCandidate } from "../../src/routing/account-order.js";
 
 /** A manual account as routing sees it, active, without limits; tests change what they need. */
 export function accountCandidate(id = 1, overrides: Partial<AccountCandidate> = {}): AccountCandidate {

@@ -4,9 +4,9 @@ import {
   type SimAsk,
   type SimBehaviour,
   startChannelSimulator,
-} from "../../src/channels/simulator.js";
+} from "../../src/routing/channels/simulator.js";
 
-/** The channel simulator (src/channels/simulator.ts), with a check of our signature on its asks. */
+/** The channel simulator (src/routing/channels/simulator.ts), with a check of our signature on its asks. */
 export type { SimBehaviour };
 export type Ask = SimAsk;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { request } from "undici";
-import { signRequest } from "../../src/auth/signature.js";
+import { signRequest } from "../../src/crypto/signature.js";
 import type { TestServer } from "./harness.js";
 
 /** A merchant as the tests play it: a firm's credentials and a client that signs like the contract says. */

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { Store } from "../../src/store/open.js";
+import type { Store } from "../../src/store/engine/open.js";
 import type { Database } from "../../src/store/schema.js";
 
 /** Rows written straight into a store, for tests of the store layer below the HTTP API. */

@@ -1,4 +1,4 @@
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
 import { type StoreKind, storeEnv } from "./harness.js";
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { openStore, type Store } from "../../src/store/open.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
 import { SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
 
 /** The store a stopped server left, opened directly (SQLite admits one process at a time). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createAccountPool } from "../../src/domain/account-pool.js";
-import type { AccountCandidate } from "../../src/domain/routing.js";
+import type { AccountCandidate } from "../../src/routing/account-order.js";
+import { createAccountPool } from "../../src/routing/account-pool.js";
 
 type Stored = Omit<AccountCandidate, "lastAssignedAt">;
 

@@ -8,7 +8,7 @@ import {
   probed,
   probeStarted,
   record,
-} from "../../src/domain/breaker.js";
+} from "../../src/routing/breaker.js";
 
 const cfg: BreakerConfig = {
   consecutiveFailures: 3,

@@ -1,11 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  MAX_ATTEMPTS,
-  nextStep,
-  parseRetryAfter,
-  RETRY_DELAYS_MS,
-} from "../../src/domain/callback-schedule.js";
+import { MAX_ATTEMPTS, nextStep, parseRetryAfter, RETRY_DELAYS_MS } from "../../src/callbacks/schedule.js";
 
 const NOW = 1_800_000_000_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveCallbackUrl } from "../../src/domain/callback-url.js";
+import { resolveCallbackUrl } from "../../src/intake/callback-url.js";
 
 const WEBHOOK = "https://hooks.merchant.example/payintake/callback";
 

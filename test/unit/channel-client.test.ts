@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askIdOf, cleanReason, createChannelClient } from "../../src/channels/http-channel.js";
-import { startChannelSimulator } from "../../src/channels/simulator.js";
-import type { ChannelInfo } from "../../src/domain/routing.js";
+import type { ChannelInfo } from "../../src/routing/account-order.js";
+import { askIdOf, cleanReason, createChannelClient } from "../../src/routing/channels/http-channel.js";
+import { startChannelSimulator } from "../../src/routing/channels/simulator.js";
 import { accountCandidate } from "../support/accounts.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 

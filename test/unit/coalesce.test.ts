@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Coalescer } from "../../src/store/coalesce.js";
+import { Coalescer } from "../../src/store/engine/coalesce.js";
 
 /** A run whose batches the test releases by hand, to see what waits and what goes together. */
 function gatedRun() {

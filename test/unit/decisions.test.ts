@@ -6,7 +6,7 @@ import {
   callbackOrigin,
   type DecidedTransaction,
   planDecision,
-} from "../../src/domain/decisions.js";
+} from "../../src/backoffice/decisions.js";
 
 const pending = { type: "deposit" as const, status: "pending" as const, amount: 15_000 };
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { REJECTIONS } from "../../src/http/merchant/rejections.js";
+import { REJECTIONS } from "../../src/intake/http/rejection-responses.js";
 
 /** The error catalogue in docs/errors.md and the code must never disagree. */
 const catalogue = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
@@ -11,7 +11,7 @@ const sources = [
   "withdrawals.ts",
   "transactions.ts",
   "sandbox.ts",
-].map((f) => readFileSync(new URL(`../../src/http/merchant/${f}`, import.meta.url), "utf8"));
+].map((f) => readFileSync(new URL(`../../src/intake/http/${f}`, import.meta.url), "utf8"));
 
 describe("error catalogue", () => {
   it.each(Object.entries(REJECTIONS))(

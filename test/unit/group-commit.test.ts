@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { type Generated, Kysely } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { prepared } from "../../src/store/prepared.js";
-import { openGroupCommit } from "../../src/store/sqlite-group-commit.js";
+import { prepared } from "../../src/store/engine/prepared.js";
+import { sqliteDatabase } from "../../src/store/engine/sqlite-driver.js";
+import { openGroupCommit } from "../../src/store/engine/sqlite-group-commit.js";
 
 /**
  * The embedded store's group commit, seen from a second connection to the same file: writes stay
@@ -25,7 +25,7 @@ async function open() {
   const dir = mkdtempSync(join(tmpdir(), "payintake-gc-"));
   dirs.push(dir);
   const file = join(dir, "db.sqlite");
-  const raw = new Database(file);
+  const raw = new (sqliteDatabase())(file);
   raw.pragma("journal_mode = WAL");
   raw.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)");
   raw.close();
@@ -37,7 +37,7 @@ async function open() {
     },
   });
   const db = new Kysely<T>({ dialect });
-  const observer = new Database(file, { readonly: true });
+  const observer = new (sqliteDatabase())(file, { readonly: true });
   const visible = () => (observer.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n;
   const visibleNames = () =>
     (observer.prepare("SELECT name FROM items").all() as { name: string }[]).map((r) => r.name);
@@ -112,7 +112,7 @@ describe("group commit", () => {
   it("rolls back only the failing statement, and a failed unit entirely, keeping the rest of the batch", async () => {
     const s = await open();
     await s.db.insertInto("items").values({ name: "kept" }).execute();
-    // The error crosses from the store's thread with SQLite's code, which store/errors.ts reads.
+    // The error crosses from the store's thread with SQLite's code, which store/engine/errors.ts reads.
     await expect(s.db.insertInto("items").values({ name: "kept" }).execute()).rejects.toMatchObject({
       code: "SQLITE_CONSTRAINT_UNIQUE",
       message: expect.stringMatching(/UNIQUE constraint failed: items\.name/),

@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Firm } from "../../src/domain/firm.js";
-import {
-  createDeposit,
-  createWithdrawal,
-  type IntakePorts,
-  type NewTransactionRecord,
-} from "../../src/domain/intake.js";
-import type { DepositRequest, WithdrawalRequest } from "../../src/domain/requests.js";
-import { type AccountCandidate, pickAccount } from "../../src/domain/routing.js";
+import type { NewTransaction, WriteFailure } from "../../src/domain/transaction.js";
+import { createDeposit, createWithdrawal, type IntakePorts } from "../../src/intake/intake.js";
+import type { DepositRequest, WithdrawalRequest } from "../../src/intake/requests.js";
+import { type AccountCandidate, pickAccount } from "../../src/routing/account-order.js";
 import { accountCandidate } from "../support/accounts.js";
 
 const NOW = Date.UTC(2026, 10, 22, 10, 15, 30);
@@ -22,6 +18,7 @@ function firm(overrides: Partial<Firm> = {}): Firm {
     providerCallbackUrl: null,
     legacyHttp: false,
     callbackMiddleName: false,
+    answerPaymentCode: false,
     depositMin: null,
     depositMax: null,
     depositsOpen: true,
@@ -75,6 +72,12 @@ interface Facts {
   pendingExists: boolean;
 }
 
+/** An insert that failed, as the store's port reports it: a batch with no answer may yet be written. */
+function failedWrite(message: string): WriteFailure {
+  const failed = message.includes("no answer") ? "outcome_unknown" : "nothing_written";
+  return { ok: false, failed, cause: new Error(message) };
+}
+
 function ports(
   opts: {
     facts?: Partial<Facts>;
@@ -86,7 +89,7 @@ function ports(
   const calls = {
     facts: [] as unknown[][],
     eligible: [] as number[],
-    inserts: [] as { tx: NewTransactionRecord }[],
+    inserts: [] as { tx: NewTransaction }[],
     sealed: [] as string[],
     released: [] as number[],
     /** Daily cap holds ended (`written`). */
@@ -119,7 +122,6 @@ function ports(
     async holderOf() {
       return opts.holder;
     },
-    writeMayHaveHappened: (err) => (err as Error).message.includes("no answer"),
     sealNationalId(value) {
       calls.sealed.push(value);
       return `sealed(${value})`;
@@ -440,9 +442,7 @@ describe("createDeposit: releasing a channel's reservation", () => {
 
   it("releases, ends the hold and rethrows when the insert failed writing nothing", async () => {
     const broken = ports();
-    broken.ports.insert = async () => {
-      throw new Error("disk full");
-    };
+    broken.ports.insert = async () => failedWrite("disk full");
     await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(
       "disk full",
     );
@@ -452,9 +452,7 @@ describe("createDeposit: releasing a channel's reservation", () => {
 
   it("rethrows when the insert's outcome is unknown, keeping the ask and the hold (the row may yet be written)", async () => {
     const broken = ports();
-    broken.ports.insert = async () => {
-      throw new Error("a batch of 3 got no answer within 10000 ms");
-    };
+    broken.ports.insert = async () => failedWrite("a batch of 3 got no answer within 10000 ms");
     await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(
       "no answer",
     );
@@ -495,9 +493,7 @@ describe("the consoles' queues are told of a live firm's new transaction", () =>
       ["disk full", []],
     ] as const) {
       const broken = ports();
-      broken.ports.insert = async () => {
-        throw new Error(message);
-      };
+      broken.ports.insert = async () => failedWrite(message);
       await expect(createDeposit(broken.ports, firm(), depositReq(), "https://cb")).rejects.toThrow(message);
       await expect(createWithdrawal(broken.ports, firm(), withdrawalReq(), "https://cb")).rejects.toThrow(
         message,

@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { describe, expect, it } from "vitest";
-import { hashPassword, newPassword, verifyPassword } from "../../src/auth/passwords.js";
+import { hashPassword, newPassword, verifyPassword } from "../../src/operators/passwords.js";
 
 describe("operator passwords", () => {
   it("hashes with scrypt and a fresh salt; verifies only the right password", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planEachTime, prepared } from "../../src/store/prepared.js";
+import { planEachTime, prepared } from "../../src/store/engine/prepared.js";
 
 describe("prepared statements for both stores", () => {
   it("turns $1 … $n into SQLite's positional placeholders", () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRateLimiter } from "../../src/auth/rate-limiter.js";
+import { createRateLimiter } from "../../src/http/rate-limit/rate-limiter.js";
 
 function clock(start = 1_700_000_000_000) {
   let t = start;

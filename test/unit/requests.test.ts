@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDepositRequest, parseWithdrawalRequest } from "../../src/domain/requests.js";
+import { parseDepositRequest, parseWithdrawalRequest } from "../../src/intake/requests.js";
 
 function deposit(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

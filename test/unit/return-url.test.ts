@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkReturnUrl } from "../../src/domain/return-url.js";
+import { checkReturnUrl } from "../../src/intake/return-url.js";
 
 const PARSE = "return_url ayrıştırılamadı";
 const SCHEME = "return_url yalnız http veya https olabilir";

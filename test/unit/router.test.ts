@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BREAKER, type ProbeResult } from "../../src/domain/breaker.js";
-import type { AccountCandidate, ChannelInfo } from "../../src/domain/routing.js";
+import type { AccountCandidate, ChannelInfo } from "../../src/routing/account-order.js";
+import { DEFAULT_BREAKER, type ProbeResult } from "../../src/routing/breaker.js";
 import { type AskResult, createRouter, stepChannelLabel } from "../../src/routing/router.js";
 
 const channel: ChannelInfo = {

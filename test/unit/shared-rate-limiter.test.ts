@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSharedRateLimiter, type WindowStore } from "../../src/auth/shared-rate-limiter.js";
+import { createSharedRateLimiter, type WindowStore } from "../../src/http/rate-limit/shared-rate-limiter.js";
 
 /**
  * The shared limiter's waiting, with its store played by a small double (the conditional upsert

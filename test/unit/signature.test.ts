@@ -6,8 +6,8 @@ import {
   type SignedParts,
   signRequest,
   verifyRequestSignature,
-} from "../../src/auth/signature.js";
-import { nonceExpiresAt, timestampAccepted } from "../../src/http/merchant/authenticate.js";
+} from "../../src/crypto/signature.js";
+import { nonceExpiresAt, timestampAccepted } from "../../src/intake/http/authenticate.js";
 
 const SECRET = "sk_test_secret";
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s, "utf8"));

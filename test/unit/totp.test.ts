@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base32, fromBase32, matchTotp, otpauthUri, totpCode, totpStep } from "../../src/auth/totp.js";
+import { base32, fromBase32, matchTotp, otpauthUri, totpCode, totpStep } from "../../src/operators/totp.js";
 
 describe("TOTP (RFC 6238)", () => {
   const rfcSecret = Buffer.from("12345678901234567890", "ascii");

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bareAmount, dottedThousands, readAmount } from "../../assets/payment-page/amount.js";
 import { formatMinor, MAX_AMOUNT_MINOR, parseAmount } from "../../src/domain/money.js";
+import { bareAmount, dottedThousands, readAmount } from "../../src/payment-page/browser/amount.js";
 
 // The reading of a typed amount that the payment page and the console share.
 describe("readAmount", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NoAnswerError } from "../../src/store/coalesce.js";
-import { writeMayHaveHappened } from "../../src/store/errors.js";
+import { NoAnswerError } from "../../src/store/engine/coalesce.js";
+import { writeMayHaveHappened } from "../../src/store/engine/errors.js";
 
 describe("writeMayHaveHappened: whether a write that threw may still be in the database", () => {
   it("a batch given up on after its time may still commit, on either store", () => {

@@ -1,6 +1,6 @@
 /**
- * What the page knows of its session's idle timeout (the server's side: src/console/idle.ts and
- * src/http/console/activity.ts), kept here so that api.ts can mark and read every request.
+ * What the page knows of its session's idle timeout (the server's side: src/operators/idle.ts and
+ * src/operators/http/activity.ts), kept here so that api.ts can mark and read every request.
  *
  * The server counts a read as the operator's activity only when the page marks it
  * (`X-Operator-Active: 1`); the page marks those sent within ACTIVE_WINDOW_MS of the operator's
@@ -13,7 +13,7 @@
  * server's reckoning: it writes activity at most once a minute, and another tab of the same session
  * may have been used meanwhile. The page's warning and sign-out (idle.tsx) follow that.
  */
-/** As src/http/console/activity.ts names them (the page is bundled apart from the server). */
+/** As src/operators/http/activity.ts names them (the page is bundled apart from the server). */
 export const OPERATOR_ACTIVE_HEADER = "x-operator-active";
 export const IDLE_LEFT_HEADER = "x-session-idle-left";
 export const ENDS_IN_HEADER = "x-session-ends-in";

@@ -35,7 +35,7 @@ export interface Answer<T> {
 
 /**
  * `keepalive`: the request goes on after the page is closed or reloaded (a held decision sent as the
- * operator leaves, held.ts); its answer is then read by nobody. `active`: the operator's doing (or
+ * operator leaves, held-decisions.ts); its answer is then read by nobody. `active`: the operator's doing (or
  * not) whatever the last input was (activity.ts).
  */
 export async function api<T = unknown>(

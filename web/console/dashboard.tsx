@@ -28,7 +28,14 @@ interface Dashboard {
   deposits: Figures;
   withdrawals: Figures;
   median_seconds_to_decision: number | null;
-  callbacks: { pending: number; delivered: number; failed: number; retrying: number };
+  callbacks: {
+    pending: number;
+    delivered: number;
+    failed: number;
+    retrying: number;
+    /** Receivers this instance treats as slow or with requests hanging (docs/callbacks.md). */
+    receivers: { origin: string; slow: boolean; hanging: number }[];
+  };
   channels: { code: string; kind: string; active: boolean; breaker: string }[];
 }
 
@@ -128,6 +135,20 @@ export function Summary() {
           <div class="label">{t("callbackPending")}</div>
         </div>
       </div>
+      {d.callbacks.receivers.length > 0 && (
+        <>
+          <h2>{t("slowReceivers")}</h2>
+          <ul id="receivers" class="health">
+            {d.callbacks.receivers.map((r) => (
+              <li key={r.origin} class={r.slow ? "open" : "half_open"}>
+                {r.origin}: {r.slow ? t("receiverSlow") : ""}
+                {r.slow && r.hanging > 0 ? " · " : ""}
+                {r.hanging > 0 ? `${r.hanging} ${t("receiverHanging")}` : ""}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h2>{t("channels")}</h2>
       {d.channels.length === 0 && <p class="help">{t("noChannels")}</p>}
       <ul id="channels" class="health">

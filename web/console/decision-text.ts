@@ -1,4 +1,4 @@
-import { bareAmount, dottedThousands, readAmount } from "../../assets/payment-page/amount.js";
+import { bareAmount, dottedThousands, readAmount } from "../../src/payment-page/browser/amount.js";
 import type { T } from "./i18n";
 import { fill } from "./manage";
 import { amountInput, isAdmin, isAmountInput, money, money2, type Role } from "./ui";

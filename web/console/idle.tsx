@@ -7,10 +7,10 @@ import type { Lang, T } from "./i18n";
 const WARN_MS = 60_000;
 /**
  * The page signs out this long before the server would: time for the decisions the queues hold to
- * be sent first (held.ts waits up to 10 s for their answers), while the session can still send them.
+ * be sent first (held-decisions.ts waits up to 10 s for their answers), while the session can still send them.
  */
 const SIGN_OUT_EARLY_MS = 15_000;
-/** The server writes activity at most once a minute (src/console/idle.ts). */
+/** The server writes activity at most once a minute (src/operators/idle.ts). */
 const RECORD_EVERY_MS = 60_000;
 /** Before warning or signing out, what the server said must be at most this old (another tab…). */
 const FRESH_WARNING_MS = 15_000;

@@ -1,21 +1,22 @@
-import { render } from "preact";
+import { type ComponentChildren, render } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { idle, idleMinutesAre, sessionStarted } from "./activity";
+import { idleMinutesAre, sessionStarted } from "./activity";
 import { api, setCsrf, whenSignedOut } from "./api";
 import { Audit } from "./audit";
 import { Summary } from "./dashboard";
 import { Firms } from "./firms";
-import { sendHeldNow, type Unsent, useUnsent } from "./held";
+import { sendHeldNow, useUnsent } from "./held-decisions";
 import { type Lang, translator } from "./i18n";
 import { IdleWarning, idleTimeUp, LimitWarning, limitTimeUp, useIdleSignOut } from "./idle";
+import { type Ended, Login, type SignedIn, undoMsOf, unsentText } from "./login";
 import { roleLabel } from "./manage";
 import { Operators, PasswordForm } from "./operators";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
 import { Queue } from "./queue";
-import { CODE_MAX, CODE_PATTERN, RecoveryCodes, SecondFactor } from "./second-factor";
+import { RecoveryCodes, SecondFactor } from "./second-factor";
 import { Transactions } from "./transactions";
-import { isAdmin, Notice, type Operator, type Shell, ShellContext } from "./ui";
+import { isAdmin, Notice, type Operator, type Shell, ShellContext, useShell } from "./ui";
 
 /**
  * The operator console (docs/console.md): Preact, bundled at build time by esbuild into one file
@@ -41,7 +42,7 @@ function App() {
   const [me, setMe] = useState<Operator | null | undefined>(undefined);
   /** The console requires a second factor (PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR). */
   const [required, setRequired] = useState(false);
-  /** How long a decision is held before it is sent, so that it can be taken back (held.ts). */
+  /** How long a decision is held before it is sent, so that it can be taken back (held-decisions.ts). */
   const [undoMs, setUndoMs] = useState(0);
   /**
    * The session ended under the operator (expired, or switched off), for want of activity, or at
@@ -61,7 +62,7 @@ function App() {
    */
   const [freshCodes, setFreshCodes] = useState<string[] | null>(null);
   const [path, filter] = useHash();
-  /** Held decisions a session's end kept from being sent (held.ts): named at sign-in and after. */
+  /** Held decisions a session's end kept from being sent (held-decisions.ts): named at sign-in and after. */
   const unsent = useUnsent();
   // One that came back refused after the sign-in screen was passed (a slow answer): said at once.
   useEffect(() => {
@@ -92,24 +93,7 @@ function App() {
     });
   }, []);
 
-  const signingOut = useRef(false);
-  /** Asked for, for want of activity, or at the end of the session's 12 hours (idle.tsx). */
-  async function signOut(why: "asked" | "idle" | "limit") {
-    if (signingOut.current) return;
-    signingOut.current = true;
-    try {
-      // Decisions the queue still holds go first, while the session can send them.
-      await sendHeldNow();
-      const out = api("POST", "/logout");
-      // Out of reach, the server ends the session by itself: the page must not stay open.
-      await (why === "asked" ? out : out.catch(() => {}));
-      setCsrf(null);
-      setEnded(why === "asked" ? null : why);
-      setMe(null);
-    } finally {
-      signingOut.current = false;
-    }
-  }
+  const signOut = useSignOut(setEnded, setMe);
   const idleWatch = useIdleSignOut(!!me, (why) => void signOut(why));
   useEffect(() => setNotice({ text: "", bad: false }), [path]);
   useEffect(() => setFreshCodes(null), [path]);
@@ -130,68 +114,20 @@ function App() {
   const shell: Shell | null = me
     ? { t, lang, me, undoMs, notify: (text, bad = false) => setNotice({ text, bad }) }
     : null;
-  const tabs: [string, string][] = [
-    ["/deposits", t("deposits")],
-    ["/withdrawals", t("withdrawals")],
-    ["/transactions", t("transactions")],
-    ["/summary", t("summary")],
-    ["/firms", t("firms")],
-    ["/pool", t("pool")],
-    ["/providers", t("providers")],
-    ...(me && isAdmin(me.role) ? ([["/operators", t("operators")]] as [string, string][]) : []),
-    ["/audit", t("audit")],
-  ];
-  const SECTIONS = [
-    "deposits",
-    "withdrawals",
-    "transactions",
-    "summary",
-    "firms",
-    "pool",
-    "providers",
-    "operators",
-    "audit",
-    "password",
-  ];
-  const [, asked = "", idText] = path.split("/");
-  // An unknown or empty address opens the deposit queue rather than a blank page.
-  const section = SECTIONS.includes(asked) ? asked : "deposits";
+  const section = sectionOf(path);
+  const [, , idText] = path.split("/");
   const id = idText && /^\d+$/.test(idText) ? Number(idText) : undefined;
 
   return (
     <>
-      <header>
-        <strong class="brand">payintake</strong>
-        {me && !setUpFirst && (
-          <nav id="nav">
-            {tabs.map(([to, label]) => (
-              <a
-                key={to}
-                class="tab"
-                href={`#${to}`}
-                data-tab={to.slice(1)}
-                aria-current={`/${section}` === to ? "page" : undefined}
-              >
-                {label}
-              </a>
-            ))}
-          </nav>
-        )}
-        <span id="who">{me ? `${me.email} (${roleLabel(me.role, t)})` : ""}</span>
-        {me && !setUpFirst && (
-          <a class="link" href="#/password">
-            {t("password")}
-          </a>
-        )}
-        <button type="button" id="lang" class="link" onClick={() => setLang(lang === "tr" ? "en" : "tr")}>
-          {t("other")}
-        </button>
-        {me && (
-          <button type="button" id="logout" class="link" onClick={() => signOut("asked")}>
-            {t("logout")}
-          </button>
-        )}
-      </header>
+      <Header
+        t={t}
+        me={me}
+        setUpFirst={setUpFirst}
+        section={section}
+        switchLang={() => setLang(lang === "tr" ? "en" : "tr")}
+        signOut={() => signOut("asked")}
+      />
       <main>
         {me && idleWatch.warnSeconds !== null && (
           <IdleWarning t={t} seconds={idleWatch.warnSeconds} stay={idleWatch.stay} />
@@ -230,21 +166,7 @@ function App() {
           <ShellContext.Provider value={shell}>
             <Notice text={notice.text} bad={notice.bad} />
             {freshCodes && <RecoveryCodes codes={freshCodes} dismiss={() => setFreshCodes(null)} />}
-            {section === "deposits" && <Queue key="deposit" type="deposit" />}
-            {section === "withdrawals" && <Queue key="withdrawal" type="withdrawal" />}
-            {section === "transactions" && <Transactions filter={filter} id={id} />}
-            {section === "summary" && <Summary />}
-            {section === "firms" && <Firms id={id} />}
-            {section === "pool" && <Pool />}
-            {section === "providers" && <Providers />}
-            {section === "operators" && isAdmin(shell.me.role) && <Operators />}
-            {section === "audit" && <Audit filter={filter} />}
-            {section === "password" && (
-              <>
-                <PasswordForm done={(csrf) => setCsrf(csrf)} />
-                {secondFactor}
-              </>
-            )}
+            <Screen section={section} filter={filter} id={id} secondFactor={secondFactor} />
           </ShellContext.Provider>
         )}
       </main>
@@ -252,128 +174,131 @@ function App() {
   );
 }
 
-interface SignedIn {
-  operator: Operator;
-  csrf_token: string;
-  second_factor_required?: boolean;
-  decision_undo_seconds?: number;
-  session_idle_minutes?: number;
+/** The console's sign-out, one at a time: a second one asked for while the first runs does nothing. */
+function useSignOut(setEnded: (why: Ended) => void, setMe: (me: null) => void) {
+  const signingOut = useRef(false);
+  /** Asked for, for want of activity, or at the end of the session's 12 hours (idle.tsx). */
+  async function signOut(why: "asked" | "idle" | "limit") {
+    if (signingOut.current) return;
+    signingOut.current = true;
+    try {
+      // Decisions the queue still holds go first, while the session can send them.
+      await sendHeldNow();
+      const out = api("POST", "/logout");
+      // Out of reach, the server ends the session by itself: the page must not stay open.
+      await (why === "asked" ? out : out.catch(() => {}));
+      setCsrf(null);
+      setEnded(why === "asked" ? null : why);
+      setMe(null);
+    } finally {
+      signingOut.current = false;
+    }
+  }
+  return signOut;
 }
 
-const unsentText = (list: Unsent[], t: Shell["t"]) =>
-  t("unsent").replace(
-    "{list}",
-    list.map((u) => `#${u.id} (${t(u.kind === "approve" ? "unsentApprove" : "unsentReject")})`).join(", "),
-  );
+const SECTIONS = [
+  "deposits",
+  "withdrawals",
+  "transactions",
+  "summary",
+  "firms",
+  "pool",
+  "providers",
+  "operators",
+  "audit",
+  "password",
+];
 
-type Ended = "expired" | "idle" | "limit" | null;
+/** The screen a path names: an unknown or empty address opens the deposit queue rather than a blank page. */
+function sectionOf(path: string): string {
+  const [, asked = ""] = path.split("/");
+  return SECTIONS.includes(asked) ? asked : "deposits";
+}
 
-const undoMsOf = (s: SignedIn) => Math.max(0, Math.min(30, s.decision_undo_seconds ?? 0)) * 1000;
-
-function Login({
-  t,
-  signedIn,
-  ended,
-  changeRefused,
-  unsent,
-}: {
+function Header(props: {
   t: Shell["t"];
-  signedIn(o: Operator, settings: SignedIn): void;
-  ended: Ended;
-  changeRefused: boolean;
-  unsent: Unsent[];
+  me: Operator | null | undefined;
+  setUpFirst: boolean;
+  section: string;
+  switchLang(): void;
+  signOut(): void;
 }) {
-  const [error, setError] = useState("");
-  /** The password was right and the operator has a second factor: the code is asked next. */
-  const [needCode, setNeedCode] = useState(false);
-  /** The operator chose to type a recovery code instead of the authenticator's. */
-  const [recovery, setRecovery] = useState(false);
+  const { t, me, setUpFirst, section } = props;
+  const tabs: [string, string][] = [
+    ["/deposits", t("deposits")],
+    ["/withdrawals", t("withdrawals")],
+    ["/transactions", t("transactions")],
+    ["/summary", t("summary")],
+    ["/firms", t("firms")],
+    ["/pool", t("pool")],
+    ["/providers", t("providers")],
+    ...(me && isAdmin(me.role) ? ([["/operators", t("operators")]] as [string, string][]) : []),
+    ["/audit", t("audit")],
+  ];
   return (
-    <form
-      id="login"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        const form = e.currentTarget;
-        const value = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
-        const res = await api<SignedIn & { second_factor?: string }>("POST", "/login", {
-          email: value("email"),
-          password: value("password"),
-          ...(needCode ? { code: value("code") } : {}),
-        });
-        if (!res.ok) {
-          if (res.status === 401 && res.json.second_factor === "totp") {
-            setError(needCode ? t(recovery ? "badRecoveryCode" : "badCode") : "");
-            (form.elements.namedItem("code") as HTMLInputElement | null)?.select();
-            return setNeedCode(true);
-          }
-          // The server is busy (a flood of sign-ins): nothing was checked, so the step stays.
-          if (res.status === 503) return setError(t("signInBusy"));
-          setNeedCode(false);
-          return setError(t(res.status === 423 ? "locked" : res.status === 429 ? "throttled" : "badLogin"));
-        }
-        setCsrf(res.json.csrf_token);
-        signedIn(res.json.operator, res.json);
-      }}
-    >
-      <h1>{t("signIn")}</h1>
-      {ended === "expired" && (
-        <p id="login-expired" class="error" role="alert">
-          {t("sessionExpired")}
-          {changeRefused && ` ${t("lastActionUnsaved")}`}
-        </p>
+    <header>
+      <strong class="brand">payintake</strong>
+      {me && !setUpFirst && (
+        <nav id="nav">
+          {tabs.map(([to, label]) => (
+            <a
+              key={to}
+              class="tab"
+              href={`#${to}`}
+              data-tab={to.slice(1)}
+              aria-current={`/${section}` === to ? "page" : undefined}
+            >
+              {label}
+            </a>
+          ))}
+        </nav>
       )}
-      {ended === "limit" && (
-        <p id="login-limit" class="error" role="alert">
-          {t("limitSignedOut")}
-        </p>
+      <span id="who">{me ? `${me.email} (${roleLabel(me.role, t)})` : ""}</span>
+      {me && !setUpFirst && (
+        <a class="link" href="#/password">
+          {t("password")}
+        </a>
       )}
-      {ended === "idle" && (
-        <p id="login-idle" class="error" role="alert">
-          {t("idleSignedOut").replace("{n}", String(idle.minutes()))}
-        </p>
+      <button type="button" id="lang" class="link" onClick={props.switchLang}>
+        {t("other")}
+      </button>
+      {me && (
+        <button type="button" id="logout" class="link" onClick={props.signOut}>
+          {t("logout")}
+        </button>
       )}
-      {unsent.length > 0 && (
-        <p id="login-unsent" class="error" role="alert">
-          {unsentText(unsent, t)}
-        </p>
-      )}
-      <label for="email">{t("email")}</label>
-      {/* biome-ignore lint/a11y/noAutofocus: the sign-in form is the only thing on the page */}
-      <input id="email" name="email" type="email" autoComplete="username" required autoFocus />
-      <label for="password">{t("password")}</label>
-      <input id="password" name="password" type="password" autoComplete="current-password" required />
-      {needCode && (
+    </header>
+  );
+}
+
+/** The screen the address asks for, inside the shell (the operator is signed in and set up). */
+function Screen(props: {
+  section: string;
+  filter: URLSearchParams;
+  id: number | undefined;
+  secondFactor: ComponentChildren;
+}) {
+  const { me } = useShell();
+  const { section, filter, id, secondFactor } = props;
+  return (
+    <>
+      {section === "deposits" && <Queue key="deposit" type="deposit" />}
+      {section === "withdrawals" && <Queue key="withdrawal" type="withdrawal" />}
+      {section === "transactions" && <Transactions filter={filter} id={id} />}
+      {section === "summary" && <Summary />}
+      {section === "firms" && <Firms id={id} />}
+      {section === "pool" && <Pool />}
+      {section === "providers" && <Providers />}
+      {section === "operators" && isAdmin(me.role) && <Operators />}
+      {section === "audit" && <Audit filter={filter} />}
+      {section === "password" && (
         <>
-          <p id="login-code-hint">{t(recovery ? "enterRecoveryCode" : "enterCode")}</p>
-          <label for="code">{t(recovery ? "recoveryCode" : "totpCode")}</label>
-          <input
-            // A new field for the other kind: its keyboard and checks differ, and it starts empty.
-            key={recovery ? "recovery" : "totp"}
-            id="code"
-            name="code"
-            aria-describedby="login-code-hint"
-            autoComplete="one-time-code"
-            // The six digits get a phone's number pad; a recovery code (`xxxxx-xxxxx`, any case,
-            // dash and spaces optional) needs letters.
-            {...(recovery
-              ? { pattern: CODE_PATTERN, maxLength: CODE_MAX, autoCapitalize: "none", spellcheck: false }
-              : { inputMode: "numeric", pattern: "[0-9 ]{6,7}", maxLength: 7 })}
-            required
-            // biome-ignore lint/a11y/noAutofocus: the code is the one thing left to type
-            autoFocus
-          />
-          <button type="button" id="use-recovery" class="link" onClick={() => setRecovery(!recovery)}>
-            {t(recovery ? "useAuthenticator" : "useRecoveryCode")}
-          </button>
+          <PasswordForm done={(csrf) => setCsrf(csrf)} />
+          {secondFactor}
         </>
       )}
-      {error && (
-        <p id="login-error" class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <button type="submit">{t("signIn")}</button>
-    </form>
+    </>
   );
 }
 

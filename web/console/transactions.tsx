@@ -1,22 +1,11 @@
-import { useEffect, useRef, useState } from "preact/hooks";
-import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
-import { Change } from "./audit";
-import { CopyButton, IbanText, type PayoutField, payingElsewhere } from "./copy";
-import { DetailDecision } from "./detail-decision";
-import { lastResultText, reasonText, word } from "./detail-words";
-import type { T } from "./i18n";
-import type { QueueRow } from "./queue";
+import { statusText, TransactionDetail, type TransactionRow, typeText } from "./transaction-detail";
 import {
-  age,
   amountInput,
-  canDecide,
   Field,
   filterQuery,
-  isAdmin,
   lastDay,
   money,
-  money2,
   Options,
   payerName,
   useFirmNames,
@@ -24,52 +13,6 @@ import {
   useShell,
   when,
 } from "./ui";
-
-interface Attempt {
-  attempt: number;
-  started_at: string;
-  http_status: number | null;
-  error: string | null;
-  duration_ms: number;
-  outcome: string;
-}
-interface Row extends QueueRow {
-  status: string;
-}
-interface Detail extends Row {
-  method: string;
-  original_amount: string | null;
-  /** Masked; an admin may ask for the full one (NationalId below), which is logged. */
-  national_id: string | null;
-  bank_code: string | null;
-  decided_by: string | null;
-  decided_at: string | null;
-  decision_note: string | null;
-  callback_url: string | null;
-  history: {
-    actor: string;
-    action: string;
-    before: Record<string, unknown> | null;
-    after: Record<string, unknown> | null;
-    at: string;
-  }[];
-  routing: {
-    account_id: number;
-    channel: string | null;
-    channel_id?: number;
-    outcome: string;
-    reason?: string;
-    ms: number;
-  }[];
-  callbacks: {
-    id: number;
-    event: string;
-    status: string;
-    last_result: string | null;
-    next_attempt_at: string | null;
-    attempts: Attempt[];
-  }[];
-}
 
 const STATUSES = ["pending", "approved", "rejected"];
 const TYPES = ["deposit", "withdrawal"];
@@ -98,7 +41,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
   const [rows, reloadRows] = useLoad(async () => {
     if (!q) return [];
-    const res = await api<Row[]>("GET", `/transactions?${q}`);
+    const res = await api<TransactionRow[]>("GET", `/transactions?${q}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
     if (!res.ok)
       notify(
@@ -110,107 +53,9 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
     return res.ok ? res.json : undefined;
   }, q);
 
-  function submit(e: Event) {
-    e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    // The amount as typed by a person (1.250,50, with TL) in the API's form; unreadable: as typed,
-    // and the server's refusal says so.
-    const params = new URLSearchParams(filterQuery(form, FILTERS));
-    const amount = params.get("amount");
-    if (amount) params.set("amount", amountInput(amount) as string);
-    location.hash = `#/transactions?${params.toString()}`;
-  }
-  const day = (v: string | null) => v?.slice(0, 10) ?? "";
-
   return (
     <section id="search">
-      <form id="search-form" class="filters" onSubmit={submit}>
-        <Field label={t("reference")}>
-          <input id="s-reference" name="reference" defaultValue={filter.get("reference") ?? ""} />
-        </Field>
-        <Field label={t("fTxId")}>
-          <input name="id" inputMode="numeric" defaultValue={filter.get("id") ?? ""} />
-        </Field>
-        <Field label={t("fUserId")}>
-          <input id="s-user" name="user_id" defaultValue={filter.get("user_id") ?? ""} />
-        </Field>
-        <Field label={t("fUsername")}>
-          <input name="username" defaultValue={filter.get("username") ?? ""} />
-        </Field>
-        <Field label="IBAN">
-          <input id="s-iban" name="iban" defaultValue={filter.get("iban") ?? ""} />
-        </Field>
-        <Field label={t("status")}>
-          <Options
-            name="status"
-            id="s-status"
-            chosen={filter.get("status")}
-            values={STATUSES}
-            labels={(v) => statusText(v, t)}
-            any={t("any")}
-          />
-        </Field>
-        <Field label={t("type")}>
-          {/* In the console's language, as the list shows them (they read `withdrawal`, `pending`). */}
-          <Options
-            name="type"
-            chosen={filter.get("type")}
-            values={TYPES}
-            labels={(v) => typeText(v, t)}
-            any={t("any")}
-          />
-        </Field>
-        <Field label={t("firm")}>
-          {/* By name; the filter takes the id. */}
-          <Options
-            name="firm"
-            chosen={filter.get("firm")}
-            values={[...firmNames.keys()].map(String)}
-            labels={(id) => (firmNames.has(Number(id)) ? `${firmNames.get(Number(id))} (#${id})` : `#${id}`)}
-            any={t("any")}
-          />
-        </Field>
-        <Field label={t("amount")}>
-          <input
-            name="amount"
-            inputMode="decimal"
-            size={9}
-            placeholder="1.250,50"
-            defaultValue={filter.get("amount") ? money(filter.get("amount") ?? "") : ""}
-          />
-        </Field>
-        <Field label={t("payer")}>
-          {/* As a bank statement writes it: "SUKRU OZTURK" finds Şükrü Öztürk, words in any order. */}
-          <input
-            id="s-name"
-            name="name"
-            size={14}
-            placeholder="SUKRU OZTURK"
-            autoComplete="off"
-            defaultValue={filter.get("name") ?? ""}
-          />
-        </Field>
-        <Field label={t("from")}>
-          <input name="from" type="date" defaultValue={day(filter.get("from"))} />
-        </Field>
-        <Field label={t("to")}>
-          <input name="to" type="date" defaultValue={lastDay(filter.get("to"))} />
-        </Field>
-        <button type="submit">{t("find")}</button>
-        <a id="csv" class="button secondary" href={`/ops/api/transactions.csv?${q}`} download>
-          {t("csv")}
-        </a>
-        {/* The plain CSV stays as machines read it; this one is for a Turkish Excel's double click. */}
-        <a
-          id="csv-excel"
-          class="button secondary"
-          href={`/ops/api/transactions.csv?${q ? `${q}&` : ""}format=excel`}
-          title={t("csvExcelHint")}
-          download
-        >
-          {t("csvExcel")}
-        </a>
-      </form>
+      <SearchForm filter={filter} q={q} firmNames={firmNames} />
       <div class={id ? "split" : ""}>
         <table>
           <thead>
@@ -268,276 +113,115 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
   );
 }
 
-/** `onDecided`: a decision made from the detail, so that the list beside it shows it too. */
-function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => void }) {
-  const { t, lang, me, notify } = useShell();
-  const firmNames = useFirmNames();
-  const [d, reload] = useLoad(
-    async () => {
-      const res = await api<Detail>("GET", `/transactions/${id}`);
-      if (!res.ok) notify(res.json.message ?? String(res.status), true);
-      return res.ok ? res.json : undefined;
-      // Refreshed: a callback being retried, or a decision made elsewhere, shows without a reload.
-    },
-    String(id),
-    15_000,
-  );
-  // A row clicked low in a long list (or on a phone, where the detail is under the list) would open
-  // the detail out of sight, and nothing on screen would change: brought into view once per
-  // transaction, not at each refresh.
-  const shown = useRef<number | null>(null);
-  useEffect(() => {
-    if (!d || d.id !== id || shown.current === id) return;
-    shown.current = id;
-    const el = document.getElementById("detail");
-    const top = el?.getBoundingClientRect().top;
-    if (el && top !== undefined && (top < 0 || top > window.innerHeight - 120))
-      el.scrollIntoView({ block: "start" });
-  }, [d, id]);
-  if (!d) return null;
-  // Labelled in the console's language; `data-field` keeps the API's name (tests, support).
-  const fields: [string, string, unknown][] = [
-    ["amount", t("amount"), `${money(d.amount)} TL`],
-    ["original_amount", t("fOriginalAmount"), d.original_amount && `${money(d.original_amount)} TL`],
-    ["type", t("type"), typeText(d.type, t)],
-    ["method", t("fMethod"), d.method?.toUpperCase()],
-    [
-      "firm_id",
-      t("firm"),
-      firmNames.has(d.firm_id) ? `${firmNames.get(d.firm_id)} (#${d.firm_id})` : d.firm_id,
-    ],
-    ["payer", t(d.type === "withdrawal" ? "payee" : "payer"), payerName(d)],
-    ["username", t("fUsername"), d.username],
-    ["user_id", t("fUserId"), d.user_id],
-    ["national_id", t("fNationalId"), d.national_id],
-    ["bank_code", t("fBankCode"), d.bank_code],
-    ["account", t("account"), d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
-    ["iban", "IBAN", d.iban],
-    ["iban_valid", t("fIbanValid"), d.iban_valid === null ? null : t(d.iban_valid ? "yes" : "no")],
-    [
-      "paying_by",
-      t("fPaying"),
-      d.paying_by && `${d.paying_by} · ${age(d.paying_since ?? new Date().toISOString(), t)}`,
-    ],
-    ["decided_by", t("fDecidedBy"), d.decided_by],
-    ["decided_at", t("fDecidedAt"), d.decided_at && when(d.decided_at, lang)],
-    ["created_at", t("created"), when(d.created_at, lang)],
-    ["decision_note", t("note"), d.decision_note],
-    ["callback_url", t("fCallbackUrl"), d.callback_url],
-  ];
-  /**
-   * A pending payout's field copied from here is being paid out from here: marked as this
-   * operator's (the queue shows it to colleagues); a colleague's mark says so and copies nothing.
-   */
-  async function markPaying(): Promise<boolean> {
-    if (d?.status !== "pending" || !canDecide(me.role)) return true;
-    const res = await api<{ paying_by?: string; paying_since?: string }>(
-      "POST",
-      `/transactions/${d.id}/paying`,
-      {
-        paying: true,
-      },
-    );
-    if (res.ok) {
-      // The mark is new: the detail shows it (a colleague's console shows it too).
-      if (d.paying_by !== me.email) reload();
-      return true;
-    }
-    const { paying_by: who, paying_since: since } = res.json;
-    notify(
-      who ? payingElsewhere(t, d, who, since ?? null) : `#${d.id}: ${res.json.message ?? String(res.status)}`,
-      true,
-    );
-    return false;
-  }
-  async function redeliver(callbackId: number) {
-    const res = await api("POST", `/callbacks/${callbackId}/redeliver`);
-    notify(res.ok ? `#${d?.id}: ${t("redelivered")}` : (res.json.message ?? String(res.status)), !res.ok);
-    setTimeout(reload, 500);
-  }
-  return (
-    <article id="detail" class="panel">
-      <h2 id="d-title">
-        #{d.id} · {d.reference} · {statusText(d.status, t)}
-      </h2>
-      {d.status === "pending" && canDecide(me.role) && (
-        <DetailDecision
-          tx={d}
-          onDecided={() => {
-            reload();
-            onDecided();
-          }}
-        />
-      )}
-      <dl id="d-fields">
-        {fields
-          .filter(([, , v]) => v !== null && v !== undefined && v !== "")
-          .map(([k, label, v]) => (
-            <div key={k} data-field={k}>
-              <dt>{label}</dt>
-              <dd>
-                {k === "iban" && d.iban !== null ? <IbanText iban={d.iban} /> : String(v)}
-                {/* What a payout's bank form asks for, copied as the form takes it. */}
-                {d.type === "withdrawal" && copyOf(k, d, markPaying)}
-                {k === "national_id" && isAdmin(me.role) && (
-                  <NationalId key={d.id} id={d.id} t={t} onShown={reload} />
-                )}
-              </dd>
-            </div>
-          ))}
-      </dl>
-      <h3>{t("history")}</h3>
-      <ul id="d-history">
-        {d.history.map((h) => (
-          <li key={h.at + h.action}>
-            {when(h.at, lang)} {h.actor} {historyAction(h.action, t)}
-            <div class="change">
-              <HistoryChange before={h.before} after={h.after} t={t} />
-            </div>
-          </li>
-        ))}
-      </ul>
-      <h3>{t("routing")}</h3>
-      <ul id="d-routing">
-        {d.routing.map((s) => (
-          <li key={`${s.account_id}${s.outcome}`}>
-            #{s.account_id}{" "}
-            {s.channel ??
-              (s.channel_id == null ? word("manual", lang) : `${word("channel", lang)} #${s.channel_id}`)}
-            : {word(s.outcome, lang)}
-            {s.reason ? ` (${reasonText(s.reason, lang)})` : ""} {s.ms} ms
-          </li>
-        ))}
-      </ul>
-      <h3>{t("callbacks")}</h3>
-      <p class="help">{t("callbackUrlFixed")}</p>
-      <ul id="d-callbacks">
-        {d.callbacks.map((c) => (
-          <li key={c.id}>
-            {c.event} → {word(c.status, lang)}, {c.attempts.length} × {lastResultText(c.last_result, lang)}
-            {c.status === "pending" && c.next_attempt_at && (
-              <>
-                {" "}
-                · {t("nextAttempt")} {when(c.next_attempt_at, lang)}
-              </>
-            )}{" "}
-            {canDecide(me.role) && (
-              <button type="button" class="redeliver secondary" onClick={() => redeliver(c.id)}>
-                {t("redeliver")}
-              </button>
-            )}
-            <ol class="attempts">
-              {c.attempts.map((a) => (
-                <li key={a.attempt}>
-                  {when(a.started_at, lang)} · {word(a.outcome, lang)} ·{" "}
-                  {a.http_status ?? (a.error === null ? "" : reasonText(a.error, lang))} · {a.duration_ms} ms
-                </li>
-              ))}
-            </ol>
-          </li>
-        ))}
-      </ul>
-    </article>
-  );
-}
-
-/**
- * The copy button of a payout's field that goes into a bank's transfer form, if it is one; `before`
- * marks the payout as being paid by this operator, as the queue's copies do.
- */
-function copyOf(field: string, d: Detail, before: () => Promise<boolean>) {
-  const copied: Record<string, PayoutField> = { amount: "amount", payer: "payee", iban: "iban" };
-  const payout = copied[field];
-  return payout ? <CopyButton tx={d} field={payout} before={before} /> : null;
-}
-
-/** A transaction's status in the console's language (the API's word when it is not a known one). */
-function statusText(status: string, t: T): string {
-  const key = { pending: "statePending", approved: "approved", rejected: "rejected" }[status];
-  return key ? t(key as "statePending") : status;
-}
-/** What the history's actor did, in the console's language (the audit log's action otherwise). */
-function historyAction(action: string, t: T): string {
-  const key = (
-    {
-      "transaction.approve": "didApprove",
-      "transaction.reject": "didReject",
-      "transaction.national_id_viewed": "didViewNationalId",
-      "transaction.paying": "didMarkPaying",
-      "transaction.paying_released": "didReleasePaying",
-    } as const
-  )[action];
-  return key ? t(key) : action;
-}
-
-/**
- * A decision's change as the rest of the detail reads: labels and statuses in the console's
- * language, amounts (kept in kuruş by the audit log) in TL. The audit log's own screen shows the
- * same records as they are stored.
- */
-function HistoryChange(props: {
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  t: T;
+/** Every filter of the search, filled in from the address, with the CSV links for the same filter. */
+function SearchForm({
+  filter,
+  q,
+  firmNames,
+}: {
+  filter: URLSearchParams;
+  q: string;
+  firmNames: Map<number, string>;
 }) {
-  const { t } = props;
-  const label = (k: string) =>
-    ({
-      status: t("status"),
-      amount: t("amount"),
-      original_amount: t("fOriginalAmount"),
-      note: t("note"),
-      paying: t("fPaying"),
-    })[k] ?? k;
-  const show = (k: string, v: unknown) => {
-    if (v === null || v === undefined || v === "") return "—";
-    if (k === "status" && typeof v === "string") return statusText(v, t);
-    if ((k === "amount" || k === "original_amount") && typeof v === "number" && Number.isSafeInteger(v))
-      return `${money2(formatMinor(v))} TL`;
-    return typeof v === "string" ? v : JSON.stringify(v);
-  };
-  return <Change before={props.before} after={props.after} label={label} show={show} />;
-}
-
-function typeText(type: string, t: T): string {
-  return type === "deposit" ? t("typeDeposit") : type === "withdrawal" ? t("typeWithdrawal") : type;
-}
-/**
- * An admin's "show the full national id": asked for each time (POST, written to the audit log as
- * `transaction.national_id_viewed`, in the transaction's history), never sent with the detail.
- */
-function NationalId({ id, t, onShown }: { id: number; t: T; onShown(): void }) {
-  const [full, setFull] = useState<string | null | undefined>(undefined);
-  const [failed, setFailed] = useState("");
-  if (full)
-    return (
-      <span id="d-national-id-full" class="full-id">
-        {" "}
-        → {full}
-      </span>
-    );
-  if (full === null) return <span class="muted"> {t("nationalIdUnreadable")}</span>;
+  const { t } = useShell();
+  function submit(e: Event) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    // The amount as typed by a person (1.250,50, with TL) in the API's form; unreadable: as typed,
+    // and the server's refusal says so.
+    const params = new URLSearchParams(filterQuery(form, FILTERS));
+    const amount = params.get("amount");
+    if (amount) params.set("amount", amountInput(amount) as string);
+    location.hash = `#/transactions?${params.toString()}`;
+  }
+  const day = (v: string | null) => v?.slice(0, 10) ?? "";
   return (
-    <>
-      {" "}
-      <button
-        type="button"
-        id="d-reveal-national-id"
-        class="link"
-        onClick={async () => {
-          const res = await api<{ national_id_full: string | null }>(
-            "POST",
-            `/transactions/${id}/national-id`,
-          );
-          if (!res.ok) return setFailed(res.json.message ?? String(res.status));
-          setFull(res.json.national_id_full);
-          // The history below now has the viewing: shown at once, not at the next refresh.
-          onShown();
-        }}
+    <form id="search-form" class="filters" onSubmit={submit}>
+      <Field label={t("reference")}>
+        <input id="s-reference" name="reference" defaultValue={filter.get("reference") ?? ""} />
+      </Field>
+      <Field label={t("fTxId")}>
+        <input name="id" inputMode="numeric" defaultValue={filter.get("id") ?? ""} />
+      </Field>
+      <Field label={t("fUserId")}>
+        <input id="s-user" name="user_id" defaultValue={filter.get("user_id") ?? ""} />
+      </Field>
+      <Field label={t("fUsername")}>
+        <input name="username" defaultValue={filter.get("username") ?? ""} />
+      </Field>
+      <Field label="IBAN">
+        <input id="s-iban" name="iban" defaultValue={filter.get("iban") ?? ""} />
+      </Field>
+      <Field label={t("status")}>
+        <Options
+          name="status"
+          id="s-status"
+          chosen={filter.get("status")}
+          values={STATUSES}
+          labels={(v) => statusText(v, t)}
+          any={t("any")}
+        />
+      </Field>
+      <Field label={t("type")}>
+        {/* In the console's language, as the list shows them (they read `withdrawal`, `pending`). */}
+        <Options
+          name="type"
+          chosen={filter.get("type")}
+          values={TYPES}
+          labels={(v) => typeText(v, t)}
+          any={t("any")}
+        />
+      </Field>
+      <Field label={t("firm")}>
+        {/* By name; the filter takes the id. */}
+        <Options
+          name="firm"
+          chosen={filter.get("firm")}
+          values={[...firmNames.keys()].map(String)}
+          labels={(id) => (firmNames.has(Number(id)) ? `${firmNames.get(Number(id))} (#${id})` : `#${id}`)}
+          any={t("any")}
+        />
+      </Field>
+      <Field label={t("amount")}>
+        <input
+          name="amount"
+          inputMode="decimal"
+          size={9}
+          placeholder="1.250,50"
+          defaultValue={filter.get("amount") ? money(filter.get("amount") ?? "") : ""}
+        />
+      </Field>
+      <Field label={t("payer")}>
+        {/* As a bank statement writes it: "SUKRU OZTURK" finds Şükrü Öztürk, words in any order. */}
+        <input
+          id="s-name"
+          name="name"
+          size={14}
+          placeholder="SUKRU OZTURK"
+          autoComplete="off"
+          defaultValue={filter.get("name") ?? ""}
+        />
+      </Field>
+      <Field label={t("from")}>
+        <input name="from" type="date" defaultValue={day(filter.get("from"))} />
+      </Field>
+      <Field label={t("to")}>
+        <input name="to" type="date" defaultValue={lastDay(filter.get("to"))} />
+      </Field>
+      <button type="submit">{t("find")}</button>
+      <a id="csv" class="button secondary" href={`/ops/api/transactions.csv?${q}`} download>
+        {t("csv")}
+      </a>
+      {/* The plain CSV stays as machines read it; this one is for a Turkish Excel's double click. */}
+      <a
+        id="csv-excel"
+        class="button secondary"
+        href={`/ops/api/transactions.csv?${q ? `${q}&` : ""}format=excel`}
+        title={t("csvExcelHint")}
+        download
       >
-        {t("revealNationalId")}
-      </button>
-      {failed && <span class="error"> {failed}</span>}
-    </>
+        {t("csvExcel")}
+      </a>
+    </form>
   );
 }

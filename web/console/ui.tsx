@@ -1,6 +1,6 @@
 import { type ComponentChildren, createContext } from "preact";
 import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
-import { bareAmount, readAmount } from "../../assets/payment-page/amount.js";
+import { bareAmount, readAmount } from "../../src/payment-page/browser/amount.js";
 import { api, query } from "./api";
 import type { Lang, T } from "./i18n";
 
@@ -19,7 +19,7 @@ export interface Shell {
   t: T;
   lang: Lang;
   me: Operator;
-  /** How long the queues hold a decision before sending it (held.ts); 0: sent at once. */
+  /** How long the queues hold a decision before sending it (held-decisions.ts); 0: sent at once. */
   undoMs: number;
   notify(text: string, bad?: boolean): void;
 }
@@ -242,7 +242,7 @@ export function money(amount: string): string {
 
 /**
  * An amount as typed (Turkish "1.250,50", plain "1250,5" or "1250.50", with or without "TL") in the
- * API's form ("1250.50"), by the rules the payment page holds payers to (assets/payment-page/amount.js).
+ * API's form ("1250.50"), by the rules the payment page holds payers to (src/payment-page/browser/amount.js).
  * What cannot be read, such as "1.500" (1500 with a thousands dot, or 1.5 with three decimals?), is
  * passed on as typed: the API refuses it, and `isAmountInput` says so first.
  */

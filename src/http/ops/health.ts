@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../context.js";
+import type { HttpContext } from "../context.js";
 import { sendPlainJson } from "../envelope.js";
 
 /**
@@ -12,7 +12,7 @@ import { sendPlainJson } from "../envelope.js";
  */
 const READY_TIMEOUT_MS = 2_000;
 
-export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, role: string): void {
+export function registerHealthRoutes(app: FastifyInstance, ctx: HttpContext, role: string): void {
   app.get("/healthz", async (_request, reply) => sendPlainJson(reply, 200, { status: "ok", role }));
   app.get("/readyz", async (_request, reply) => {
     if (ctx.draining) return sendPlainJson(reply, 503, { status: "draining" });

@@ -1,7 +1,7 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
- * The rotation between payment accounts moved into memory (domain/account-pool.ts): writing it to
+ * The rotation between payment accounts moved into memory (routing/account-pool.ts): writing it to
  * the account row on every deposit made a handful of rows the hottest in the database.
  */
 const script = `

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /** An optional daily volume cap per payment account, and the index that sums an account's day. */
 const script = (bigint: string) => `

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Hosted-mode payment sessions. Only a hash of the token is stored (a stolen database does not open

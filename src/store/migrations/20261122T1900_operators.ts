@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * People who run the back office, their sessions (only a hash of the session token is stored), and

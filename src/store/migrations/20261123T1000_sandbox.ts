@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Test firms (sandbox) and the one account their deposits are given: a sandbox firm's deposits

@@ -1,6 +1,6 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
-/** Request counts per key and rate window, shared by every instance (auth/shared-rate-limiter.ts). */
+/** Request counts per key and rate window, shared by every instance (http/rate-limit/shared-rate-limiter.ts). */
 const script = (bigint: string) => `
 CREATE TABLE rate_windows (
   key TEXT NOT NULL,

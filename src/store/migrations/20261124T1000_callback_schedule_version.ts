@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Each redelivery request bumps a callback's schedule version. An attempt records against the

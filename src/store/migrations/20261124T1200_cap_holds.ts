@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Amounts held on capped payment accounts by deposits that are being routed and written, by any

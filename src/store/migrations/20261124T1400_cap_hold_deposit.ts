@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Each hold names the deposit it is for, so that a deposit already written no longer counts its

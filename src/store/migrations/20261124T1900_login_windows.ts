@@ -1,8 +1,8 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Failed console sign-ins per client address (hashed), shared by every instance on one PostgreSQL:
- * password spraying spread over instances meets one count (auth/login-throttle.ts). A row is one
+ * password spraying spread over instances meets one count (operators/login-throttle.ts). A row is one
  * address's window: when it started and how many attempts it has counted.
  */
 const script = (bigint: string) => `

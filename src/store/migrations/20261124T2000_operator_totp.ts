@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * A second factor for console sign-in: each operator's authenticator secret, sealed with the master

@@ -1,8 +1,8 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Recovery codes for two-step sign-in: each a single-use stand-in for the authenticator's code, kept
- * only as a hash (console/recovery-codes.ts says why a plain SHA-256 is enough). A code is used once:
+ * only as a hash (operators/recovery-codes.ts says why a plain SHA-256 is enough). A code is used once:
  * `used_at` is set by the one UPDATE that finds it still null.
  */
 const script = (idColumn: string, bigint: string) => `

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Sign-in lockouts a stranger cannot turn against an operator (ADR 0007).

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Operators find a deposit by its payer's name as a bank statement writes it (docs/console.md):

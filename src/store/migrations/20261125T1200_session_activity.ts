@@ -1,7 +1,7 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
- * Console sessions end after a while without the operator doing anything (console/idle.ts):
+ * Console sessions end after a while without the operator doing anything (operators/idle.ts):
  * `operator_sessions.last_active_at` is when the session last saw its operator, written at most
  * once a minute. Sessions open at the upgrade count as active at its time, so nobody is signed out
  * by the upgrade itself; their 12-hour limit is unchanged. The default (0: idle since 1970) is for

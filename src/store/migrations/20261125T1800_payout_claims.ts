@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Who is paying out a pending withdrawal right now (store/payout-claims.ts): an operator copying a

@@ -18,13 +18,11 @@ import { knownDevices } from "./20261124T2300_known_devices.js";
 import { payerNameKey } from "./20261125T0600_payer_name_key.js";
 import { sessionActivity } from "./20261125T1200_session_activity.js";
 import { payoutClaims } from "./20261125T1800_payout_claims.js";
-
-/** A schema change as plain SQL, written once per store dialect. */
-export interface Migration {
-  version: string;
-  sqlite: string;
-  postgres: string;
-}
+import { operatorIndexes } from "./20261128T1000_operator_indexes.js";
+import { purgeIndexes } from "./20261128T1100_purge_indexes.js";
+import { nameSearch } from "./20261128T1200_name_search.js";
+import { statementLines } from "./20261128T1300_statement_lines.js";
+import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
 export const migrations: readonly Migration[] = [
@@ -48,4 +46,10 @@ export const migrations: readonly Migration[] = [
   payerNameKey,
   sessionActivity,
   payoutClaims,
+  operatorIndexes,
+  purgeIndexes,
+  nameSearch,
+  statementLines,
 ];
+
+export type { Migration };

@@ -1,0 +1,73 @@
+// The rules of the house (docs/ARCHITECTURE.md), checked over the import graph of src/ and web/:
+// no import circle (type-only imports included), each part imports only the parts below it, and
+// only the store and the wiring speak to a database driver. Run by `npm run check`; exits 1 on a breach.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { circles, importGraph, ROOT } from "./import-graph.mjs";
+
+const FOUNDATION = ["domain", "config", "crypto", "net", "metrics"];
+const EDGE = [...FOUNDATION, "store", "http"];
+
+/** Which parts each part may import (besides itself). `main` wires everything and may import all. */
+export const ALLOWED = {
+  domain: [],
+  config: [],
+  crypto: [],
+  net: [],
+  metrics: [],
+  store: ["domain", "crypto", "config"],
+  http: [...FOUNDATION, "store"],
+  lifecycle: [...FOUNDATION, "store"],
+  routing: EDGE,
+  operators: EDGE,
+  backoffice: [...EDGE, "routing", "operators"],
+  callbacks: [...EDGE, "backoffice"],
+  intake: [...EDGE, "routing", "backoffice"],
+  // Bank statements against deposits: the matching is pure; approving goes through backoffice.
+  reconciliation: [...EDGE, "backoffice"],
+  "payment-page": [...EDGE, "intake"],
+  "api-reference": [...EDGE, "intake"],
+  main: "*",
+  "web/console": ["domain", "payment-page"],
+};
+
+/** The part a file belongs to: its folder under src/, or web/console. */
+export function partOf(file) {
+  const [top, second] = file.split("/");
+  return top === "web" ? `web/${second}` : second.replace(/\.tsx?$/, "");
+}
+
+const DRIVERS = /^(kysely|pg|better-sqlite3)$/;
+
+export function breaches(graph) {
+  const found = [];
+  for (const circle of circles(graph)) found.push(`import circle: ${circle.join(" -> ")}`);
+  for (const [file, targets] of graph) {
+    const from = partOf(file);
+    const allowed = ALLOWED[from];
+    if (allowed === undefined) {
+      found.push(`${file}: its folder "${from}" is no part named in the house rules`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = partOf(target);
+      if (to !== from && allowed !== "*" && !allowed.includes(to)) {
+        found.push(`${file} imports ${target}: ${from} may not import ${to}`);
+      }
+    }
+    if (!["store", "main"].includes(from)) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const m of text.matchAll(/from "([^"./][^"]*)"/g)) {
+        if (DRIVERS.test(m[1] ?? "")) found.push(`${file} imports ${m[1]}: only the store speaks SQL`);
+      }
+    }
+  }
+  return found;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const found = breaches(importGraph());
+  for (const line of found) console.error(`house rules: ${line}`);
+  if (found.length > 0) process.exit(1);
+  console.log("house rules: no import circle, every import within the rules (docs/ARCHITECTURE.md)");
+}

@@ -1,0 +1,76 @@
+import { formatMinor } from "../domain/money.js";
+import type { ReceiverReport } from "../domain/receiver-report.js";
+import { startOfIstanbulDay } from "../routing/account-order.js";
+import type { ManagementDeps } from "./management-checks.js";
+import { receiverView } from "./views.js";
+
+/** Today's figures (day in Türkiye) for the console's dashboard. */
+export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
+  const { repos } = deps;
+  const since = startOfIstanbulDay(deps.now());
+  const [totals, queues, times, callbacks, delivered, retrying, channels] = await Promise.all([
+    repos.transactions.totalsSince(since),
+    repos.transactions.pendingQueues(),
+    repos.transactions.decisionTimesSince(since),
+    repos.callbacks.countOpen(),
+    repos.callbacks.countDeliveredSince(since),
+    repos.callbacks.countRetrying(),
+    repos.channels.list(),
+  ]);
+  const of = (type: string) => {
+    const rows = totals.filter((t) => t.type === type);
+    const sum = (status?: string) =>
+      rows.filter((r) => status === undefined || r.status === status).reduce((a, r) => a + r.count, 0);
+    const volume = (status?: string) =>
+      rows.filter((r) => status === undefined || r.status === status).reduce((a, r) => a + r.volume, 0);
+    const decided = sum("approved") + sum("rejected");
+    const hourly = Array.from({ length: 24 }, () => 0);
+    for (const r of rows) {
+      const h = Math.floor(r.hour);
+      if (h >= 0 && h < 24) hourly[h] = (hourly[h] ?? 0) + r.count;
+    }
+    const queue = queues.find((q) => q.type === type);
+    return {
+      count: sum(),
+      volume: formatMinor(volume()),
+      pending: sum("pending"),
+      // Today's figures leave out what is still pending from earlier days; the queue does not.
+      pending_all: queue?.count ?? 0,
+      oldest_pending_at:
+        queue === undefined || queue.oldestAt === null ? null : new Date(queue.oldestAt).toISOString(),
+      approved: sum("approved"),
+      rejected: sum("rejected"),
+      approved_volume: formatMinor(volume("approved")),
+      approval_rate: decided === 0 ? null : Math.round((sum("approved") / decided) * 1000) / 1000,
+      /** How many were created in each hour of the day so far (Türkiye's hours, 00–23). */
+      hourly,
+    };
+  };
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
+  const health = deps.channelHealth();
+  // Only receivers that need a look: slow ones and those with an attempt hanging.
+  const troubled = deps.callbackReceivers().filter((r) => r.slow || r.hanging > 0);
+  return {
+    since: new Date(since).toISOString(),
+    deposits: of("deposit"),
+    withdrawals: of("withdrawal"),
+    median_seconds_to_decision: median === null ? null : Math.round(median / 1000),
+    callbacks: {
+      pending: callbacks.pending,
+      // Today's, like the figures above: a count of every callback ever sent read the whole table.
+      delivered,
+      failed: callbacks.failed,
+      // Of the pending ones, those whose receiver failed them already: a merchant refusing
+      // every callback shows here at once, not only when they fail for good 45 hours later.
+      retrying,
+      receivers: troubled.map(receiverView),
+    },
+    channels: channels.map((c) => ({
+      code: c.code,
+      kind: c.kind,
+      active: c.active === 1,
+      breaker: health.get(c.id) ?? "closed",
+    })),
+  };
+}

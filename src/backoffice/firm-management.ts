@@ -1,0 +1,173 @@
+import { sealContext } from "../crypto/seal-context.js";
+import type { FirmUpdate } from "../store/firms.js";
+import type { ProviderTable } from "../store/schema.js";
+import {
+  ADMIN_API,
+  auditEntry,
+  bad,
+  checkCallbackTarget,
+  checkRange,
+  flag,
+  type ManagementDeps,
+  newApiKey,
+  newSecretKey,
+  notFound,
+  PROVIDER_URL_KINDS,
+} from "./management-checks.js";
+import { firmView, providerView } from "./views.js";
+
+/** Managing providers and firms: their callback URLs, limits, switches and secrets. */
+export interface ProviderInput {
+  name: string;
+  kind: ProviderTable["kind"];
+  callback_url: string | null;
+  auto_cancel_minutes: number;
+}
+
+export interface FirmInput {
+  name: string;
+  provider_id: number | null;
+  webhook_url: string | null;
+  legacy_http: boolean;
+  callback_middle_name: boolean;
+  deposit_min: number | null;
+  deposit_max: number | null;
+  rate_limit_per_second: number;
+  sandbox: boolean;
+}
+
+export interface FirmChanges {
+  deposits_open?: boolean;
+  withdrawals_open?: boolean;
+  active?: boolean;
+  webhook_url?: string | null;
+  legacy_http?: boolean;
+  callback_middle_name?: boolean;
+  deposit_min?: number | null;
+  deposit_max?: number | null;
+  rate_limit_per_second?: number;
+  reconcile_auto?: boolean;
+  reconcile_by_name?: boolean;
+  answer_payment_code?: boolean;
+}
+
+export async function createProvider(deps: ManagementDeps, input: ProviderInput, actor = ADMIN_API) {
+  const { repos } = deps;
+  if (input.callback_url !== null && input.kind === "direct") return bad(PROVIDER_URL_KINDS);
+  const refused = await checkCallbackTarget(deps, input.callback_url);
+  if (refused) return refused;
+  const now = deps.now();
+  const row = await repos.audited.insert(
+    "providers",
+    { ...input, created_at: now, updated_at: now },
+    auditEntry(deps, actor, "provider.create"),
+  );
+  return { ok: true as const, value: providerView(row) };
+}
+
+export async function updateProvider(
+  deps: ManagementDeps,
+
+  id: number,
+  changes: Partial<Omit<ProviderInput, "kind" | "name">>,
+  actor = ADMIN_API,
+) {
+  const { repos } = deps;
+  const existing = await repos.firms.getProvider(id);
+  if (!existing) return notFound("provider");
+  if (changes.callback_url && existing.kind === "direct") return bad(PROVIDER_URL_KINDS);
+  const refused = await checkCallbackTarget(deps, changes.callback_url);
+  if (refused) return refused;
+  const row = await repos.audited.update(
+    "providers",
+    id,
+    { ...changes, updated_at: deps.now() },
+    auditEntry(deps, actor, "provider.update"),
+  );
+  deps.firmsChanged();
+  return row ? { ok: true as const, value: providerView(row) } : notFound("provider");
+}
+
+export async function createFirm(deps: ManagementDeps, input: FirmInput, actor = ADMIN_API) {
+  const { repos, box } = deps;
+  if (input.provider_id !== null && !(await repos.firms.getProvider(input.provider_id))) {
+    return notFound("provider");
+  }
+  const refused =
+    (await checkCallbackTarget(deps, input.webhook_url)) ?? checkRange(input.deposit_min, input.deposit_max);
+  if (refused) return refused;
+  const secret = newSecretKey();
+  const now = deps.now();
+  const row = await repos.audited.insert(
+    "firms",
+    {
+      name: input.name,
+      provider_id: input.provider_id,
+      api_key: newApiKey(),
+      // Sealed for the firm's id, which the insert assigns: '' until then, in one transaction.
+      secret_sealed: "",
+      webhook_url: input.webhook_url,
+      legacy_http: input.legacy_http ? 1 : 0,
+      callback_middle_name: input.callback_middle_name ? 1 : 0,
+      deposit_min: input.deposit_min,
+      deposit_max: input.deposit_max,
+      deposits_open: 1,
+      withdrawals_open: 1,
+      active: 1,
+      rate_limit_per_second: input.rate_limit_per_second,
+      sandbox: input.sandbox ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    },
+    auditEntry(deps, actor, "firm.create"),
+    (id) => ({ secret_sealed: box.seal(secret, sealContext.firmSecret(id)) }),
+  );
+  // The only moment besides rotation that the secret leaves the store in clear.
+  return { ok: true as const, value: { ...firmView(row), secret_key: secret } };
+}
+
+export async function updateFirm(deps: ManagementDeps, id: number, changes: FirmChanges, actor = ADMIN_API) {
+  const { repos } = deps;
+  const existing = await repos.firms.get(id);
+  if (!existing) return notFound("firm");
+  const refused =
+    (await checkCallbackTarget(deps, changes.webhook_url)) ??
+    checkRange(
+      changes.deposit_min === undefined ? existing.deposit_min : changes.deposit_min,
+      changes.deposit_max === undefined ? existing.deposit_max : changes.deposit_max,
+    );
+  if (refused) return refused;
+  const update: FirmUpdate = {
+    deposits_open: flag(changes.deposits_open),
+    withdrawals_open: flag(changes.withdrawals_open),
+    active: flag(changes.active),
+    legacy_http: flag(changes.legacy_http),
+    callback_middle_name: flag(changes.callback_middle_name),
+    webhook_url: changes.webhook_url,
+    deposit_min: changes.deposit_min,
+    deposit_max: changes.deposit_max,
+    rate_limit_per_second: changes.rate_limit_per_second,
+    reconcile_auto: flag(changes.reconcile_auto),
+    reconcile_by_name: flag(changes.reconcile_by_name),
+    answer_payment_code: flag(changes.answer_payment_code),
+    updated_at: deps.now(),
+  };
+  const row = await repos.audited.updateChecked("firms", id, update, auditEntry(deps, actor, "firm.update"));
+  // Another change to the limits landed between the check above and this write.
+  if (row === "refused") return bad("the minimum must not exceed the maximum");
+  deps.firmsChanged();
+  return row ? { ok: true as const, value: firmView(row) } : notFound("firm");
+}
+
+export async function rotateSecret(deps: ManagementDeps, id: number, actor = ADMIN_API) {
+  const { repos, box } = deps;
+  const secret = newSecretKey();
+  const row = await repos.audited.update(
+    "firms",
+    id,
+    { secret_sealed: box.seal(secret, sealContext.firmSecret(id)), updated_at: deps.now() },
+    auditEntry(deps, actor, "firm.rotate_secret"),
+  );
+  deps.firmsChanged();
+  return row ? { ok: true as const, value: { ...firmView(row), secret_key: secret } } : notFound("firm");
+}

@@ -1,0 +1,230 @@
+import { z } from "zod";
+import { isValidTurkishIban } from "../../domain/iban.js";
+import { parseAmount } from "../../domain/money.js";
+import { MAX_NAME_SEARCH_WORDS, nameWords } from "../../domain/name-search.js";
+import { idText, NO_CONTROL, noControl, plainText } from "../../http/operator-fields.js";
+
+/** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
+export const amountText = z.string().transform((v, ctx) => {
+  const parsed = parseAmount(v);
+  if (!parsed.ok) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a decimal amount greater than 0 with at most 2 decimals",
+    });
+    return z.NEVER;
+  }
+  return parsed.minor;
+});
+const amount = amountText.nullable();
+
+/**
+ * A payer's name to search for, as a bank statement or an operator writes it ("SUKRU OZTURK"): its
+ * folded words (domain/name-search.ts), at least one and at most a few.
+ */
+export const nameSearchText = plainText(100).transform((v, ctx) => {
+  const words = nameWords(v);
+  if (words.length === 0 || words.length > MAX_NAME_SEARCH_WORDS) {
+    ctx.addIssue({ code: "custom", message: `must have 1 to ${MAX_NAME_SEARCH_WORDS} words` });
+    return z.NEVER;
+  }
+  return words;
+});
+
+/** Stored as typed: the URL parser would take (and encode) a NUL the database then refuses. */
+const httpUrl = z
+  .string()
+  .max(500)
+  .refine(noControl, NO_CONTROL)
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an absolute http(s) URL" },
+  )
+  .nullable();
+
+/** A page size in a query: 1 to 1000, digits only. */
+export const limitText = idText.pipe(z.number().max(1000));
+const name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine(noControl, { message: "must not contain control characters" });
+
+/** Channel and bank codes: what merchants send in bank_code (1 to 20 letters, digits, - or _). */
+const code = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,20}$/, { message: "must be 1 to 20 letters, digits, - or _" });
+
+export const providerCreate = z.strictObject({
+  name,
+  kind: z.enum(["direct", "platform", "aggregator"]).default("direct"),
+  callback_url: httpUrl.default(null),
+  auto_cancel_minutes: z.number().int().min(0).max(10080).default(0),
+});
+
+export const providerUpdate = z.strictObject({
+  callback_url: httpUrl.optional(),
+  auto_cancel_minutes: z.number().int().min(0).max(10080).optional(),
+});
+
+export const firmCreate = z.strictObject({
+  name,
+  provider_id: z.number().int().positive().nullable().default(null),
+  webhook_url: httpUrl.default(null),
+  legacy_http: z.boolean().default(false),
+  callback_middle_name: z.boolean().default(false),
+  deposit_min: amount.default(null),
+  deposit_max: amount.default(null),
+  rate_limit_per_second: z.number().int().min(1).max(1_000_000).default(100),
+  /** A test firm (docs/sandbox.md); fixed at creation, a live firm is never turned into one. */
+  sandbox: z.boolean().default(false),
+});
+
+export const firmUpdate = z.strictObject({
+  deposits: z.enum(["open", "closed"]).optional(),
+  withdrawals: z.enum(["open", "closed"]).optional(),
+  active: z.boolean().optional(),
+  webhook_url: httpUrl.optional(),
+  legacy_http: z.boolean().optional(),
+  callback_middle_name: z.boolean().optional(),
+  deposit_min: amount.optional(),
+  deposit_max: amount.optional(),
+  rate_limit_per_second: z.number().int().min(1).max(1_000_000).optional(),
+  /** A bank statement's line may approve the firm's deposits by itself (docs/reconciliation.md). */
+  reconcile_auto: z.boolean().optional(),
+  /** ... with the amount and the full name, without the payment code. */
+  reconcile_by_name: z.boolean().optional(),
+  /** Direct-mode answers and queries of deposits add `payment_code`. */
+  answer_payment_code: z.boolean().optional(),
+});
+
+export const accountCreate = z.strictObject({
+  bank_name: name,
+  holder_name: name,
+  // Shown to payers, who send money to it: a typo here sends a payer's money astray, so unlike a
+  // withdrawal's IBAN (never refused, the contract) it must be a valid Turkish IBAN. Kept as a bank's
+  // form takes it, whatever grouping or case it was typed in.
+  iban: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .refine(noControl, { message: "must not contain control characters", abort: true })
+    .transform((v) => v.replace(/[\s-]+/g, "").toUpperCase())
+    .refine(isValidTurkishIban, {
+      message: "must be a valid Turkish IBAN: TR and 24 digits, its check digits right",
+    }),
+  min: amount.default(null),
+  max: amount.default(null),
+  channel: code.nullable().default(null),
+  bank_code: code.nullable().default(null),
+  daily_cap: amount.default(null),
+});
+
+export const accountUpdate = z.strictObject({
+  active: z.boolean().optional(),
+  min: amount.optional(),
+  max: amount.optional(),
+  channel: code.nullable().optional(),
+  bank_code: code.nullable().optional(),
+  daily_cap: amount.optional(),
+});
+
+const timeoutMs = z.number().int().min(100).max(20_000);
+
+export const channelCreate = z.strictObject({
+  code,
+  kind: z.enum(["manual", "http"]),
+  url: httpUrl.default(null),
+  timeout_ms: timeoutMs.default(8_000),
+});
+
+export const channelUpdate = z.strictObject({
+  url: httpUrl.unwrap().optional(),
+  timeout_ms: timeoutMs.optional(),
+  active: z.boolean().optional(),
+});
+
+export const codeParam = z.strictObject({ code });
+
+export const banBody = z.strictObject({
+  // Trimmed as merchants' user_id values are compared: a padded ban could never match anyone.
+  user_id: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL),
+});
+
+export const txListQuery = z.strictObject({
+  firm: idText.optional(),
+  status: z.enum(["pending", "approved", "rejected"]).optional(),
+  limit: limitText.optional(),
+});
+
+export const note = z.string().trim().max(500).refine(noControl, NO_CONTROL);
+const actor = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine(noControl, { message: "must not contain control characters" });
+
+export const approveBody = z.strictObject({
+  actor,
+  note: note.optional(),
+  /** The amount the payer actually sent, when it differs from the one asked for. */
+  amount: amount.unwrap().optional(),
+});
+
+export const rejectBody = z.strictObject({ actor, note: note.optional() });
+
+export const callbackListQuery = z.strictObject({
+  status: z.enum(["pending", "delivered", "failed"]).optional(),
+  firm: idText.optional(),
+  limit: limitText.optional(),
+});
+
+const isoTime = z.iso.datetime({ offset: true });
+
+/**
+ * An ISO 8601 time with its offset, or epoch milliseconds (a number, or digits as the CLI sends
+ * them). Nothing looser: `Date.parse("1")` is a time in 2001, and "redeliver everything failed
+ * since 2001" is not what anyone typed.
+ */
+export const redeliverFailedBody = z.strictObject({
+  failed_since: z.union([z.number().int().min(0), z.string()]).transform((v, ctx) => {
+    const ms =
+      typeof v === "number"
+        ? v
+        : /^[0-9]{1,16}$/.test(v)
+          ? Number(v)
+          : isoTime.safeParse(v).success
+            ? Date.parse(v)
+            : Number.NaN;
+    if (!Number.isSafeInteger(ms)) {
+      ctx.addIssue({ code: "custom", message: "must be an ISO 8601 time or epoch milliseconds" });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+});
+
+export const operatorEmail = z.strictObject({
+  email: z.string().trim().min(3).max(200).refine(noControl, NO_CONTROL),
+});
+
+export const auditQuery = z.strictObject({
+  actor: z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL).optional(),
+  action: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL).optional(),
+  entity_type: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL).optional(),
+  entity_id: z.string().trim().min(1).max(100).refine(noControl, NO_CONTROL).optional(),
+  from: isoTime.optional(),
+  to: isoTime.optional(),
+  limit: limitText.optional(),
+});

@@ -1,0 +1,183 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { METHODS } from "../../domain/methods.js";
+import { parseAmount } from "../../domain/money.js";
+import { parseJsonBody } from "../../http/body.js";
+import { sendError, sendJson } from "../../http/envelope.js";
+import { idText, recordIdOf } from "../../http/operator-fields.js";
+import { sendRefusal } from "../../http/operator-io.js";
+import type { ConsoleGuard } from "../../operators/http/console-guard.js";
+import type { ConsoleOperator } from "../../operators/operator.js";
+import type { ConsoleService } from "../../operators/service.js";
+import type { Backoffice } from "../service.js";
+import type { LiveStreams } from "./live.js";
+import { amountText, nameSearchText, note } from "./management-schemas.js";
+
+const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
+const payingBody = z.strictObject({
+  paying: z.boolean(),
+  /** With `paying: false`: the holder the operator was shown; another's mark is not taken off. */
+  holder: z.string().min(1).max(254).optional(),
+});
+const queue = z.object({
+  type: z.enum(["deposit", "withdrawal"]).default("deposit"),
+  order: z.enum(["oldest", "newest"]).default("oldest"),
+  firm: idText.optional(),
+  amount: amountText.optional(),
+  name: nameSearchText.optional(),
+  method: z.enum(METHODS).optional(),
+});
+/**
+ * The most rows a queue shows at once. Past it the console says how many there are in all, and
+ * the filters (firm, amount, name) and the other order reach the rest.
+ */
+const QUEUE_PAGE = 500;
+
+/** The queue screen: the pending transactions, their live changes, paying-out marks and decisions. */
+export function registerQueueRoutes(
+  ops: FastifyInstance,
+  deps: { consoleService: ConsoleService; backoffice: Backoffice; live: LiveStreams; guard: ConsoleGuard },
+) {
+  const { consoleService, backoffice, live, guard } = deps;
+  ops.get("/ops/api/queue", async (request, reply) => {
+    if (!(await guard(request, reply, "viewer"))) return reply;
+    return pendingQueue(backoffice, request, reply);
+  });
+
+  // The live stream (backoffice/http/live.ts): the queues' changes as they happen.
+  // Long-lived: its duration is not a request's (http/ops/metrics.ts).
+  ops.get("/ops/api/events", { config: { longLived: true } }, async (request, reply) => {
+    const who = await guard(request, reply, "viewer");
+    if (!who) return reply;
+    const { token } = who.session;
+    return live.open(
+      reply,
+      { session: token, operator: who.operator.id },
+      async () => (await consoleService.session(token)) !== undefined,
+    );
+  });
+
+  // An operator paying out a withdrawal says so (the console does on the first copy of its
+  // fields), so that a colleague does not send the same money; `paying: false` lets go of it.
+  ops.post<{ Params: { id: string } }>("/ops/api/transactions/:id/paying", async (request, reply) => {
+    const who = await guard(request, reply, "operator");
+    if (!who) return reply;
+    return markPaying(backoffice, who.operator.email, request, reply);
+  });
+
+  for (const kind of ["approve", "reject"] as const) {
+    ops.post<{ Params: { id: string } }>(`/ops/api/transactions/:id/${kind}`, async (request, reply) => {
+      const who = await guard(request, reply, "operator");
+      if (!who) return reply;
+      return decide(backoffice, kind, who.operator, request, reply);
+    });
+  }
+}
+
+async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, reply: FastifyReply) {
+  const q = queue.safeParse(request.query);
+  if (!q.success)
+    return sendError(
+      reply,
+      400,
+      "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words, method fast, eft or havale",
+    );
+  const page = await backoffice.pageOfTransactions({
+    status: "pending",
+    type: q.data.type,
+    order: q.data.order,
+    firmId: q.data.firm,
+    amountMinor: q.data.amount,
+    nameWords: q.data.name,
+    method: q.data.method,
+    limit: QUEUE_PAGE,
+    // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
+    // a test withdrawal must never reach an operator who pays out real money.
+    liveOnly: true,
+  });
+  // The page is the body, as before; how many the queue holds in all rides in a header.
+  reply.header("x-total-count", String(page.total));
+  if (q.data.type !== "withdrawal") return sendJson(reply, 200, page.rows);
+  // Who is paying out each payout now, so that nobody else sends the same money.
+  const paying = await backoffice.payingOf(page.rows.map((r) => r.id));
+  return sendJson(
+    reply,
+    200,
+    page.rows.map((r) => {
+      const claim = paying.get(r.id);
+      return {
+        ...r,
+        paying_by: claim?.operator ?? null,
+        paying_since: claim ? new Date(claim.claimedAt).toISOString() : null,
+      };
+    }),
+  );
+}
+
+async function markPaying(
+  backoffice: Backoffice,
+  email: string,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+) {
+  const id = recordIdOf(request.params.id);
+  if (id === undefined) return sendError(reply, 400, "invalid id");
+  const json = parseJsonBody(request);
+  const input = json.ok ? payingBody.safeParse(json.value) : undefined;
+  if (!input?.success)
+    return sendError(reply, 400, "paying must be true or false; holder, if given, an operator's email");
+  const outcome = await backoffice.payingOut(
+    id,
+    email,
+    { paying: input.data.paying, holder: input.data.holder },
+    `operator:${email}`,
+  );
+  if (outcome.ok) return sendJson(reply, 200, outcome.value);
+  if ("paying_by" in outcome)
+    return sendJson(reply, 409, {
+      success: false,
+      message: outcome.message,
+      paying_by: outcome.paying_by,
+      paying_since: outcome.paying_since,
+    });
+  return sendRefusal(reply, outcome);
+}
+
+async function decide(
+  backoffice: Backoffice,
+  kind: "approve" | "reject",
+  operator: ConsoleOperator,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+) {
+  const id = recordIdOf(request.params.id);
+  if (id === undefined) return sendError(reply, 400, "invalid id");
+  const json = parseJsonBody(request);
+  const input = json.ok ? decision.safeParse(json.value) : undefined;
+  if (!input?.success)
+    return sendError(
+      reply,
+      400,
+      "note (at most 500 characters, no control characters) and amount are optional strings",
+    );
+  let amountMinor: number | undefined;
+  if (kind === "approve" && input.data.amount !== undefined) {
+    const parsed = parseAmount(input.data.amount);
+    if (!parsed.ok)
+      return sendError(reply, 400, "amount must be a decimal amount greater than 0 with at most 2 decimals");
+    amountMinor = parsed.minor;
+  }
+  const outcome = await backoffice.decide(
+    id,
+    kind === "approve"
+      ? {
+          kind,
+          note: input.data.note,
+          amountMinor,
+          mayExceedAsked: operator.role === "admin",
+        }
+      : { kind, note: input.data.note },
+    `operator:${operator.email}`,
+  );
+  return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);
+}

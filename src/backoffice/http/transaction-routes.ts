@@ -1,0 +1,178 @@
+import { Readable } from "node:stream";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { maskIban } from "../../domain/masking.js";
+import { sendError, sendJson } from "../../http/envelope.js";
+import { idText, plainText, recordIdOf } from "../../http/operator-fields.js";
+import { sendRefusal } from "../../http/operator-io.js";
+import type { ConsoleGuard } from "../../operators/http/console-guard.js";
+import type { TransactionFilter } from "../../store/transactions.js";
+import { excelCsv, plainCsv } from "../csv.js";
+import type { Backoffice } from "../service.js";
+import { amountText, limitText, nameSearchText } from "./management-schemas.js";
+
+/** Rows a console search shows at once, and the most an export gives (web/console shows both). */
+export const SEARCH_PAGE = 200;
+const CSV_LIMIT = 50_000;
+/** Rows an export reads from the store at a time: what it holds in memory, whatever its size. */
+const CSV_PAGE = 1_000;
+const CSV_COLUMNS = [
+  "id",
+  "created_at",
+  "type",
+  "status",
+  "firm_id",
+  "reference",
+  "amount",
+  "original_amount",
+  "method",
+  "user_id",
+  "username",
+  "first_name",
+  "last_name",
+  "assigned_bank_name",
+  "assigned_iban",
+  "iban",
+  "decided_at",
+  "decided_by",
+  // Added at the end, so that sheets reading the columns by position keep working: what
+  // reconciling payouts against a bank statement needs besides the above.
+  "firm_name",
+  "middle_name",
+  "iban_valid",
+  "decision_note",
+] as const;
+const CSV_AMOUNTS = ["amount", "original_amount"];
+
+const search = z.object({
+  id: idText.optional(),
+  reference: plainText(100).optional(),
+  user_id: plainText(50).optional(),
+  username: plainText(100).optional(),
+  iban: plainText(64).optional(),
+  status: z.enum(["pending", "approved", "rejected"]).optional(),
+  type: z.enum(["deposit", "withdrawal"]).optional(),
+  firm: idText.optional(),
+  // The amount exactly, as a bank statement line shows it ("1500.50"): to match a transfer.
+  amount: amountText.optional(),
+  name: nameSearchText.optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  limit: limitText.optional(),
+  // The export's variant (docs/console.md); a search ignores it.
+  format: z.enum(["excel"]).optional(),
+});
+
+/**
+ * The transactions screen: search, export, one transaction's detail and national id, and a
+ * callback sent again.
+ */
+export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Backoffice, guard: ConsoleGuard) {
+  ops.get("/ops/api/transactions", async (request, reply) => {
+    if (!(await guard(request, reply, "viewer"))) return reply;
+    const asked = searchOf(request, reply);
+    return asked === undefined
+      ? reply
+      : sendJson(reply, 200, await backoffice.listTransactions(asked.filter));
+  });
+
+  ops.get("/ops/api/transactions.csv", async (request, reply) => {
+    const who = await guard(request, reply, "viewer");
+    if (!who) return reply;
+    return exportTransactions(backoffice, who.operator.email, request, reply);
+  });
+
+  ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {
+    const who = await guard(request, reply, "viewer");
+    if (!who) return reply;
+    const id = recordIdOf(request.params.id);
+    if (id === undefined) return sendError(reply, 400, "invalid id");
+    const detail = await backoffice.transactionDetail(id);
+    return detail.ok ? sendJson(reply, 200, detail.value) : sendRefusal(reply, detail);
+  });
+
+  // A change of sorts (POST, with the CSRF check): it writes the audit row that records who saw it.
+  ops.post<{ Params: { id: string } }>("/ops/api/transactions/:id/national-id", async (request, reply) => {
+    const who = await guard(request, reply, "admin");
+    if (!who) return reply;
+    const id = recordIdOf(request.params.id);
+    if (id === undefined) return sendError(reply, 400, "invalid id");
+    const shown = await backoffice.revealNationalId(id, `operator:${who.operator.email}`);
+    return shown.ok ? sendJson(reply, 200, shown.value) : sendRefusal(reply, shown);
+  });
+
+  ops.post<{ Params: { id: string } }>("/ops/api/callbacks/:id/redeliver", async (request, reply) => {
+    const who = await guard(request, reply, "operator");
+    if (!who) return reply;
+    const id = recordIdOf(request.params.id);
+    if (id === undefined) return sendError(reply, 400, "invalid id");
+    const outcome = await backoffice.redeliver(id, `operator:${who.operator.email}`);
+    return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);
+  });
+}
+
+/**
+ * A search or an export as asked: the store's filter, the export's variant, and the filter as the
+ * export's audit row names it (as given, an IBAN masked as everywhere else). A search shows a page
+ * (200 unless asked otherwise; the console says when there may be more); an export is for
+ * reconciliation and takes up to 50,000 rows (a day of a busy firm).
+ */
+function searchOf(request: FastifyRequest, reply: FastifyReply) {
+  const q = search.safeParse(request.query);
+  if (!q.success)
+    return void sendError(reply, 400, "bad search: check ids, statuses, amounts, names and ISO 8601 dates");
+  const f = q.data;
+  const filter: TransactionFilter = {
+    id: f.id,
+    reference: f.reference,
+    userId: f.user_id,
+    username: f.username,
+    iban: f.iban?.replace(/\s+/g, "").toUpperCase(),
+    status: f.status,
+    type: f.type,
+    firmId: f.firm,
+    amountMinor: f.amount,
+    nameWords: f.name,
+    from: f.from === undefined ? undefined : Date.parse(f.from),
+    to: f.to === undefined ? undefined : Date.parse(f.to),
+    limit: f.limit ?? SEARCH_PAGE,
+  };
+  const given = Object.fromEntries(
+    Object.entries({ ...f, iban: f.iban === undefined ? undefined : maskIban(f.iban) }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  );
+  return { filter, excel: f.format === "excel", given };
+}
+
+async function exportTransactions(
+  backoffice: Backoffice,
+  email: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const asked = searchOf(request, reply);
+  if (asked === undefined) return reply;
+  const names = new Map((await backoffice.firmNames()).map((f) => [f.id, f.name]));
+  const { rows, limited, pages } = await backoffice.exportOf(asked.filter, CSV_LIMIT, CSV_PAGE);
+  // Personal data leaving the console: who took which rows is in the audit log first.
+  await backoffice.recordExport(`operator:${email}`, {
+    filter: asked.given,
+    rows,
+    format: asked.excel ? "excel" : "csv",
+  });
+  const writer = asked.excel ? excelCsv(CSV_COLUMNS, CSV_AMOUNTS) : plainCsv(CSV_COLUMNS);
+  async function* csv() {
+    yield writer.start;
+    for await (const page of pages())
+      yield page.map((r) => writer.line({ ...r, firm_name: names.get(r.firm_id) ?? "" })).join("");
+  }
+  return reply
+    .type("text/csv; charset=utf-8")
+    .header(
+      "content-disposition",
+      `attachment; filename="${asked.excel ? "transactions-excel.csv" : "transactions.csv"}"`,
+    )
+    .header("x-rows-limited", limited ? "true" : "false")
+    .send(Readable.from(csv()));
+}

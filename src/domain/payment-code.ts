@@ -1,0 +1,78 @@
+import { createHash, randomInt } from "node:crypto";
+
+/**
+ * A deposit's payment code: what the payer writes in the transfer's description ("Açıklama") so
+ * that the bank's statement names the deposit (docs/reconciliation.md). Eight characters from an
+ * alphabet without look-alikes (no 0/O/D/Q, 1/I/L, 2/Z, 5/S, 6/G, 8/B, U/V): seven random, then a
+ * check character (Luhn mod N), so that any one character mistyped, and most neighbours swapped,
+ * give a code that is no code at all rather than another deposit's.
+ */
+export const CODE_ALPHABET = "ACEFHJKMNPRTWXY34679";
+export const CODE_LENGTH = 8;
+const N = CODE_ALPHABET.length;
+const INDEX = new Map([...CODE_ALPHABET].map((c, i) => [c, i]));
+
+/** The Luhn mod N sum of `chars` as if a check character followed them. */
+function checkIndex(body: string): number {
+  let sum = 0;
+  let double = true;
+  for (let i = body.length - 1; i >= 0; i--) {
+    let v = (INDEX.get(body[i] as string) as number) * (double ? 2 : 1);
+    v = Math.floor(v / N) + (v % N);
+    sum += v;
+    double = !double;
+  }
+  return (N - (sum % N)) % N;
+}
+
+export function newPaymentCode(random: (max: number) => number = randomInt): string {
+  let body = "";
+  for (let i = 0; i < CODE_LENGTH - 1; i++) body += CODE_ALPHABET[random(N)];
+  return body + CODE_ALPHABET[checkIndex(body)];
+}
+
+/** Whether `code` (upper case, no spaces) is a well-formed code: alphabet and check character. */
+export function isPaymentCode(code: string): boolean {
+  if (code.length !== CODE_LENGTH) return false;
+  for (const c of code) if (!INDEX.has(c)) return false;
+  return CODE_ALPHABET[checkIndex(code.slice(0, -1))] === code.at(-1);
+}
+
+/**
+ * What a description holds that looks like a code: every run of eight alphabet characters once
+ * spaces, dashes, dots and slashes are taken out and letters are upper-cased (payers type "ace4
+ * 7kmx" as often as "ACE47KMX"). `codes` are the well-formed ones; `near` the rest, which can only
+ * ever point an operator at a deposit whose code differs from one of them in one place.
+ */
+export function codesIn(description: string): { codes: string[]; near: string[] } {
+  const cleaned = description.toUpperCase().replace(/[\s\-./_:,]+/gu, "");
+  const codes = new Set<string>();
+  const near = new Set<string>();
+  for (let i = 0; i + CODE_LENGTH <= cleaned.length; i++) {
+    const window = cleaned.slice(i, i + CODE_LENGTH);
+    if (![...window].every((c) => INDEX.has(c))) continue;
+    (isPaymentCode(window) ? codes : near).add(window);
+  }
+  return { codes: [...codes], near: [...near] };
+}
+
+/** Whether two codes differ in exactly one place: a code mistyped by one character. */
+export function oneOff(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
+  return differ === 1;
+}
+
+/**
+ * The payment code of a deposit, from its id: the same code wherever it is shown (the payment page,
+ * an answer, the console) and wherever it is looked for (the matching), with nothing stored. The
+ * hash spreads neighbouring ids over unrelated codes, so that a payer cannot tell another deposit's
+ * code from theirs; two deposits may share one (one in 1.28 billion), which the matching treats as
+ * any two candidates proven at once: it suggests instead of approving.
+ */
+export function paymentCodeFor(depositId: number): string {
+  const digest = createHash("sha256").update(`payintake payment code ${depositId}`).digest();
+  let i = 0;
+  return newPaymentCode((max) => (digest[i++] as number) % max);
+}

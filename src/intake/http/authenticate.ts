@@ -1,0 +1,102 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { verifyRequestSignature } from "../../crypto/signature.js";
+import type { Firm } from "../../domain/firm.js";
+import { sendError } from "../../http/envelope.js";
+import type { RateLimiter } from "../../http/rate-limit/rate-limiter.js";
+import type { NonceRepository } from "../../store/nonces.js";
+import type { FirmDirectory } from "../firm-directory.js";
+
+export const TIMESTAMP_WINDOW_S = 300;
+
+/** Within ±300 s of the server's clock, compared in whole seconds. */
+export function timestampAccepted(timestampS: number, nowMs: number): boolean {
+  return Math.abs(timestampS - Math.floor(nowMs / 1000)) <= TIMESTAMP_WINDOW_S;
+}
+
+/**
+ * When a nonce may be forgotten: the first millisecond its timestamp is refused. The check above
+ * compares whole seconds, so a timestamp is still accepted for the whole second after ts + 300 s;
+ * a nonce dropped at ts + 300 s could be replayed during that second.
+ */
+export function nonceExpiresAt(timestampS: number): number {
+  return (timestampS + TIMESTAMP_WINDOW_S + 1) * 1000;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export interface AuthDeps {
+  firms: FirmDirectory;
+  repos: { nonces: NonceRepository };
+  rateLimiter: RateLimiter;
+  now(): number;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export const NONCE_USED_MESSAGE = "Nonce already used";
+
+/** A verified request's nonce, not yet used up. */
+export interface PendingNonce {
+  value: string;
+  /** Kept until its timestamp is refused (nonceExpiresAt): from then the timestamp check refuses a replay. */
+  expiresAt: number;
+}
+
+/**
+ * Authenticates a signed merchant request in the order decisions.md fixes: key, active, headers
+ * present, timestamp window, nonce length, signature; then the nonce must be used up (by the caller:
+ * `authenticate` below, or the intake routes, which do it in the same round trip as their business
+ * reads). A request that fails any check cannot burn a nonce. Undefined after answering.
+ */
+export async function verifyRequest(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ firm: Firm; nonce: PendingNonce } | undefined> {
+  const apiKey = header(request, "x-api-key");
+  const firm = apiKey ? await deps.firms.findByApiKey(apiKey) : undefined;
+  if (!firm) return void sendError(reply, 401, "Invalid API key");
+  if (!firm.active) return void sendError(reply, 403, "API key is inactive");
+
+  const signature = header(request, "x-signature");
+  const timestamp = header(request, "x-timestamp");
+  const nonce = header(request, "x-nonce");
+  if (!signature || !timestamp || !nonce) return void sendError(reply, 401, "Missing authentication headers");
+
+  if (!/^\d{1,12}$/.test(timestamp) || !timestampAccepted(Number(timestamp), deps.now())) {
+    return void sendError(reply, 401, "Request timestamp out of range");
+  }
+  if (nonce.length < 8 || nonce.length > 64) return void sendError(reply, 401, "Invalid nonce");
+
+  const path = request.url.split("?", 1)[0] ?? "";
+  const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+  const parts = { method: request.method, path, body, timestamp, nonce };
+  // A firm whose sealed secret does not open (Firm.secret) has no signature that verifies.
+  if (firm.secret === null || !verifyRequestSignature(firm.secret, parts, signature))
+    return void sendError(reply, 401, "Invalid signature");
+
+  const retryAfter = await deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
+  if (retryAfter > 0) {
+    reply.header("retry-after", String(retryAfter));
+    return void sendError(reply, 429, "Too many requests");
+  }
+
+  return { firm, nonce: { value: nonce, expiresAt: nonceExpiresAt(Number(timestamp)) } };
+}
+
+/** verifyRequest, then the nonce used up: the whole of authentication. Undefined after answering. */
+export async function authenticate(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Firm | undefined> {
+  const verified = await verifyRequest(deps, request, reply);
+  if (!verified) return undefined;
+  const { firm, nonce } = verified;
+  if (!(await deps.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt)))
+    return void sendError(reply, 401, NONCE_USED_MESSAGE);
+  return firm;
+}

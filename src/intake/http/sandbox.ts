@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { note } from "../../backoffice/http/management-schemas.js";
+import type { Backoffice } from "../../backoffice/service.js";
+import { parseJsonBody } from "../../http/body.js";
+import { sendError, sendJson } from "../../http/envelope.js";
+import { sendRefusal } from "../../http/operator-io.js";
+import { amountMinor as parseAmountText } from "../requests.js";
+import { authenticate } from "./authenticate.js";
+import type { IntakeContext } from "./context.js";
+import { MERCHANT_PATHS } from "./paths.js";
+
+/**
+ * Test helpers for sandbox firms, signed like every merchant request: decide one's own pending
+ * transaction as an operator would, and have its callback sent again. A live firm gets the same
+ * 404 as an unknown path: the helpers do not exist for it. Recorded as `sandbox:firm-<id>`.
+ */
+const NOT_FOUND = "Not found";
+const approveBody = z.strictObject({ amount: z.string().optional() }).optional();
+// The operators' note rule (trimmed, at most 500, no control characters): PostgreSQL text cannot
+// hold NUL, so a plain string here was a 500 there and stored on SQLite.
+const rejectBody = z.strictObject({ note: note.optional() }).optional();
+
+export function registerSandboxRoutes(
+  app: FastifyInstance,
+  ctx: IntakeContext,
+  backoffice: Backoffice,
+): void {
+  /** The calling sandbox firm's transaction id; undefined after answering. */
+  async function own(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+    const firm = await authenticate(ctx, request, reply);
+    if (!firm) return undefined;
+    if (!firm.sandbox) return void sendError(reply, 404, NOT_FOUND);
+    const id = Number(request.params.id);
+    const tx = /^\d{1,15}$/.test(request.params.id)
+      ? await ctx.repos.transactions.findForFirm(firm.id, id)
+      : undefined;
+    if (!tx) return void sendError(reply, 404, "transaction not found");
+    return { firm, tx };
+  }
+  /** An empty body counts as `{}`; anything else must be the helper's JSON object. */
+  function body<T extends z.ZodType>(schema: T, request: FastifyRequest) {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    if (raw.length === 0) return { ok: true as const, value: undefined };
+    const json = parseJsonBody(request);
+    const parsed = json.ok ? schema.safeParse(json.value) : undefined;
+    return parsed?.success
+      ? { ok: true as const, value: parsed.data as z.output<T> }
+      : { ok: false as const, issue: parsed?.error.issues[0] };
+  }
+
+  app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxApprove, async (request, reply) => {
+    const found = await own(request, reply);
+    if (!found) return reply;
+    const input = body(approveBody, request);
+    if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"amount": "150.00"}');
+    let amountMinor: number | undefined;
+    if (input.value?.amount !== undefined) {
+      // The API's own amount rules and messages (at most 2 decimals, greater than 0, …).
+      const parsed = parseAmountText(input.value.amount);
+      if (!parsed.ok) return sendError(reply, 400, parsed.message);
+      amountMinor = parsed.value;
+    }
+    const outcome = await backoffice.decide(
+      found.tx.id,
+      // A test firm's own rehearsal of any outcome, a payer's overpayment too.
+      { kind: "approve", amountMinor, mayExceedAsked: true },
+      `sandbox:firm-${found.firm.id}`,
+      "sandbox",
+    );
+    return decided(reply, outcome);
+  });
+
+  app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxReject, async (request, reply) => {
+    const found = await own(request, reply);
+    if (!found) return reply;
+    const input = body(rejectBody, request);
+    // A note that is text but breaks the rule is told the rule; any other body, the body's shape.
+    if (!input.ok && input.issue?.path[0] === "note" && input.issue.code !== "invalid_type")
+      return sendError(
+        reply,
+        400,
+        "Validation failed: note must be at most 500 characters, no control characters",
+      );
+    if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"note": "..."}');
+    const outcome = await backoffice.decide(
+      found.tx.id,
+      { kind: "reject", note: input.value?.note },
+      `sandbox:firm-${found.firm.id}`,
+      "sandbox",
+    );
+    return decided(reply, outcome);
+  });
+
+  app.post<{ Params: { id: string } }>(MERCHANT_PATHS.sandboxCallback, async (request, reply) => {
+    const found = await own(request, reply);
+    if (!found) return reply;
+    const [callback] = await ctx.repos.callbacks.list({ transactionId: found.tx.id });
+    if (!callback) return sendError(reply, 409, "transaction is pending: no callback yet");
+    const outcome = await backoffice.redeliver(callback.id, `sandbox:firm-${found.firm.id}`);
+    if (!outcome.ok) return sendRefusal(reply, outcome);
+    return sendJson(reply, 200, { success: true, message: "callback queued", callback_id: callback.id });
+  });
+}
+
+function decided(reply: FastifyReply, outcome: Awaited<ReturnType<Backoffice["decide"]>>): FastifyReply {
+  if (!outcome.ok) return sendRefusal(reply, outcome);
+  const tx = outcome.value.transaction;
+  return sendJson(reply, 200, {
+    success: true,
+    status: tx.status,
+    amount: tx.amount,
+    callback_id: outcome.value.callback_id,
+  });
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { registerDocsRoutes } from "../api-reference/routes.js";
+import { createAdminTokenGuard } from "../backoffice/admin-token-guard.js";
+import { registerAdminRoutes } from "../backoffice/http/admin-routes.js";
+import { registerConsoleRoutes } from "../backoffice/http/console-routes.js";
+import type { QueueNotices } from "../backoffice/queue-notices.js";
+import type { Backoffice } from "../backoffice/service.js";
+import { INTERNAL_ERROR_MESSAGE, sendError } from "../http/envelope.js";
+import { registerHealthRoutes } from "../http/ops/health.js";
+import { registerMetrics } from "../http/ops/metrics.js";
+import { warnOfUntrustedProxy } from "../http/proxy-hint.js";
+import type { IntakeContext } from "../intake/http/context.js";
+import { registerDepositRoute } from "../intake/http/deposits.js";
+import { registerSandboxRoutes } from "../intake/http/sandbox.js";
+import { registerTransactionRoutes } from "../intake/http/transactions.js";
+import { registerWithdrawalRoute } from "../intake/http/withdrawals.js";
+import { registerConsolePage } from "../operators/http/console-page.js";
+import type { ConsoleService } from "../operators/service.js";
+import type { PaymentPageContext } from "../payment-page/routes.js";
+import { registerHostedRoutes } from "../payment-page/routes.js";
+import { registerStatementRoutes } from "../reconciliation/http/statement-routes.js";
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Fastify's own client errors that we answer in the envelope instead of a 500. */
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: "Request body too large" },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: "Invalid Content-Length" },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: "Validation failed: request body is not valid JSON" },
+};
+
+/** Everything the routes of every part use: the union of each part's context. */
+export interface AppContext extends IntakeContext, PaymentPageContext {
+  hosted: IntakeContext["hosted"] & PaymentPageContext["hosted"];
+  adminToken: string;
+  /** The open consoles' notices that the pending queues changed. */
+  queueNotices: QueueNotices;
+}
+
+export function buildApp(
+  ctx: AppContext,
+  backoffice: Backoffice,
+  consoleService: ConsoleService,
+  logger: FastifyBaseLogger,
+  trustProxy: readonly string[] = [],
+  role: "all" | "api" | "worker" = "all",
+): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Slow clients cannot hold a connection forever: whole request within 30 s, headers within 10 s.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    // Between requests this replaces the two above. It was 5 s, under every load balancer's idle
+    // timeout: the server closed connections the balancer was about to reuse, and a deposit sent on
+    // one at that moment came back a 502 (POSTs are not retried by proxies).
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    // Node checks those limits only every 30 s by default: slow headers were cut at about 29 s, a
+    // slow body at about 57 s. Checked every second, they hold to the second.
+    http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
+    return503OnClosing: true,
+    // Requests Node's parser refuses: answered in the envelope, logged by their error code only.
+    // Fastify's own handler logged the request's raw bytes at trace level, secrets and signed
+    // headers included, from which a signed withdrawal could be replayed.
+    clientErrorHandler(err, socket) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ECONNRESET" || socket.destroyed) return;
+      const [status, message] =
+        code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? [408, "Request timeout"]
+          : code === "HPE_HEADER_OVERFLOW"
+            ? [431, "Request headers too large"]
+            : [400, "Bad request"];
+      logger.debug({ code }, "request refused by the HTTP parser");
+      if (socket.writable) {
+        const body = JSON.stringify({ success: false, message });
+        socket.write(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    },
+    // Only named proxies may say who the client is and that it came over https.
+    trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
+    // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
+    logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request (1.4 % of a deposit's CPU): the one line we log per request, an
+    // unhandled error, names its request id itself.
+    childLoggerFactory: (logger) => logger,
+    // References may be 100 Unicode characters: URL-encoded, that is up to 900 bytes in a path.
+    routerOptions: { maxParamLength: 1_000 },
+    // Errors the router raises before any route (a bad or overlong URL) answer in the envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode ?? 400;
+      void sendError(reply, status, status === 414 ? "Request URL too long" : "Bad request");
+    },
+    // A caller's own request id is kept when it is a plain token, so one id follows a request
+    // through their logs and ours; otherwise a fresh one.
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  });
+
+  // Before any route: it hooks the routes whose limits count per address.
+  if (trustProxy.length === 0) warnOfUntrustedProxy(app, logger);
+
+  // Bodies stay raw bytes: the signature is verified over exactly what arrived, and JSON parsing
+  // happens after authentication, as decisions.md orders the checks.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
+    done(null, body);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const code = (error as { code?: string }).code ?? "";
+    const known = CLIENT_ERRORS[code];
+    if (known) return sendError(reply, known.status, known.message);
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, status, status === 404 ? "Not found" : "Bad request");
+    }
+    // Only the error itself is logged: never headers or body, which may carry secrets.
+    request.log.error(
+      { reqId: request.id, err: error, method: request.method, route: request.routeOptions.url },
+      "unhandled error",
+    );
+    return sendError(reply, 500, INTERNAL_ERROR_MESSAGE);
+  });
+
+  // No answer leaves before the writes (and uncommitted reads) behind it are durable.
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    if (ctx.draining) reply.header("connection", "close");
+    await ctx.settle();
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
+
+  registerHealthRoutes(app, ctx, role);
+  registerMetrics(app, ctx.metrics, ctx.config.metricsToken);
+  // A worker answers probes only: its work is the outbox and auto-cancel (main/server.ts).
+  if (role === "worker") return app;
+  registerDepositRoute(app, ctx);
+  registerWithdrawalRoute(app, ctx);
+  registerSandboxRoutes(app, ctx, backoffice);
+  registerTransactionRoutes(app, ctx);
+  const adminGuard = createAdminTokenGuard({
+    token: ctx.adminToken,
+    store: ctx.repos.loginWindows,
+    now: ctx.now,
+    onError: (err) => app.log.error({ err }, "admin token window upkeep failed"),
+  });
+  registerAdminRoutes(app, backoffice, adminGuard, consoleService);
+  registerStatementRoutes(
+    app,
+    { repos: ctx.repos, now: ctx.now, decisionsMade: () => backoffice.decisionsMade() },
+    adminGuard,
+  );
+  registerConsoleRoutes(app, consoleService, backoffice, ctx.queueNotices, ctx.config.consoleHeartbeatMs);
+  registerConsolePage(app);
+  registerDocsRoutes(app);
+  registerHostedRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,114 @@
+import { type Config, ConfigError } from "../config/config.js";
+import { readOrCreateLocalSecret } from "../config/local-secrets.js";
+import { createSecretBox, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
+import { openStore, type Store } from "../store/engine/open.js";
+import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
+import { migrations } from "../store/migrations/index.js";
+import { createStoreKeyRepository } from "../store/store-keys.js";
+import {
+  acceptMasterKey,
+  chooseMasterKey,
+  finishKeyFileRotation,
+  type MasterKeyChoice,
+  refuseOtherKeyBeforeMigrating,
+  stopIfKeyMoved,
+} from "./master-key.js";
+
+/** Settings that are allowed but that an operator should hear about at every start. */
+export function configurationWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  // Names only, never values: a misspelt PAYINTAKE_MASTER_KEY would still be a secret.
+  if (config.unknownVariables.length > 0)
+    warnings.push(
+      `${config.unknownVariables.join(", ")}: not a setting payintake reads, ignored (misspelt? the settings are listed in README.md, Configuration)`,
+    );
+  // Allowed (a development server), but a merchant that redirects to a relative payment_url sends
+  // its payer to a path on its own site. Only instances that answer the API open hosted sessions.
+  if (config.role !== "worker" && config.paymentPageUrl === undefined)
+    warnings.push(
+      "PAYMENT_PAGE_URL is not set: hosted deposits answer a relative payment_url (/t/<token>), which " +
+        "a merchant's redirect resolves against its own site; set PAYMENT_PAGE_URL to the public base " +
+        "URL payers reach this server at (e.g. https://pay.example.com)",
+    );
+  return warnings;
+}
+
+/**
+ * The admin token: the environment's, or on the embedded store one generated into the data
+ * directory. PostgreSQL deployments run several instances, which must share one, so there it has to
+ * come from the environment.
+ */
+export function adminTokenOf(config: Config): string {
+  if (config.adminToken) return config.adminToken;
+  if (config.databaseUrl) {
+    throw new ConfigError("invalid configuration:\n  PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL");
+  }
+  return readOrCreateLocalSecret(config.dataDir, "admin.token", 24);
+}
+
+export interface KeyedStore {
+  store: Store;
+  /** Seals and opens with the master key, and seals only while this instance holds its serving lock. */
+  box: SecretBox;
+  lockHeld(): boolean;
+}
+
+/**
+ * Opens and migrates the store under the master key: a rotation that stopped half-way is settled
+ * first, a key that is not the store's stops the start before anything is read or written, and the
+ * serving lock is held from before the key check on. The store is closed again if any of it fails.
+ */
+export async function openKeyedStore(
+  config: Config,
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
+  chosen: MasterKeyChoice,
+  now: () => number,
+): Promise<KeyedStore> {
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgPoolSize: config.pgPoolSize,
+    pgStatementTimeoutMs: config.pgStatementTimeoutMs,
+    engine: config.storeEngine,
+  });
+  try {
+    let masterKey = chosen;
+    const storeKeys = createStoreKeyRepository(store.db);
+    const applied = await store.appliedMigrations();
+    // A store keeps a key check from that migration on; only such a store can have been rotated.
+    const keysKept = applied.includes(keyCheck.version);
+    if (keysKept && masterKey.source !== "env") {
+      const settled = finishKeyFileRotation(config.dataDir, await storeKeys.masterCheck());
+      if (settled !== "none") {
+        log.warn(
+          { rotation: settled },
+          "master.key: a master key rotation that stopped half-way was completed or undone",
+        );
+        masterKey = chooseMasterKey(config, []);
+      }
+    }
+    // A start with another key must not apply a newer version's migrations to a store it then
+    // refuses: with migrations pending, the key is compared before them.
+    if (keysKept && migrations.some((m) => !applied.includes(m.version)))
+      await refuseOtherKeyBeforeMigrating(masterKey, config.dataDir, storeKeys);
+    await store.migrate();
+    const missing = await store.missingIndexes();
+    if (missing.length > 0)
+      log.warn(
+        { missing },
+        "PostgreSQL: indexes missing because their extension could not be installed; payer name searches read the whole table until it is (CREATE EXTENSION pg_trgm, by a role allowed to), and the next start builds them",
+      );
+    // Held from before the key check to the end: a rotation (which needs the store to itself)
+    // cannot slip in between this instance's check and the secrets it seals afterwards.
+    const lockHeld = await store.holdServingLock(stopIfKeyMoved(masterKey, storeKeys));
+    const box = sealOnlyWhile(createSecretBox(Buffer.from(masterKey.hex, "hex")), lockHeld);
+    // Before anything else reads or writes the store: a key that is not the store's must stop the
+    // start here, not fail every signed request and seal new secrets under a second key.
+    if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, now))
+      log.info({}, "the master key's check is recorded in the store: a start with another key will refuse");
+    return { store, box, lockHeld };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { sendError, sendJson } from "../../http/envelope.js";
+import type { SessionRef } from "../console-sessions.js";
+import { type ConsoleOperator, type Role, roleAllows } from "../operator.js";
+import type { ConsoleService } from "../service.js";
+import { noteActivity } from "./activity.js";
+import { cookieToken, sameToken } from "./console-cookies.js";
+
+/** The operator a console request is made by, and their session. */
+export interface SignedIn {
+  operator: ConsoleOperator;
+  session: SessionRef;
+}
+
+/**
+ * The session, its CSRF check on changes, and the role; undefined after answering. Where the
+ * console requires a second factor, an operator without one may only use the routes that set
+ * it up (`setUp`): signing out, the password and the second factor itself.
+ */
+export type ConsoleGuard = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  needed: Role,
+  setUp?: boolean,
+) => Promise<SignedIn | undefined>;
+
+export function consoleGuard(consoleService: ConsoleService): ConsoleGuard {
+  return (request, reply, needed, setUp = false) => guard(consoleService, request, reply, needed, setUp);
+}
+
+async function guard(
+  consoleService: ConsoleService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  needed: Role,
+  setUp: boolean,
+): Promise<SignedIn | undefined> {
+  const token = cookieToken(request);
+  const session = token ? await consoleService.session(token) : undefined;
+  if (!token || !session) return void sendError(reply, 401, "Login required");
+  if (request.method !== "GET" && !sameToken(request.headers["x-csrf-token"], session.csrf)) {
+    return void sendError(reply, 403, "CSRF token missing or wrong");
+  }
+  await noteActivity(consoleService, request, reply, session);
+  if (!setUp && consoleService.secondFactorRequired && !session.operator.second_factor) {
+    return void sendJson(reply, 403, {
+      success: false,
+      message: "Set up two-step sign-in first: this console requires it",
+      second_factor_required: true,
+    });
+  }
+  if (!roleAllows(session.operator.role, needed))
+    return void sendError(reply, 403, "Not allowed for your role");
+  return { operator: session.operator, session: session.ref };
+}

@@ -1,0 +1,490 @@
+// The hosted payment page: no framework, no third-party requests. It talks to the two
+// page-internal endpoints with the token from its own URL (docs/hosted-page.md).
+import { bareAmount, dottedThousands, readAmount } from "./amount.js";
+import { LIMIT_REJECTION, PENDING_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
+
+const token = location.pathname.split("/").filter(Boolean).pop() || "";
+const api = `/api/pay/${encodeURIComponent(token)}`;
+/** The page's text for an answer's message: a known rejection, a validation message, else "failed". */
+function rejectionText(status, message) {
+  // The limits, when the page knows them, say more than "ask the merchant".
+  if (message === LIMIT_REJECTION && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
+  const known = (lang === "en" ? REJECTIONS_EN : REJECTIONS_TR)[message];
+  if (known) return known;
+  if (status === 400 && typeof message === "string" && message.startsWith("Validation failed: Amount"))
+    return t("badAmount");
+  return t("failed");
+}
+// Site data may be blocked: reading localStorage then throws (Chrome, Safari), or it is null (some
+// Android WebViews). The language is then Turkish and is not remembered.
+function savedLanguage() {
+  try {
+    return window.localStorage?.getItem("payintake.lang") === "en" ? "en" : "tr";
+  } catch (_e) {
+    return "tr";
+  }
+}
+function saveLanguage(value) {
+  try {
+    window.localStorage?.setItem("payintake.lang", value);
+  } catch (_e) {
+    /* blocked: this page view keeps it */
+  }
+}
+let lang = savedLanguage();
+let state = null;
+/** What each copy button copies (the amount always with a decimal comma, the IBAN without spaces). */
+let values = {};
+/** The amount error and the copy status are kept as functions of the language, not as text. */
+let errorText = null;
+let copyStatus = null;
+let copyStatusTimer = null;
+/** The amount on the account screen differs from the one just typed: its number, else null. */
+let earlier = null;
+/**
+ * The open session's answer names the payer's earlier deposit, still pending (made directly or
+ * from another link): the account screen shows it instead of a form the server can only refuse.
+ */
+let pendingElsewhere = false;
+/** That earlier deposit was decided while this page showed it: the form comes back with a notice. */
+let settled = false;
+const POLL_MS = 3000;
+/** A check that has not answered by then is given up, so that a hung request never stops polling. */
+const CHECK_TIMEOUT_MS = 10000;
+/**
+ * A submit unanswered by then is given up too: the page then checks what became of it (the
+ * deposit may exist already) instead of showing "Sending…" for as long as the connection hangs.
+ * Longer than the server's routing deadline (PAYINTAKE_ROUTING_DEADLINE_MS, at most 20 s): a
+ * deposit routed slowly but normally is not given up, and its channels are not asked twice.
+ * Sending the amount again is safe: a second submit shows the account the first one got.
+ */
+const SUBMIT_TIMEOUT_MS = 25000;
+// Answers are applied in the order their requests were started, never in the order they arrive: a
+// slow check that answered "assigned" after a later one said "expired" showed the account again.
+// `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
+// answer to a check started before a submit is ignored (`floor`): the submit's answer is newer.
+let issued = 0;
+let applied = 0;
+let floor = 0;
+let checking = false;
+let submitting = false;
+/** "expired" and "missing" are final on the page: nothing replaces them, no more checks. */
+let final = false;
+let timer = null;
+const $ = (id) => document.getElementById(id);
+const SCREENS = ["loading", "failed", "open", "assigned", "expired", "missing"];
+/** What gets focus when a screen replaces another, so that screen readers announce it. */
+const FOCUS = {
+  failed: "failed-title",
+  open: "amount-label",
+  assigned: "assigned-lead",
+  expired: "expired-title",
+  missing: "missing-title",
+};
+/** The screen shown; null until the first answer, when nothing had focus yet. */
+let screen = null;
+
+function t(key) {
+  return T[lang][key] || key;
+}
+const fill = (key, params) => t(key).replace(/\{(\w+)\}/g, (_m, name) => params[name]);
+
+function applyLanguage() {
+  document.documentElement.lang = lang;
+  document.querySelectorAll("[data-i18n]").forEach((el) => {
+    el.textContent = t(el.getAttribute("data-i18n"));
+  });
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => {
+    el.setAttribute("aria-label", t(el.getAttribute("data-i18n-label")));
+  });
+  $("lang").textContent = t("other");
+  $("lang").setAttribute("aria-label", t("otherLabel"));
+  // The button names the other language, in that language.
+  $("lang").setAttribute("lang", t("otherLang"));
+  document.title = t("title");
+  paint();
+}
+function show(id) {
+  for (const s of SCREENS) $(s).hidden = s !== id;
+  // Focus follows a change of screen, not the first one (nothing had focus yet). After a retry too:
+  // the button pressed is gone, and what replaces "loading" is announced, the failure again or the form.
+  if (id !== screen && screen !== null && FOCUS[id]) {
+    let target = FOCUS[id];
+    if (id === "assigned" && pendingElsewhere) target = "earlier-deposit";
+    else if (id === "assigned" && earlier !== null) target = "earlier-amount";
+    else if (id === "open" && settled) target = "earlier-settled";
+    $(target).focus();
+  }
+  screen = id;
+}
+function groupIban(iban) {
+  return iban
+    .replace(/\s+/g, "")
+    .replace(/(.{4})/g, "$1 ")
+    .trim();
+}
+/**
+ * Amounts arrive as JSON numbers (250.00 as 250). Copied with a decimal comma and nothing else
+ * ("1500,50"), in either language: a Turkish banking app reads "." as a thousands separator.
+ */
+const copyAmount = (amount) => Number(amount).toFixed(2).replace(".", ",");
+/** Shown as Turkish money in either language, grouped by thousands: "1.500,50 TL". */
+function shownAmount(amount) {
+  const [whole, cents] = Number(amount).toFixed(2).split(".");
+  return `${whole.replace(/\B(?=(\d{3})+$)/g, ".")},${cents} TL`;
+}
+/**
+ * A deadline in the payer's own time: "15:30", or "26 Kasım 15:30" when it is not today (auto-cancel
+ * may be days away). "" for a missing or unreadable one.
+ */
+function shownTime(iso) {
+  const d = new Date(iso ?? "");
+  if (Number.isNaN(d.getTime())) return "";
+  const locale = lang === "en" ? "en-GB" : "tr-TR";
+  const time = d.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
+  if (d.toDateString() === new Date().toDateString()) return time;
+  return `${d.toLocaleDateString(locale, { day: "numeric", month: "long" })} ${time}`;
+}
+/** A help line with a deadline: hidden when there is none. */
+function deadline(id, key, iso) {
+  const time = shownTime(iso);
+  $(id).hidden = time === "";
+  setText(id, time === "" ? "" : fill(key, { time }));
+}
+
+/** The firm's limits from the open state, as a sentence; "" when it has none. */
+function limitsText() {
+  const min = state?.min_amount;
+  const max = state?.max_amount;
+  if (typeof min === "number" && typeof max === "number")
+    return fill("limitsBoth", { min: shownAmount(min), max: shownAmount(max) });
+  if (typeof min === "number") return fill("limitsMin", { min: shownAmount(min) });
+  if (typeof max === "number") return fill("limitsMax", { max: shownAmount(max) });
+  return "";
+}
+
+/**
+ * Whether an amount (the API's form, "1500.50") is outside the firm's limits as the last answer
+ * gave them. Compared in kuruş. The server judges again: limits an operator changed since show at
+ * the next check.
+ */
+function outsideLimits(amount) {
+  // In whole kuruş from the decimal text, no float arithmetic: "1500.5" is 150050.
+  const kurus = (value) => {
+    const [whole = "0", fraction = ""] = (typeof value === "number" ? value.toFixed(2) : value).split(".");
+    return Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+  };
+  const min = state?.min_amount;
+  const max = state?.max_amount;
+  return (
+    (typeof min === "number" && kurus(amount) < kurus(min)) ||
+    (typeof max === "number" && kurus(amount) > kurus(max))
+  );
+}
+
+/** The account the screen shows: this page's deposit, or the payer's earlier one still pending. */
+function account() {
+  if (state?.status === "assigned") return state;
+  return state?.status === "open" ? (state.earlier_deposit ?? null) : null;
+}
+
+function setText(id, text) {
+  if ($(id).textContent !== text) $(id).textContent = text;
+}
+
+/** Writes every text that depends on the state and the language (on each answer, on a switch). */
+function paint() {
+  const limits = limitsText();
+  setText("amount-help", limits ? `${t("amountHelp")}. ${limits}` : t("amountHelp"));
+  setText("submit", t(submitting ? "sending" : "continue"));
+  if (errorText) setText("amount-error", errorText());
+  if (copyStatus) setText("copied", t(copyStatus));
+  $("earlier-amount").hidden = earlier === null;
+  setText("earlier-amount", earlier === null ? "" : fill("earlierAmount", { amount: shownAmount(earlier) }));
+  $("earlier-deposit").hidden = !pendingElsewhere;
+  // The notice above says where to send it (or not to send it again): the lead would repeat only
+  // half of that.
+  $("assigned-lead").hidden = pendingElsewhere;
+  $("earlier-settled").hidden = !settled;
+  setText("waiting", t(pendingElsewhere ? "waitingEarlier" : "waiting"));
+  if (state?.status === "open") deadline("open-until", "openUntil", state.expires_at);
+  // This link's own 30 minutes run on while it shows the earlier deposit, whose account it then
+  // shows no more: said, so that the payer copies it in time.
+  if (pendingElsewhere) deadline("earlier-open-until", "earlierOpenUntil", state.expires_at);
+  else $("earlier-open-until").hidden = true;
+  const shown = account();
+  if (shown) {
+    setText(
+      "earlier-deposit",
+      pendingElsewhere ? fill("earlierDeposit", { amount: shownAmount(shown.amount) }) : "",
+    );
+    deadline("pay-by", "payBy", shown.pay_by);
+    // Written only when they change: every poll rewriting them made screen readers read them again.
+    setText("v-amount", shownAmount(shown.amount));
+    setText("v-bank", shown.bank_name);
+    setText("v-holder", shown.holder_name);
+    setText("v-iban", groupIban(shown.iban));
+    setText("v-code", shown.payment_code ?? "");
+  }
+}
+
+/** The account screen, for this page's deposit or the payer's earlier one. */
+function showAccount(shown) {
+  values = {
+    amount: copyAmount(shown.amount),
+    bank: shown.bank_name,
+    holder: shown.holder_name,
+    iban: shown.iban.replace(/\s+/g, ""),
+    code: shown.payment_code ?? "",
+  };
+  paint();
+  show("assigned");
+}
+
+function render(next) {
+  if (final) return;
+  state = next;
+  const back = next?.return_url;
+  $("return").hidden = !back;
+  if (back) $("return-link").href = back;
+  if (!next) {
+    final = true;
+    stopPolling();
+    return show("missing");
+  }
+  const wasElsewhere = pendingElsewhere;
+  pendingElsewhere = next.status === "open" && Boolean(next.earlier_deposit);
+  if (pendingElsewhere) return showAccount(next.earlier_deposit);
+  if (next.status === "open") {
+    if (wasElsewhere) {
+      // The earlier deposit was decided: a new amount can be sent now, and a refusal shown while
+      // it was pending no longer holds.
+      settled = true;
+      values = {};
+      hideManualCopy();
+      error(null);
+    }
+    paint();
+    return show("open");
+  }
+  settled = false;
+  if (next.status === "assigned") return showAccount(next);
+  values = {};
+  earlier = null;
+  hideManualCopy();
+  for (const id of ["v-amount", "v-bank", "v-holder", "v-iban", "v-code"]) setText(id, "");
+  // How it ended, when the deposit was decided; else the neutral closed screen.
+  const ending =
+    next.outcome === "approved" ? "approved" : next.outcome === "rejected" ? "rejected" : "expired";
+  $("expired-title").setAttribute("data-i18n", `${ending}Title`);
+  $("expired-text").setAttribute("data-i18n", `${ending}Text`);
+  setText("expired-title", t(`${ending}Title`));
+  setText("expired-text", t(`${ending}Text`));
+  final = true;
+  show("expired");
+  stopPolling();
+}
+
+/** Applies an answer unless one to a later request was applied already. */
+function accept(seq, next) {
+  if (seq <= applied || seq < floor) return;
+  applied = seq;
+  render(next);
+}
+
+/** One status check at a time; the next is scheduled when this one has answered or given up. */
+async function check() {
+  if (checking || submitting || final) return;
+  checking = true;
+  stopPolling();
+  const seq = ++issued;
+  const abort = new AbortController();
+  const giveUp = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
+  try {
+    const res = await fetch(api, { cache: "no-store", credentials: "omit", signal: abort.signal });
+    if (res.status === 404) accept(seq, null);
+    else if (res.ok) accept(seq, await res.json());
+    else notLoaded(seq);
+  } catch (_e) {
+    notLoaded(seq);
+  } finally {
+    clearTimeout(giveUp);
+    checking = false;
+    schedule();
+  }
+}
+/** Offline or a server error: with nothing shown yet, say so and offer a retry (polling goes on). */
+function notLoaded(seq) {
+  if (state === null && seq > applied && !final) show("failed");
+}
+// Polling pauses while the page is hidden (another tab, a locked phone): many payers share one
+// address behind a carrier's NAT, and its rate limit (docs/hosted-page.md).
+function schedule() {
+  if (timer || checking || submitting || final || document.hidden) return;
+  timer = setTimeout(() => {
+    timer = null;
+    check();
+  }, POLL_MS);
+}
+function stopPolling() {
+  if (timer) clearTimeout(timer);
+  timer = null;
+}
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) stopPolling();
+  else check();
+});
+$("retry").addEventListener("click", () => {
+  show("loading");
+  check();
+});
+
+/**
+ * Shows an error (a function of the language, or null to clear it). The text is emptied first and
+ * written a moment later, so that a screen reader announces the alert again for the same error.
+ */
+function error(text) {
+  errorText = text;
+  $("amount-error").textContent = "";
+  $("amount-error").hidden = !text;
+  $("amount").setAttribute("aria-invalid", text ? "true" : "false");
+  if (text)
+    setTimeout(() => {
+      if (errorText === text) setText("amount-error", text());
+    }, 100);
+}
+
+$("amount-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const amount = readAmount($("amount").value);
+  if (!amount) {
+    const typed = bareAmount($("amount").value);
+    // Said for what was typed: "1.500" is most likely 1500, but 1,5 is possible too.
+    if (dottedThousands(typed))
+      error(() => fill("dottedThousands", { typed, plain: typed.replace(/\./g, "") }));
+    else error(() => t("badAmount"));
+    $("amount").focus();
+    return;
+  }
+  // Said at once: sent, it came back with the same words a round trip later (seconds on a slow link).
+  if (outsideLimits(amount)) {
+    error(() => rejectionText(403, LIMIT_REJECTION));
+    $("amount").focus();
+    return;
+  }
+  error(null);
+  const button = $("submit");
+  if (button.disabled) return;
+  button.disabled = true;
+  // No check starts while the submit is out, and one already out is ignored when it answers.
+  submitting = true;
+  setText("submit", t("sending"));
+  stopPolling();
+  const seq = ++issued;
+  floor = seq;
+  const abort = new AbortController();
+  const giveUp = setTimeout(() => abort.abort(), SUBMIT_TIMEOUT_MS);
+  let late = false;
+  /** Refused for something a check shows at once: an earlier deposit, or limits changed meanwhile. */
+  let recheck = false;
+  try {
+    const res = await fetch(`${api}/deposit`, {
+      method: "POST",
+      cache: "no-store",
+      credentials: "omit",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount }),
+      signal: abort.signal,
+    });
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 404) return accept(seq, null);
+    if (res.status === 429) return error(() => t("tooMany"));
+    if (res.ok) {
+      // An amount sent before (another tab, or a submit whose answer was lost) is the one to pay.
+      earlier =
+        body?.status === "assigned" &&
+        Math.round(Number(body.amount) * 100) !== Math.round(Number(amount) * 100)
+          ? body.amount
+          : null;
+      return accept(seq, body);
+    }
+    error(() => rejectionText(res.status, body?.message));
+    // Refused for a deposit made meanwhile elsewhere: ask at once, and the page shows where to pay it.
+    if (body?.message === PENDING_REJECTION) recheck = true;
+    // Refused by limits the page did not know (an operator changed them since the last check): the
+    // refusal names the current ones once the check has brought them.
+    if (body?.message === LIMIT_REJECTION) recheck = true;
+  } catch (_e) {
+    late = abort.signal.aborted;
+    error(() => t(late ? "slowAnswer" : "failed"));
+  } finally {
+    clearTimeout(giveUp);
+    button.disabled = false;
+    submitting = false;
+    setText("submit", t("continue"));
+    // Given up: ask at once what became of it, rather than at the next poll.
+    if (late || recheck) check();
+    else schedule();
+  }
+});
+
+function hideManualCopy() {
+  $("manual").hidden = true;
+  $("manual-value").value = "";
+}
+/**
+ * Says how a copy went in the status line under the account. The line is a live region that is
+ * always there, empty when it has nothing to say: a screen reader announces what is written into a
+ * region it already knows, where one that appears with its text already in it may go unsaid. The
+ * text is emptied first and written a moment later, so a second copy is announced again. (The
+ * copy buttons' own "Kopyalandı ✓" is for the eye: their names, "IBAN'ı kopyala", do not change.)
+ */
+function setCopyStatus(key) {
+  copyStatus = key;
+  $("copied").textContent = "";
+  clearTimeout(copyStatusTimer);
+  setTimeout(() => {
+    if (copyStatus === key) setText("copied", t(key));
+  }, 100);
+  copyStatusTimer = setTimeout(
+    () => {
+      copyStatus = null;
+      $("copied").textContent = "";
+    },
+    key === "copied" ? 2000 : 8000,
+  );
+}
+document.addEventListener("click", async (event) => {
+  const button = event.target?.closest?.("[data-copy]");
+  const key = button?.getAttribute("data-copy");
+  if (!key || !values[key]) return;
+  const value = values[key];
+  try {
+    await navigator.clipboard.writeText(value);
+    hideManualCopy();
+    setCopyStatus("copied");
+    // Said on the button pressed too: the status line is under the list, far from it on a phone,
+    // and four buttons read "Kopyala".
+    button.textContent = `${t("copied")} ✓`;
+    setTimeout(() => {
+      button.textContent = t("copy");
+    }, 2000);
+  } catch (_e) {
+    // No clipboard here (an in-app browser, a page not on https): exactly the value the button
+    // copies is put in a read-only field and selected, and the payer is told to copy it by hand,
+    // so nothing older on the clipboard gets pasted by mistake.
+    $("manual").hidden = false;
+    $("manual-value").value = value;
+    $("manual-value").focus();
+    $("manual-value").select();
+    setCopyStatus("copyFailed");
+  }
+});
+$("lang").addEventListener("click", () => {
+  lang = lang === "tr" ? "en" : "tr";
+  saveLanguage(lang);
+  applyLanguage();
+});
+
+applyLanguage();
+check();

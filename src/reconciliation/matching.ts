@@ -1,0 +1,229 @@
+import { codesIn, oneOff } from "../domain/payment-code.js";
+import {
+  type NameEvidence,
+  nameEvidence,
+  type PayerName,
+  type SenderName,
+  senderName,
+} from "./name-evidence.js";
+import type { StatementLine } from "./statement.js";
+
+/**
+ * Which deposit a statement line pays, decided from evidence alone (docs/reconciliation.md). The
+ * one rule that approves: exactly one candidate is proven, by its payment code and the amount, or
+ * by the amount and the payer's full name while no other candidate the line could be for has that
+ * amount and the line names no other code. Everything else is a suggestion for an operator, ranked,
+ * or a payment for a deposit already decided, or nothing we know. A wrong approval sends a merchant
+ * money that never came: where in doubt, this module suggests.
+ */
+export interface DepositCandidate {
+  id: number;
+  firmId: number;
+  accountId: number;
+  status: "pending" | "approved" | "rejected";
+  amountMinor: number;
+  createdAt: number;
+  payer: PayerName;
+  paymentCode: string | null;
+  userId: string;
+  reference: string;
+  /** A test firm's deposit: never approved by a bank's line. */
+  sandbox: boolean;
+  /** Already settled by another line: a second line never approves or settles it again. */
+  settled: boolean;
+}
+
+export interface MatchPolicy {
+  /** The firm lets lines approve its deposits (on by default). */
+  autoApprove: boolean;
+  /** An amount and a full name, without the code, may approve (on by default). */
+  nameMayApprove: boolean;
+}
+
+export interface MatchContext {
+  /** How long a deposit waits before auto-cancel: older pending ones are no candidates. */
+  pendingWindowMs: number;
+  /** How far a deposit's creation may lie after the booking time (clocks differ). */
+  clockToleranceMs: number;
+  policyOf(firmId: number): MatchPolicy;
+}
+
+export interface Evidence {
+  code: "exact" | "near" | "none";
+  amount: "exact" | "over" | "under";
+  name: NameEvidence;
+  /** The deposit's user id or reference is written in the description. */
+  idInText: boolean;
+}
+
+export interface Suggestion {
+  depositId: number;
+  score: number;
+  evidence: Evidence;
+}
+
+export type MatchOutcome =
+  | { kind: "debit" }
+  | { kind: "approve"; depositId: number; proof: "code" | "name"; evidence: Evidence }
+  | { kind: "settles"; depositId: number; evidence: Evidence }
+  | { kind: "after_cancellation"; depositId: number; evidence: Evidence }
+  | { kind: "suggest"; suggestions: Suggestion[]; why: string }
+  | { kind: "unmatched"; why: string };
+
+const DAY_MS = 86_400_000;
+/** Suggestions shown for one line: an operator reads a few, not a list. */
+const MAX_SUGGESTIONS = 5;
+
+/** The latest a deposit may have been made to be paid by this line, and the earliest. */
+function window(line: StatementLine, ctx: MatchContext): { latest: number; earliest: number } {
+  const end = line.dateOnly ? line.bookedAt + DAY_MS : line.bookedAt;
+  return { latest: end + ctx.clockToleranceMs, earliest: line.bookedAt - ctx.pendingWindowMs };
+}
+
+/** What a line says, read once for all its candidates. */
+interface LineReading {
+  codes: ReturnType<typeof codesIn>;
+  /** The description's words, upper case, split at spaces and punctuation but not dashes. */
+  words: Set<string>;
+  sender: SenderName | null;
+}
+
+function readLine(line: StatementLine): LineReading {
+  const words = line.description.toUpperCase().split(/[\s,;:/()'"]+|\.(?=\s|$)/u);
+  return {
+    codes: codesIn(line.description),
+    words: new Set(words.filter((w) => w !== "")),
+    sender: senderName(line.senderName),
+  };
+}
+
+function evidenceOf(line: StatementLine, c: DepositCandidate, reading: LineReading): Evidence {
+  const code = c.paymentCode;
+  const found = reading.codes;
+  const idInText = [c.userId, c.reference].some(
+    (id) => id.length >= 4 && reading.words.has(id.toUpperCase()),
+  );
+  return {
+    code:
+      code === null
+        ? "none"
+        : found.codes.includes(code)
+          ? "exact"
+          : found.near.some((n) => oneOff(n, code))
+            ? "near"
+            : "none",
+    amount:
+      line.amountMinor === c.amountMinor ? "exact" : line.amountMinor > c.amountMinor ? "over" : "under",
+    name: nameEvidence(reading.sender, c.payer),
+    idInText,
+  };
+}
+
+/** How strongly the evidence points at the deposit, for ranking suggestions. */
+function scoreOf(e: Evidence, line: StatementLine, c: DepositCandidate): number {
+  const close = Math.abs(line.amountMinor - c.amountMinor) <= c.amountMinor * 0.2;
+  return (
+    (e.code === "exact" ? 100 : e.code === "near" ? 50 : 0) +
+    (e.amount === "exact" ? 40 : close ? 15 : 0) +
+    (e.name === "full" ? 40 : e.name === "partial" ? 15 : 0) +
+    (e.idInText ? 30 : 0)
+  );
+}
+
+export function matchLine(
+  line: StatementLine,
+  all: readonly DepositCandidate[],
+  ctx: MatchContext,
+): MatchOutcome {
+  if (line.direction === "debit") return { kind: "debit" };
+  const { latest, earliest } = window(line, ctx);
+  const reading = readLine(line);
+  const named = new Set(reading.codes.codes);
+  // Decided deposits are looked at as far back as they were given (their payment may come late),
+  // but only those the line could be the money of: its amount, or its code. Pending ones only
+  // within the window after which auto-cancel takes them.
+  const candidates = all.filter(
+    (c) =>
+      !c.sandbox &&
+      c.createdAt <= latest &&
+      (c.status === "pending"
+        ? c.createdAt >= earliest
+        : c.amountMinor === line.amountMinor || (c.paymentCode !== null && named.has(c.paymentCode))),
+  );
+  const rated = candidates.map((c) => ({ c, e: evidenceOf(line, c, reading) }));
+  // A reversal is the bank's own refund, and deposits are in lira: neither is proven for anyone.
+  if (line.reversal === true) return suggest(line, rated, "a reversal is money coming back, not a payment");
+  if (line.currency !== "TRY")
+    return suggest(line, rated, `the line is in ${line.currency}, deposits in TRY`);
+  const proven = rated.filter(({ c, e }) =>
+    isProven(c, e, rated, reading.codes.codes, ctx.policyOf(c.firmId)),
+  );
+  if (proven.length === 1) {
+    const [{ c, e }] = proven as [(typeof proven)[number]];
+    if (ctx.policyOf(c.firmId).autoApprove)
+      return { kind: "approve", depositId: c.id, proof: e.code === "exact" ? "code" : "name", evidence: e };
+    return suggest(line, rated, "the firm approves by hand");
+  }
+  const decided = pointsAtDecided(rated);
+  if (decided) return decided;
+  if (proven.length > 1) return suggest(line, rated, "more than one deposit is proven");
+  return suggest(line, rated, "no deposit is proven");
+}
+
+type Rated = { c: DepositCandidate; e: Evidence };
+
+function isProven(
+  c: DepositCandidate,
+  e: Evidence,
+  rated: readonly Rated[],
+  codes: readonly string[],
+  policy: MatchPolicy,
+): boolean {
+  if (c.status !== "pending" || c.settled || e.amount !== "exact") return false;
+  if (e.code === "exact") return true;
+  if (e.name !== "full" || !policy.nameMayApprove) return false;
+  // The line names a code that is not this deposit's: whoever it is for, it is not proven for this.
+  if (codes.some((code) => code !== c.paymentCode)) return false;
+  // Another pending deposit with the same amount: two payers cannot be told apart by the amount.
+  // A decided one with the same amount whose payer the name also fits (or an approved one no line
+  // has settled yet): the line may be that deposit's money, come late.
+  return !rated.some(
+    ({ c: other, e: seen }) =>
+      other.id !== c.id &&
+      other.amountMinor === c.amountMinor &&
+      (other.status === "pending" || (!other.settled && seen.name !== "none")),
+  );
+}
+
+/**
+ * A line whose code (or amount and full name, with no pending deposit as good) names a deposit
+ * already decided: approved, it settles it; rejected or auto-cancelled, the contract keeps it
+ * final, so the money is to be refunded or the merchant asked, never the deposit approved.
+ */
+function pointsAtDecided(rated: readonly Rated[]): MatchOutcome | undefined {
+  const strong = (r: Rated) =>
+    r.e.amount === "exact" && (r.e.code === "exact" || (r.e.name === "full" && r.e.code !== "near"));
+  const pending = rated.filter((r) => r.c.status === "pending" && strong(r));
+  const decided = rated.filter((r) => r.c.status !== "pending" && strong(r));
+  const byCode = decided.filter((r) => r.e.code === "exact");
+  const pick =
+    byCode.length === 1 ? byCode[0] : pending.length === 0 && decided.length === 1 ? decided[0] : undefined;
+  if (!pick) return undefined;
+  if (pick.c.status === "approved")
+    return pick.c.settled ? undefined : { kind: "settles", depositId: pick.c.id, evidence: pick.e };
+  return { kind: "after_cancellation", depositId: pick.c.id, evidence: pick.e };
+}
+
+function suggest(line: StatementLine, rated: readonly Rated[], why: string): MatchOutcome {
+  const suggestions = rated
+    .filter(({ c }) => c.status === "pending" && !c.settled)
+    .map(({ c, e }) => ({ c, e, score: scoreOf(e, line, c) }))
+    .filter((s) => s.score > 0)
+    // The strongest first; of equals, the deposit made last before the payment.
+    .sort((a, b) => b.score - a.score || b.c.createdAt - a.c.createdAt)
+    .slice(0, MAX_SUGGESTIONS)
+    .map(({ c, e, score }) => ({ depositId: c.id, score, evidence: e }));
+  return suggestions.length === 0
+    ? { kind: "unmatched", why: "no pending deposit of this account matches the line" }
+    : { kind: "suggest", suggestions, why };
+}

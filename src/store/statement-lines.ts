@@ -1,0 +1,210 @@
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import { type DecisionResult, type DecisionWrite, decideWithin } from "./decisions.js";
+import type { Database, StatementImportTable, StatementLineState, StatementLineTable } from "./schema.js";
+
+/**
+ * Bank statements' lines (migration 20261128T1300_statement_lines): recorded once each, with what
+ * the matching made of them, and the approval a line makes written in the same database
+ * transaction as the line, so that a crash leaves either both or neither.
+ */
+export type StatementLineRow = Selectable<StatementLineTable>;
+export type NewStatementLine = Omit<
+  Insertable<StatementLineTable>,
+  "id" | "state" | "transaction_id" | "evidence" | "decided_at" | "decided_by"
+>;
+
+/** A deposit a line may be for, with what the matching needs of its firm. */
+export interface CandidateRow {
+  id: number;
+  firm_id: number;
+  account_id: number;
+  status: "pending" | "approved" | "rejected";
+  amount: number;
+  created_at: number;
+  first_name: string;
+  middle_name: string | null;
+  last_name: string;
+  user_id: string;
+  reference: string;
+  firm_sandbox: number;
+  reconcile_auto: number;
+  reconcile_by_name: number;
+  /** A line settles it already (0 or 1). */
+  settled: number;
+}
+
+export interface LineOutcome {
+  state: StatementLineState;
+  transactionId: number | null;
+  evidence: string;
+  decidedBy: string | null;
+  now: number;
+}
+
+export type RecordResult =
+  | { kind: "duplicate" }
+  /** Recorded with its outcome; `decided` when the outcome approved its deposit. */
+  | { kind: "recorded"; lineId: number; state: StatementLineState; decided?: DecisionResult & { ok: true } };
+
+export interface StatementRepository {
+  createImport(values: Omit<Insertable<StatementImportTable>, "id">): Promise<number>;
+  /** The accounts that share this account's IBAN (itself included): a pool may list one twice. */
+  accountsWithIbanOf(accountId: number): Promise<{ ids: number[]; iban: string } | undefined>;
+  /** Deposits assigned to these accounts and made within [from, to], of any status. */
+  candidates(accountIds: readonly number[], from: number, to: number): Promise<CandidateRow[]>;
+  /**
+   * Records each line with its outcome, and, when given, the decision that approves its deposit, all
+   * in one database transaction (all or none). A line whose key the account knows is a duplicate
+   * and writes nothing. If the deposit is decided, or settled by another line, by the time this
+   * writes (another instance, an operator), the line is recorded as `fallback` instead and nothing
+   * is decided.
+   */
+  recordBatch(items: readonly LineRecord[]): Promise<RecordResult[]>;
+  get(id: number): Promise<StatementLineRow | undefined>;
+  list(filter: {
+    accountId?: number;
+    states?: readonly StatementLineState[];
+    limit: number;
+  }): Promise<StatementLineRow[]>;
+}
+
+export interface LineRecord {
+  line: NewStatementLine;
+  outcome: LineOutcome;
+  fallback: StatementLineState;
+  decision?: ((lineId: number) => DecisionWrite) | undefined;
+}
+
+async function recordIn(trx: Transaction<Database>, item: LineRecord): Promise<RecordResult> {
+  const { line, outcome, fallback, decision } = item;
+  const write = (state: StatementLineState, transactionId: number | null) =>
+    trx
+      .insertInto("statement_lines")
+      .values({
+        ...line,
+        state,
+        transaction_id: transactionId,
+        evidence: outcome.evidence,
+        decided_at: outcome.decidedBy === null ? null : outcome.now,
+        decided_by: outcome.decidedBy,
+      })
+      // Either unique index: the line's key (a duplicate) or its transaction (settled by another).
+      .onConflict((oc) => oc.doNothing())
+      .returning("id")
+      .executeTakeFirst();
+  const known = async () =>
+    (await trx
+      .selectFrom("statement_lines")
+      .select("id")
+      .where("account_id", "=", line.account_id)
+      .where("line_key", "=", line.line_key)
+      .executeTakeFirst()) !== undefined;
+
+  const inserted = await write(outcome.state, outcome.transactionId);
+  if (!inserted) {
+    if (await known()) return { kind: "duplicate" as const };
+    const again = await write(fallback, null);
+    if (!again) return { kind: "duplicate" as const };
+    return { kind: "recorded" as const, lineId: Number(again.id), state: fallback };
+  }
+  const lineId = Number(inserted.id);
+  if (!decision) return { kind: "recorded" as const, lineId, state: outcome.state };
+  const decided = await decideWithin(trx, decision(lineId));
+  if (decided.ok) return { kind: "recorded" as const, lineId, state: outcome.state, decided };
+  await trx
+    .updateTable("statement_lines")
+    .set({ state: fallback, transaction_id: null, decided_at: null, decided_by: null })
+    .where("id", "=", lineId)
+    .execute();
+  return { kind: "recorded" as const, lineId, state: fallback };
+}
+
+export function createStatementRepository(db: Kysely<Database>): StatementRepository {
+  return {
+    async createImport(values) {
+      const row = await db
+        .insertInto("statement_imports")
+        .values(values)
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+
+    async accountsWithIbanOf(accountId) {
+      const account = await db
+        .selectFrom("payment_accounts")
+        .select("iban")
+        .where("id", "=", accountId)
+        .executeTakeFirst();
+      if (!account) return undefined;
+      const same = await db
+        .selectFrom("payment_accounts")
+        .select("id")
+        .where("iban", "=", account.iban)
+        .execute();
+      return { ids: same.map((r) => Number(r.id)), iban: account.iban };
+    },
+
+    async candidates(accountIds, from, to) {
+      if (accountIds.length === 0) return [];
+      const rows = await db
+        .selectFrom("transactions as t")
+        .innerJoin("firms as f", "f.id", "t.firm_id")
+        .select([
+          "t.id",
+          "t.firm_id",
+          "t.account_id",
+          "t.status",
+          "t.amount",
+          "t.created_at",
+          "t.first_name",
+          "t.middle_name",
+          "t.last_name",
+          "t.user_id",
+          "t.reference",
+          "f.sandbox as firm_sandbox",
+          "f.reconcile_auto",
+          "f.reconcile_by_name",
+          sql<number>`CASE WHEN EXISTS (SELECT 1 FROM statement_lines l WHERE l.transaction_id = t.id) THEN 1 ELSE 0 END`.as(
+            "settled",
+          ),
+        ])
+        // Through transactions_account_day_idx: an account's deposits of those hours.
+        .where("t.account_id", "in", accountIds)
+        .where("t.created_at", ">=", from)
+        .where("t.created_at", "<=", to)
+        .where("t.type", "=", "deposit")
+        .orderBy("t.created_at")
+        .execute();
+      return rows.map((r) => ({
+        ...r,
+        id: Number(r.id),
+        firm_id: Number(r.firm_id),
+        account_id: Number(r.account_id),
+        amount: Number(r.amount),
+        created_at: Number(r.created_at),
+        firm_sandbox: Number(r.firm_sandbox),
+        reconcile_auto: Number(r.reconcile_auto),
+        reconcile_by_name: Number(r.reconcile_by_name),
+        settled: Number(r.settled),
+      })) as CandidateRow[];
+    },
+
+    recordBatch(items) {
+      return db.transaction().execute(async (trx) => {
+        const results: RecordResult[] = [];
+        for (const item of items) results.push(await recordIn(trx, item));
+        return results;
+      });
+    },
+
+    get: (id) => db.selectFrom("statement_lines").selectAll().where("id", "=", id).executeTakeFirst(),
+
+    list(filter) {
+      let q = db.selectFrom("statement_lines").selectAll();
+      if (filter.accountId !== undefined) q = q.where("account_id", "=", filter.accountId);
+      if (filter.states !== undefined && filter.states.length > 0) q = q.where("state", "in", filter.states);
+      return q.orderBy("id", "desc").limit(filter.limit).execute();
+    },
+  };
+}

@@ -1,0 +1,401 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import { type Database, MAX_INTEGER_ID, type TransactionTable } from "./schema.js";
+
+/** The transactions' searches and summaries for the operators, and the payer name keys' upkeep. */
+type TransactionRow = Selectable<TransactionTable>;
+
+export interface TransactionFilter {
+  firmId?: number;
+  status?: TransactionRow["status"];
+  type?: TransactionRow["type"];
+  /** Newest first by default. */
+  order?: "newest" | "oldest";
+  limit?: number;
+  id?: number;
+  reference?: string;
+  userId?: string;
+  username?: string;
+  /**
+   * Matches the withdrawal IBAN or the assigned IBAN of a deposit, as written or not: spaces,
+   * dashes and letter case are ignored on both sides (ibanKey).
+   */
+  iban?: string;
+  /**
+   * The amount exactly, in minor units: the one decided or the one asked for (a payer who sent
+   * another sum than asked is found by the statement's sum once an operator approved it as sent).
+   */
+  amountMinor?: number;
+  /**
+   * How the payout is to be sent: an operator pays FAST ones now and EFT ones within the banks'
+   * EFT hours. A withdrawal stored without one (before methods were kept) is FAST (methodOf).
+   */
+  method?: "fast" | "eft" | "havale";
+  /**
+   * Folded words (domain/name-search.ts), each of which must begin a word of the payer's name, in
+   * any order.
+   */
+  nameWords?: readonly string[];
+  /** Only rows with a smaller id: the next page of a walk from the newest (an export's). */
+  beforeId?: number;
+  /** Created at or after / before, epoch ms. */
+  from?: number;
+  to?: number;
+  /** Leave out test (sandbox) firms' transactions: operators never decide those. */
+  liveOnly?: boolean;
+}
+
+/**
+ * What an IBAN as compared in a search leaves out: every kind of space (a no-break or narrow one too:
+ * pasted from a web page or a PDF statement) and dashes; letter case is folded too. A withdrawal's
+ * IBAN is stored as the merchant sent it (never refused, the contract), often grouped or in lower
+ * case ("tr33 0006 1005 …"), and the console shows it grouped for reading: compared as written, an
+ * operator who pasted either form found nothing. Control characters never reach the store (intake
+ * drops them, intake/requests.ts). One list for both sides, so the typed and the stored IBAN are
+ * cleaned alike (JavaScript's \s and SQL's replace() would not agree by themselves).
+ */
+const IBAN_GAPS = [
+  " ",
+  "-",
+  "\u00a0",
+  "\u1680",
+  ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
+  // Zero-width space and word joiner: invisible, and pasted with an IBAN from a web page.
+  "\u200b",
+  "\u2060",
+  "\u2028",
+  "\u2029",
+  "\u202f",
+  "\u205f",
+  "\u3000",
+  "\ufeff",
+];
+// The dash escaped: between two characters of a class it would make a range.
+const IBAN_GAP_PATTERN = new RegExp(`[${IBAN_GAPS.map((g) => (g === "-" ? "\\-" : g)).join("")}]+`, "gu");
+
+function ibanKey(iban: string): string {
+  return iban.replace(IBAN_GAP_PATTERN, "").toUpperCase();
+}
+/**
+ * ibanKey in SQL, the same in SQLite and PostgreSQL, as text: the searches compare it, and the
+ * expression indexes on it (migration 20261128T1000_operator_indexes) serve them only while both
+ * are this very text (test/store/operator-indexes.test.ts says when they part).
+ */
+export function storedIbanKeySql(column: "iban"): string {
+  return `upper(${IBAN_GAPS.reduce((inner, gap) => `replace(${inner}, '${gap}', '')`, column)})`;
+}
+const storedIbanKey = sql<string>`${sql.raw(storedIbanKeySql("iban"))}`;
+
+/**
+ * The payment accounts an IBAN names. A deposit's assigned IBAN is its account's, copied when it was
+ * routed (accounts never change IBAN), so the deposits paid into an IBAN are found through the account
+ * (transactions_account_day_idx) rather than by reading every deposit's copy.
+ */
+async function accountsWithIban(db: Kysely<Database>, key: string): Promise<number[]> {
+  const rows = await db.selectFrom("payment_accounts").select("id").where(storedIbanKey, "=", key).execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * A filter as the store runs it: the IBAN's accounts looked up, and on SQLite the name's words
+ * found through the full-text index (migration 20261128T1200_name_search).
+ */
+export type ResolvedFilter = TransactionFilter & {
+  ibanAccounts?: readonly number[];
+  /** The name's words are looked up in the full-text index (SQLite). */
+  nameIndex?: boolean;
+  /** Only these rows: a chunk of the full-text index's matches (walkNames). */
+  idsIn?: readonly number[];
+  /**
+   * PostgreSQL, a week or less with other filters: the rows are found through the dates and then
+   * ordered, never by walking another index in id order back to the range (a firm's newest rows
+   * back to a day a year ago).
+   */
+  datesFirst?: boolean;
+  /** The amount compared in this one column only (listTransactions asks each in turn). */
+  amountIn?: "amount" | "original_amount";
+};
+
+async function resolve(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  filter: TransactionFilter,
+): Promise<ResolvedFilter> {
+  const named = (filter.nameWords?.length ?? 0) > 0;
+  const resolved: ResolvedFilter = {
+    ...filter,
+    nameIndex: dialect === "sqlite" && named && !narrowed(filter),
+    datesFirst: dialect === "postgres" && shortRange(filter),
+  };
+  if (filter.iban !== undefined) resolved.ibanAccounts = await accountsWithIban(db, ibanKey(filter.iban));
+  return resolved;
+}
+
+const WEEK_MS = 7 * 86_400_000;
+
+/**
+ * Whether the filter selects few enough rows through another index that a name is best checked on
+ * them (LIKE) than looked up among millions: a queue (the pending rows), a key that names a payer
+ * or a transaction, an amount, or a week or less. A common first name matches a fiftieth of the
+ * table; the full-text index would hand over every one of those.
+ */
+function narrowed(filter: TransactionFilter): boolean {
+  const keys = [filter.id, filter.reference, filter.userId, filter.username, filter.iban, filter.amountMinor];
+  return filter.status === "pending" || keys.some((k) => k !== undefined) || shortRange(filter);
+}
+
+const shortRange = (filter: TransactionFilter) =>
+  filter.from !== undefined && filter.to !== undefined && filter.to - filter.from <= WEEK_MS;
+
+/** Every word as the beginning of one of the name's words, in FTS5's query language. */
+const nameQuery = (words: readonly string[]) => words.map((w) => `"${w}"*`).join(" ");
+
+/** The rows a filter selects (TransactionFilter), for a page of them or their count. */
+function filterTransactions(db: Kysely<Database>, filter: ResolvedFilter) {
+  let q = db.selectFrom("transactions");
+  if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
+  // A literal (one of three words), so that the planner can prove the pending index applies.
+  if (filter.status !== undefined) q = q.where("status", "=", sql.lit(filter.status));
+  if (filter.type !== undefined) q = q.where("type", "=", filter.type);
+  if (filter.id !== undefined) q = q.where("id", "=", filter.id);
+  if (filter.idsIn !== undefined) q = q.where("id", "in", filter.idsIn.length > 0 ? filter.idsIn : [0]);
+  if (filter.beforeId !== undefined) q = q.where("id", "<", filter.beforeId);
+  if (filter.reference !== undefined) q = q.where("reference", "=", filter.reference);
+  if (filter.userId !== undefined) q = q.where("user_id", "=", filter.userId);
+  if (filter.username !== undefined) q = q.where("username", "=", filter.username);
+  if (filter.iban !== undefined) {
+    const iban = ibanKey(filter.iban);
+    const accounts = filter.ibanAccounts ?? [];
+    q = q.where((eb) =>
+      accounts.length === 0
+        ? eb(storedIbanKey, "=", iban)
+        : eb.or([eb(storedIbanKey, "=", iban), eb("account_id", "in", accounts)]),
+    );
+  }
+  if (filter.amountMinor !== undefined) {
+    const minor = filter.amountMinor;
+    // In a queue (pending rows: a few thousand, read through their own index) the amounts are
+    // compared as expressions, which no index serves: a common amount's index would walk years of
+    // history for the handful still pending.
+    const column = (name: "amount" | "original_amount") =>
+      filter.status === "pending" ? sql<number>`(${sql.ref(name)} + 0)` : sql<number>`${sql.ref(name)}`;
+    const only = filter.amountIn;
+    q =
+      only === undefined
+        ? q.where((eb) =>
+            eb.or([eb(column("amount"), "=", minor), eb(column("original_amount"), "=", minor)]),
+          )
+        : q.where(only, "=", minor);
+  }
+  if (filter.method === "fast")
+    q = q.where((eb) => eb.or([eb("method", "=", "fast"), eb("method", "is", null)]));
+  else if (filter.method !== undefined) q = q.where("method", "=", filter.method);
+  // The key starts each word with a space; words are letters and digits only (no LIKE wildcards,
+  // no FTS5 syntax). The index finds the candidates; LIKE keeps the meaning exact.
+  const words = filter.nameWords ?? [];
+  if (words.length > 0 && filter.nameIndex && filter.idsIn === undefined)
+    q = q.where(
+      sql<boolean>`id IN (SELECT rowid FROM transaction_names WHERE transaction_names MATCH ${nameQuery(words)})`,
+    );
+  for (const word of words) q = q.where("payer_name_key", "like", `% ${word}%`);
+  if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
+  if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
+  if (filter.liveOnly)
+    q = q.where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1));
+  return q;
+}
+
+export async function totalsSince(db: Kysely<Database>, since: number) {
+  const rows = await db
+    .selectFrom("transactions")
+    .select([
+      "type",
+      "status",
+      // Whole hours since `since` (better-sqlite3 binds numbers as REAL, hence the cast).
+      sql<number>`CAST((created_at - ${since}) / 3600000 AS INTEGER)`.as("hour"),
+      (eb) => eb.fn.countAll<number>().as("count"),
+      (eb) => eb.fn.sum<number>("amount").as("volume"),
+    ])
+    .where("created_at", ">=", since)
+    // Test firms' traffic is not business: the operators' summary leaves it out.
+    .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
+    .groupBy(["type", "status", "hour"])
+    .execute();
+  return rows.map((r) => ({
+    type: r.type,
+    status: r.status,
+    hour: Number(r.hour),
+    count: Number(r.count),
+    volume: Number(r.volume ?? 0),
+  }));
+}
+
+export async function decisionTimesSince(db: Kysely<Database>, since: number) {
+  const rows = await db
+    .selectFrom("transactions")
+    .select(["created_at", "decided_at"])
+    .where("decided_at", ">=", since)
+    .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
+    .orderBy("decided_at", "desc")
+    .limit(10_000)
+    .execute();
+  return rows.map((r) => Number(r.decided_at) - Number(r.created_at));
+}
+
+/** The filters that ask for nothing but a date range (and the page of it). */
+const PAGING_KEYS = new Set(["from", "to", "beforeId", "order", "limit", "nameIndex", "datesFirst"]);
+const onlyDates = (filter: ResolvedFilter) =>
+  (filter.from !== undefined || filter.to !== undefined) &&
+  Object.entries(filter).every(([key, value]) => value === undefined || PAGING_KEYS.has(key));
+
+/** A page of the filter's rows, as listTransactions runs it (exported for the planner's tests). */
+export function searchQuery(db: Kysely<Database>, filter: ResolvedFilter) {
+  const direction = filter.order === "oldest" ? "asc" : "desc";
+  // Searches ask for at most 1,000 (their schemas say so); the console's CSV export for 50,000.
+  const limit = Math.min(filter.limit ?? 100, 50_000);
+  const dates = onlyDates(filter);
+  // `id + 0`: the same order, which no index can give, so the dates' index finds the rows.
+  const order = filter.datesFirst && !dates ? sql<number>`id + 0` : sql<number>`id`;
+  const page = filterTransactions(db, filter).orderBy(order, direction).limit(limit);
+  if (!dates) return page.selectAll();
+  // A date range alone (a day's search, a day's export): the page's ids from the date index alone
+  // (each entry holds its row's id), then those rows, rather than reading and sorting a busy day's
+  // whole rows for the newest 200.
+  return db
+    .selectFrom("transactions")
+    .selectAll()
+    .where("id", "in", page.select("id"))
+    .orderBy("id", direction)
+    .limit(limit);
+}
+
+export async function listTransactions(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  filter: TransactionFilter,
+) {
+  if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return [];
+  const resolved = await resolve(db, dialect, filter);
+  if (resolved.nameIndex) return walkNames(db, resolved);
+  if (filter.amountMinor === undefined || filter.status === "pending")
+    return searchQuery(db, resolved).execute();
+  // An amount asked or sent: each column by its own index, in id order, a page of each, then the
+  // page of both. As one OR, every row of a common amount ("1000.00") was read and sorted.
+  const [asked, sent] = await Promise.all([
+    searchQuery(db, { ...resolved, amountIn: "amount" }).execute(),
+    searchQuery(db, { ...resolved, amountIn: "original_amount" }).execute(),
+  ]);
+  const byId = new Map([...asked, ...sent].map((r) => [r.id, r]));
+  const oldest = filter.order === "oldest";
+  return [...byId.values()]
+    .sort((a, b) => (oldest ? a.id - b.id : b.id - a.id))
+    .slice(0, Math.min(filter.limit ?? 100, 50_000));
+}
+
+const FIRST_CHUNK = 1_000;
+/** Under SQLite's 32,766 bound variables per statement: each id of a chunk is one. */
+const MAX_CHUNK = 16_000;
+
+/**
+ * A name search through the full-text index, walked in the page's order a chunk of matches at a
+ * time, each chunk's rows then filtered as any search's, until the page is full: the newest 200
+ * rows of a common name are in the first chunk, where taking every match first would read all of
+ * a common first name's rows. Chunks grow, so that a name with a rare
+ * other condition still takes few round trips.
+ */
+async function walkNames(db: Kysely<Database>, filter: ResolvedFilter) {
+  const limit = Math.min(filter.limit ?? 100, 50_000);
+  const oldest = filter.order === "oldest";
+  const query = nameQuery(filter.nameWords ?? []);
+  const rows: TransactionRow[] = [];
+  let bound = oldest ? 0 : (filter.beforeId ?? MAX_INTEGER_ID + 1);
+  for (let chunk = FIRST_CHUNK; rows.length < limit; chunk = Math.min(chunk * 4, MAX_CHUNK)) {
+    const ids = (
+      await sql<{ id: number }>`SELECT rowid AS id FROM transaction_names
+        WHERE transaction_names MATCH ${query} AND rowid ${sql.raw(oldest ? ">" : "<")} ${bound}
+        ORDER BY rowid ${sql.raw(oldest ? "ASC" : "DESC")} LIMIT ${chunk}`.execute(db)
+    ).rows.map((r) => Number(r.id));
+    if (ids.length === 0) break;
+    rows.push(...(await searchQuery(db, { ...filter, idsIn: ids, limit: limit - rows.length }).execute()));
+    if (ids.length < chunk) break;
+    bound = ids.at(-1) as number;
+  }
+  return rows;
+}
+
+/**
+ * How many rows the filter selects, counting no further than `cap` when given (a page total or an
+ * export's size needs no more, and counting the rest would read them).
+ */
+export async function countTransactions(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  filter: TransactionFilter,
+  cap?: number,
+) {
+  if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return 0;
+  const selected = filterTransactions(db, await resolve(db, dialect, filter)).select("id");
+  const row = await db
+    .selectFrom((cap === undefined ? selected : selected.orderBy("id", "desc").limit(cap)).as("s"))
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The newest transaction's id (0 on an empty store): where an export's walk starts. */
+export async function newestTransactionId(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom("transactions")
+    .select((eb) => eb.fn.max("id").as("id"))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+export async function pendingQueues(db: Kysely<Database>) {
+  // Through transactions_pending_idx: the pending rows only, however old.
+  const rows = await db
+    .selectFrom("transactions")
+    .select([
+      "type",
+      (eb) => eb.fn.countAll<number>().as("count"),
+      (eb) => eb.fn.min<number>("created_at").as("oldest"),
+    ])
+    .where("status", "=", sql.lit("pending"))
+    .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
+    .groupBy("type")
+    .execute();
+  return rows.map((r) => ({
+    type: r.type,
+    count: Number(r.count),
+    oldestAt: r.oldest === null ? null : Number(r.oldest),
+  }));
+}
+
+export function withoutNameKey(db: Kysely<Database>, afterId: number, limit: number) {
+  return db
+    .selectFrom("transactions")
+    .select(["id", "first_name", "middle_name", "last_name"])
+    .where("id", ">", afterId)
+    .where("payer_name_key", "is", null)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+export async function setNameKeys(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  keys: readonly { id: number; key: string }[],
+) {
+  if (keys.length === 0) return;
+  // One statement per batch on both stores: a statement per row would be a round trip per row.
+  if (dialect === "postgres") {
+    await sql`UPDATE transactions AS t SET payer_name_key = v.key
+      FROM unnest(${keys.map((k) => k.id)}::bigint[], ${keys.map((k) => k.key)}::text[]) AS v(id, key)
+      WHERE t.id = v.id AND t.payer_name_key IS NULL`.execute(db);
+    return;
+  }
+  const pairs = JSON.stringify(keys.map((k) => [k.id, k.key]));
+  await sql`UPDATE transactions AS t SET payer_name_key = v.key
+    FROM (SELECT value ->> 0 AS id, value ->> 1 AS key FROM json_each(${pairs})) AS v
+    WHERE t.id = v.id AND t.payer_name_key IS NULL`.execute(db);
+}

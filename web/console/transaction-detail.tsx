@@ -1,0 +1,382 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { formatMinor } from "../../src/domain/money.js";
+import { api } from "./api";
+import { Change } from "./audit";
+import { CopyButton, IbanText, type PayoutField, payingElsewhere } from "./copy";
+import { DetailDecision } from "./detail-decision";
+import { lastResultText, reasonText, word } from "./detail-words";
+import type { Lang, T } from "./i18n";
+import type { QueueRow } from "./queue-row";
+import {
+  age,
+  canDecide,
+  isAdmin,
+  money,
+  money2,
+  payerName,
+  useFirmNames,
+  useLoad,
+  useShell,
+  when,
+} from "./ui";
+
+interface Attempt {
+  attempt: number;
+  started_at: string;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  outcome: string;
+}
+/** A transaction as the search lists it. */
+export interface TransactionRow extends QueueRow {
+  status: string;
+}
+interface Detail extends TransactionRow {
+  method: string;
+  original_amount: string | null;
+  /** Masked; an admin may ask for the full one (NationalId below), which is logged. */
+  national_id: string | null;
+  bank_code: string | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  decision_note: string | null;
+  callback_url: string | null;
+  history: {
+    actor: string;
+    action: string;
+    before: Record<string, unknown> | null;
+    after: Record<string, unknown> | null;
+    at: string;
+  }[];
+  routing: {
+    account_id: number;
+    channel: string | null;
+    channel_id?: number;
+    outcome: string;
+    reason?: string;
+    ms: number;
+  }[];
+  callbacks: {
+    id: number;
+    event: string;
+    status: string;
+    last_result: string | null;
+    next_attempt_at: string | null;
+    attempts: Attempt[];
+  }[];
+}
+
+/** `onDecided`: a decision made from the detail, so that the list beside it shows it too. */
+export function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => void }) {
+  const { t, lang, me, notify } = useShell();
+  const firmNames = useFirmNames();
+  const [d, reload] = useLoad(
+    async () => {
+      const res = await api<Detail>("GET", `/transactions/${id}`);
+      if (!res.ok) notify(res.json.message ?? String(res.status), true);
+      return res.ok ? res.json : undefined;
+      // Refreshed: a callback being retried, or a decision made elsewhere, shows without a reload.
+    },
+    String(id),
+    15_000,
+  );
+  // A row clicked low in a long list (or on a phone, where the detail is under the list) would open
+  // the detail out of sight, and nothing on screen would change: brought into view once per
+  // transaction, not at each refresh.
+  const shown = useRef<number | null>(null);
+  useEffect(() => {
+    if (!d || d.id !== id || shown.current === id) return;
+    shown.current = id;
+    const el = document.getElementById("detail");
+    const top = el?.getBoundingClientRect().top;
+    if (el && top !== undefined && (top < 0 || top > window.innerHeight - 120))
+      el.scrollIntoView({ block: "start" });
+  }, [d, id]);
+  if (!d) return null;
+  const fields = detailFields(d, t, lang, firmNames);
+  /**
+   * A pending payout's field copied from here is being paid out from here: marked as this
+   * operator's (the queue shows it to colleagues); a colleague's mark says so and copies nothing.
+   */
+  async function markPaying(): Promise<boolean> {
+    if (d?.status !== "pending" || !canDecide(me.role)) return true;
+    const res = await api<{ paying_by?: string; paying_since?: string }>(
+      "POST",
+      `/transactions/${d.id}/paying`,
+      {
+        paying: true,
+      },
+    );
+    if (res.ok) {
+      // The mark is new: the detail shows it (a colleague's console shows it too).
+      if (d.paying_by !== me.email) reload();
+      return true;
+    }
+    const { paying_by: who, paying_since: since } = res.json;
+    notify(
+      who ? payingElsewhere(t, d, who, since ?? null) : `#${d.id}: ${res.json.message ?? String(res.status)}`,
+      true,
+    );
+    return false;
+  }
+  async function redeliver(callbackId: number) {
+    const res = await api("POST", `/callbacks/${callbackId}/redeliver`);
+    notify(res.ok ? `#${d?.id}: ${t("redelivered")}` : (res.json.message ?? String(res.status)), !res.ok);
+    setTimeout(reload, 500);
+  }
+  return (
+    <article id="detail" class="panel">
+      <h2 id="d-title">
+        #{d.id} · {d.reference} · {statusText(d.status, t)}
+      </h2>
+      {d.status === "pending" && canDecide(me.role) && (
+        <DetailDecision
+          tx={d}
+          onDecided={() => {
+            reload();
+            onDecided();
+          }}
+        />
+      )}
+      <dl id="d-fields">
+        {fields
+          .filter(([, , v]) => v !== null && v !== undefined && v !== "")
+          .map(([k, label, v]) => (
+            <div key={k} data-field={k}>
+              <dt>{label}</dt>
+              <dd>
+                {k === "iban" && d.iban !== null ? <IbanText iban={d.iban} /> : String(v)}
+                {/* What a payout's bank form asks for, copied as the form takes it. */}
+                {d.type === "withdrawal" && copyOf(k, d, markPaying)}
+                {k === "national_id" && isAdmin(me.role) && (
+                  <NationalId key={d.id} id={d.id} t={t} onShown={reload} />
+                )}
+              </dd>
+            </div>
+          ))}
+      </dl>
+      <DetailHistory history={d.history} />
+      <DetailRouting routing={d.routing} />
+      <DetailCallbacks callbacks={d.callbacks} redeliver={redeliver} />
+    </article>
+  );
+}
+
+function DetailHistory({ history }: { history: Detail["history"] }) {
+  const { t, lang } = useShell();
+  return (
+    <>
+      <h3>{t("history")}</h3>
+      <ul id="d-history">
+        {history.map((h) => (
+          <li key={h.at + h.action}>
+            {when(h.at, lang)} {h.actor} {historyAction(h.action, t)}
+            <div class="change">
+              <HistoryChange before={h.before} after={h.after} t={t} />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function DetailRouting({ routing }: { routing: Detail["routing"] }) {
+  const { t, lang } = useShell();
+  return (
+    <>
+      <h3>{t("routing")}</h3>
+      <ul id="d-routing">
+        {routing.map((s) => (
+          <li key={`${s.account_id}${s.outcome}`}>
+            #{s.account_id}{" "}
+            {s.channel ??
+              (s.channel_id == null ? word("manual", lang) : `${word("channel", lang)} #${s.channel_id}`)}
+            : {word(s.outcome, lang)}
+            {s.reason ? ` (${reasonText(s.reason, lang)})` : ""} {s.ms} ms
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function DetailCallbacks(props: { callbacks: Detail["callbacks"]; redeliver(callbackId: number): void }) {
+  const { t, lang, me } = useShell();
+  const { redeliver } = props;
+  return (
+    <>
+      <h3>{t("callbacks")}</h3>
+      <p class="help">{t("callbackUrlFixed")}</p>
+      <ul id="d-callbacks">
+        {props.callbacks.map((c) => (
+          <li key={c.id}>
+            {c.event} → {word(c.status, lang)}, {c.attempts.length} × {lastResultText(c.last_result, lang)}
+            {c.status === "pending" && c.next_attempt_at && (
+              <>
+                {" "}
+                · {t("nextAttempt")} {when(c.next_attempt_at, lang)}
+              </>
+            )}{" "}
+            {canDecide(me.role) && (
+              <button type="button" class="redeliver secondary" onClick={() => redeliver(c.id)}>
+                {t("redeliver")}
+              </button>
+            )}
+            <ol class="attempts">
+              {c.attempts.map((a) => (
+                <li key={a.attempt}>
+                  {when(a.started_at, lang)} · {word(a.outcome, lang)} ·{" "}
+                  {a.http_status ?? (a.error === null ? "" : reasonText(a.error, lang))} · {a.duration_ms} ms
+                </li>
+              ))}
+            </ol>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/**
+ * The detail's fields, labelled in the console's language; `data-field` keeps the API's name (tests,
+ * support).
+ */
+function detailFields(
+  d: Detail,
+  t: T,
+  lang: Lang,
+  firmNames: Map<number, string>,
+): [string, string, unknown][] {
+  return [
+    ["amount", t("amount"), `${money(d.amount)} TL`],
+    ["original_amount", t("fOriginalAmount"), d.original_amount && `${money(d.original_amount)} TL`],
+    ["type", t("type"), typeText(d.type, t)],
+    ["method", t("fMethod"), d.method?.toUpperCase()],
+    [
+      "firm_id",
+      t("firm"),
+      firmNames.has(d.firm_id) ? `${firmNames.get(d.firm_id)} (#${d.firm_id})` : d.firm_id,
+    ],
+    ["payer", t(d.type === "withdrawal" ? "payee" : "payer"), payerName(d)],
+    ["username", t("fUsername"), d.username],
+    ["user_id", t("fUserId"), d.user_id],
+    ["national_id", t("fNationalId"), d.national_id],
+    ["bank_code", t("fBankCode"), d.bank_code],
+    ["account", t("account"), d.assigned_iban ? `${d.assigned_bank_name} ${d.assigned_iban}` : null],
+    ["iban", "IBAN", d.iban],
+    ["iban_valid", t("fIbanValid"), d.iban_valid === null ? null : t(d.iban_valid ? "yes" : "no")],
+    [
+      "paying_by",
+      t("fPaying"),
+      d.paying_by && `${d.paying_by} · ${age(d.paying_since ?? new Date().toISOString(), t)}`,
+    ],
+    ["decided_by", t("fDecidedBy"), d.decided_by],
+    ["decided_at", t("fDecidedAt"), d.decided_at && when(d.decided_at, lang)],
+    ["created_at", t("created"), when(d.created_at, lang)],
+    ["decision_note", t("note"), d.decision_note],
+    ["callback_url", t("fCallbackUrl"), d.callback_url],
+  ];
+}
+
+/**
+ * The copy button of a payout's field that goes into a bank's transfer form, if it is one; `before`
+ * marks the payout as being paid by this operator, as the queue's copies do.
+ */
+function copyOf(field: string, d: Detail, before: () => Promise<boolean>) {
+  const copied: Record<string, PayoutField> = { amount: "amount", payer: "payee", iban: "iban" };
+  const payout = copied[field];
+  return payout ? <CopyButton tx={d} field={payout} before={before} /> : null;
+}
+
+/** A transaction's status in the console's language (the API's word when it is not a known one). */
+export function statusText(status: string, t: T): string {
+  const key = { pending: "statePending", approved: "approved", rejected: "rejected" }[status];
+  return key ? t(key as "statePending") : status;
+}
+/** What the history's actor did, in the console's language (the audit log's action otherwise). */
+function historyAction(action: string, t: T): string {
+  const key = (
+    {
+      "transaction.approve": "didApprove",
+      "transaction.reject": "didReject",
+      "transaction.national_id_viewed": "didViewNationalId",
+      "transaction.paying": "didMarkPaying",
+      "transaction.paying_released": "didReleasePaying",
+    } as const
+  )[action];
+  return key ? t(key) : action;
+}
+
+/**
+ * A decision's change as the rest of the detail reads: labels and statuses in the console's
+ * language, amounts (kept in kuruş by the audit log) in TL. The audit log's own screen shows the
+ * same records as they are stored.
+ */
+function HistoryChange(props: {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  t: T;
+}) {
+  const { t } = props;
+  const label = (k: string) =>
+    ({
+      status: t("status"),
+      amount: t("amount"),
+      original_amount: t("fOriginalAmount"),
+      note: t("note"),
+      paying: t("fPaying"),
+    })[k] ?? k;
+  const show = (k: string, v: unknown) => {
+    if (v === null || v === undefined || v === "") return "—";
+    if (k === "status" && typeof v === "string") return statusText(v, t);
+    if ((k === "amount" || k === "original_amount") && typeof v === "number" && Number.isSafeInteger(v))
+      return `${money2(formatMinor(v))} TL`;
+    return typeof v === "string" ? v : JSON.stringify(v);
+  };
+  return <Change before={props.before} after={props.after} label={label} show={show} />;
+}
+
+export function typeText(type: string, t: T): string {
+  return type === "deposit" ? t("typeDeposit") : type === "withdrawal" ? t("typeWithdrawal") : type;
+}
+/**
+ * An admin's "show the full national id": asked for each time (POST, written to the audit log as
+ * `transaction.national_id_viewed`, in the transaction's history), never sent with the detail.
+ */
+function NationalId({ id, t, onShown }: { id: number; t: T; onShown(): void }) {
+  const [full, setFull] = useState<string | null | undefined>(undefined);
+  const [failed, setFailed] = useState("");
+  if (full)
+    return (
+      <span id="d-national-id-full" class="full-id">
+        {" "}
+        → {full}
+      </span>
+    );
+  if (full === null) return <span class="muted"> {t("nationalIdUnreadable")}</span>;
+  return (
+    <>
+      {" "}
+      <button
+        type="button"
+        id="d-reveal-national-id"
+        class="link"
+        onClick={async () => {
+          const res = await api<{ national_id_full: string | null }>(
+            "POST",
+            `/transactions/${id}/national-id`,
+          );
+          if (!res.ok) return setFailed(res.json.message ?? String(res.status));
+          setFull(res.json.national_id_full);
+          // The history below now has the viewing: shown at once, not at the next refresh.
+          onShown();
+        }}
+      >
+        {t("revealNationalId")}
+      </button>
+      {failed && <span class="error"> {failed}</span>}
+    </>
+  );
+}
