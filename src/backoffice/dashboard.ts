@@ -1,5 +1,6 @@
 import { formatMinor } from "../domain/money.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
+import { feedSilent, RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import { startOfIstanbulDay } from "../routing/account-order.js";
 import type { ManagementDeps } from "./management-checks.js";
 import { receiverView } from "./views.js";
@@ -8,7 +9,7 @@ import { receiverView } from "./views.js";
 export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
   const { repos } = deps;
   const since = startOfIstanbulDay(deps.now());
-  const [totals, queues, times, callbacks, delivered, retrying, channels] = await Promise.all([
+  const [totals, queues, times, callbacks, delivered, retrying, channels, statements] = await Promise.all([
     repos.transactions.totalsSince(since),
     repos.transactions.pendingQueues(),
     repos.transactions.decisionTimesSince(since),
@@ -16,6 +17,7 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
     repos.callbacks.countDeliveredSince(since),
     repos.callbacks.countRetrying(),
     repos.channels.list(),
+    statementFigures(deps, since),
   ]);
   const of = (type: string) => {
     const rows = totals.filter((t) => t.type === type);
@@ -66,11 +68,37 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
       retrying,
       receivers: troubled.map(receiverView),
     },
+    statements,
     channels: channels.map((c) => ({
       code: c.code,
       kind: c.kind,
       active: c.active === 1,
       breaker: health.get(c.id) ?? "closed",
     })),
+  };
+}
+
+/**
+ * What the bank statements did today: the share of today's approved deposits a line approved by
+ * itself, the median time from a line's arrival to its callback's delivery, the money received that
+ * no deposit took yet, and the live feeds silent longer than their accounts allow.
+ */
+async function statementFigures(deps: ManagementDeps, since: number) {
+  const now = deps.now();
+  const [f, feeds] = await Promise.all([
+    deps.repos.statements.figures(since, now + 1, RECONCILE_ACTOR),
+    deps.repos.feeds.list(),
+  ]);
+  const sorted = [...f.creditToCallbackMs].sort((a, b) => a - b);
+  const median = sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
+  return {
+    approved_automatically: f.approvedByStatement,
+    approved_automatically_share:
+      f.approved === 0 ? null : Math.round((f.approvedByStatement / f.approved) * 1000) / 1000,
+    median_seconds_credit_to_callback: median === null ? null : Math.round(median / 100) / 10,
+    unmatched_credits: f.openCredits,
+    unmatched_amount: formatMinor(f.openAmount),
+    feeds: feeds.length,
+    silent_feeds: feeds.filter((feed) => feedSilent(feed, now)).map((feed) => feed.account_id),
   };
 }

@@ -1,5 +1,7 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined } from "../crypto/secret-box.js";
+import { formatMinor } from "../domain/money.js";
+import type { StatementLineRow } from "../store/statement-lines.js";
 import { type ManagementDeps, notFound } from "./management-checks.js";
 import { callbackAttemptView, callbackView, operatorTransactionView } from "./views.js";
 
@@ -12,13 +14,14 @@ export async function transactionDetail(deps: ManagementDeps, id: number) {
   const { repos } = deps;
   const row = await repos.transactions.get(id);
   if (!row) return notFound("transaction");
-  const [history, callbacks, paying] = await Promise.all([
+  const [history, callbacks, paying, line] = await Promise.all([
     repos.audited.list({ entityType: "transaction", entityId: String(id) }),
     repos.callbacks.list({ transactionId: id }),
     // A pending payout's mark, so that deciding it from the detail names who is paying it.
     row.type === "withdrawal" && row.status === "pending"
       ? repos.payoutClaims.of([id]).then((claims) => claims.get(id))
       : undefined,
+    row.type === "deposit" ? repos.statements.settling(id) : undefined,
   ]);
   const deliveries = await Promise.all(
     callbacks.map(async (c) => ({
@@ -42,7 +45,23 @@ export async function transactionDetail(deps: ManagementDeps, id: number) {
         at: new Date(a.at).toISOString(),
       })),
       callbacks: deliveries,
+      ...(row.type === "deposit" && { statement_line: line ? settlingLineView(line) : null }),
     },
+  };
+}
+
+/** The bank's line that paid a deposit (docs/reconciliation.md), as its detail shows it. */
+function settlingLineView(line: StatementLineRow) {
+  return {
+    id: Number(line.id),
+    state: line.state,
+    amount: formatMinor(Number(line.amount)),
+    booked_at: new Date(Number(line.booked_at)).toISOString(),
+    date_only: line.date_only === 1,
+    sender_name: line.sender_name,
+    description: line.description,
+    source: line.source,
+    decided_by: line.decided_by,
   };
 }
 

@@ -13,6 +13,7 @@
 export const sealContext = {
   firmSecret: (firmId: number) => `firm-secret:${firmId}`,
   channelSecret: (channelId: number) => `channel-secret:${channelId}`,
+  feedSecret: (accountId: number) => `feed-secret:${accountId}`,
   /** Both the authenticator secret that is on and the one being set up (it is moved over as sealed). */
   operatorTotp: (operatorId: number) => `operator-totp:${operatorId}`,
   nationalId: (firmId: number, reference: string) => `national-id:${firmId}:${reference}`,

@@ -69,3 +69,30 @@ export function signCallback(secret: string, timestamp: string, body: string | U
   hmac.update(body);
   return hmac.digest("hex");
 }
+
+/**
+ * A statement feed's request signature (docs/reconciliation.md): lowercase hex HMAC-SHA256, keyed
+ * with the account's feed secret, over TIMESTAMP \n PATH \n BODY. The path names the account, so a
+ * request signed for one account never passes for another's.
+ */
+export function signFeedRequest(secret: string, timestamp: string, path: string, body: Uint8Array): string {
+  return feedDigest(secret, timestamp, path, body).toString("hex");
+}
+
+function feedDigest(secret: string, timestamp: string, path: string, body: Uint8Array): Buffer {
+  const hmac = createHmac("sha256", keyOf(secret));
+  hmac.update(`${timestamp}\n${path}\n`, "utf8");
+  hmac.update(body);
+  return hmac.digest();
+}
+
+/** Constant-time; never throws, whatever the header holds. */
+export function verifyFeedRequest(
+  secret: string,
+  parts: { timestamp: string; path: string; body: Uint8Array },
+  signature: string,
+): boolean {
+  if (!LOWER_HEX_SHA256.test(signature)) return false;
+  const expected = feedDigest(secret, parts.timestamp, parts.path, parts.body);
+  return timingSafeEqual(expected, Buffer.from(signature, "hex"));
+}

@@ -3,8 +3,9 @@ import { STATUS_CODES } from "node:http";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { registerDocsRoutes } from "../api-reference/routes.js";
 import { createAdminTokenGuard } from "../backoffice/admin-token-guard.js";
-import { registerAdminRoutes } from "../backoffice/http/admin-routes.js";
+import { adminTokenHook, registerAdminRoutes } from "../backoffice/http/admin-routes.js";
 import { registerConsoleRoutes } from "../backoffice/http/console-routes.js";
+import { ADMIN_API } from "../backoffice/management-checks.js";
 import type { QueueNotices } from "../backoffice/queue-notices.js";
 import type { Backoffice } from "../backoffice/service.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "../http/envelope.js";
@@ -16,11 +17,12 @@ import { registerDepositRoute } from "../intake/http/deposits.js";
 import { registerSandboxRoutes } from "../intake/http/sandbox.js";
 import { registerTransactionRoutes } from "../intake/http/transactions.js";
 import { registerWithdrawalRoute } from "../intake/http/withdrawals.js";
+import { consoleGuard } from "../operators/http/console-guard.js";
 import { registerConsolePage } from "../operators/http/console-page.js";
 import type { ConsoleService } from "../operators/service.js";
 import type { PaymentPageContext } from "../payment-page/routes.js";
 import { registerHostedRoutes } from "../payment-page/routes.js";
-import { registerStatementRoutes } from "../reconciliation/http/statement-routes.js";
+import { registerReconciliationRoutes } from "../reconciliation/http/routes.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -155,10 +157,22 @@ export function buildApp(
     onError: (err) => app.log.error({ err }, "admin token window upkeep failed"),
   });
   registerAdminRoutes(app, backoffice, adminGuard, consoleService);
-  registerStatementRoutes(
+  const consoleDoor = consoleGuard(consoleService);
+  registerReconciliationRoutes(
     app,
-    { repos: ctx.repos, now: ctx.now, decisionsMade: () => backoffice.decisionsMade() },
-    adminGuard,
+    { repos: ctx.repos, box: ctx.box, now: ctx.now, decisionsMade: () => backoffice.decisionsMade() },
+    {
+      admin: async (request, reply) => {
+        await adminTokenHook(adminGuard)(request, reply);
+        return reply.sent ? undefined : { actor: ADMIN_API, mayExceedAsked: true };
+      },
+      console: async (request, reply, needed) => {
+        const who = await consoleDoor(request, reply, needed);
+        return (
+          who && { actor: `operator:${who.operator.email}`, mayExceedAsked: who.operator.role === "admin" }
+        );
+      },
+    },
   );
   registerConsoleRoutes(app, consoleService, backoffice, ctx.queueNotices, ctx.config.consoleHeartbeatMs);
   registerConsolePage(app);

@@ -276,6 +276,33 @@ export const COMMANDS: Record<string, Handler> = {
     return wrap("lines")(c.call("GET", `/admin/v1/statement-lines${q.size ? `?${q}` : ""}`));
   },
   "statement show": (c, p) => c.call("GET", `/admin/v1/statement-lines/${id(p)}`),
+  "statement add": (c, _p, f) =>
+    c.call(
+      "POST",
+      `/admin/v1/accounts/${int(f, "account") ?? need(f, "account")}/statement-lines`,
+      defined({
+        booked_at: need(f, "booked-at"),
+        amount: need(f, "amount"),
+        direction: str(f, "direction"),
+        sender_name: str(f, "sender-name"),
+        sender_iban: str(f, "sender-iban"),
+        description: str(f, "description"),
+        bank_ref: str(f, "bank-ref"),
+      }),
+    ),
+  "statement approve": (c, p, f) =>
+    c.call("POST", `/admin/v1/statement-lines/${id(p)}/approve`, {
+      transaction_id: int(f, "transaction") ?? need(f, "transaction"),
+    }),
+  "statement not-ours": (c, p, f) =>
+    c.call("POST", `/admin/v1/statement-lines/${id(p)}/not-ours`, defined({ note: str(f, "note") })),
+  "feed secret": (c, _p, f) =>
+    c.call(
+      "POST",
+      `/admin/v1/accounts/${int(f, "account") ?? need(f, "account")}/feed-secret`,
+      defined({ silence_minutes: int(f, "silence-minutes") }),
+    ),
+  "feed list": (c) => wrap("feeds")(c.call("GET", "/admin/v1/statement-feeds")),
   "callback redeliver": (c, p, f) => {
     const since = str(f, "failed-since");
     if (since !== undefined) {
@@ -332,8 +359,14 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "tx show": "ID",
   "statement import": "--account ID FILE",
   "statement list":
-    "[--account ID] [--state matched|suggested|unmatched|after_cancellation|debit] [--limit N]",
+    "[--account ID] [--state open|matched|suggested|unmatched|after_cancellation|debit|not_ours] [--limit N]",
   "statement show": "ID",
+  "statement add":
+    "--account ID --booked-at DATE|TIME --amount AMOUNT [--direction credit|debit] [--sender-name N] [--sender-iban IBAN] [--description TEXT] [--bank-ref REF]",
+  "statement approve": "ID --transaction ID",
+  "statement not-ours": "ID [--note TEXT]",
+  "feed secret": "--account ID [--silence-minutes M]",
+  "feed list": "",
   "tx approve": "ID [--amount AMOUNT] [--note TEXT] [--operator NAME]",
   "tx reject": "ID [--note TEXT] [--operator NAME]",
   "callback list": "[--status pending|delivered|failed] [--firm ID] [--limit N]",

@@ -105,6 +105,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (config.role !== "api") {
     runtime.outbox.start();
     runtime.autoCancel.start();
+    runtime.feedWatch.start();
     runtime.nameKeys.start();
   }
   const address = app.server.address();
@@ -125,6 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await app.close();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
+        runtime.feedWatch.stop();
         await runtime.nameKeys.stop();
         runtime.ctx.queueNotices.stop();
         await runtime.outbox.stop();

@@ -17,6 +17,7 @@ import { createMetrics, type Metrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { type ConsoleService, createConsoleService } from "../operators/service.js";
 import { createHostedSessions } from "../payment-page/sessions.js";
+import { createFeedWatch, type FeedWatch } from "../reconciliation/feed-watch.js";
 import { createDepositRouting, type DepositRouting } from "../routing/deposit-routing.js";
 import type { ChangeTopic } from "../store/engine/change-feed.js";
 import { writeMayHaveHappened } from "../store/engine/errors.js";
@@ -27,6 +28,9 @@ import { createBrokenSealReport } from "./broken-seal-report.js";
 import { chooseMasterKey } from "./master-key.js";
 import { adminTokenOf, configurationWarnings, openKeyedStore } from "./start-up.js";
 
+/** How often each instance looks for statement feeds gone silent (reconciliation/feed-watch.ts). */
+const FEED_WATCH_MS = 60_000;
+
 export interface Runtime {
   ctx: AppContext;
   backoffice: Backoffice;
@@ -36,6 +40,7 @@ export interface Runtime {
   outbox: OutboxWorker;
   channelClient: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
+  feedWatch: FeedWatch;
   /** Makes payer names of rows from before searchable (lifecycle/name-keys.ts). */
   nameKeys: NameKeyJob;
   sender: CallbackSender;
@@ -147,6 +152,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     },
     log,
   });
+  const feedWatch = createFeedWatch({ feeds: repos.feeds, now, intervalMs: FEED_WATCH_MS, log });
   const announce = announcerOf(store, log);
   store.changes.onChange((topic) => {
     if (topic === "firms" || topic === "all") firms.evictAll();
@@ -183,7 +189,18 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     idleMinutes: config.consoleIdleMinutes,
     onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
   });
-  const runtime = { ctx, backoffice, consoleService, store, outbox, autoCancel, nameKeys, sender, clock };
+  const runtime = {
+    ctx,
+    backoffice,
+    consoleService,
+    store,
+    outbox,
+    autoCancel,
+    feedWatch,
+    nameKeys,
+    sender,
+    clock,
+  };
   return { ...runtime, channelClient: routing, warnings };
 }
 

@@ -49,6 +49,8 @@ type Managed = keyof typeof ENTITY;
  */
 const HIDDEN = new Map<string, string | null>([
   ["secret_sealed", "secret"],
+  ["feed_secret_sealed", "feed_secret"],
+  ["feed_last_at", null],
   ["password_hash", "password"],
   ["totp_sealed", "second_factor"],
   ["totp_pending_sealed", null],

@@ -15,6 +15,7 @@ import { createSessionRepository, type SessionRepository } from "./payment-sessi
 import { createPayoutClaimRepository, type PayoutClaimRepository } from "./payout-claims.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./recovery-codes.js";
+import { createFeedRepository, type FeedRepository } from "./statement-feeds.js";
 import { createStatementRepository, type StatementRepository } from "./statement-lines.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
 
@@ -37,6 +38,7 @@ export interface Repositories {
   payoutClaims: PayoutClaimRepository;
   capHolds: CapHoldRepository;
   statements: StatementRepository;
+  feeds: FeedRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -61,5 +63,6 @@ export function createRepositories(store: Store): Repositories {
     payoutClaims: createPayoutClaimRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
     statements: createStatementRepository(store.db),
+    feeds: createFeedRepository(store.db),
   };
 }

@@ -68,6 +68,12 @@ export interface PaymentAccountTable {
   daily_cap: number | null;
   /** The sandbox firms' account; never routed to for live firms. */
   sandbox: Generated<number>;
+  /** The live statement feed's secret (reconciliation/feed.ts), sealed; null while it has none. */
+  feed_secret_sealed: Generated<string | null>;
+  /** How long the feed may be silent before operators are warned. */
+  feed_silence_minutes: Generated<number | null>;
+  /** When the feed last sent a request that checked out (lines or an empty heartbeat). */
+  feed_last_at: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }

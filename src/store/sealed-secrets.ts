@@ -13,6 +13,7 @@ import { createStoreKeyRepository } from "./store-keys.js";
 export const SEALED_COLUMNS = {
   firms: ["secret_sealed"],
   channels: ["secret_sealed"],
+  payment_accounts: ["feed_secret_sealed"],
   operators: ["totp_sealed", "totp_pending_sealed"],
   payment_sessions: ["request_sealed"],
   transactions: ["national_id_sealed"],
@@ -33,6 +34,7 @@ export const SEAL_CONTEXTS: {
 } = {
   firms: { reads: ["id"], of: (r) => sealContext.firmSecret(r.id) },
   channels: { reads: ["id"], of: (r) => sealContext.channelSecret(r.id) },
+  payment_accounts: { reads: ["id"], of: (r) => sealContext.feedSecret(r.id) },
   operators: { reads: ["id"], of: (r) => sealContext.operatorTotp(r.id) },
   payment_sessions: { reads: ["token_hash"], of: (r) => sealContext.hostedRequest(String(r.token_hash)) },
   transactions: {

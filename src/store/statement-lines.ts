@@ -1,6 +1,13 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "./decisions.js";
 import type { Database, StatementImportTable, StatementLineState, StatementLineTable } from "./schema.js";
+import {
+  type LineFigures,
+  lineFigures,
+  markNotOurs,
+  type SettleResult,
+  settleLine,
+} from "./statement-line-actions.js";
 
 /**
  * Bank statements' lines (migration 20261128T1300_statement_lines): recorded once each, with what
@@ -61,9 +68,20 @@ export interface StatementRepository {
    */
   recordBatch(items: readonly LineRecord[]): Promise<RecordResult[]>;
   get(id: number): Promise<StatementLineRow | undefined>;
+  /** The line that settles (approved, or found approved) this transaction, if one does. */
+  settling(transactionId: number): Promise<StatementLineRow | undefined>;
+  /** An open credit line approves a pending deposit, both in one database transaction. */
+  settle(lineId: number, write: DecisionWrite): Promise<SettleResult>;
+  markNotOurs(lineId: number, audit: { actor: string; at: number; note: string | null }): Promise<boolean>;
+  figures(from: number, to: number, actor: string): Promise<LineFigures>;
   list(filter: {
     accountId?: number;
     states?: readonly StatementLineState[];
+    /** Booked within [from, to). */
+    bookedFrom?: number;
+    bookedTo?: number;
+    /** Lines with an id below this (the next page). */
+    before?: number;
     limit: number;
   }): Promise<StatementLineRow[]>;
 }
@@ -199,11 +217,23 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
     },
 
     get: (id) => db.selectFrom("statement_lines").selectAll().where("id", "=", id).executeTakeFirst(),
+    settling: (transactionId) =>
+      db
+        .selectFrom("statement_lines")
+        .selectAll()
+        .where("transaction_id", "=", transactionId)
+        .executeTakeFirst(),
+    settle: (lineId, write) => settleLine(db, lineId, write),
+    markNotOurs: (lineId, audit) => markNotOurs(db, lineId, audit),
+    figures: (from, to, actor) => lineFigures(db, from, to, actor),
 
     list(filter) {
       let q = db.selectFrom("statement_lines").selectAll();
       if (filter.accountId !== undefined) q = q.where("account_id", "=", filter.accountId);
       if (filter.states !== undefined && filter.states.length > 0) q = q.where("state", "in", filter.states);
+      if (filter.bookedFrom !== undefined) q = q.where("booked_at", ">=", filter.bookedFrom);
+      if (filter.bookedTo !== undefined) q = q.where("booked_at", "<", filter.bookedTo);
+      if (filter.before !== undefined) q = q.where("id", "<", filter.before);
       return q.orderBy("id", "desc").limit(filter.limit).execute();
     },
   };

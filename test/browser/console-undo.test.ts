@@ -220,7 +220,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.context().close();
   });
 
-  it("u takes back the last decision (a rejection with its note); leaving the screen sends what is held at once", async () => {
+  it("u takes back the last decision (a rejection with its note), as it was being written", async () => {
     const { a, b, page } = await twoOnScreen();
 
     await row(page, a).locator("td").nth(3).click();
@@ -242,19 +242,6 @@ describe("operator console: decisions held so they can be taken back", () => {
     await expect
       .poll(() => page.locator("#message").textContent())
       .toBe("Geri alınacak karar yok: gönderilmiş bir karar geri alınamaz.");
-
-    // Two approvals held, then another screen: both are sent then, not at the end of their hold.
-    await page.keyboard.press("a");
-    await expect.poll(() => row(page, b).getAttribute("class")).toBe("selected");
-    await sleep(800); // past the guard against a double tap on the row just approved
-    await page.keyboard.press("a");
-    await expect.poll(() => page.locator("#held .held-item").count()).toBe(2);
-    const left = Date.now();
-    await page.click('a.tab[data-tab="transactions"]');
-    await expect
-      .poll(async () => [await status(a), await status(b)], { timeout: 2_000 })
-      .toEqual(["approved", "approved"]);
-    expect(Date.now() - left).toBeLessThan(HOLD_S * 1000);
     await page.context().close();
   });
 
@@ -338,6 +325,71 @@ describe("operator console: decisions held so they can be taken back", () => {
     expect(await status(a)).toBe("pending");
     await page.context().close();
   });
+});
+
+/**
+ * Leaving sends what is held at once. The hold here is a minute: a decision the server has well
+ * before it ran out was sent by the leaving, however slow the machine is at that moment.
+ */
+const LONG_HOLD_S = 60;
+const SENT_WITHIN_MS = 20_000;
+
+describe("operator console: decisions held are sent when the operator leaves", () => {
+  let server: TestServer;
+  let firm: TestFirm;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer(STORES[0] ?? "sqlite", {
+      LOG_LEVEL: "warn",
+      PAYINTAKE_CONSOLE_UNDO_SECONDS: String(LONG_HOLD_S),
+    });
+    await addAccount(server);
+    firm = await createFirm(server);
+    await server.admin("POST", "/admin/v1/operators", {
+      email: "operator@ops.example",
+      role: "operator",
+      password: "operator-password-123",
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function signIn(): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.goto(`${server.url}/ops`);
+    await page.fill("#email", "operator@ops.example");
+    await page.fill("#password", "operator-password-123");
+    await page.click('#login button[type="submit"]');
+    await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
+    return page;
+  }
+  const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
+  const heldItem = (page: Page, id: number) => page.locator(`#held .held-item[data-id="${id}"]`);
+  const status = (id: number) => statusOf(server, id);
+
+  it("two approvals held, then another screen: both are sent then, not at the end of their hold", async () => {
+    const a = await pendingDeposit(server, firm);
+    const b = await pendingDeposit(server, firm);
+    const page = await signIn();
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    await row(page, a).locator("button.approve").click();
+    await expect.poll(() => heldItem(page, a).count()).toBe(1);
+    // Past the guard against a double tap on the row that moved up under the pointer.
+    await new Promise((r) => setTimeout(r, 800));
+    await row(page, b).locator("button.approve").click();
+    await expect.poll(() => page.locator("#held .held-item").count()).toBe(2);
+    const left = Date.now();
+    await page.click('a.tab[data-tab="transactions"]');
+    await expect
+      .poll(async () => [await status(a), await status(b)], { timeout: SENT_WITHIN_MS })
+      .toEqual(["approved", "approved"]);
+    expect(Date.now() - left).toBeLessThan(LONG_HOLD_S * 1000);
+    await page.context().close();
+  });
 
   it("closing or reloading the page sends what is held (a keepalive request), so nothing decided is lost", async () => {
     const a = await pendingDeposit(server, firm);
@@ -349,8 +401,8 @@ describe("operator console: decisions held so they can be taken back", () => {
     await expect.poll(() => heldItem(page, a).count()).toBe(1);
     const left = Date.now();
     await page.reload();
-    await expect.poll(() => status(a), { timeout: 2_000 }).toBe("rejected");
-    expect(Date.now() - left).toBeLessThan(HOLD_S * 1000);
+    await expect.poll(() => status(a), { timeout: SENT_WITHIN_MS }).toBe("rejected");
+    expect(Date.now() - left).toBeLessThan(LONG_HOLD_S * 1000);
     expect((await server.admin("GET", `/admin/v1/transactions/${a}`)).json.decision_note).toBe(
       "isim uyuşmuyor",
     );

@@ -10,6 +10,8 @@ import type { Migration } from "./migration.js";
  *   one line (a unique index on it);
  * - a debit settles nothing (a check);
  * - a line's state is one of the outcomes the matching knows.
+ * Per payment account, the live feed's secret (sealed with the master key, for that account only),
+ * how long it may stay silent before operators are warned, and when it last spoke.
  * Per firm, whether lines approve its deposits by themselves, and whether the amount and the full
  * name may do it without the payment code (both on, for new and existing firms); and whether the
  * firm's direct-mode answers and queries carry the payment code (off: the contract's answer stays
@@ -58,8 +60,12 @@ CREATE TABLE statement_lines (
 CREATE UNIQUE INDEX statement_lines_transaction_uq ON statement_lines (transaction_id) WHERE transaction_id IS NOT NULL;
 CREATE INDEX statement_lines_open_idx ON statement_lines (state, id) WHERE state IN ('suggested','unmatched','after_cancellation');
 CREATE INDEX statement_lines_account_idx ON statement_lines (account_id, booked_at);
+CREATE INDEX statement_lines_decided_idx ON statement_lines (decided_at) WHERE decided_at IS NOT NULL;
 ALTER TABLE firms ADD COLUMN reconcile_auto INTEGER NOT NULL DEFAULT 1 CHECK (reconcile_auto IN (0, 1));
 ALTER TABLE firms ADD COLUMN reconcile_by_name INTEGER NOT NULL DEFAULT 1 CHECK (reconcile_by_name IN (0, 1));
+ALTER TABLE payment_accounts ADD COLUMN feed_secret_sealed TEXT;
+ALTER TABLE payment_accounts ADD COLUMN feed_silence_minutes INTEGER CHECK (feed_silence_minutes > 0);
+ALTER TABLE payment_accounts ADD COLUMN feed_last_at BIGINT;
 ALTER TABLE firms ADD COLUMN answer_payment_code INTEGER NOT NULL DEFAULT 0 CHECK (answer_payment_code IN (0, 1));
 `;
 

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from "fastify";
+import { parseJsonBody } from "../../http/body.js";
+import { sendError, sendJson } from "../../http/envelope.js";
+import { recordIdOf } from "../../http/operator-fields.js";
+import { parse } from "../../http/operator-io.js";
+import { checkFeedRequest, type FeedDeps } from "../feed.js";
+import { readTypedLines, recordLines } from "../typed-lines.js";
+import { feedBody } from "./line-schemas.js";
+
+/**
+ * `POST /feed/v1/accounts/{id}/lines`: a bank connector reports lines as they land
+ * (docs/reconciliation.md, "The live feed"). Signed with the account's feed secret; every line is
+ * checked before any is written, so a request is taken whole or not at all.
+ */
+export const FEED_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      "*",
+      { parseAs: "buffer", bodyLimit: FEED_BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+
+    scope.post<{ Params: { id: string } }>("/feed/v1/accounts/:id/lines", async (request, reply) => {
+      const accountId = recordIdOf(request.params.id);
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const feed = accountId === undefined ? undefined : await deps.repos.feeds.get(accountId);
+      const checked = checkFeedRequest(deps, feed, {
+        timestamp: header(request.headers["x-feed-timestamp"]),
+        signature: header(request.headers["x-feed-signature"]),
+        path: request.url.split("?")[0] ?? request.url,
+        body,
+      });
+      if (!checked.ok || accountId === undefined) {
+        return sendError(reply, 401, checked.ok ? "Invalid feed signature" : checked.message);
+      }
+      await deps.repos.feeds.spoke(accountId, deps.now());
+      const json = parseJsonBody(request);
+      if (!json.ok) return sendError(reply, 400, "request body is not valid JSON");
+      const shaped = parse(feedBody, json.value);
+      if (!shaped.ok) return sendError(reply, 400, shaped.message);
+      const typed = "lines" in shaped.value ? shaped.value.lines : [shaped.value];
+      const read = readTypedLines(typed, deps.now());
+      if (!read.ok) return sendError(reply, 400, read.message);
+      const recorded = await recordLines(deps, accountId, read.lines, "feed");
+      if (!recorded.ok) return sendError(reply, 404, recorded.message);
+      return sendJson(reply, 200, recorded.value);
+    });
+  });
+}
+
+const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);

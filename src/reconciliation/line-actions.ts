@@ -1,0 +1,96 @@
+import { callbackDraft, planDecision } from "../backoffice/decisions.js";
+import { notFound } from "../backoffice/management-checks.js";
+import type { Outcome, Refusal } from "../domain/refusal.js";
+import type { StatementLineRow } from "../store/statement-lines.js";
+import type { ReconcileDeps } from "./line-matcher.js";
+
+/**
+ * What an operator does with a line the matching left to them (docs/reconciliation.md): approve a
+ * deposit with it, for the amount the bank shows, or mark it not ours (to be refunded). The line and
+ * the decision are written together (store/statement-line-actions.ts); the decision is the normal
+ * one, with its audit entry and its callback.
+ */
+export interface LineActor {
+  /** Who acts, as the audit log names them. */
+  actor: string;
+  /** An admin (or the admin API) may approve more than the deposit asked for; an operator asks one. */
+  mayExceedAsked: boolean;
+}
+
+const conflict = (message: string): Refusal => ({ ok: false, reason: "conflict", message });
+const refused = (reason: Refusal["reason"], message: string): Refusal => ({ ok: false, reason, message });
+
+function lineClosed(line: StatementLineRow): Refusal {
+  if (line.direction === "debit") return conflict("a debit approves nothing");
+  if (line.state === "not_ours") return conflict("this line is marked not ours");
+  if (line.state === "after_cancellation")
+    return conflict(
+      "this line paid a deposit that was already cancelled: refund it or ask the merchant; it approves nothing",
+    );
+  return conflict(`this line is ${line.state} already (transaction ${line.transaction_id ?? "none"})`);
+}
+
+export async function approveWithLine(
+  deps: ReconcileDeps,
+  lineId: number,
+  transactionId: number,
+  who: LineActor,
+): Promise<Outcome<{ line_id: number; transaction_id: number; amount_minor: number }>> {
+  const { repos } = deps;
+  const line = await repos.statements.get(lineId);
+  if (!line) return notFound("statement line");
+  if (line.direction !== "credit" || (line.state !== "suggested" && line.state !== "unmatched"))
+    return lineClosed(line);
+  const tx = await repos.transactions.get(transactionId);
+  const accounts = await repos.statements.accountsWithIbanOf(Number(line.account_id));
+  // Another firm's, another account's or a payout: as unknown here as it is to the line.
+  if (tx?.type !== "deposit" || !accounts?.ids.includes(Number(tx.account_id)))
+    return notFound("a deposit shown this line's account");
+  const firm = await repos.firms.get(tx.firm_id);
+  if (!firm) return notFound("firm");
+  if (firm.sandbox === 1) return conflict("a test firm's deposits are never approved by a bank's line");
+  const planned = planDecision(tx, {
+    kind: "approve",
+    amountMinor: Number(line.amount),
+    mayExceedAsked: who.mayExceedAsked,
+  });
+  if (!planned.ok) {
+    if (planned.refusal === "not_pending")
+      return conflict(`transaction is not pending (status: ${tx.status}); it was decided already`);
+    return refused("forbidden", "approving more than the amount asked for needs an admin");
+  }
+  const { plan } = planned;
+  const settled = await repos.statements.settle(lineId, {
+    transactionId,
+    status: "approved",
+    amount: plan.amount,
+    originalAmount: plan.originalAmount,
+    decidedBy: who.actor,
+    note: `bank statement line ${lineId}`,
+    now: deps.now(),
+    callback: (decided) => callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
+  });
+  if (!settled.ok) {
+    if (settled.reason === "settled_elsewhere")
+      return conflict("another statement line settles this deposit");
+    if (settled.reason === "line_moved") return conflict("this line was settled or marked meanwhile");
+    if (settled.reason === "not_found") return notFound("transaction");
+    return conflict("transaction is not pending; it was decided meanwhile");
+  }
+  deps.decisionsMade();
+  return { ok: true, value: { line_id: lineId, transaction_id: transactionId, amount_minor: plan.amount } };
+}
+
+export async function markNotOurs(
+  deps: ReconcileDeps,
+  lineId: number,
+  actor: string,
+  note: string | null,
+): Promise<Outcome<{ line_id: number; state: "not_ours" }>> {
+  const line = await deps.repos.statements.get(lineId);
+  if (!line) return notFound("statement line");
+  if (line.direction === "debit") return conflict("a debit is the account's own: nothing to refund");
+  const moved = await deps.repos.statements.markNotOurs(lineId, { actor, at: deps.now(), note });
+  if (!moved) return lineClosed((await deps.repos.statements.get(lineId)) ?? line);
+  return { ok: true, value: { line_id: lineId, state: "not_ours" } };
+}

@@ -1,0 +1,151 @@
+import { notFound } from "../backoffice/management-checks.js";
+import type { Outcome } from "../domain/refusal.js";
+import {
+  emptyCounts,
+  type LineCounts,
+  type LineResult,
+  lineMatcher,
+  type ReconcileDeps,
+} from "./line-matcher.js";
+import type { StatementLine } from "./statement.js";
+
+/**
+ * Lines that arrive one by one rather than in a file: the live feed's (feed.ts) and those an
+ * operator types from the bank's screen. Matched and written exactly as a file's lines are, so the
+ * same entry arriving by any way is one line.
+ */
+export interface RecordedLines extends LineCounts {
+  /** Each line sent, in order: its id and state, or that it was known already. */
+  results: LineResult[];
+}
+
+export async function recordLines(
+  deps: ReconcileDeps,
+  accountId: number,
+  lines: readonly StatementLine[],
+  source: "feed" | "hand",
+): Promise<Outcome<RecordedLines>> {
+  const accounts = await deps.repos.statements.accountsWithIbanOf(accountId);
+  if (!accounts) return notFound("account");
+  const counts = emptyCounts();
+  const results: LineResult[] = [];
+  if (lines.length > 0) {
+    const booked = lines.map((l) => l.bookedAt);
+    const matcher = lineMatcher(
+      deps,
+      {
+        accountId,
+        accountIds: accounts.ids,
+        importId: null,
+        source,
+        span: { firstBooked: Math.min(...booked), lastBooked: Math.max(...booked) },
+      },
+      counts,
+      (result) => results.push(result),
+    );
+    for (const line of lines) await matcher.line(line);
+    await matcher.finish();
+  }
+  if (counts.approved > counts.settled) deps.decisionsMade();
+  return { ok: true, value: { ...counts, results } };
+}
+
+/**
+ * A line an operator typed from the bank's screen: matched like any other (it may approve a
+ * deposit by itself), and in the audit log with who typed it, since no bank's file stands behind it.
+ */
+export async function typeLine(
+  deps: ReconcileDeps,
+  accountId: number,
+  line: StatementLine,
+  actor: string,
+): Promise<Outcome<RecordedLines>> {
+  const recorded = await recordLines(deps, accountId, [line], "hand");
+  if (!recorded.ok) return recorded;
+  const result = recorded.value.results[0];
+  if (result && !result.duplicate)
+    await deps.repos.audited.event(
+      { actor, action: "statement_line.typed", at: deps.now() },
+      "statement_line",
+      String(result.id),
+      null,
+      { account_id: accountId, amount: line.amountMinor, direction: line.direction, state: result.state },
+    );
+  return recorded;
+}
+
+/** A line's fields as the feed and the console send them (JSON). */
+export interface TypedLine {
+  booked_at: string;
+  amount: string;
+  direction?: "credit" | "debit" | undefined;
+  currency?: string | undefined;
+  sender_name?: string | null | undefined;
+  sender_iban?: string | null | undefined;
+  description?: string | undefined;
+  bank_ref?: string | null | undefined;
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** A time must say its zone: a bank's connector in another zone would shift every line. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+const AMOUNT = /^(0|[1-9]\d{0,12})(\.\d{1,2})?$/;
+const TURKEY_OFFSET_MS = 3 * 3_600_000;
+/** How far in the future a booking may be: clocks differ, the bank's never runs a day ahead. */
+const FUTURE_TOLERANCE_MS = 10 * 60_000;
+
+/** A typed line checked and read, or why not (the message names the field). */
+export function readTypedLine(
+  typed: TypedLine,
+  now: number,
+): { ok: true; line: StatementLine } | { ok: false; message: string } {
+  let bookedAt: number;
+  let dateOnly = false;
+  if (DATE_ONLY.test(typed.booked_at)) {
+    bookedAt = Date.parse(`${typed.booked_at}T00:00:00Z`) - TURKEY_OFFSET_MS;
+    dateOnly = true;
+  } else if (DATE_TIME.test(typed.booked_at)) bookedAt = Date.parse(typed.booked_at);
+  else
+    return {
+      ok: false,
+      message: "booked_at: a date (2026-11-28) or a time with its zone (2026-11-28T14:05:00+03:00)",
+    };
+  if (!Number.isFinite(bookedAt)) return { ok: false, message: "booked_at: no such date" };
+  if (bookedAt > now + FUTURE_TOLERANCE_MS) return { ok: false, message: "booked_at: in the future" };
+  const amount = AMOUNT.exec(typed.amount);
+  if (!amount) return { ok: false, message: "amount: a positive amount such as 1500.00" };
+  const [whole, fraction = ""] = typed.amount.split(".");
+  const amountMinor = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+  if (amountMinor === 0) return { ok: false, message: "amount: must be more than zero" };
+  const trimmed = (v: string | null | undefined) =>
+    v === undefined || v === null || v.trim() === "" ? null : v.trim();
+  return {
+    ok: true,
+    line: {
+      bookedAt,
+      dateOnly,
+      amountMinor,
+      direction: typed.direction ?? "credit",
+      currency: typed.currency ?? "TRY",
+      senderName: trimmed(typed.sender_name),
+      senderIban: trimmed(typed.sender_iban),
+      description: typed.description?.trim() ?? "",
+      bankRef: trimmed(typed.bank_ref),
+    },
+  };
+}
+
+/** Every line read, or the first fault, named by its place in the list. */
+export function readTypedLines(
+  typed: readonly TypedLine[],
+  now: number,
+): { ok: true; lines: StatementLine[] } | { ok: false; message: string } {
+  const lines: StatementLine[] = [];
+  for (const [i, t] of typed.entries()) {
+    const read = readTypedLine(t, now);
+    if (!read.ok)
+      return { ok: false, message: typed.length === 1 ? read.message : `lines[${i}].${read.message}` };
+    lines.push(read.line);
+  }
+  return { ok: true, lines };
+}
