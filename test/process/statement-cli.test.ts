@@ -95,4 +95,57 @@ describe.each(STORES)("payintake statement commands on %s", (kind) => {
     expect(refused.code).toBe(1);
     expect(refused.json.message).toMatch(/^statement refused: it is for the account TR12/);
   });
+
+  it("types a line, approves a deposit with it, marks another not ours; makes a feed secret and lists the feeds", async () => {
+    const iban = "TR690001000000000000000000";
+    const account = await cli.addAccount({ bank: "Akbank", holder: "Ödeme A.Ş.", iban });
+    // Every deposit here shown this account: the others are switched off.
+    for (const a of (await cli.ok("account", "list")).accounts)
+      if (a.id !== account.id) await cli.ok("account", "update", String(a.id), "--active", "false");
+    const firm = await cli.ok(
+      "firm",
+      "create",
+      "--name",
+      "Typed Lines",
+      "--webhook-url",
+      "http://127.0.0.1:9/cb",
+    );
+    const creds = { apiKey: firm.api_key, secret: firm.secret_key };
+    const ids: number[] = [];
+    for (const name of ["Ada", "Ece"]) {
+      const body = depositBody({ first_name: name, last_name: "Su", amount: "40.00", bank_code: "AKBANK" });
+      expect((await sendSigned(server.url, creds, { path: "/paymentapi/v1/deposits", body })).status).toBe(
+        200,
+      );
+      const q = await sendSigned(server.url, creds, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      ids.push((q.json as { data: { id: number } }).data.id);
+    }
+    const typed = await cli.ok(
+      ...["statement", "add", "--account", String(account.id), "--booked-at", new Date().toISOString()],
+      ...["--amount", "40.00", "--sender-name", "BIRI", "--bank-ref", "T-1"],
+    );
+    expect(typed.results[0].state).toBe("suggested");
+    const lineId = String(typed.results[0].id);
+    const approved = await cli.ok("statement", "approve", lineId, "--transaction", String(ids[1]));
+    expect(approved).toMatchObject({ transaction_id: ids[1] });
+    const again = await cli.run("statement", "approve", lineId, "--transaction", String(ids[0]));
+    expect(again.code).toBe(1);
+    const stray = await cli.ok(
+      ...["statement", "add", "--account", String(account.id), "--booked-at", new Date().toISOString()],
+      ...["--amount", "9.99", "--bank-ref", "T-2"],
+    );
+    expect(
+      await cli.ok("statement", "not-ours", String(stray.results[0].id), "--note", "iade"),
+    ).toMatchObject({
+      state: "not_ours",
+    });
+
+    const feed = await cli.ok("feed", "secret", "--account", String(account.id), "--silence-minutes", "5");
+    expect(feed).toMatchObject({ account_id: account.id, silence_minutes: 5 });
+    expect(feed.secret).toMatch(/^fs_/);
+    const { feeds } = await cli.ok("feed", "list");
+    expect(feeds).toEqual([expect.objectContaining({ account_id: account.id, last_at: null, silent: true })]);
+  });
 });
