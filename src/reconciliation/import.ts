@@ -61,7 +61,15 @@ export async function importStatement(
     }
     const summary = emptySummary();
     const matchers: LineMatcher[] = [];
+    // The highest number seen: an old statement imported again is no step back.
+    let previous = (await deps.repos.statements.recentSequences(accountId)).reduce<string | null>(
+      laterSequence,
+      null,
+    );
     for (const statement of read.statements) {
+      const gap = sequenceGap(previous, statement.header.sequence);
+      if (gap) statement.doubts.push(gap);
+      previous = laterSequence(previous, statement.header.sequence);
       const importId = await deps.repos.statements.createImport({
         account_id: accountId,
         format: read.format,
@@ -98,6 +106,32 @@ export async function importStatement(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A statement's number as a count: camt.053's ElctrncSeqNb, MT940's :28C: before its "/". */
+function sequenceNumber(sequence: string | null): number | null {
+  const m = sequence === null ? null : /^0*(\d{1,9})(?:\/\d+)?$/.exec(sequence.trim());
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Statements are numbered one after another per account: a number more than one past the last one
+ * imported means statements in between never came, and with them payments no one has seen. A
+ * number at or below it is a statement again (its lines are duplicates), which is no gap.
+ */
+export function sequenceGap(last: string | null, next: string | null): string | null {
+  const a = sequenceNumber(last);
+  const b = sequenceNumber(next);
+  if (a === null || b === null || b <= a + 1) return null;
+  const missing = b - a === 2 ? `${a + 1}` : `${a + 1} to ${b - 1}`;
+  return `statement ${b} follows statement ${a}: statement ${missing} was never imported, its payments are unseen`;
+}
+
+function laterSequence(last: string | null, next: string | null): string | null {
+  const a = sequenceNumber(last);
+  const b = sequenceNumber(next);
+  if (b === null) return last;
+  return a === null || b > a ? next : last;
 }
 
 /** The chunks as they come, written to `path` on the way (waiting for the disk when it lags). */

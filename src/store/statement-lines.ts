@@ -55,6 +55,8 @@ export type RecordResult =
 
 export interface StatementRepository {
   createImport(values: Omit<Insertable<StatementImportTable>, "id">): Promise<number>;
+  /** The numbers of the account's latest statements (up to 100, newest first). */
+  recentSequences(accountId: number): Promise<string[]>;
   /** The accounts that share this account's IBAN (itself included): a pool may list one twice. */
   accountsWithIbanOf(accountId: number): Promise<{ ids: number[]; iban: string } | undefined>;
   /** Deposits assigned to these accounts and made within [from, to], of any status. */
@@ -146,6 +148,18 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
         .returning("id")
         .executeTakeFirstOrThrow();
       return Number(row.id);
+    },
+
+    async recentSequences(accountId) {
+      const rows = await db
+        .selectFrom("statement_imports")
+        .select("sequence")
+        .where("account_id", "=", accountId)
+        .where("sequence", "is not", null)
+        .orderBy("id", "desc")
+        .limit(100)
+        .execute();
+      return rows.map((r) => r.sequence as string);
     },
 
     async accountsWithIbanOf(accountId) {

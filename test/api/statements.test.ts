@@ -174,4 +174,21 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
     expect(r.json.statements[0].doubts[0]).toMatch(/do not add up/);
     await eventually(async () => ((await tx(d.id)).status === "approved" ? true : undefined));
   });
+
+  it("a statement whose number skips some says which never came; one imported late or again is no gap", async () => {
+    const own = await addAccount(server, { iban: "TR690001000000000000000000" });
+    const numbered = (sequence: string) => camtFile({ iban: own.iban, entries: [], sequence });
+    const doubts = async (sequence: string) =>
+      (await upload(numbered(sequence), "application/xml", own.id)).json.statements[0].doubts as string[];
+    expect(await doubts("10")).toEqual([]);
+    expect(await doubts("11")).toEqual([]);
+    expect(await doubts("14")).toEqual([
+      "statement 14 follows statement 11: statement 12 to 13 was never imported, its payments are unseen",
+    ]);
+    expect(await doubts("12")).toEqual([]);
+    expect(await doubts("11")).toEqual([]);
+    expect(await doubts("16")).toEqual([
+      "statement 16 follows statement 14: statement 15 was never imported, its payments are unseen",
+    ]);
+  });
 });
