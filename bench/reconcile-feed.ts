@@ -78,6 +78,7 @@ export async function feedRun(kind: StoreKind, root: string, samples: number): P
       "POST",
       `/admin/v1/accounts/${account.id}/feed-secret`,
       {},
+      200,
     );
     const creds = { apiKey: firm.api_key, secret: firm.secret_key };
     const times: number[] = [];

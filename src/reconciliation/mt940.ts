@@ -1,4 +1,5 @@
 import { minorUnits, StatementError } from "./amounts.js";
+import { ibanInNarrative, senderInNarrative } from "./narrative.js";
 import type { StatementEvents, StatementHeader, StatementLine } from "./statement.js";
 
 /**
@@ -59,8 +60,10 @@ function ibanIn(value: string): string | null {
 /** A :86: narrative: `?NN` subfields where the bank uses them, else the text as it is. */
 function narrative(text: string): { description: string; name: string | null; iban: string | null } {
   const flat = text.replace(/\r?\n/g, "");
-  if (!/^\d{3}\?|^\?\d\d/.test(flat))
-    return { description: text.replace(/\s*\r?\n\s*/g, " ").trim(), name: null, iban: null };
+  if (!/^\d{3}\?|^\?\d\d/.test(flat)) {
+    const description = text.replace(/\s*\r?\n\s*/g, " ").trim();
+    return { description, name: senderInNarrative(description), iban: ibanInNarrative(description) };
+  }
   const fields = new Map<string, string>();
   for (const part of flat.split("?").slice(1)) {
     const key = part.slice(0, 2);

@@ -122,7 +122,7 @@ describe("statement files", () => {
     expect(s?.doubts).toEqual([]);
     expect(s?.lines.map((l) => [l.direction, l.amountMinor, l.senderName, l.description, l.bankRef])).toEqual(
       [
-        ["credit", 150_050, null, "FAST GELEN AHMET YILMAZ ACE47KMX YATIRIM", "FAST889911"],
+        ["credit", 150_050, "AHMET YILMAZ", "FAST GELEN AHMET YILMAZ ACE47KMX YATIRIM", "FAST889911"],
         ["debit", 2_500, null, "EFT MASRAFI", null],
         ["credit", 20_000, "MEHMET CAN DEMIR", "ODEME PK3X", "B-2"],
       ],
