@@ -144,6 +144,16 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
     // An account without a feed answers as a wrong key does.
     expect((await post(line, { accountId: other.id })).json.message).toBe("Invalid feed signature");
     expect(await lineCount()).toBe(count);
+    // The operators' routes want the admin token or a console session, as every operator route does.
+    for (const path of [
+      "/admin/v1/statement-lines",
+      "/ops/api/statement-lines",
+      "/admin/v1/statement-feeds",
+    ]) {
+      const res = await request(`${server.url}${path}`, { headers: { authorization: "Bearer wrong" } });
+      expect(res.statusCode).toBe(401);
+      await res.body.dump();
+    }
   });
 
   it("a bad line refuses the whole request, naming it; nothing of it is written", async () => {
