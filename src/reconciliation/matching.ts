@@ -150,7 +150,12 @@ export function matchLine(
         ? c.createdAt >= earliest
         : c.amountMinor === line.amountMinor || (c.paymentCode !== null && named.has(c.paymentCode))),
   );
-  const rated = candidates.map((c) => ({ c, e: evidenceOf(line, c, reading) }));
+  // A deposit nothing in the line points at plays no part in any rule below: left out at once.
+  const rated: Rated[] = [];
+  for (const c of candidates) {
+    const e = evidenceOf(line, c, reading);
+    if (scoreOf(e, line, c) > 0) rated.push({ c, e });
+  }
   // A reversal is the bank's own refund, and deposits are in lira: neither is proven for anyone.
   if (line.reversal === true) return suggest(line, rated, "a reversal is money coming back, not a payment");
   if (line.currency !== "TRY")

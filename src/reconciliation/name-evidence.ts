@@ -73,6 +73,8 @@ export function nameEvidence(name: string | null | SenderName, payer: PayerName)
   const { words: sender, cut } = given;
   const { first, middle, last } = wordsOf(payer);
   if (first.length === 0 || last.length === 0) return "none";
+  // Most deposits a line is compared with share no word with it: answered without building anything.
+  if (!sharesAWord(sender, cut, first) && !sharesAWord(sender, cut, last)) return "none";
   const used = new Set<number>();
   const found = (words: string[]) =>
     words.filter((w) => {
@@ -96,6 +98,19 @@ export function nameEvidence(name: string | null | SenderName, payer: PayerName)
   if (lastFound === last.length) return "partial";
   if (firstFound === first.length && hasInitial(sender, used, last)) return "partial";
   return "none";
+}
+
+/** Whether a sender word is one of `words`, or (a cut name's last word) the beginning of one. */
+function sharesAWord(sender: string[], cut: boolean, words: string[]): boolean {
+  const lastAt = sender.length - 1;
+  for (let i = 0; i <= lastAt; i++) {
+    const w = sender[i] as string;
+    for (const wanted of words) {
+      if (w === wanted) return true;
+      if (cut && i === lastAt && w.length >= MIN_CUT_WORD && wanted.startsWith(w)) return true;
+    }
+  }
+  return false;
 }
 
 /** Whether an unused sender word is the initial of the payer's surname ("AHMET Y."). */

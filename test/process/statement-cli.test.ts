@@ -147,5 +147,6 @@ describe.each(STORES)("payintake statement commands on %s", (kind) => {
     expect(feed.secret).toMatch(/^fs_/);
     const { feeds } = await cli.ok("feed", "list");
     expect(feeds).toEqual([expect.objectContaining({ account_id: account.id, last_at: null, silent: true })]);
-  });
+    // Fourteen CLI processes, each a Node.js start.
+  }, 120_000);
 });

@@ -169,6 +169,18 @@ async function seed(store: Store, key: Buffer) {
         .execute();
   }
   const account = await insertAccount(store, T);
+  // The account's statement feed secret (reconciliation/feed.ts).
+  await store.db
+    .updateTable("payment_accounts")
+    .set({
+      feed_secret_sealed: sealed(
+        `payment_accounts.feed_secret_sealed#${account}`,
+        "fs_feed-secret",
+        sealContext.feedSecret(account),
+      ),
+    })
+    .where("id", "=", account)
+    .execute();
   const nationalIds = new Map<string, { text: string; context: string }>();
   for (let start = 0; start < TRANSACTIONS; start += 100) {
     const rows = Array.from({ length: Math.min(100, TRANSACTIONS - start) }, (_, i) => {
@@ -242,6 +254,7 @@ describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind)
         "operators.totp_sealed": 1,
         "operators.totp_pending_sealed": 1,
         "payment_sessions.request_sealed": 1,
+        "payment_accounts.feed_secret_sealed": 1,
         "transactions.national_id_sealed": nationalIds,
       },
     });
