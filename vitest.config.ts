@@ -9,6 +9,9 @@ export default defineConfig({
         ? configDefaults.exclude
         : [...configDefaults.exclude, "test/reliability/pg-restart.test.ts"],
     testTimeout: 30_000,
+    // expect.poll waits for a state (a row shown, a status written): on two cores shared by two test
+    // files, a browser's sign-in alone can take over a second, expect.poll's own default.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     // Each file starts its own servers on fresh databases; two workers fit the 2-core machine.
     pool: "forks",
