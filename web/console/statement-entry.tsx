@@ -1,16 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
 import { accountLabel, fill, lineStateText, type PaymentAccount } from "./statement-words";
-import {
-  age,
-  amountFieldsValid,
-  amountInput,
-  Field,
-  formValue,
-  listOf,
-  useLoad,
-  useShell,
-} from "./ui";
+import { age, amountFieldsValid, amountInput, Field, formValue, listOf, useLoad, useShell } from "./ui";
 
 interface Feed {
   account_id: number;
@@ -79,6 +70,8 @@ interface TypedAnswer {
  */
 export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string; onAdded(): void }) {
   const { t, notify } = useShell();
+  // Said here, not in the notice line: opening the line changes the address, which clears that.
+  const [done, setDone] = useState<{ text: string; bad: boolean } | null>(null);
   async function submit(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -92,16 +85,21 @@ export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string;
       const v = formValue(form, name);
       if (v) body[name] = v;
     }
-    const res = await api<TypedAnswer>("POST", `/accounts/${formValue(form, "account")}/statement-lines`, body);
+    const res = await api<TypedAnswer>(
+      "POST",
+      `/accounts/${formValue(form, "account")}/statement-lines`,
+      body,
+    );
+    setDone(null);
     if (!res.ok) return notify(res.json.message ?? String(res.status), true);
     const [result] = res.json.results;
     if (!result) return;
-    notify(
-      result.duplicate
+    setDone({
+      text: result.duplicate
         ? fill(t("duplicateLine"), { id: result.id })
         : `#${result.id}: ${fill(t("typedLine"), { state: lineStateText(result.state, t) })}`,
-      result.duplicate,
-    );
+      bad: result.duplicate,
+    });
     form.reset();
     props.onAdded();
     location.hash = `#/statement-lines/${result.id}${props.here ? `?${props.here}` : ""}`;
@@ -130,6 +128,11 @@ export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string;
       </Field>
       <p class="help">{t("typeLineHelp")}</p>
       <button type="submit">{t("save")}</button>
+      {done && (
+        <p id="typed-result" role="status" class={done.bad ? "error wide-note" : "ok wide-note"}>
+          {done.text}
+        </p>
+      )}
     </form>
   );
 }

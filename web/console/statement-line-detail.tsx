@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { statusText } from "./transaction-detail";
 import {
@@ -149,7 +149,8 @@ function Candidates(props: { line: LineWithCandidates; mayApprove: boolean; onCh
                 {payerName(tx)} · {tx.reference}
               </div>
               <div class="muted">
-                {when(tx.created_at, lang)} · <span class={`status ${tx.status}`}>{statusText(tx.status, t)}</span>
+                {when(tx.created_at, lang)} ·{" "}
+                <span class={`status ${tx.status}`}>{statusText(tx.status, t)}</span>
               </div>
               <div class="evidence">
                 {evidenceWords(evidence, t).join(" · ")}
@@ -164,7 +165,9 @@ function Candidates(props: { line: LineWithCandidates; mayApprove: boolean; onCh
                     onClick={() =>
                       approve(
                         tx.id,
-                        differs ? `${amountText}\n${fill(t("confirmLineApprove"), { tx: tx.id })}` : undefined,
+                        differs
+                          ? `${amountText}\n${fill(t("confirmLineApprove"), { tx: tx.id })}`
+                          : undefined,
                       )
                     }
                   >
@@ -210,6 +213,11 @@ function ApproveById({ line, onChanged }: { line: StatementLine; onChanged(): vo
 function NotOurs({ line, onChanged }: { line: StatementLine; onChanged(): void }) {
   const { t, notify } = useShell();
   const [open, setOpen] = useState(false);
+  const noteField = useRef<HTMLInputElement>(null);
+  // Opened to type the note: the field takes the keys at once (autofocus acts only on a page's load).
+  useEffect(() => {
+    if (open) noteField.current?.focus();
+  }, [open]);
   if (!open)
     return (
       <p>
@@ -240,8 +248,7 @@ function NotOurs({ line, onChanged }: { line: StatementLine; onChanged(): void }
         <span>
           {t("notOurs")}: {t("note")}
         </span>
-        {/* biome-ignore lint/a11y/noAutofocus: opened by the operator to type the note at once */}
-        <input name="note" id="not-ours-note" maxLength={500} autoFocus />
+        <input name="note" id="not-ours-note" maxLength={500} ref={noteField} />
       </label>
       <button type="submit" class="reject">
         {t("markNotOurs")}

@@ -39,10 +39,7 @@ export function StatementLines({ filter, id }: { filter: URLSearchParams; id?: n
     q,
     REFRESH_MS,
   );
-  const [accounts] = useLoad(
-    async () => listOf<PaymentAccount>(await api("GET", "/accounts")),
-    "accounts",
-  );
+  const [accounts] = useLoad(async () => listOf<PaymentAccount>(await api("GET", "/accounts")), "accounts");
   const here = query({ account, day, state: filter.get("state") ?? undefined });
   const names = new Map((accounts ?? []).map((a) => [a.id, accountLabel(a)]));
   return (
@@ -158,7 +155,10 @@ function LineList(props: { lines: StatementLine[]; id?: number; here: string; na
             {l.description && <span class="l-desc">{l.description}</span>}
             <span class="l-foot">
               <span class={`l-state ${l.state}`}>{lineStateText(l.state, t)}</span>
-              <span class="muted"> · #{l.id} · {props.names.get(l.account_id) ?? `#${l.account_id}`}</span>
+              <span class="muted">
+                {" "}
+                · #{l.id} · {props.names.get(l.account_id) ?? `#${l.account_id}`}
+              </span>
             </span>
           </a>
         </li>
