@@ -1,7 +1,8 @@
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentCodeFor } from "../../src/domain/payment-code.js";
-import { launchChromium } from "../support/browser.js";
+import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
 import { camtFile } from "../support/statement-files.js";
@@ -115,6 +116,8 @@ describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
     await expect.poll(() => candidate(page, ids.b).isVisible(), WAIT).toBe(true);
     expect(await page.locator("#type-line").isVisible()).toBe(true);
     expect(await pageWidth(page)).toBe(320);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-statement-lines-phone.png"), fullPage: true });
     await page.click('a.tab[data-tab="summary"]');
     await expect.poll(() => page.locator("#statements-card").isVisible(), WAIT).toBe(true);
     expect(await pageWidth(page)).toBe(320);
@@ -142,7 +145,10 @@ describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
     expect(await page.locator("button.approve-line, #approve-by-id").count()).toBe(0);
     expect(await page.locator("#not-ours").isVisible()).toBe(true);
 
-    await page.click(`#lines li[data-id="${ids.suggested}"] a`);
+    // From the keyboard: j moves to the next line, Enter opens it.
+    await page.locator(`#lines li[data-id="${ids.late}"] a`).focus();
+    await page.keyboard.press("j");
+    await page.keyboard.press("Enter");
     await expect
       .poll(() => page.locator("#ld-title").textContent(), WAIT)
       .toBe(`#${ids.suggested} · 290,00 TL · öneri var`);
@@ -159,6 +165,8 @@ describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
     );
     const note = "Bankadaki tutar 290,00 TL, istenen 300,00 TL: 290,00 TL ile onaylanır.";
     expect(await candidate(page, ids.a).locator(".amount-note").textContent()).toBe(note);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-statement-lines.png"), fullPage: true });
     expect(await candidate(page, ids.a).locator("button.approve-line").textContent()).toBe(
       "Onayla: 290,00 TL",
     );

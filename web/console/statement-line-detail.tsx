@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
-import { statusText } from "./transaction-detail";
 import {
   bookedText,
   evidenceWords,
@@ -11,6 +10,7 @@ import {
   type StatementLine,
   sourceText,
 } from "./statement-words";
+import { statusText } from "./transaction-detail";
 import { canDecide, formValue, money2, payerName, useLoad, useShell, when } from "./ui";
 
 interface Candidate {
@@ -52,6 +52,7 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
     String(props.id),
     15_000,
   );
+  useShownOnce(line?.id === props.id ? props.id : undefined);
   if (!line) return null;
   const changed = () => {
     reload();
@@ -109,6 +110,22 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
       )}
     </article>
   );
+}
+
+/**
+ * A line opened low in a long list, or on a phone (where the detail is under the list), would open
+ * out of sight with nothing on screen changing: brought into view once per line, not at each refresh.
+ */
+function useShownOnce(id: number | undefined) {
+  const shown = useRef<number | null>(null);
+  useEffect(() => {
+    if (id === undefined || shown.current === id) return;
+    shown.current = id;
+    const el = document.getElementById("line-detail");
+    const top = el?.getBoundingClientRect().top;
+    if (el && top !== undefined && (top < 0 || top > window.innerHeight - 120))
+      el.scrollIntoView({ block: "start" });
+  }, [id]);
 }
 
 /** Approves a deposit with the line, for the bank's amount; the server's refusal is the notice. */

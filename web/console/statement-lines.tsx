@@ -1,6 +1,6 @@
 import { api, query } from "./api";
-import { LineDetail } from "./statement-line-detail";
 import { Feeds, StatementUpload, TypedLineForm } from "./statement-entry";
+import { LineDetail } from "./statement-line-detail";
 import {
   accountLabel,
   bookedText,

@@ -297,7 +297,7 @@ function detailFields(
     ["created_at", t("created"), when(d.created_at, lang)],
     ["decision_note", t("note"), d.decision_note],
     ["callback_url", t("fCallbackUrl"), d.callback_url],
-    ["statement_line", t("fStatementLine"), d.statement_line && d.statement_line.id],
+    ["statement_line", t("fStatementLine"), d.statement_line?.id],
   ];
 }
 
