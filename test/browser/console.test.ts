@@ -870,7 +870,9 @@ describe("operator console in Chromium", () => {
     await server.admin("POST", `/admin/v1/transactions/${decided}/approve`, { actor: "operator:ayse" });
     const page = await signIn("viewer");
     await tab(page, "summary");
-    await expect.poll(() => page.locator("#cards .card").count()).toBe(8);
+    // Eight, and the bank statement lines' card (docs/console.md, "Hesap hareketleri").
+    await expect.poll(() => page.locator("#cards .card").count()).toBe(9);
+    expect(await page.locator("#statements-card .label").first().textContent()).toBe("Hesap hareketleri");
     // Pending now, whatever day it came, with the oldest one's age; a click opens the queue.
     expect(await page.locator("#waiting-deposits .label").textContent()).toBe("Bekleyen yatırımlar");
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");

@@ -36,14 +36,16 @@ export interface Answer<T> {
 /**
  * `keepalive`: the request goes on after the page is closed or reloaded (a held decision sent as the
  * operator leaves, held-decisions.ts); its answer is then read by nobody. `active`: the operator's doing (or
- * not) whatever the last input was (activity.ts).
+ * not) whatever the last input was (activity.ts). `type`: a Blob body's content type.
  */
 export async function api<T = unknown>(
   method: string,
   path: string,
   body?: unknown,
-  opts: { keepalive?: boolean; active?: boolean } = {},
+  opts: { keepalive?: boolean; active?: boolean; type?: string } = {},
 ): Promise<Answer<T>> {
+  // A file (a bank statement) goes as its own bytes, with its type: the server reads it as a stream.
+  const raw = body instanceof Blob;
   const active = opts.active ?? operatorActive();
   if (active) markedSent();
   const sentAt = Date.now();
@@ -53,11 +55,11 @@ export async function api<T = unknown>(
     cache: "no-store",
     keepalive: opts.keepalive === true,
     headers: {
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(body === undefined ? {} : { "content-type": raw ? (opts.type ?? body.type) : "application/json" }),
       ...(csrf && method !== "GET" ? { "x-csrf-token": csrf } : {}),
       ...(active ? { [OPERATOR_ACTIVE_HEADER]: "1" } : {}),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
   });
   heardEndsIn(res.headers.get(ENDS_IN_HEADER), sentAt);
   const idleLeft = res.headers.get(IDLE_LEFT_HEADER);

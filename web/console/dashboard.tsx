@@ -37,6 +37,17 @@ interface Dashboard {
     receivers: { origin: string; slow: boolean; hanging: number }[];
   };
   channels: { code: string; kind: string; active: boolean; breaker: string }[];
+  statements?: StatementFigures;
+}
+/** What the bank's statement lines did today (docs/reconciliation.md). */
+interface StatementFigures {
+  approved_automatically: number;
+  approved_automatically_share: number | null;
+  median_seconds_credit_to_callback: number | null;
+  unmatched_credits: number;
+  unmatched_amount: string;
+  feeds: number;
+  silent_feeds: number[];
 }
 
 /**
@@ -112,6 +123,7 @@ export function Summary() {
             </a>
           );
         })}
+        {d.statements && <StatementsCard s={d.statements} rate={rate} />}
         <div class="card">
           <div class="figure">
             {median === null
@@ -159,6 +171,47 @@ export function Summary() {
         ))}
       </ul>
     </section>
+  );
+}
+
+/**
+ * The statement's day: the share of today's approved deposits the bank's lines approved by
+ * themselves, how long a payer waited from the money's arrival to the merchant's callback, the money
+ * received that no deposit took (each a line to look at), and a live feed gone silent, which
+ * quietly stops all of that. Opens the lines' screen.
+ */
+function StatementsCard({ s, rate }: { s: StatementFigures; rate: (r: number | null) => string }) {
+  const { t, lang } = useShell();
+  const median = s.median_seconds_credit_to_callback;
+  const seconds =
+    median === null
+      ? "—"
+      : median < 120
+        ? `${lang === "tr" ? String(median).replace(".", ",") : median} ${t("unitSeconds")}`
+        : `${Math.round(median / 60)} ${t("unitMinutes")}`;
+  const silent = s.silent_feeds.length > 0;
+  return (
+    <a id="statements-card" class={silent ? "card wide alert" : "card wide"} href="#/statement-lines">
+      <div class="label">{t("statementLines")}</div>
+      <div class="figure">{rate(s.approved_automatically_share)}</div>
+      <div class="label">
+        {t("autoShare")} ({s.approved_automatically})
+      </div>
+      <div class="minor">
+        {t("creditToCallback")}: <strong>{seconds}</strong>
+      </div>
+      <div class="minor" id="unmatched-money">
+        {t("unmatchedMoney")}:{" "}
+        <strong>
+          {s.unmatched_credits} · {money(s.unmatched_amount)} TL
+        </strong>
+      </div>
+      {silent && (
+        <div class="minor error" id="silent-feeds">
+          {t("silentFeeds").replace("{ids}", s.silent_feeds.map((id) => `#${id}`).join(", "))}
+        </div>
+      )}
+    </a>
   );
 }
 

@@ -15,6 +15,7 @@ import { Pool } from "./pool";
 import { Providers } from "./providers";
 import { Queue } from "./queue";
 import { RecoveryCodes, SecondFactor } from "./second-factor";
+import { StatementLines } from "./statement-lines";
 import { Transactions } from "./transactions";
 import { isAdmin, Notice, type Operator, type Shell, ShellContext, useShell } from "./ui";
 
@@ -201,6 +202,7 @@ const SECTIONS = [
   "deposits",
   "withdrawals",
   "transactions",
+  "statement-lines",
   "summary",
   "firms",
   "pool",
@@ -229,6 +231,7 @@ function Header(props: {
     ["/deposits", t("deposits")],
     ["/withdrawals", t("withdrawals")],
     ["/transactions", t("transactions")],
+    ["/statement-lines", t("statementLines")],
     ["/summary", t("summary")],
     ["/firms", t("firms")],
     ["/pool", t("pool")],
@@ -286,6 +289,7 @@ function Screen(props: {
       {section === "deposits" && <Queue key="deposit" type="deposit" />}
       {section === "withdrawals" && <Queue key="withdrawal" type="withdrawal" />}
       {section === "transactions" && <Transactions filter={filter} id={id} />}
+      {section === "statement-lines" && <StatementLines filter={filter} id={id} />}
       {section === "summary" && <Summary />}
       {section === "firms" && <Firms id={id} />}
       {section === "pool" && <Pool />}

@@ -7,6 +7,7 @@ import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { Lang, T } from "./i18n";
 import type { QueueRow } from "./queue-row";
+import { bookedText, lineAmount, sourceText } from "./statement-words";
 import {
   age,
   canDecide,
@@ -65,6 +66,19 @@ interface Detail extends TransactionRow {
     next_attempt_at: string | null;
     attempts: Attempt[];
   }[];
+  /** A deposit's: the bank's line that settled it (docs/reconciliation.md); absent for a payout. */
+  statement_line?: SettlingLine | null;
+}
+interface SettlingLine {
+  id: number;
+  state: string;
+  amount: string;
+  booked_at: string;
+  date_only: boolean;
+  sender_name: string | null;
+  description: string;
+  source: string;
+  decided_by: string | null;
 }
 
 /** `onDecided`: a decision made from the detail, so that the list beside it shows it too. */
@@ -146,7 +160,13 @@ export function TransactionDetail({ id, onDecided }: { id: number; onDecided: ()
             <div key={k} data-field={k}>
               <dt>{label}</dt>
               <dd>
-                {k === "iban" && d.iban !== null ? <IbanText iban={d.iban} /> : String(v)}
+                {k === "iban" && d.iban !== null ? (
+                  <IbanText iban={d.iban} />
+                ) : k === "statement_line" && d.statement_line ? (
+                  <SettlingLineText line={d.statement_line} />
+                ) : (
+                  String(v)
+                )}
                 {/* What a payout's bank form asks for, copied as the form takes it. */}
                 {d.type === "withdrawal" && copyOf(k, d, markPaying)}
                 {k === "national_id" && isAdmin(me.role) && (
@@ -277,7 +297,22 @@ function detailFields(
     ["created_at", t("created"), when(d.created_at, lang)],
     ["decision_note", t("note"), d.decision_note],
     ["callback_url", t("fCallbackUrl"), d.callback_url],
+    ["statement_line", t("fStatementLine"), d.statement_line?.id],
   ];
+}
+
+/** The line that paid the deposit, linked to its place among the bank's lines. */
+function SettlingLineText({ line }: { line: SettlingLine }) {
+  const { t, lang } = useShell();
+  return (
+    <>
+      <a href={`#/statement-lines/${line.id}?state=all`}>#{line.id}</a> · {lineAmount(line)} ·{" "}
+      {bookedText(line, lang)}
+      {line.sender_name && ` · ${line.sender_name}`}
+      {line.description && ` · ${line.description}`} · {sourceText(line.source, t)}
+      {line.decided_by && ` · ${line.decided_by}`}
+    </>
+  );
 }
 
 /**
