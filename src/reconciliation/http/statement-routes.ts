@@ -12,6 +12,12 @@ import type { LineAccess } from "./line-routes.js";
  */
 export const STATEMENT_LIMIT_BYTES = 200 * 1024 * 1024;
 const TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
+/**
+ * How long the connection may stay silent while a file is matched and written (the answer comes at
+ * the end): the server's 60 s for every other request would cut a large file's answer off while
+ * the import goes on. The CLI waits ten minutes for it; a 100,000-line file takes under one.
+ */
+export const IMPORT_SILENCE_MS = 15 * 60_000;
 
 class TooLarge extends Error {}
 
@@ -48,6 +54,7 @@ export function registerStatementUpload(
       async (request, reply) => {
         const who = await access(request, reply, "operator");
         if (!who) return reply;
+        request.raw.socket.setTimeout(IMPORT_SILENCE_MS);
         const id = recordIdOf(request.params.id);
         if (id === undefined) return sendError(reply, 400, "invalid id");
         const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
