@@ -94,6 +94,12 @@ const TURKEY_OFFSET_MS = 3 * 3_600_000;
 /** How far in the future a booking may be: clocks differ, the bank's never runs a day ahead. */
 const FUTURE_TOLERANCE_MS = 10 * 60_000;
 
+/** A calendar day that exists: Date.parse takes 2026-02-30 for 2 March. */
+export function isRealDay(day: string): boolean {
+  const at = Date.parse(`${day}T00:00:00Z`);
+  return Number.isFinite(at) && new Date(at).toISOString().slice(0, 10) === day;
+}
+
 /** A typed line checked and read, or why not (the message names the field). */
 export function readTypedLine(
   typed: TypedLine,
@@ -110,7 +116,8 @@ export function readTypedLine(
       ok: false,
       message: "booked_at: a date (2026-11-28) or a time with its zone (2026-11-28T14:05:00+03:00)",
     };
-  if (!Number.isFinite(bookedAt)) return { ok: false, message: "booked_at: no such date" };
+  if (!Number.isFinite(bookedAt) || !isRealDay(typed.booked_at.slice(0, 10)))
+    return { ok: false, message: "booked_at: no such date" };
   if (bookedAt > now + FUTURE_TOLERANCE_MS) return { ok: false, message: "booked_at: in the future" };
   const amount = AMOUNT.exec(typed.amount);
   if (!amount) return { ok: false, message: "amount: a positive amount such as 1500.00" };

@@ -164,6 +164,11 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
     expect(bad.json.message).toBe("lines[1].amount: a positive amount such as 1500.00");
     const zoneless = await post({ booked_at: "2026-11-28T10:00:00", amount: "5.00" });
     expect(zoneless.json.message).toMatch(/^booked_at: /);
+    // A day that does not exist is not read as another (Date.parse takes 30 February for 2 March).
+    for (const booked_at of ["2026-02-30", "2026-02-30T10:00:00+03:00"])
+      expect((await post({ booked_at, amount: "5.00" })).json).toMatchObject({
+        message: "booked_at: no such date",
+      });
     expect((await post("{not json")).status).toBe(400);
     expect((await post({ booked_at: iso(Date.now()), amount: "5.00", extra: 1 })).status).toBe(400);
     expect(await lineCount()).toBe(count);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { limitText } from "../../backoffice/http/management-schemas.js";
 import { idText, plainText } from "../../http/operator-fields.js";
 import type { StatementLineState } from "../../store/schema.js";
+import { isRealDay } from "../typed-lines.js";
 
 /** `state=matched` is the lines that approved their deposit or found it approved. */
 export const STATES: Record<string, StatementLineState[]> = {
@@ -23,7 +24,7 @@ export const listQuery = z.strictObject({
   day: z
     .string()
     .regex(DAY, { message: "a day as YYYY-MM-DD" })
-    .refine((d) => Number.isFinite(Date.parse(`${d}T00:00:00Z`)), { message: "no such day" })
+    .refine(isRealDay, { message: "no such day" })
     .optional(),
   before: idText.optional(),
   limit: limitText.optional(),
