@@ -41,6 +41,9 @@ export async function approveWithLine(
   if (!line) return notFound("statement line");
   if (line.direction !== "credit" || (line.state !== "suggested" && line.state !== "unmatched"))
     return lineClosed(line);
+  // Deposits are in lira: a line in another currency is money to look into, never a lira amount.
+  if (line.currency !== "TRY")
+    return conflict(`a line in ${line.currency} approves no deposit: deposits are in TRY`);
   const tx = await repos.transactions.get(transactionId);
   const accounts = await repos.statements.accountsWithIbanOf(Number(line.account_id));
   // Another firm's, another account's or a payout: as unknown here as it is to the line.

@@ -102,7 +102,7 @@ export interface LineFigures {
   approvedByStatement: number;
   /** For each deposit a line approved in the window: from the line's arrival to its callback's delivery. */
   creditToCallbackMs: number[];
-  /** Credits no deposit took yet (suggested, unmatched, paid after cancellation): count and sum. */
+  /** Lira credits no deposit took yet (suggested, unmatched, paid after cancellation): count and sum. */
   openCredits: number;
   openAmount: number;
 }
@@ -138,6 +138,7 @@ export async function lineFigures(
     .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.sum<number>("amount").as("total")])
     .where("state", "in", ["suggested", "unmatched", "after_cancellation"])
     .where("direction", "=", "credit")
+    .where("currency", "=", "TRY")
     .executeTakeFirstOrThrow();
   return {
     approved: Number(approved.n),

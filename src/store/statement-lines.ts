@@ -141,8 +141,7 @@ async function recordIn(trx: Transaction<Database>, item: LineRecord): Promise<R
 
 /**
  * The lines tied to no deposit (unmatched, suggested, debits: nearly all of a statement), written
- * in one statement; a line whose key the account knows, or an earlier line of the batch took, is a
- * duplicate. One statement instead of one per line: a 100,000-line file is 200 of them, and the
+ * in one statement; a line whose key the account knows is a duplicate. One statement instead of one per line: a 100,000-line file is 200 of them, and the
  * server builds and keeps far fewer queries while the batch's transaction is open.
  */
 async function recordPlain(
@@ -150,8 +149,19 @@ async function recordPlain(
   items: readonly LineRecord[],
 ): Promise<(RecordResult | undefined)[]> {
   const results: (RecordResult | undefined)[] = new Array(items.length);
+  // A key twice in the batch (the same entry twice in a file) is left to the writes in order: the
+  // first copy, which may approve, must win over the later one.
+  const seen = new Map<string, number>();
+  for (const { line } of items) {
+    const key = `${line.account_id}\u001f${line.line_key}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
   const plain = items.flatMap((item, i) =>
-    item.outcome.transactionId === null && item.decision === undefined ? [i] : [],
+    item.outcome.transactionId === null &&
+    item.decision === undefined &&
+    seen.get(`${item.line.account_id}\u001f${item.line.line_key}`) === 1
+      ? [i]
+      : [],
   );
   if (plain.length === 0) return results;
   const rows = await trx

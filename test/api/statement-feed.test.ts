@@ -131,6 +131,43 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
     });
   });
 
+  it("the same entry twice in one request is one line, and the first copy approves; a line in USD approves nothing", async () => {
+    const d = await deposit({ amount: "64.00" });
+    // No bank reference: the entry's content is its key, the same for both copies.
+    const line = {
+      booked_at: iso(d.at + 1_000),
+      amount: "64.00",
+      description: `EFT ${paymentCodeFor(d.id)}`,
+    };
+    const r = await post({ lines: [line, line] });
+    expect(r.json).toMatchObject({ lines: 2, approved: 1, duplicates: 1 });
+    expect(r.json.results[0]).toMatchObject({ duplicate: false, state: "approved", transaction_id: d.id });
+    expect(r.json.results[1]).toEqual({ duplicate: true });
+    expect((await tx(d.id)).status).toBe("approved");
+
+    const e = await deposit({ amount: "65.00" });
+    const usd = await post({
+      booked_at: iso(e.at + 1_000),
+      amount: "65.00",
+      currency: "USD",
+      description: paymentCodeFor(e.id),
+      bank_ref: `USD-${e.id}`,
+    });
+    expect(usd.json.results[0].state).toBe("suggested");
+    const refused = await server.admin(
+      "POST",
+      `/admin/v1/statement-lines/${usd.json.results[0].id}/approve`,
+      {
+        transaction_id: e.id,
+      },
+    );
+    expect(refused).toMatchObject({
+      status: 409,
+      json: { message: "a line in USD approves no deposit: deposits are in TRY" },
+    });
+    expect((await tx(e.id)).status).toBe("pending");
+  });
+
   it("refuses what is not the account's feed, and writes nothing: wrong key, another account's path, an old time", async () => {
     const count = await lineCount();
     const line = { booked_at: iso(Date.now()), amount: "1.00", bank_ref: `X-${Date.now()}` };
