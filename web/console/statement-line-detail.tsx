@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import {
   bookedText,
@@ -231,8 +231,9 @@ function NotOurs({ line, onChanged }: { line: StatementLine; onChanged(): void }
   const { t, notify } = useShell();
   const [open, setOpen] = useState(false);
   const noteField = useRef<HTMLInputElement>(null);
-  // Opened to type the note: the field takes the keys at once (autofocus acts only on a page's load).
-  useEffect(() => {
+  // Opened to type the note: the field takes the keys at once, before the form is painted
+  // (useEffect would run after it, and a key typed meanwhile would go to the page).
+  useLayoutEffect(() => {
     if (open) noteField.current?.focus();
   }, [open]);
   if (!open)
