@@ -85,7 +85,7 @@ describe("operator console in Chromium", () => {
         if (ended || request.method() !== method) return route.continue();
         ended = true;
         const { cookie: _, ...headers } = await request.allHeaders();
-        const body = request.postDataBuffer();
+        const body = request.postData();
         const res = await fetch(request.url(), { method, headers, ...(body ? { body } : {}) });
         expect(res.status).toBe(401);
         await route.fulfill({
