@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REJECTIONS } from "../../src/intake/http/rejection-responses.js";
+import { DEPOSIT_FIELDS, WITHDRAWAL_FIELDS } from "../../src/intake/requests.js";
 
 /** The error catalogue in docs/errors.md and the code must never disagree. */
 const catalogue = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
@@ -29,5 +30,12 @@ describe("error catalogue", () => {
     }
     expect(sent.size).toBeGreaterThan(8);
     for (const message of sent) expect(catalogue, message).toContain(`\`${message}\``);
+  });
+
+  it("names the JSON key next to each field name the messages use, and no other", () => {
+    const specs = [...Object.values(DEPOSIT_FIELDS).flat(), ...Object.values(WITHDRAWAL_FIELDS).flat()];
+    const pairs = new Set(specs.map((f) => `| \`${f.struct}\` | \`${f.key}\` |`));
+    const listed = new Set(catalogue.match(/^\| `[A-Za-z]+` \| `[a-z_]+` \|$/gm) ?? []);
+    expect([...listed].sort()).toEqual([...pairs].sort());
   });
 });
