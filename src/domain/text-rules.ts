@@ -35,9 +35,13 @@ export function isUsernameText(value: string): boolean {
 
 /**
  * No stored text may carry NUL or other C0 control characters: PostgreSQL text cannot hold NUL, and
- * control characters in references or ids only ever come from broken clients or attacks.
+ * control characters in references or ids only ever come from broken clients or attacks. Nor the
+ * characters that steer how the text around them is laid out: the bidirectional embeddings,
+ * overrides and isolates (a reference ending in U+202E RIGHT-TO-LEFT OVERRIDE reverses the status an
+ * operator reads next to it) and the line and paragraph separators (U+0085, U+2028, U+2029), which
+ * break a log or CSV line where no newline is seen.
  */
-const CONTROL = /[\u0000-\u001F\u007F]/;
+const CONTROL = /[\u0000-\u001F\u007F\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
 export function hasControlCharacters(value: string): boolean {
   return CONTROL.test(value);
 }

@@ -47,7 +47,7 @@ function text(opts: {
       type: "string",
       ...(opts.min > 0 ? { minLength: opts.min } : {}),
       maxLength: opts.max,
-      description: `${opts.description} Unicode code points are counted${opts.controlsAllowed ? "" : "; no control characters or unpaired surrogates"}.`,
+      description: `${opts.description} Unicode code points are counted${opts.controlsAllowed ? "" : "; no control characters, bidirectional controls, line separators or unpaired surrogates"}.`,
     });
   if (opts.required) REQUIRED_FIELDS.add(schema);
   return schema;

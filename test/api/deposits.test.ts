@@ -214,6 +214,16 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
         { reference: "ab\u0000c" },
         "Validation failed: Reference contains invalid characters",
       ],
+      [
+        "reference right-to-left override",
+        { reference: "ORD-\u202E1" },
+        "Validation failed: Reference contains invalid characters",
+      ],
+      [
+        "user_id line separator",
+        { user_id: "U\u20281" },
+        "Validation failed: UserID contains invalid characters",
+      ],
       ["method unknown", { method: "swift" }, "Validation failed: Method must be one of fast, eft, havale"],
       [
         "return_url too long",

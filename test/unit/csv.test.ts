@@ -12,6 +12,12 @@ describe("CSV export", () => {
     expect(csvCell(150)).toBe("150");
   });
 
+  it("quotes a cell holding a bidirectional control or a line separator (a row stored before the API refused them)", () => {
+    for (const c of ["\u202E", "\u2066", "\u2028", "\u2029", "\u0085"])
+      expect(csvCell(`ORD${c}1`)).toBe(`"ORD${c}1"`);
+    expect(csvCell("Ayşe Yılmaz")).toBe("Ayşe Yılmaz");
+  });
+
   it("never lets a cell run as a spreadsheet formula", () => {
     for (const v of ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx"])
       expect(csvCell(v).replace(/^"/, "")).toMatch(/^'/);

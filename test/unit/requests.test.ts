@@ -464,6 +464,30 @@ describe("parseDepositRequest: NUL and control characters", () => {
     );
   });
 
+  it.each([
+    ["U+202E right-to-left override", "\u202E"],
+    ["U+202A left-to-right embedding", "\u202A"],
+    ["U+2066 left-to-right isolate", "\u2066"],
+    ["U+2069 pop directional isolate", "\u2069"],
+    ["U+2028 line separator", "\u2028"],
+    ["U+2029 paragraph separator", "\u2029"],
+    ["U+0085 next line", "\u0085"],
+  ])("refuses %s in references, ids and the bank code, as a control character", (_name, c) => {
+    const fields: [string, string][] = [
+      ["reference", "Reference"],
+      ["user_id", "UserID"],
+      ["bank_code", "BankCode"],
+      ["national_id", "NationalID"],
+    ];
+    for (const [key, struct] of fields)
+      expect(depositError(deposit({ [key]: `AB${c}12` }))).toBe(
+        `Validation failed: ${struct} contains invalid characters`,
+      );
+    expect(withdrawalOk(withdrawal({ iban: `TR33${c}0006100519786457841326` })).iban).toBe(
+      "TR330006100519786457841326",
+    );
+  });
+
   it("a NUL in middle_name only drops the middle name", () => {
     expect(depositOk(deposit({ middle_name: "Can\u0000" })).middleName).toBeNull();
   });

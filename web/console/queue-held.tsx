@@ -83,7 +83,7 @@ export function HeldBar(props: {
       {held.list.map((h) => (
         <div key={h.id} class="held-item" data-id={h.id}>
           <span>
-            #{h.id} · {money2(h.decision.amount)} TL · {h.decision.payer} ·{" "}
+            #{h.id} · {money2(h.decision.amount)} TL · <bdi>{h.decision.payer}</bdi> ·{" "}
             <strong>
               {t(
                 h.decision.kind === "reject"

@@ -102,15 +102,17 @@ function QueueRowView(props: {
         {r.type === "withdrawal" && <CopyButton tx={r} field="amount" before={() => markPaying(r)} />}
       </td>
       <td class="payer">
-        {payerName(r)}
+        <bdi>{payerName(r)}</bdi>
         {r.type === "withdrawal" && <CopyButton tx={r} field="payee" before={() => markPaying(r)} />}
         <div class="sub">
-          {r.username} · {r.user_id}
+          <bdi>{r.username}</bdi> · <bdi>{r.user_id}</bdi>
         </div>
       </td>
       <td data-label={t("firm")} class="firm">
         {firmNames.get(r.firm_id) ?? `#${r.firm_id}`}
-        <div class="sub">{r.reference}</div>
+        <div class="sub">
+          <bdi>{r.reference}</bdi>
+        </div>
       </td>
       {r.type === "deposit" ? (
         <td data-label={t("account")}>

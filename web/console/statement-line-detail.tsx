@@ -163,7 +163,7 @@ function Candidates(props: { line: LineWithCandidates; mayApprove: boolean; onCh
             <li key={tx.id} data-tx={tx.id} class="candidate">
               <div>
                 <a href={`#/transactions/${tx.id}`}>#{tx.id}</a> · <strong>{asked} TL</strong> ·{" "}
-                {payerName(tx)} · {tx.reference}
+                <bdi>{payerName(tx)}</bdi> · <bdi>{tx.reference}</bdi>
               </div>
               <div class="muted">
                 {when(tx.created_at, lang)} ·{" "}

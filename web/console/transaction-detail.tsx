@@ -142,7 +142,7 @@ export function TransactionDetail({ id, onDecided }: { id: number; onDecided: ()
   return (
     <article id="detail" class="panel">
       <h2 id="d-title">
-        #{d.id} · {d.reference} · {statusText(d.status, t)}
+        #{d.id} · <bdi>{d.reference}</bdi> · {statusText(d.status, t)}
       </h2>
       {d.status === "pending" && canDecide(me.role) && (
         <DetailDecision
