@@ -101,6 +101,7 @@ describe("hosted payment page in Chromium", () => {
     // "TL" or "₺" around the amount is no reason to refuse it.
     await page.fill("#amount", "₺250,50 TL");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     // Focus moves to the new screen's lead, so that a screen reader announces it.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("assigned-lead");
@@ -171,6 +172,66 @@ describe("hosted payment page in Chromium", () => {
     await page.context().close();
   });
 
+  it("shows the amount large and in words before sending it; 'Tutarı değiştir' goes back with it; '1.500' is one tap away", async () => {
+    const { url } = await session(firm);
+    const { page } = await openPage(url);
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/deposit")) sent.push(r.postData() ?? "");
+    });
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    // The language switch is named by what it shows (axe: label-content-name-mismatch).
+    expect(await page.locator("#lang").textContent()).toBe("English");
+    expect(await page.locator("#lang").getAttribute("aria-label")).toBeNull();
+    expect(await page.locator("label[for=amount]").textContent()).toBe("Ödemek istediğiniz tutar (TL)");
+
+    // A digit too many: seen in words before anything is sent.
+    await page.fill("#amount", "15000");
+    await page.click("#submit");
+    await expect.poll(() => page.locator("#check").isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirm-title");
+    expect(await page.locator("#confirm-amount").textContent()).toBe("15.000,00 TL");
+    expect(await page.locator("#confirm-words").textContent()).toBe("on beş bin Türk lirası");
+    expect(await page.locator("#confirm").textContent()).toBe("Onayla ve hesabı göster");
+    await page.click("#lang");
+    expect(await page.locator("#confirm-words").textContent()).toBe("fifteen thousand Turkish lira");
+    expect(await page.locator("#change").textContent()).toBe("Change the amount");
+    await page.click("#lang");
+    await shot(page, "phone-1b-confirm");
+    await page.click("#change");
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    expect(await page.locator("#amount").inputValue()).toBe("15000");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("amount");
+    expect(sent).toEqual([]);
+
+    // "1.500": refused as ambiguous, its likely reading offered as one tap; the field marked red.
+    await page.fill("#amount", "1.500");
+    await page.click("#submit");
+    await expect
+      .poll(() => page.locator("#amount-error").textContent())
+      .toBe("1.500 TL mi? Öyleyse 1500 ya da 1.500,00 yazın.");
+    expect(await page.locator("#take-reading").textContent()).toBe("1.500,00 TL ile devam et");
+    expect(await page.locator("#amount").evaluate((e) => getComputedStyle(e).borderTopColor)).toBe(
+      "rgb(179, 38, 30)",
+    );
+    await page.click("#take-reading");
+    await expect.poll(() => page.locator("#check").isVisible()).toBe(true);
+    expect(await page.locator("#confirm-amount").textContent()).toBe("1.500,00 TL");
+    expect(await page.locator("#confirm-words").textContent()).toBe("bin beş yüz Türk lirası");
+    expect(sent).toEqual([]);
+    await page.click("#confirm");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#v-amount").textContent()).toBe("1.500,00 TL");
+    expect(sent.map((b) => JSON.parse(b))).toEqual([{ amount: "1500" }]);
+    // Operators and the bank statement match a payment by the payer's name.
+    expect(await page.locator("#own-name").textContent()).toBe(
+      "Kendi adınıza açılmış bir hesaptan gönderin: ödemeniz adınızla eşleştirilir.",
+    );
+    // The reading is gone with the error once an amount is taken.
+    expect(await page.locator("#reading").isVisible()).toBe(false);
+    await page.context().close();
+  });
+
   it("a business rejection is shown on the page, and another amount then succeeds; no return button without return_url", async () => {
     const limited = await createFirm(server, { deposit_max: "100.00" });
     const { url } = await session(limited);
@@ -185,6 +246,7 @@ describe("hosted payment page in Chromium", () => {
       .toBe("Yatırım tutarı limit dışında. En çok 100,00 TL.");
     await page.fill("#amount", "99.90");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("99,90 TL");
     await shot(page, "desktop-2-account");
@@ -220,6 +282,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "300");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
       .toBe("Bu kullanıcı ödeme yapamaz. İşyerine başvurun.");
@@ -238,6 +301,7 @@ describe("hosted payment page in Chromium", () => {
     await other.page.click("#lang");
     await other.page.fill("#amount", "300");
     await other.page.click("#submit");
+    await other.page.click("#confirm");
     await expect
       .poll(() => other.page.locator("#amount-error").textContent())
       .toBe("Deposits are closed at the moment. Try again later.");
@@ -252,6 +316,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "300");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect
       .poll(() => page.locator("#amount-error").textContent())
       .toBe(
@@ -303,6 +368,7 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("earlier-settled");
     await page.fill("#amount", "120");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("120,00 TL");
     expect(await page.locator("#earlier-deposit").isVisible()).toBe(false);
@@ -321,6 +387,7 @@ describe("hosted payment page in Chromium", () => {
     expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body: meanwhile })).status).toBe(200);
     await second.page.fill("#amount", "100");
     await second.page.click("#submit");
+    await second.page.click("#confirm");
     await expect
       .poll(() => second.page.locator("#earlier-deposit").isVisible(), { timeout: 2_500 })
       .toBe(true);
@@ -335,6 +402,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "1234.5");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("1.234,50 TL");
     await page.evaluate(() => {
@@ -373,6 +441,7 @@ describe("hosted payment page in Chromium", () => {
     );
     await second.page.fill("#amount", "75");
     await second.page.click("#submit");
+    await second.page.click("#confirm");
     await expect
       .poll(() => second.page.locator("#amount-error").textContent())
       .toBe("Bir sorun oluştu. Lütfen tekrar deneyin.");
@@ -385,6 +454,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "1.250,50");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
     const heights = await page
@@ -401,6 +471,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "1.250,50");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     await page.locator('[data-copy="iban"]').click();
     await expect.poll(() => page.locator('[data-copy="iban"]').textContent()).toBe("Kopyalandı ✓");
@@ -458,6 +529,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "120");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     // The next check is held once its answer ("assigned") was read; meanwhile the deposit is
     // approved, so any check after it answers "expired".
@@ -512,6 +584,7 @@ describe("hosted payment page in Chromium", () => {
       .toBe(`Bu sayfa şu zamana kadar açık kalır: ${await shown(open.expires_at)}.`);
     await page.fill("#amount", "140");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     const assigned = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
     expect(await page.locator("#pay-by").textContent()).toBe(
@@ -526,6 +599,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => plain.page.locator("#open").isVisible()).toBe(true);
     await plain.page.fill("#amount", "141");
     await plain.page.click("#submit");
+    await plain.page.click("#confirm");
     await expect.poll(() => plain.page.locator("#assigned").isVisible()).toBe(true);
     expect(await plain.page.locator("#pay-by").isVisible()).toBe(false);
     await plain.page.context().close();
@@ -544,8 +618,9 @@ describe("hosted payment page in Chromium", () => {
     });
     await page.fill("#amount", "150");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => hung).toBe(true);
-    expect(await page.locator("#submit").textContent()).toBe("Gönderiliyor…");
+    expect(await page.locator("#confirm").textContent()).toBe("Gönderiliyor…");
     await expect.poll(() => page.locator("#assigned").isVisible(), { timeout: 30_000 }).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("150,00 TL");
     await page.context().close();
@@ -567,6 +642,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => held, { timeout: 5_000 }).toBe(true);
     await page.fill("#amount", "130");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     slow.open();
     await sleep(700);
@@ -661,10 +737,11 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#lang");
     expect(await page.locator("#lang").getAttribute("lang")).toBe("tr");
     // One currency name and one number format on the English page as on the Turkish one.
-    expect(await page.locator("label[for=amount]").textContent()).toBe("Amount to deposit (TL)");
+    expect(await page.locator("label[for=amount]").textContent()).toBe("Amount you want to pay (TL)");
     expect(await page.locator("#amount").getAttribute("placeholder")).toBe("0,00");
     await page.fill("#amount", "1.500,50");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("1.500,50 TL");
     expect(await page.locator('[data-copy="amount"]').getAttribute("aria-label")).toBe("Copy the amount");
@@ -701,6 +778,7 @@ describe("hosted payment page in Chromium", () => {
     });
     await p2.fill("#amount", "500");
     await p2.click("#submit");
+    await p2.click("#confirm");
     await expect.poll(() => p2.locator("#assigned").isVisible()).toBe(true);
     expect(await p2.locator("#earlier-amount").textContent()).toBe(
       "Bu ödeme için daha önce 350,00 TL girilmişti; bu tutarı gönderin.",
@@ -754,10 +832,15 @@ describe("hosted payment page in Chromium", () => {
     const before = await (await fetch(url.replace("/t/", "/api/pay/"))).json();
     let stale = true;
     await page.route(STATUS, (route) => (stale ? route.fulfill({ json: before }) : route.continue()));
+    // Checks answer as before until the amount is out, and truly from then on.
+    await page.route("**/deposit", (route) => {
+      stale = false;
+      return route.continue();
+    });
     await server.admin("PATCH", `/admin/v1/firms/${limited.id}`, { deposit_max: "1000.00" });
     await page.fill("#amount", "2000");
     await page.click("#submit");
-    stale = false;
+    await page.click("#confirm");
     await expect
       .poll(() => page.locator("#amount-error").textContent(), { timeout: 2_500 })
       .toBe("Yatırım tutarı limit dışında. En az 100,00 TL, en çok 1.000,00 TL.");
@@ -799,13 +882,14 @@ describe("hosted payment page in Chromium", () => {
     });
     await page.fill("#amount", "80");
     await page.click("#submit");
-    await expect.poll(() => page.locator("#submit").textContent()).toBe("Sending…");
+    await page.click("#confirm");
+    await expect.poll(() => page.locator("#confirm").textContent()).toBe("Sending…");
     await page.click("#lang");
-    expect(await page.locator("#submit").textContent()).toBe("Gönderiliyor…");
-    expect(await page.locator("#submit").isDisabled()).toBe(true);
+    expect(await page.locator("#confirm").textContent()).toBe("Gönderiliyor…");
+    expect(await page.locator("#confirm").isDisabled()).toBe(true);
     sent.open();
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
-    expect(await page.locator("#submit").textContent()).toBe("Devam et");
+    expect(await page.locator("#confirm").textContent()).toBe("Onayla ve hesabı göster");
     await page.context().close();
   });
 
@@ -839,6 +923,7 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "250");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     // Chromium's accessibility tree, as a screen reader gets it: the live regions above a node.
     const cdp = await page.context().newCDPSession(page);
@@ -899,6 +984,7 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await page.fill("#amount", "1.250,50");
     await page.click("#submit");
+    await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await size("#waiting")).toBeGreaterThan(16);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);

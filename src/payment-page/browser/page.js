@@ -1,6 +1,6 @@
 // The hosted payment page: no framework, no third-party requests. It talks to the two
 // page-internal endpoints with the token from its own URL (docs/hosted-page.md).
-import { bareAmount, dottedThousands, readAmount } from "./amount.js";
+import { amountInWords, bareAmount, dottedThousands, readAmount } from "./amount.js";
 import { LIMIT_REJECTION, PENDING_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
 
 const token = location.pathname.split("/").filter(Boolean).pop() || "";
@@ -72,17 +72,26 @@ let submitting = false;
 let final = false;
 let timer = null;
 const $ = (id) => document.getElementById(id);
-const SCREENS = ["loading", "failed", "open", "assigned", "expired", "missing"];
+const SCREENS = ["loading", "failed", "open", "check", "assigned", "expired", "missing"];
 /** What gets focus when a screen replaces another, so that screen readers announce it. */
 const FOCUS = {
   failed: "failed-title",
   open: "amount-label",
+  check: "confirm-title",
   assigned: "assigned-lead",
   expired: "expired-title",
   missing: "missing-title",
 };
 /** The screen shown; null until the first answer, when nothing had focus yet. */
 let screen = null;
+/**
+ * The amount read from what the payer typed (the API's form), shown large and in words before it
+ * is sent: a digit too many ("15000" for "1500") is seen there, while it can still be changed.
+ * null while no amount waits for the payer's confirmation.
+ */
+let confirming = null;
+/** "1.500" typed: its likely reading, offered as one tap ("1.500,00 TL ile devam et"); else null. */
+let reading = null;
 
 function t(key) {
   return T[lang][key] || key;
@@ -97,9 +106,9 @@ function applyLanguage() {
   document.querySelectorAll("[data-i18n-label]").forEach((el) => {
     el.setAttribute("aria-label", t(el.getAttribute("data-i18n-label")));
   });
+  // The button names the other language, in that language, and its name is what it shows (a
+  // screen reader's user who says "English" to press it finds it by that word).
   $("lang").textContent = t("other");
-  $("lang").setAttribute("aria-label", t("otherLabel"));
-  // The button names the other language, in that language.
   $("lang").setAttribute("lang", t("otherLang"));
   document.title = t("title");
   paint();
@@ -196,7 +205,13 @@ function setText(id, text) {
 function paint() {
   const limits = limitsText();
   setText("amount-help", limits ? `${t("amountHelp")}. ${limits}` : t("amountHelp"));
-  setText("submit", t(submitting ? "sending" : "continue"));
+  setText("submit", t("continue"));
+  setText("confirm", t(submitting ? "sending" : "confirm"));
+  if (confirming !== null) {
+    setText("confirm-amount", shownAmount(confirming));
+    setText("confirm-words", amountInWords(confirming, lang));
+  }
+  showReading();
   if (errorText) setText("amount-error", errorText());
   if (copyStatus) setText("copied", t(copyStatus));
   $("earlier-amount").hidden = earlier === null;
@@ -254,7 +269,10 @@ function render(next) {
   }
   const wasElsewhere = pendingElsewhere;
   pendingElsewhere = next.status === "open" && Boolean(next.earlier_deposit);
-  if (pendingElsewhere) return showAccount(next.earlier_deposit);
+  if (pendingElsewhere) {
+    confirming = null;
+    return showAccount(next.earlier_deposit);
+  }
   if (next.status === "open") {
     if (wasElsewhere) {
       // The earlier deposit was decided: a new amount can be sent now, and a refusal shown while
@@ -265,8 +283,10 @@ function render(next) {
       error(null);
     }
     paint();
-    return show("open");
+    // A check while the payer looks at the amount leaves them there.
+    return show(confirming === null ? "open" : "check");
   }
+  confirming = null;
   settled = false;
   if (next.status === "assigned") return showAccount(next);
   values = {};
@@ -354,31 +374,80 @@ function error(text) {
     }, 100);
 }
 
-$("amount-form").addEventListener("submit", async (event) => {
+/** The one-tap reading of "1.500" under the error, or nothing. */
+function showReading() {
+  $("reading").hidden = reading === null;
+  if (reading !== null) setText("take-reading", fill("takeReading", { amount: shownAmount(reading) }));
+}
+
+/** Shows the amount to confirm, large and in words. */
+function toConfirm(amount) {
+  error(null);
+  reading = null;
+  confirming = amount;
+  paint();
+  show("check");
+}
+
+$("amount-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const amount = readAmount($("amount").value);
+  reading = null;
   if (!amount) {
     const typed = bareAmount($("amount").value);
-    // Said for what was typed: "1.500" is most likely 1500, but 1,5 is possible too.
-    if (dottedThousands(typed))
+    // Said for what was typed: "1.500" is most likely 1500, but 1,5 is possible too; the likely
+    // reading is one tap away, and goes to the confirmation like any amount.
+    if (dottedThousands(typed)) {
+      reading = typed.replace(/\./g, "");
       error(() => fill("dottedThousands", { typed, plain: typed.replace(/\./g, "") }));
-    else error(() => t("badAmount"));
+    } else error(() => t("badAmount"));
+    showReading();
     $("amount").focus();
     return;
   }
   // Said at once: sent, it came back with the same words a round trip later (seconds on a slow link).
   if (outsideLimits(amount)) {
     error(() => rejectionText(403, LIMIT_REJECTION));
+    showReading();
     $("amount").focus();
     return;
   }
-  error(null);
-  const button = $("submit");
-  if (button.disabled) return;
+  toConfirm(amount);
+});
+$("take-reading").addEventListener("click", () => {
+  if (reading === null) return;
+  if (outsideLimits(reading)) {
+    reading = null;
+    error(() => rejectionText(403, LIMIT_REJECTION));
+    showReading();
+    return $("amount").focus();
+  }
+  toConfirm(reading);
+});
+$("change").addEventListener("click", () => {
+  if (submitting) return;
+  confirming = null;
+  show("open");
+  // The amount typed stays in the field, to be corrected rather than typed again.
+  $("amount").focus();
+});
+
+/** Back to the amount form with a refusal the server gave for the confirmed amount. */
+function refused(text) {
+  confirming = null;
+  show("open");
+  error(text);
+  $("amount").focus();
+}
+
+$("confirm").addEventListener("click", async () => {
+  const amount = confirming;
+  const button = $("confirm");
+  if (amount === null || button.disabled) return;
   button.disabled = true;
   // No check starts while the submit is out, and one already out is ignored when it answers.
   submitting = true;
-  setText("submit", t("sending"));
+  setText("confirm", t("sending"));
   stopPolling();
   const seq = ++issued;
   floor = seq;
@@ -398,7 +467,7 @@ $("amount-form").addEventListener("submit", async (event) => {
     });
     const body = await res.json().catch(() => ({}));
     if (res.status === 404) return accept(seq, null);
-    if (res.status === 429) return error(() => t("tooMany"));
+    if (res.status === 429) return refused(() => t("tooMany"));
     if (res.ok) {
       // An amount sent before (another tab, or a submit whose answer was lost) is the one to pay.
       earlier =
@@ -408,7 +477,7 @@ $("amount-form").addEventListener("submit", async (event) => {
           : null;
       return accept(seq, body);
     }
-    error(() => rejectionText(res.status, body?.message));
+    refused(() => rejectionText(res.status, body?.message));
     // Refused for a deposit made meanwhile elsewhere: ask at once, and the page shows where to pay it.
     if (body?.message === PENDING_REJECTION) recheck = true;
     // Refused by limits the page did not know (an operator changed them since the last check): the
@@ -416,12 +485,14 @@ $("amount-form").addEventListener("submit", async (event) => {
     if (body?.message === LIMIT_REJECTION) recheck = true;
   } catch (_e) {
     late = abort.signal.aborted;
-    error(() => t(late ? "slowAnswer" : "failed"));
+    refused(() => t(late ? "slowAnswer" : "failed"));
   } finally {
     clearTimeout(giveUp);
     button.disabled = false;
     submitting = false;
-    setText("submit", t("continue"));
+    // Not paint(): it would write a refusal's text at once, which error() writes a moment later so
+    // that a screen reader announces the same refusal a second time.
+    setText("confirm", t("confirm"));
     // Given up: ask at once what became of it, rather than at the next poll.
     if (late || recheck) check();
     else schedule();
