@@ -257,6 +257,7 @@ describe("createDeposit: the stored record", () => {
       callback_url: "https://hooks.example/cb/1",
       routing_log: "[]",
       payer_name_key: " ayse can yilmaz",
+      ignored_fields: null,
       created_at: NOW,
       updated_at: NOW,
     });
@@ -367,6 +368,7 @@ describe("createWithdrawal", () => {
         callback_url: "https://hooks.example/cb",
         routing_log: null,
         payer_name_key: " cagri ozturk",
+        ignored_fields: null,
         created_at: NOW,
         updated_at: NOW,
       },
