@@ -6,9 +6,9 @@ import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../devices.js";
 /** The console session's cookie: the token whose hash the store keeps (operators/console-sessions.ts). */
 const COOKIE = "payintake_ops";
 /**
- * The most values of one cookie name a request is looked up with. A browser sends every cookie
- * of the name whose domain and path match (another page of the host may have set one for `/`
- * beside ours for `/ops`), so more than one is ordinary; a few more than that are not, and each
+ * The most well-formed values of one cookie name a request is looked up with. A browser sends every
+ * cookie of the name whose domain and path match (another page of the host may have set one for
+ * `/` beside ours for `/ops`), so more than one is ordinary; a few more than that are not, and each
  * costs a store lookup.
  */
 export const MAX_SAME_NAME_COOKIES = 4;
@@ -54,13 +54,14 @@ export function cookieToken(request: FastifyRequest, cookie: string): string | u
 }
 
 /**
- * The session tokens the request's cookies offer, each a well-formed token: a value of another
- * shape (`payintake_ops=bogus`, planted or stale) costs no lookup and shadows nothing.
+ * The session tokens the request's cookies offer, the first MAX_SAME_NAME_COOKIES well-formed ones:
+ * a value of another shape (`payintake_ops=bogus`, planted or stale) costs no lookup, counts
+ * against no bound and shadows nothing. The whole header is read: Node bounds its size (16 KiB).
  */
 export function sessionTokens(request: FastifyRequest): string[] {
-  return cookieValues(request, sessionCookieName(request), MAX_SAME_NAME_COOKIES).filter((value) =>
-    SESSION_TOKEN_SHAPE.test(value),
-  );
+  return cookieValues(request, sessionCookieName(request), Number.POSITIVE_INFINITY)
+    .filter((value) => SESSION_TOKEN_SHAPE.test(value))
+    .slice(0, MAX_SAME_NAME_COOKIES);
 }
 
 export function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeS: number) {
