@@ -114,6 +114,7 @@ app.post(DEPOSIT_PATH, async (request, reply) => {
     routing_log: "[]",
     // The stored value as deposits write it (a folded name), without the folding's cost.
     payer_name_key: "ayse yilmaz",
+    ignored_fields: null,
     created_at: now,
     updated_at: now,
   });

@@ -201,6 +201,7 @@ function basics(
       ? `[{"account_id":${account.id},"channel":null,"outcome":"accepted","ms":${Math.floor(r() * 4)}}]`
       : null,
     payer_name_key: person.nameKey,
+    ignored_fields: null,
     created_at: created,
     updated_at: created,
     decided_at: null,

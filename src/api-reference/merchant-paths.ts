@@ -9,6 +9,7 @@ import {
   error,
   errors,
   headers,
+  ignoredFieldsHeaders,
   type Schema,
   VALIDATION,
 } from "./openapi-parts.js";
@@ -43,6 +44,7 @@ export function merchantPaths() {
         responses: {
           "200": {
             description: "Accepted",
+            headers: ignoredFieldsHeaders,
             content: {
               "application/json": { schema: { $ref: "#/components/schemas/WithdrawalAccepted" } },
             },
@@ -119,6 +121,7 @@ function depositOperation() {
       responses: {
         "200": {
           description: "Accepted (legacy firms also get business rejections with 200 and success false)",
+          headers: ignoredFieldsHeaders,
           content: {
             "application/json": {
               schema: {

@@ -129,6 +129,16 @@ export const callbackHeader = {
   description: "Where this transaction's callback goes; scheme, host and port must equal the firm's webhook.",
 };
 
+/** The answer header that names the fields a test firm's request sent and the API ignored. */
+export const ignoredFieldsHeaders = {
+  "X-Ignored-Fields": {
+    required: false,
+    schema: { type: "string", example: "returnUrl, nationalid" },
+    description:
+      "Test (sandbox) firms only, on every answer after the body was read (success or business rejection): the top-level fields the request sent that the API does not read and so ignored, comma-separated, each percent-encoded as a URI component; at most 20, each cut to 64 characters. A live firm's answers never carry it; the body is the same either way.",
+  },
+};
+
 export const SIGNING = `Every request carries \`X-API-Key\`, \`X-Timestamp\`, \`X-Nonce\` and \`X-Signature\`:
 
 \`\`\`

@@ -1,3 +1,4 @@
+import { isPlainHttpLiveWebhook, PLAIN_HTTP_WEBHOOK_WARNING } from "../domain/firm.js";
 import { formatMinor } from "../domain/money.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { isoTime, methodOf } from "../domain/transaction-view.js";
@@ -44,6 +45,8 @@ export function firmView(f: FirmRow) {
     answer_payment_code: f.answer_payment_code === 1,
     created_at: isoTime(f.created_at),
     updated_at: isoTime(f.updated_at),
+    // Allowed settings an operator should hear of: the CLI writes them to stderr.
+    warnings: isPlainHttpLiveWebhook(f.sandbox === 1, f.webhook_url) ? [PLAIN_HTTP_WEBHOOK_WARNING] : [],
   };
 }
 
@@ -109,6 +112,8 @@ export function operatorTransactionView(t: TransactionRow) {
     decision_note: t.decision_note,
     original_amount: money(t.original_amount),
     routing: t.routing_log === null ? [] : (JSON.parse(t.routing_log) as unknown[]),
+    // Fields the merchant sent that the API does not read: a misspelt one shows here.
+    ignored_fields: t.ignored_fields === null ? null : (JSON.parse(t.ignored_fields) as string[]),
   };
 }
 

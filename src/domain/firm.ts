@@ -23,3 +23,15 @@ export interface Firm {
   /** A test firm: deposits get the sandbox account; the sandbox helpers answer it. */
   sandbox: boolean;
 }
+
+/**
+ * A live firm's webhook over plain http: the contract allows it, but its callbacks carry payers'
+ * names (`full_name`) across the network in clear, so operators are told where they set it (the
+ * admin API's and CLI's answers, the console's firm screen). A test firm's payers are not real.
+ */
+export function isPlainHttpLiveWebhook(sandbox: boolean, webhookUrl: string | null): boolean {
+  return !sandbox && webhookUrl !== null && webhookUrl.slice(0, 7).toLowerCase() === "http://";
+}
+
+export const PLAIN_HTTP_WEBHOOK_WARNING =
+  "webhook_url is plain http: this live firm's callbacks carry payers' names unencrypted; use an https URL";

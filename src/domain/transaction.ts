@@ -44,6 +44,11 @@ export interface Transaction {
    * the column, until the start that fills them in.
    */
   payer_name_key: string | null;
+  /**
+   * The names of the request's fields the API does not read (intake/ignored-fields.ts), as a JSON
+   * array; null when it had none. Operators only: the merchant's view never carries it.
+   */
+  ignored_fields: string | null;
 }
 
 export type TransactionType = "deposit" | "withdrawal";

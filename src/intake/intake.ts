@@ -103,6 +103,8 @@ function newRecord(
     callback_url: callbackUrl,
     routing_log: kind.routing_log,
     payer_name_key: payerNameKey(req.firstName, req.middleName, req.lastName),
+    // A hosted request sealed by an instance without the field has none (undefined).
+    ignored_fields: req.ignoredFields ? JSON.stringify(req.ignoredFields) : null,
     created_at: now,
     updated_at: now,
   };

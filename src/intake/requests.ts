@@ -17,6 +17,7 @@ import {
   userIdField,
   usernameField,
 } from "./fields.js";
+import { ignoredFieldsOf } from "./ignored-fields.js";
 import { checkReturnUrl } from "./return-url.js";
 
 /** The payer fields every deposit and withdrawal carries, after validation. */
@@ -29,6 +30,8 @@ export interface PayerFields {
   userId: string;
   reference: string;
   nationalId: string | null;
+  /** Top-level keys of the body the endpoint does not read (ignored-fields.ts); null when none. */
+  ignoredFields: string[] | null;
 }
 
 export interface DepositRequest extends PayerFields {
@@ -80,6 +83,7 @@ function payerFields(
   v: Record<string, unknown>,
   raw: Record<string, unknown>,
   bankCode: unknown,
+  known: ReadonlySet<string>,
 ): PayerFields {
   return {
     bankCode: bankCode as string,
@@ -90,6 +94,7 @@ function payerFields(
     userId: v.user_id as string,
     reference: v.reference as string,
     nationalId: (v.national_id as string | undefined) ?? null,
+    ignoredFields: ignoredFieldsOf(raw, known),
   };
 }
 
@@ -128,6 +133,23 @@ export const WITHDRAWAL_FIELDS = {
     f("username", "Username", usernameField),
   ],
 } as const;
+
+/** Every key a deposit's body may carry that intake reads: the table's, and middle_name. */
+const DEPOSIT_KEYS: ReadonlySet<string> = new Set([
+  DEPOSIT_FIELDS.amount.key,
+  DEPOSIT_FIELDS.redirect.key,
+  ...DEPOSIT_FIELDS.rest.map((field) => field.key),
+  "middle_name",
+]);
+
+/** A withdrawal's: the table's, middle_name, and method (withdrawalMethod reads it). */
+const WITHDRAWAL_KEYS: ReadonlySet<string> = new Set([
+  WITHDRAWAL_FIELDS.bankCode.key,
+  WITHDRAWAL_FIELDS.amount.key,
+  ...WITHDRAWAL_FIELDS.rest.map((field) => field.key),
+  "middle_name",
+  "method",
+]);
 
 /** Field order is the order of the contract's request table; the first failing field is reported. */
 export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
@@ -172,7 +194,7 @@ export function parseDepositRequest(body: unknown): Parsed<DepositRequest> {
   }
   return {
     ok: true,
-    value: Object.assign(payerFields(v, raw, v.bank_code), {
+    value: Object.assign(payerFields(v, raw, v.bank_code, DEPOSIT_KEYS), {
       amountMinor: minor,
       redirect: isHosted,
       method: v.method as Method,
@@ -223,7 +245,7 @@ export function parseWithdrawalRequest(body: unknown): Parsed<WithdrawalRequest>
   const v = rest.value;
   return {
     ok: true,
-    value: Object.assign(payerFields(v, raw, bank.value.bank_code), {
+    value: Object.assign(payerFields(v, raw, bank.value.bank_code, WITHDRAWAL_KEYS), {
       amountMinor: minor.value,
       method: withdrawalMethod(raw.method),
       iban: ibanOf(v.iban as string | undefined),

@@ -173,6 +173,7 @@ async function main(): Promise<void> {
     fail(`cannot reach the server at ${config.serverUrl}: ${(err as Error).message}`);
   }
   print(result.json);
+  writeWarnings(result.json);
   if (result.status >= 400) process.exitCode = 1;
   // A token read from a file may be another server's: the embedded one run from this folder, where
   // the server asked runs on PostgreSQL or with another data directory. Said on stderr, where it
@@ -181,6 +182,16 @@ async function main(): Promise<void> {
     process.stderr.write(
       `the admin token was read from ${tokenFile}; a server started with PAYINTAKE_ADMIN_TOKEN or another PAYINTAKE_DATA_DIR needs the same here\n`,
     );
+}
+
+/**
+ * What the answer warns of (a live firm's plain-http webhook: backoffice/views.ts), one line each on
+ * stderr, where a person running the command sees it and a script reading stdout is not disturbed.
+ */
+function writeWarnings(json: unknown): void {
+  const warnings = (json as { warnings?: unknown } | null)?.warnings;
+  if (!Array.isArray(warnings)) return;
+  for (const w of warnings) if (typeof w === "string") process.stderr.write(`warning: ${w}\n`);
 }
 
 main().catch((err: unknown) => {

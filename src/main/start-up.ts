@@ -30,7 +30,39 @@ export function configurationWarnings(config: Config): string[] {
         "a merchant's redirect resolves against its own site; set PAYMENT_PAGE_URL to the public base " +
         "URL payers reach this server at (e.g. https://pay.example.com)",
     );
+  const shared = sharedPageOrigin(config);
+  if (shared !== undefined)
+    warnings.push(
+      `PAYMENT_PAGE_URL and PAYINTAKE_URL (the console's and admin API's address) share one origin, ${shared}: ` +
+        "a script injected into either page could then read the other's storage and call the console's " +
+        "API with an operator's cookies; serve the payment page from a host of its own (e.g. " +
+        "https://pay.example.com beside https://ops.example.com), see docs/operations.md",
+    );
   return warnings;
+}
+
+/**
+ * The origin the payment page and the console would share, if they do: the payment page at
+ * PAYMENT_PAGE_URL, the console at /ops of this server's own address (PAYINTAKE_URL, which the
+ * CLI also uses). A browser isolates pages by origin only, so on one origin a script injected into
+ * either page reads the other's storage and sends requests with its cookies. A loopback address
+ * is a development machine's, where both are expected on one origin: not warned of.
+ */
+function sharedPageOrigin(config: Config): string | undefined {
+  if (config.role === "worker" || config.paymentPageUrl === undefined) return undefined;
+  const page = new URL(config.paymentPageUrl);
+  const server = new URL(config.serverUrl);
+  if (page.origin !== server.origin || isLoopbackHost(page.hostname)) return undefined;
+  return page.origin;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return (
+    hostname === "localhost" ||
+    hostname.endsWith(".localhost") ||
+    hostname === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 /**

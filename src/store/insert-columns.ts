@@ -28,6 +28,7 @@ export const INSERT_COLUMNS = [
   ["callback_url", "text"],
   ["routing_log", "text"],
   ["payer_name_key", "text"],
+  ["ignored_fields", "text"],
   ["created_at", "bigint"],
   ["updated_at", "bigint"],
 ] as const satisfies readonly (readonly [keyof NewTransaction, string])[];

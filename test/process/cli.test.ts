@@ -136,6 +136,43 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     expect(listed.stdout).not.toContain("secret");
   });
 
+  it("a live firm's plain-http webhook is warned of on stderr, stdout keeping its one object; not a test firm's", async () => {
+    const name = () => `Firm ${Math.random().toString(36).slice(2, 8)}`;
+    const plain = await cli.run("firm", "create", "--name", name(), "--webhook-url", "http://127.0.0.1:9/h");
+    expect(plain.code).toBe(0);
+    expect(plain.json.warnings).toEqual([expect.stringContaining("webhook_url is plain http")]);
+    expect(plain.stderr).toBe(`warning: ${plain.json.warnings[0]}\n`);
+    const secure = await cli.run(
+      "firm",
+      "create",
+      "--name",
+      name(),
+      "--webhook-url",
+      "https://127.0.0.1:9/h",
+    );
+    expect([secure.code, secure.json.warnings, secure.stderr]).toEqual([0, [], ""]);
+    const test = await cli.run(
+      "firm",
+      "create",
+      "--name",
+      name(),
+      "--webhook-url",
+      "http://127.0.0.1:9/h",
+      "--sandbox",
+    );
+    expect([test.code, test.json.warnings, test.stderr]).toEqual([0, [], ""]);
+    // Set later by an update, it is said then too.
+    const changed = await cli.run(
+      "firm",
+      "update",
+      String(secure.json.id),
+      "--webhook-url",
+      "http://127.0.0.1:9/h",
+    );
+    expect(changed.code).toBe(0);
+    expect(changed.stderr).toContain("warning: webhook_url is plain http");
+  });
+
   it("firm update changes switches, flags and limits, and the running server applies them", async () => {
     const firm = await newFirm();
     const updated = await cli.ok(

@@ -256,6 +256,40 @@ describe("PAYMENT_PAGE_URL unset", () => {
   );
 });
 
+describe("the payment page on the console's origin", () => {
+  const WARNING = "share one origin";
+  const warningsIn = (out: string) =>
+    out
+      .split("\n")
+      .filter((l) => l.includes(WARNING))
+      .map((l) => JSON.parse(l));
+
+  it("serve warns once when PAYMENT_PAGE_URL has the origin of PAYINTAKE_URL; not on separate hosts or loopback", async () => {
+    const store = await freshStore("sqlite");
+    const shared = await startServe({
+      ...store.env,
+      PAYMENT_PAGE_URL: "https://pay.example.com",
+      PAYINTAKE_URL: "https://pay.example.com/",
+    });
+    expect(await stopServe(shared)).toEqual({ code: 0, signal: null });
+    const lines = warningsIn(shared.child.stdout);
+    expect(lines).toHaveLength(1);
+    expect(lines[0].level).toBe(40);
+    expect(lines[0].msg).toContain("https://pay.example.com");
+    expect(lines[0].msg).toContain("serve the payment page from a host of its own");
+
+    for (const [page, ops] of [
+      ["https://pay.example.com", "https://ops.example.com"],
+      ["https://example.com", "http://example.com"],
+      ["http://localhost:8080", "http://localhost:8080"],
+    ] as const) {
+      const apart = await startServe({ ...store.env, PAYMENT_PAGE_URL: page, PAYINTAKE_URL: ops });
+      expect(await stopServe(apart)).toEqual({ code: 0, signal: null });
+      expect(apart.child.stdout + apart.child.stderr, `${page} beside ${ops}`).not.toContain(WARNING);
+    }
+  });
+});
+
 describe("zero-config embedded start", () => {
   it("generates master.key and admin.token in the data dir; the CLI finds the token there", async () => {
     const parent = mkdtempSync(join(tmpdir(), "payintake-zero-"));

@@ -89,6 +89,7 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
     callback_url: "http://127.0.0.1:9/callbacks",
     routing_log: null,
     payer_name_key: "ayse yilmaz",
+    ignored_fields: null,
     created_at: 1,
     updated_at: 1,
   });

@@ -76,11 +76,17 @@ describe("parseDepositRequest: a valid direct deposit", () => {
       userId: "U-1",
       reference: "ORD-1",
       nationalId: "12345678901",
+      ignoredFields: null,
       amountMinor: 15_000,
       redirect: false,
       method: "fast",
       returnUrl: null,
     });
+  });
+
+  it("names the top-level keys the endpoint does not read, in the order sent", () => {
+    const req = depositOk(deposit({ returnUrl: "x", nationalid: "1", nested: { a: 1 }, middle_name: "Can" }));
+    expect(req.ignoredFields).toEqual(["returnUrl", "nationalid", "nested"]);
   });
 
   it("keeps a valid middle name, trimmed", () => {
@@ -628,6 +634,7 @@ describe("parseWithdrawalRequest", () => {
       userId: "U-2",
       reference: "WD-1",
       nationalId: "12345678901",
+      ignoredFields: null,
       amountMinor: 25_000,
       method: "fast",
       iban: "TR330006100519786457841326",

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
 import { api } from "./api";
 import { fill, shownRange, typedAmount } from "./manage";
 import {
@@ -55,7 +56,9 @@ export function Firms({ id }: { id?: number }) {
     if (!res.ok) return notify(res.json.message ?? String(res.status), true);
     form.reset();
     setSecret(`${res.json.name} · ${res.json.api_key} · ${res.json.secret_key}`);
-    notify(`#${res.json.id}: ${t("saved")}`);
+    // One message at a time: a live firm's plain-http webhook is said with the save, as a warning.
+    const plainHttp = isPlainHttpLiveWebhook(res.json.sandbox, res.json.webhook_url);
+    notify(`#${res.json.id}: ${t("saved")}${plainHttp ? ` ${t("mgmtPlainHttpWebhook")}` : ""}`, plainHttp);
     reload();
   }
   async function rotate(f: Firm) {
@@ -90,6 +93,11 @@ export function Firms({ id }: { id?: number }) {
               <td>{f.id}</td>
               <td>
                 {f.name} {f.sandbox && <span class="tag">{t("mgmtSandboxTag")}</span>}
+                {isPlainHttpLiveWebhook(f.sandbox, f.webhook_url) && (
+                  <span class="tag plain-http" title={t("mgmtPlainHttpWebhook")}>
+                    {t("mgmtPlainHttpTag")}
+                  </span>
+                )}
               </td>
               <td>
                 <code>{f.api_key}</code>
@@ -193,6 +201,11 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       <Field label={t("mgmtWebhook")} wide>
         <input name="webhook_url" type="url" defaultValue={firm.webhook_url ?? ""} />
       </Field>
+      {isPlainHttpLiveWebhook(firm.sandbox, firm.webhook_url) && (
+        <p class="error plain-http-webhook" role="alert">
+          {t("mgmtPlainHttpWebhook")}
+        </p>
+      )}
       <Field label={t("mgmtDepositMin")}>
         <input
           name="deposit_min"

@@ -43,6 +43,8 @@ interface Detail extends TransactionRow {
   decided_at: string | null;
   decision_note: string | null;
   callback_url: string | null;
+  /** Names of fields the merchant sent that the API does not read (a misspelt one shows here). */
+  ignored_fields: string[] | null;
   history: {
     actor: string;
     action: string;
@@ -298,6 +300,7 @@ function detailFields(
     ["decision_note", t("note"), d.decision_note],
     ["callback_url", t("fCallbackUrl"), d.callback_url],
     ["statement_line", t("fStatementLine"), d.statement_line?.id],
+    ["ignored_fields", t("fIgnoredFields"), d.ignored_fields?.join(", ")],
   ];
 }
 

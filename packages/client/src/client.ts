@@ -82,6 +82,14 @@ export interface WithdrawalInput extends Payer {
   callbackUrl?: string;
 }
 
+/**
+ * `T` with no key beyond `Shape`'s. The API accepts a field it does not know and ignores it, so a
+ * misspelt optional field (`returnUrl`, `nationalid`) would be lost without a word: the request
+ * methods take `Exact<…>`, and TypeScript refuses such a key at compile time, in an object built
+ * beforehand as well as in a literal (where its own excess-property check already would).
+ */
+export type Exact<Shape, T extends Shape> = T & Record<Exclude<keyof T, keyof Shape>, never>;
+
 export interface Withdrawal {
   accepted: true;
   /** True when the answer was lost and the withdrawal was found by its reference instead. */
@@ -179,7 +187,7 @@ export class PayintakeClient {
   }
 
   /** Direct mode: the account to show the payer, or why not. Safe to call again with one reference. */
-  async createDeposit(input: DepositInput): Promise<Result<Deposit>> {
+  async createDeposit<T extends DepositInput>(input: Exact<DepositInput, T>): Promise<Result<Deposit>> {
     const { callbackUrl, ...body } = input;
     return this.#createOnce<Deposit>(
       "/paymentapi/v1/deposits",
@@ -213,7 +221,9 @@ export class PayintakeClient {
    * lost answer is recovered by the reference, so a retry never reads as "refused" a withdrawal
    * that was in fact created (which could pay a user twice).
    */
-  async createWithdrawal(input: WithdrawalInput): Promise<Result<Withdrawal>> {
+  async createWithdrawal<T extends WithdrawalInput>(
+    input: Exact<WithdrawalInput, T>,
+  ): Promise<Result<Withdrawal>> {
     const { callbackUrl, ...body } = input;
     return this.#createOnce<Withdrawal>(
       "/paymentapi/v1/withdrawals",
@@ -281,7 +291,9 @@ export class PayintakeClient {
   }
 
   /** Hosted mode: the URL to send the payer to; the amount is entered on the page. */
-  async createHostedDeposit(input: HostedDepositInput): Promise<Result<{ payment_url: string }>> {
+  async createHostedDeposit<T extends HostedDepositInput>(
+    input: Exact<HostedDepositInput, T>,
+  ): Promise<Result<{ payment_url: string }>> {
     const { callbackUrl, ...body } = input;
     return this.#call(
       "POST",

@@ -5,6 +5,7 @@ export {
   type Deposit,
   type DepositInput,
   type ErrorCode,
+  type Exact,
   type HostedDepositInput,
   type Payer,
   PayintakeClient,

@@ -3,7 +3,8 @@ import type { Firm } from "../../domain/firm.js";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError } from "../../http/envelope.js";
 import type { BusinessFacts } from "../../store/transactions.js";
-import type { Parsed } from "../requests.js";
+import { IGNORED_FIELDS_HEADER, ignoredFieldsHeader } from "../ignored-fields.js";
+import type { Parsed, PayerFields } from "../requests.js";
 import { NONCE_USED_MESSAGE, verifyRequest } from "./authenticate.js";
 import { INVALID_JSON_MESSAGE, resolveCallback } from "./common.js";
 import type { IntakeContext } from "./context.js";
@@ -54,4 +55,16 @@ export async function admit<T>(
   if (!parsed) return void sendError(reply, 400, INVALID_JSON_MESSAGE);
   if (!parsed.ok) return void sendError(reply, 400, parsed.message);
   return { firm, callbackUrl: callback.url, request: parsed.value, facts };
+}
+
+/**
+ * A test firm's answer names the fields its request sent that the API ignored, whatever the outcome
+ * (the body stays the contract's): an integrator sees a misspelt `returnUrl` while building. A live
+ * firm's answers carry no header the contract does not name; its operators see the names in the
+ * transaction's detail.
+ */
+export function tellIgnoredFields(reply: FastifyReply, firm: Firm, req: PayerFields): void {
+  if (firm.sandbox && req.ignoredFields !== null) {
+    reply.header(IGNORED_FIELDS_HEADER, ignoredFieldsHeader(req.ignoredFields));
+  }
 }

@@ -3,7 +3,7 @@ import { paymentCodeFor } from "../../domain/payment-code.js";
 import { sendError, sendPlainJson } from "../../http/envelope.js";
 import { createDeposit } from "../intake.js";
 import { type DepositRequest, parseDepositRequest } from "../requests.js";
-import { admit } from "./admission.js";
+import { admit, tellIgnoredFields } from "./admission.js";
 import type { IntakeContext } from "./context.js";
 import { MERCHANT_PATHS } from "./paths.js";
 import { REJECTIONS, rejectionStatus } from "./rejection-responses.js";
@@ -27,6 +27,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: IntakeContext): 
     );
     if (!admitted) return reply;
     const { firm, callbackUrl, request: req } = admitted;
+    tellIgnoredFields(reply, firm, req);
 
     if (!isDirect(req)) {
       const { token } = await ctx.hosted.open(firm, req, callbackUrl);

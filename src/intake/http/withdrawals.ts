@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { sendError, sendPlainJson } from "../../http/envelope.js";
 import { createWithdrawal } from "../intake.js";
 import { parseWithdrawalRequest } from "../requests.js";
-import { admit } from "./admission.js";
+import { admit, tellIgnoredFields } from "./admission.js";
 import type { IntakeContext } from "./context.js";
 import { MERCHANT_PATHS } from "./paths.js";
 import { REJECTIONS, rejectionStatus } from "./rejection-responses.js";
@@ -18,6 +18,7 @@ export function registerWithdrawalRoute(app: FastifyInstance, ctx: IntakeContext
     }));
     if (!admitted) return reply;
     const { firm } = admitted;
+    tellIgnoredFields(reply, firm, admitted.request);
 
     const outcome = await createWithdrawal(
       ctx.intake,

@@ -5,6 +5,27 @@ import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../devices.js";
 
 /** The console session's cookie: the token whose hash the store keeps (operators/console-sessions.ts). */
 const COOKIE = "payintake_ops";
+/**
+ * The most well-formed values of one cookie name a request is looked up with. A browser sends every
+ * cookie of the name whose domain and path match (another page of the host may have set one for
+ * `/` beside ours for `/ops`), so more than one is ordinary; a few more than that are not, and each
+ * costs a store lookup.
+ */
+export const MAX_SAME_NAME_COOKIES = 4;
+/** A session token's shape (newSessionToken: 32 bytes, base64url): anything else is not looked up. */
+const SESSION_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Over https the cookie's name carries the `__Secure-` prefix: a browser keeps a cookie so named
+ * only when an https answer set it with `Secure`, so a plain-http answer (a network in the middle,
+ * or a sibling host served over http) cannot plant one that the console would read as its own.
+ * Over plain http (development) a browser refuses the prefix, so the plain name is used there.
+ * `request.protocol` is https for a direct TLS connection, or when a proxy named in
+ * PAYINTAKE_TRUST_PROXY says so in X-Forwarded-Proto.
+ */
+export function sessionCookieName(request: FastifyRequest): string {
+  return request.protocol === "https" ? `__Secure-${COOKIE}` : COOKIE;
+}
 
 export function sameToken(given: string | string[] | undefined, expected: string): boolean {
   if (typeof given !== "string") return false;
@@ -13,21 +34,41 @@ export function sameToken(given: string | string[] | undefined, expected: string
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function cookieToken(request: FastifyRequest, cookie = COOKIE): string | undefined {
+/** Every value of cookie `name` the request carries, in the order sent, at most `max`. */
+export function cookieValues(request: FastifyRequest, name: string, max: number): string[] {
   const header = request.headers.cookie;
-  if (!header) return undefined;
+  const values: string[] = [];
+  if (!header) return values;
   for (const part of header.split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === cookie) return value.join("=");
+    const eq = part.indexOf("=");
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    values.push(part.slice(eq + 1).trim());
+    if (values.length === max) break;
   }
-  return undefined;
+  return values;
+}
+
+/** The first value of cookie `cookie` (the known-browser cookie's: one value is enough there). */
+export function cookieToken(request: FastifyRequest, cookie: string): string | undefined {
+  return cookieValues(request, cookie, 1)[0];
+}
+
+/**
+ * The session tokens the request's cookies offer, the first MAX_SAME_NAME_COOKIES well-formed ones:
+ * a value of another shape (`payintake_ops=bogus`, planted or stale) costs no lookup, counts
+ * against no bound and shadows nothing. The whole header is read: Node bounds its size (16 KiB).
+ */
+export function sessionTokens(request: FastifyRequest): string[] {
+  return cookieValues(request, sessionCookieName(request), Number.POSITIVE_INFINITY)
+    .filter((value) => SESSION_TOKEN_SHAPE.test(value))
+    .slice(0, MAX_SAME_NAME_COOKIES);
 }
 
 export function setCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeS: number) {
   const secure = request.protocol === "https" ? "; Secure" : "";
   reply.header(
     "set-cookie",
-    `${COOKIE}=${token}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
+    `${sessionCookieName(request)}=${token}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
   );
 }
 

@@ -4,7 +4,7 @@ import type { SessionRef } from "../console-sessions.js";
 import { type ConsoleOperator, type Role, roleAllows } from "../operator.js";
 import type { ConsoleService } from "../service.js";
 import { noteActivity } from "./activity.js";
-import { cookieToken, sameToken } from "./console-cookies.js";
+import { sameToken, sessionTokens } from "./console-cookies.js";
 
 /** The operator a console request is made by, and their session. */
 export interface SignedIn {
@@ -35,9 +35,8 @@ async function guard(
   needed: Role,
   setUp: boolean,
 ): Promise<SignedIn | undefined> {
-  const token = cookieToken(request);
-  const session = token ? await consoleService.session(token) : undefined;
-  if (!token || !session) return void sendError(reply, 401, "Login required");
+  const session = await sessionOf(consoleService, request);
+  if (!session) return void sendError(reply, 401, "Login required");
   if (request.method !== "GET" && !sameToken(request.headers["x-csrf-token"], session.csrf)) {
     return void sendError(reply, 403, "CSRF token missing or wrong");
   }
@@ -52,4 +51,22 @@ async function guard(
   if (!roleAllows(session.operator.role, needed))
     return void sendError(reply, 403, "Not allowed for your role");
   return { operator: session.operator, session: session.ref };
+}
+
+/**
+ * The live session of the request's cookies. Each value of the session cookie's name is tried in
+ * turn (at most MAX_SAME_NAME_COOKIES), so that a cookie of that name planted beside the operator's
+ * (`payintake_ops=bogus; payintake_ops=<valid>`) cannot shadow it into a 401. A value is never
+ * compared with a secret: the store is asked for the session whose SHA-256 it holds, so how long
+ * a lookup takes says nothing of how near a guess was.
+ */
+export async function sessionOf(
+  consoleService: ConsoleService,
+  request: FastifyRequest,
+): Promise<NonNullable<Awaited<ReturnType<ConsoleService["session"]>>> | undefined> {
+  for (const token of sessionTokens(request)) {
+    const session = await consoleService.session(token);
+    if (session) return session;
+  }
+  return undefined;
 }

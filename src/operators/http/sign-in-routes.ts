@@ -10,7 +10,7 @@ import { DEVICE_COOKIE } from "../devices.js";
 import type { ConsoleService } from "../service.js";
 import { ENDS_IN_HEADER, noteActivity } from "./activity.js";
 import { cookieToken, renewCookie, setCookie, setDeviceCookie } from "./console-cookies.js";
-import type { ConsoleGuard } from "./console-guard.js";
+import { type ConsoleGuard, sessionOf } from "./console-guard.js";
 
 const login = z.strictObject({
   email: plainText(200).pipe(z.string().min(3)),
@@ -110,8 +110,7 @@ async function signIn(consoleService: ConsoleService, request: FastifyRequest, r
 }
 
 async function currentSession(consoleService: ConsoleService, request: FastifyRequest, reply: FastifyReply) {
-  const token = cookieToken(request);
-  const session = token ? await consoleService.session(token) : undefined;
+  const session = await sessionOf(consoleService, request);
   if (!session) return sendError(reply, 401, "Login required");
   // Also the page's "stay signed in" (marked as the operator's) and its check of the time left.
   await noteActivity(consoleService, request, reply, session);
