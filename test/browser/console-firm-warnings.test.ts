@@ -45,9 +45,19 @@ describe("the console's warnings on firms and transactions, in Chromium", () => 
     await page.fill('#firm-create input[name="webhook_url"]', webhook);
     if (sandbox) await page.check('#firm-create input[name="sandbox"]');
     await page.click('#firm-create button[type="submit"]');
-    await expect.poll(() => page.locator("#message").textContent()).toContain("Kaydedildi");
-    const firms = (await server.admin("GET", "/admin/v1/firms")).json as { id: number; name: string }[];
-    return (firms.find((f) => f.name === name) as { id: number }).id;
+    // Waits for this firm and its own message: the one before still says "Kaydedildi".
+    let id: number | undefined;
+    await expect
+      .poll(async () => {
+        const firms = (await server.admin("GET", "/admin/v1/firms")).json as { id: number; name: string }[];
+        id = firms.find((f) => f.name === name)?.id;
+        return id;
+      })
+      .toBeDefined();
+    await expect
+      .poll(() => page.locator("#message").textContent())
+      .toMatch(new RegExp(`^#${id}: Kaydedildi`));
+    return id as number;
   }
 
   it("a live firm's plain-http webhook is warned of at creation, in the list and in its form; a test firm's is not", async () => {
