@@ -17,6 +17,10 @@ export interface Firm {
   answerPaymentCode: boolean;
   depositMin: number | null;
   depositMax: number | null;
+  /** The most deposits the firm may have pending at once; null: no bound. */
+  maxPendingCount: number | null;
+  /** The most its pending deposits may add up to, minor units; null: no bound. */
+  maxPendingAmount: number | null;
   depositsOpen: boolean;
   withdrawalsOpen: boolean;
   rateLimitPerSecond: number;

@@ -58,6 +58,8 @@ export function toFirm(row: FirmWithProvider, box: SecretBox, unopenable?: (firm
     answerPaymentCode: row.answer_payment_code === 1,
     depositMin: row.deposit_min,
     depositMax: row.deposit_max,
+    maxPendingCount: row.max_pending_count === null ? null : Number(row.max_pending_count),
+    maxPendingAmount: row.max_pending_amount === null ? null : Number(row.max_pending_amount),
     depositsOpen: row.deposits_open === 1,
     withdrawalsOpen: row.withdrawals_open === 1,
     rateLimitPerSecond: row.rate_limit_per_second,

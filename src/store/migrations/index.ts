@@ -22,6 +22,7 @@ import { operatorIndexes } from "./20261128T1000_operator_indexes.js";
 import { purgeIndexes } from "./20261128T1100_purge_indexes.js";
 import { nameSearch } from "./20261128T1200_name_search.js";
 import { statementLines } from "./20261128T1300_statement_lines.js";
+import { firmPendingBounds } from "./20261129T1000_firm_pending_bounds.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -50,6 +51,7 @@ export const migrations: readonly Migration[] = [
   purgeIndexes,
   nameSearch,
   statementLines,
+  firmPendingBounds,
 ];
 
 export type { Migration };
