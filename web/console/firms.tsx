@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "./api";
-import { fill, shownRange, typedAmount } from "./manage";
+import { fill, shownAmount, shownRange, typedAmount } from "./manage";
 import {
   amountFieldsValid,
   amountInput,
@@ -30,7 +30,17 @@ export interface Firm {
   withdrawals: "open" | "closed";
   active: boolean;
   rate_limit_per_second: number;
+  /** Bounds of the firm's pending deposits; null: none (docs/console.md). */
+  max_pending_count: number | null;
+  max_pending_amount: string | null;
   sandbox: boolean;
+}
+
+/** A firm's bounds of pending deposits as the list shows them: `1000 · 2.000.000,00 TL`. */
+function shownBounds(f: Firm, t: (key: "mgmtNoBound") => string): string {
+  if (f.max_pending_count === null && f.max_pending_amount === null) return t("mgmtNoBound");
+  const count = f.max_pending_count === null ? "—" : String(f.max_pending_count);
+  return `${count} · ${shownAmount(f.max_pending_amount)}`;
 }
 
 /** Firms: create (the secret is shown once), edit settings and limits, rotate the secret, bans. */
@@ -80,6 +90,7 @@ export function Firms({ id }: { id?: number }) {
             <th>{t("depositsOpen")}</th>
             <th>{t("withdrawalsOpen")}</th>
             <th>{t("mgmtDepositLimits")}</th>
+            <th>{t("mgmtPendingBounds")}</th>
             <th>{t("status")}</th>
             <th>{t("actions")}</th>
           </tr>
@@ -97,6 +108,7 @@ export function Firms({ id }: { id?: number }) {
               <td>{t(f.deposits)}</td>
               <td>{t(f.withdrawals)}</td>
               <td class="limits">{shownRange(f.deposit_min, f.deposit_max, t)}</td>
+              <td class="pending-bounds">{shownBounds(f, t)}</td>
               <td class="state">{f.active ? t("active") : t("inactive")}</td>
               <td class="actions">
                 <a class="button secondary" href={`#/firms/${f.id}`}>
@@ -142,7 +154,9 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
   async function save(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
-    if (!amountFieldsValid(form, ["deposit_min", "deposit_max"], t("badAmount"))) return;
+    if (!amountFieldsValid(form, ["deposit_min", "deposit_max", "max_pending_amount"], t("badAmount")))
+      return;
+    const count = formValue(form, "max_pending_count");
     const wanted: Partial<Record<keyof Firm, unknown>> = {
       webhook_url: formValue(form, "webhook_url") ?? null,
       legacy_http: formChecked(form, "legacy_http"),
@@ -152,6 +166,9 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       deposit_min: amountInput(formValue(form, "deposit_min")) ?? null,
       deposit_max: amountInput(formValue(form, "deposit_max")) ?? null,
       rate_limit_per_second: Number(formValue(form, "rate") ?? firm.rate_limit_per_second),
+      // An empty field takes the bound off (docs/console.md).
+      max_pending_count: count === undefined ? null : Number(count),
+      max_pending_amount: amountInput(formValue(form, "max_pending_amount")) ?? null,
       active: formChecked(form, "active"),
     };
     // Only what the operator changed: a save never undoes someone else's change to another field,
@@ -211,6 +228,26 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       </Field>
       <Field label={t("mgmtRate")}>
         <input name="rate" type="number" min={1} size={6} defaultValue={firm.rate_limit_per_second} />
+      </Field>
+      <Field label={t("mgmtMaxPendingCount")}>
+        <input
+          name="max_pending_count"
+          type="number"
+          min={1}
+          step={1}
+          size={7}
+          placeholder={t("mgmtNoBound")}
+          defaultValue={firm.max_pending_count === null ? "" : String(firm.max_pending_count)}
+        />
+      </Field>
+      <Field label={t("mgmtMaxPendingAmount")}>
+        <input
+          name="max_pending_amount"
+          inputMode="decimal"
+          size={12}
+          placeholder={t("mgmtNoBound")}
+          defaultValue={typedAmount(firm.max_pending_amount)}
+        />
       </Field>
       <div class="checks">
         <label>
