@@ -1,7 +1,14 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  type FirmOptions,
+  send,
+  type TestFirm,
+} from "../support/merchant.js";
 import { eventually } from "../support/receiver.js";
 
 const NO_ACCOUNT = '{"success":false,"message":"Bu tutar icin uygun hesap yok"}';
@@ -33,7 +40,7 @@ describe.each(STORES)("bounds of a firm's pending deposits (%s)", (kind) => {
   const idOf = async (firm: TestFirm, reference: string) =>
     (await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` })).json.data
       .id as number;
-  const bounded = (bounds: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  const bounded = (bounds: FirmOptions, extra: FirmOptions = {}) =>
     createFirm(server, { ...bounds, ...extra });
   /** Gives the pool its day back: every deposit so far rejected, so no cap counts them. */
   async function clearPool() {

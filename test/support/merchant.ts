@@ -88,6 +88,8 @@ export interface FirmOptions {
   deposit_max?: string;
   provider_id?: number;
   rate_limit_per_second?: number;
+  max_pending_count?: number | null;
+  max_pending_amount?: string | null;
   sandbox?: boolean;
 }
 
