@@ -127,6 +127,22 @@ describe.each(STORES)("bounds of a firm's pending deposits (%s)", (kind) => {
     expect((await deposit(firm, { amount: "10.00" })).status).toBe(200);
   });
 
+  it("frees the amount the deposit was counted with when it is approved for another amount", async () => {
+    await clearPool();
+    const firm = await bounded({ max_pending_amount: "20.00" });
+    const body = depositBody({ amount: "20.00" });
+    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+    expect((await deposit(firm, { amount: "0.01" })).text).toBe(NO_ACCOUNT);
+    const id = await idOf(firm, body.reference as string);
+    const approved = await server.admin("POST", `/admin/v1/transactions/${id}/approve`, {
+      actor: "operator:t",
+      amount: "15.00",
+    });
+    expect(approved.status).toBe(200);
+    // Counted with 20.00 and freed by 20.00: the whole bound is free again, not 15.00 of it.
+    expect((await deposit(firm, { amount: "20.00" })).status).toBe(200);
+  });
+
   it("tells operators once: one audit entry however many deposits are refused, and a metric per refusal", async () => {
     await clearPool();
     const firm = await bounded({ max_pending_count: 1 });
