@@ -35,6 +35,7 @@ export interface FirmInput {
   rate_limit_per_second: number;
   max_pending_count: number | null;
   max_pending_amount: number | null;
+  max_cap_share: number | null;
   sandbox: boolean;
 }
 
@@ -53,6 +54,7 @@ export interface FirmChanges {
   answer_payment_code?: boolean;
   max_pending_count?: number | null;
   max_pending_amount?: number | null;
+  max_cap_share?: number | null;
 }
 
 export async function createProvider(deps: ManagementDeps, input: ProviderInput, actor = ADMIN_API) {
@@ -121,6 +123,7 @@ export async function createFirm(deps: ManagementDeps, input: FirmInput, actor =
       rate_limit_per_second: input.rate_limit_per_second,
       max_pending_count: input.max_pending_count,
       max_pending_amount: input.max_pending_amount,
+      max_cap_share: input.max_cap_share,
       sandbox: input.sandbox ? 1 : 0,
       created_at: now,
       updated_at: now,
@@ -160,6 +163,7 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
     // them are decided; nothing pending is touched.
     max_pending_count: changes.max_pending_count,
     max_pending_amount: changes.max_pending_amount,
+    max_cap_share: changes.max_cap_share,
     updated_at: deps.now(),
   };
   const row = await repos.audited.updateChecked("firms", id, update, auditEntry(deps, actor, "firm.update"));

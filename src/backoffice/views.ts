@@ -41,6 +41,7 @@ export function firmView(f: FirmRow) {
     rate_limit_per_second: f.rate_limit_per_second,
     max_pending_count: f.max_pending_count === null ? null : Number(f.max_pending_count),
     max_pending_amount: money(f.max_pending_amount === null ? null : Number(f.max_pending_amount)),
+    max_cap_share: f.max_cap_share,
     reconcile_auto: f.reconcile_auto === 1,
     reconcile_by_name: f.reconcile_by_name === 1,
     answer_payment_code: f.answer_payment_code === 1,

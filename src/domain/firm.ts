@@ -21,6 +21,8 @@ export interface Firm {
   maxPendingCount: number | null;
   /** The most its pending deposits may add up to, minor units; null: no bound. */
   maxPendingAmount: number | null;
+  /** The most of each capped account's day its deposits may take, percent; null: the whole cap. */
+  maxCapShare: number | null;
   depositsOpen: boolean;
   withdrawalsOpen: boolean;
   rateLimitPerSecond: number;

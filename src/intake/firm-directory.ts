@@ -60,6 +60,7 @@ export function toFirm(row: FirmWithProvider, box: SecretBox, unopenable?: (firm
     depositMax: row.deposit_max,
     maxPendingCount: row.max_pending_count === null ? null : Number(row.max_pending_count),
     maxPendingAmount: row.max_pending_amount === null ? null : Number(row.max_pending_amount),
+    maxCapShare: row.max_cap_share,
     depositsOpen: row.deposits_open === 1,
     withdrawalsOpen: row.withdrawals_open === 1,
     rateLimitPerSecond: row.rate_limit_per_second,

@@ -164,6 +164,7 @@ export async function createDeposit(
     bankCode: req.bankCode,
     method: req.method,
     userId: req.userId,
+    capShare: firm.maxCapShare,
     // The payment side's name is first + middle + last when a valid middle name came (the contract's
     // middle_name rule); callbacks keep first + last.
     fullName:

@@ -20,7 +20,8 @@ type FirmDefaulted =
   | "reconcile_by_name"
   | "answer_payment_code"
   | "max_pending_count"
-  | "max_pending_amount";
+  | "max_pending_amount"
+  | "max_cap_share";
 
 export interface FirmRepository {
   findByApiKey(apiKey: string): Promise<FirmWithProvider | undefined>;

@@ -52,6 +52,8 @@ export interface FirmTable {
   max_pending_count: Generated<number | null>;
   /** The most its pending deposits may add up to, minor units (2,000,000.00 TL by default); null: no bound. */
   max_pending_amount: Generated<number | null>;
+  /** The most of each capped account's day its deposits may take, percent; null (the default): all. */
+  max_cap_share: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }

@@ -168,23 +168,51 @@ describe.each(STORES)("bounds of a firm's pending deposits (%s)", (kind) => {
     expect(rows.filter((e: { entity_id: string }) => e.entity_id === String(firm.id))).toHaveLength(1);
   });
 
+  it("holds a firm to its share of each account's daily cap, also for concurrent deposits; other firms keep the rest", async () => {
+    await clearPool();
+    // Half of the account's 500.00 TL day: 250.00 TL.
+    const firm = await bounded({ max_cap_share: 50 });
+    const other = await createFirm(server);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => deposit(firm, { amount: "50.00" })));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+    for (const r of answers.filter((a) => a.status !== 200)) expect(r.text).toBe(NO_ACCOUNT);
+    // The rest of the account's day is there for the other firms (approvals above took 25.00 of it).
+    expect((await deposit(other, { amount: "200.00" })).status).toBe(200);
+    expect((await deposit(firm, { amount: "0.01" })).text).toBe(NO_ACCOUNT);
+  });
+
   it("sets the bounds through the admin API: defaults, changes, none, and bad values refused", async () => {
     const created = await server.admin("POST", "/admin/v1/firms", { name: "Bounds default" });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ max_pending_count: 1000, max_pending_amount: "2000000.00" });
+    expect(created.json).toMatchObject({
+      max_pending_count: 1000,
+      max_pending_amount: "2000000.00",
+      max_cap_share: null,
+    });
     const id = created.json.id as number;
     const changed = await server.admin("PATCH", `/admin/v1/firms/${id}`, {
       max_pending_count: 20,
       max_pending_amount: "5000.00",
+      max_cap_share: 30,
     });
     expect(changed.status).toBe(200);
-    expect(changed.json).toMatchObject({ max_pending_count: 20, max_pending_amount: "5000.00" });
+    expect(changed.json).toMatchObject({
+      max_pending_count: 20,
+      max_pending_amount: "5000.00",
+      max_cap_share: 30,
+    });
     const cleared = await server.admin("PATCH", `/admin/v1/firms/${id}`, {
       max_pending_count: null,
       max_pending_amount: null,
     });
     expect(cleared.json).toMatchObject({ max_pending_count: null, max_pending_amount: null });
-    for (const bad of [{ max_pending_count: 0 }, { max_pending_count: 1.5 }, { max_pending_amount: "-1" }]) {
+    for (const bad of [
+      { max_pending_count: 0 },
+      { max_pending_count: 1.5 },
+      { max_pending_amount: "-1" },
+      { max_cap_share: 0 },
+      { max_cap_share: 101 },
+    ]) {
       const res = await server.admin("PATCH", `/admin/v1/firms/${id}`, bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.json.success).toBe(false);

@@ -90,6 +90,7 @@ export interface FirmOptions {
   rate_limit_per_second?: number;
   max_pending_count?: number | null;
   max_pending_amount?: string | null;
+  max_cap_share?: number | null;
   sandbox?: boolean;
 }
 

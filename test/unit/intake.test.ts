@@ -23,6 +23,7 @@ function firm(overrides: Partial<Firm> = {}): Firm {
     depositMax: null,
     maxPendingCount: 1000,
     maxPendingAmount: 200_000_000,
+    maxCapShare: null,
     depositsOpen: true,
     withdrawalsOpen: true,
     rateLimitPerSecond: 100,

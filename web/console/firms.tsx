@@ -33,14 +33,20 @@ export interface Firm {
   /** Bounds of the firm's pending deposits; null: none (docs/console.md). */
   max_pending_count: number | null;
   max_pending_amount: string | null;
+  /** The most of each capped account's day the firm may take, percent; null: all of it. */
+  max_cap_share: number | null;
   sandbox: boolean;
 }
 
-/** A firm's bounds of pending deposits as the list shows them: `1000 · 2.000.000,00 TL`. */
+/**
+ * A firm's bounds of pending deposits as the list shows them: `1000 · 2.000.000,00 TL`, and its
+ * share of each account's cap when it has one (`· %30`).
+ */
 function shownBounds(f: Firm, t: (key: "mgmtNoBound") => string): string {
-  if (f.max_pending_count === null && f.max_pending_amount === null) return t("mgmtNoBound");
+  const share = f.max_cap_share === null ? "" : ` · %${f.max_cap_share}`;
+  if (f.max_pending_count === null && f.max_pending_amount === null) return `${t("mgmtNoBound")}${share}`;
   const count = f.max_pending_count === null ? "—" : String(f.max_pending_count);
-  return `${count} · ${shownAmount(f.max_pending_amount)}`;
+  return `${count} · ${shownAmount(f.max_pending_amount)}${share}`;
 }
 
 /** Firms: create (the secret is shown once), edit settings and limits, rotate the secret, bans. */
@@ -157,6 +163,7 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
     if (!amountFieldsValid(form, ["deposit_min", "deposit_max", "max_pending_amount"], t("badAmount")))
       return;
     const count = formValue(form, "max_pending_count");
+    const share = formValue(form, "max_cap_share");
     const wanted: Partial<Record<keyof Firm, unknown>> = {
       webhook_url: formValue(form, "webhook_url") ?? null,
       legacy_http: formChecked(form, "legacy_http"),
@@ -169,6 +176,7 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       // An empty field takes the bound off (docs/console.md).
       max_pending_count: count === undefined ? null : Number(count),
       max_pending_amount: amountInput(formValue(form, "max_pending_amount")) ?? null,
+      max_cap_share: share === undefined ? null : Number(share),
       active: formChecked(form, "active"),
     };
     // Only what the operator changed: a save never undoes someone else's change to another field,
@@ -247,6 +255,18 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
           size={12}
           placeholder={t("mgmtNoBound")}
           defaultValue={typedAmount(firm.max_pending_amount)}
+        />
+      </Field>
+      <Field label={t("mgmtMaxCapShare")}>
+        <input
+          name="max_cap_share"
+          type="number"
+          min={1}
+          max={100}
+          step={1}
+          size={4}
+          placeholder={t("mgmtNoBound")}
+          defaultValue={firm.max_cap_share === null ? "" : String(firm.max_cap_share)}
         />
       </Field>
       <div class="checks">

@@ -308,6 +308,7 @@ const tr = {
   mgmtMaxPendingCount: "En çok bekleyen yatırım (max_pending_count)",
   mgmtMaxPendingAmount: "Bekleyenlerin en çok toplamı (max_pending_amount)",
   mgmtNoBound: "sınırsız",
+  mgmtMaxCapShare: "Her hesabın günlük limitinden en çok pay, % (max_cap_share)",
   pendingBoundsTitle: "Bekleyen yatırım sınırındaki firmalar",
   pendingBoundLine:
     "{name} (#{id}): {count}/{maxCount} bekleyen yatırım, {amount}/{maxAmount}. Yeni yatırımlarına “uygun hesap yok” yanıtı veriliyor.",
@@ -698,6 +699,7 @@ const en: Record<Key, string> = {
   mgmtMaxPendingCount: "Most pending deposits (max_pending_count)",
   mgmtMaxPendingAmount: "Most pending amount (max_pending_amount)",
   mgmtNoBound: "no bound",
+  mgmtMaxCapShare: "Most of each account's daily cap, % (max_cap_share)",
   pendingBoundsTitle: "Firms at their pending deposit bound",
   pendingBoundLine:
     "{name} (#{id}): {count}/{maxCount} pending deposits, {amount}/{maxAmount}. Its new deposits are answered “no account”.",

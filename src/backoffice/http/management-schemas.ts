@@ -83,6 +83,7 @@ export const providerUpdate = z.strictObject({
 export const DEFAULT_MAX_PENDING_COUNT = 1000;
 export const DEFAULT_MAX_PENDING_AMOUNT = 200_000_000;
 const pendingCount = z.number().int().min(1).max(1_000_000).nullable();
+const capShare = z.number().int().min(1).max(100).nullable();
 
 export const firmCreate = z.strictObject({
   name,
@@ -95,6 +96,7 @@ export const firmCreate = z.strictObject({
   rate_limit_per_second: z.number().int().min(1).max(1_000_000).default(100),
   max_pending_count: pendingCount.default(DEFAULT_MAX_PENDING_COUNT),
   max_pending_amount: amount.default(DEFAULT_MAX_PENDING_AMOUNT),
+  max_cap_share: capShare.default(null),
   /** A test firm (docs/sandbox.md); fixed at creation, a live firm is never turned into one. */
   sandbox: z.boolean().default(false),
 });
@@ -118,6 +120,8 @@ export const firmUpdate = z.strictObject({
   /** Bounds of the firm's pending deposits (docs/operations.md); null: none. */
   max_pending_count: pendingCount.optional(),
   max_pending_amount: amount.optional(),
+  /** The most of each capped account's day the firm may take, percent; null: all of it. */
+  max_cap_share: capShare.optional(),
 });
 
 export const accountCreate = z.strictObject({

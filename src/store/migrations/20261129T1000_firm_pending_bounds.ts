@@ -5,7 +5,9 @@ import type { Migration } from "./migration.js";
  * 36, docs/adr/0013-firm-pending-bounds.md): the shared accounts' daily caps count every firm's
  * pending deposits, so without a bound one firm can fill them and leave every other firm without an
  * account. Both default to a figure a normal firm never reaches (1,000 deposits, 2,000,000.00 TL),
- * for existing firms as for new ones; NULL leaves the firm unbounded.
+ * for existing firms as for new ones; NULL leaves the firm unbounded. `max_cap_share` is the most
+ * of each capped account's day (percent) the firm's deposits may take (store/cap-holds.ts judges it
+ * with the cap); NULL, the default: the whole cap.
  *
  * `firm_pending` holds each firm's pending deposits (count and amount), kept by triggers on
  * `transactions`, so every writer (intake, decisions, auto-cancel, statement lines) keeps it without
@@ -22,6 +24,7 @@ import type { Migration } from "./migration.js";
 const postgres = `
 ALTER TABLE firms ADD COLUMN max_pending_count INTEGER DEFAULT 1000 CHECK (max_pending_count > 0);
 ALTER TABLE firms ADD COLUMN max_pending_amount BIGINT DEFAULT 200000000 CHECK (max_pending_amount > 0);
+ALTER TABLE firms ADD COLUMN max_cap_share INTEGER CHECK (max_cap_share BETWEEN 1 AND 100);
 CREATE TABLE firm_pending (
   firm_id INTEGER PRIMARY KEY REFERENCES firms(id),
   deposits BIGINT NOT NULL,
@@ -79,6 +82,7 @@ WHERE type = 'deposit' AND status = 'pending' GROUP BY firm_id;
 const sqlite = `
 ALTER TABLE firms ADD COLUMN max_pending_count INTEGER DEFAULT 1000 CHECK (max_pending_count > 0);
 ALTER TABLE firms ADD COLUMN max_pending_amount INTEGER DEFAULT 200000000 CHECK (max_pending_amount > 0);
+ALTER TABLE firms ADD COLUMN max_cap_share INTEGER CHECK (max_cap_share BETWEEN 1 AND 100);
 CREATE TABLE firm_pending (
   firm_id INTEGER PRIMARY KEY REFERENCES firms(id),
   deposits INTEGER NOT NULL,
