@@ -92,7 +92,13 @@ async function pendingDeposits(server: PayintakeInstance, webhook: string, n: nu
     "POST",
     "/admin/v1/firms",
     headers,
-    JSON.stringify({ name: "Isolation Bench", webhook_url: webhook, rate_limit_per_second: 1_000_000 }),
+    JSON.stringify({
+      name: "Isolation Bench",
+      webhook_url: webhook,
+      rate_limit_per_second: 1_000_000,
+      max_pending_count: null,
+      max_pending_amount: null,
+    }),
   );
   if (firm.status !== 201) throw new Error(`firm create answered ${firm.status}`);
   const creds = { apiKey: firm.json.api_key as string, secret: firm.json.secret_key as string };

@@ -58,6 +58,8 @@ export async function benchCallbacks(
         name: "Callback Bench",
         webhook_url: `http://127.0.0.1:${port}/cb`,
         rate_limit_per_second: 1_000_000,
+        max_pending_count: null,
+        max_pending_amount: null,
       }),
     );
     if (firm.status !== 201) throw new Error(`firm create answered ${firm.status}`);

@@ -125,6 +125,8 @@ export async function benchMixed(opts: {
           name: "Mixed",
           webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`,
           rate_limit_per_second: 1_000_000,
+          max_pending_count: null,
+          max_pending_amount: null,
         }),
       )
     ).json;

@@ -149,6 +149,8 @@ export async function provision(server: PayintakeInstance, accounts = 3): Promis
     name: "Bench Firm",
     webhook_url: "http://127.0.0.1:9/cb",
     rate_limit_per_second: 1_000_000,
+    max_pending_count: null,
+    max_pending_amount: null,
   });
   for (let i = 0; i < accounts; i++) {
     await admin(server, "/admin/v1/accounts", {

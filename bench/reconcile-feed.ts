@@ -71,6 +71,8 @@ export async function feedRun(kind: StoreKind, root: string, samples: number): P
       name: "Feed Firm",
       webhook_url: receiver.url,
       rate_limit_per_second: 100_000,
+      max_pending_count: null,
+      max_pending_amount: null,
     });
     const feed = await adminJson(
       url,

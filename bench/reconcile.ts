@@ -130,6 +130,8 @@ async function importRun(kind: StoreKind, dir: string): Promise<ImportRun> {
       name: "Statement Firm",
       webhook_url: "http://127.0.0.1:9/cb",
       rate_limit_per_second: 100_000,
+      max_pending_count: null,
+      max_pending_amount: null,
     });
     log(`${kind}: making ${DEPOSITS} deposits`);
     const deposits = await makeDeposits(url, { apiKey: firm.api_key, secret: firm.secret_key });

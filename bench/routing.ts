@@ -52,6 +52,8 @@ export async function benchRouting(
         name: "Routing Bench",
         webhook_url: "http://127.0.0.1:9/cb",
         rate_limit_per_second: 1_000_000,
+        max_pending_count: null,
+        max_pending_amount: null,
       }),
     );
     const creds = { apiKey: firm.json.api_key as string, secret: firm.json.secret_key as string };

@@ -45,6 +45,8 @@ const firm = await repos.firms.create({
   withdrawals_open: 1,
   active: 1,
   rate_limit_per_second: 1_000_000,
+  max_pending_count: null,
+  max_pending_amount: null,
   sandbox: 0,
   created_at: at,
   updated_at: at,

@@ -59,6 +59,9 @@ export async function provision(url: string, token: string): Promise<Provisioned
       provider_id: f.autoCancel ? provider.id : null,
       webhook_url: webhook,
       rate_limit_per_second: 100_000,
+      // The seeded years leave more pending deposits per firm than the default bound allows.
+      max_pending_count: null,
+      max_pending_amount: null,
       sandbox: f.sandbox,
     });
     firms.push({ ...f, id: made.id, webhook, creds: { apiKey: made.api_key, secret: made.secret_key } });

@@ -3,22 +3,25 @@ import type { ReceiverReport } from "../domain/receiver-report.js";
 import { feedSilent, RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import { startOfIstanbulDay } from "../routing/account-order.js";
 import type { ManagementDeps } from "./management-checks.js";
+import { firmsAtPendingBound } from "./pending-bounds.js";
 import { receiverView } from "./views.js";
 
 /** Today's figures (day in Türkiye) for the console's dashboard. */
 export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
   const { repos } = deps;
   const since = startOfIstanbulDay(deps.now());
-  const [totals, queues, times, callbacks, delivered, retrying, channels, statements] = await Promise.all([
-    repos.transactions.totalsSince(since),
-    repos.transactions.pendingQueues(),
-    repos.transactions.decisionTimesSince(since),
-    repos.callbacks.countOpen(),
-    repos.callbacks.countDeliveredSince(since),
-    repos.callbacks.countRetrying(),
-    repos.channels.list(),
-    statementFigures(deps, since),
-  ]);
+  const [totals, queues, times, callbacks, delivered, retrying, channels, statements, pending] =
+    await Promise.all([
+      repos.transactions.totalsSince(since),
+      repos.transactions.pendingQueues(),
+      repos.transactions.decisionTimesSince(since),
+      repos.callbacks.countOpen(),
+      repos.callbacks.countDeliveredSince(since),
+      repos.callbacks.countRetrying(),
+      repos.channels.list(),
+      statementFigures(deps, since),
+      repos.firmPending.list(),
+    ]);
   const of = (type: string) => {
     const rows = totals.filter((t) => t.type === type);
     const sum = (status?: string) =>
@@ -69,6 +72,8 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
       receivers: troubled.map(receiverView),
     },
     statements,
+    /** Firms at a bound of their pending deposits, or refused at one within the hour. */
+    pending_bounds: firmsAtPendingBound(pending, deps.now()),
     channels: channels.map((c) => ({
       code: c.code,
       kind: c.kind,

@@ -33,6 +33,9 @@ export interface FirmInput {
   deposit_min: number | null;
   deposit_max: number | null;
   rate_limit_per_second: number;
+  max_pending_count: number | null;
+  max_pending_amount: number | null;
+  max_cap_share: number | null;
   sandbox: boolean;
 }
 
@@ -49,6 +52,9 @@ export interface FirmChanges {
   reconcile_auto?: boolean;
   reconcile_by_name?: boolean;
   answer_payment_code?: boolean;
+  max_pending_count?: number | null;
+  max_pending_amount?: number | null;
+  max_cap_share?: number | null;
 }
 
 export async function createProvider(deps: ManagementDeps, input: ProviderInput, actor = ADMIN_API) {
@@ -115,6 +121,9 @@ export async function createFirm(deps: ManagementDeps, input: FirmInput, actor =
       withdrawals_open: 1,
       active: 1,
       rate_limit_per_second: input.rate_limit_per_second,
+      max_pending_count: input.max_pending_count,
+      max_pending_amount: input.max_pending_amount,
+      max_cap_share: input.max_cap_share,
       sandbox: input.sandbox ? 1 : 0,
       created_at: now,
       updated_at: now,
@@ -150,6 +159,11 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
     reconcile_auto: flag(changes.reconcile_auto),
     reconcile_by_name: flag(changes.reconcile_by_name),
     answer_payment_code: flag(changes.answer_payment_code),
+    // Lowered below what the firm has pending, the bound refuses its next deposits until enough of
+    // them are decided; nothing pending is touched.
+    max_pending_count: changes.max_pending_count,
+    max_pending_amount: changes.max_pending_amount,
+    max_cap_share: changes.max_cap_share,
     updated_at: deps.now(),
   };
   const row = await repos.audited.updateChecked("firms", id, update, auditEntry(deps, actor, "firm.update"));

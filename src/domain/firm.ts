@@ -17,6 +17,12 @@ export interface Firm {
   answerPaymentCode: boolean;
   depositMin: number | null;
   depositMax: number | null;
+  /** The most deposits the firm may have pending at once; null: no bound. */
+  maxPendingCount: number | null;
+  /** The most its pending deposits may add up to, minor units; null: no bound. */
+  maxPendingAmount: number | null;
+  /** The most of each capped account's day its deposits may take, percent; null: the whole cap. */
+  maxCapShare: number | null;
   depositsOpen: boolean;
   withdrawalsOpen: boolean;
   rateLimitPerSecond: number;

@@ -68,10 +68,14 @@ export interface BusinessFacts {
   referenceUsed: boolean;
   userBanned: boolean;
   pendingExists: boolean;
+  /** The firm's pending deposits, how many and their amount (minor units), for its bounds. */
+  firmPending: { count: number; amountMinor: number };
 }
 
 /** A write of a new transaction: its id, or which of the money invariants refused it. */
-export type InsertResult = { ok: true; id: number } | { ok: false; conflict: "reference" | "one_pending" };
+export type InsertResult =
+  | { ok: true; id: number }
+  | { ok: false; conflict: "reference" | "one_pending" | "pending_bound" };
 
 /**
  * A write that failed: it certainly wrote nothing, or its outcome is unknown (a batch given up on

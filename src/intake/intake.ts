@@ -2,7 +2,7 @@ import type { Firm } from "../domain/firm.js";
 import { isValidTurkishIban } from "../domain/iban.js";
 import { maskNationalId } from "../domain/masking.js";
 import { payerNameKey } from "../domain/name-search.js";
-import type { InsertResult, NewTransaction, WriteFailure } from "../domain/transaction.js";
+import type { BusinessFacts, InsertResult, NewTransaction, WriteFailure } from "../domain/transaction.js";
 import type { AccountCandidate } from "../routing/account-order.js";
 import type { DepositRoute, RouteInput } from "../routing/deposit-routing.js";
 import type { BusinessRejection } from "./rejections.js";
@@ -20,7 +20,7 @@ export interface IntakePorts {
     reference: string,
     userId: string,
     type: "deposit" | "withdrawal",
-  ): Promise<{ referenceUsed: boolean; userBanned: boolean; pendingExists: boolean }>;
+  ): Promise<BusinessFacts>;
   /**
    * Routes the deposit to an account whose channel accepts it (routing/router.ts): the account and
    * the routing log, or why none took it.
@@ -35,6 +35,11 @@ export interface IntakePorts {
   ): Promise<{ accountId: number | null; amountMinor: number } | undefined>;
   /** Sealed for the transaction it goes in: its firm and reference, fixed before its id is known. */
   sealNationalId(value: string, firmId: number, reference: string): string;
+  /**
+   * A deposit was refused because its firm is at a bound of pending deposits: operators are told
+   * (at most once in a while, not once per deposit). Not awaited.
+   */
+  pendingBoundReached?(firmId: number): void;
   /** A live firm's transaction now waits for an operator (the consoles' queues show it at once). */
   queued?(type: "deposit" | "withdrawal"): void;
   now(): number;
@@ -46,8 +51,23 @@ export type DepositOutcome =
 
 export type WithdrawalOutcome = { ok: true; id: number } | { ok: false; rejection: BusinessRejection };
 
-function conflictRejection(conflict: "reference" | "one_pending"): BusinessRejection {
+function conflictRejection(conflict: InsertConflict): BusinessRejection {
+  if (conflict === "pending_bound") return "pending_bound";
   return conflict === "reference" ? "duplicate_reference" : "pending_exists";
+}
+
+type InsertConflict = Extract<InsertResult, { ok: false }>["conflict"];
+
+/**
+ * Whether one more deposit of this amount takes the firm past a bound of its pending deposits, as
+ * the facts read with the request have them. A pre-check: deposits in flight are not in them, and
+ * the insert's trigger has the last word (store/migrations/20261129T1000_firm_pending_bounds.ts).
+ */
+export function pastPendingBound(firm: Firm, pending: BusinessFacts["firmPending"], amountMinor: number) {
+  return (
+    (firm.maxPendingCount !== null && pending.count + 1 > firm.maxPendingCount) ||
+    (firm.maxPendingAmount !== null && pending.amountMinor + amountMinor > firm.maxPendingAmount)
+  );
 }
 
 /** The columns that differ between a deposit and a withdrawal. */
@@ -131,6 +151,12 @@ export async function createDeposit(
     return { ok: false, rejection: "amount_out_of_limits" };
   }
   if (facts.pendingExists) return { ok: false, rejection: "pending_exists" };
+  // Where routing runs, after every other check: to the merchant, a firm at its bound looks like
+  // a pool with no account for the amount, which is what it would meet once it filled the caps.
+  if (pastPendingBound(firm, facts.firmPending, req.amountMinor)) {
+    ports.pendingBoundReached?.(firm.id);
+    return { ok: false, rejection: "pending_bound" };
+  }
 
   const routed = await ports.route({
     firmId: firm.id,
@@ -140,6 +166,7 @@ export async function createDeposit(
     bankCode: req.bankCode,
     method: req.method,
     userId: req.userId,
+    capShare: firm.maxCapShare,
     // The payment side's name is first + middle + last when a valid middle name came (the contract's
     // middle_name rule); callbacks keep first + last.
     fullName:
@@ -178,6 +205,12 @@ export async function createDeposit(
     throw inserted.cause;
   }
   routed.written?.();
+  if (!inserted.ok && inserted.conflict === "pending_bound") {
+    // Deposits of the firm in flight together took its last places first (the trigger's refusal).
+    await routed.release();
+    ports.pendingBoundReached?.(firm.id);
+    return { ok: false, rejection: "pending_bound" };
+  }
   if (!inserted.ok) {
     // Both indexes may have refused the row (same reference, same user) and the store names one.
     // If the reference is taken, that is the answer the order of checks gives, and the ask belongs

@@ -10,4 +10,6 @@ export type BusinessRejection =
   | "user_banned"
   | "amount_out_of_limits"
   | "no_account"
+  /** The firm is at a bound of its pending deposits: answered exactly as no_account. */
+  | "pending_bound"
   | "channel_declined";

@@ -34,6 +34,11 @@ function int(flags: Flags, name: string): number | undefined {
   return Number(v);
 }
 
+/** A whole number that may be taken off with `none` (no bound). */
+function clearableInt(flags: Flags, name: string): number | null | undefined {
+  return flags[name] === "none" ? null : int(flags, name);
+}
+
 function bool(flags: Flags, name: string): boolean | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
@@ -128,6 +133,9 @@ export const COMMANDS: Record<string, Handler> = {
         deposit_min: str(f, "deposit-min"),
         deposit_max: str(f, "deposit-max"),
         rate_limit_per_second: int(f, "rate-limit"),
+        max_pending_count: clearableInt(f, "max-pending-count"),
+        max_pending_amount: clearable(f, "max-pending-amount"),
+        max_cap_share: clearableInt(f, "max-cap-share"),
         sandbox: bool(f, "sandbox"),
       }),
     ),
@@ -148,6 +156,9 @@ export const COMMANDS: Record<string, Handler> = {
         reconcile_auto: bool(f, "reconcile-auto"),
         reconcile_by_name: bool(f, "reconcile-by-name"),
         answer_payment_code: bool(f, "answer-payment-code"),
+        max_pending_count: clearableInt(f, "max-pending-count"),
+        max_pending_amount: clearable(f, "max-pending-amount"),
+        max_cap_share: clearableInt(f, "max-cap-share"),
       }),
     ),
   "firm rotate-secret": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/rotate-secret`),
@@ -336,9 +347,9 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "provider list": "",
   "provider update": "ID [--callback-url URL] [--auto-cancel-minutes M]",
   "firm create":
-    "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--sandbox true|false]",
+    "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--sandbox true|false]",
   "firm update":
-    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false]",
+    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none]",
   "firm rotate-secret": "ID",
   "firm list": "",
   "firm show": "ID",

@@ -1,4 +1,5 @@
 import { type AutoCancelJob, createAutoCancelJob } from "../backoffice/auto-cancel.js";
+import { createPendingBoundNotices } from "../backoffice/pending-bounds.js";
 import { createQueueNotices } from "../backoffice/queue-notices.js";
 import { type Backoffice, createBackoffice } from "../backoffice/service.js";
 import { createCallbackDelivery } from "../callbacks/delivery.js";
@@ -112,7 +113,16 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     now,
   });
   const queueNotices = queueNoticesOf(store, log);
-  const intake = intakePorts({ store, repos, box, route: routing.route, queueNotices, now });
+  const boundNotices = createPendingBoundNotices({ repos, log, now });
+  const intake = intakePorts({
+    store,
+    repos,
+    box,
+    route: routing.route,
+    queueNotices,
+    pendingBoundReached: boundNotices.reached,
+    now,
+  });
   const ctx: AppContext = {
     config,
     repos,
@@ -239,6 +249,7 @@ function intakePorts(deps: {
   box: SecretBox;
   route: IntakePorts["route"];
   queueNotices: { changed(): void };
+  pendingBoundReached(firmId: number): void;
   now(): number;
 }): IntakePorts {
   const { store, repos, box } = deps;
@@ -255,6 +266,7 @@ function intakePorts(deps: {
       }
     },
     queued: () => deps.queueNotices.changed(),
+    pendingBoundReached: deps.pendingBoundReached,
     async holderOf(firmId, reference) {
       const row = await repos.transactions.findByReference(firmId, reference);
       return row && { accountId: row.account_id, amountMinor: row.amount };

@@ -21,15 +21,22 @@ export interface AccountCandidate {
 }
 
 /**
- * Drops accounts whose daily cap this deposit would exceed, given what each took today. Two deposits
- * checked at the same moment can both pass: a cap can be overshot by the deposits in flight.
+ * Drops accounts whose daily cap this deposit would exceed, given what each took today, or whose
+ * share of it the firm's own deposits would (`capShare`, percent; null: the whole cap). Two deposits
+ * checked at the same moment can both pass here: the hold (store/cap-holds.ts) judges them again.
  */
 export function withinDailyCap(
   order: readonly AccountCandidate[],
-  takenToday: ReadonlyMap<number, number>,
+  takenToday: ReadonlyMap<number, { total: number; firm: number }>,
   amountMinor: number,
+  capShare: number | null = null,
 ): AccountCandidate[] {
-  return order.filter((a) => a.dailyCap == null || (takenToday.get(a.id) ?? 0) + amountMinor <= a.dailyCap);
+  return order.filter((a) => {
+    if (a.dailyCap == null) return true;
+    const taken = takenToday.get(a.id);
+    if ((taken?.total ?? 0) + amountMinor > a.dailyCap) return false;
+    return capShare === null || (taken?.firm ?? 0) + amountMinor <= Math.floor((a.dailyCap * capShare) / 100);
+  });
 }
 
 /** Start of the current day in Türkiye (UTC+3 all year since 2016), as epoch milliseconds. */

@@ -28,6 +28,8 @@ export interface RouteInput {
   method: string;
   userId: string;
   fullName: string;
+  /** The most of each capped account's day the firm's deposits may take, percent; null: all of it. */
+  capShare: number | null;
 }
 
 /** Where a deposit went: the account and the routing log, or why no account took it. */
@@ -247,8 +249,13 @@ async function routeLive(placing: Placing, input: RouteInput): Promise<DepositRo
   let order = plan.order;
   const capped = order.filter((a) => a.dailyCap != null).map((a) => a.id);
   if (capped.length > 0) {
-    const used = await deps.repos.capHolds.usage(capped, startOfIstanbulDay(deps.now()), deps.now());
-    order = withinDailyCap(order, used, input.amountMinor);
+    const used = await deps.repos.capHolds.usageOf(
+      capped,
+      startOfIstanbulDay(deps.now()),
+      deps.now(),
+      input.firmId,
+    );
+    order = withinDailyCap(order, used, input.amountMinor, input.capShare);
   }
   const request: RouteRequest = {
     // With the account and the amount, each ask's id (askIdOf): a retry of this deposit asking
@@ -325,6 +332,7 @@ async function holdCap(
     // A cap hold outlives the deposit's routing and its insert; past this an instance that stopped
     // mid-deposit no longer holds the amount.
     expiresAt: at + deps.routingDeadlineMs + CAP_HOLD_MARGIN_MS,
+    capShare: input.capShare,
   });
   if (held.outcome === "full") return { outcome: "full" };
   if (held.outcome !== "held") return { outcome: "uncapped" };

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Dialect } from "./engine/open.js";
 import type { Database } from "./schema.js";
 
@@ -13,6 +13,14 @@ export interface CapHoldRequest {
   now: number;
   /** When the hold stops counting if nobody releases it (an instance that stopped mid-deposit). */
   expiresAt: number;
+  /** The most of the account's cap the firm's own deposits may take, percent; null: all of it. */
+  capShare: number | null;
+}
+
+/** An account's day: every firm's deposits and holds, and those of one firm. */
+export interface AccountUse {
+  total: number;
+  firm: number;
 }
 
 export type CapHoldOutcome = { outcome: "held"; id: number } | { outcome: "uncapped" } | { outcome: "full" };
@@ -26,6 +34,13 @@ export type CapHoldOutcome = { outcome: "held"; id: number } | { outcome: "uncap
 export interface CapHoldRepository {
   /** Per account: deposits since `since` that were not rejected, plus the holds not yet expired. */
   usage(accountIds: readonly number[], since: number, now: number): Promise<Map<number, number>>;
+  /** As usage, with the part of it that is the firm's own, from the same statement. */
+  usageOf(
+    accountIds: readonly number[],
+    since: number,
+    now: number,
+    firmId: number,
+  ): Promise<Map<number, AccountUse>>;
   /**
    * Holds the amount if the account's cap, as it is in the database now, leaves room for it
    * (`uncapped` if the account has no cap any more: nothing to hold).
@@ -48,12 +63,14 @@ async function usageIn(
   accountIds: readonly number[],
   since: number,
   now: number,
+  /** Whose part to sum besides the total (0, no firm's id: none). */
+  firmId = 0,
 ) {
-  const total = new Map<number, number>();
+  const total = new Map<number, AccountUse>();
   if (accountIds.length === 0) return total;
   const counted = db
     .selectFrom("transactions")
-    .select(["account_id", "amount"])
+    .select(["account_id", "amount", (eb) => eb.ref("firm_id").$castTo<number | null>().as("firm_id")])
     .where("account_id", "in", [...accountIds])
     .where("created_at", ">=", since)
     .where("type", "=", "deposit")
@@ -61,7 +78,7 @@ async function usageIn(
     .unionAll(
       db
         .selectFrom("cap_holds")
-        .select(["cap_holds.account_id", "cap_holds.amount"])
+        .select(["cap_holds.account_id", "cap_holds.amount", "cap_holds.firm_id"])
         .where("cap_holds.account_id", "in", [...accountIds])
         .where("cap_holds.expires_at", ">", now)
         .where(({ not, exists, selectFrom }) =>
@@ -78,16 +95,30 @@ async function usageIn(
     .as("counted");
   const rows = await db
     .selectFrom(counted)
-    .select(["counted.account_id", (eb) => eb.fn.sum<number>("counted.amount").as("total")])
+    .select([
+      "counted.account_id",
+      (eb) => eb.fn.sum<number>("counted.amount").as("total"),
+      sql<number>`sum(case when counted.firm_id = ${firmId} then counted.amount else 0 end)`.as("firm"),
+    ])
     .groupBy("counted.account_id")
     .execute();
-  for (const r of rows) total.set(Number(r.account_id), Number(r.total ?? 0));
+  for (const r of rows)
+    total.set(Number(r.account_id), { total: Number(r.total ?? 0), firm: Number(r.firm ?? 0) });
   return total;
+}
+
+/** A firm's share of a cap, in whole minor units (rounded down). */
+export function shareOf(cap: number, percent: number): number {
+  return Math.floor((cap * percent) / 100);
 }
 
 export function createCapHoldRepository(db: Kysely<Database>, dialect: Dialect): CapHoldRepository {
   return {
-    usage: (accountIds, since, now) => usageIn(db, accountIds, since, now),
+    async usage(accountIds, since, now) {
+      const use = await usageIn(db, accountIds, since, now);
+      return new Map([...use].map(([id, u]) => [id, u.total]));
+    },
+    usageOf: (accountIds, since, now, firmId) => usageIn(db, accountIds, since, now, firmId),
 
     hold(req) {
       return db.transaction().execute(async (trx): Promise<CapHoldOutcome> => {
@@ -98,8 +129,12 @@ export function createCapHoldRepository(db: Kysely<Database>, dialect: Dialect):
         const account = await (dialect === "postgres" ? select.forNoKeyUpdate() : select).executeTakeFirst();
         const cap = account?.daily_cap == null ? null : Number(account.daily_cap);
         if (cap === null) return { outcome: "uncapped" };
-        const used = (await usageIn(trx, [req.accountId], req.since, req.now)).get(req.accountId) ?? 0;
-        if (used + req.amountMinor > cap) return { outcome: "full" };
+        const used = (await usageIn(trx, [req.accountId], req.since, req.now, req.firmId)).get(req.accountId);
+        if ((used?.total ?? 0) + req.amountMinor > cap) return { outcome: "full" };
+        // The firm's share is judged under the same lock as the cap: two deposits of one firm
+        // cannot both pass its last room on the account either.
+        if (req.capShare !== null && (used?.firm ?? 0) + req.amountMinor > shareOf(cap, req.capShare))
+          return { outcome: "full" };
         const row = await trx
           .insertInto("cap_holds")
           .values({

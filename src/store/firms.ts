@@ -14,15 +14,23 @@ export interface FirmWithProvider extends FirmRow {
   provider_auto_cancel_minutes: number | null;
 }
 
+/** The columns a new firm takes the migrations' defaults for unless given. */
+type FirmDefaulted =
+  | "reconcile_auto"
+  | "reconcile_by_name"
+  | "answer_payment_code"
+  | "max_pending_count"
+  | "max_pending_amount"
+  | "max_cap_share";
+
 export interface FirmRepository {
   findByApiKey(apiKey: string): Promise<FirmWithProvider | undefined>;
   findWithProvider(id: number): Promise<FirmWithProvider | undefined>;
   get(id: number): Promise<FirmRow | undefined>;
   list(): Promise<FirmRow[]>;
-  /** The reconciliation settings are on unless given (the migration's defaults). */
+  /** The reconciliation settings are on and the pending bounds at their defaults unless given. */
   create(
-    values: Omit<FirmRow, "id" | "reconcile_auto" | "reconcile_by_name" | "answer_payment_code"> &
-      Partial<Pick<FirmRow, "reconcile_auto" | "reconcile_by_name" | "answer_payment_code">>,
+    values: Omit<FirmRow, "id" | FirmDefaulted> & Partial<Pick<FirmRow, FirmDefaulted>>,
   ): Promise<FirmRow>;
   update(id: number, changes: Updateable<FirmTable>): Promise<FirmRow | undefined>;
   createProvider(values: Omit<ProviderRow, "id">): Promise<ProviderRow>;

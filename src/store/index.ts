@@ -5,6 +5,7 @@ import { type CapHoldRepository, createCapHoldRepository } from "./cap-holds.js"
 import { type ChannelRepository, createChannelRepository } from "./channels.js";
 import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
 import type { Store } from "./engine/open.js";
+import { createFirmPendingRepository, type FirmPendingRepository } from "./firm-pending.js";
 import { createFirmRepository, type FirmRepository } from "./firms.js";
 import { createLoginLockRepository, type LoginLockRepository } from "./login-locks.js";
 import { createLoginWindowRepository, type LoginWindowRepository } from "./login-windows.js";
@@ -21,6 +22,7 @@ import { createTransactionRepository, type TransactionRepository } from "./trans
 
 export interface Repositories {
   firms: FirmRepository;
+  firmPending: FirmPendingRepository;
   accounts: AccountRepository;
   nonces: NonceRepository;
   transactions: TransactionRepository;
@@ -44,6 +46,7 @@ export interface Repositories {
 export function createRepositories(store: Store): Repositories {
   return {
     firms: createFirmRepository(store.db),
+    firmPending: createFirmPendingRepository(store.db),
     accounts: createAccountRepository(store.db),
     nonces: createNonceRepository(store.db, store.statements),
     transactions: createTransactionRepository(store.db, store.statements, store.dialect, {

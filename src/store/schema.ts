@@ -48,8 +48,23 @@ export interface FirmTable {
   reconcile_by_name: Generated<number>;
   /** Direct-mode answers and queries add `payment_code` (0, the default: the contract's answer as it is). */
   answer_payment_code: Generated<number>;
+  /** The most deposits the firm may have pending at once (1,000 by default); null: no bound. */
+  max_pending_count: Generated<number | null>;
+  /** The most its pending deposits may add up to, minor units (2,000,000.00 TL by default); null: no bound. */
+  max_pending_amount: Generated<number | null>;
+  /** The most of each capped account's day its deposits may take, percent; null (the default): all. */
+  max_cap_share: Generated<number | null>;
   created_at: number;
   updated_at: number;
+}
+
+/** A firm's pending deposits, kept by triggers on `transactions` (migration 20261129T1000). */
+export interface FirmPendingTable {
+  firm_id: number;
+  deposits: number;
+  amount: number;
+  /** When operators were last told the firm reached a bound (its audit entry). */
+  bound_noted_at: number | null;
 }
 
 export interface PaymentAccountTable {
@@ -339,6 +354,7 @@ export interface StatementLineTable {
 export interface Database {
   providers: ProviderTable;
   firms: FirmTable;
+  firm_pending: FirmPendingTable;
   payment_accounts: PaymentAccountTable;
   banned_users: BannedUserTable;
   nonces: NonceTable;

@@ -47,9 +47,10 @@ export const NONCES_AND_FACTS = prepared(
      SELECT firm_id, nonce, expires_at FROM input ORDER BY firm_id, nonce
      ON CONFLICT (firm_id, nonce) DO NOTHING RETURNING firm_id, nonce)
    SELECT i.ord, u.nonce IS NOT NULL AS fresh, r.x IS NOT NULL AS r, b.x IS NOT NULL AS b,
-     p.x IS NOT NULL AS p
+     p.x IS NOT NULL AS p, fp.deposits AS pc, fp.amount AS pa
    FROM input i
    LEFT JOIN used u ON u.firm_id = i.firm_id AND u.nonce = i.nonce
+   LEFT JOIN firm_pending fp ON fp.firm_id = i.firm_id AND i.type = 'deposit'
    LEFT JOIN LATERAL (SELECT 1 AS x FROM transactions t
      WHERE t.firm_id = i.firm_id AND t.reference = i.reference LIMIT 1) r ON true
    LEFT JOIN LATERAL (SELECT 1 AS x FROM banned_users bu
@@ -82,7 +83,17 @@ const INSERT_MANY = prepared(
    SELECT f.ord, n.id FROM first f JOIN inserted n ON n.firm_id = f.firm_id AND n.reference = f.reference`,
 );
 
-const NO_FACTS: BusinessFacts = { referenceUsed: false, userBanned: false, pendingExists: false };
+/** The firm's pending deposits from a facts row: none when it has no `firm_pending` row yet. */
+export function firmPendingOf(row: { pc: unknown; pa: unknown } | undefined): BusinessFacts["firmPending"] {
+  return { count: Number(row?.pc ?? 0), amountMinor: Number(row?.pa ?? 0) };
+}
+
+const NO_FACTS: BusinessFacts = {
+  referenceUsed: false,
+  userBanned: false,
+  pendingExists: false,
+  firmPending: { count: 0, amountMinor: 0 },
+};
 
 /**
  * PostgreSQL answered the statement with an error, so it rolled back as a whole: each input is then
@@ -120,7 +131,7 @@ export function createPgIntakeBatches(
       seen.add(key);
       return unique.push(input) - 1;
     });
-    let rows: { ord: string; fresh: boolean; r: boolean; b: boolean; p: boolean }[];
+    let rows: { ord: string; fresh: boolean; r: boolean; b: boolean; p: boolean; pc: unknown; pa: unknown }[];
     try {
       rows = await statements.rows(NONCES_AND_FACTS, [
         unique.map((u) => u.firmId),
@@ -141,7 +152,12 @@ export function createPgIntakeBatches(
       if (!row) throw new Error(`batch answered no row for input ${p + 1}`);
       return {
         nonceFresh: row.fresh,
-        facts: { referenceUsed: row.r, userBanned: row.b, pendingExists: row.p },
+        facts: {
+          referenceUsed: row.r,
+          userBanned: row.b,
+          pendingExists: row.p,
+          firmPending: firmPendingOf(row),
+        },
       };
     });
   }, LIMITS);

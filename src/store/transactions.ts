@@ -1,12 +1,13 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { BusinessFacts, InsertResult, NewTransaction } from "../domain/transaction.js";
-import { uniqueViolation } from "./engine/errors.js";
+import { pendingBoundViolation, uniqueViolation } from "./engine/errors.js";
 import { planEachTime, prepared, type StatementRunner } from "./engine/prepared.js";
 import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 import { RECORD_NONCE } from "./nonces.js";
 import type { Database, TransactionTable } from "./schema.js";
 import {
   createPgIntakeBatches,
+  firmPendingOf,
   type NonceAndFactsInput,
   type NonceAndFactsOutcome,
 } from "./transaction-batches.js";
@@ -79,9 +80,10 @@ export interface TransactionRepository {
 export type NameKeyless = Pick<TransactionRow, "id" | "first_name" | "middle_name" | "last_name">;
 
 /**
- * The three facts in one round trip. `status` is a literal, not a parameter: only then can the
+ * The facts in one round trip. `status` is a literal, not a parameter: only then can the
  * planner prove the partial index transactions_one_pending_uq (WHERE status = 'pending') applies;
- * with a bound parameter SQLite scans the whole table.
+ * with a bound parameter SQLite scans the whole table. The firm's pending deposits are one probe of
+ * `firm_pending`'s key (kept by triggers), never a count of its rows.
  */
 const BUSINESS_FACTS = prepared(
   "tx_business_facts",
@@ -89,7 +91,9 @@ const BUSINESS_FACTS = prepared(
      EXISTS (SELECT 1 FROM transactions WHERE firm_id = $1 AND reference = $2) AS r,
      EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $3 AND user_id = $4) AS b,
      EXISTS (SELECT 1 FROM transactions
-             WHERE firm_id = $5 AND user_id = $6 AND type = $7 AND status = 'pending') AS p`,
+             WHERE firm_id = $5 AND user_id = $6 AND type = $7 AND status = 'pending') AS p,
+     fp.deposits AS pc, fp.amount AS pa
+   FROM (SELECT 1 AS one) one LEFT JOIN firm_pending fp ON fp.firm_id = $8`,
   planEachTime,
 );
 
@@ -103,13 +107,24 @@ const NONCE_AND_FACTS = prepared(
      EXISTS (SELECT 1 FROM transactions WHERE firm_id = $4 AND reference = $5) AS r,
      EXISTS (SELECT 1 FROM banned_users WHERE firm_id = $6 AND user_id = $7) AS b,
      EXISTS (SELECT 1 FROM transactions
-             WHERE firm_id = $8 AND user_id = $9 AND type = $10 AND status = 'pending') AS p`,
+             WHERE firm_id = $8 AND user_id = $9 AND type = $10 AND status = 'pending') AS p,
+     fp.deposits AS pc, fp.amount AS pa
+   FROM (SELECT 1 AS one) one LEFT JOIN firm_pending fp ON fp.firm_id = $11`,
   planEachTime,
 );
 
 /** The facts' parameters, in their order in BUSINESS_FACTS and after the nonce in NONCE_AND_FACTS. */
 function factParams(f: { firmId: number; reference: string; userId: string; type: string }): unknown[] {
-  return [f.firmId, f.reference, f.firmId, f.userId, f.firmId, f.userId, f.type];
+  return [f.firmId, f.reference, f.firmId, f.userId, f.firmId, f.userId, f.type, f.firmId];
+}
+
+/** A facts row as both stores answer it: the counts may come as text (PostgreSQL's bigint). */
+interface FactsRow {
+  r: unknown;
+  b: unknown;
+  p: unknown;
+  pc: unknown;
+  pa: unknown;
 }
 
 const INSERT = prepared(
@@ -126,20 +141,23 @@ export function createTransactionRepository(
   /** Off: every call its own statement (the one-row paths batches fall back to; for tests). */
   opts: { batched: boolean } = { batched: true },
 ): TransactionRepository {
-  const factsOf = (row: { r: unknown; b: unknown; p: unknown } | undefined): BusinessFacts => ({
+  const factsOf = (row: FactsRow | undefined): BusinessFacts => ({
     // PostgreSQL answers booleans, SQLite 0 and 1.
     referenceUsed: Boolean(row?.r),
     userBanned: Boolean(row?.b),
     pendingExists: Boolean(row?.p),
+    firmPending: firmPendingOf(row),
   });
 
   async function oneNonceAndFacts(input: NonceAndFactsInput): Promise<NonceAndFactsOutcome> {
     const { firmId } = input;
     if (dialect === "postgres") {
-      const [row] = await statements.rows<{ fresh: boolean; r: unknown; b: unknown; p: unknown }>(
-        NONCE_AND_FACTS,
-        [firmId, input.nonce, input.expiresAt, ...factParams(input)],
-      );
+      const [row] = await statements.rows<FactsRow & { fresh: boolean }>(NONCE_AND_FACTS, [
+        firmId,
+        input.nonce,
+        input.expiresAt,
+        ...factParams(input),
+      ]);
       return { nonceFresh: Boolean(row?.fresh), facts: factsOf(row) };
     }
     // SQLite has no data-modifying CTEs: two statements, asked together so that they travel to the
@@ -148,7 +166,7 @@ export function createTransactionRepository(
     // it, and a unit starting between them can put the read in a later message: still in this order.
     const [changed, [row]] = await Promise.all([
       statements.changes(RECORD_NONCE, [firmId, input.nonce, input.expiresAt]),
-      statements.rows<{ r: unknown; b: unknown; p: unknown }>(BUSINESS_FACTS, factParams(input)),
+      statements.rows<FactsRow>(BUSINESS_FACTS, factParams(input)),
     ]);
     return { nonceFresh: changed === 1, facts: factsOf(row) };
   }
@@ -164,6 +182,7 @@ export function createTransactionRepository(
     } catch (err) {
       const conflict = uniqueViolation(err);
       if (conflict === "reference" || conflict === "one_pending") return { ok: false, conflict };
+      if (pendingBoundViolation(err)) return { ok: false, conflict: "pending_bound" };
       throw err;
     }
   }
@@ -177,7 +196,7 @@ export function createTransactionRepository(
 
   return {
     async businessFacts(firmId, reference, userId, type) {
-      const [row] = await statements.rows<{ r: unknown; b: unknown; p: unknown }>(
+      const [row] = await statements.rows<FactsRow>(
         BUSINESS_FACTS,
         factParams({ firmId, reference, userId, type }),
       );

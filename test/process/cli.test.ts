@@ -218,6 +218,45 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     });
   });
 
+  it("firm create and update set the bounds of pending deposits; none takes a bound off", async () => {
+    expect((await newFirm()).json).toMatchObject({
+      max_pending_count: 1000,
+      max_pending_amount: "2000000.00",
+    });
+    const firm = await newFirm(
+      "--max-pending-count",
+      "50",
+      "--max-pending-amount",
+      "5000.00",
+      "--max-cap-share",
+      "25",
+    );
+    expect(firm.json).toMatchObject({
+      max_pending_count: 50,
+      max_pending_amount: "5000.00",
+      max_cap_share: 25,
+    });
+    const changed = await cli.ok("firm", "update", String(firm.id), "--max-pending-count", "none");
+    expect(changed).toMatchObject({ max_pending_count: null, max_pending_amount: "5000.00" });
+    const amount = await cli.ok(
+      "firm",
+      "update",
+      String(firm.id),
+      "--max-pending-amount",
+      "none",
+      "--max-cap-share",
+      "none",
+    );
+    expect(amount).toMatchObject({ max_pending_count: null, max_pending_amount: null, max_cap_share: null });
+    expect(await cli.ok("firm", "show", String(firm.id))).toMatchObject(amount);
+    const bad = await cli.run("firm", "update", String(firm.id), "--max-pending-count", "many");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--max-pending-count must be a whole number, 0 or more (got "many")');
+    const zero = await cli.run("firm", "update", String(firm.id), "--max-pending-count", "0");
+    expect(zero.code).not.toBe(0);
+    expect(zero.stdout + zero.stderr).toContain("max_pending_count");
+  });
+
   it("firm rotate-secret prints a new secret; the old one is refused at once, the new one works", async () => {
     const firm = await newFirm();
     const before = await sendSigned(server.url, firm.creds, { path: PROBE_PATH });

@@ -98,6 +98,11 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
       "Kept",
       "--webhook-url",
       "http://127.0.0.1:9/cb",
+      // 12,000 pending deposits written straight into the store: past the default bound.
+      "--max-pending-count",
+      "none",
+      "--max-pending-amount",
+      "none",
     );
     const creds = { apiKey: firm.api_key as string, secret: firm.secret_key as string };
     expect(await stopServe(server)).toEqual({ code: 0, signal: null });

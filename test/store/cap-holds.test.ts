@@ -53,6 +53,7 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
       since: DAY,
       now,
       expiresAt: now + 60_000,
+      capShare: null,
     });
 
   it("holds up to the cap, then refuses; a released hold frees its amount; an expired one stops counting", async () => {

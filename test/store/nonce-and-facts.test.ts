@@ -71,7 +71,12 @@ describe("nonce and business facts on the embedded store", () => {
     expect(asked[0]?.[0]).toBe(asked[1]?.[0]);
     expect(outcome).toEqual({
       nonceFresh: true,
-      facts: { referenceUsed: false, userBanned: true, pendingExists: false },
+      facts: {
+        referenceUsed: false,
+        userBanned: true,
+        pendingExists: false,
+        firmPending: { count: 0, amountMinor: 0 },
+      },
     });
   });
 
@@ -82,7 +87,12 @@ describe("nonce and business facts on the embedded store", () => {
     expect(asked[0]?.[0]).toBe(asked[1]?.[0]);
     expect(outcome).toEqual({
       nonceFresh: false,
-      facts: { referenceUsed: false, userBanned: false, pendingExists: false },
+      facts: {
+        referenceUsed: false,
+        userBanned: false,
+        pendingExists: false,
+        firmPending: { count: 0, amountMinor: 0 },
+      },
     });
   });
 });

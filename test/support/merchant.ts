@@ -88,6 +88,9 @@ export interface FirmOptions {
   deposit_max?: string;
   provider_id?: number;
   rate_limit_per_second?: number;
+  max_pending_count?: number | null;
+  max_pending_amount?: string | null;
+  max_cap_share?: number | null;
   sandbox?: boolean;
 }
 

@@ -24,6 +24,10 @@ export async function insertFirm(
       withdrawals_open: 1,
       active: 1,
       rate_limit_per_second: 100,
+      // Fixtures seed thousands of pending deposits for one firm: no bound of pending deposits
+      // (test/store/firm-pending.test.ts gives the bounds it tests).
+      max_pending_count: null,
+      max_pending_amount: null,
       created_at: now,
       updated_at: now,
       ...values,

@@ -97,6 +97,9 @@ export async function importScene(
       name: "Statement Firm",
       webhook_url: opts.webhookUrl,
       rate_limit_per_second: 100_000,
+      // Thousands of pending deposits at once: past the default bound of pending deposits.
+      max_pending_count: null,
+      max_pending_amount: null,
     });
     expect([account.status, firm.status]).toEqual([201, 201]);
     expect((await stopServe(server)).code).toBe(0);

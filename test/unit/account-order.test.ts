@@ -254,12 +254,26 @@ describe("daily caps", () => {
   it("keeps an account while today's volume plus this deposit stays within its cap", () => {
     const order = [acc(1, 20_000), acc(2, null), acc(3, 10_000)];
     const taken = new Map([
-      [1, 5_000],
-      [3, 9_000],
+      [1, { total: 5_000, firm: 0 }],
+      [3, { total: 9_000, firm: 0 }],
     ]);
     expect(withinDailyCap(order, taken, 15_000).map((a) => a.id)).toEqual([1, 2]);
     expect(withinDailyCap(order, taken, 15_001).map((a) => a.id)).toEqual([2]);
     expect(withinDailyCap(order, new Map(), 10_000).map((a) => a.id)).toEqual([1, 2, 3]);
+  });
+
+  it("keeps an account for a firm while its own deposits stay within its share of the cap", () => {
+    const order = [acc(1, 20_000), acc(2, null), acc(3, 10_000)];
+    // The firm took 4,000 of account 1 (others 1,000 more) and 4,000 of account 3.
+    const taken = new Map([
+      [1, { total: 5_000, firm: 4_000 }],
+      [3, { total: 4_000, firm: 4_000 }],
+    ]);
+    // Half of each cap: 10,000 of account 1, 5,000 of account 3; an uncapped account has no share.
+    expect(withinDailyCap(order, taken, 1_000, 50).map((a) => a.id)).toEqual([1, 2, 3]);
+    expect(withinDailyCap(order, taken, 1_001, 50).map((a) => a.id)).toEqual([1, 2]);
+    expect(withinDailyCap(order, taken, 6_001, 50).map((a) => a.id)).toEqual([2]);
+    expect(withinDailyCap(order, taken, 6_001, null).map((a) => a.id)).toEqual([1, 2]);
   });
 
   it("days start at midnight in Türkiye (UTC+3)", () => {

@@ -22,7 +22,7 @@ const recorder = (): AdminClient & { calls: unknown[] } => {
 /** A value each placeholder accepts: the first of a choice, digits for ids and amounts. */
 function sample(placeholder: string): string {
   const first = placeholder.split("|")[0] as string;
-  if (/^(ID|M|N|MS|PER_SECOND|AMOUNT)$/.test(first)) return "1";
+  if (/^(ID|M|N|MS|PER_SECOND|PERCENT|AMOUNT)$/.test(first)) return "1";
   if (first === "TR...") return "TR330006100519786457841326";
   if (first === "TIME") return "2026-11-27T00:00:00Z";
   return first.toLowerCase() === first ? first : "x";

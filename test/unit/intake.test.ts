@@ -21,6 +21,9 @@ function firm(overrides: Partial<Firm> = {}): Firm {
     answerPaymentCode: false,
     depositMin: null,
     depositMax: null,
+    maxPendingCount: 1000,
+    maxPendingAmount: 200_000_000,
+    maxCapShare: null,
     depositsOpen: true,
     withdrawalsOpen: true,
     rateLimitPerSecond: 100,
@@ -102,7 +105,13 @@ function ports(
   const p: IntakePorts = {
     async businessFacts(...args) {
       calls.facts.push(args);
-      return { referenceUsed: false, userBanned: false, pendingExists: false, ...opts.facts };
+      return {
+        referenceUsed: false,
+        userBanned: false,
+        pendingExists: false,
+        firmPending: { count: 0, amountMinor: 0 },
+        ...opts.facts,
+      };
     },
     async route(input) {
       calls.eligible.push(input.amountMinor);

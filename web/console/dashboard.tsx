@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
-import { breakerLabel } from "./manage";
+import { breakerLabel, fill, shownAmount } from "./manage";
 import { age, Bars, money, useLoad, useShell } from "./ui";
 
 /**
@@ -38,6 +38,17 @@ interface Dashboard {
   };
   channels: { code: string; kind: string; active: boolean; breaker: string }[];
   statements?: StatementFigures;
+  /** Firms at a bound of their pending deposits, or refused at one within the hour. */
+  pending_bounds?: PendingBound[];
+}
+interface PendingBound {
+  firm_id: number;
+  name: string;
+  pending_count: number;
+  pending_amount: string;
+  max_pending_count: number | null;
+  max_pending_amount: string | null;
+  reached_at: string | null;
 }
 /** What the bank's statement lines did today (docs/reconciliation.md). */
 interface StatementFigures {
@@ -85,6 +96,7 @@ export function Summary() {
   return (
     <section id="dashboard">
       <h1>{t("today")}</h1>
+      {d.pending_bounds && d.pending_bounds.length > 0 && <PendingBounds firms={d.pending_bounds} />}
       <div id="cards" class="cards">
         {(["deposits", "withdrawals"] as const).map((key) => {
           const x = d[key];
@@ -212,6 +224,35 @@ function StatementsCard({ s, rate }: { s: StatementFigures; rate: (r: number | n
         </div>
       )}
     </a>
+  );
+}
+
+/**
+ * Firms whose new deposits are refused at their bound of pending deposits: to the merchant that is
+ * "no account", so only here do operators see that the firm, not the pool, is the cause.
+ */
+function PendingBounds({ firms }: { firms: PendingBound[] }) {
+  const { t } = useShell();
+  return (
+    <div id="pending-bounds" class="panel alert">
+      <h2>{t("pendingBoundsTitle")}</h2>
+      <ul>
+        {firms.map((f) => (
+          <li key={f.firm_id} data-firm={f.firm_id}>
+            <a href={`#/firms/${f.firm_id}`}>
+              {fill(t("pendingBoundLine"), {
+                name: f.name,
+                id: f.firm_id,
+                count: f.pending_count,
+                maxCount: f.max_pending_count ?? "—",
+                amount: shownAmount(f.pending_amount),
+                maxAmount: shownAmount(f.max_pending_amount),
+              })}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

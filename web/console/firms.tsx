@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
 import { api } from "./api";
-import { fill, shownRange, typedAmount } from "./manage";
+import { fill, shownAmount, shownRange, typedAmount } from "./manage";
 import {
   amountFieldsValid,
   amountInput,
@@ -31,7 +31,23 @@ export interface Firm {
   withdrawals: "open" | "closed";
   active: boolean;
   rate_limit_per_second: number;
+  /** Bounds of the firm's pending deposits; null: none (docs/console.md). */
+  max_pending_count: number | null;
+  max_pending_amount: string | null;
+  /** The most of each capped account's day the firm may take, percent; null: all of it. */
+  max_cap_share: number | null;
   sandbox: boolean;
+}
+
+/**
+ * A firm's bounds of pending deposits as the list shows them: `1000 · 2.000.000,00 TL`, and its
+ * share of each account's cap when it has one (`· %30`).
+ */
+function shownBounds(f: Firm, t: (key: "mgmtNoBound") => string): string {
+  const share = f.max_cap_share === null ? "" : ` · %${f.max_cap_share}`;
+  if (f.max_pending_count === null && f.max_pending_amount === null) return `${t("mgmtNoBound")}${share}`;
+  const count = f.max_pending_count === null ? "—" : String(f.max_pending_count);
+  return `${count} · ${shownAmount(f.max_pending_amount)}${share}`;
 }
 
 /** Firms: create (the secret is shown once), edit settings and limits, rotate the secret, bans. */
@@ -83,6 +99,7 @@ export function Firms({ id }: { id?: number }) {
             <th>{t("depositsOpen")}</th>
             <th>{t("withdrawalsOpen")}</th>
             <th>{t("mgmtDepositLimits")}</th>
+            <th>{t("mgmtPendingBounds")}</th>
             <th>{t("status")}</th>
             <th>{t("actions")}</th>
           </tr>
@@ -105,6 +122,7 @@ export function Firms({ id }: { id?: number }) {
               <td>{t(f.deposits)}</td>
               <td>{t(f.withdrawals)}</td>
               <td class="limits">{shownRange(f.deposit_min, f.deposit_max, t)}</td>
+              <td class="pending-bounds">{shownBounds(f, t)}</td>
               <td class="state">{f.active ? t("active") : t("inactive")}</td>
               <td class="actions">
                 <a class="button secondary" href={`#/firms/${f.id}`}>
@@ -150,7 +168,10 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
   async function save(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
-    if (!amountFieldsValid(form, ["deposit_min", "deposit_max"], t("badAmount"))) return;
+    if (!amountFieldsValid(form, ["deposit_min", "deposit_max", "max_pending_amount"], t("badAmount")))
+      return;
+    const count = formValue(form, "max_pending_count");
+    const share = formValue(form, "max_cap_share");
     const wanted: Partial<Record<keyof Firm, unknown>> = {
       webhook_url: formValue(form, "webhook_url") ?? null,
       legacy_http: formChecked(form, "legacy_http"),
@@ -160,6 +181,10 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       deposit_min: amountInput(formValue(form, "deposit_min")) ?? null,
       deposit_max: amountInput(formValue(form, "deposit_max")) ?? null,
       rate_limit_per_second: Number(formValue(form, "rate") ?? firm.rate_limit_per_second),
+      // An empty field takes the bound off (docs/console.md).
+      max_pending_count: count === undefined ? null : Number(count),
+      max_pending_amount: amountInput(formValue(form, "max_pending_amount")) ?? null,
+      max_cap_share: share === undefined ? null : Number(share),
       active: formChecked(form, "active"),
     };
     // Only what the operator changed: a save never undoes someone else's change to another field,
@@ -224,6 +249,38 @@ function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
       </Field>
       <Field label={t("mgmtRate")}>
         <input name="rate" type="number" min={1} size={6} defaultValue={firm.rate_limit_per_second} />
+      </Field>
+      <Field label={t("mgmtMaxPendingCount")}>
+        <input
+          name="max_pending_count"
+          type="number"
+          min={1}
+          step={1}
+          size={7}
+          placeholder={t("mgmtNoBound")}
+          defaultValue={firm.max_pending_count === null ? "" : String(firm.max_pending_count)}
+        />
+      </Field>
+      <Field label={t("mgmtMaxPendingAmount")}>
+        <input
+          name="max_pending_amount"
+          inputMode="decimal"
+          size={12}
+          placeholder={t("mgmtNoBound")}
+          defaultValue={typedAmount(firm.max_pending_amount)}
+        />
+      </Field>
+      <Field label={t("mgmtMaxCapShare")}>
+        <input
+          name="max_cap_share"
+          type="number"
+          min={1}
+          max={100}
+          step={1}
+          size={4}
+          placeholder={t("mgmtNoBound")}
+          defaultValue={firm.max_cap_share === null ? "" : String(firm.max_cap_share)}
+        />
       </Field>
       <div class="checks">
         <label>

@@ -76,6 +76,15 @@ export const providerUpdate = z.strictObject({
   auto_cancel_minutes: z.number().int().min(0).max(10080).optional(),
 });
 
+/**
+ * A new firm's bounds of pending deposits, as the migration gives existing firms: 1,000 deposits,
+ * 2,000,000.00 TL (docs/adr/0013-firm-pending-bounds.md says why).
+ */
+export const DEFAULT_MAX_PENDING_COUNT = 1000;
+export const DEFAULT_MAX_PENDING_AMOUNT = 200_000_000;
+const pendingCount = z.number().int().min(1).max(1_000_000).nullable();
+const capShare = z.number().int().min(1).max(100).nullable();
+
 export const firmCreate = z.strictObject({
   name,
   provider_id: z.number().int().positive().nullable().default(null),
@@ -85,6 +94,9 @@ export const firmCreate = z.strictObject({
   deposit_min: amount.default(null),
   deposit_max: amount.default(null),
   rate_limit_per_second: z.number().int().min(1).max(1_000_000).default(100),
+  max_pending_count: pendingCount.default(DEFAULT_MAX_PENDING_COUNT),
+  max_pending_amount: amount.default(DEFAULT_MAX_PENDING_AMOUNT),
+  max_cap_share: capShare.default(null),
   /** A test firm (docs/sandbox.md); fixed at creation, a live firm is never turned into one. */
   sandbox: z.boolean().default(false),
 });
@@ -105,6 +117,11 @@ export const firmUpdate = z.strictObject({
   reconcile_by_name: z.boolean().optional(),
   /** Direct-mode answers and queries of deposits add `payment_code`. */
   answer_payment_code: z.boolean().optional(),
+  /** Bounds of the firm's pending deposits (docs/operations.md); null: none. */
+  max_pending_count: pendingCount.optional(),
+  max_pending_amount: amount.optional(),
+  /** The most of each capped account's day the firm may take, percent; null: all of it. */
+  max_cap_share: capShare.optional(),
 });
 
 export const accountCreate = z.strictObject({

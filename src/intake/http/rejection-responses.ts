@@ -9,6 +9,9 @@ export const REJECTIONS: { [k in BusinessRejection]: { status: number; message: 
   user_banned: { status: 403, message: "Kullanıcı yasaklı" },
   amount_out_of_limits: { status: 403, message: "Yatırım tutarı limit dışında" },
   no_account: { status: 422, message: "Bu tutar icin uygun hesap yok" },
+  // The contract's "no account" answer, byte for byte: a firm at its bound of pending deposits is
+  // told what it is told when the shared accounts are full (docs/adr/0013-firm-pending-bounds.md).
+  pending_bound: { status: 422, message: "Bu tutar icin uygun hesap yok" },
   channel_declined: { status: 422, message: "Ödeme kanalı talebi kabul etmedi" },
 };
 

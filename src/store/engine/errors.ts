@@ -23,6 +23,17 @@ export function uniqueViolation(err: unknown): UniqueViolation | null {
   return null;
 }
 
+/**
+ * A deposit would take its firm past a bound of pending deposits: the `firm_pending` trigger's
+ * refusal (migration 20261129T1000), a CHECK violation naming `firm_pending_bound` on PostgreSQL,
+ * a trigger's ABORT with that text on SQLite.
+ */
+export function pendingBoundViolation(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string } | null;
+  if (e?.code === "23514") return e.constraint === "firm_pending_bound";
+  return e?.code === "SQLITE_CONSTRAINT_TRIGGER" && (e.message ?? "").includes("firm_pending_bound");
+}
+
 /** A CHECK constraint refused the row (both stores). */
 export function checkViolation(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;

@@ -23,6 +23,7 @@ import { purgeIndexes } from "./20261128T1100_purge_indexes.js";
 import { nameSearch } from "./20261128T1200_name_search.js";
 import { statementLines } from "./20261128T1300_statement_lines.js";
 import { ignoredFields } from "./20261128T1400_ignored_fields.js";
+import { firmPendingBounds } from "./20261129T1000_firm_pending_bounds.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -52,6 +53,7 @@ export const migrations: readonly Migration[] = [
   nameSearch,
   statementLines,
   ignoredFields,
+  firmPendingBounds,
 ];
 
 export type { Migration };
