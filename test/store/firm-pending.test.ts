@@ -57,6 +57,7 @@ describe.each(STORES)("firm_pending (%s)", (kind: StoreKind) => {
       assigned_iban: type === "deposit" ? "TR000000000000000000000001" : null,
       callback_url: "http://127.0.0.1:9/callbacks",
       routing_log: null,
+      ignored_fields: null,
       payer_name_key: "ayse yilmaz",
       created_at: 1,
       updated_at: 1,
