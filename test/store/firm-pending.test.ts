@@ -185,6 +185,7 @@ describe.each(STORES)("firm_pending (%s)", (kind: StoreKind) => {
       "DROP TABLE firm_pending",
       "ALTER TABLE firms DROP COLUMN max_pending_count",
       "ALTER TABLE firms DROP COLUMN max_pending_amount",
+      "ALTER TABLE firms DROP COLUMN max_cap_share",
     ])
       await sql.raw(statement).execute(store.db);
     await store.db.deleteFrom("schema_migrations").where("version", "=", firmPendingBounds.version).execute();
