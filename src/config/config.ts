@@ -41,11 +41,25 @@ const proxyList = z
     { message: "must be IP addresses or CIDR ranges, comma-separated (e.g. 10.0.0.1,10.1.0.0/16)" },
   );
 
+/**
+ * A whole number within bounds, and said so when it is not: "PORT must be a number from 0 to
+ * 65535", where zod's own words were "Invalid input: expected number, received NaN".
+ */
+function wholeNumber(min: number, max: number, fallback: number, noun = "a whole number") {
+  const message = `must be ${noun} from ${min} to ${max}`;
+  return z.coerce
+    .number({ message })
+    .int({ message })
+    .min(min, { message })
+    .max(max, { message })
+    .default(fallback);
+}
+
 /** Connections per instance when PAYINTAKE_PG_POOL_SIZE is not set. */
 export const DEFAULT_PG_POOL_SIZE = 20;
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: wholeNumber(0, 65535, 8080, "a number"),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z
     .string()
@@ -66,31 +80,35 @@ const envSchema = z.object({
   PAYMENT_PAGE_URL: absoluteHttpUrl.optional(),
   PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: booleanFlag.default(false),
   PAYINTAKE_CONSOLE_REQUIRE_SECOND_FACTOR: booleanFlag.default(false),
-  PAYINTAKE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_PG_POOL_SIZE),
-  PAYINTAKE_PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  PAYINTAKE_PG_POOL_SIZE: wholeNumber(1, 200, DEFAULT_PG_POOL_SIZE),
+  PAYINTAKE_PG_STATEMENT_TIMEOUT_MS: wholeNumber(1_000, 3_600_000, 30_000),
   // For measuring what each part of the store's machinery buys (docs/adr/0012); production leaves both on.
   PAYINTAKE_SQLITE_THREAD: booleanFlag.default(true),
   PAYINTAKE_PG_BATCHES: booleanFlag.default(true),
   PAYINTAKE_URL: absoluteHttpUrl.optional(),
-  PAYINTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  PAYINTAKE_SHUTDOWN_DRAIN_MS: wholeNumber(0, 60_000, 1_000),
   // Above the idle timeout of the load balancer in front (60 s for AWS ALB and nginx upstreams):
   // a server that closes an idle connection first races the balancer's next request on it (a 502).
-  PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(65_000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  PAYINTAKE_CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
-  PAYINTAKE_CALLBACK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
-  PAYINTAKE_CALLBACK_PER_ORIGIN: z.coerce.number().int().min(1).max(100).default(8),
-  PAYINTAKE_CALLBACK_HANGING_PER_ORIGIN: z.coerce.number().int().min(0).max(100).default(8),
+  PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 900_000, 65_000),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      message: "must be fatal, error, warn, info, debug, trace or silent",
+    })
+    .default("info"),
+  PAYINTAKE_CALLBACK_TIMEOUT_MS: wholeNumber(100, 10_000, 10_000),
+  PAYINTAKE_CALLBACK_CONCURRENCY: wholeNumber(1, 1_000, 64),
+  PAYINTAKE_CALLBACK_PER_ORIGIN: wholeNumber(1, 100, 8),
+  PAYINTAKE_CALLBACK_HANGING_PER_ORIGIN: wholeNumber(0, 100, 8),
   // Renewed every third of itself while the sender lives: a killed worker's callbacks wait this long.
-  PAYINTAKE_CALLBACK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(10_000),
-  PAYINTAKE_CALLBACK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
-  PAYINTAKE_ROUTING_DEADLINE_MS: z.coerce.number().int().min(100).max(20_000).default(20_000),
-  PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
+  PAYINTAKE_CALLBACK_LEASE_MS: wholeNumber(1_000, 3_600_000, 10_000),
+  PAYINTAKE_CALLBACK_POLL_MS: wholeNumber(10, 60_000, 1_000),
+  PAYINTAKE_ROUTING_DEADLINE_MS: wholeNumber(100, 20_000, 20_000),
+  PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: wholeNumber(10, 3_600_000, 15_000),
   // Under the server's own idle timeout (connectionTimeout, 60 s), which would cut the stream.
-  PAYINTAKE_CONSOLE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(50_000).default(25_000),
-  PAYINTAKE_CONSOLE_UNDO_SECONDS: z.coerce.number().int().min(0).max(30).default(5),
+  PAYINTAKE_CONSOLE_HEARTBEAT_MS: wholeNumber(100, 50_000, 25_000),
+  PAYINTAKE_CONSOLE_UNDO_SECONDS: wholeNumber(0, 30, 5),
   // PCI DSS 8.2.8 asks for 15 minutes at most; 12 hours is the session's own absolute limit.
-  PAYINTAKE_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(5).max(720).default(15),
+  PAYINTAKE_CONSOLE_IDLE_MINUTES: wholeNumber(5, 720, 15),
   PAYINTAKE_TRUST_PROXY: proxyList.optional(),
   PAYINTAKE_ROLE: z.enum(["all", "api", "worker"], { message: "must be all, api or worker" }).default("all"),
   PAYINTAKE_METRICS_TOKEN: z.string().min(24, { message: "must be at least 24 characters" }).optional(),
@@ -186,7 +204,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    // Every bad setting at once, each as a sentence: "PORT must be a number from 0 to 65535".
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const e = parsed.data;

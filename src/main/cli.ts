@@ -7,9 +7,10 @@ import { behaviourFrom, startChannelSimulator } from "../routing/channels/simula
 import { openStore, StoreLockedError } from "../store/engine/open.js";
 import { createRepositories } from "../store/index.js";
 import { createAdminClient } from "./admin-client.js";
-import { actor, COMMANDS, parseArgv, runCommand, UsageError, usageOf } from "./commands.js";
+import { actor, COMMANDS, optionsOf, parseArgv, runCommand, UsageError, usageOf } from "./commands.js";
 import { RotationRefused, rotateCommand } from "./master-key-rotation.js";
 import { startServer } from "./server.js";
+import { closest } from "./suggest.js";
 
 const USAGE = `payintake: payment intake service
 
@@ -21,13 +22,56 @@ const USAGE = `payintake: payment intake service
                                   seal every secret at rest again under a new master key
                                   (PAYINTAKE_NEW_MASTER_KEY, or --generate for the embedded
                                   store's master.key); every server on the store must be stopped
-  payintake channel-sim [--port P] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
+  payintake channel-sim [--port P] [--host H] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
                                   a payment channel partner for development (docs/channels.md)
 
 Operator commands (talk to the running server; PAYINTAKE_URL, PAYINTAKE_ADMIN_TOKEN; each prints
 one JSON object; \`payintake firm --help\` lists one group):
-${usageOf("")}
+${groupedUsage()}
 `;
+
+/** The operator commands, a paragraph per group (firms, accounts, …). */
+function groupedUsage(): string {
+  const groups = [...new Set(Object.keys(COMMANDS).map((c) => c.split(" ")[0] as string))];
+  return groups.map((g) => usageOf(g)).join("\n\n");
+}
+
+/** Every first word the CLI knows: the server's commands and the operator commands' groups. */
+const FIRST_WORDS = [
+  "serve",
+  "migrate",
+  "master-key",
+  "channel-sim",
+  ...Object.keys(COMMANDS).map((c) => c.split(" ")[0] as string),
+];
+
+/**
+ * An unknown command, said in one line with what it most likely meant, and where the list is:
+ * the whole usage under it buried the one line that mattered.
+ */
+function unknownCommand(words: string[]): never {
+  const [first = "", second = ""] = words;
+  const typed = words.slice(0, 2).join(" ");
+  let meant: string | undefined;
+  if (FIRST_WORDS.includes(first)) {
+    const inGroup = Object.keys(COMMANDS).filter((c) => c.startsWith(`${first} `));
+    const sub = closest(
+      second,
+      inGroup.map((c) => c.slice(first.length + 1)),
+    );
+    if (sub) meant = `${first} ${sub}`;
+  } else {
+    const group = closest(first, [...new Set(FIRST_WORDS)]);
+    if (group) meant = [group, second].filter(Boolean).join(" ");
+  }
+  const group = FIRST_WORDS.includes(first) ? usageOf(first) : "";
+  fail(
+    `unknown command "${typed}"${meant ? `; did you mean "${meant}"?` : ""}${
+      group ? `\n\n${group}` : " (payintake --help lists the commands)"
+    }`,
+    2,
+  );
+}
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -44,6 +88,10 @@ const HOST_ERRORS = new Set(["ENOTFOUND", "EAI_NONAME", "EADDRNOTAVAIL"]);
 
 async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
   const server = await startServer(config).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "EADDRINUSE")
+      fail(
+        `port ${config.port} on ${config.host} is in use (another payintake, or another program): stop it, or start on another port, e.g. PORT=${config.port === 65_535 ? 8081 : config.port + 1} npm start`,
+      );
     if (err.code !== undefined && HOST_ERRORS.has(err.code))
       fail(
         `HOST: cannot listen on "${config.host}" (${err.code}): not a name that resolves, or not an address of this machine`,
@@ -67,6 +115,12 @@ async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
   // killed the process outright (exit by SIGTERM, nothing drained; seen in a test under load).
   process.stdout.write(`payintake listening on ${server.url}\n`);
 }
+
+const CHANNEL_SIM_USAGE = `  payintake channel-sim [--port P] [--host H] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
+      --port P        where it listens (default: a free port, printed)
+      --host H        the address it listens on (default 127.0.0.1)
+      --behaviour B   accept (default), slow, decline, hang or fail: how it answers each ask
+      --delay-ms D    how long it waits before it accepts (accept: 0, slow: 3000)`;
 
 /** `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). */
 async function channelSim(flags: Record<string, string | true>): Promise<void> {
@@ -95,14 +149,20 @@ async function channelSim(flags: Record<string, string | true>): Promise<void> {
 
 async function main(): Promise<void> {
   const { words, flags } = parseArgv(process.argv.slice(2));
-  if (words.length === 0) {
+  if (words.length === 0 && flags.help === true) {
     process.stdout.write(USAGE);
     return;
+  }
+  // No command is a usage error like a wrong one: said on stderr, exit 2, so a script notices.
+  if (words.length === 0) {
+    process.stderr.write(USAGE);
+    process.exit(2);
   }
   // `payintake firm --help`, `payintake firm create --help`: that group's or that command's usage.
   const group = usageOf(words.slice(0, 2).join(" "));
   if (flags.help === true) {
-    process.stdout.write(group ? `${group}\n` : USAGE);
+    if (words[0] === "channel-sim") process.stdout.write(`${CHANNEL_SIM_USAGE}\n`);
+    else process.stdout.write(group ? `${group}\n` : USAGE);
     return;
   }
   let config: ReturnType<typeof parseConfig>;
@@ -125,8 +185,7 @@ async function main(): Promise<void> {
   }
   if (words[0] === "channel-sim") return channelSim(flags);
   if (words[0] === "master-key") {
-    if (words[1] !== "rotate" || words.length > 2)
-      fail(`unknown command "${words.join(" ")}"\n\n${USAGE}`, 2);
+    if (words[1] !== "rotate" || words.length > 2) unknownCommand(words);
     try {
       // Run on the store directly, not through the admin API: recorded as the CLI, with the name given.
       print(await rotateCommand(config, flags, `cli:${actor(flags)}`));
@@ -156,7 +215,10 @@ async function main(): Promise<void> {
 
   const command = `${words[0]} ${words[1] ?? ""}`;
   const handler = COMMANDS[command];
-  if (!handler) fail(`unknown command "${words.join(" ")}"\n\n${usageOf(words[0] ?? "") || USAGE}`, 2);
+  if (!handler) unknownCommand(words);
+  // `firm create --env`: the new firm's credentials as shell lines, read by every snippet.
+  const env = command === "firm create" && flags.env === true;
+  if (env) delete flags.env;
   const tokenFile = resolve(config.dataDir, "admin.token");
   const token = config.adminToken ?? readLocalSecret(config.dataDir, "admin.token");
   if (!token)
@@ -167,12 +229,15 @@ async function main(): Promise<void> {
   const client = createAdminClient(config.serverUrl, token);
   let result: { status: number; json: unknown };
   try {
-    result = await runCommand(handler, client, words.slice(2), flags);
+    result = await runCommand(handler, client, words.slice(2), flags, optionsOf(command));
   } catch (err) {
     if (err instanceof UsageError) fail(err.message, 2);
-    fail(`cannot reach the server at ${config.serverUrl}: ${(err as Error).message}`);
+    fail(
+      `cannot reach the server at ${config.serverUrl} (${(err as Error).message}): is it running? PAYINTAKE_URL says where it listens (unset: http://HOST:PORT)`,
+    );
   }
-  print(result.json);
+  if (env && result.status < 400) printEnv(config.serverUrl, result.json);
+  else print(result.json);
   writeWarnings(result.json);
   if (result.status >= 400) process.exitCode = 1;
   // A token read from a file may be another server's: the embedded one run from this folder, where
@@ -182,6 +247,24 @@ async function main(): Promise<void> {
     process.stderr.write(
       `the admin token was read from ${tokenFile}; a server started with PAYINTAKE_ADMIN_TOKEN or another PAYINTAKE_DATA_DIR needs the same here\n`,
     );
+}
+
+/**
+ * A created firm as `export` lines for the shell, single-quoted: pasted (or `eval`ed), they set what
+ * the README's and the integration guide's snippets read. Said once, like the JSON's secret.
+ */
+function printEnv(serverUrl: string, json: unknown): void {
+  const firm = json as { id?: number; api_key?: string; secret_key?: string };
+  const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
+  process.stdout.write(
+    [
+      `export PAYINTAKE_URL=${quote(serverUrl)}`,
+      `export PAYINTAKE_API_KEY=${quote(String(firm.api_key))}`,
+      `export PAYINTAKE_SECRET_KEY=${quote(String(firm.secret_key))}`,
+      "",
+    ].join("\n"),
+  );
+  process.stderr.write(`firm ${firm.id} created; its secret key is shown only here\n`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
 import { type AdminClient, FileBody } from "./admin-client.js";
+import { closest } from "./suggest.js";
 
 /**
  * Operator commands: each maps argv to one call of the operator API and prints one JSON object.
@@ -347,7 +348,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "provider list": "",
   "provider update": "ID [--callback-url URL] [--auto-cancel-minutes M]",
   "firm create":
-    "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--sandbox true|false]",
+    "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--sandbox true|false] [--env]",
   "firm update":
     "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none]",
   "firm rotate-secret": "ID",
@@ -385,6 +386,11 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "callback redeliver": "ID | --failed-since TIME",
 };
 
+/** The options a command's usage names ("firm create": name, provider, webhook-url, …). */
+export function optionsOf(command: string): string[] {
+  return [...(SYNTAX[command] ?? "").matchAll(/--([a-z0-9-]+)/g)].map((m) => m[1] as string);
+}
+
 /** The usage lines of the commands that start with `prefix` ("firm", "firm create"; "" for all). */
 export function usageOf(prefix: string): string {
   return Object.entries(SYNTAX)
@@ -404,6 +410,8 @@ export function runCommand(
   client: AdminClient,
   positional: string[],
   flags: Flags,
+  /** The options the command takes, for a "did you mean" under a mistyped one. */
+  options: readonly string[] = [],
 ): Promise<{ status: number; json: unknown }> {
   const read = new Set<string>();
   let taken = 0;
@@ -422,7 +430,12 @@ export function runCommand(
   const checked: AdminClient = {
     call(method, path, body) {
       const unknown = Object.keys(flags).find((k) => !read.has(k));
-      if (unknown !== undefined) throw new UsageError(`unknown option --${unknown} for this command`);
+      if (unknown !== undefined) {
+        const meant = closest(unknown, options);
+        throw new UsageError(
+          `unknown option --${unknown} for this command${meant ? `; did you mean --${meant}?` : ""}`,
+        );
+      }
       // An update that names nothing to change would answer 200 and change nothing.
       if (method === "PATCH" && Object.keys(flags).length === 0)
         throw new UsageError("nothing to change: give at least one option (--help lists them)");

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -636,6 +637,62 @@ describe.each(STORES)("payintake CLI against a running server on %s", (kind) => 
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("unknown option --deposit-mn");
     expect(typo.stdout).toBe("");
+  });
+
+  it("a newcomer's slips: no command, a typo in a command or an option, a server not there; --env gives a firm as shell lines", async () => {
+    const none = await cli.run();
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("payintake serve");
+    expect(none.stdout).toBe("");
+    // One line with the likely meaning, not the whole usage under it.
+    const frim = await cli.run("frim", "list");
+    expect([frim.code, frim.stderr]).toEqual([
+      2,
+      'payintake: unknown command "frim list"; did you mean "firm list"? (payintake --help lists the commands)\n',
+    ]);
+    const option = await cli.run("firm", "create", "--name", "X", "--webhook", "https://shop.example/h");
+    expect([option.code, option.stderr.trim()]).toEqual([
+      2,
+      "payintake: unknown option --webhook for this command; did you mean --webhook-url?",
+    ]);
+    const away = await operator("http://127.0.0.1:9", store.env).run("firm", "list");
+    expect(away.code).toBe(1);
+    expect(away.stderr).toContain("cannot reach the server at http://127.0.0.1:9");
+    expect(away.stderr).toContain("PAYINTAKE_URL");
+
+    // The lines a shell takes as they are, and with them a signed request succeeds.
+    const env = await cli.run(
+      "firm",
+      "create",
+      "--name",
+      "Env Shop",
+      "--webhook-url",
+      "http://127.0.0.1:9/h",
+      "--env",
+    );
+    expect(env.code).toBe(0);
+    const lines = env.stdout.trim().split("\n");
+    expect(lines.map((l) => l.split("=")[0])).toEqual([
+      "export PAYINTAKE_URL",
+      "export PAYINTAKE_API_KEY",
+      "export PAYINTAKE_SECRET_KEY",
+    ]);
+    expect(env.stderr).toMatch(/^firm \d+ created; its secret key is shown only here$/m);
+    const sh = spawnSync(
+      "bash",
+      [
+        "-c",
+        `${env.stdout}\nprintf '%s %s %s' "$PAYINTAKE_URL" "$PAYINTAKE_API_KEY" "$PAYINTAKE_SECRET_KEY"`,
+      ],
+      {
+        encoding: "utf8",
+      },
+    );
+    const [url, apiKey, secret] = sh.stdout.split(" ");
+    expect(url).toBe(server.url);
+    const { firms } = await cli.ok("firm", "list");
+    expect(firms.find((f: { name: string }) => f.name === "Env Shop").api_key).toBe(apiKey);
+    expect(secret).toMatch(/^sk_/);
   });
 
   it("a wrong admin token is refused with exit 1", async () => {

@@ -355,7 +355,7 @@ describe("payintake master-key rotate: usage", () => {
       [{}, [], "the new key is missing: set PAYINTAKE_NEW_MASTER_KEY"],
       [{ PAYINTAKE_NEW_MASTER_KEY: newKey() }, ["--generate"], "not both"],
       [{ PAYINTAKE_MASTER_KEY: key }, ["--generate"], "--generate is for the embedded store's master.key"],
-      [{ PAYINTAKE_NEW_MASTER_KEY: "abc" }, [], "PAYINTAKE_NEW_MASTER_KEY: must be 64 hex characters"],
+      [{ PAYINTAKE_NEW_MASTER_KEY: "abc" }, [], "PAYINTAKE_NEW_MASTER_KEY must be 64 hex characters"],
       [{ PAYINTAKE_NEW_MASTER_KEY: newKey() }, ["--force"], "unknown option --force"],
       [
         { DATABASE_URL: PG_BASE_URL, PAYINTAKE_NEW_MASTER_KEY: newKey() },

@@ -127,8 +127,9 @@ describe("exit codes (docs/operations.md, Stopping)", () => {
     const port = String((taken.address() as AddressInfo).port);
     const r = await runCli(["serve"], { ...store.env, PORT: port, HOST: "127.0.0.1" });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`EADDRINUSE`);
-    expect(r.stderr).toContain(`127.0.0.1:${port}`);
+    // Said in words, with a way out: another port.
+    expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
+    expect(r.stderr).toContain(`PORT=${Number(port) + 1} npm start`);
     expect(r.stdout).not.toContain("payintake listening on");
   });
 });
@@ -138,7 +139,7 @@ describe("bad configuration stops the start", () => {
     const store = await freshStore("sqlite");
     const r = await runCli(["serve"], { ...store.env, PORT: "abc" });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("PORT");
+    expect(r.stderr).toContain("PORT must be a number from 0 to 65535");
     expect(r.stdout).not.toContain("payintake listening on");
   });
 

@@ -16,7 +16,7 @@ describe("config: PAYINTAKE_TRUST_PROXY", () => {
     (v) => {
       expect(() => parseConfig({ PAYINTAKE_TRUST_PROXY: v })).toThrow(ConfigError);
       expect(() => parseConfig({ PAYINTAKE_TRUST_PROXY: v })).toThrow(
-        /PAYINTAKE_TRUST_PROXY: must be IP addresses/,
+        /PAYINTAKE_TRUST_PROXY must be IP addresses/,
       );
     },
   );
@@ -63,7 +63,7 @@ describe("config: the console's idle sign-out", () => {
     expect(parseConfig({ PAYINTAKE_CONSOLE_IDLE_MINUTES: "720" }).consoleIdleMinutes).toBe(720);
     for (const bad of ["4", "0", "721", "-5", "7.5", "soon"])
       expect(() => parseConfig({ PAYINTAKE_CONSOLE_IDLE_MINUTES: bad })).toThrow(
-        /PAYINTAKE_CONSOLE_IDLE_MINUTES: /,
+        /PAYINTAKE_CONSOLE_IDLE_MINUTES must be a whole number from 5 to 720/,
       );
   });
 });
@@ -76,5 +76,27 @@ describe("config: idle keep-alive connections", () => {
       expect(() => parseConfig({ PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: bad })).toThrow(
         /PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS/,
       );
+  });
+});
+
+describe("config: every bad setting said at once, in words", () => {
+  it("names each bad number with its range, all in one message", () => {
+    let message = "";
+    try {
+      parseConfig({ PORT: "abc", PAYINTAKE_PG_POOL_SIZE: "1.5", LOG_LEVEL: "loud" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(
+      message
+        .split("\n")
+        .slice(1)
+        .map((l) => l.trim()),
+    ).toEqual([
+      "PORT must be a number from 0 to 65535",
+      "PAYINTAKE_PG_POOL_SIZE must be a whole number from 1 to 200",
+      "LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent",
+    ]);
+    expect(() => parseConfig({ PORT: "70000" })).toThrow(/PORT must be a number from 0 to 65535/);
   });
 });
