@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/harness.js";
 
 /**
- * The README's "Your first deposit", as a newcomer pastes it: its CLI commands create the firm and
- * the account, its node snippet and its curl snippets (in one shell, as the README says) send the
- * deposits and query one back. Only what a reader must fill in is filled in: the key, the secret,
- * and the port of this test's server instead of 8080.
+ * The README's "Your first deposit", as a newcomer pastes it into one terminal: its CLI block adds
+ * the account and creates the firm (its key and secret set in the shell by `--env`), its node
+ * snippet and its curl snippets send the deposits and query one back. Nothing is filled in but the
+ * port of this test's server instead of 8080.
  */
 const ROOT = new URL("../../", import.meta.url).pathname;
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -48,53 +48,41 @@ describe("the README's first deposit runs as written", () => {
     expect(blocks.map((b) => b.lang)).toEqual(["sh", "js", "sh", "sh"]);
   });
 
-  it("creates a firm and an account, deposits with node and curl, and reads the deposit back", async () => {
+  it("creates an account and a firm, deposits with node and curl, and reads the deposit back, in one terminal", async () => {
     const [cliBlock, nodeBlock, curlBlock, queryBlock] = blocks.map((b) => b.code);
-    const cliEnv = { PAYINTAKE_URL: server.url, PAYINTAKE_ADMIN_TOKEN: server.adminToken };
-
-    // The CLI commands, each as written but for `npx payintake` (npx would look for the package).
-    const commands = (cliBlock ?? "").split("\n").filter((l) => l.startsWith("npx payintake "));
-    expect(commands).toHaveLength(2);
-    const printed: Record<string, unknown>[] = [];
-    for (const line of commands) {
-      const script = join(dir, "cli.sh");
-      writeFileSync(script, line.replace("npx payintake ", `"${process.execPath}" dist/main/cli.js `));
-      const out = await run("bash", [script], cliEnv);
-      expect(out.status, out.stderr).toBe(0);
-      printed.push(JSON.parse(out.stdout));
-    }
-    const [firm, account] = printed;
-    expect(firm).toMatchObject({
-      api_key: expect.stringMatching(/^pk_/),
-      secret_key: expect.stringMatching(/^sk_/),
+    writeFileSync(join(dir, "deposit.mjs"), nodeBlock ?? "");
+    // As pasted into one terminal, editing nothing: only `npx payintake` is this checkout's CLI (npx
+    // would look for the package), and the port is this test server's, as a reader's own choice.
+    const script = [
+      `npx() { shift; "${process.execPath}" "${ROOT}dist/main/cli.js" "$@"; }`,
+      (cliBlock ?? "").replaceAll("http://127.0.0.1:8080", server.url),
+      "echo ---",
+      `(cd "${dir}" && "${process.execPath}" deposit.mjs)`,
+      "echo ---",
+      curlBlock ?? "",
+      "echo",
+      "echo ---",
+      queryBlock ?? "",
+    ].join("\n");
+    writeFileSync(join(dir, "terminal.sh"), script);
+    const out = await run("bash", ["-e", join(dir, "terminal.sh")], {
+      PAYINTAKE_ADMIN_TOKEN: server.adminToken,
     });
-    expect(account).toMatchObject({ bank_name: "Ziraat Bankası", iban: "TR330006100519786457841326" });
-    const key = firm?.api_key as string;
-    const secret = firm?.secret_key as string;
-    const fill = (code: string) =>
-      code
-        .replaceAll('"pk_..."', JSON.stringify(key))
-        .replaceAll('"sk_..."', JSON.stringify(secret))
-        .replaceAll("KEY=pk_...", `KEY=${key}`)
-        .replaceAll("SECRET=sk_...", `SECRET=${secret}`)
-        .replaceAll("http://127.0.0.1:8080", server.url);
-
-    const mjs = join(dir, "deposit.mjs");
-    writeFileSync(mjs, fill(nodeBlock ?? ""));
-    const node = await run(process.execPath, [mjs], {});
-    expect(node.stderr).toBe("");
-    expect(node.stdout).toMatch(
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/^firm \d+ created; its secret key is shown only here$/m);
+    const [account, node, deposited, queried] = out.stdout.split("---\n").map((part) => part.trim());
+    expect(JSON.parse(account ?? "")).toMatchObject({
+      bank_name: "Ziraat Bankası",
+      iban: "TR330006100519786457841326",
+    });
+    expect(node).toMatch(
       /^200 \{"success":true,"message":"Yatırım talebiniz alındı","assigned_bank_name":"Ziraat Bankası",/,
     );
-
-    // The curl deposit and the query in one shell: the query reuses KEY and SECRET.
-    const sh = join(dir, "curl.sh");
-    writeFileSync(sh, `${fill(curlBlock ?? "")}\necho\n${fill(queryBlock ?? "")}`);
-    const curl = await run("bash", [sh], {});
-    expect(curl.status, curl.stderr).toBe(0);
-    const [deposited, queried] = curl.stdout.split("\n").map((l) => JSON.parse(l));
-    expect(deposited).toMatchObject({ success: true, assigned_iban: "TR330006100519786457841326" });
-    expect(queried).toMatchObject({
+    expect(JSON.parse(deposited ?? "")).toMatchObject({
+      success: true,
+      assigned_iban: "TR330006100519786457841326",
+    });
+    expect(JSON.parse(queried ?? "")).toMatchObject({
       success: true,
       status: "pending",
       data: { reference: "ORD-1", user_id: "43", amount: 150, type: "deposit", method: "fast" },
