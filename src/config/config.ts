@@ -95,6 +95,8 @@ const envSchema = z.object({
       message: "must be fatal, error, warn, info, debug, trace or silent",
     })
     .default("info"),
+  // Unset: lines for a person where stdout is a terminal, JSON for a machine everywhere else.
+  LOG_FORMAT: z.enum(["json", "pretty"], { message: "must be json or pretty" }).optional(),
   PAYINTAKE_CALLBACK_TIMEOUT_MS: wholeNumber(100, 10_000, 10_000),
   PAYINTAKE_CALLBACK_CONCURRENCY: wholeNumber(1, 1_000, 64),
   PAYINTAKE_CALLBACK_PER_ORIGIN: wholeNumber(1, 100, 8),
@@ -148,6 +150,8 @@ export interface Config {
   /** Where the CLI finds the running server; defaults to http://HOST:PORT. */
   serverUrl: string;
   logLevel: string;
+  /** Undefined: pretty where stdout is a terminal, else JSON (main/log-format.ts). */
+  logFormat: "json" | "pretty" | undefined;
   /** Callback delivery: per-attempt timeout (10 s by contract), sends in flight, and how often to look for due retries. */
   callbacks: {
     timeoutMs: number;
@@ -239,6 +243,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "",
     ),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
     keepAliveTimeoutMs: e.PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS,
     callbacks: {

@@ -2,6 +2,7 @@ import pino from "pino";
 import type { Config } from "../config/config.js";
 import { buildApp } from "./app.js";
 import { serializeError } from "./log-errors.js";
+import { prettyDestination, prettyLogs } from "./log-format.js";
 import { type Purge, paymentPagePurges, runPurges } from "./purges.js";
 import { wire } from "./wiring.js";
 
@@ -40,6 +41,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       ],
       censor: "[redacted]",
     },
+    hooks: {
+      // Fastify's own "Server listening at" line: the CLI prints the one to wait for, once its
+      // signal handlers are set (main/cli.ts), and a person reading both saw the news twice.
+      logMethod(args, method) {
+        if (typeof args[0] === "string" && args[0].startsWith("Server listening at ")) return;
+        method.apply(this, args);
+      },
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }
@@ -55,7 +64,12 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel, opts.logDestination);
+  const destination =
+    opts.logDestination ??
+    (prettyLogs(config.logFormat, process.stdout.isTTY === true)
+      ? prettyDestination(process.stdout)
+      : undefined);
+  const logger = createLogger(config.logLevel, destination);
   const runtime = await wire(config, logger, { now: opts.now, clockFromDatabase: opts.clockFromDatabase });
   for (const w of runtime.warnings) logger.warn(w);
   const app = buildApp(

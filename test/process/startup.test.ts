@@ -66,6 +66,18 @@ describe.each(STORES)("payintake migrate and serve on a fresh %s store", (kind) 
   });
 });
 
+describe("the log a person reads", () => {
+  it("LOG_FORMAT=pretty writes lines, not JSON, and says it listens once", async () => {
+    const store = await freshStore("sqlite");
+    const server = await startServe({ ...store.env, LOG_FORMAT: "pretty" });
+    const lines = server.child.stdout.split("\n").filter(Boolean);
+    expect(lines.filter((l) => l.startsWith("{"))).toEqual([]);
+    expect(lines.filter((l) => /listening/i.test(l))).toEqual([`payintake listening on ${server.url}`]);
+    expect(lines.some((l) => /^\d\d:\d\d:\d\d\.\d{3} (INFO|WARN) {1,2}\S/.test(l))).toBe(true);
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe("the embedded store's exclusive lock", () => {
   it("a second serve on the same data directory exits non-zero naming the conflict", async () => {
     const store = await freshStore("sqlite");
