@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AdminClient } from "../../src/main/admin-client.js";
 import { COMMANDS, type Flags, runCommand, SYNTAX, usageOf } from "../../src/main/commands.js";
@@ -101,5 +102,18 @@ describe("operator CLI usage", () => {
     expect(usageOf("firm").split("\n")).toHaveLength(5);
     expect(usageOf("firm create")).toMatch(/^ {2}payintake firm create --name N \[--provider ID\]/);
     expect(usageOf("frobnicate")).toBe("");
+  });
+});
+
+describe("the README's CLI table and --help", () => {
+  it("write each option the same way: one that takes a value is shown with one", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("## The operator CLI"), readme.indexOf("## PostgreSQL"));
+    // Options --help shows without a value: the operator commands' and master-key rotate's.
+    const bare = new Set(["generate"]);
+    for (const syntax of Object.values(SYNTAX))
+      for (const m of syntax.matchAll(/--([a-z0-9-]+)(?=\]|$)/g)) bare.add(m[1] as string);
+    const shownBare = [...table.matchAll(/--([a-z0-9-]+)\]/g)].map((m) => m[1] as string);
+    for (const flag of shownBare) expect([flag, bare.has(flag)]).toEqual([flag, true]);
   });
 });
