@@ -115,12 +115,16 @@ function QueueRowView(props: {
         </div>
       </td>
       {r.type === "deposit" ? (
-        <td data-label={t("account")}>
+        <td data-label={t("account")} class="account">
           {r.assigned_bank_name}
-          <div class="sub">{r.assigned_iban}</div>
+          {r.assigned_iban !== null && (
+            <div class="sub">
+              <IbanText iban={r.assigned_iban} />
+            </div>
+          )}
         </td>
       ) : (
-        <td data-label="IBAN" class="payout-iban">
+        <td data-label="IBAN" class="account payout-iban">
           {r.iban !== null && (
             <>
               <IbanText iban={r.iban} />
@@ -155,7 +159,7 @@ function QueueRowView(props: {
             busy={busy}
           />
         ) : (
-          <>
+          <div class="decide">
             {r.type === "deposit" && (
               <input
                 class="edit-amount"
@@ -196,7 +200,7 @@ function QueueRowView(props: {
             >
               {t("reject")}
             </button>
-          </>
+          </div>
         )}
       </td>
     </tr>

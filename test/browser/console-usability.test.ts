@@ -1,0 +1,144 @@
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { STORES, startTestServer, type TestServer } from "../support/harness.js";
+import {
+  addAccount,
+  createFirm,
+  pendingDeposit,
+  send,
+  type TestFirm,
+  withdrawalBody,
+} from "../support/merchant.js";
+
+/** The console read and worked on a tablet, by a screen reader and by keyboard (issue 35). */
+
+describe("console usability in Chromium", () => {
+  let server: TestServer;
+  let firm: TestFirm;
+  let browser: Browser;
+  const thirdParty: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
+    await addAccount(server);
+    firm = await createFirm(server);
+    for (const role of ["admin", "operator"]) {
+      await server.admin("POST", "/admin/v1/operators", {
+        email: `${role}@ops.example`,
+        role,
+        password: `${role}-password-123`,
+      });
+    }
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    expect(thirdParty).toEqual([]);
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function signIn(role: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(server.url)) thirdParty.push(r.url());
+    });
+    page.on("pageerror", (e) => thirdParty.push(`page error: ${e.message}`));
+    await page.goto(`${server.url}/ops`);
+    await expect.poll(() => page.locator("#login").isVisible()).toBe(true);
+    await page.fill("#email", `${role}@ops.example`);
+    await page.fill("#password", `${role}-password-123`);
+    await page.click('#login button[type="submit"]');
+    await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
+    return page;
+  }
+  const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
+  const tab = (page: Page, name: string) => page.click(`a.tab[data-tab="${name}"]`);
+  async function withdrawal(overrides: Record<string, unknown> = {}): Promise<number> {
+    const body = withdrawalBody(overrides);
+    const res = await send(server, firm, { path: "/paymentapi/v1/withdrawals", body });
+    if (res.status !== 200) throw new Error(`withdrawal answered ${res.status}: ${res.text}`);
+    const found = await send(server, firm, {
+      path: `/paymentapi/v1/transactions/by-reference/${body.reference as string}`,
+    });
+    return found.json.data.id as number;
+  }
+  /**
+   * How many lines each of the elements' texts takes: a value broken inside a word (an IBAN's group,
+   * a reference, a user id) takes two. Each text node is measured word by word: the words of a
+   * name may wrap between them, never inside one.
+   */
+  const linesPerWord = (loc: Locator) =>
+    loc.evaluateAll((els) =>
+      els.flatMap((el) => {
+        const out: { text: string; lines: number }[] = [];
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+          for (const match of node.data.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+            out.push({ text: match[0], lines: tops.size });
+          }
+        }
+        return out;
+      }),
+    );
+  /** How many lines a whole element's text takes (a grouped IBAN: its groups on one line). */
+  const linesOf = (loc: Locator) =>
+    loc.evaluateAll((els) =>
+      els.map((el) => {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      }),
+    );
+
+  it("at 768 px (a tablet) no value breaks inside a word, IBANs are grouped and the buttons keep apart", async () => {
+    const d = await pendingDeposit(server, firm, {
+      user_id: "user-7f3a9c2e-41b8-4d0e-9a6f-2c5e8b1d7a40",
+      reference: "DEP-2026-11-28-REFERENCE-000123456789",
+    });
+    const w = await withdrawal({
+      iban: "TR000006100519786457841326",
+      user_id: "user-0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+      reference: "WD-2026-11-28-REFERENCE-000987654321",
+    });
+    const page = await signIn("operator", { width: 768, height: 1024 });
+    await expect.poll(() => row(page, d).isVisible()).toBe(true);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-tablet-deposits.png"), fullPage: true });
+    // The deposit queue's account IBAN in groups of four, as the payouts' and the detail's.
+    await expect
+      .poll(() => row(page, d).locator(".iban span").allTextContents())
+      .toEqual(["TR33", "0006", "1005", "1978", "6457", "8413", "26"]);
+    for (const word of await linesPerWord(row(page, d).locator("td .sub, td.amount")))
+      expect(word, word.text).toMatchObject({ lines: 1 });
+    expect(await linesOf(row(page, d).locator(".iban"))).toEqual([1]);
+    await expectApart(row(page, d).locator("button.approve"), row(page, d).locator("button.reject"));
+
+    await tab(page, "withdrawals");
+    await expect.poll(() => row(page, w).isVisible()).toBe(true);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: join(SCREENSHOTS, "console-tablet-withdrawals.png"), fullPage: true });
+    for (const word of await linesPerWord(row(page, w).locator("td .sub, td.amount")))
+      expect(word, word.text).toMatchObject({ lines: 1 });
+    expect(await linesOf(row(page, w).locator(".iban, .bad-iban"))).toEqual([1, 1]);
+    await expectApart(row(page, w).locator("button.approve"), row(page, w).locator("button.reject"));
+    // Nothing of the row is cut off: the page does not scroll sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(768);
+    await page.context().close();
+  });
+
+  /** Two buttons side by side or one above the other, with room between their boxes. */
+  async function expectApart(a: Locator, b: Locator) {
+    const [ra, rb] = [await a.boundingBox(), await b.boundingBox()];
+    if (!ra || !rb) throw new Error("button not shown");
+    const gapX = Math.max(rb.x - (ra.x + ra.width), ra.x - (rb.x + rb.width));
+    const gapY = Math.max(rb.y - (ra.y + ra.height), ra.y - (rb.y + rb.height));
+    expect(Math.max(gapX, gapY)).toBeGreaterThanOrEqual(4);
+  }
+});
