@@ -133,6 +133,38 @@ describe("console usability in Chromium", () => {
     await page.context().close();
   });
 
+  it("the audit log says in words what happened, with each field by its name and yes or no, in English too", async () => {
+    const account = await addAccount(server, { bank_name: "Garanti BBVA" });
+    const changed = await server.admin("PATCH", `/admin/v1/accounts/${account.id}`, { active: false });
+    expect(changed.status).toBe(200);
+    const page = await signIn("admin");
+    await page.goto(`${server.url}/ops#/audit?entity_type=account&entity_id=${account.id}`);
+    const rows = page.locator("#audit tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    const switched = page.locator('#audit tbody tr[data-action="account.update"]');
+    expect(await switched.locator("td.action").textContent()).toBe("Hesap devre dışı bırakıldı");
+    // The stored action stays at hand, for the admin API's filter.
+    expect(await switched.locator("td.action").getAttribute("title")).toBe("account.update");
+    expect(await switched.locator("td.change").textContent()).toBe("Etkin: evet → hayır");
+    expect(await switched.textContent()).toContain(`Hesap #${account.id}`);
+    const created = page.locator('#audit tbody tr[data-action="account.create"]');
+    expect(await created.locator("td.action").textContent()).toBe("Hesap eklendi");
+    const createdText = await created.locator("td.change").textContent();
+    expect(createdText).toContain("Banka: Garanti BBVA");
+    expect(createdText).toContain("Etkin: evet");
+    expect(createdText).not.toMatch(/\b(active|bank_name|true|false)\b/);
+    // The filter chooses among the actions by their words.
+    await page.selectOption('#audit-form select[name="action"]', { label: "Hesap değiştirildi" });
+    await page.click('#audit-form button[type="submit"]');
+    await expect.poll(() => page.url()).toContain("action=account.update");
+    await expect.poll(() => rows.count()).toBe(1);
+
+    await page.click("#lang");
+    await expect.poll(() => switched.locator("td.action").textContent()).toBe("Account deactivated");
+    expect(await switched.locator("td.change").textContent()).toBe("Active: yes → no");
+    await page.context().close();
+  });
+
   /** Two buttons side by side or one above the other, with room between their boxes. */
   async function expectApart(a: Locator, b: Locator) {
     const [ra, rb] = [await a.boundingBox(), await b.boundingBox()];
