@@ -165,6 +165,33 @@ describe("console usability in Chromium", () => {
     await page.context().close();
   });
 
+  it("the search opens on today's transactions, newest first, says so, and Ara with no filter looks again", async () => {
+    const first = await pendingDeposit(server, firm);
+    const second = await pendingDeposit(server, firm);
+    const page = await signIn("operator");
+    await tab(page, "transactions");
+    const ids = () =>
+      page.locator("#results tr").evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute("data-id"))));
+    await expect.poll(() => ids()).toEqual(expect.arrayContaining([first, second]));
+    const shown = await ids();
+    expect(shown).toEqual([...shown].sort((a, b) => b - a));
+    expect(await page.locator("#search-shown").textContent()).toBe(
+      "Bugünün işlemleri, en yenisi üstte (en çok 200). Daha eskileri için bir tarih ya da başka bir filtre seçin.",
+    );
+    // Nothing typed: the same list, asked for again, with what came meanwhile on top.
+    const third = await pendingDeposit(server, firm);
+    await page.click('#search-form button[type="submit"]');
+    await expect.poll(async () => (await ids())[0]).toBe(third);
+    // A filter says it is one.
+    await page.fill("#s-reference", "NO-SUCH-REFERENCE");
+    await page.click('#search-form button[type="submit"]');
+    await expect.poll(() => page.locator("#no-results").isVisible()).toBe(true);
+    expect(await page.locator("#search-shown").textContent()).toBe(
+      "Filtreye uyan işlemler, en yenisi üstte (en çok 200).",
+    );
+    await page.context().close();
+  });
+
   /** Two buttons side by side or one above the other, with room between their boxes. */
   async function expectApart(a: Locator, b: Locator) {
     const [ra, rb] = [await a.boundingBox(), await b.boundingBox()];

@@ -133,6 +133,10 @@ const tr = {
   csvExcelHint: "Türkçe Excel'de sütunlara ayrılmış açılır: ';' ayraçlı, UTF-8 BOM'lu, tutarlar virgüllü",
   created: "Oluşturma",
   noResults: "Sonuç yok.",
+  searchToday:
+    "Bugünün işlemleri, en yenisi üstte (en çok {n}). Daha eskileri için bir tarih ya da başka bir filtre seçin.",
+  searchFiltered: "Filtreye uyan işlemler, en yenisi üstte (en çok {n}).",
+  noneToday: "Bugün henüz işlem yok.",
   referenceExact: "Referans, firmanın gönderdiği gibi aranır: büyük/küçük harf ayrımıyla.",
   firstResults:
     "Yalnızca ilk {n} sonuç gösteriliyor; daha fazlası olabilir. Aramayı daraltın (tarih, durum, firma) ya da CSV'yi indirin (en çok 50.000 satır).",
@@ -530,6 +534,10 @@ const en: Record<Key, string> = {
   csvExcelHint: "Opens in columns in a Turkish Excel: ';'-separated, UTF-8 with a BOM, decimal commas",
   created: "Created",
   noResults: "No results.",
+  searchToday:
+    "Today's transactions, newest first (at most {n}). Choose a date or another filter for older ones.",
+  searchFiltered: "Transactions matching the filter, newest first (at most {n}).",
+  noneToday: "No transactions today yet.",
   referenceExact: "A reference is searched as the firm sent it: letter case counts.",
   firstResults:
     "Only the first {n} results are shown; there may be more. Narrow the search (dates, status, firm) or download the CSV (up to 50,000 rows).",
