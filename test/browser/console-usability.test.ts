@@ -192,6 +192,30 @@ describe("console usability in Chromium", () => {
     await page.context().close();
   });
 
+  it("each decision button and detail link is named by the row it acts on, its visible words unchanged", async () => {
+    const a = await pendingDeposit(server, firm, { amount: "1500.00" });
+    const b = await pendingDeposit(server, firm, {
+      amount: "75.25",
+      first_name: "Mehmet",
+      last_name: "Kaya",
+    });
+    const w = await withdrawal({ amount: "250.50" });
+    const page = await signIn("operator");
+    await expect.poll(() => row(page, b).isVisible()).toBe(true);
+    const named = (name: string) => page.getByRole("button", { name, exact: true });
+    await expect.poll(() => named(`Onayla — #${a}, 1.500,00 TL, Ayşe Yılmaz`).count()).toBe(1);
+    expect(await named(`Reddet — #${b}, 75,25 TL, Mehmet Kaya`).count()).toBe(1);
+    expect(await row(page, a).locator("button.approve").textContent()).toBe("Onayla");
+    expect(await row(page, a).locator("button.reject").textContent()).toBe("Reddet");
+    // Another amount typed: the name says it, as the button does.
+    await row(page, a).locator("input.edit-amount").fill("1.499,50");
+    await expect.poll(() => named(`Onayla: 1.499,50 TL — #${a}, 1.500,00 TL, Ayşe Yılmaz`).count()).toBe(1);
+    expect(await page.getByRole("link", { name: `İşlem #${a} ayrıntısı`, exact: true }).count()).toBe(1);
+    await tab(page, "withdrawals");
+    await expect.poll(() => named(`Ödendi — #${w}, 250,50 TL, Mehmet Öztürk`).count()).toBe(1);
+    await page.context().close();
+  });
+
   /** Two buttons side by side or one above the other, with room between their boxes. */
   async function expectApart(a: Locator, b: Locator) {
     const [ra, rb] = [await a.boundingBox(), await b.boundingBox()];

@@ -137,6 +137,8 @@ const tr = {
     "Bugünün işlemleri, en yenisi üstte (en çok {n}). Daha eskileri için bir tarih ya da başka bir filtre seçin.",
   searchFiltered: "Filtreye uyan işlemler, en yenisi üstte (en çok {n}).",
   noneToday: "Bugün henüz işlem yok.",
+  txDetailOf: "İşlem #{id} ayrıntısı",
+  lineDetailOf: "Hesap hareketi #{id} ayrıntısı",
   referenceExact: "Referans, firmanın gönderdiği gibi aranır: büyük/küçük harf ayrımıyla.",
   firstResults:
     "Yalnızca ilk {n} sonuç gösteriliyor; daha fazlası olabilir. Aramayı daraltın (tarih, durum, firma) ya da CSV'yi indirin (en çok 50.000 satır).",
@@ -538,6 +540,8 @@ const en: Record<Key, string> = {
     "Today's transactions, newest first (at most {n}). Choose a date or another filter for older ones.",
   searchFiltered: "Transactions matching the filter, newest first (at most {n}).",
   noneToday: "No transactions today yet.",
+  txDetailOf: "Transaction #{id} details",
+  lineDetailOf: "Statement line #{id} details",
   referenceExact: "A reference is searched as the firm sent it: letter case counts.",
   firstResults:
     "Only the first {n} results are shown; there may be more. Narrow the search (dates, status, firm) or download the CSV (up to 50,000 rows).",
