@@ -216,6 +216,60 @@ describe("console usability in Chromium", () => {
     await page.context().close();
   });
 
+  it("after sign-in the focus is on the screen's heading; one focus ring everywhere; the queue's filter says Filtrele", async () => {
+    const page = await signIn("operator");
+    await expect
+      .poll(() =>
+        page.evaluate(() => `${document.activeElement?.tagName}: ${document.activeElement?.textContent}`),
+      )
+      .toBe("H1: Bekleyen yatırımlar");
+    expect(await page.locator('#queue-filter button[type="submit"]').textContent()).toBe("Filtrele");
+    // The keyboard's ring on a link, a button and a field alike.
+    const ring = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((el) => {
+          const s = getComputedStyle(el);
+          return `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor}`;
+        });
+    const rings: string[] = [];
+    for (const selector of ["a.tab", "#lang", 'select[name="firm"]']) {
+      await page.locator(selector).first().focus();
+      await page.keyboard.press("Shift");
+      rings.push(await ring(selector));
+    }
+    expect(rings).toEqual(Array(3).fill("solid 3px rgb(31, 111, 209)"));
+    await page.context().close();
+  });
+
+  it("a new firm's provider is chosen by name; renewing a secret looks dangerous, not like Düzenle", async () => {
+    const provider = (
+      await server.admin("POST", "/admin/v1/providers", { name: "Kuzey Ödeme", auto_cancel_minutes: 30 })
+    ).json as { id: number };
+    const page = await signIn("admin");
+    await tab(page, "firms");
+    await page.fill('#firm-create input[name="name"]', "Sağlayıcılı Firma");
+    await page.selectOption('#firm-create select[name="provider_id"]', {
+      label: `Kuzey Ödeme (#${provider.id})`,
+    });
+    await page.click('#firm-create button[type="submit"]');
+    await expect.poll(() => page.locator("#message").textContent()).toMatch(/^#\d+: Kaydedildi/);
+    const firms = (await server.admin("GET", "/admin/v1/firms")).json as {
+      name: string;
+      provider_id: number | null;
+    }[];
+    expect(firms.find((f) => f.name === "Sağlayıcılı Firma")?.provider_id).toBe(provider.id);
+    const style = (selector: string) =>
+      page.locator(`#firms tr[data-firm="${firm.id}"] ${selector}`).evaluate((el) => {
+        const s = getComputedStyle(el);
+        return { color: s.color, border: s.borderTopColor };
+      });
+    expect(await style("button.rotate")).toEqual({ color: "rgb(179, 38, 30)", border: "rgb(179, 38, 30)" });
+    expect((await style("a.button")).color).not.toBe("rgb(179, 38, 30)");
+    await page.context().close();
+  });
+
   /** Two buttons side by side or one above the other, with room between their boxes. */
   async function expectApart(a: Locator, b: Locator) {
     const [ra, rb] = [await a.boundingBox(), await b.boundingBox()];

@@ -74,8 +74,8 @@ const tr = {
   oldestWaiting: "En eskisi",
   queueMore:
     "{total} işlemin {shown} tanesi gösteriliyor. Diğerlerine ulaşmak için firma, tutar ya da isimle daraltın veya sırayı değiştirin.",
-  filterQueue: "Süz",
-  clearFilter: "Süzmeyi kaldır",
+  filterQueue: "Filtrele",
+  clearFilter: "Filtreyi temizle",
   badQueueFilter:
     "Bu süzme okunamadı: ödeyen için harf ya da rakamlardan oluşan en çok 5 kelime, tutar için 1.250,50 gibi bir tutar girin.",
   approve: "Onayla",
@@ -298,7 +298,8 @@ const tr = {
   mgmtDepositMin: "En az yatırım (deposit_min)",
   mgmtDepositMax: "En çok yatırım (deposit_max)",
   mgmtRate: "Saniyede istek (rate_limit_per_second)",
-  mgmtProviderId: "Sağlayıcı no (provider_id)",
+  mgmtProvider: "Sağlayıcı",
+  mgmtNoProvider: "Sağlayıcı yok",
   mgmtUserId: "Kullanıcı no (user_id)",
   mgmtSandboxTag: "test",
   mgmtPlainHttpWebhook:
@@ -699,7 +700,8 @@ const en: Record<Key, string> = {
   mgmtDepositMin: "Minimum deposit (deposit_min)",
   mgmtDepositMax: "Maximum deposit (deposit_max)",
   mgmtRate: "Requests per second (rate_limit_per_second)",
-  mgmtProviderId: "Provider id (provider_id)",
+  mgmtProvider: "Provider",
+  mgmtNoProvider: "No provider",
   mgmtUserId: "User id (user_id)",
   mgmtSandboxTag: "sandbox",
   mgmtPlainHttpWebhook: "The webhook is plain http: callbacks carry payers' names in clear text. Use https.",
