@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RawJson } from "../domain/transaction-view.js";
 import { parseJsonBody } from "../http/body.js";
@@ -8,6 +7,8 @@ import { transportSecurity } from "../http/transport-security.js";
 import { REJECTIONS } from "../intake/http/rejection-responses.js";
 import { parsePageAmount } from "../intake/requests.js";
 import { addressKey } from "../net/address-key.js";
+import { chooseEncoding, isAssetName, loadPageAssets, type PageFile } from "./assets.js";
+import { qrSvg } from "./qr.js";
 import { type AccountShown, type HostedSessions, isTokenShaped, type PageState } from "./sessions.js";
 
 /**
@@ -16,9 +17,6 @@ import { type AccountShown, type HostedSessions, isTokenShaped, type PageState }
  * requests are rate limited per token and per client address, and nothing that shows an account is
  * cached or sent with a referrer.
  */
-const ASSETS = new URL("./browser/", import.meta.url);
-const asset = (name: string) => readFileSync(new URL(name, ASSETS), "utf8");
-
 const PAGE_HEADERS = {
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
@@ -70,7 +68,54 @@ function view(state: PageState) {
     return state.outcome
       ? { status: "expired", outcome: state.outcome, return_url }
       : { status: "expired", return_url };
-  return { status: "assigned", ...accountView(state), return_url };
+  // The merchant's reference and the deposit's time: the receipt the page shows once it is approved
+  // is made of them, and a rejected one names the reference to quote to the merchant. Never in the
+  // expired answer: that one says how it ended and nothing else (the contract).
+  return {
+    status: "assigned",
+    ...accountView(state),
+    reference: state.reference,
+    created_at: new Date(state.createdAt).toISOString(),
+    return_url,
+  };
+}
+
+/** A year: the versioned files' content never changes under their path (assets.ts). */
+const FOR_GOOD = "public, max-age=31536000, immutable";
+
+/** Sends a page file compressed as the browser takes it; its cache-control is the caller's. */
+async function sendFile(request: FastifyRequest, reply: FastifyReply, file: PageFile) {
+  const encoding = chooseEncoding(request.headers["accept-encoding"]);
+  reply.header("vary", "accept-encoding").type(file.type);
+  if (encoding !== "identity") reply.header("content-encoding", encoding);
+  return reply.send(await file.encoded(encoding));
+}
+
+/**
+ * The page and its files. Under the current version a file is cached for good; under another one
+ * (an HTML page from the release before, during a rolling deploy) it is answered with this
+ * release's file and not cached; unversioned, as before versions, likewise.
+ */
+function registerPageFiles(app: FastifyInstance): void {
+  const assets = loadPageAssets();
+  app.get("/t/:token", async (request, reply) =>
+    sendFile(request, transportSecurity(request, reply).headers(PAGE_HEADERS), assets.html),
+  );
+  app.get<{ Params: { version?: string; name: string } }>(
+    "/t/assets/:version/:name",
+    async (request, reply) => {
+      const { version, name } = request.params;
+      if (!isAssetName(name)) return sendError(reply, 404, "Not found");
+      reply.headers(PAGE_HEADERS);
+      reply.header("cache-control", version === assets.version ? FOR_GOOD : "no-cache");
+      return sendFile(request, reply, assets.files[name]);
+    },
+  );
+  app.get<{ Params: { name: string } }>("/t/assets/:name", async (request, reply) => {
+    if (!isAssetName(request.params.name)) return sendError(reply, 404, "Not found");
+    reply.headers(PAGE_HEADERS).header("cache-control", "no-cache");
+    return sendFile(request, reply, assets.files[request.params.name]);
+  });
 }
 
 /** What the payment page's routes use. */
@@ -79,12 +124,6 @@ export interface PaymentPageContext extends HttpContext {
 }
 
 export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageContext): void {
-  const html = asset("page.html");
-  const js = asset("page.js");
-  const text = asset("page-text.js");
-  const amount = asset("amount.js");
-  const css = asset("page.css");
-
   /**
    * Rate limits per address (IPv6 per /64: one client picks any address in it), then per token;
    * true after answering 429. The address comes first and
@@ -101,37 +140,29 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
     return true;
   }
 
-  app.get("/t/:token", async (request, reply) =>
-    transportSecurity(request, reply).headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html),
-  );
+  registerPageFiles(app);
   // Browsers ask for it on their own with every page (payers' and operators'): no icon, and no 404
   // in their consoles and our metrics.
   app.get("/favicon.ico", async (_request, reply) =>
     reply.code(204).header("cache-control", "public, max-age=86400").send(),
   );
-  // page.js is a module: it imports its words from page-text.js and its reading of a typed amount
-  // from amount.js (same origin, same headers).
-  for (const [name, type, body] of [
-    ["page.js", "text/javascript", js],
-    ["page-text.js", "text/javascript", text],
-    ["amount.js", "text/javascript", amount],
-    ["page.css", "text/css", css],
-  ] as const) {
-    app.get(`/t/assets/${name}`, async (_request, reply) =>
-      reply
-        .headers(PAGE_HEADERS)
-        .header("cache-control", "public, max-age=300")
-        .type(`${type}; charset=utf-8`)
-        .send(body),
-    );
-  }
-
   app.get<{ Params: { token: string } }>("/api/pay/:token", async (request, reply) => {
     reply.headers(PAGE_HEADERS);
     if (await limited(request, reply, request.params.token)) return reply;
     const state = await ctx.hosted.state(request.params.token);
     if (!state) return sendError(reply, 404, "Not found");
     return sendJson(reply, 200, view(state));
+  });
+
+  // The page's own address as a QR code, for a payer who opened it on a computer and pays from a
+  // phone's banking app. The address is the one the merchant sent the payer to (payment_url), made
+  // absolute on this request's origin when PAYMENT_PAGE_URL is unset (a development server).
+  app.get<{ Params: { token: string } }>("/api/pay/:token/qr.svg", async (request, reply) => {
+    reply.headers(PAGE_HEADERS);
+    if (await limited(request, reply, request.params.token)) return reply;
+    if (!(await ctx.hosted.exists(request.params.token))) return sendError(reply, 404, "Not found");
+    const base = ctx.config.paymentPageUrl ?? `${request.protocol}://${request.host}`;
+    return reply.type("image/svg+xml").send(qrSvg(`${base}/t/${request.params.token}`));
   });
 
   app.post<{ Params: { token: string } }>("/api/pay/:token/deposit", async (request, reply) => {

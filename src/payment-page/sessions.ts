@@ -50,7 +50,14 @@ export type PageState =
        */
       earlierDeposit: AccountShown | null;
     }
-  | ({ status: "assigned"; returnUrl: string | null } & AccountShown)
+  | ({
+      status: "assigned";
+      returnUrl: string | null;
+      /** The merchant's reference for the deposit: the one the payer quotes to the merchant. */
+      reference: string;
+      /** When the deposit was made (ms). */
+      createdAt: number;
+    } & AccountShown)
   | {
       status: "expired";
       returnUrl: string | null;
@@ -168,7 +175,13 @@ async function stateOf(
   }
   const minutes = (firm ?? (await repos.firms.findWithProvider(session.firm_id)))
     ?.provider_auto_cancel_minutes;
-  return { status: "assigned", returnUrl, ...accountOf(tx, minutes) };
+  return {
+    status: "assigned",
+    returnUrl,
+    reference: tx.reference,
+    createdAt: tx.created_at,
+    ...accountOf(tx, minutes),
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentCodeFor } from "../../src/domain/payment-code.js";
@@ -46,6 +47,11 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       headers: res.headers,
     };
   }
+  /**
+   * The guessing test empties this address's bucket: moved on 10 s (the rate limiter reads the
+   * server's clock), it is full again.
+   */
+  const addressLimitRefilled = () => server.clock.advance(10_000);
   const byReference = (reference: unknown) =>
     send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
 
@@ -105,6 +111,8 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       iban: "TR330006100519786457841326",
       amount: 250.5,
       payment_code: paymentCodeFor(q0.json.data.id),
+      reference: body.reference,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       return_url: "https://shop.example/back",
     });
     // A JSON number with its 2 decimals in the raw text, as in every answer (decisions.md).
@@ -422,6 +430,85 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const js = await page("GET", "/t/assets/page.js");
     expect(js.status).toBe(200);
     expect(js.text).not.toMatch(/https?:\/\/(?!\/)/);
+  });
+
+  it("the assigned answer names the merchant's reference and the deposit's time; the closed one never does", async () => {
+    addressLimitRefilled();
+    const { token, body } = await open();
+    const before = server.clock.now();
+    const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "90.00" });
+    expect(ok.json.reference).toBe(body.reference);
+    const at = Date.parse(ok.json.created_at);
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(server.clock.now());
+    const q = await byReference(body.reference);
+    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "operator:t" });
+    const closed = await page("GET", `/api/pay/${token}`);
+    expect(closed.json).toEqual({ status: "expired", outcome: "approved", return_url: null });
+    expect(closed.text).not.toContain(String(body.reference));
+  });
+
+  it("the page's files are compressed as the browser takes them, cached for good under their version; the HTML never", async () => {
+    const { token } = await open();
+    const get = async (path: string, encoding?: string) => {
+      const res = await request(`${server.url}${path}`, {
+        headers: encoding === undefined ? {} : { "accept-encoding": encoding },
+      });
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        body: Buffer.from(await res.body.arrayBuffer()),
+      };
+    };
+    const plain = await get(`/t/${token}`);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    const html = plain.body.toString("utf8");
+    const names = [...html.matchAll(/"\/t\/assets\/([\w-]+)\/([\w.-]+)"/g)];
+    expect(names.map((m) => m[2]).sort()).toEqual(["amount.js", "page-text.js", "page.css", "page.js"]);
+    const version = names[0]?.[1];
+    expect(names.every((m) => m[1] === version)).toBe(true);
+
+    const br = await get(`/t/${token}`, "gzip, deflate, br");
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers["cache-control"]).toBe("no-store");
+    expect(br.headers.vary).toContain("accept-encoding");
+    expect(brotliDecompressSync(br.body).toString("utf8")).toBe(html);
+    expect(br.body.length).toBeLessThan(plain.body.length / 2);
+
+    for (const name of ["page.js", "page-text.js", "amount.js", "page.css"]) {
+      const path = `/t/assets/${version}/${name}`;
+      const identity = await get(path);
+      expect(identity.status, name).toBe(200);
+      expect(identity.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+      const gz = await get(path, "gzip");
+      expect(gz.headers["content-encoding"]).toBe("gzip");
+      expect(gunzipSync(gz.body).equals(identity.body)).toBe(true);
+      const brotli = await get(path, "br;q=1, gzip;q=0.5");
+      expect(brotli.headers["content-encoding"]).toBe("br");
+      expect(brotliDecompressSync(brotli.body).equals(identity.body)).toBe(true);
+      // A coding refused by q=0 is not used.
+      expect((await get(path, "br;q=0, gzip")).headers["content-encoding"]).toBe("gzip");
+      expect((await get(path, "br;q=0")).headers["content-encoding"]).toBeUndefined();
+    }
+    // Another release's version (a page loaded just before a deploy) still loads, but is not kept.
+    const other = await get("/t/assets/0123456789ab/page.js", "br");
+    expect(other.status).toBe(200);
+    expect(other.headers["cache-control"]).toBe("no-cache");
+    expect((await get(`/t/assets/${version}/nothing.js`)).status).toBe(404);
+    expect((await get(`/t/assets/${version}/..%2Fsessions.js`)).status).toBe(404);
+  });
+
+  it("the QR code of the page's address is an SVG of its own origin; a bare 404 for an unknown token", async () => {
+    addressLimitRefilled();
+    const { token } = await open();
+    const qr = await page("GET", `/api/pay/${token}/qr.svg`);
+    expect(qr.status).toBe(200);
+    expect(qr.headers["content-type"]).toContain("image/svg+xml");
+    expect(qr.headers["cache-control"]).toBe("no-store");
+    expect(qr.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 \d+ \d+"/);
+    const unknown = await page("GET", `/api/pay/${"A".repeat(32)}/qr.svg`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toBe(NOT_FOUND);
   });
 });
 

@@ -1087,17 +1087,17 @@ describe("operator console in Chromium", () => {
     await tab(page, "audit");
     await expect.poll(() => page.locator("#audit tbody tr").count()).toBeGreaterThan(2);
     const text = await page.locator("#audit").textContent();
-    expect(text).toContain("firm.rotate_secret");
-    expect(text).toContain("secret: rotated");
-    expect(text).toContain("deposit_max: — → 7500.00");
-    expect(text).toContain("account.update");
+    expect(text).toContain("Firmanın gizli anahtarı yenilendi");
+    expect(text).toContain("Gizli anahtar: yenilendi");
+    expect(text).toContain("En çok yatırım: — → 7.500,00 TL");
+    expect(text).toContain("Hesap devre dışı bırakıldı");
     expect(text).not.toContain(secret);
     // Filter to the admin's account changes only.
-    await page.fill('#audit-form input[name="action"]', "account.update");
+    await page.selectOption('#audit-form select[name="action"]', "account.update");
     await page.click('#audit-form button[type="submit"]');
     await expect.poll(() => page.locator("#audit tbody tr").count()).toBe(1);
     expect(await page.locator("#audit tbody tr").textContent()).toContain("operator:admin@ops.example");
-    expect(await page.locator("#audit tbody tr").textContent()).toContain("active: 1 → 0");
+    expect(await page.locator("#audit tbody tr").textContent()).toContain("Etkin: evet → hayır");
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "console-audit.png"), fullPage: true });
 
     await tab(page, "pool");

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { encode } from "uqr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPaymentCode } from "../../src/domain/payment-code.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
@@ -342,11 +343,10 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#v-amount").textContent()).toBe("350,00 TL");
     expect(await page.locator("#v-iban").textContent()).toBe("TR33 0006 1005 1978 6457 8413 26");
     // The notice says where to send it or not to send it again; the lead "send exactly this" would
-    // contradict it (found by review). This link's 30 minutes are said, to copy the account in time.
+    // contradict it (found by review). The one deadline shown is the deposit's (none here: no
+    // auto-cancel), not this link's 30 minutes.
     expect(await page.locator("#assigned-lead").isVisible()).toBe(false);
-    expect(await page.locator("#earlier-open-until").textContent()).toMatch(
-      /^Bu sayfa şu zamana kadar açık kalır: \d\d:\d\d\. Hesap bilgilerini şimdi kopyalayın veya not alın\.$/,
-    );
+    expect(await page.locator("#pay-by").isVisible()).toBe(false);
     expect(await page.locator("#waiting").textContent()).toBe(
       "O ödeme sonuçlandığında bu sayfa kendiliğinden güncellenir.",
     );
@@ -372,7 +372,6 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#v-amount").textContent()).toBe("120,00 TL");
     expect(await page.locator("#earlier-deposit").isVisible()).toBe(false);
-    expect(await page.locator("#earlier-open-until").isVisible()).toBe(false);
     expect(await page.locator("#assigned-lead").isVisible()).toBe(true);
     expect(await page.locator("#waiting").textContent()).toBe(
       "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
@@ -587,11 +586,11 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     const assigned = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
-    expect(await page.locator("#pay-by").textContent()).toBe(
-      `Ödemenizi en geç şu zamana kadar gönderin: ${await shown(assigned.pay_by)}. Bu saatten sonra ödeme talebi kapanır.`,
+    expect(await page.locator("#pay-by-time").textContent()).toBe(
+      `Son ödeme saati: ${await shown(assigned.pay_by)}`,
     );
     await page.click("#lang");
-    await expect.poll(() => page.locator("#pay-by").textContent()).toContain("Send your payment by");
+    await expect.poll(() => page.locator("#pay-by-time").textContent()).toContain("Pay by");
     await page.context().close();
 
     // Without auto-cancel there is no deadline to tell.
@@ -901,10 +900,11 @@ describe("hosted payment page in Chromium", () => {
     const asked: string[] = [];
     const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
     context.on("request", (r) => {
-      const name = r.url().match(/\/t\/assets\/(.+)$/)?.[1];
+      // The files' folder is their version (a content hash): the name is what follows it.
+      const name = r.url().match(/\/t\/assets\/[\w-]+\/(.+)$/)?.[1];
       if (name) asked.push(name);
     });
-    await context.route("**/t/assets/page.js", async (route) => {
+    await context.route("**/t/assets/*/page.js", async (route) => {
       await held.wait;
       await route.continue();
     });
@@ -989,5 +989,170 @@ describe("hosted payment page in Chromium", () => {
     expect(await size("#waiting")).toBeGreaterThan(16);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await page.context().close();
+  });
+
+  it("an approved payment shows a receipt made of what the page showed; a rejected one, the reference to quote", async () => {
+    const { url, body } = await session(firm, { return_url: "https://shop.example/back" });
+    const { page, foreign } = await openPage(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "1500,50");
+    await page.click("#submit");
+    await page.click("#confirm");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    expect(await page.locator("#receipt").isVisible()).toBe(false);
+    const assigned = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
+    const at = await page.evaluate((iso) => {
+      const d = new Date(iso);
+      const day = d.toLocaleDateString("tr-TR", { day: "2-digit", month: "2-digit", year: "numeric" });
+      return `${day} ${d.toLocaleTimeString("tr-TR", { hour: "2-digit", minute: "2-digit" })}`;
+    }, assigned.created_at);
+    await decide(firm, body.reference, "approve");
+    await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
+    expect(await page.locator("#expired h2").textContent()).toBe("Ödemeniz onaylandı");
+    expect(await page.locator("#receipt").isVisible()).toBe(true);
+    expect(await page.locator("#r-amount").textContent()).toBe("1.500,50 TL");
+    expect(await page.locator("#r-time").textContent()).toBe(at);
+    expect(await page.locator("#r-time").textContent()).toMatch(/^\d\d\.\d\d\.\d{4} \d\d:\d\d$/);
+    expect(await page.locator("#r-reference").textContent()).toBe(body.reference);
+    expect(await page.locator("#receipt dt").allTextContents()).toEqual([
+      "Tutar",
+      "Talep zamanı",
+      "İşlem numarası",
+    ]);
+    expect(await page.locator("#return-link").isVisible()).toBe(true);
+    expect(await page.locator("#rejected-reference").isVisible()).toBe(false);
+    // Nothing of the account stays in the page.
+    expect(await page.content()).not.toContain("TR33");
+    await page.click("#lang");
+    expect(await page.locator("#receipt dt").allTextContents()).toEqual([
+      "Amount",
+      "Requested at",
+      "Reference",
+    ]);
+    await page.click("#lang");
+    await shot(page, "phone-7-receipt");
+    // The closed answer carries none of it: a reload shows the closed screen without a receipt.
+    await page.reload();
+    await expect.poll(() => page.locator("#expired").isVisible()).toBe(true);
+    expect(await page.locator("#expired h2").textContent()).toBe("Ödemeniz onaylandı");
+    expect(await page.locator("#receipt").isVisible()).toBe(false);
+    expect(await page.content()).not.toContain(String(body.reference));
+    expect(foreign).toEqual([]);
+    await page.context().close();
+
+    const refused = await session(firm);
+    const second = await openPage(refused.url);
+    await expect.poll(() => second.page.locator("#open").isVisible()).toBe(true);
+    await second.page.fill("#amount", "80");
+    await second.page.click("#submit");
+    await second.page.click("#confirm");
+    await expect.poll(() => second.page.locator("#assigned").isVisible()).toBe(true);
+    await decide(firm, refused.body.reference, "reject");
+    await expect.poll(() => second.page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
+    expect(await second.page.locator("#receipt").isVisible()).toBe(false);
+    expect(await second.page.locator("#rejected-reference").textContent()).toBe(
+      `İşyerine başvururken bu işlem numarasını bildirin: ${refused.body.reference}`,
+    );
+    await second.page.click("#lang");
+    expect(await second.page.locator("#rejected-reference").textContent()).toBe(
+      `Quote this reference when you contact the merchant: ${refused.body.reference}`,
+    );
+    await second.page.context().close();
+  });
+
+  it("on a wide screen a QR code of the page's own address opens it on the phone; none on a phone", async () => {
+    const { url } = await session(firm);
+    const desktop = await openPage(url, DESKTOP);
+    await expect.poll(() => desktop.page.locator("#open").isVisible()).toBe(true);
+    const qr = desktop.page.locator("#qr img");
+    await expect.poll(() => qr.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    expect(await desktop.page.locator("#handoff").isVisible()).toBe(true);
+    expect(await qr.getAttribute("alt")).toBe("Bu sayfayı telefonunuzda açan QR kodu");
+    // The SVG's dark squares are the modules uqr encodes for the page's address: the code opens
+    // this very page (re-encoded here, not decoded).
+    const svg = await (
+      await desktop.page.request.get(new URL((await qr.getAttribute("src")) ?? "", url).href)
+    ).text();
+    const quiet = 4;
+    const dark = new Set(
+      [...svg.matchAll(/M(\d+) (\d+)h1v1h-1z/g)].map(
+        (m) => `${Number(m[1]) - quiet},${Number(m[2]) - quiet}`,
+      ),
+    );
+    const { data } = encode(desktop.page.url(), { ecc: "M", border: 0 });
+    const expected = new Set<string>();
+    data.forEach((row, y) => {
+      row.forEach((on, x) => {
+        if (on) expected.add(`${x},${y}`);
+      });
+    });
+    expect(dark.size).toBeGreaterThan(100);
+    expect([...dark].sort()).toEqual([...expected].sort());
+    await shot(desktop.page, "desktop-3-qr");
+    // It goes with the account too, and not with the closed screen.
+    await desktop.page.fill("#amount", "60");
+    await desktop.page.click("#submit");
+    await desktop.page.click("#confirm");
+    await expect.poll(() => desktop.page.locator("#assigned").isVisible()).toBe(true);
+    expect(await desktop.page.locator("#qr img").count()).toBe(1);
+    expect(desktop.foreign).toEqual([]);
+    await desktop.page.context().close();
+
+    const asked: string[] = [];
+    const phone = await openPage(url, { width: 390, height: 844 }, async (context) =>
+      context.on("request", (r) => asked.push(r.url())),
+    );
+    await expect.poll(() => phone.page.locator("#assigned").isVisible()).toBe(true);
+    expect(await phone.page.locator("#qr img").count()).toBe(0);
+    expect(await phone.page.locator("#handoff").isVisible()).toBe(false);
+    expect(asked.filter((u) => u.endsWith("/qr.svg"))).toEqual([]);
+    await phone.page.context().close();
+  });
+
+  it("the account shows one deadline, the deposit's, with the minutes left counted down each minute, not announced", async () => {
+    const provider = (
+      await server.admin("POST", "/admin/v1/providers", { name: "Countdown", auto_cancel_minutes: 45 })
+    ).json;
+    const cancelling = await createFirm(server, { provider_id: provider.id });
+    const { url } = await session(cancelling);
+    const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
+    const page = await context.newPage();
+    await page.clock.install();
+    await page.goto(url);
+    await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
+    await page.fill("#amount", "300");
+    await page.click("#submit");
+    await page.click("#confirm");
+    await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
+    const assigned = await (await page.request.get(url.replace("/t/", "/api/pay/"))).json();
+    const minutesLeft = () =>
+      page.evaluate((iso) => Math.ceil((new Date(iso).getTime() - Date.now()) / 60000), assigned.pay_by);
+    expect(await page.locator("#pay-by-time").textContent()).toMatch(/^Son ödeme saati: \d\d:\d\d$/);
+    const before = await minutesLeft();
+    expect(before).toBeGreaterThanOrEqual(44);
+    await expect.poll(() => page.locator("#pay-by-left").textContent()).toBe(`(${before} dakika kaldı)`);
+    // One line says by when: the page's own 30 minutes are no deadline once an amount is in.
+    expect(await page.locator("#assigned .notice:visible").count()).toBe(1);
+    await page.clock.runFor(60_000);
+    await expect.poll(() => page.locator("#pay-by-left").textContent()).toBe(`(${before - 1} dakika kaldı)`);
+    await page.click("#lang");
+    expect(await page.locator("#pay-by-left").textContent()).toBe(`(${before - 1} minutes left)`);
+    expect(await page.locator("#pay-by-time").textContent()).toMatch(/^Pay by \d\d:\d\d$/);
+    // No live region above it: a screen reader reads it when the payer gets there, not every minute.
+    expect(
+      await page.locator("#pay-by-left").evaluate((el) => {
+        const live: string[] = [];
+        for (let n: Element | null = el; n; n = n.parentElement) {
+          const role = n.getAttribute("role");
+          if (
+            n.hasAttribute("aria-live") ||
+            (role && ["status", "alert", "log", "timer", "marquee"].includes(role))
+          )
+            live.push(n.id);
+        }
+        return live;
+      }),
+    ).toEqual([]);
+    await context.close();
   });
 });

@@ -1,5 +1,14 @@
-import { formatMinor } from "../../src/domain/money.js";
 import { api, query } from "./api";
+import {
+  actionName,
+  actionText,
+  auditActions,
+  auditEntities,
+  entityName,
+  entityText,
+  fieldText,
+  valueText,
+} from "./audit-words";
 import { Field, filterQuery, lastDay, useLoad, useShell, when } from "./ui";
 
 interface Entry {
@@ -40,15 +49,24 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
           <input name="actor" placeholder="operator:ayse@…" defaultValue={filter.get("actor") ?? ""} />
         </Field>
         <Field label={t("action")}>
-          <input name="action" placeholder="firm.rotate_secret" defaultValue={filter.get("action") ?? ""} />
+          <select name="action" defaultValue={filter.get("action") ?? ""}>
+            <option value="">{t("any")}</option>
+            {auditActions.map((a) => (
+              <option key={a} value={a}>
+                {actionName(a, lang)}
+              </option>
+            ))}
+          </select>
         </Field>
         <Field label={t("entity")}>
-          <input
-            name="entity_type"
-            size={10}
-            placeholder="firm"
-            defaultValue={filter.get("entity_type") ?? ""}
-          />
+          <select name="entity_type" defaultValue={filter.get("entity_type") ?? ""}>
+            <option value="">{t("any")}</option>
+            {auditEntities.map((a) => (
+              <option key={a} value={a}>
+                {entityName(a, lang)}
+              </option>
+            ))}
+          </select>
         </Field>
         <Field label="ID">
           <input name="entity_id" size={8} defaultValue={filter.get("entity_id") ?? ""} />
@@ -76,18 +94,24 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
             <tr key={e.id} data-action={e.action}>
               <td>{when(e.at, lang)}</td>
               <td>{e.actor}</td>
-              <td>{e.action}</td>
+              {/* The stored action in its title: what the admin API's filter takes. */}
+              <td class="action" title={e.action}>
+                {actionText(e.action, e.before, e.after, lang)}
+              </td>
               <td>
                 {e.entity_type === "transaction" ? (
-                  <a href={`#/transactions/${e.entity_id}`}>
-                    {e.entity_type}#{e.entity_id}
-                  </a>
+                  <a href={`#/transactions/${e.entity_id}`}>{entityText(e.entity_type, e.entity_id, lang)}</a>
                 ) : (
-                  `${e.entity_type}#${e.entity_id}`
+                  entityText(e.entity_type, e.entity_id, lang)
                 )}
               </td>
               <td class="change">
-                <Change before={e.before} after={e.after} />
+                <Change
+                  before={e.before}
+                  after={e.after}
+                  label={(k) => fieldText(k, lang)}
+                  show={(k, v) => valueText(k, v, lang)}
+                />
               </td>
             </tr>
           ))}
@@ -103,35 +127,14 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
   );
 }
 
-/** Columns the log keeps in minor units (kuruş): shown as amounts. */
-const MONEY = new Set([
-  "amount",
-  "original_amount",
-  "min_amount",
-  "max_amount",
-  "deposit_min",
-  "deposit_max",
-  "daily_cap",
-]);
-
-/** A value as the log stores it; amounts (kuruş) in the API's form ("95.50"). */
-function show(key: string, v: unknown): string {
-  if (v === null) return "—";
-  if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key)) return formatMinor(v);
-  return typeof v === "string" ? v : JSON.stringify(v);
-}
-
-/**
- * One line per field: before → after (a creation shows only the after). Named and shown as stored
- * unless the caller says otherwise (a transaction's history speaks the console's language).
- */
+/** One line per field: before → after (a creation shows only the after), named and shown in words. */
 export function Change(props: {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
-  label?: (key: string) => string;
-  show?: (key: string, value: unknown) => string;
+  label: (key: string) => string;
+  show: (key: string, value: unknown) => string;
 }) {
-  const { before, after, label = (k: string) => k, show: shown = show } = props;
+  const { before, after, label, show: shown } = props;
   const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
   return (
     <>

@@ -1,7 +1,7 @@
 import { bareAmount, dottedThousands, readAmount } from "../../src/payment-page/browser/amount.js";
 import type { T } from "./i18n";
 import { fill } from "./manage";
-import { amountInput, isAdmin, isAmountInput, money, money2, type Role } from "./ui";
+import { amountInput, isAdmin, isAmountInput, money, money2, payerName, type Role } from "./ui";
 
 /** The server's refusal of a decision in the console's language (its texts are English, for the API). */
 export function refusalIn(message: string | undefined, t: T): string {
@@ -57,4 +57,15 @@ export function approveLabel(typed: string | undefined, t: T): string {
 function minorOf(amount: string): number {
   const [whole = "0", cents = ""] = amount.split(".");
   return Number(whole) * 100 + Number(cents.padEnd(2, "0").slice(0, 2));
+}
+
+/**
+ * A queue button's name for a screen reader: its visible words and the row it decides ("Onayla —
+ * #1234, 1.500,00 TL, Ayşe Yılmaz"), so that a list of buttons is not twenty identical "Onayla".
+ */
+export function decisionName(
+  visible: string,
+  row: { id: number; amount: string; first_name: string; middle_name?: string | null; last_name: string },
+): string {
+  return `${visible} — #${row.id}, ${money(row.amount)} TL, ${payerName(row)}`;
 }

@@ -60,9 +60,6 @@ export function Firms({ id }: { id?: number }) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const provider = formValue(form, "provider_id");
-    if (provider !== undefined && !/^[1-9][0-9]*$/.test(provider)) {
-      return notify(`${t("provider")} #: ${provider}?`, true);
-    }
     const res = await api<Firm & { secret_key: string }>("POST", "/firms", {
       name: formValue(form, "name") ?? "",
       webhook_url: formValue(form, "webhook_url") ?? null,
@@ -129,7 +126,7 @@ export function Firms({ id }: { id?: number }) {
                   {isAdmin(me.role) ? t("edit") : t("bans")}
                 </a>{" "}
                 {isAdmin(me.role) && (
-                  <button type="button" class="rotate secondary" onClick={() => rotate(f)}>
+                  <button type="button" class="rotate danger" onClick={() => rotate(f)}>
                     {t("rotate")}
                   </button>
                 )}
@@ -149,8 +146,8 @@ export function Firms({ id }: { id?: number }) {
           <Field label={t("mgmtWebhook")} wide>
             <input name="webhook_url" type="url" placeholder="https://" />
           </Field>
-          <Field label={t("mgmtProviderId")}>
-            <input name="provider_id" inputMode="numeric" size={5} />
+          <Field label={t("mgmtProvider")}>
+            <ProviderChoice />
           </Field>
           <label class="inline">
             <input type="checkbox" name="sandbox" /> {t("sandboxFirm")}
@@ -350,5 +347,27 @@ function Bans({ firm }: { firm: Firm }) {
         </form>
       )}
     </div>
+  );
+}
+
+/**
+ * A new firm's provider, chosen by its name (an admin knows "Demo Payments", not "provider 3");
+ * "none" leaves the firm without one, and its auto-cancel is the server's default.
+ */
+function ProviderChoice() {
+  const { t } = useShell();
+  const [providers] = useLoad(
+    async () => listOf<{ id: number; name: string }>(await api("GET", "/providers")),
+    "providers",
+  );
+  return (
+    <select name="provider_id">
+      <option value="">{t("mgmtNoProvider")}</option>
+      {(providers ?? []).map((p) => (
+        <option key={p.id} value={String(p.id)}>
+          {p.name} (#{p.id})
+        </option>
+      ))}
+    </select>
   );
 }

@@ -74,8 +74,8 @@ const tr = {
   oldestWaiting: "En eskisi",
   queueMore:
     "{total} işlemin {shown} tanesi gösteriliyor. Diğerlerine ulaşmak için firma, tutar ya da isimle daraltın veya sırayı değiştirin.",
-  filterQueue: "Süz",
-  clearFilter: "Süzmeyi kaldır",
+  filterQueue: "Filtrele",
+  clearFilter: "Filtreyi temizle",
   badQueueFilter:
     "Bu süzme okunamadı: ödeyen için harf ya da rakamlardan oluşan en çok 5 kelime, tutar için 1.250,50 gibi bir tutar girin.",
   approve: "Onayla",
@@ -133,6 +133,12 @@ const tr = {
   csvExcelHint: "Türkçe Excel'de sütunlara ayrılmış açılır: ';' ayraçlı, UTF-8 BOM'lu, tutarlar virgüllü",
   created: "Oluşturma",
   noResults: "Sonuç yok.",
+  searchToday:
+    "Bugünün işlemleri, en yenisi üstte (en çok {n}). Daha eskileri için bir tarih ya da başka bir filtre seçin.",
+  searchFiltered: "Filtreye uyan işlemler, en yenisi üstte (en çok {n}).",
+  noneToday: "Bugün henüz işlem yok.",
+  txDetailOf: "İşlem #{id} ayrıntısı",
+  lineDetailOf: "Hesap hareketi #{id} ayrıntısı",
   referenceExact: "Referans, firmanın gönderdiği gibi aranır: büyük/küçük harf ayrımıyla.",
   firstResults:
     "Yalnızca ilk {n} sonuç gösteriliyor; daha fazlası olabilir. Aramayı daraltın (tarih, durum, firma) ya da CSV'yi indirin (en çok 50.000 satır).",
@@ -206,7 +212,6 @@ const tr = {
   limits: "Limitler",
   min: "En az",
   max: "En çok",
-  provider: "Sağlayıcı",
   none: "yok",
   bans: "Yasaklı kullanıcılar",
   ban: "Yasakla",
@@ -292,7 +297,8 @@ const tr = {
   mgmtDepositMin: "En az yatırım (deposit_min)",
   mgmtDepositMax: "En çok yatırım (deposit_max)",
   mgmtRate: "Saniyede istek (rate_limit_per_second)",
-  mgmtProviderId: "Sağlayıcı no (provider_id)",
+  mgmtProvider: "Sağlayıcı",
+  mgmtNoProvider: "Sağlayıcı yok",
   mgmtUserId: "Kullanıcı no (user_id)",
   mgmtSandboxTag: "test",
   mgmtPlainHttpWebhook:
@@ -530,6 +536,12 @@ const en: Record<Key, string> = {
   csvExcelHint: "Opens in columns in a Turkish Excel: ';'-separated, UTF-8 with a BOM, decimal commas",
   created: "Created",
   noResults: "No results.",
+  searchToday:
+    "Today's transactions, newest first (at most {n}). Choose a date or another filter for older ones.",
+  searchFiltered: "Transactions matching the filter, newest first (at most {n}).",
+  noneToday: "No transactions today yet.",
+  txDetailOf: "Transaction #{id} details",
+  lineDetailOf: "Statement line #{id} details",
   referenceExact: "A reference is searched as the firm sent it: letter case counts.",
   firstResults:
     "Only the first {n} results are shown; there may be more. Narrow the search (dates, status, firm) or download the CSV (up to 50,000 rows).",
@@ -603,7 +615,6 @@ const en: Record<Key, string> = {
   limits: "Limits",
   min: "Min",
   max: "Max",
-  provider: "Provider",
   none: "none",
   bans: "Banned users",
   ban: "Ban",
@@ -687,7 +698,8 @@ const en: Record<Key, string> = {
   mgmtDepositMin: "Minimum deposit (deposit_min)",
   mgmtDepositMax: "Maximum deposit (deposit_max)",
   mgmtRate: "Requests per second (rate_limit_per_second)",
-  mgmtProviderId: "Provider id (provider_id)",
+  mgmtProvider: "Provider",
+  mgmtNoProvider: "No provider",
   mgmtUserId: "User id (user_id)",
   mgmtSandboxTag: "sandbox",
   mgmtPlainHttpWebhook: "The webhook is plain http: callbacks carry payers' names in clear text. Use https.",

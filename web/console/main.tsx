@@ -37,6 +37,18 @@ function useHash(): [string, URLSearchParams] {
   return [path || "/deposits", new URLSearchParams(search)];
 }
 
+/**
+ * The focus on the screen's heading after sign-in: the form that had it is gone, so a screen reader
+ * says where the operator now is, and Tab starts from the top of the screen, not from the page's
+ * beginning.
+ */
+function focusHeading() {
+  const heading = document.querySelector<HTMLElement>("main h1, main h2");
+  if (!heading) return;
+  heading.tabIndex = -1;
+  heading.focus();
+}
+
 function App() {
   const [lang, setLang] = useState<Lang>(localStorage.getItem(LANG_KEY) === "en" ? "en" : "tr");
   const t = useMemo(() => translator(lang), [lang]);
@@ -62,6 +74,11 @@ function App() {
    * for the one the operator asked for).
    */
   const [freshCodes, setFreshCodes] = useState<string[] | null>(null);
+  /** Counts sign-ins through the form: each moves the focus to the screen's heading. */
+  const [signIns, setSignIns] = useState(0);
+  useEffect(() => {
+    if (signIns > 0) focusHeading();
+  }, [signIns]);
   const [path, filter] = useHash();
   /** Held decisions a session's end kept from being sent (held-decisions.ts): named at sign-in and after. */
   const unsent = useUnsent();
@@ -151,6 +168,7 @@ function App() {
               setRequired(settings.second_factor_required === true);
               setUndoMs(undoMsOf(settings));
               setMe(o);
+              setSignIns((n) => n + 1);
             }}
           />
         )}

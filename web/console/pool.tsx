@@ -148,7 +148,7 @@ function ChannelsTable(props: {
               {admin && c.kind === "http" && (
                 <button
                   type="button"
-                  class="secondary rotate"
+                  class="danger rotate"
                   onClick={() => {
                     if (confirm(t("confirmRotate")))
                       void call("POST", `/channels/${c.code}/rotate-secret`, {});

@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { CopyButton, IbanText } from "./copy";
-import { approveLabel } from "./decision-text";
+import { approveLabel, decisionName } from "./decision-text";
 import { fill } from "./manage";
 import type { QueueRow } from "./queue-row";
 import { age, canDecide, money, payerName, useShell } from "./ui";
@@ -78,6 +78,8 @@ function QueueRowView(props: {
   const { t, me } = useShell();
   const { r, amounts, busy, firmNames } = props;
   const { decide, settled, setRejecting, markPaying, releasePaying, setAmounts } = props.actions;
+  // A payout is approved once its money has left: the button says so.
+  const approveText = r.type === "withdrawal" ? t("approvePaid") : approveLabel(amounts[r.id], t);
   return (
     <tr
       data-id={r.id}
@@ -92,7 +94,9 @@ function QueueRowView(props: {
       onFocusIn={() => props.actions.select(r.id)}
     >
       <td class="id">
-        <a href={`#/transactions/${r.id}`}>{r.id}</a>
+        <a href={`#/transactions/${r.id}`} aria-label={fill(t("txDetailOf"), { id: String(r.id) })}>
+          {r.id}
+        </a>
       </td>
       <td class="age" data-label={t("age")}>
         {age(r.created_at, t)}
@@ -115,12 +119,16 @@ function QueueRowView(props: {
         </div>
       </td>
       {r.type === "deposit" ? (
-        <td data-label={t("account")}>
+        <td data-label={t("account")} class="account">
           {r.assigned_bank_name}
-          <div class="sub">{r.assigned_iban}</div>
+          {r.assigned_iban !== null && (
+            <div class="sub">
+              <IbanText iban={r.assigned_iban} />
+            </div>
+          )}
         </td>
       ) : (
-        <td data-label="IBAN" class="payout-iban">
+        <td data-label="IBAN" class="account payout-iban">
           {r.iban !== null && (
             <>
               <IbanText iban={r.iban} />
@@ -155,7 +163,7 @@ function QueueRowView(props: {
             busy={busy}
           />
         ) : (
-          <>
+          <div class="decide">
             {r.type === "deposit" && (
               <input
                 class="edit-amount"
@@ -183,20 +191,21 @@ function QueueRowView(props: {
               type="button"
               class="approve"
               disabled={busy}
+              aria-label={decisionName(approveText, r)}
               onClick={(e) => settled(r.id, e) && decide(r, "approve")}
             >
-              {/* A payout is approved once its money has left: the button says so. */}
-              {r.type === "withdrawal" ? t("approvePaid") : approveLabel(amounts[r.id], t)}
+              {approveText}
             </button>{" "}
             <button
               type="button"
               class="reject"
               disabled={busy}
+              aria-label={decisionName(t("reject"), r)}
               onClick={(e) => settled(r.id, e) && setRejecting(r.id)}
             >
               {t("reject")}
             </button>
-          </>
+          </div>
         )}
       </td>
     </tr>

@@ -95,7 +95,12 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
           <div data-field="transaction_id">
             <dt>{t("fTxId")}</dt>
             <dd>
-              <a href={`#/transactions/${line.transaction_id}`}>#{line.transaction_id}</a>
+              <a
+                href={`#/transactions/${line.transaction_id}`}
+                aria-label={fill(t("txDetailOf"), { id: String(line.transaction_id) })}
+              >
+                #{line.transaction_id}
+              </a>
             </dd>
           </div>
         )}
@@ -162,8 +167,10 @@ function Candidates(props: { line: LineWithCandidates; mayApprove: boolean; onCh
           return (
             <li key={tx.id} data-tx={tx.id} class="candidate">
               <div>
-                <a href={`#/transactions/${tx.id}`}>#{tx.id}</a> · <strong>{asked} TL</strong> ·{" "}
-                <bdi>{payerName(tx)}</bdi> · <bdi>{tx.reference}</bdi>
+                <a href={`#/transactions/${tx.id}`} aria-label={fill(t("txDetailOf"), { id: String(tx.id) })}>
+                  #{tx.id}
+                </a>{" "}
+                · <strong>{asked} TL</strong> · <bdi>{payerName(tx)}</bdi> · <bdi>{tx.reference}</bdi>
               </div>
               <div class="muted">
                 {when(tx.created_at, lang)} ·{" "}

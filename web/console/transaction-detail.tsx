@@ -6,6 +6,7 @@ import { CopyButton, IbanText, type PayoutField, payingElsewhere } from "./copy"
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { Lang, T } from "./i18n";
+import { fill } from "./manage";
 import type { QueueRow } from "./queue-row";
 import { bookedText, lineAmount, sourceText } from "./statement-words";
 import {
@@ -309,8 +310,13 @@ function SettlingLineText({ line }: { line: SettlingLine }) {
   const { t, lang } = useShell();
   return (
     <>
-      <a href={`#/statement-lines/${line.id}?state=all`}>#{line.id}</a> · {lineAmount(line)} ·{" "}
-      {bookedText(line, lang)}
+      <a
+        href={`#/statement-lines/${line.id}?state=all`}
+        aria-label={fill(t("lineDetailOf"), { id: String(line.id) })}
+      >
+        #{line.id}
+      </a>{" "}
+      · {lineAmount(line)} · {bookedText(line, lang)}
       {line.sender_name && ` · ${line.sender_name}`}
       {line.description && ` · ${line.description}`} · {sourceText(line.source, t)}
       {line.decided_by && ` · ${line.decided_by}`}

@@ -34,14 +34,21 @@ const FILTERS = [
 /** What one search shows (the server's default page); the CSV export gives up to 50,000 rows. */
 const SEARCH_PAGE = 200;
 
-/** Search with every filter operators use for reconciliation, the same filter as CSV, and a detail. */
+/** Midnight today in Istanbul, the day the console's dates are in (filterQuery's `from`). */
+const todayFrom = () =>
+  `${new Date().toLocaleDateString("en-CA", { timeZone: "Europe/Istanbul" })}T00:00:00+03:00`;
+
+/**
+ * Search with every filter operators use for reconciliation, the same filter as CSV, and a detail.
+ * Without a filter it shows today's transactions, newest first: a screen that opens empty, with a
+ * button that does nothing until something is typed, reads as broken.
+ */
 export function Transactions({ filter, id }: { filter: URLSearchParams; id?: number }) {
   const { t, lang, notify } = useShell();
   const firmNames = useFirmNames();
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
   const [rows, reloadRows] = useLoad(async () => {
-    if (!q) return [];
-    const res = await api<TransactionRow[]>("GET", `/transactions?${q}`);
+    const res = await api<TransactionRow[]>("GET", `/transactions?${q || query({ from: todayFrom() })}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
     if (!res.ok)
       notify(
@@ -55,7 +62,10 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
 
   return (
     <section id="search">
-      <SearchForm filter={filter} q={q} firmNames={firmNames} />
+      <SearchForm filter={filter} q={q} firmNames={firmNames} onSame={reloadRows} />
+      <p class="help" id="search-shown" aria-live="polite">
+        {t(q ? "searchFiltered" : "searchToday").replace("{n}", String(SEARCH_PAGE))}
+      </p>
       <div class={id ? "split" : ""}>
         <table>
           <thead>
@@ -96,9 +106,9 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             ))}
           </tbody>
         </table>
-        {rows && rows.length === 0 && q && (
+        {rows && rows.length === 0 && (
           <p class="help" id="no-results">
-            {t("noResults")}
+            {t(q ? "noResults" : "noneToday")}
             {filter.get("reference") ? ` ${t("referenceExact")}` : ""}
           </p>
         )}
@@ -118,10 +128,13 @@ function SearchForm({
   filter,
   q,
   firmNames,
+  onSame,
 }: {
   filter: URLSearchParams;
   q: string;
   firmNames: Map<number, string>;
+  /** The same search asked for again (the address does not change): its rows are fetched anew. */
+  onSame(): void;
 }) {
   const { t } = useShell();
   function submit(e: Event) {
@@ -132,7 +145,9 @@ function SearchForm({
     const params = new URLSearchParams(filterQuery(form, FILTERS));
     const amount = params.get("amount");
     if (amount) params.set("amount", amountInput(amount) as string);
-    location.hash = `#/transactions?${params.toString()}`;
+    const asked = params.toString();
+    if (asked === q) onSame();
+    else location.hash = asked ? `#/transactions?${asked}` : "#/transactions";
   }
   const day = (v: string | null) => v?.slice(0, 10) ?? "";
   return (

@@ -20,8 +20,6 @@ export const T = {
     earlierDeposit:
       "Daha önce başlattığınız {amount} tutarındaki ödeme henüz sonuçlanmadı; o sonuçlanmadan yeni ödeme başlatılamaz. Göndermediyseniz aşağıdaki hesaba gönderin; gönderdiyseniz tekrar göndermeyin.",
     earlierSettled: "Önceki ödeme talebiniz sonuçlandı. Yeni bir ödeme için tutarı girin.",
-    earlierOpenUntil:
-      "Bu sayfa şu zamana kadar açık kalır: {time}. Hesap bilgilerini şimdi kopyalayın veya not alın.",
     waitingEarlier: "O ödeme sonuçlandığında bu sayfa kendiliğinden güncellenir.",
     amount: "Tutar",
     bank: "Banka",
@@ -39,7 +37,12 @@ export const T = {
     copyValue: "Kopyalanacak değer",
     waiting:
       "Ödemeyi gönderdiyseniz tekrar göndermeyin. Onaylandığında işyerine bildirilir ve bu sayfa kendiliğinden güncellenir; sayfayı açık tutmanız gerekmez.",
-    payBy: "Ödemenizi en geç şu zamana kadar gönderin: {time}. Bu saatten sonra ödeme talebi kapanır.",
+    payBy: "Son ödeme saati: {time}",
+    minutesLeft: "({minutes} dakika kaldı)",
+    oneMinuteLeft: "(1 dakika kaldı)",
+    hoursLeft: "({hours} saat {minutes} dakika kaldı)",
+    wholeHoursLeft: "({hours} saat kaldı)",
+    timeUp: "(Süre doldu)",
     openUntil: "Bu sayfa şu zamana kadar açık kalır: {time}.",
     slowAnswer: "Yanıt gecikti. Girdiğiniz tutar iletilmiş olabilir: sayfa birkaç saniye içinde güncellenir.",
     expiredTitle: "Bu ödeme sayfası kapandı",
@@ -50,6 +53,13 @@ export const T = {
     rejectedTitle: "Bu ödeme talebi kapandı",
     rejectedText:
       "Ödeme onaylanmadı (talep reddedildi veya süresi doldu). Havale yaptıysanız tekrar göndermeyin; dekontunuzla işyerine başvurun.",
+    requestedAt: "Talep zamanı",
+    reference: "İşlem numarası",
+    rejectedReference: "İşyerine başvururken bu işlem numarasını bildirin: {reference}",
+    handoffTitle: "Telefonunuzdan ödeyin",
+    handoffText:
+      "Bankanızın uygulaması telefonunuzdaysa bu kodu telefonunuzun kamerasıyla okutun: bu sayfa telefonunuzda açılır.",
+    qrAlt: "Bu sayfayı telefonunuzda açan QR kodu",
     missingTitle: "Ödeme bağlantısı bulunamadı",
     missingText: "Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
     loadFailedTitle: "Sayfa yüklenemedi",
@@ -87,7 +97,6 @@ export const T = {
     earlierDeposit:
       "Your earlier payment of {amount} is not settled yet, and no new payment can start until it is. If you have not sent it, send it to the account below; if you have, do not send it again.",
     earlierSettled: "Your earlier payment request is settled. Enter an amount for a new payment.",
-    earlierOpenUntil: "This page stays open until {time}. Copy or note the account details now.",
     waitingEarlier: "This page updates by itself once that payment is settled.",
     amount: "Amount",
     bank: "Bank",
@@ -106,7 +115,12 @@ export const T = {
     copyValue: "Value to copy",
     waiting:
       "If you have sent the payment, do not send it again. Once it is confirmed, the merchant is told and this page updates by itself; you need not keep it open.",
-    payBy: "Send your payment by {time} at the latest. After that, the payment request closes.",
+    payBy: "Pay by {time}",
+    minutesLeft: "({minutes} minutes left)",
+    oneMinuteLeft: "(1 minute left)",
+    hoursLeft: "({hours} h {minutes} min left)",
+    wholeHoursLeft: "({hours} h left)",
+    timeUp: "(Time is up)",
     openUntil: "This page stays open until {time}.",
     slowAnswer: "The answer is late. Your amount may have been received: the page updates in a few seconds.",
     expiredTitle: "This payment page is closed",
@@ -117,6 +131,13 @@ export const T = {
     rejectedTitle: "This payment request is closed",
     rejectedText:
       "The payment was not confirmed (the request was rejected or expired). If you sent a transfer, do not send it again; contact the merchant with your receipt.",
+    requestedAt: "Requested at",
+    reference: "Reference",
+    rejectedReference: "Quote this reference when you contact the merchant: {reference}",
+    handoffTitle: "Pay from your phone",
+    handoffText:
+      "If your banking app is on your phone, scan this code with its camera: this page opens there.",
+    qrAlt: "QR code that opens this page on your phone",
     missingTitle: "Payment link not found",
     missingText: "Check the link or go back to the merchant's site.",
     loadFailedTitle: "The page could not be loaded",

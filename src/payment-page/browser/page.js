@@ -48,6 +48,18 @@ let earlier = null;
 let pendingElsewhere = false;
 /** That earlier deposit was decided while this page showed it: the form comes back with a notice. */
 let settled = false;
+/**
+ * This page's own deposit as its last pending answer showed it (amount, reference, time): the
+ * receipt once it is approved, the reference to quote once it is rejected. The closed answer
+ * carries none of it, so a page that never saw it pending shows neither.
+ */
+let seen = null;
+/** The deposit's decision, once the closed screen shows one; null before. */
+let ending = null;
+/** Rewrites the countdown when its minute changes. */
+let countdownTimer = null;
+/** A wide screen (a computer): the QR code to open this page on the phone is shown there only. */
+const wide = window.matchMedia("(min-width: 900px)");
 const POLL_MS = 3000;
 /** A check that has not answered by then is given up, so that a hung request never stops polling. */
 const CHECK_TIMEOUT_MS = 10000;
@@ -112,6 +124,7 @@ function applyLanguage() {
   $("lang").setAttribute("lang", t("otherLang"));
   document.title = t("title");
   paint();
+  handoff();
 }
 function show(id) {
   for (const s of SCREENS) $(s).hidden = s !== id;
@@ -125,6 +138,7 @@ function show(id) {
     $(target).focus();
   }
   screen = id;
+  handoff();
 }
 function groupIban(iban) {
   return iban
@@ -159,6 +173,40 @@ function deadline(id, key, iso) {
   const time = shownTime(iso);
   $(id).hidden = time === "";
   setText(id, time === "" ? "" : fill(key, { time }));
+}
+/** "(22 dakika kaldı)", "(1 saat 5 dakika kaldı)": whole minutes left, rounded up. */
+function timeLeft(ms) {
+  if (ms <= 0) return t("timeUp");
+  const total = Math.ceil(ms / 60000);
+  const hours = Math.floor(total / 60);
+  const minutes = total % 60;
+  if (hours === 0) return minutes === 1 ? t("oneMinuteLeft") : fill("minutesLeft", { minutes });
+  return minutes === 0 ? fill("wholeHoursLeft", { hours }) : fill("hoursLeft", { hours, minutes });
+}
+/**
+ * The account screen's one deadline, the deposit's pay_by, with the minutes left; rewritten when
+ * that minute changes, and at once on an answer or a language switch. No deadline, none shown.
+ */
+function payBy(iso) {
+  clearTimeout(countdownTimer);
+  countdownTimer = null;
+  const time = shownTime(iso);
+  $("pay-by").hidden = time === "";
+  if (time === "") return;
+  setText("pay-by-time", fill("payBy", { time }));
+  const left = new Date(iso).getTime() - Date.now();
+  setText("pay-by-left", timeLeft(left));
+  if (left <= 0) return;
+  // Just past the moment the rounded-up minutes change (`left` is a whole number of minutes then).
+  countdownTimer = setTimeout(() => payBy(iso), (left % 60000 || 60000) + 50);
+}
+/** A moment as a receipt says it, day and time in the payer's own time: "28.11.2026 21:43". */
+function receiptTime(iso) {
+  const d = new Date(iso ?? "");
+  if (Number.isNaN(d.getTime())) return "";
+  const locale = lang === "en" ? "en-GB" : "tr-TR";
+  const day = d.toLocaleDateString(locale, { day: "2-digit", month: "2-digit", year: "numeric" });
+  return `${day} ${d.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" })}`;
 }
 
 /** The firm's limits from the open state, as a sentence; "" when it has none. */
@@ -223,17 +271,14 @@ function paint() {
   $("earlier-settled").hidden = !settled;
   setText("waiting", t(pendingElsewhere ? "waitingEarlier" : "waiting"));
   if (state?.status === "open") deadline("open-until", "openUntil", state.expires_at);
-  // This link's own 30 minutes run on while it shows the earlier deposit, whose account it then
-  // shows no more: said, so that the payer copies it in time.
-  if (pendingElsewhere) deadline("earlier-open-until", "earlierOpenUntil", state.expires_at);
-  else $("earlier-open-until").hidden = true;
+  paintEnding();
   const shown = account();
   if (shown) {
     setText(
       "earlier-deposit",
       pendingElsewhere ? fill("earlierDeposit", { amount: shownAmount(shown.amount) }) : "",
     );
-    deadline("pay-by", "payBy", shown.pay_by);
+    payBy(shown.pay_by);
     // Written only when they change: every poll rewriting them made screen readers read them again.
     setText("v-amount", shownAmount(shown.amount));
     setText("v-bank", shown.bank_name);
@@ -242,6 +287,36 @@ function paint() {
     setText("v-code", shown.payment_code ?? "");
   }
 }
+
+/** The receipt of an approved deposit, or the reference to quote for a rejected one, as seen. */
+function paintEnding() {
+  $("receipt").hidden = !(ending === "approved" && seen);
+  $("rejected-reference").hidden = !(ending === "rejected" && seen?.reference);
+  if (!seen || ending === null) return;
+  setText("r-amount", shownAmount(seen.amount));
+  setText("r-time", receiptTime(seen.created_at));
+  setText("r-reference", String(seen.reference ?? ""));
+  setText(
+    "rejected-reference",
+    seen.reference ? fill("rejectedReference", { reference: seen.reference }) : "",
+  );
+}
+
+/** The QR code that opens this page on a phone: on a wide screen, while it can take a payment. */
+function handoff() {
+  const shown = wide.matches && ["open", "check", "assigned"].includes(screen);
+  $("handoff").hidden = !shown;
+  const img = $("qr").querySelector("img");
+  if (!shown) return img?.remove();
+  if (img) return img.setAttribute("alt", t("qrAlt"));
+  const qr = document.createElement("img");
+  qr.src = `${api}/qr.svg`;
+  qr.alt = t("qrAlt");
+  qr.width = 180;
+  qr.height = 180;
+  $("qr").append(qr);
+}
+wide.addEventListener("change", handoff);
 
 /** The account screen, for this page's deposit or the payer's earlier one. */
 function showAccount(shown) {
@@ -288,18 +363,22 @@ function render(next) {
   }
   confirming = null;
   settled = false;
-  if (next.status === "assigned") return showAccount(next);
+  if (next.status === "assigned") {
+    seen = { amount: next.amount, reference: next.reference, created_at: next.created_at };
+    return showAccount(next);
+  }
   values = {};
   earlier = null;
   hideManualCopy();
   for (const id of ["v-amount", "v-bank", "v-holder", "v-iban", "v-code"]) setText(id, "");
   // How it ended, when the deposit was decided; else the neutral closed screen.
-  const ending =
-    next.outcome === "approved" ? "approved" : next.outcome === "rejected" ? "rejected" : "expired";
+  ending = next.outcome === "approved" ? "approved" : next.outcome === "rejected" ? "rejected" : "expired";
+  clearTimeout(countdownTimer);
   $("expired-title").setAttribute("data-i18n", `${ending}Title`);
   $("expired-text").setAttribute("data-i18n", `${ending}Text`);
   setText("expired-title", t(`${ending}Title`));
   setText("expired-text", t(`${ending}Text`));
+  paintEnding();
   final = true;
   show("expired");
   stopPolling();
