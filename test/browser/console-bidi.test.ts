@@ -2,6 +2,7 @@ import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
+import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, pendingDeposit } from "../support/merchant.js";
 
@@ -17,11 +18,7 @@ describe.skipIf(!STORES.includes("postgres"))("console: text from outside is lai
   beforeAll(async () => {
     server = await startTestServer("postgres", { LOG_LEVEL: "warn" });
     await addAccount(server);
-    await server.admin("POST", "/admin/v1/operators", {
-      email: "operator@ops.example",
-      role: "operator",
-      password: "operator-password-123",
-    });
+    await createConsoleOperators(server, ["operator"]);
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -38,11 +35,7 @@ describe.skipIf(!STORES.includes("postgres"))("console: text from outside is lai
     await client.query("UPDATE transactions SET reference = $1 WHERE id = $2", [reference, id]);
     await client.end();
 
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(`${server.url}/ops#/transactions/${id}`);
-    await page.fill("#email", "operator@ops.example");
-    await page.fill("#password", "operator-password-123");
-    await page.click('#login button[type="submit"]');
+    const page = await signInConsole(browser, server, "operator", { path: `/ops#/transactions/${id}` });
     await expect.poll(() => page.locator("#d-title bdi").textContent()).toBe(reference);
     expect(await page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Bekliyor`);
     const placed = await page.evaluate(() => {

@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
+import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
 
@@ -16,11 +17,7 @@ describe("the console's warnings on firms and transactions, in Chromium", () => 
 
   beforeAll(async () => {
     server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
-    await server.admin("POST", "/admin/v1/operators", {
-      email: "admin@ops.example",
-      role: "admin",
-      password: "admin-password-123",
-    });
+    await createConsoleOperators(server, ["admin"]);
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -28,17 +25,7 @@ describe("the console's warnings on firms and transactions, in Chromium", () => 
     await server?.close();
   });
 
-  async function signIn(): Promise<Page> {
-    const page = await (await browser.newContext()).newPage();
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`${server.url}/ops`);
-    await expect.poll(() => page.locator("#login").isVisible()).toBe(true);
-    await page.fill("#email", "admin@ops.example");
-    await page.fill("#password", "admin-password-123");
-    await page.click('#login button[type="submit"]');
-    await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
-    return page;
-  }
+  const signIn = () => signInConsole(browser, server, "admin", { strays: errors });
 
   async function createInForm(page: Page, name: string, webhook: string, sandbox: boolean) {
     await page.fill('#firm-create input[name="name"]', name);

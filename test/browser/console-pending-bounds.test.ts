@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
+import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -22,11 +23,7 @@ describe.each(STORES)("console: bounds of a firm's pending deposits (%s)", (kind
   beforeAll(async () => {
     server = await startTestServer(kind, { LOG_LEVEL: "warn" });
     await addAccount(server);
-    await server.admin("POST", "/admin/v1/operators", {
-      email: "admin@ops.example",
-      role: "admin",
-      password: "admin-password-123",
-    });
+    await createConsoleOperators(server, ["admin"]);
     bounded = await createFirm(server, { name: "Sınırda Firma", max_pending_count: 2 });
     calm = await createFirm(server, { name: "Sakin Firma" });
     for (let i = 0; i < 2; i++) {
@@ -46,19 +43,7 @@ describe.each(STORES)("console: bounds of a firm's pending deposits (%s)", (kind
     await server?.close();
   });
 
-  async function signIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("request", (r) => {
-      if (!r.url().startsWith(server.url)) problems.push(r.url());
-    });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(`${server.url}/ops`);
-    await page.fill("#email", "admin@ops.example");
-    await page.fill("#password", "admin-password-123");
-    await page.click('#login button[type="submit"]');
-    await expect.poll(() => page.locator("#queue").isVisible(), WAIT).toBe(true);
-    return page;
-  }
+  const signIn = () => signInConsole(browser, server, "admin", { strays: problems, timeout: WAIT.timeout });
   const text = async (page: Page, selector: string) =>
     ((await page.locator(selector).textContent()) ?? "").replace(/\u00a0/g, " ");
 

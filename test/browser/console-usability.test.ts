@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { type ConsoleRole, createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -24,13 +25,7 @@ describe("console usability in Chromium", () => {
     server = await startTestServer(STORES[0] ?? "sqlite", { LOG_LEVEL: "warn" });
     await addAccount(server);
     firm = await createFirm(server);
-    for (const role of ["admin", "operator"]) {
-      await server.admin("POST", "/admin/v1/operators", {
-        email: `${role}@ops.example`,
-        role,
-        password: `${role}-password-123`,
-      });
-    }
+    await createConsoleOperators(server);
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -39,21 +34,8 @@ describe("console usability in Chromium", () => {
     await server?.close();
   });
 
-  async function signIn(role: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    page.on("request", (r) => {
-      if (!r.url().startsWith(server.url)) thirdParty.push(r.url());
-    });
-    page.on("pageerror", (e) => thirdParty.push(`page error: ${e.message}`));
-    await page.goto(`${server.url}/ops`);
-    await expect.poll(() => page.locator("#login").isVisible()).toBe(true);
-    await page.fill("#email", `${role}@ops.example`);
-    await page.fill("#password", `${role}-password-123`);
-    await page.click('#login button[type="submit"]');
-    await expect.poll(() => page.locator("#queue").isVisible()).toBe(true);
-    return page;
-  }
+  const signIn = (role: ConsoleRole, viewport = { width: 1280, height: 800 }) =>
+    signInConsole(browser, server, role, { viewport, strays: thirdParty });
   const row = (page: Page, id: number) => page.locator(`#rows tr[data-id="${id}"]`);
   const tab = (page: Page, name: string) => page.click(`a.tab[data-tab="${name}"]`);
   async function withdrawal(overrides: Record<string, unknown> = {}): Promise<number> {
