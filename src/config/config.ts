@@ -90,6 +90,10 @@ const envSchema = z.object({
   // Above the idle timeout of the load balancer in front (60 s for AWS ALB and nginx upstreams):
   // a server that closes an idle connection first races the balancer's next request on it (a 502).
   PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 900_000, 65_000),
+  // A request's body within this of its headers: a slow client cannot hold a connection forever.
+  PAYINTAKE_REQUEST_TIMEOUT_MS: wholeNumber(1_000, 600_000, 30_000),
+  // A bank statement (up to 200 MB) as a whole: 30 minutes is 1 Mbit/s for the largest.
+  PAYINTAKE_UPLOAD_TIMEOUT_MS: wholeNumber(1_000, 7_200_000, 1_800_000),
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
       message: "must be fatal, error, warn, info, debug, trace or silent",
@@ -194,6 +198,10 @@ export interface Config {
   shutdownDrainMs: number;
   /** How long an idle keep-alive connection stays open (longer than the proxy's idle timeout). */
   keepAliveTimeoutMs: number;
+  /** How long a request's body may take to arrive after its headers (body-deadline.ts). */
+  requestTimeoutMs: number;
+  /** How long a statement upload may take as a whole request. */
+  uploadTimeoutMs: number;
   /**
    * PAYINTAKE_ variables set that payintake does not read: most likely a misspelt setting, which
    * would otherwise leave its default in force without a word (the server warns of them at start).
@@ -246,6 +254,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logFormat: e.LOG_FORMAT,
     shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
     keepAliveTimeoutMs: e.PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeoutMs: e.PAYINTAKE_REQUEST_TIMEOUT_MS,
+    // Never shorter than an ordinary request's limit.
+    uploadTimeoutMs: Math.max(e.PAYINTAKE_UPLOAD_TIMEOUT_MS, e.PAYINTAKE_REQUEST_TIMEOUT_MS),
     callbacks: {
       timeoutMs: e.PAYINTAKE_CALLBACK_TIMEOUT_MS,
       concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,

@@ -46,8 +46,9 @@ export function createAdminClient(baseUrl: string, token: string): AdminClient {
           ...(body === undefined || file ? {} : { "content-type": "application/json" }),
         },
         body: file ? createReadStream(file.path) : body === undefined ? undefined : JSON.stringify(body),
-        // A statement of 100,000 lines is read and matched before the answer: minutes, not seconds.
-        headersTimeout: file ? 600_000 : 30_000,
+        // A statement is uploaded, then read and matched before the answer: the server's own limits
+        // (PAYINTAKE_UPLOAD_TIMEOUT_MS, at most two hours) end a slow one, not the CLI.
+        headersTimeout: file ? 3 * 3_600_000 : 30_000,
         bodyTimeout: 30_000,
       });
       const text = await res.body.text();

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { registerDocsRoutes } from "../api-reference/routes.js";
 import { createAdminTokenGuard } from "../backoffice/admin-token-guard.js";
@@ -8,6 +9,7 @@ import { registerConsoleRoutes } from "../backoffice/http/console-routes.js";
 import { ADMIN_API } from "../backoffice/management-checks.js";
 import type { QueueNotices } from "../backoffice/queue-notices.js";
 import type { Backoffice } from "../backoffice/service.js";
+import { registerBodyDeadline } from "../http/body-deadline.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "../http/envelope.js";
 import { registerHealthRoutes } from "../http/ops/health.js";
 import { registerMetrics } from "../http/ops/metrics.js";
@@ -34,6 +36,17 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: "Validation failed: request body is not valid JSON" },
 };
 
+/** An answer written on the socket itself, in the envelope, before the connection is closed. */
+function refuseOnSocket(socket: Duplex, status: number, message: string): void {
+  if (socket.writable) {
+    const body = JSON.stringify({ success: false, message });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** Everything the routes of every part use: the union of each part's context. */
 export interface AppContext extends IntakeContext, PaymentPageContext {
   hosted: IntakeContext["hosted"] & PaymentPageContext["hosted"];
@@ -53,8 +66,9 @@ export function buildApp(
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Slow clients cannot hold a connection forever: whole request within 30 s, headers within 10 s.
-    requestTimeout: 30_000,
+    // Slow clients cannot hold a connection forever: headers within 10 s, a body within
+    // PAYINTAKE_REQUEST_TIMEOUT_MS (body-deadline.ts), a statement upload within its own longer limit.
+    requestTimeout: ctx.config.uploadTimeoutMs,
     connectionTimeout: 60_000,
     // Between requests this replaces the two above. It was 5 s, under every load balancer's idle
     // timeout: the server closed connections the balancer was about to reuse, and a deposit sent on
@@ -77,13 +91,7 @@ export function buildApp(
             ? [431, "Request headers too large"]
             : [400, "Bad request"];
       logger.debug({ code }, "request refused by the HTTP parser");
-      if (socket.writable) {
-        const body = JSON.stringify({ success: false, message });
-        socket.write(
-          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy();
+      refuseOnSocket(socket, status, message);
     },
     // Only named proxies may say who the client is and that it came over https.
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
@@ -105,6 +113,11 @@ export function buildApp(
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
+  });
+
+  registerBodyDeadline(app, ctx.config.requestTimeoutMs, (socket) => {
+    logger.debug({ code: "ERR_HTTP_REQUEST_TIMEOUT" }, "request body too slow");
+    refuseOnSocket(socket, 408, "Request timeout");
   });
 
   // Before any route: it hooks the routes whose limits count per address.

@@ -7,6 +7,7 @@ import { finished } from "node:stream/promises";
 import { bad, notFound } from "../backoffice/management-checks.js";
 import type { Outcome } from "../domain/refusal.js";
 import { StatementError } from "./amounts.js";
+import { heapBudget } from "./heap-budget.js";
 import {
   emptyCounts,
   type LineCounts,
@@ -28,6 +29,9 @@ export interface ImportSummary extends LineCounts {
   /** Each statement of the file: its number and why it does not add up, if it does not. */
   statements: { import_id: number; sequence: string | null; doubts: string[] }[];
 }
+
+/** What a large import may add to the server's heap before it asks for a collection (heap-budget.ts). */
+const IMPORT_HEAP_BUDGET_BYTES = 40 * 1024 * 1024;
 
 const compactIban = (iban: string) => iban.replace(/\s+/g, "").toUpperCase();
 
@@ -95,8 +99,13 @@ export async function importStatement(
       );
     }
     let at = 0;
+    let written = 0;
+    const budget = heapBudget(IMPORT_HEAP_BUDGET_BYTES);
     await readStatementFile(createReadStream(kept), {
-      line: (line) => matchers[at]?.line(line),
+      line: (line) => {
+        if (++written % 256 === 0) budget.check();
+        return matchers[at]?.line(line);
+      },
       statement: async () => {
         await matchers[at++]?.finish();
       },

@@ -50,7 +50,7 @@ export function registerStatementUpload(
 
     scope.post<{ Params: { id: string } }>(
       `${prefix}/accounts/:id/statements`,
-      { bodyLimit: STATEMENT_LIMIT_BYTES },
+      { bodyLimit: STATEMENT_LIMIT_BYTES, config: { longBody: true } },
       async (request, reply) => {
         const who = await access(request, reply, "operator");
         if (!who) return reply;
