@@ -1,3 +1,5 @@
+import { LAYOUT_CONTROL } from "../domain/text-rules.js";
+
 /**
  * CSV for reconciliation exports: RFC 4180 quoting, CRLF lines, and cells that a spreadsheet would
  * run as a formula (=, +, -, @, tab, CR) prefixed with an apostrophe: a payer's name is no formula.
@@ -12,17 +14,14 @@ export function csvCell(value: unknown, separator = ","): string {
   // regard to quotes that are not at the start of what it takes for a cell, so "ali;=2+3" would give
   // it a cell "=2+3". This file's own separator is quoted, which both read right: no change there.
   text = text.replace(separator === ";" ? FORMULA_AFTER_COMMA : FORMULA_AFTER_SEMICOLON, "$1'");
+  // Bidirectional controls and line separators, which the API refuses but rows stored before it
+  // did may hold: quoted, so that a reader sees where the cell starts and ends whatever they do.
   const needsQuotes =
     text.includes(separator) || /["\r\n]/.test(text) || text !== text.trim() || LAYOUT_CONTROL.test(text);
   return needsQuotes ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-/**
- * Bidirectional controls and line separators, which the API refuses but rows stored before it did
- * may hold: quoted, so that a reader sees where the cell starts and ends whatever they do to it.
- */
-const LAYOUT_CONTROL = /[\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
 // Quotes between the separator and the formula character too: `a,"=cmd` is written `a,""=cmd`, whose
 // piece after a "," an Excel may read as a quoted field holding `=cmd`.
 const FORMULA_AFTER_COMMA = /(,"*)(?=[=+\-@\t\r])/g;

@@ -41,7 +41,10 @@ export function isUsernameText(value: string): boolean {
  * operator reads next to it) and the line and paragraph separators (U+0085, U+2028, U+2029), which
  * break a log or CSV line where no newline is seen.
  */
-const CONTROL = /[\u0000-\u001F\u007F\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
+const LAYOUT_CONTROLS = "\\u0085\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069";
+const CONTROL = new RegExp(`[\\u0000-\\u001F\\u007F${LAYOUT_CONTROLS}]`);
+/** The layout controls alone (above): for text stored before they were refused. */
+export const LAYOUT_CONTROL = new RegExp(`[${LAYOUT_CONTROLS}]`);
 export function hasControlCharacters(value: string): boolean {
   return CONTROL.test(value);
 }
