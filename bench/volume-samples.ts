@@ -1,4 +1,4 @@
-import { startOfIstanbulDay } from "../src/routing/account-order.js";
+import { startOfTurkeyDay } from "../src/domain/turkey-time.js";
 import { mix } from "./volume-people.js";
 import { createRows, type Fixture, type SeedTransaction } from "./volume-rows.js";
 
@@ -37,7 +37,7 @@ export function createSamples(fx: Fixture, size: number): Samples {
   for (let k = 0; k < Math.min(span, fx.pendingWindow); k++)
     if (rowAt(k).status === "pending") pendingAt.push(k);
   const days = Math.floor((size * fx.gapMs) / DAY_MS);
-  const today = startOfIstanbulDay(fx.end);
+  const today = startOfTurkeyDay(fx.end);
   return {
     any: (i) => rowAt(mix(i, 11) % span),
     deposit: (i) => first(i, 13, (tx) => tx.type === "deposit"),

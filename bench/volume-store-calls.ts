@@ -1,5 +1,5 @@
 import { DEFAULT_PG_POOL_SIZE } from "../src/config/config.js";
-import { startOfIstanbulDay } from "../src/routing/account-order.js";
+import { startOfTurkeyDay } from "../src/domain/turkey-time.js";
 import { openStore, type Store } from "../src/store/engine/open.js";
 import { createRepositories } from "../src/store/index.js";
 import { storeBytes, storeDirectory } from "./volume-disk.js";
@@ -50,7 +50,7 @@ export async function measureStoreCalls(vs: VolumeStore, fx: Fixture, timing: Ti
       ),
       await measureStoreCall("store call: daily-cap sum", timing, () => {
         const now = Date.now();
-        return repos.capHolds.usage(capped, startOfIstanbulDay(now), now);
+        return repos.capHolds.usage(capped, startOfTurkeyDay(now), now);
       }),
     ];
     return {

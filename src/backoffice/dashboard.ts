@@ -1,7 +1,7 @@
 import { formatMinor } from "../domain/money.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { feedSilent, RECONCILE_ACTOR } from "../domain/statement-lines.js";
-import { startOfIstanbulDay } from "../routing/account-order.js";
+import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { ManagementDeps } from "./management-checks.js";
 import { firmsAtPendingBound } from "./pending-bounds.js";
 import { receiverView } from "./views.js";
@@ -9,7 +9,7 @@ import { receiverView } from "./views.js";
 /** Today's figures (day in Türkiye) for the console's dashboard. */
 export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
   const { repos } = deps;
-  const since = startOfIstanbulDay(deps.now());
+  const since = startOfTurkeyDay(deps.now());
   const [totals, queues, times, callbacks, delivered, retrying, channels, statements, pending] =
     await Promise.all([
       repos.transactions.totalsSince(since),

@@ -1,4 +1,5 @@
 import sax from "sax";
+import { TURKEY_ZONE } from "../domain/turkey-time.js";
 import { minorUnits, StatementError } from "./amounts.js";
 import type { StatementEvents, StatementHeader, StatementLine } from "./statement.js";
 
@@ -44,8 +45,8 @@ const LATEST = Date.UTC(2100, 0, 1);
 /** A booking date (no time) as the start of that day in Türkiye; a time as given (or Türkiye's). */
 function bookingTime(text: string, dateOnly: boolean): number {
   const at = dateOnly
-    ? Date.parse(`${text}T00:00:00+03:00`)
-    : Date.parse(/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}+03:00`);
+    ? Date.parse(`${text}T00:00:00${TURKEY_ZONE}`)
+    : Date.parse(/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}${TURKEY_ZONE}`);
   if (Number.isNaN(at) || at < EARLIEST || at > LATEST)
     throw new StatementError(`an entry's booking date "${text}" is not a date of this century`);
   return at;

@@ -1,3 +1,4 @@
+import { TURKEY_ZONE } from "../domain/turkey-time.js";
 import { minorUnits, StatementError } from "./amounts.js";
 import { ibanInNarrative, senderInNarrative } from "./narrative.js";
 import type { StatementEvents, StatementHeader, StatementLine } from "./statement.js";
@@ -24,7 +25,7 @@ const BALANCE = /^([CD])(\d{6})([A-Z]{3})(\d+,\d{0,2})$/;
 
 function dayOf(yymmdd: string): number {
   const year = 2000 + Number(yymmdd.slice(0, 2));
-  const at = Date.parse(`${year}-${yymmdd.slice(2, 4)}-${yymmdd.slice(4, 6)}T00:00:00+03:00`);
+  const at = Date.parse(`${year}-${yymmdd.slice(2, 4)}-${yymmdd.slice(4, 6)}T00:00:00${TURKEY_ZONE}`);
   if (Number.isNaN(at)) throw new StatementError(`:61: a date "${yymmdd}" that is no date`);
   return at;
 }

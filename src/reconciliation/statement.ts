@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { turkeyDayOf } from "../domain/turkey-time.js";
 
 /**
  * One entry of a bank's statement for one of our payment accounts, however it came in (a camt.053
@@ -50,7 +51,7 @@ export interface StatementHeader {
  */
 export function lineKey(line: StatementLine): string {
   if (line.bankRef !== null && line.bankRef.trim() !== "") return `ref:${line.bankRef.trim()}`;
-  const day = new Date(line.bookedAt + 3 * 3_600_000).toISOString().slice(0, 10);
+  const day = turkeyDayOf(line.bookedAt);
   const content = [
     day,
     line.direction,

@@ -1,5 +1,6 @@
 import { notFound } from "../backoffice/management-checks.js";
 import type { Outcome } from "../domain/refusal.js";
+import { turkeyDayStart } from "../domain/turkey-time.js";
 import {
   emptyCounts,
   type LineCounts,
@@ -90,7 +91,6 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** A time must say its zone: a bank's connector in another zone would shift every line. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const AMOUNT = /^(0|[1-9]\d{0,12})(\.\d{1,2})?$/;
-const TURKEY_OFFSET_MS = 3 * 3_600_000;
 /** How far in the future a booking may be: clocks differ, the bank's never runs a day ahead. */
 const FUTURE_TOLERANCE_MS = 10 * 60_000;
 
@@ -108,7 +108,7 @@ export function readTypedLine(
   let bookedAt: number;
   let dateOnly = false;
   if (DATE_ONLY.test(typed.booked_at)) {
-    bookedAt = Date.parse(`${typed.booked_at}T00:00:00Z`) - TURKEY_OFFSET_MS;
+    bookedAt = turkeyDayStart(typed.booked_at);
     dateOnly = true;
   } else if (DATE_TIME.test(typed.booked_at)) bookedAt = Date.parse(typed.booked_at);
   else

@@ -39,12 +39,6 @@ export function withinDailyCap(
   });
 }
 
-/** Start of the current day in Türkiye (UTC+3 all year since 2016), as epoch milliseconds. */
-export function startOfIstanbulDay(now: number): number {
-  const offset = 3 * 3_600_000;
-  return Math.floor((now + offset) / 86_400_000) * 86_400_000 - offset;
-}
-
 /** A payment channel as routing sees it (the secret already opened). */
 export interface ChannelInfo {
   id: number;

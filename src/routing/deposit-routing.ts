@@ -1,10 +1,11 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import { formatMinor } from "../domain/money.js";
+import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { AccountRow } from "../store/accounts.js";
 import type { Repositories } from "../store/index.js";
-import { type AccountCandidate, startOfIstanbulDay, withinDailyCap } from "./account-order.js";
+import { type AccountCandidate, withinDailyCap } from "./account-order.js";
 import { createAccountPool } from "./account-pool.js";
 import { type BreakerMode, DEFAULT_BREAKER } from "./breaker.js";
 import { createChannelClient } from "./channels/http-channel.js";
@@ -251,7 +252,7 @@ async function routeLive(placing: Placing, input: RouteInput): Promise<DepositRo
   if (capped.length > 0) {
     const used = await deps.repos.capHolds.usageOf(
       capped,
-      startOfIstanbulDay(deps.now()),
+      startOfTurkeyDay(deps.now()),
       deps.now(),
       input.firmId,
     );
@@ -327,7 +328,7 @@ async function holdCap(
     reference: input.reference,
     accountId,
     amountMinor: input.amountMinor,
-    since: startOfIstanbulDay(at),
+    since: startOfTurkeyDay(at),
     now: at,
     // A cap hold outlives the deposit's routing and its insert; past this an instance that stopped
     // mid-deposit no longer holds the amount.

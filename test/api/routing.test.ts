@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { turkishIbanFor } from "../../src/domain/iban.js";
-import { startOfIstanbulDay } from "../../src/routing/account-order.js";
+import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
 import { type ChannelSim, startChannelSim } from "../support/channel-sim.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -335,7 +335,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
   it("a deposit whose ask runs past Istanbul midnight counts against the new day's cap, not the old one's", async () => {
     await channel("MIDNIGHT", { kind: "accept", delayMs: 800 }, 1_500);
     await account("MIDNIGHT", "TR150000000000000000000091", { bank_code: "MIDBANK", daily_cap: "250.00" });
-    const midnight = (at: number) => startOfIstanbulDay(at) + 86_400_000;
+    const midnight = (at: number) => startOfTurkeyDay(at) + 86_400_000;
     // Yesterday (Istanbul): 150.00 of the 250.00 taken.
     server.clock.advance(midnight(server.clock.now()) - 3_000 - server.clock.now());
     expect((await deposit({ bank_code: "MIDBANK", amount: "150.00" })).res.status).toBe(200);
@@ -351,9 +351,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
       const q = await send(server, firm, {
         path: `/paymentapi/v1/transactions/by-reference/${d.body.reference}`,
       });
-      expect(startOfIstanbulDay(Date.parse(q.json.data.created_at))).toBe(
-        startOfIstanbulDay(server.clock.now()),
-      );
+      expect(startOfTurkeyDay(Date.parse(q.json.data.created_at))).toBe(startOfTurkeyDay(server.clock.now()));
     }
   });
 

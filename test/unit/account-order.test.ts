@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
 import {
   type AccountCandidate,
   isEligible,
   pickAccount,
   rotationStamp,
   routeOrder,
-  startOfIstanbulDay,
   withinDailyCap,
 } from "../../src/routing/account-order.js";
 
@@ -277,13 +277,13 @@ describe("daily caps", () => {
   });
 
   it("days start at midnight in Türkiye (UTC+3)", () => {
-    expect(new Date(startOfIstanbulDay(Date.UTC(2026, 10, 22, 20, 59))).toISOString()).toBe(
+    expect(new Date(startOfTurkeyDay(Date.UTC(2026, 10, 22, 20, 59))).toISOString()).toBe(
       "2026-11-21T21:00:00.000Z",
     );
-    expect(new Date(startOfIstanbulDay(Date.UTC(2026, 10, 22, 21, 0))).toISOString()).toBe(
+    expect(new Date(startOfTurkeyDay(Date.UTC(2026, 10, 22, 21, 0))).toISOString()).toBe(
       "2026-11-22T21:00:00.000Z",
     );
-    expect(new Date(startOfIstanbulDay(Date.UTC(2026, 10, 22, 2, 0))).toISOString()).toBe(
+    expect(new Date(startOfTurkeyDay(Date.UTC(2026, 10, 22, 2, 0))).toISOString()).toBe(
       "2026-11-21T21:00:00.000Z",
     );
   });

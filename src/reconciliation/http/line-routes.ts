@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { operatorTransactionView } from "../../backoffice/views.js";
 import { formatMinor } from "../../domain/money.js";
 import { isoTime } from "../../domain/transaction-view.js";
+import { turkeyDayStart } from "../../domain/turkey-time.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, parse, parseBody } from "../../http/operator-io.js";
@@ -25,7 +26,6 @@ export type LineAccess = (
 ) => Promise<LineActor | undefined>;
 
 const DAY_MS = 86_400_000;
-const TURKEY_OFFSET_MS = 3 * 3_600_000;
 
 /** A line as operators see it: amounts as the contract writes them, times in ISO 8601. */
 export function lineView(row: StatementLineRow) {
@@ -90,8 +90,7 @@ export function registerLineRoutes(
     if (!(await access(request, reply, "viewer"))) return reply;
     const q = parse(listQuery, request.query);
     if (!q.ok) return sendError(reply, 400, q.message);
-    const day =
-      q.value.day === undefined ? undefined : Date.parse(`${q.value.day}T00:00:00Z`) - TURKEY_OFFSET_MS;
+    const day = q.value.day === undefined ? undefined : turkeyDayStart(q.value.day);
     const rows = await deps.repos.statements.list({
       accountId: q.value.account,
       states: q.value.state === undefined ? undefined : STATES[q.value.state],
