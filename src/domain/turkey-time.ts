@@ -6,6 +6,8 @@
 export const TURKEY_OFFSET_MS = 3 * 3_600_000;
 /** The offset as ISO 8601 writes it. */
 export const TURKEY_ZONE = "+03:00";
+/** The zone's name, for Intl's formatting of dates and times. */
+export const TURKEY_TIME_ZONE = "Europe/Istanbul";
 const DAY_MS = 86_400_000;
 
 /** The start of the day in Türkiye that holds `at`, as epoch milliseconds. */

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { TURKEY_TIME_ZONE } from "../../src/domain/turkey-time.js";
 import { idle, limit, operatorActive, sinceMarked, watchInput } from "./activity";
 import { api } from "./api";
 import type { Lang, T } from "./i18n";
@@ -121,7 +122,7 @@ export function LimitWarning(props: { t: T; lang: Lang; at: number; signInAgain(
   const time = new Date(props.at).toLocaleTimeString(props.lang === "en" ? "en-GB" : "tr-TR", {
     hour: "2-digit",
     minute: "2-digit",
-    timeZone: "Europe/Istanbul",
+    timeZone: TURKEY_TIME_ZONE,
   });
   return (
     <div id="limit-warning" class="idle-warning">

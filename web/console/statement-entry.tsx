@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { TURKEY_ZONE, turkeyDayOf } from "../../src/domain/turkey-time.js";
 import { api } from "./api";
 import { accountLabel, fill, lineStateText, type PaymentAccount } from "./statement-words";
 import { age, amountFieldsValid, amountInput, Field, formValue, listOf, useLoad, useShell } from "./ui";
@@ -58,7 +59,7 @@ function AccountSelect({ accounts, id }: { accounts: PaymentAccount[]; id: strin
 }
 
 /** Today in Türkiye, for the date field: the day an operator types a line from, most often. */
-const todayInTurkey = () => new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
+const todayInTurkey = () => turkeyDayOf(Date.now());
 
 interface TypedAnswer {
   results: { duplicate: boolean; id: number; state: string; transaction_id: number | null }[];
@@ -78,8 +79,8 @@ export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string;
     if (!amountFieldsValid(form, ["amount"], t("badAmount"))) return;
     const date = formValue(form, "date") as string;
     const time = formValue(form, "time");
-    // Türkiye keeps +03:00 all year; without a time the line is a day's, as an MT940 entry is.
-    const booked_at = time ? `${date}T${time.length === 5 ? `${time}:00` : time}+03:00` : date;
+    // Without a time the line is a day's, as an MT940 entry is.
+    const booked_at = time ? `${date}T${time.length === 5 ? `${time}:00` : time}${TURKEY_ZONE}` : date;
     const body: Record<string, string> = { booked_at, amount: amountInput(formValue(form, "amount")) ?? "" };
     for (const name of ["sender_name", "description", "bank_ref"]) {
       const v = formValue(form, name);

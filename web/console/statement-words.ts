@@ -1,3 +1,4 @@
+import { TURKEY_TIME_ZONE } from "../../src/domain/turkey-time.js";
 import type { Lang, T } from "./i18n";
 import { money2, when } from "./ui";
 
@@ -89,7 +90,7 @@ export function sourceText(source: string, t: T): string {
 export function bookedText(line: { booked_at: string; date_only: boolean }, lang: Lang): string {
   if (!line.date_only) return when(line.booked_at, lang);
   return new Date(line.booked_at).toLocaleDateString(lang === "tr" ? "tr-TR" : "en-GB", {
-    timeZone: "Europe/Istanbul",
+    timeZone: TURKEY_TIME_ZONE,
   });
 }
 
