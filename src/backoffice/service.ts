@@ -85,6 +85,9 @@ export function createBackoffice(deps: BackofficeDeps) {
       deps.decided();
     },
 
+    /** The service's clock: a search's default dates count from it (search-window.ts). */
+    now: () => deps.now(),
+
     async listTransactions(filter: TransactionFilter) {
       return (await repos.transactions.list(filter)).map(operatorTransactionView);
     },

@@ -8,6 +8,7 @@ import { sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { TransactionFilter } from "../../store/transactions.js";
 import { excelCsv, plainCsv } from "../csv.js";
+import { withSearchWindow } from "../search-window.js";
 import type { Backoffice } from "../service.js";
 import { amountText, limitText, nameSearchText } from "./management-schemas.js";
 
@@ -44,6 +45,12 @@ const CSV_COLUMNS = [
 ] as const;
 const CSV_AMOUNTS = ["amount", "original_amount"];
 
+/**
+ * Says that a search without dates was given its default start (search-window.ts), so a screen can
+ * say what it shows.
+ */
+const SEARCH_FROM = "x-search-from";
+
 const search = z.object({
   id: idText.optional(),
   reference: plainText(100).optional(),
@@ -70,10 +77,10 @@ const search = z.object({
 export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Backoffice, guard: ConsoleGuard) {
   ops.get("/ops/api/transactions", async (request, reply) => {
     if (!(await guard(request, reply, "viewer"))) return reply;
-    const asked = searchOf(request, reply);
-    return asked === undefined
-      ? reply
-      : sendJson(reply, 200, await backoffice.listTransactions(asked.filter));
+    const asked = searchOf(request, reply, backoffice.now());
+    if (asked === undefined) return reply;
+    if (asked.defaultedFrom !== null) reply.header(SEARCH_FROM, new Date(asked.defaultedFrom).toISOString());
+    return sendJson(reply, 200, await backoffice.listTransactions(asked.filter));
   });
 
   ops.get("/ops/api/transactions.csv", async (request, reply) => {
@@ -117,7 +124,7 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
  * (200 unless asked otherwise; the console says when there may be more); an export is for
  * reconciliation and takes up to 50,000 rows (a day of a busy firm).
  */
-function searchOf(request: FastifyRequest, reply: FastifyReply) {
+function searchOf(request: FastifyRequest, reply: FastifyReply, now: number) {
   const q = search.safeParse(request.query);
   if (!q.success)
     return void sendError(reply, 400, "bad search: check ids, statuses, amounts, names and ISO 8601 dates");
@@ -137,12 +144,20 @@ function searchOf(request: FastifyRequest, reply: FastifyReply) {
     to: f.to === undefined ? undefined : Date.parse(f.to),
     limit: f.limit ?? SEARCH_PAGE,
   };
+  const windowed = withSearchWindow(filter, now);
+  const applied =
+    windowed.defaultedFrom === null ? {} : { from: new Date(windowed.defaultedFrom).toISOString() };
   const given = Object.fromEntries(
-    Object.entries({ ...f, iban: f.iban === undefined ? undefined : maskIban(f.iban) }).filter(
+    Object.entries({ ...f, ...applied, iban: f.iban === undefined ? undefined : maskIban(f.iban) }).filter(
       ([, v]) => v !== undefined,
     ),
   );
-  return { filter, excel: f.format === "excel", given };
+  return {
+    filter: windowed.filter,
+    defaultedFrom: windowed.defaultedFrom,
+    excel: f.format === "excel",
+    given,
+  };
 }
 
 async function exportTransactions(
@@ -151,8 +166,9 @@ async function exportTransactions(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const asked = searchOf(request, reply);
+  const asked = searchOf(request, reply, backoffice.now());
   if (asked === undefined) return reply;
+  if (asked.defaultedFrom !== null) reply.header(SEARCH_FROM, new Date(asked.defaultedFrom).toISOString());
   const names = new Map((await backoffice.firmNames()).map((f) => [f.id, f.name]));
   const { rows, limited, pages } = await backoffice.exportOf(asked.filter, CSV_LIMIT, CSV_PAGE);
   // Personal data leaving the console: who took which rows is in the audit log first.
