@@ -36,6 +36,8 @@ export interface FirmInput {
   max_pending_count: number | null;
   max_pending_amount: number | null;
   max_cap_share: number | null;
+  display_name: string | null;
+  usual_amount_max: number | null;
   sandbox: boolean;
 }
 
@@ -55,6 +57,8 @@ export interface FirmChanges {
   max_pending_count?: number | null;
   max_pending_amount?: number | null;
   max_cap_share?: number | null;
+  display_name?: string | null;
+  usual_amount_max?: number | null;
 }
 
 export async function createProvider(deps: ManagementDeps, input: ProviderInput, actor = ADMIN_API) {
@@ -124,6 +128,8 @@ export async function createFirm(deps: ManagementDeps, input: FirmInput, actor =
       max_pending_count: input.max_pending_count,
       max_pending_amount: input.max_pending_amount,
       max_cap_share: input.max_cap_share,
+      display_name: input.display_name,
+      usual_amount_max: input.usual_amount_max,
       sandbox: input.sandbox ? 1 : 0,
       created_at: now,
       updated_at: now,
@@ -164,6 +170,8 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
     max_pending_count: changes.max_pending_count,
     max_pending_amount: changes.max_pending_amount,
     max_cap_share: changes.max_cap_share,
+    display_name: changes.display_name,
+    usual_amount_max: changes.usual_amount_max,
     updated_at: deps.now(),
   };
   const row = await repos.audited.updateChecked("firms", id, update, auditEntry(deps, actor, "firm.update"));

@@ -46,6 +46,8 @@ export function firmView(f: FirmRow) {
     reconcile_auto: f.reconcile_auto === 1,
     reconcile_by_name: f.reconcile_by_name === 1,
     answer_payment_code: f.answer_payment_code === 1,
+    display_name: f.display_name,
+    usual_amount_max: money(f.usual_amount_max === null ? null : Number(f.usual_amount_max)),
     created_at: isoTime(f.created_at),
     updated_at: isoTime(f.updated_at),
     // Allowed settings an operator should hear of: the CLI writes them to stderr.

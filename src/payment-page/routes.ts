@@ -55,11 +55,13 @@ function view(state: PageState) {
   if (state.status === "open") {
     const open: Record<string, unknown> = {
       status: "open",
+      merchant_name: state.merchantName,
       expires_at: new Date(state.expiresAt).toISOString(),
     };
     // Only when set, as JSON numbers with 2 decimals like `amount`.
     if (state.minAmount !== null) open.min_amount = new RawJson(state.minAmount);
     if (state.maxAmount !== null) open.max_amount = new RawJson(state.maxAmount);
+    if (state.usualMaxAmount !== null) open.usual_max_amount = new RawJson(state.usualMaxAmount);
     if (state.earlierDeposit !== null) open.earlier_deposit = accountView(state.earlierDeposit);
     open.return_url = return_url;
     return open;
@@ -69,10 +71,12 @@ function view(state: PageState) {
       ? { status: "expired", outcome: state.outcome, return_url }
       : { status: "expired", return_url };
   // The merchant's reference and the deposit's time: the receipt the page shows once it is approved
-  // is made of them, and a rejected one names the reference to quote to the merchant. Never in the
-  // expired answer: that one says how it ended and nothing else (the contract).
+  // is made of them (and of the merchant's name), and a rejected one names the reference to quote to
+  // the merchant. Never in the expired answer: that one says how it ended and nothing else (the
+  // contract).
   return {
     status: "assigned",
+    merchant_name: state.merchantName,
     ...accountView(state),
     reference: state.reference,
     created_at: new Date(state.createdAt).toISOString(),

@@ -4,13 +4,16 @@ import type { SecretBox } from "../crypto/secret-box.js";
 import type { Firm } from "../domain/firm.js";
 import { formatMinor } from "../domain/money.js";
 import { paymentCodeFor } from "../domain/payment-code.js";
+import { withoutControlCharacters } from "../domain/text-rules.js";
 import { toFirm } from "../intake/firm-directory.js";
 import { createDeposit, type IntakePorts } from "../intake/intake.js";
 import type { BusinessRejection } from "../intake/rejections.js";
 import type { DepositRequest } from "../intake/requests.js";
+import type { FirmWithProvider } from "../store/firms.js";
 import type { Repositories } from "../store/index.js";
 import type { SessionRow } from "../store/payment-sessions.js";
 import type { TransactionRow } from "../store/transactions.js";
+import { createUsualAmounts, type UsualAmounts } from "./usual-amount.js";
 
 /**
  * Hosted mode: a session opened by a `redirect: true` deposit, the page's view of it, and the
@@ -40,9 +43,16 @@ export type PageState =
       status: "open";
       expiresAt: number;
       returnUrl: string | null;
+      /** Whom the payer pays: the firm's display name, else its name ("<Shop> için ödeme"). */
+      merchantName: string;
       /** The firm's deposit limits, 2-decimal text ("100.00"), when set: the page shows them. */
       minAmount: string | null;
       maxAmount: string | null;
+      /**
+       * Above it the confirmation step warns that the amount is far above what the firm's payers
+       * usually send (usual-amount.ts), 2-decimal text; null when nothing is known to be unusual.
+       */
+      usualMaxAmount: string | null;
       /**
        * The payer's own deposit at this firm that is still pending (made directly or from another
        * link): no new one can be made until it is decided (`Halihazirda bekleyen talebiniz var`),
@@ -53,6 +63,7 @@ export type PageState =
   | ({
       status: "assigned";
       returnUrl: string | null;
+      merchantName: string;
       /** The merchant's reference for the deposit: the one the payer quotes to the merchant. */
       reference: string;
       /** When the deposit was made (ms). */
@@ -102,7 +113,13 @@ function accountOf(tx: TransactionRow, autoCancelMinutes: number | null | undefi
   };
 }
 
-export function createHostedSessions(deps: HostedDeps) {
+/** What the page's state is read with: the sessions' store and the firms' usual amounts. */
+interface PageDeps extends HostedDeps {
+  usual: UsualAmounts;
+}
+
+export function createHostedSessions(hosted: HostedDeps) {
+  const deps: PageDeps = { ...hosted, usual: createUsualAmounts(hosted.repos.usualAmounts, hosted.now) };
   return {
     /** Opens a session; the answer carries the token once, only its hash is kept. */
     open: (firm: Firm, req: DepositRequest, callbackUrl: string) => openSession(deps, firm, req, callbackUrl),
@@ -129,17 +146,28 @@ async function findByToken(deps: HostedDeps, token: string): Promise<SessionRow 
   return repos.sessions.byTokenHash(hashOf(token));
 }
 
+/** What the page's state needs of the session's firm. */
+type PageFirm = Pick<
+  FirmWithProvider,
+  | "id"
+  | "name"
+  | "display_name"
+  | "active"
+  | "deposit_min"
+  | "deposit_max"
+  | "usual_amount_max"
+  | "provider_auto_cancel_minutes"
+>;
+
+/**
+ * The shop's name as payers see it. Names typed since the control-character rules hold none; one
+ * stored before them is shown without them.
+ */
+const merchantNameOf = (firm: PageFirm | undefined) =>
+  firm ? withoutControlCharacters(firm.display_name ?? firm.name) : "";
+
 /** `firm`: the session's firm when the caller has read it already (it is read here otherwise). */
-async function stateOf(
-  deps: HostedDeps,
-  session: SessionRow,
-  firm?: {
-    active: number;
-    deposit_min: number | null;
-    deposit_max: number | null;
-    provider_auto_cancel_minutes: number | null;
-  },
-): Promise<PageState> {
+async function stateOf(deps: PageDeps, session: SessionRow, firm?: PageFirm): Promise<PageState> {
   const { repos } = deps;
   const returnUrl = session.return_url;
   if (session.status === "open") {
@@ -147,15 +175,20 @@ async function stateOf(
     // A deactivated firm takes no more deposits, from its pages either: its open links expire.
     const row = firm ?? (await repos.firms.findWithProvider(session.firm_id));
     if (!row?.active) return { status: "expired", returnUrl };
-    const earlier = await earlierDepositOf(deps, session);
+    const [earlier, usualMax] = await Promise.all([
+      earlierDepositOf(deps, session),
+      deps.usual.usualMax(row),
+    ]);
     // The limits the deposit will be judged by (intake.ts), so that a payer refused with the
     // limit text can learn them; read with the same row that says the page is open.
     return {
       status: "open",
       expiresAt: session.expires_at,
       returnUrl,
+      merchantName: merchantNameOf(row),
       minAmount: row.deposit_min === null ? null : formatMinor(row.deposit_min),
       maxAmount: row.deposit_max === null ? null : formatMinor(row.deposit_max),
+      usualMaxAmount: usualMax === null ? null : formatMinor(usualMax),
       // This session's own deposit, written a moment before the session is marked assigned, is
       // not an earlier one: the next answer shows it as assigned.
       earlierDeposit:
@@ -173,11 +206,12 @@ async function stateOf(
       ? { status: "expired", returnUrl, outcome: tx.status }
       : { status: "expired", returnUrl };
   }
-  const minutes = (firm ?? (await repos.firms.findWithProvider(session.firm_id)))
-    ?.provider_auto_cancel_minutes;
+  const row = firm ?? (await repos.firms.findWithProvider(session.firm_id));
+  const minutes = row?.provider_auto_cancel_minutes;
   return {
     status: "assigned",
     returnUrl,
+    merchantName: merchantNameOf(row),
     reference: tx.reference,
     createdAt: tx.created_at,
     ...accountOf(tx, minutes),
@@ -241,7 +275,7 @@ async function openSession(
  * assigns it. Two submissions at once create one transaction: the reference is unique, and the
  * loser finds the session assigned and shows the same account.
  */
-async function submitAmount(deps: HostedDeps, token: string, amountMinor: number): Promise<SubmitOutcome> {
+async function submitAmount(deps: PageDeps, token: string, amountMinor: number): Promise<SubmitOutcome> {
   const { repos, box } = deps;
   const session = await findByToken(deps, token);
   if (!session) return { ok: false, kind: "not_found" };

@@ -21,7 +21,9 @@ type FirmDefaulted =
   | "answer_payment_code"
   | "max_pending_count"
   | "max_pending_amount"
-  | "max_cap_share";
+  | "max_cap_share"
+  | "display_name"
+  | "usual_amount_max";
 
 export interface FirmRepository {
   findByApiKey(apiKey: string): Promise<FirmWithProvider | undefined>;

@@ -19,6 +19,7 @@ import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./rec
 import { createFeedRepository, type FeedRepository } from "./statement-feeds.js";
 import { createStatementRepository, type StatementRepository } from "./statement-lines.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
+import { createUsualAmountRepository, type UsualAmountRepository } from "./usual-amounts.js";
 
 export interface Repositories {
   firms: FirmRepository;
@@ -41,6 +42,7 @@ export interface Repositories {
   capHolds: CapHoldRepository;
   statements: StatementRepository;
   feeds: FeedRepository;
+  usualAmounts: UsualAmountRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -67,5 +69,6 @@ export function createRepositories(store: Store): Repositories {
     capHolds: createCapHoldRepository(store.db, store.dialect),
     statements: createStatementRepository(store.db),
     feeds: createFeedRepository(store.db),
+    usualAmounts: createUsualAmountRepository(store.db),
   };
 }

@@ -54,6 +54,10 @@ export interface FirmTable {
   max_pending_amount: Generated<number | null>;
   /** The most of each capped account's day its deposits may take, percent; null (the default): all. */
   max_cap_share: Generated<number | null>;
+  /** The shop's name on the payment page; null (the default): the firm's name. */
+  display_name: Generated<string | null>;
+  /** Above it (minor units) the payment page warns of an unusual amount; null: judged by recent deposits. */
+  usual_amount_max: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }

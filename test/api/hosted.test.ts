@@ -106,6 +106,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const q0 = await byReference(body.reference);
     expect(ok.json).toEqual({
       status: "assigned",
+      merchant_name: expect.stringMatching(/^Firm /),
       bank_name: "Ziraat Bankası",
       holder_name: "Ödeme Hizmetleri A.Ş.",
       iban: "TR330006100519786457841326",
@@ -165,7 +166,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(maxState.text).toContain('"max_amount":99.50,');
     expect(maxState.json).not.toHaveProperty("min_amount");
     const none = await page("GET", `/api/pay/${await tokenOf(firm)}`);
-    expect(Object.keys(none.json)).toEqual(["status", "expires_at", "return_url"]);
+    expect(Object.keys(none.json)).toEqual(["status", "merchant_name", "expires_at", "return_url"]);
     // An operator's change is seen by the next poll.
     await server.admin("PATCH", `/admin/v1/firms/${onlyMax.id}`, { deposit_max: "200.00" });
     const token = await tokenOf(onlyMax);

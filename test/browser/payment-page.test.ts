@@ -1015,16 +1015,21 @@ describe("hosted payment page in Chromium", () => {
     expect(await page.locator("#r-time").textContent()).toMatch(/^\d\d\.\d\d\.\d{4} \d\d:\d\d$/);
     expect(await page.locator("#r-reference").textContent()).toBe(body.reference);
     expect(await page.locator("#receipt dt").allTextContents()).toEqual([
+      "İşyeri",
       "Tutar",
       "Talep zamanı",
       "İşlem numarası",
     ]);
+    // The shop as the page named it while the deposit was pending (the firm's name here: no
+    // display name is set).
+    expect(await page.locator("#r-merchant").textContent()).toMatch(/^Firm /);
     expect(await page.locator("#return-link").isVisible()).toBe(true);
     expect(await page.locator("#rejected-reference").isVisible()).toBe(false);
     // Nothing of the account stays in the page.
     expect(await page.content()).not.toContain("TR33");
     await page.click("#lang");
     expect(await page.locator("#receipt dt").allTextContents()).toEqual([
+      "Merchant",
       "Amount",
       "Requested at",
       "Reference",

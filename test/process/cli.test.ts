@@ -273,6 +273,29 @@ describe.each(STORES)(
       expect(zero.stdout + zero.stderr).toContain("max_pending_count");
     });
 
+    it("firm create and update set the payment page's display name and usual amount; none takes them off", async () => {
+      expect((await newFirm()).json).toMatchObject({ display_name: null, usual_amount_max: null });
+      const firm = await newFirm("--display-name", "Kuzey Market", "--usual-amount-max", "7500");
+      expect(firm.json).toMatchObject({ display_name: "Kuzey Market", usual_amount_max: "7500.00" });
+      const changed = await cli.ok(
+        "firm",
+        "update",
+        String(firm.id),
+        "--display-name",
+        "Kuzey Market Online",
+        "--usual-amount-max",
+        "none",
+      );
+      expect(changed).toMatchObject({ display_name: "Kuzey Market Online", usual_amount_max: null });
+      const cleared = await cli.ok("firm", "update", String(firm.id), "--display-name", "none");
+      expect(cleared).toMatchObject({ display_name: null });
+      expect(await cli.ok("firm", "show", String(firm.id))).toMatchObject(cleared);
+      // The rules of every name an operator types: a right-to-left override is refused.
+      const bidi = await cli.run("firm", "update", String(firm.id), "--display-name", "Shop\u202Eexe");
+      expect(bidi.code).not.toBe(0);
+      expect(bidi.stdout + bidi.stderr).toContain("must not contain control characters");
+    });
+
     it("firm rotate-secret prints a new secret; the old one is refused at once, the new one works", async () => {
       const firm = await newFirm();
       const before = await sendSigned(server.url, firm.creds, { path: PROBE_PATH });

@@ -123,6 +123,8 @@ const FIELDS: Record<string, Words> = {
   max_pending_count: ["En çok bekleyen işlem", "Most pending transactions"],
   max_pending_amount: ["En çok bekleyen tutar", "Most pending amount"],
   max_cap_share: ["Günlük sınır payı (%)", "Share of daily cap (%)"],
+  display_name: ["Ödeme sayfasında görünen ad", "Name on the payment page"],
+  usual_amount_max: ["Olağan en yüksek tutar", "Usual highest amount"],
   bank_name: ["Banka", "Bank"],
   holder_name: ["Hesap sahibi", "Holder"],
   iban: ["IBAN", "IBAN"],
@@ -176,6 +178,7 @@ const MONEY = new Set([
   "deposit_max",
   "daily_cap",
   "max_pending_amount",
+  "usual_amount_max",
 ]);
 
 /** Epoch milliseconds: shown as a local date and time. */

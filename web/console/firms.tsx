@@ -1,10 +1,9 @@
 import { useState } from "preact/hooks";
 import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
 import { api } from "./api";
-import { fill, shownAmount, shownRange, typedAmount } from "./manage";
+import { type Firm, FirmForm } from "./firm-form";
+import { shownAmount, shownRange } from "./manage";
 import {
-  amountFieldsValid,
-  amountInput,
   canDecide,
   Field,
   formChecked,
@@ -17,27 +16,7 @@ import {
   when,
 } from "./ui";
 
-export interface Firm {
-  id: number;
-  name: string;
-  provider_id: number | null;
-  api_key: string;
-  webhook_url: string | null;
-  legacy_http: boolean;
-  callback_middle_name: boolean;
-  deposit_min: string | null;
-  deposit_max: string | null;
-  deposits: "open" | "closed";
-  withdrawals: "open" | "closed";
-  active: boolean;
-  rate_limit_per_second: number;
-  /** Bounds of the firm's pending deposits; null: none (docs/console.md). */
-  max_pending_count: number | null;
-  max_pending_amount: string | null;
-  /** The most of each capped account's day the firm may take, percent; null: all of it. */
-  max_cap_share: number | null;
-  sandbox: boolean;
-}
+export type { Firm };
 
 /**
  * A firm's bounds of pending deposits as the list shows them: `1000 · 2.000.000,00 TL`, and its
@@ -62,6 +41,7 @@ export function Firms({ id }: { id?: number }) {
     const provider = formValue(form, "provider_id");
     const res = await api<Firm & { secret_key: string }>("POST", "/firms", {
       name: formValue(form, "name") ?? "",
+      display_name: formValue(form, "display_name") ?? null,
       webhook_url: formValue(form, "webhook_url") ?? null,
       provider_id: provider === undefined ? null : Number(provider),
       sandbox: formChecked(form, "sandbox"),
@@ -143,6 +123,9 @@ export function Firms({ id }: { id?: number }) {
           <Field label={t("name")}>
             <input name="name" required maxLength={200} />
           </Field>
+          <Field label={t("mgmtDisplayName")}>
+            <input name="display_name" maxLength={100} />
+          </Field>
           <Field label={t("mgmtWebhook")} wide>
             <input name="webhook_url" type="url" placeholder="https://" />
           </Field>
@@ -157,150 +140,6 @@ export function Firms({ id }: { id?: number }) {
       )}
       {!isAdmin(me.role) && !canDecide(me.role) && <p class="help">{t("notAllowed")}</p>}
     </section>
-  );
-}
-
-function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
-  const { t, notify } = useShell();
-  async function save(e: Event) {
-    e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    if (!amountFieldsValid(form, ["deposit_min", "deposit_max", "max_pending_amount"], t("badAmount")))
-      return;
-    const count = formValue(form, "max_pending_count");
-    const share = formValue(form, "max_cap_share");
-    const wanted: Partial<Record<keyof Firm, unknown>> = {
-      webhook_url: formValue(form, "webhook_url") ?? null,
-      legacy_http: formChecked(form, "legacy_http"),
-      callback_middle_name: formChecked(form, "callback_middle_name"),
-      deposits: formChecked(form, "deposits") ? "open" : "closed",
-      withdrawals: formChecked(form, "withdrawals") ? "open" : "closed",
-      deposit_min: amountInput(formValue(form, "deposit_min")) ?? null,
-      deposit_max: amountInput(formValue(form, "deposit_max")) ?? null,
-      rate_limit_per_second: Number(formValue(form, "rate") ?? firm.rate_limit_per_second),
-      // An empty field takes the bound off (docs/console.md).
-      max_pending_count: count === undefined ? null : Number(count),
-      max_pending_amount: amountInput(formValue(form, "max_pending_amount")) ?? null,
-      max_cap_share: share === undefined ? null : Number(share),
-      active: formChecked(form, "active"),
-    };
-    // Only what the operator changed: a save never undoes someone else's change to another field,
-    // and closing deposits does not depend on the webhook still passing its checks.
-    const changes = Object.fromEntries(
-      Object.entries(wanted).filter(([k, v]) => firm[k as keyof Firm] !== v),
-    );
-    if (Object.keys(changes).length === 0) return notify(`#${firm.id}: ${t("saved")}`);
-    if (!confirmRoutingChanges(changes)) return;
-    const res = await api("PATCH", `/firms/${firm.id}`, changes);
-    notify(res.ok ? `#${firm.id}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
-    if (res.ok) saved();
-  }
-  /**
-   * Closing deposits or withdrawals, or switching the firm off, refuses the firm's new requests
-   * from then on: asked first, naming each, so that a checkbox clicked by mistake is not saved with
-   * the rest. Opening them again is not asked.
-   */
-  function confirmRoutingChanges(changes: Record<string, unknown>): boolean {
-    const stops = [
-      changes.deposits === "closed" && t("mgmtFirmDepositsOff"),
-      changes.withdrawals === "closed" && t("mgmtFirmWithdrawalsOff"),
-      changes.active === false && t("mgmtFirmOff"),
-    ].filter((line): line is string => typeof line === "string");
-    if (stops.length === 0) return true;
-    return confirm(
-      fill(t("mgmtConfirmFirm"), {
-        id: firm.id,
-        name: firm.name,
-        changes: stops.map((l) => `• ${l}`).join("\n"),
-      }),
-    );
-  }
-  return (
-    <form id="firm-edit" class="panel form" onSubmit={save}>
-      <h2>
-        #{firm.id} {firm.name}
-      </h2>
-      <Field label={t("mgmtWebhook")} wide>
-        <input name="webhook_url" type="url" defaultValue={firm.webhook_url ?? ""} />
-      </Field>
-      {isPlainHttpLiveWebhook(firm.sandbox, firm.webhook_url) && (
-        <p class="error plain-http-webhook" role="alert">
-          {t("mgmtPlainHttpWebhook")}
-        </p>
-      )}
-      <Field label={t("mgmtDepositMin")}>
-        <input
-          name="deposit_min"
-          inputMode="decimal"
-          size={10}
-          defaultValue={typedAmount(firm.deposit_min)}
-        />
-      </Field>
-      <Field label={t("mgmtDepositMax")}>
-        <input
-          name="deposit_max"
-          inputMode="decimal"
-          size={10}
-          defaultValue={typedAmount(firm.deposit_max)}
-        />
-      </Field>
-      <Field label={t("mgmtRate")}>
-        <input name="rate" type="number" min={1} size={6} defaultValue={firm.rate_limit_per_second} />
-      </Field>
-      <Field label={t("mgmtMaxPendingCount")}>
-        <input
-          name="max_pending_count"
-          type="number"
-          min={1}
-          step={1}
-          size={7}
-          placeholder={t("mgmtNoBound")}
-          defaultValue={firm.max_pending_count === null ? "" : String(firm.max_pending_count)}
-        />
-      </Field>
-      <Field label={t("mgmtMaxPendingAmount")}>
-        <input
-          name="max_pending_amount"
-          inputMode="decimal"
-          size={12}
-          placeholder={t("mgmtNoBound")}
-          defaultValue={typedAmount(firm.max_pending_amount)}
-        />
-      </Field>
-      <Field label={t("mgmtMaxCapShare")}>
-        <input
-          name="max_cap_share"
-          type="number"
-          min={1}
-          max={100}
-          step={1}
-          size={4}
-          placeholder={t("mgmtNoBound")}
-          defaultValue={firm.max_cap_share === null ? "" : String(firm.max_cap_share)}
-        />
-      </Field>
-      <div class="checks">
-        <label>
-          <input type="checkbox" name="deposits" defaultChecked={firm.deposits === "open"} />{" "}
-          {t("mgmtDepositsOpen")}
-        </label>
-        <label>
-          <input type="checkbox" name="withdrawals" defaultChecked={firm.withdrawals === "open"} />{" "}
-          {t("mgmtWithdrawalsOpen")}
-        </label>
-        <label>
-          <input type="checkbox" name="legacy_http" defaultChecked={firm.legacy_http} /> {t("mgmtLegacy")}
-        </label>
-        <label>
-          <input type="checkbox" name="callback_middle_name" defaultChecked={firm.callback_middle_name} />{" "}
-          {t("mgmtMiddleName")}
-        </label>
-        <label>
-          <input type="checkbox" name="active" defaultChecked={firm.active} /> {t("mgmtFirmActive")}
-        </label>
-      </div>
-      <button type="submit">{t("save")}</button>
-    </form>
   );
 }
 

@@ -83,6 +83,17 @@ export const providerUpdate = z.strictObject({
 export const DEFAULT_MAX_PENDING_COUNT = 1000;
 export const DEFAULT_MAX_PENDING_AMOUNT = 200_000_000;
 const pendingCount = z.number().int().min(1).max(1_000_000).nullable();
+/**
+ * The shop's name payers see on the payment page; null: the firm's name. Outside text shown to
+ * payers, so under the rules of every name an operator types (no control or bidi characters).
+ */
+const displayName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine(noControl, { message: "must not contain control characters" })
+  .nullable();
 const capShare = z.number().int().min(1).max(100).nullable();
 
 export const firmCreate = z.strictObject({
@@ -97,6 +108,9 @@ export const firmCreate = z.strictObject({
   max_pending_count: pendingCount.default(DEFAULT_MAX_PENDING_COUNT),
   max_pending_amount: amount.default(DEFAULT_MAX_PENDING_AMOUNT),
   max_cap_share: capShare.default(null),
+  display_name: displayName.default(null),
+  /** Above it the payment page warns of an unusual amount (docs/hosted-page.md); null: by recent deposits. */
+  usual_amount_max: amount.default(null),
   /** A test firm (docs/sandbox.md); fixed at creation, a live firm is never turned into one. */
   sandbox: z.boolean().default(false),
 });
@@ -122,6 +136,10 @@ export const firmUpdate = z.strictObject({
   max_pending_amount: amount.optional(),
   /** The most of each capped account's day the firm may take, percent; null: all of it. */
   max_cap_share: capShare.optional(),
+  /** The shop's name on the payment page; null: the firm's name. */
+  display_name: displayName.optional(),
+  /** Above it the payment page warns of an unusual amount; null: judged by recent deposits. */
+  usual_amount_max: amount.optional(),
 });
 
 export const accountCreate = z.strictObject({

@@ -3,6 +3,8 @@
 export const T = {
   tr: {
     title: "Havale / EFT ile ödeme",
+    paymentTo: "{merchant} için ödeme",
+    merchant: "İşyeri",
     loading: "Yükleniyor…",
     amountLabel: "Ödemek istediğiniz tutar (TL)",
     amountHelp: "Örnek: 250 ya da 1.250,50",
@@ -14,6 +16,8 @@ export const T = {
       "Bu tutarı bankanızdan göndereceksiniz. Doğruysa onaylayın; hesap bilgileri bir sonraki ekranda.",
     confirm: "Onayla ve hesabı göster",
     change: "Tutarı değiştir",
+    unusualAmount:
+      "Dikkat: bu tutar, bu işyerine genellikle ödenen tutarların çok üstünde. Fazladan bir rakam yazılmadığından emin olun.",
     takeReading: "{amount} ile devam et",
     transferLead: "Aşağıdaki hesaba tam olarak bu tutarı gönderin:",
     earlierAmount: "Bu ödeme için daha önce {amount} girilmişti; bu tutarı gönderin.",
@@ -80,6 +84,8 @@ export const T = {
   },
   en: {
     title: "Pay by bank transfer",
+    paymentTo: "Payment to {merchant}",
+    merchant: "Merchant",
     loading: "Loading…",
     amountLabel: "Amount you want to pay (TL)",
     amountHelp: "For example: 250 or 1.250,50 (250.50 works too)",
@@ -91,6 +97,8 @@ export const T = {
       "This is the amount you will send from your bank. If it is right, confirm; the account details come next.",
     confirm: "Confirm and show the account",
     change: "Change the amount",
+    unusualAmount:
+      "Note: this amount is far above what is usually paid to this merchant. Make sure no extra digit was typed.",
     takeReading: "Continue with {amount}",
     transferLead: "Send exactly this amount to the account below:",
     earlierAmount: "An amount of {amount} was entered for this payment earlier; send this amount.",

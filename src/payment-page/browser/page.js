@@ -54,6 +54,11 @@ let settled = false;
  * carries none of it, so a page that never saw it pending shows neither.
  */
 let seen = null;
+/**
+ * Whom the payer pays, as the last answer that named it said (the closed answer does not): kept for
+ * the closed screen of a page that saw it.
+ */
+let merchant = "";
 /** The deposit's decision, once the closed screen shows one; null before. */
 let ending = null;
 /** Rewrites the countdown when its minute changes. */
@@ -126,6 +131,19 @@ function applyLanguage() {
   paint();
   handoff();
 }
+/**
+ * "<Shop> için ödeme" above the amount, on every screen that is about this payment once the page
+ * knows the shop. The name sits in its own <bdi>, between the words before and after it.
+ */
+function merchantLine() {
+  const shown = merchant !== "" && ["open", "check", "assigned", "expired"].includes(screen);
+  $("merchant").hidden = !shown;
+  if (!shown) return;
+  const [before, after = ""] = t("paymentTo").split("{merchant}");
+  setText("merchant-before", before);
+  setText("merchant-name", merchant);
+  setText("merchant-after", after);
+}
 function show(id) {
   for (const s of SCREENS) $(s).hidden = s !== id;
   // Focus follows a change of screen, not the first one (nothing had focus yet). After a retry too:
@@ -135,9 +153,11 @@ function show(id) {
     if (id === "assigned" && pendingElsewhere) target = "earlier-deposit";
     else if (id === "assigned" && earlier !== null) target = "earlier-amount";
     else if (id === "open" && settled) target = "earlier-settled";
+    else if (id === "check" && !$("unusual").hidden) target = "unusual";
     $(target).focus();
   }
   screen = id;
+  merchantLine();
   handoff();
 }
 function groupIban(iban) {
@@ -220,23 +240,32 @@ function limitsText() {
   return "";
 }
 
+/** In whole kuruş from the decimal text or a JSON number, no float arithmetic: "1500.5" is 150050. */
+function kurus(value) {
+  const [whole = "0", fraction = ""] = (typeof value === "number" ? value.toFixed(2) : value).split(".");
+  return Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+}
 /**
  * Whether an amount (the API's form, "1500.50") is outside the firm's limits as the last answer
  * gave them. Compared in kuruş. The server judges again: limits an operator changed since show at
  * the next check.
  */
 function outsideLimits(amount) {
-  // In whole kuruş from the decimal text, no float arithmetic: "1500.5" is 150050.
-  const kurus = (value) => {
-    const [whole = "0", fraction = ""] = (typeof value === "number" ? value.toFixed(2) : value).split(".");
-    return Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
-  };
   const min = state?.min_amount;
   const max = state?.max_amount;
   return (
     (typeof min === "number" && kurus(amount) < kurus(min)) ||
     (typeof max === "number" && kurus(amount) > kurus(max))
   );
+}
+
+/**
+ * Whether an amount is far above what this firm's payers usually send (usual_max_amount): the
+ * confirmation then says so. A warning only; the amount may still be sent.
+ */
+function unusual(amount) {
+  const usual = state?.usual_max_amount;
+  return typeof usual === "number" && kurus(amount) > kurus(usual);
 }
 
 /** The account the screen shows: this page's deposit, or the payer's earlier one still pending. */
@@ -259,6 +288,7 @@ function paint() {
     setText("confirm-amount", shownAmount(confirming));
     setText("confirm-words", amountInWords(confirming, lang));
   }
+  $("unusual").hidden = confirming === null || !unusual(confirming);
   showReading();
   if (errorText) setText("amount-error", errorText());
   if (copyStatus) setText("copied", t(copyStatus));
@@ -272,6 +302,7 @@ function paint() {
   setText("waiting", t(pendingElsewhere ? "waitingEarlier" : "waiting"));
   if (state?.status === "open") deadline("open-until", "openUntil", state.expires_at);
   paintEnding();
+  merchantLine();
   const shown = account();
   if (shown) {
     setText(
@@ -293,6 +324,8 @@ function paintEnding() {
   $("receipt").hidden = !(ending === "approved" && seen);
   $("rejected-reference").hidden = !(ending === "rejected" && seen?.reference);
   if (!seen || ending === null) return;
+  $("r-merchant-row").hidden = !seen.merchant;
+  setText("r-merchant", seen.merchant ?? "");
   setText("r-amount", shownAmount(seen.amount));
   setText("r-time", receiptTime(seen.created_at));
   setText("r-reference", String(seen.reference ?? ""));
@@ -334,6 +367,7 @@ function showAccount(shown) {
 function render(next) {
   if (final) return;
   state = next;
+  if (typeof next?.merchant_name === "string" && next.merchant_name !== "") merchant = next.merchant_name;
   const back = next?.return_url;
   $("return").hidden = !back;
   if (back) $("return-link").href = back;
@@ -364,7 +398,7 @@ function render(next) {
   confirming = null;
   settled = false;
   if (next.status === "assigned") {
-    seen = { amount: next.amount, reference: next.reference, created_at: next.created_at };
+    seen = { amount: next.amount, reference: next.reference, created_at: next.created_at, merchant };
     return showAccount(next);
   }
   values = {};

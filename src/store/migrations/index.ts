@@ -24,6 +24,7 @@ import { nameSearch } from "./20261128T1200_name_search.js";
 import { statementLines } from "./20261128T1300_statement_lines.js";
 import { ignoredFields } from "./20261128T1400_ignored_fields.js";
 import { firmPendingBounds } from "./20261129T1000_firm_pending_bounds.js";
+import { firmPageSettings } from "./20261130T1000_firm_page_settings.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -54,6 +55,7 @@ export const migrations: readonly Migration[] = [
   statementLines,
   ignoredFields,
   firmPendingBounds,
+  firmPageSettings,
 ];
 
 export type { Migration };
