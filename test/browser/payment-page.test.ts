@@ -142,10 +142,14 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(said).toEqual(["Kopyalandı", "", "Kopyalandı"]);
     // The button pressed says so too (the status line is far below it on a phone).
     expect(await page.locator('[data-copy="iban"]').textContent()).toBe("Kopyalandı ✓");
+    // Its name says what it shows, for one who presses buttons by speaking their words (axe:
+    // label-content-name-mismatch).
+    expect(await page.locator('[data-copy="iban"]').getAttribute("aria-label")).toBe("IBAN kopyalandı");
     expect(await page.locator('[data-copy="bank"]').textContent()).toBe("Kopyala");
     await expect
       .poll(() => page.locator('[data-copy="iban"]').textContent(), { timeout: 4_000 })
       .toBe("Kopyala");
+    expect(await page.locator('[data-copy="iban"]').getAttribute("aria-label")).toBe("IBAN'ı kopyala");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("TR330006100519786457841326");
     // The amount is copied as shown, with a decimal comma (a Turkish banking app reads "." as thousands).
     await page.locator('[data-copy="amount"]').click();

@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { TestServer } from "./harness.js";
 
 /** The console's test operators: `<role>@ops.example`, password `<role>-password-123`. */
-export type ConsoleRole = "admin" | "operator";
+export type ConsoleRole = "admin" | "operator" | "viewer";
 
 export async function createConsoleOperators(
   server: TestServer,

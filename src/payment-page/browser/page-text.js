@@ -37,6 +37,11 @@ export const T = {
     copyCode: "Açıklamayı kopyala",
     codeHelp: "Bu kodu havale, EFT veya FAST işleminin açıklamasına yazın: ödemeniz beklemeden onaylanır.",
     copied: "Kopyalandı",
+    copiedAmount: "Tutar kopyalandı",
+    copiedBank: "Banka adı kopyalandı",
+    copiedHolder: "Alıcı adı kopyalandı",
+    copiedIban: "IBAN kopyalandı",
+    copiedCode: "Açıklama kopyalandı",
     copyFailed: "Otomatik kopyalanamadı. Değer aşağıda seçildi; elle kopyalayın.",
     copyValue: "Kopyalanacak değer",
     waiting:
@@ -119,6 +124,11 @@ export const T = {
     codeHelp:
       "Write this code in the transfer's description (havale, EFT or FAST): your payment is then confirmed without waiting.",
     copied: "Copied",
+    copiedAmount: "Amount copied",
+    copiedBank: "Bank name copied",
+    copiedHolder: "Recipient's name copied",
+    copiedIban: "IBAN copied",
+    copiedCode: "Description copied",
     copyFailed: "Could not copy automatically. The value is selected below; copy it by hand.",
     copyValue: "Value to copy",
     waiting:

@@ -621,7 +621,7 @@ function hideManualCopy() {
  * always there, empty when it has nothing to say: a screen reader announces what is written into a
  * region it already knows, where one that appears with its text already in it may go unsaid. The
  * text is emptied first and written a moment later, so a second copy is announced again. (The
- * copy buttons' own "Kopyalandı ✓" is for the eye: their names, "IBAN'ı kopyala", do not change.)
+ * button pressed shows "Kopyalandı ✓" meanwhile, its name following it; it is no live region.)
  */
 function setCopyStatus(key) {
   copyStatus = key;
@@ -648,10 +648,14 @@ document.addEventListener("click", async (event) => {
     hideManualCopy();
     setCopyStatus("copied");
     // Said on the button pressed too: the status line is under the list, far from it on a phone,
-    // and four buttons read "Kopyala".
+    // and four buttons read "Kopyala". Its name says what it shows meanwhile ("IBAN kopyalandı"):
+    // one who presses buttons by speaking their visible words finds it by them.
+    const label = button.getAttribute("data-i18n-label");
     button.textContent = `${t("copied")} ✓`;
+    button.setAttribute("aria-label", t(label.replace(/^copy/, "copied")));
     setTimeout(() => {
       button.textContent = t("copy");
+      button.setAttribute("aria-label", t(label));
     }, 2000);
   } catch (_e) {
     // No clipboard here (an in-app browser, a page not on https): exactly the value the button
