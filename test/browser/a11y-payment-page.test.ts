@@ -24,6 +24,7 @@ describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", () => {
   let firm: TestFirm;
   let limited: TestFirm;
   let cancelling: TestFirm;
+  let shop: TestFirm;
   let browser: Browser;
 
   beforeAll(async () => {
@@ -35,6 +36,7 @@ describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", () => {
       await server.admin("POST", "/admin/v1/providers", { name: "A11y", auto_cancel_minutes: 45 })
     ).json;
     cancelling = await createFirm(server, { provider_id: provider.id });
+    shop = await createFirm(server, { display_name: "Doğu Market", usual_amount_max: "5000.00" });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -141,6 +143,16 @@ describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", () => {
       await check("limit error, English");
       await page.click("#lang");
       await check("limit error");
+      // The shop named above the amount, and an amount far above its usual on the confirmation step.
+      const named = await session(shop);
+      await page.goto(named.url);
+      await shown(page, "open").toBe(true);
+      await amountIn(page, "90000");
+      await shown(page, "unusual").toBe(true);
+      await check("confirmation, an unusual amount");
+      await page.click("#lang");
+      await check("confirmation, an unusual amount, English");
+      await page.click("#lang");
 
       // Rejected: the reference to quote.
       const refused = await session(firm);
