@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { type ConsoleRole, createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
@@ -171,6 +172,21 @@ describe("console usability in Chromium", () => {
     expect(await page.locator("#search-shown").textContent()).toBe(
       "Filtreye uyan işlemler, en yenisi üstte (en çok 200).",
     );
+    // A filter that names no key and no dates looks at the last 31 days, and says from which day.
+    await page.fill("#s-reference", "");
+    await page.fill("#s-name", "Ayşe");
+    // The day may turn in Türkiye while the test runs: either day's start is right.
+    const sinceAt = (at: number) =>
+      new Date(startOfTurkeyDay(at) - 30 * 86_400_000).toLocaleDateString("tr-TR", {
+        timeZone: "Europe/Istanbul",
+      });
+    const said = (since: string) =>
+      `Filtreye uyan işlemler, en yenisi üstte (en çok 200). Tarih seçilmediği için ${since} ve sonrası aranır; daha eskisi için tarih seçin.`;
+    const before = said(sinceAt(Date.now()));
+    await page.click('#search-form button[type="submit"]');
+    await expect.poll(() => ids()).toEqual(expect.arrayContaining([first, second, third]));
+    await expect.poll(() => page.locator("#search-shown").textContent()).toMatch(/Tarih seçilmediği/);
+    expect([before, said(sinceAt(Date.now()))]).toContain(await page.locator("#search-shown").textContent());
     await page.context().close();
   });
 

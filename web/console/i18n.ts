@@ -136,6 +136,7 @@ const tr = {
   searchToday:
     "Bugünün işlemleri, en yenisi üstte (en çok {n}). Daha eskileri için bir tarih ya da başka bir filtre seçin.",
   searchFiltered: "Filtreye uyan işlemler, en yenisi üstte (en çok {n}).",
+  searchSince: "Tarih seçilmediği için {date} ve sonrası aranır; daha eskisi için tarih seçin.",
   noneToday: "Bugün henüz işlem yok.",
   txDetailOf: "İşlem #{id} ayrıntısı",
   lineDetailOf: "Hesap hareketi #{id} ayrıntısı",
@@ -546,6 +547,7 @@ const en: Record<Key, string> = {
   searchToday:
     "Today's transactions, newest first (at most {n}). Choose a date or another filter for older ones.",
   searchFiltered: "Transactions matching the filter, newest first (at most {n}).",
+  searchSince: "With no dates chosen, the search covers {date} onwards; choose dates for earlier ones.",
   noneToday: "No transactions today yet.",
   txDetailOf: "Transaction #{id} details",
   lineDetailOf: "Statement line #{id} details",

@@ -1,7 +1,9 @@
+import { TURKEY_ZONE, turkeyDayOf } from "../../src/domain/turkey-time.js";
 import { api, query } from "./api";
 import { statusText, TransactionDetail, type TransactionRow, typeText } from "./transaction-detail";
 import {
   amountInput,
+  dayText,
   Field,
   filterQuery,
   lastDay,
@@ -35,8 +37,7 @@ const FILTERS = [
 const SEARCH_PAGE = 200;
 
 /** Midnight today in Istanbul, the day the console's dates are in (filterQuery's `from`). */
-const todayFrom = () =>
-  `${new Date().toLocaleDateString("en-CA", { timeZone: "Europe/Istanbul" })}T00:00:00+03:00`;
+const todayFrom = () => `${turkeyDayOf(Date.now())}T00:00:00${TURKEY_ZONE}`;
 
 /**
  * Search with every filter operators use for reconciliation, the same filter as CSV, and a detail.
@@ -47,7 +48,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
   const { t, lang, notify } = useShell();
   const firmNames = useFirmNames();
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
-  const [rows, reloadRows] = useLoad(async () => {
+  const [found, reloadRows] = useLoad(async () => {
     const res = await api<TransactionRow[]>("GET", `/transactions?${q || query({ from: todayFrom() })}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
     if (!res.ok)
@@ -57,14 +58,18 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
           : (res.json.message ?? String(res.status)),
         true,
       );
-    return res.ok ? res.json : undefined;
+    // A search without dates and without a key covers the last days only (X-Search-From): said.
+    return res.ok ? { rows: res.json, since: res.headers.get("x-search-from") } : undefined;
   }, q);
+  const rows = found?.rows;
+  const since = found?.since ?? null;
 
   return (
     <section id="search">
       <SearchForm filter={filter} q={q} firmNames={firmNames} onSame={reloadRows} />
       <p class="help" id="search-shown" aria-live="polite">
         {t(q ? "searchFiltered" : "searchToday").replace("{n}", String(SEARCH_PAGE))}
+        {since && ` ${t("searchSince").replace("{date}", dayText(since, lang))}`}
       </p>
       <div class={id ? "split" : ""}>
         <table>

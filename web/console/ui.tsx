@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from "preact";
 import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { TURKEY_TIME_ZONE, TURKEY_ZONE } from "../../src/domain/turkey-time.js";
 import { bareAmount, readAmount } from "../../src/payment-page/browser/amount.js";
 import { api, query } from "./api";
 import type { Lang, T } from "./i18n";
@@ -200,7 +201,7 @@ export function ShownOnce(props: { label: string; value: string; onClose?: () =>
 export function filterQuery(form: HTMLFormElement, names: readonly string[]): string {
   const values: Record<string, string | undefined> = {};
   for (const n of names) values[n] = formValue(form, n);
-  if (values.from) values.from = `${values.from}T00:00:00+03:00`;
+  if (values.from) values.from = `${values.from}T00:00:00${TURKEY_ZONE}`;
   if (values.to) values.to = nextDay(values.to);
   return query(values);
 }
@@ -289,7 +290,7 @@ export function age(iso: string, t: T): string {
 export function nextDay(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);
-  return `${d.toISOString().slice(0, 10)}T00:00:00+03:00`;
+  return `${d.toISOString().slice(0, 10)}T00:00:00${TURKEY_ZONE}`;
 }
 /** The last day a `to` made by nextDay includes, for the date field. */
 export function lastDay(to: string | null): string {
@@ -300,4 +301,7 @@ export function lastDay(to: string | null): string {
 }
 
 export const when = (iso: string, lang: Lang) =>
-  new Date(iso).toLocaleString(lang === "tr" ? "tr-TR" : "en-GB", { timeZone: "Europe/Istanbul" });
+  new Date(iso).toLocaleString(lang === "tr" ? "tr-TR" : "en-GB", { timeZone: TURKEY_TIME_ZONE });
+/** The day of a time, in Türkiye: "29.10.2026" / "29/10/2026". */
+export const dayText = (iso: string, lang: Lang) =>
+  new Date(iso).toLocaleDateString(lang === "tr" ? "tr-TR" : "en-GB", { timeZone: TURKEY_TIME_ZONE });
