@@ -92,6 +92,8 @@ export interface FirmOptions {
   max_pending_amount?: string | null;
   max_cap_share?: number | null;
   sandbox?: boolean;
+  display_name?: string | null;
+  usual_amount_max?: string | null;
 }
 
 export async function createFirm(server: TestServer, opts: FirmOptions = {}): Promise<TestFirm> {
