@@ -226,7 +226,7 @@ describe("operator console in Chromium", () => {
     // The notice says what was copied, as the keys' copies do (and a screen reader hears it).
     const copied = async (label: string, expected: string, notice: string) => {
       await page.evaluate(() => navigator.clipboard.writeText(""));
-      await row(page, good).locator(`button.copy[aria-label="${label}"]`).click();
+      await row(page, good).locator(`button.copy[aria-label^="${label} — #"]`).click();
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
       await expect.poll(() => page.locator("#message").textContent()).toBe(`#${good}: ${notice}`);
     };
@@ -237,8 +237,12 @@ describe("operator console in Chromium", () => {
     );
     await copied("Alıcı adını kopyala", "Mehmet Gül Öztürk", "Alıcı adı kopyalandı: Mehmet Gül Öztürk");
     await copied("Tutarı kopyala", "1250,50", "Tutar kopyalandı: 1.250,50 TL");
+    // Each row's buttons are named with whose value they copy: twenty rows, twenty different names.
+    expect(
+      await row(page, good).locator(`button.copy[aria-label^="IBAN'ı kopyala"]`).getAttribute("aria-label"),
+    ).toBe(`IBAN'ı kopyala — #${good}, Mehmet Gül Öztürk`);
     await expect
-      .poll(() => row(page, good).locator('button.copy[aria-label="Tutarı kopyala"]').textContent())
+      .poll(() => row(page, good).locator('button.copy[aria-label^="Tutarı kopyala — #"]').textContent())
       .toBe("✓");
     await expect.poll(() => row(page, bad).locator(".method").textContent()).toBe("FAST");
     await expect.poll(() => row(page, bad).locator(".bad-iban").textContent()).toBe("IBAN geçersiz");
@@ -366,7 +370,7 @@ describe("operator console in Chromium", () => {
       await expect.poll(() => row(page, id).isVisible()).toBe(true);
     }
     // The first copy of its IBAN marks it as being paid by this operator.
-    await row(ayse, id).locator(`button.copy[aria-label="IBAN'ı kopyala"]`).click();
+    await row(ayse, id).locator(`button.copy[aria-label^="IBAN'ı kopyala — #"]`).click();
     await expect
       .poll(() => ayse.evaluate(() => navigator.clipboard.readText()))
       .toBe("TR330006100519786457841326");
@@ -398,7 +402,7 @@ describe("operator console in Chromium", () => {
           `^#${id}: operator@ops\\.example bu çekimi ödüyor \\(\\d+ sn\\): aynı parayı ikinci kez göndermeyin\\.$`,
         ),
       );
-    await row(mehmet, id).locator('button.copy[aria-label="Tutarı kopyala"]').click();
+    await row(mehmet, id).locator('button.copy[aria-label^="Tutarı kopyala — #"]').click();
     expect(await mehmet.evaluate(() => navigator.clipboard.readText())).toBe("nothing");
     // Deciding it there asks first, naming who pays it; dismissed, nothing is sent.
     const asked: string[] = [];
@@ -414,7 +418,7 @@ describe("operator console in Chromium", () => {
     // The holder gone home: "Bırak" takes the mark off after asking, and the colleague may pay it.
     await row(mehmet, id).locator("button.release-paying").click();
     await expect.poll(() => row(mehmet, id).locator(".paying").count()).toBe(0);
-    await row(mehmet, id).locator('button.copy[aria-label="Tutarı kopyala"]').click();
+    await row(mehmet, id).locator('button.copy[aria-label^="Tutarı kopyala — #"]').click();
     await expect.poll(() => mehmet.evaluate(() => navigator.clipboard.readText())).toBe("3000,00");
     await expect.poll(() => row(mehmet, id).locator(".paying").textContent()).toMatch(/^Ödeme sizde/);
     await expect
@@ -903,6 +907,18 @@ describe("operator console in Chromium", () => {
     expect(await page.locator("#waiting-deposits .label").textContent()).toBe("Bekleyen yatırımlar");
     expect(await page.locator("#cards").textContent()).toContain("Yatırımlar");
     expect(await page.locator(".hourly svg").count()).toBe(2);
+    // The coloured bar has its legend, and the hourly chart is a table for screen readers, in Turkish.
+    const legend = page.locator(".card.wide").first().locator(".legend li");
+    expect(await legend.allTextContents()).toEqual([
+      expect.stringMatching(/^Onaylanan: \d+$/),
+      expect.stringMatching(/^Reddedilen: \d+$/),
+      expect.stringMatching(/^Bekleyen: \d+$/),
+    ]);
+    const hourly = page.locator(".card.wide").first().locator(".hourly table");
+    expect(await hourly.locator("caption").textContent()).toBe("Yatırımlar, bugün saat saat");
+    expect(await hourly.locator("tbody tr").count()).toBe(24);
+    expect(await hourly.locator("tbody tr").first().locator("th").textContent()).toBe("00:00–01:00");
+    expect(await page.locator(".hourly svg").first().getAttribute("aria-hidden")).toBe("true");
     // A share as each language writes it: "%75" in Turkish (before: "75 %"), "75%" in English.
     expect(await page.locator("#cards").textContent()).toMatch(/Onay oranı: %\d+ ·/);
     if (SCREENSHOTS)
@@ -910,6 +926,8 @@ describe("operator console in Chromium", () => {
     await page.click("#lang");
     await expect.poll(() => page.locator("#cards").textContent()).toContain("Deposits");
     expect(await page.locator("#cards").textContent()).toMatch(/Approval rate: \d+% ·/);
+    expect(await legend.first().textContent()).toMatch(/^Approved: \d+$/);
+    expect(await hourly.locator("caption").textContent()).toBe("Deposits, today hour by hour");
     await expect.poll(() => page.locator("html").getAttribute("lang")).toBe("en");
     await page.click("#lang");
     await page.context().close();

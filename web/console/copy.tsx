@@ -121,7 +121,8 @@ export function CopyButton(props: {
       type="button"
       class={`copy link${props.class ? ` ${props.class}` : ""}`}
       title={label}
-      aria-label={label}
+      // Many rows have the same buttons: a screen reader hears whose value each one copies.
+      aria-label={`${label} — #${props.tx.id}, ${payerName(props.tx)}`}
       data-copy={copied.value}
       onClick={async () => {
         if (props.before && !(await props.before())) return;

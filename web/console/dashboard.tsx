@@ -108,9 +108,9 @@ export function Summary() {
               <div class="label">{t(key)}</div>
               <Bars
                 parts={[
-                  ["approved", x.approved],
-                  ["rejected", x.rejected],
-                  ["pending", x.pending],
+                  ["approved", t("legendApproved"), x.approved],
+                  ["rejected", t("legendRejected"), x.rejected],
+                  ["pending", t("legendPending"), x.pending],
                 ]}
               />
               <Hourly counts={x.hourly} label={t(key)} />
@@ -256,28 +256,45 @@ function PendingBounds({ firms }: { firms: PendingBound[] }) {
   );
 }
 
-/** Transactions per hour of today as a small bar chart (inline SVG: nothing to fetch). */
+/**
+ * Transactions per hour of today as a small bar chart (inline SVG: nothing to fetch), and the same
+ * figures as a table that only screen readers are given: a chart read as "3 5 0 2 …" says nothing.
+ */
 function Hourly({ counts, label }: { counts: number[]; label: string }) {
+  const { t } = useShell();
   const max = Math.max(1, ...counts);
+  const hour = (h: number) => `${String(h).padStart(2, "0")}:00`;
   return (
     <div class="hourly">
       {/* Stretched to the card's width, so hour h sits under its place on the 00–24 scale below. */}
-      <svg
-        viewBox="0 0 240 40"
-        preserveAspectRatio="none"
-        role="img"
-        aria-label={`${label}: ${counts.join(" ")}`}
-      >
+      <svg viewBox="0 0 240 40" preserveAspectRatio="none" aria-hidden="true" focusable="false">
         {counts.map((n, h) => (
           <g key={`h${String(h)}`}>
             <rect class="slot" x={h * 10 + 1} y={0} width={8} height={40} />
             <rect x={h * 10 + 1} y={40 - (38 * n) / max} width={8} height={(38 * n) / max}>
-              <title>{`${String(h).padStart(2, "0")}:00 ${n}`}</title>
+              <title>{`${hour(h)} ${n}`}</title>
             </rect>
           </g>
         ))}
       </svg>
-      <div class="hours">
+      <table class="sr-only">
+        <caption>{fill(t("hourlyCaption"), { what: label })}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t("hourlyHour")}</th>
+            <th scope="col">{t("hourlyCount")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {counts.map((n, h) => (
+            <tr key={`r${String(h)}`}>
+              <th scope="row">{`${hour(h)}–${hour(h + 1)}`}</th>
+              <td>{n}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="hours" aria-hidden="true">
         <span>00</span>
         <span>06</span>
         <span>12</span>

@@ -155,14 +155,29 @@ export function useFirmNames(): Map<number, string> {
 }
 
 /** A small stacked bar: the share of each part, labelled for screen readers. */
-export function Bars({ parts }: { parts: [string, number][] }) {
-  const total = parts.reduce((a, [, n]) => a + n, 0) || 1;
+/**
+ * A day's transactions by outcome as one coloured bar, with its legend: each colour named with its
+ * count in the console's language (the bar alone says nothing to a screen reader or to someone who
+ * does not tell the colours apart).
+ */
+export function Bars({ parts }: { parts: [key: string, label: string, count: number][] }) {
+  const total = parts.reduce((a, [, , n]) => a + n, 0) || 1;
   return (
-    <div class="bars" role="img" aria-label={parts.map(([k, n]) => `${k} ${n}`).join(", ")}>
-      {parts.map(([k, n]) => (
-        <span key={k} class={k} style={{ width: `${(100 * n) / total}%` }} />
-      ))}
-    </div>
+    <>
+      <div class="bars" aria-hidden="true">
+        {parts.map(([k, , n]) => (
+          <span key={k} class={k} style={{ width: `${(100 * n) / total}%` }} />
+        ))}
+      </div>
+      <ul class="legend">
+        {parts.map(([k, label, n]) => (
+          <li key={k} data-part={k}>
+            <span class={`swatch ${k}`} aria-hidden="true" />
+            {label}: {n}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
