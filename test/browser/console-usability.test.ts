@@ -190,6 +190,22 @@ describe("console usability in Chromium", () => {
     await page.context().close();
   });
 
+  it("a search result's link is named by what it opens; the detail warns of a bad IBAN as the queue does", async () => {
+    const id = await withdrawal({ iban: "TR00 not an iban", amount: "1500.00" });
+    const page = await signIn("operator");
+    await page.goto(`${server.url}/ops#/transactions?id=${id}`);
+    const link = page.locator(`#results tr[data-id="${id}"] a`);
+    await expect
+      .poll(() => link.getAttribute("aria-label"))
+      .toBe(`#${id} ayrıntısı — Mehmet Öztürk, 1.500,00 TL`);
+    await link.focus();
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => page.locator('#d-fields [data-field="iban_valid"] .bad-iban').textContent())
+      .toBe("IBAN geçersiz");
+    await page.context().close();
+  });
+
   it("each decision button and detail link is named by the row it acts on, its visible words unchanged", async () => {
     const a = await pendingDeposit(server, firm, { amount: "1500.00" });
     const b = await pendingDeposit(server, firm, {

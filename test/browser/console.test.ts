@@ -558,7 +558,7 @@ describe("operator console in Chromium", () => {
     await page.context().close();
   });
 
-  it("a result clicked low in a long list brings its detail into view (1366 × 768)", async () => {
+  it("a result clicked low in a long list opens its detail on a screen of its own; Back returns to the list as it was (1366 × 768)", async () => {
     for (let i = 0; i < 25; i++) await deposit();
     const page = await signIn("operator", { width: 1366, height: 768 });
     await page.goto(`${server.url}/ops#/transactions?type=deposit`);
@@ -568,7 +568,8 @@ describe("operator console in Chromium", () => {
     const id = await last.getAttribute("data-id");
     await last.click();
     await expect.poll(() => page.locator("#d-title").textContent()).toContain(`#${id} ·`);
-    // Before: the detail opened at the top of the page, a thousand pixels above the screen.
+    // Its own screen: no search form above it, its title at the top and focused.
+    expect(await page.locator("#search-form").count()).toBe(0);
     await expect
       .poll(() =>
         page.locator("#detail").evaluate((el) => {
@@ -577,6 +578,20 @@ describe("operator console in Chromium", () => {
         }),
       )
       .toBe(true);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("d-title");
+    // The browser's Back: the same search, scrolled where it was, the row it opened focused.
+    await page.goBack();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe("#/transactions?type=deposit");
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.closest("tr")?.getAttribute("data-id")))
+      .toBe(id);
+    expect(await last.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true);
+    expect(await page.locator('#search-form select[name="type"]').inputValue()).toBe("deposit");
+    // The detail's own link does the same.
+    await last.click();
+    await expect.poll(() => page.locator("#d-title").textContent()).toContain(`#${id} ·`);
+    await page.click("#d-back");
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe("#/transactions?type=deposit");
     await page.context().close();
   });
 
@@ -736,7 +751,6 @@ describe("operator console in Chromium", () => {
     // Labels and values in the console's language, money as the queue shows it.
     expect(await page.locator('#d-fields [data-field="amount"]').textContent()).toBe("Tutar150,00 TL");
     expect(await page.locator('#d-fields [data-field="type"]').textContent()).toBe("TürYatırım");
-    expect(await page.locator(`#results tr[data-id="${id}"] .status`).textContent()).toBe("Onaylandı");
     // The decision in the console's language, amounts in TL (the audit log keeps kuruş).
     const history = await page.locator("#d-history").textContent();
     expect(history).toContain("operator:ayse onayladı");
@@ -757,6 +771,14 @@ describe("operator console in Chromium", () => {
     await eventually(async () =>
       receiver.received.filter((r) => JSON.parse(r.body).id === id).length > before ? true : undefined,
     );
+    // The view is in the URL: a reload shows the same detail.
+    await page.reload();
+    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Onaylandı`);
+    // Back to the search it came from: its row, and the same filter as CSV.
+    await page.click("#d-back");
+    await expect
+      .poll(() => page.locator(`#results tr[data-id="${id}"] .status`).textContent())
+      .toBe("Onaylandı");
     expect(await page.locator("#csv").getAttribute("href")).toBe(
       `/ops/api/transactions.csv?reference=${reference}&amount=150.00&name=AYSE+YILMAZ`,
     );
@@ -769,9 +791,6 @@ describe("operator console in Chromium", () => {
     }, excel);
     expect(head.bom).toEqual([0xef, 0xbb, 0xbf]);
     expect(head.text).toContain(`;${reference};150,00;`);
-    // The view is in the URL: a reload shows the same detail.
-    await page.reload();
-    await expect.poll(() => page.locator("#d-title").textContent()).toBe(`#${id} · ${reference} · Onaylandı`);
     await page.context().close();
   });
 
@@ -843,21 +862,25 @@ describe("operator console in Chromium", () => {
       .toBe("dekontta 149,50");
     await expect.poll(() => page.locator("#d-title").textContent()).toContain("Onaylandı");
     expect(await page.locator("#d-decide").count()).toBe(0);
-    // Rejected with a note, from a search: the list beside the detail follows.
+    // Rejected with a note, opened by its address: its link back shows the search with it decided.
     await page.goto(`${server.url}/ops#/transactions/${b}?id=${b}`);
-    await expect
-      .poll(() => page.locator(`#results tr[data-id="${b}"] .status`).textContent())
-      .toBe("Bekliyor");
+    await expect.poll(() => page.locator("#d-title").textContent()).toContain("Bekliyor");
+    // Nothing decided or sent yet: the sections say so instead of standing empty.
+    expect(await page.locator("#detail p.empty").allTextContents()).toEqual(
+      expect.arrayContaining(["Henüz karar yok.", "Henüz bildirim yok: bildirim karar verilince gider."]),
+    );
     await page.fill('#d-decide input[name="note"]', "dekont yok");
     await page.click("#d-decide button.reject");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${b}: Reddedildi`);
     expect(await status(b)).toBe("rejected");
     await expect
-      .poll(() => page.locator(`#results tr[data-id="${b}"] .status`).textContent())
-      .toBe("Reddedildi");
-    await expect
       .poll(() => page.locator('#d-fields [data-field="decision_note"] dd').textContent())
       .toBe("dekont yok");
+    await page.click("#d-back");
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/transactions?id=${b}`);
+    await expect
+      .poll(() => page.locator(`#results tr[data-id="${b}"] .status`).textContent())
+      .toBe("Reddedildi");
     await page.context().close();
 
     const c = await deposit();

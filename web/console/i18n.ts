@@ -136,6 +136,11 @@ const tr = {
   searchToday:
     "Bugünün işlemleri, en yenisi üstte (en çok {n}). Daha eskileri için bir tarih ya da başka bir filtre seçin.",
   searchFiltered: "Filtreye uyan işlemler, en yenisi üstte (en çok {n}).",
+  backToSearch: "Aramaya dön",
+  detailOf: "#{id} ayrıntısı — {name}, {amount}",
+  noDecisionYet: "Henüz karar yok.",
+  noRoutingYet: "Yönlendirme kaydı yok.",
+  noCallbacksYet: "Henüz bildirim yok: bildirim karar verilince gider.",
   legendApproved: "Onaylanan",
   legendRejected: "Reddedilen",
   legendPending: "Bekleyen",
@@ -553,6 +558,11 @@ const en: Record<Key, string> = {
   searchToday:
     "Today's transactions, newest first (at most {n}). Choose a date or another filter for older ones.",
   searchFiltered: "Transactions matching the filter, newest first (at most {n}).",
+  backToSearch: "Back to the search",
+  detailOf: "#{id} details — {name}, {amount}",
+  noDecisionYet: "No decision yet.",
+  noRoutingYet: "No routing record.",
+  noCallbacksYet: "No callback yet: one goes out once the transaction is decided.",
   legendApproved: "Approved",
   legendRejected: "Rejected",
   legendPending: "Pending",

@@ -84,8 +84,8 @@ interface SettlingLine {
   decided_by: string | null;
 }
 
-/** `onDecided`: a decision made from the detail, so that the list beside it shows it too. */
-export function TransactionDetail({ id, onDecided }: { id: number; onDecided: () => void }) {
+/** One transaction, on its own screen (transactions.tsx): everything known of it, and its decision. */
+export function TransactionDetail({ id }: { id: number }) {
   const { t, lang, me, notify } = useShell();
   const firmNames = useFirmNames();
   const [d, reload] = useLoad(
@@ -98,17 +98,13 @@ export function TransactionDetail({ id, onDecided }: { id: number; onDecided: ()
     String(id),
     15_000,
   );
-  // A row clicked low in a long list (or on a phone, where the detail is under the list) would open
-  // the detail out of sight, and nothing on screen would change: brought into view once per
-  // transaction, not at each refresh.
+  // A screen of its own: it opens at its top, and a screen reader or keyboard starts at its title.
   const shown = useRef<number | null>(null);
   useEffect(() => {
     if (!d || d.id !== id || shown.current === id) return;
     shown.current = id;
-    const el = document.getElementById("detail");
-    const top = el?.getBoundingClientRect().top;
-    if (el && top !== undefined && (top < 0 || top > window.innerHeight - 120))
-      el.scrollIntoView({ block: "start" });
+    window.scrollTo(0, 0);
+    document.getElementById("d-title")?.focus({ preventScroll: true });
   }, [d, id]);
   if (!d) return null;
   const fields = detailFields(d, t, lang, firmNames);
@@ -144,18 +140,10 @@ export function TransactionDetail({ id, onDecided }: { id: number; onDecided: ()
   }
   return (
     <article id="detail" class="panel">
-      <h2 id="d-title">
+      <h2 id="d-title" tabIndex={-1}>
         #{d.id} · <bdi>{d.reference}</bdi> · {statusText(d.status, t)}
       </h2>
-      {d.status === "pending" && canDecide(me.role) && (
-        <DetailDecision
-          tx={d}
-          onDecided={() => {
-            reload();
-            onDecided();
-          }}
-        />
-      )}
+      {d.status === "pending" && canDecide(me.role) && <DetailDecision tx={d} onDecided={reload} />}
       <dl id="d-fields">
         {fields
           .filter(([, , v]) => v !== null && v !== undefined && v !== "")
@@ -165,6 +153,8 @@ export function TransactionDetail({ id, onDecided }: { id: number; onDecided: ()
               <dd>
                 {k === "iban" && d.iban !== null ? (
                   <IbanText iban={d.iban} />
+                ) : k === "iban_valid" && d.iban_valid === false ? (
+                  <span class="bad-iban">{t("ibanInvalid")}</span>
                 ) : k === "statement_line" && d.statement_line ? (
                   <SettlingLineText line={d.statement_line} />
                 ) : (
@@ -191,6 +181,7 @@ function DetailHistory({ history }: { history: Detail["history"] }) {
   return (
     <>
       <h3>{t("history")}</h3>
+      {history.length === 0 && <p class="help empty">{t("noDecisionYet")}</p>}
       <ul id="d-history">
         {history.map((h) => (
           <li key={h.at + h.action}>
@@ -210,6 +201,7 @@ function DetailRouting({ routing }: { routing: Detail["routing"] }) {
   return (
     <>
       <h3>{t("routing")}</h3>
+      {routing.length === 0 && <p class="help empty">{t("noRoutingYet")}</p>}
       <ul id="d-routing">
         {routing.map((s) => (
           <li key={`${s.account_id}${s.outcome}`}>
@@ -232,6 +224,7 @@ function DetailCallbacks(props: { callbacks: Detail["callbacks"]; redeliver(call
     <>
       <h3>{t("callbacks")}</h3>
       <p class="help">{t("callbackUrlFixed")}</p>
+      {props.callbacks.length === 0 && <p class="help empty">{t("noCallbacksYet")}</p>}
       <ul id="d-callbacks">
         {props.callbacks.map((c) => (
           <li key={c.id}>

@@ -1,5 +1,7 @@
+import { useEffect } from "preact/hooks";
 import { TURKEY_ZONE, turkeyDayOf } from "../../src/domain/turkey-time.js";
 import { api, query } from "./api";
+import { fill } from "./manage";
 import { statusText, TransactionDetail, type TransactionRow, typeText } from "./transaction-detail";
 import {
   amountInput,
@@ -45,9 +47,60 @@ const todayFrom = () => `${turkeyDayOf(Date.now())}T00:00:00${TURKEY_ZONE}`;
  * button that does nothing until something is typed, reads as broken.
  */
 export function Transactions({ filter, id }: { filter: URLSearchParams; id?: number }) {
+  const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
+  return id === undefined ? <SearchList filter={filter} q={q} /> : <DetailScreen id={id} q={q} />;
+}
+
+/**
+ * Where the list was when a row was opened: its search, its scroll and the row, so that coming
+ * back (the browser's Back or the detail's link) shows the list as it was, with focus on that row.
+ */
+interface LeftList {
+  q: string;
+  id: number;
+  y: number;
+  /** The detail was opened from the list: Back is the way back to it. */
+  fromList: boolean;
+}
+let left: LeftList | null = null;
+
+function openDetail(id: number, q: string) {
+  left = { q, id, y: window.scrollY, fromList: true };
+  location.hash = `#/transactions/${id}${q ? `?${q}` : ""}`;
+}
+
+/**
+ * A transaction's detail on a screen of its own (its own address): on a tablet it opened under the
+ * whole search form, out of sight. Its link back returns to the list it came from.
+ */
+function DetailScreen({ id, q }: { id: number; q: string }) {
+  const { t } = useShell();
+  const list = `#/transactions${q ? `?${q}` : ""}`;
+  return (
+    <section id="transaction">
+      <p class="back">
+        <a
+          id="d-back"
+          href={list}
+          onClick={(e) => {
+            // Opened from the list: the browser's own way back keeps the list's place in history.
+            if (left?.fromList && left.id === id) {
+              e.preventDefault();
+              history.back();
+            }
+          }}
+        >
+          ← {t("backToSearch")}
+        </a>
+      </p>
+      <TransactionDetail id={id} />
+    </section>
+  );
+}
+
+function SearchList({ filter, q }: { filter: URLSearchParams; q: string }) {
   const { t, lang, notify } = useShell();
   const firmNames = useFirmNames();
-  const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
   const [found, reloadRows] = useLoad(async () => {
     const res = await api<TransactionRow[]>("GET", `/transactions?${q || query({ from: todayFrom() })}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
@@ -63,6 +116,16 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
   }, q);
   const rows = found?.rows;
   const since = found?.since ?? null;
+  // Back from a detail opened here: the list where it was, the row it opened focused.
+  useEffect(() => {
+    if (!rows || !left || left.q !== q) return;
+    const { id, y } = left;
+    left = null;
+    window.scrollTo(0, y);
+    (document.querySelector(`#results tr[data-id="${id}"] a`) as HTMLElement | null)?.focus({
+      preventScroll: true,
+    });
+  }, [rows, q]);
 
   return (
     <section id="search">
@@ -71,7 +134,7 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
         {t(q ? "searchFiltered" : "searchToday").replace("{n}", String(SEARCH_PAGE))}
         {since && ` ${t("searchSince").replace("{date}", dayText(since, lang))}`}
       </p>
-      <div class={id ? "split" : ""}>
+      <div>
         <table>
           <thead>
             <tr>
@@ -89,16 +152,26 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
               <tr
                 key={r.id}
                 data-id={r.id}
-                tabIndex={0}
-                class={r.id === id ? "selected" : ""}
-                onClick={() => {
-                  location.hash = `#/transactions/${r.id}?${q}`;
-                }}
-                onKeyDown={(e) => {
-                  if (e.key === "Enter") location.hash = `#/transactions/${r.id}?${q}`;
-                }}
+                // The whole row opens it for a mouse; the link in its first cell is the keyboard's way.
+                onClick={() => openDetail(r.id, q)}
               >
-                <td>{r.id}</td>
+                <td>
+                  <a
+                    href={`#/transactions/${r.id}?${q}`}
+                    aria-label={fill(t("detailOf"), {
+                      id: r.id,
+                      name: payerName(r),
+                      amount: `${money(r.amount)} TL`,
+                    })}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      e.stopPropagation();
+                      openDetail(r.id, q);
+                    }}
+                  >
+                    {r.id}
+                  </a>
+                </td>
                 <td>{when(r.created_at, lang)}</td>
                 <td>{typeText(r.type, t)}</td>
                 <td>
@@ -122,7 +195,6 @@ export function Transactions({ filter, id }: { filter: URLSearchParams; id?: num
             {t("firstResults").replace("{n}", String(SEARCH_PAGE))}
           </p>
         )}
-        {id !== undefined && <TransactionDetail id={id} onDecided={reloadRows} />}
       </div>
     </section>
   );
