@@ -153,6 +153,10 @@ export function TransactionDetail({ id }: { id: number }) {
               <dd>
                 {k === "iban" && d.iban !== null ? (
                   <IbanText iban={d.iban} />
+                ) : k === "account" && d.assigned_iban ? (
+                  <>
+                    {d.assigned_bank_name} <IbanText iban={d.assigned_iban} />
+                  </>
                 ) : k === "iban_valid" && d.iban_valid === false ? (
                   <span class="bad-iban">{t("ibanInvalid")}</span>
                 ) : k === "statement_line" && d.statement_line ? (
