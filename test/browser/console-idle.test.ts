@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { axeViolations } from "../support/axe.js";
 import { launchChromium } from "../support/browser.js";
 import { consoleCall } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
@@ -51,6 +52,8 @@ describe("operator console: signed out after minutes without activity", { retry:
       "Bir süredir işlem yapmadınız: oturumunuz güvenlik için yaklaşık bir dakika içinde kapatılacak.",
     );
     expect(await warning(page).locator("button").textContent()).toBe("Oturumu açık tut");
+    // The warning as a machine reads it too (axe runs in a world of its own: the page's clock stands still).
+    expect(await axeViolations(page)).toEqual([]);
 
     await page.click("#stay-signed-in");
     await expect.poll(() => warning(page).count(), SLOW).toBe(0);
@@ -187,6 +190,7 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
     // 9 minutes before the server's end.
     await passTime(server, page, 6 * MINUTE);
     await expect.poll(() => limitWarning.isVisible(), SLOW).toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
     expect(await limitWarning.locator("p").textContent()).toMatch(
       /^Oturumunuz şu saatte kapanacak: \d\d:\d\d\. Bir oturum en çok 12 saat sürer; elinizdeki işi bitirip yeniden giriş yapın\.$/,
     );

@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
+import { axeViolations } from "../support/axe.js";
 import { launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -43,6 +44,8 @@ describe("a console that requires two-step sign-in, in Chromium", () => {
     expect(await page.locator("#nav").count()).toBe(0);
     expect(await page.locator("#queue").count()).toBe(0);
     await expect.poll(() => page.locator("#logout").isVisible()).toBe(true);
+    // The setup screen as a machine reads it too: no WCAG 2.1 A/AA violation.
+    expect(await axeViolations(page)).toEqual([]);
 
     await page.click("#sf-start");
     const secret = ((await page.locator("#sf-secret").textContent()) ?? "").replace(/\s/g, "");
