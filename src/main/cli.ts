@@ -7,7 +7,16 @@ import { behaviourFrom, startChannelSimulator } from "../routing/channels/simula
 import { openStore, StoreLockedError } from "../store/engine/open.js";
 import { createRepositories } from "../store/index.js";
 import { createAdminClient } from "./admin-client.js";
-import { actor, COMMANDS, optionsOf, parseArgv, runCommand, UsageError, usageOf } from "./commands.js";
+import {
+  actor,
+  COMMANDS,
+  optionsOf,
+  parseArgv,
+  runCommand,
+  UnreadableFile,
+  UsageError,
+  usageOf,
+} from "./commands.js";
 import { RotationRefused, rotateCommand } from "./master-key-rotation.js";
 import { startServer } from "./server.js";
 import { closest } from "./suggest.js";
@@ -92,6 +101,11 @@ async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
       fail(
         `port ${config.port} on ${config.host} is in use (another payintake, or another program): stop it, or start on another port, e.g. PORT=${config.port === 65_535 ? 8081 : config.port + 1} npm start`,
       );
+    // Ports below 1024 are the system's: a process without the right to them gets EACCES.
+    if (err.code === "EACCES")
+      fail(
+        `port ${config.port} on ${config.host}: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability): start on a port above 1023, e.g. PORT=8080 npm start`,
+      );
     if (err.code !== undefined && HOST_ERRORS.has(err.code))
       fail(
         `HOST: cannot listen on "${config.host}" (${err.code}): not a name that resolves, or not an address of this machine`,
@@ -147,6 +161,25 @@ async function channelSim(flags: Record<string, string | true>): Promise<void> {
   process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
 }
 
+/**
+ * The options of the commands that run here rather than through the admin API: any other is
+ * refused before anything starts (`serve --rol api` started an instance of the wrong role).
+ */
+const SERVER_COMMAND_OPTIONS: Record<string, readonly string[]> = {
+  serve: ["role"],
+  migrate: [],
+  "channel-sim": ["port", "host", "behaviour", "delay-ms"],
+  "master-key": ["generate", "operator"],
+};
+
+function onlyOptions(flags: Record<string, string | true>, known: readonly string[]): void {
+  for (const name of Object.keys(flags)) {
+    if (known.includes(name)) continue;
+    const meant = closest(name, known);
+    fail(`unknown option --${name} for this command${meant ? `; did you mean --${meant}?` : ""}`, 2);
+  }
+}
+
 async function main(): Promise<void> {
   const { words, flags } = parseArgv(process.argv.slice(2));
   if (words.length === 0 && flags.help === true) {
@@ -165,6 +198,8 @@ async function main(): Promise<void> {
     else process.stdout.write(group ? `${group}\n` : USAGE);
     return;
   }
+  const own = SERVER_COMMAND_OPTIONS[words[0] as string];
+  if (own) onlyOptions(flags, own);
   let config: ReturnType<typeof parseConfig>;
   try {
     config = parseConfig(process.env);
@@ -232,6 +267,7 @@ async function main(): Promise<void> {
     result = await runCommand(handler, client, words.slice(2), flags, optionsOf(command));
   } catch (err) {
     if (err instanceof UsageError) fail(err.message, 2);
+    if (err instanceof UnreadableFile) fail(err.message);
     fail(
       `cannot reach the server at ${config.serverUrl} (${(err as Error).message}): is it running? PAYINTAKE_URL says where it listens (unset: http://HOST:PORT)`,
     );

@@ -698,6 +698,12 @@ describe.each(STORES)(
         2,
         "payintake: unknown option --webhook for this command; did you mean --webhook-url?",
       ]);
+      // A statement file that is not there is said as such, not as a server out of reach.
+      const missing = await cli.run("statement", "import", "--account", "1", "/no/such/statement.xml");
+      expect([missing.code, missing.stderr.trim()]).toEqual([
+        1,
+        "payintake: cannot read /no/such/statement.xml: no such file",
+      ]);
       const away = await operator("http://127.0.0.1:9", store.env).run("firm", "list");
       expect(away.code).toBe(1);
       expect(away.stderr).toContain("cannot reach the server at http://127.0.0.1:9");

@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -145,6 +146,59 @@ describe("exit codes (docs/operations.md, Stopping)", () => {
     expect(r.stdout).not.toContain("payintake listening on");
   });
 });
+
+describe("a slip at the command line or in the port", () => {
+  it("an option serve, migrate or channel-sim does not take exits 2 with the likely one, starting nothing", async () => {
+    const store = await freshStore("sqlite");
+    const serve = await runCli(["serve", "--rol", "api"], store.env);
+    expect([serve.code, serve.stderr.trim()]).toEqual([
+      2,
+      "payintake: unknown option --rol for this command; did you mean --role?",
+    ]);
+    expect(serve.stdout).not.toContain("listening");
+    const sim = await runCli(["channel-sim", "--prot", "9"], store.env);
+    expect([sim.code, sim.stderr.trim()]).toEqual([
+      2,
+      "payintake: unknown option --prot for this command; did you mean --port?",
+    ]);
+    const migrate = await runCli(["migrate", "--dry-run"], store.env);
+    expect([migrate.code, migrate.stderr.trim()]).toEqual([
+      2,
+      "payintake: unknown option --dry-run for this command",
+    ]);
+  });
+
+  // Only root can take the rights away to show it: CI and this machine run the suite as root.
+  it.skipIf(process.getuid?.() !== 0 || !existsSync("/usr/bin/setpriv"))(
+    "a port below 1024 without the right to it says so in one line, with a way out",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "payintake-eacces-"));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      chmodSync(dir, 0o777);
+      const r = await runProcess(
+        "/usr/bin/setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "dist/main/cli.js", "serve"],
+        { PATH: process.env.PATH ?? "", PORT: "81", HOST: "127.0.0.1", PAYINTAKE_DATA_DIR: dir },
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        "payintake: port 81 on 127.0.0.1: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability): start on a port above 1023, e.g. PORT=8080 npm start",
+      );
+      expect(r.stderr).not.toContain("    at ");
+    },
+  );
+});
+
+/** A process run to its end: its exit code and what it wrote. */
+function runProcess(command: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    execFile(command, args, { env, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? ((err as { code?: unknown }).code as number | null) : 0;
+      if (err && typeof (err as { code?: unknown }).code !== "number") reject(err);
+      else resolve({ code, stdout, stderr });
+    });
+  });
+}
 
 describe("bad configuration stops the start", () => {
   it("PORT=abc exits 2 naming PORT", async () => {
