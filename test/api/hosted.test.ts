@@ -477,6 +477,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       expect(html.status).toBe(200);
       expect(embedded(html.text)).toBeNull();
     }
+    expect(server.logs.join("\n")).not.toContain(token);
   });
 
   it("text from outside cannot leave the page's status: a shop named '</script><script>…' stays text", async () => {
