@@ -4,12 +4,17 @@ import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 
 /**
- * The payment page's files, as the server sends them: the HTML names its scripts and stylesheet
- * under a version made from the content of all of them (`/t/assets/<version>/page.js`), so those
- * can be cached for good while the HTML itself is never cached; each is sent brotli- or
- * gzip-compressed when the browser takes it. Compressed once per process, on first use, in the
- * thread pool: at the highest levels (the files never change while the process runs), without
- * a build step that a server run from src/ (tests, tsx) would skip.
+ * The payment page's files, as the server sends them: the HTML names its scripts under a version
+ * made from the content of all of them (`/t/assets/<version>/page.js`), so those can be cached for
+ * good while the HTML itself is never cached; each is sent brotli- or gzip-compressed when the
+ * browser takes it. Compressed once per process, on first use, in the thread pool: at the highest
+ * levels (the files never change while the process runs), without a build step that a server run
+ * from src/ (tests, tsx) would skip.
+ *
+ * The stylesheet is in the HTML (`<style>`, allowed by its hash in the CSP), and so is the session's
+ * status (routes.ts): on a phone's slow link each file the first screen waits for is a round trip
+ * more. page.css stays served under the version for a page from the release before (a rolling
+ * deploy). The HTML with a status in it is the one body compressed per answer, at a quick level.
  */
 const ASSETS = new URL("./browser/", import.meta.url);
 export const ASSET_FILES = {
@@ -26,11 +31,17 @@ export type Encoding = "br" | "gzip" | "identity";
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
-function compress(body: Buffer, encoding: Exclude<Encoding, "identity">): Promise<Buffer> {
-  if (encoding === "gzip") return gzipAsync(body, { level: 9 });
+/**
+ * `max` for the files compressed once per process; `quick` for a page compressed per answer, where
+ * brotli's highest level costs some 15 ms of CPU to save a few hundred bytes.
+ */
+type Effort = "max" | "quick";
+
+function compress(body: Buffer, encoding: Exclude<Encoding, "identity">, effort: Effort): Promise<Buffer> {
+  if (encoding === "gzip") return gzipAsync(body, { level: effort === "max" ? 9 : 6 });
   return brotli(body, {
     params: {
-      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+      [constants.BROTLI_PARAM_QUALITY]: effort === "max" ? constants.BROTLI_MAX_QUALITY : 5,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
     },
@@ -70,7 +81,7 @@ function pageFile(body: Buffer, type: string): PageFile {
       if (encoding === "identity") return Promise.resolve(body);
       let done = kept.get(encoding);
       if (!done) {
-        done = compress(body, encoding);
+        done = compress(body, encoding, "max");
         kept.set(encoding, done);
       }
       return done;
@@ -78,10 +89,47 @@ function pageFile(body: Buffer, type: string): PageFile {
   };
 }
 
+/** A body made for one answer (the page with its status), compressed for it alone. */
+export function onePageFile(body: Buffer, type: string): PageFile {
+  return {
+    body,
+    type,
+    encoded: (encoding) =>
+      encoding === "identity" ? Promise.resolve(body) : compress(body, encoding, "quick"),
+  };
+}
+
+/** What comes before and after `at` in `text`, where `at` must be there exactly once. */
+function splitOnce(text: string, at: string): [string, string] {
+  const parts = text.split(at);
+  if (parts.length !== 2) throw new Error(`page.html: expected ${at} once`);
+  return parts as [string, string];
+}
+
+/**
+ * The session's status as the page reads it (page.js), in a JSON data block: JSON the status
+ * endpoint would answer, with `<`, `>` and `&` escaped (only ever inside its strings) so that no
+ * text from outside (a shop's name, a reference) can close the block or open markup; U+2028 and
+ * U+2029 too, which some parsers take for line ends.
+ */
+export function statusBlock(json: string): string {
+  const escaped = json.replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `<script type="application/json" id="status">${escaped}</script>`;
+}
+const EMPTY_STATUS = '<script type="application/json" id="status"></script>';
+
 export interface PageAssets {
   /** A hash of every file the page loads: part of their paths, so any change is a new path. */
   version: string;
+  /** The page with no status in it: page.js then asks for it. */
   html: PageFile;
+  /** The page with the status the server read for it (its `statusBlock`). */
+  withStatus(block: string): PageFile;
+  /** The CSP source that allows the page's one inline stylesheet: `'sha256-…'`. */
+  styleHash: string;
   files: Record<AssetName, PageFile>;
 }
 
@@ -94,15 +142,28 @@ export function loadPageAssets(): PageAssets {
   const version = hash.digest("base64url").slice(0, 12);
   // page.js imports its modules by relative path ("./amount.js"): under the same versioned folder,
   // they need no rewriting.
-  const html = readFileSync(new URL("page.html", ASSETS), "utf8").replaceAll(
+  const template = readFileSync(new URL("page.html", ASSETS), "utf8").replaceAll(
     "/t/assets/",
     `/t/assets/${version}/`,
   );
+  const css = raw["page.css"].toString("utf8");
+  if (css.includes("</")) throw new Error("page.css: no '</' inside a <style>");
+  const html = splitOnce(template, `<link rel="stylesheet" href="/t/assets/${version}/page.css">`).join(
+    `<style>${css}</style>`,
+  );
+  const [before, after] = splitOnce(html, EMPTY_STATUS);
   const files = Object.fromEntries(
     Object.entries(raw).map(([name, body]) => [
       name,
       pageFile(body, `${ASSET_FILES[name as AssetName]}; charset=utf-8`),
     ]),
   ) as Record<AssetName, PageFile>;
-  return { version, html: pageFile(Buffer.from(html), "text/html; charset=utf-8"), files };
+  const type = "text/html; charset=utf-8";
+  return {
+    version,
+    html: pageFile(Buffer.from(html), type),
+    withStatus: (block) => onePageFile(Buffer.from(before + block + after), type),
+    styleHash: `'sha256-${createHash("sha256").update(css).digest("base64")}'`,
+    files,
+  };
 }

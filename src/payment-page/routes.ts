@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { RawJson } from "../domain/transaction-view.js";
+import { RawJson, toJson } from "../domain/transaction-view.js";
 import { parseJsonBody } from "../http/body.js";
 import type { HttpContext } from "../http/context.js";
 import { sendError, sendJson } from "../http/envelope.js";
@@ -7,7 +7,14 @@ import { transportSecurity } from "../http/transport-security.js";
 import { REJECTIONS } from "../intake/http/rejection-responses.js";
 import { parsePageAmount } from "../intake/requests.js";
 import { addressKey } from "../net/address-key.js";
-import { chooseEncoding, isAssetName, loadPageAssets, type PageFile } from "./assets.js";
+import {
+  chooseEncoding,
+  isAssetName,
+  loadPageAssets,
+  type PageAssets,
+  type PageFile,
+  statusBlock,
+} from "./assets.js";
 import { qrSvg } from "./qr.js";
 import { type AccountShown, type HostedSessions, isTokenShaped, type PageState } from "./sessions.js";
 
@@ -17,15 +24,17 @@ import { type AccountShown, type HostedSessions, isTokenShaped, type PageState }
  * requests are rate limited per token and per client address, and nothing that shows an account is
  * cached or sent with a referrer.
  */
-const PAGE_HEADERS = {
+/** `styleHash`: the page's one stylesheet, inline in its HTML, and no other style (assets.ts). */
+const pageHeaders = (styleHash: string) => ({
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "content-security-policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+    `default-src 'none'; script-src 'self'; style-src ${styleHash}; connect-src 'self'; img-src 'self'; ` +
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-};
+});
+type PageHeaders = ReturnType<typeof pageHeaders>;
 const PER_TOKEN_PER_SECOND = 10;
 /**
  * Many payers share one address behind a mobile carrier's NAT, each open page polling every 3 s
@@ -96,28 +105,45 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: Page
 }
 
 /**
- * The page and its files. Under the current version a file is cached for good; under another one
+ * The status to put in the page for `token`: what `GET /api/pay/:token` would answer (`null` for
+ * its 404), or undefined when the page goes without it (page.js then asks, as before).
+ */
+type StatusFor = (request: FastifyRequest, token: string) => Promise<unknown | undefined>;
+
+/**
+ * The page and its files. The page carries its session's status, so that the first screen needs
+ * no round trip of its own. Under the current version a file is cached for good; under another one
  * (an HTML page from the release before, during a rolling deploy) it is answered with this
  * release's file and not cached; unversioned, as before versions, likewise.
  */
-function registerPageFiles(app: FastifyInstance): void {
-  const assets = loadPageAssets();
-  app.get("/t/:token", async (request, reply) =>
-    sendFile(request, transportSecurity(request, reply).headers(PAGE_HEADERS), assets.html),
-  );
+function registerPageFiles(
+  app: FastifyInstance,
+  assets: PageAssets,
+  headers: PageHeaders,
+  statusFor: StatusFor,
+): void {
+  app.get<{ Params: { token: string } }>("/t/:token", async (request, reply) => {
+    transportSecurity(request, reply).headers(headers);
+    const status = await statusFor(request, request.params.token);
+    return sendFile(
+      request,
+      reply,
+      status === undefined ? assets.html : assets.withStatus(statusBlock(toJson(status))),
+    );
+  });
   app.get<{ Params: { version?: string; name: string } }>(
     "/t/assets/:version/:name",
     async (request, reply) => {
       const { version, name } = request.params;
       if (!isAssetName(name)) return sendError(reply, 404, "Not found");
-      reply.headers(PAGE_HEADERS);
+      reply.headers(headers);
       reply.header("cache-control", version === assets.version ? FOR_GOOD : "no-cache");
       return sendFile(request, reply, assets.files[name]);
     },
   );
   app.get<{ Params: { name: string } }>("/t/assets/:name", async (request, reply) => {
     if (!isAssetName(request.params.name)) return sendError(reply, 404, "Not found");
-    reply.headers(PAGE_HEADERS).header("cache-control", "no-cache");
+    reply.headers(headers).header("cache-control", "no-cache");
     return sendFile(request, reply, assets.files[request.params.name]);
   });
 }
@@ -129,29 +155,51 @@ export interface PaymentPageContext extends HttpContext {
 
 export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageContext): void {
   /**
-   * Rate limits per address (IPv6 per /64: one client picks any address in it), then per token;
-   * true after answering 429. The address comes first and
-   * a value that cannot be a token gets no bucket of its own: guessing tokens at random costs the
-   * guesser its address's limit, never a bucket per guess.
+   * Takes from the rate limits per address (IPv6 per /64: one client picks any address in it), then
+   * per token; the seconds to wait, 0 when within them. The address comes first and a value that
+   * cannot be a token gets no bucket of its own: guessing tokens at random costs the guesser its
+   * address's limit, never a bucket per guess.
    */
+  async function overLimit(request: FastifyRequest, token: string): Promise<number> {
+    const wait = await ctx.rateLimiter.take(`page-ip:${addressKey(request.ip)}`, PER_ADDRESS_PER_SECOND);
+    if (wait !== 0 || !isTokenShaped(token)) return wait;
+    return ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND);
+  }
+  /** True after answering 429. */
   async function limited(request: FastifyRequest, reply: FastifyReply, token: string): Promise<boolean> {
-    let wait = await ctx.rateLimiter.take(`page-ip:${addressKey(request.ip)}`, PER_ADDRESS_PER_SECOND);
-    if (wait === 0 && isTokenShaped(token))
-      wait = await ctx.rateLimiter.take(`page-token:${token}`, PER_TOKEN_PER_SECOND);
+    const wait = await overLimit(request, token);
     if (wait === 0) return false;
     reply.header("retry-after", String(wait));
     sendError(reply, 429, "Too many requests");
     return true;
   }
+  /**
+   * The page's own status, under the same limits as the status endpoint it stands in for. Past
+   * them, or when the store fails, the page is still sent, without it: page.js then asks the
+   * endpoint, and says what it answers (429, or "Sayfa yüklenemedi" with a retry).
+   */
+  async function statusFor(request: FastifyRequest, token: string): Promise<unknown | undefined> {
+    if ((await overLimit(request, token)) !== 0) return undefined;
+    try {
+      const state = await ctx.hosted.state(token);
+      return state ? view(state) : null;
+    } catch (err) {
+      // The error only, never the URL: it carries the token.
+      request.log.error({ reqId: request.id, err }, "payment page sent without its status");
+      return undefined;
+    }
+  }
 
-  registerPageFiles(app);
+  const assets = loadPageAssets();
+  const headers = pageHeaders(assets.styleHash);
+  registerPageFiles(app, assets, headers, statusFor);
   // Browsers ask for it on their own with every page (payers' and operators'): no icon, and no 404
   // in their consoles and our metrics.
   app.get("/favicon.ico", async (_request, reply) =>
     reply.code(204).header("cache-control", "public, max-age=86400").send(),
   );
   app.get<{ Params: { token: string } }>("/api/pay/:token", async (request, reply) => {
-    reply.headers(PAGE_HEADERS);
+    reply.headers(headers);
     if (await limited(request, reply, request.params.token)) return reply;
     const state = await ctx.hosted.state(request.params.token);
     if (!state) return sendError(reply, 404, "Not found");
@@ -162,7 +210,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
   // phone's banking app. The address is the one the merchant sent the payer to (payment_url), made
   // absolute on this request's origin when PAYMENT_PAGE_URL is unset (a development server).
   app.get<{ Params: { token: string } }>("/api/pay/:token/qr.svg", async (request, reply) => {
-    reply.headers(PAGE_HEADERS);
+    reply.headers(headers);
     if (await limited(request, reply, request.params.token)) return reply;
     if (!(await ctx.hosted.exists(request.params.token))) return sendError(reply, 404, "Not found");
     const base = ctx.config.paymentPageUrl ?? `${request.protocol}://${request.host}`;
@@ -170,7 +218,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
   });
 
   app.post<{ Params: { token: string } }>("/api/pay/:token/deposit", async (request, reply) => {
-    reply.headers(PAGE_HEADERS);
+    reply.headers(headers);
     if (await limited(request, reply, request.params.token)) return reply;
     const body = parseJsonBody(request);
     const amount = body.ok

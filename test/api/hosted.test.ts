@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,13 @@ import {
 } from "../support/merchant.js";
 
 const NOT_FOUND = '{"success":false,"message":"Not found"}';
+const STATUS_BLOCK = /<script type="application\/json" id="status">([^<]*)<\/script>/;
+/** The status the page's HTML carries for page.js, parsed; undefined when it carries none. */
+function embedded(html: string): unknown {
+  const text = html.match(STATUS_BLOCK)?.[1];
+  if (text === undefined) throw new Error("the page has no status block");
+  return text === "" ? undefined : JSON.parse(text);
+}
 
 describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
   let server: TestServer;
@@ -423,14 +431,84 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const html = await page("GET", `/t/${token}`);
     expect(html.status).toBe(200);
     expect(html.headers["content-type"]).toContain("text/html");
-    expect(html.headers["content-security-policy"]).toContain("default-src 'none'");
-    expect(html.headers["content-security-policy"]).toContain("script-src 'self'");
+    // The one stylesheet is in the page, allowed by its hash: no 'unsafe-inline', no other style.
+    const styles = [...html.text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1] ?? "");
+    expect(styles).toHaveLength(1);
+    const hash = createHash("sha256")
+      .update(styles[0] ?? "")
+      .digest("base64");
+    expect(html.headers["content-security-policy"]).toBe(
+      `default-src 'none'; script-src 'self'; style-src 'sha256-${hash}'; connect-src 'self'; img-src 'self'; ` +
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    expect(html.text).not.toMatch(/rel="stylesheet"|\sstyle=/);
     expect(html.headers["cache-control"]).toBe("no-store");
     expect(html.headers["referrer-policy"]).toBe("no-referrer");
     expect(html.text).not.toMatch(/https?:\/\//);
     const js = await page("GET", "/t/assets/page.js");
     expect(js.status).toBe(200);
     expect(js.text).not.toMatch(/https?:\/\/(?!\/)/);
+  });
+
+  it("the page carries its session's status as the status endpoint answers it, in every state; null for an unknown link", async () => {
+    addressLimitRefilled();
+    const { token, body } = await open();
+    const both = async () => {
+      const html = await page("GET", `/t/${token}`);
+      expect(html.headers["cache-control"]).toBe("no-store");
+      // The token stays in the address: page.js reads it there.
+      expect(html.text).not.toContain(token);
+      return [embedded(html.text), (await page("GET", `/api/pay/${token}`)).json];
+    };
+    const [opened, openAnswer] = await both();
+    expect(opened).toMatchObject({ status: "open" });
+    expect(opened).toEqual(openAnswer);
+    await page("POST", `/api/pay/${token}/deposit`, { amount: "75.50" });
+    const [assigned, assignedAnswer] = await both();
+    expect(assigned).toMatchObject({ status: "assigned", amount: 75.5, reference: body.reference });
+    expect(assigned).toEqual(assignedAnswer);
+    const q = await byReference(body.reference);
+    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "operator:t" });
+    const [closed, closedAnswer] = await both();
+    expect(closed).toEqual({ status: "expired", outcome: "approved", return_url: null });
+    expect(closed).toEqual(closedAnswer);
+    for (const unknown of ["A".repeat(32), "x"]) {
+      const html = await page("GET", `/t/${unknown}`);
+      expect(html.status).toBe(200);
+      expect(embedded(html.text)).toBeNull();
+    }
+    expect(server.logs.join("\n")).not.toContain(token);
+  });
+
+  it("text from outside cannot leave the page's status: a shop named '</script><script>…' stays text", async () => {
+    addressLimitRefilled();
+    const hostile = `</script><script>alert(1)</script><!-- & "x" </SCRIPT >`;
+    const shop = await createFirm(server);
+    expect(
+      (await server.admin("PATCH", `/admin/v1/firms/${shop.id}`, { display_name: hostile })).status,
+    ).toBe(200);
+    const res = await send(server, shop, {
+      path: "/paymentapi/v1/deposits",
+      body: depositBody({ redirect: true, amount: undefined }),
+    });
+    const html = await page("GET", res.json.payment_url as string);
+    expect(embedded(html.text)).toMatchObject({ status: "open", merchant_name: hostile });
+    expect(html.text).not.toContain("<script>alert");
+    expect(html.text).not.toMatch(/<!--\s*&/);
+    // The page's own scripts and nothing more: the data block and the module.
+    expect(html.text.match(/<script/gi)).toHaveLength(2);
+  });
+
+  it("past the rate limit the page is still sent, without its status (page.js then asks for it)", async () => {
+    const { token } = await open();
+    let bare: string[] = [];
+    for (let attempt = 0; attempt < 3 && bare.length === 0; attempt++) {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => page("GET", `/t/${token}`)));
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      bare = answers.filter((a) => embedded(a.text) === undefined).map((a) => a.text);
+    }
+    expect(bare.length).toBeGreaterThan(0);
+    expect(bare[0]).toContain('<script type="application/json" id="status"></script>');
   });
 
   it("the assigned answer names the merchant's reference and the deposit's time; the closed one never does", async () => {
@@ -465,7 +543,8 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(plain.headers["content-encoding"]).toBeUndefined();
     const html = plain.body.toString("utf8");
     const names = [...html.matchAll(/"\/t\/assets\/([\w-]+)\/([\w.-]+)"/g)];
-    expect(names.map((m) => m[2]).sort()).toEqual(["amount.js", "page-text.js", "page.css", "page.js"]);
+    // The stylesheet is in the HTML; page.css is still served (for a page of the release before).
+    expect(names.map((m) => m[2]).sort()).toEqual(["amount.js", "page-text.js", "page.js"]);
     const version = names[0]?.[1];
     expect(names.every((m) => m[1] === version)).toBe(true);
 

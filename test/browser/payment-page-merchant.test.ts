@@ -135,6 +135,33 @@ describe("the payment page names the shop and warns of an unusual amount (Chromi
     await page.context().close();
   });
 
+  it("a shop name that tries to end the page's status block ('</script><script>…') is shown as text, and runs nothing", async () => {
+    const hostile = "</script><script>window.__ran = 1</script><!-- <b>&amp;";
+    const firm = await shop("Tuzak Ltd.", { display_name: hostile });
+    const body = depositBody({ redirect: true, amount: undefined });
+    const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+    const context = await browser.newContext({ viewport: PHONE, locale: "tr-TR" });
+    // An inline script would be refused by the CSP and reported: none must even be there to refuse.
+    await context.addInitScript(() => {
+      const w = window as unknown as { __violations: string[] };
+      w.__violations = [];
+      document.addEventListener("securitypolicyviolation", (e) => w.__violations.push(e.violatedDirective));
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.url}${res.json.payment_url}`);
+    await expect.poll(() => visible(page, "open")).toBe(true);
+    expect(await line(page)).toBe(`${hostile} için ödeme`);
+    expect(await page.locator("#merchant-name b").count()).toBe(0);
+    expect(
+      await page.evaluate(() => ({
+        scripts: document.scripts.length,
+        ran: "__ran" in window,
+        violations: (window as unknown as { __violations: string[] }).__violations,
+      })),
+    ).toEqual({ scripts: 2, ran: false, violations: [] });
+    await context.close();
+  });
+
   it("warns on the confirmation of an amount far above what the shop's payers usually send, in both languages; never refuses it", async () => {
     const firm = await shop("Doğu Market", { usual_amount_max: "5000.00" });
     const { page } = await openPage(firm);

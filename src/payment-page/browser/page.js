@@ -674,5 +674,24 @@ $("lang").addEventListener("click", () => {
   applyLanguage();
 });
 
+/**
+ * The status the server put in the page (`#status`, what the status endpoint answers; null for its
+ * 404): the first screen needs no round trip of its own. undefined when the page came without one.
+ */
+function embeddedStatus() {
+  const text = $("status")?.textContent ?? "";
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (_e) {
+    return undefined;
+  }
+}
+
 applyLanguage();
-check();
+const embedded = embeddedStatus();
+if (embedded === undefined) check();
+else {
+  accept(++issued, embedded);
+  schedule();
+}
