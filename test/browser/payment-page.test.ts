@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { encode } from "uqr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPaymentCode } from "../../src/domain/payment-code.js";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { launchChromium, SCREENSHOTS, withoutEmbeddedStatus } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
@@ -720,15 +720,7 @@ describe("hosted payment page in Chromium", () => {
     // check then fails too.
     const { url } = await session(firm);
     const { page } = await openPage(url, PHONE, async (context) => {
-      await context.route("**/t/*", async (route) => {
-        const res = await route.fetch();
-        const body = (await res.text()).replace(
-          /<script type="application\/json" id="status">[^<]*<\/script>/,
-          '<script type="application/json" id="status"></script>',
-        );
-        const { "content-encoding": _e, "content-length": _l, ...headers } = res.headers();
-        await route.fulfill({ status: res.status(), headers, body });
-      });
+      await withoutEmbeddedStatus(context);
       await context.route(STATUS, (route) => route.abort());
     });
     await expect.poll(() => page.locator("#failed").isVisible()).toBe(true);

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Where browser tests save the screenshots the docs show, when PAYINTAKE_SCREENSHOTS=1; else null. */
 export const SCREENSHOTS =
@@ -15,4 +15,20 @@ export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+}
+
+/**
+ * The payment page's HTML sent without the status it carries (as the server sends it past the rate
+ * limit, or when the store failed): the page then asks for its status itself.
+ */
+export async function withoutEmbeddedStatus(target: Page | BrowserContext): Promise<void> {
+  await target.route("**/t/*", async (route) => {
+    const res = await route.fetch();
+    const body = (await res.text()).replace(
+      /<script type="application\/json" id="status">[^<]*<\/script>/,
+      '<script type="application/json" id="status"></script>',
+    );
+    const { "content-encoding": _e, "content-length": _l, ...headers } = res.headers();
+    await route.fulfill({ status: res.status(), headers, body });
+  });
 }
