@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "../support/axe.js";
 import { launchChromium, withoutEmbeddedStatus } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  hostedSession,
+  send,
+  type TestFirm,
+} from "../support/merchant.js";
 
 /**
  * axe-core's WCAG 2.1 A/AA rules on every state of the hosted payment page, at a phone's and a
@@ -44,12 +51,8 @@ describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", () => {
     await server?.close();
   });
 
-  async function session(f: TestFirm, overrides: Record<string, unknown> = {}) {
-    const body = depositBody({ redirect: true, amount: undefined, ...overrides });
-    const res = await send(server, f, { path: "/paymentapi/v1/deposits", body });
-    expect(res.status).toBe(200);
-    return { url: `${server.url}${res.json.payment_url}`, reference: String(body.reference), body };
-  }
+  const session = (f: TestFirm, overrides: Record<string, unknown> = {}) =>
+    hostedSession(server, f, overrides);
   async function decide(f: TestFirm, reference: string, decision: "approve" | "reject") {
     const q = await send(server, f, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
     await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {

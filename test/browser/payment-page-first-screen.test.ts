@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, hostedSession, send, type TestFirm } from "../support/merchant.js";
 
 /**
  * The payment page's first screen comes with its HTML (docs/hosted-page.md): the stylesheet inline,
@@ -68,13 +68,7 @@ describe("the payment page's first screen comes with its HTML (Chromium)", () =>
     await server?.close();
   });
 
-  async function session(f: TestFirm = firm) {
-    const body = depositBody({ redirect: true, amount: undefined });
-    const res = await send(server, f, { path: "/paymentapi/v1/deposits", body });
-    expect(res.status).toBe(200);
-    const token = (res.json.payment_url as string).split("/").pop() as string;
-    return { url: `${server.url}${res.json.payment_url}`, token, reference: body.reference as string };
-  }
+  const session = (f: TestFirm = firm) => hostedSession(server, f);
   const api = (path: string, body?: unknown) =>
     fetch(`${server.url}${path}`, {
       method: body === undefined ? "GET" : "POST",

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPaymentCode } from "../../src/domain/payment-code.js";
 import { launchChromium, SCREENSHOTS, withoutEmbeddedStatus } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  depositBody,
+  hostedSession,
+  send,
+  type TestFirm,
+} from "../support/merchant.js";
 
 /**
  * The hosted payment page in a real browser: Debian's chromium, driven by playwright-core (no
@@ -41,12 +48,8 @@ describe("hosted payment page in Chromium", () => {
     await server?.close();
   });
 
-  async function session(f: TestFirm, overrides: Record<string, unknown> = {}) {
-    const body = depositBody({ redirect: true, amount: undefined, ...overrides });
-    const res = await send(server, f, { path: "/paymentapi/v1/deposits", body });
-    expect(res.status).toBe(200);
-    return { url: `${server.url}${res.json.payment_url}`, body };
-  }
+  const session = (f: TestFirm, overrides: Record<string, unknown> = {}) =>
+    hostedSession(server, f, overrides);
 
   async function openPage(
     url: string,

@@ -179,3 +179,24 @@ export async function pendingDeposit(
   });
   return found.json.data.id as number;
 }
+
+/**
+ * A hosted deposit (redirect mode, no amount: the payer types it on the page): its page's full
+ * address, its token, its reference and the body sent.
+ */
+export async function hostedSession(
+  server: TestServer,
+  firm: TestFirm,
+  overrides: Record<string, unknown> = {},
+) {
+  const body = depositBody({ redirect: true, amount: undefined, ...overrides });
+  const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+  if (res.status !== 200) throw new Error(`hosted deposit answered ${res.status}: ${res.text}`);
+  const path = res.json.payment_url as string;
+  return {
+    url: `${server.url}${path}`,
+    token: path.split("/").pop() as string,
+    reference: String(body.reference),
+    body,
+  };
+}
