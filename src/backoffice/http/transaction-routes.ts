@@ -50,6 +50,9 @@ const CSV_AMOUNTS = ["amount", "original_amount"];
  * say what it shows.
  */
 const SEARCH_FROM = "x-search-from";
+function sayWindow(reply: FastifyReply, defaultedFrom: number | null): void {
+  if (defaultedFrom !== null) reply.header(SEARCH_FROM, new Date(defaultedFrom).toISOString());
+}
 
 const search = z.object({
   id: idText.optional(),
@@ -79,7 +82,7 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
     if (!(await guard(request, reply, "viewer"))) return reply;
     const asked = searchOf(request, reply, backoffice.now());
     if (asked === undefined) return reply;
-    if (asked.defaultedFrom !== null) reply.header(SEARCH_FROM, new Date(asked.defaultedFrom).toISOString());
+    sayWindow(reply, asked.defaultedFrom);
     return sendJson(reply, 200, await backoffice.listTransactions(asked.filter));
   });
 
@@ -168,7 +171,7 @@ async function exportTransactions(
 ) {
   const asked = searchOf(request, reply, backoffice.now());
   if (asked === undefined) return reply;
-  if (asked.defaultedFrom !== null) reply.header(SEARCH_FROM, new Date(asked.defaultedFrom).toISOString());
+  sayWindow(reply, asked.defaultedFrom);
   const names = new Map((await backoffice.firmNames()).map((f) => [f.id, f.name]));
   const { rows, limited, pages } = await backoffice.exportOf(asked.filter, CSV_LIMIT, CSV_PAGE);
   // Personal data leaving the console: who took which rows is in the audit log first.
