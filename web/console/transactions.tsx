@@ -42,7 +42,8 @@ const SEARCH_PAGE = 200;
 const todayFrom = () => `${turkeyDayOf(Date.now())}T00:00:00${TURKEY_ZONE}`;
 
 /**
- * Search with every filter operators use for reconciliation, the same filter as CSV, and a detail.
+ * Search with every filter operators use for reconciliation and the same filter as CSV; a result
+ * opens its detail on a screen of its own.
  * Without a filter it shows today's transactions, newest first: a screen that opens empty, with a
  * button that does nothing until something is typed, reads as broken.
  */
@@ -59,14 +60,15 @@ interface LeftList {
   q: string;
   id: number;
   y: number;
-  /** The detail was opened from the list: Back is the way back to it. */
-  fromList: boolean;
 }
+/** Set while a detail opened from the list is shown: the browser's Back is then the way back. */
 let left: LeftList | null = null;
 
+const detailHref = (id: number, q: string) => `#/transactions/${id}${q ? `?${q}` : ""}`;
+
 function openDetail(id: number, q: string) {
-  left = { q, id, y: window.scrollY, fromList: true };
-  location.hash = `#/transactions/${id}${q ? `?${q}` : ""}`;
+  left = { q, id, y: window.scrollY };
+  location.hash = detailHref(id, q);
 }
 
 /**
@@ -84,7 +86,7 @@ function DetailScreen({ id, q }: { id: number; q: string }) {
           href={list}
           onClick={(e) => {
             // Opened from the list: the browser's own way back keeps the list's place in history.
-            if (left?.fromList && left.id === id) {
+            if (left?.id === id) {
               e.preventDefault();
               history.back();
             }
@@ -157,7 +159,7 @@ function SearchList({ filter, q }: { filter: URLSearchParams; q: string }) {
               >
                 <td>
                   <a
-                    href={`#/transactions/${r.id}?${q}`}
+                    href={detailHref(r.id, q)}
                     aria-label={fill(t("detailOf"), {
                       id: r.id,
                       name: payerName(r),
