@@ -187,6 +187,13 @@ describe("console usability in Chromium", () => {
     await expect.poll(() => ids()).toEqual(expect.arrayContaining([first, second, third]));
     await expect.poll(() => page.locator("#search-shown").textContent()).toMatch(/Tarih seçilmediği/);
     expect([before, said(sinceAt(Date.now()))]).toContain(await page.locator("#search-shown").textContent());
+    await page.click("#lang");
+    await expect
+      .poll(() => page.locator("#search-shown").textContent())
+      .toMatch(
+        /^Transactions matching the filter, newest first \(at most 200\)\. With no dates chosen, the search covers \d\d\/\d\d\/\d{4} onwards; choose dates for earlier ones\.$/,
+      );
+    await page.click("#lang");
     await page.context().close();
   });
 
