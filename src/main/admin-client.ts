@@ -1,9 +1,25 @@
-import { closeSync, createReadStream, openSync, readSync } from "node:fs";
+import { accessSync, closeSync, constants, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { request } from "undici";
+
+/** A file the command was given that cannot be read: said as such, not as a server out of reach. */
+export class UnreadableFile extends Error {}
 
 /** A file sent as the raw request body, read as it goes (a bank statement may be 90 MB). */
 export class FileBody {
   constructor(readonly path: string) {}
+
+  /** Throws UnreadableFile, naming the path and why, unless the file can be read. */
+  mustBeReadable(): void {
+    try {
+      accessSync(this.path, constants.R_OK);
+      if (!statSync(this.path).isFile()) throw new Error("a directory, not a file");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why =
+        code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message;
+      throw new UnreadableFile(`cannot read ${this.path}: ${why}`);
+    }
+  }
 
   /** application/xml for a camt.053 (it starts with "<"), text/plain for an MT940. */
   contentType(): string {
@@ -38,6 +54,7 @@ export function createAdminClient(baseUrl: string, token: string): AdminClient {
   return {
     async call(method, path, body) {
       const file = body instanceof FileBody ? body : undefined;
+      file?.mustBeReadable();
       const res = await request(`${baseUrl}${path}`, {
         method,
         headers: {

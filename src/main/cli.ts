@@ -6,17 +6,8 @@ import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
 import { behaviourFrom, startChannelSimulator } from "../routing/channels/simulator.js";
 import { openStore, StoreLockedError } from "../store/engine/open.js";
 import { createRepositories } from "../store/index.js";
-import { createAdminClient } from "./admin-client.js";
-import {
-  actor,
-  COMMANDS,
-  optionsOf,
-  parseArgv,
-  runCommand,
-  UnreadableFile,
-  UsageError,
-  usageOf,
-} from "./commands.js";
+import { createAdminClient, UnreadableFile } from "./admin-client.js";
+import { actor, COMMANDS, optionsOf, parseArgv, runCommand, UsageError, usageOf } from "./commands.js";
 import { RotationRefused, rotateCommand } from "./master-key-rotation.js";
 import { startServer } from "./server.js";
 import { closest } from "./suggest.js";

@@ -1,4 +1,3 @@
-import { accessSync, constants, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { type AdminClient, FileBody } from "./admin-client.js";
 import { closest } from "./suggest.js";
@@ -10,20 +9,6 @@ import { closest } from "./suggest.js";
 export type Flags = Record<string, string | true>;
 
 export class UsageError extends Error {}
-/** A file the command was given that cannot be read: said as such, not as a server out of reach. */
-export class UnreadableFile extends Error {}
-
-function readableFile(path: string): void {
-  try {
-    accessSync(path, constants.R_OK);
-    if (!statSync(path).isFile())
-      throw Object.assign(new Error("a directory, not a file"), { code: "EISDIR" });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const why = e.code === "ENOENT" ? "no such file" : e.code === "EACCES" ? "permission denied" : e.message;
-    throw new UnreadableFile(`cannot read ${path}: ${why}`);
-  }
-}
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -294,7 +279,6 @@ export const COMMANDS: Record<string, Handler> = {
     const account = int(f, "account") ?? need(f, "account");
     const file = p[0];
     if (!file) throw new UsageError("the statement file is required");
-    readableFile(file);
     const r = await c.call("POST", `/admin/v1/accounts/${account}/statements`, new FileBody(file));
     return r.status === 200 ? { status: 200, json: importCounts(r.json) } : r;
   },
