@@ -85,7 +85,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.keyboard.press("u");
     await expect
       .poll(() => page.locator("#message").textContent())
-      .toBe(`#${a}: karar geri alındı, hiçbir şey gönderilmedi; işlem bu süzmede görünmüyor.`);
+      .toBe(`#${a}: karar geri alındı, hiçbir şey gönderilmedi; işlem bu filtreyle görünmüyor.`);
     await page.click("#queue-filter-clear");
     await expect.poll(() => row(page, a).isVisible()).toBe(true);
     expect(await page.locator("#rows tr.selected").count()).toBe(0);

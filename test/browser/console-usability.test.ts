@@ -210,6 +210,28 @@ describe("console usability in Chromium", () => {
     await expect
       .poll(() => page.locator('#d-fields [data-field="iban_valid"] .bad-iban').textContent())
       .toBe("IBAN geçersiz");
+    expect(await page.locator("#d-back").textContent()).toBe("← Aramaya dön");
+    await page.click("#lang");
+    await expect.poll(() => page.locator("#d-back").textContent()).toBe("← Back to the search");
+    expect(await page.locator('#d-fields [data-field="iban_valid"] .bad-iban').textContent()).toBe(
+      "IBAN invalid",
+    );
+    await page.click("#d-back");
+    await expect
+      .poll(() => page.locator(`#results tr[data-id="${id}"] a`).getAttribute("aria-label"))
+      .toBe(`#${id} details — Mehmet Öztürk, 1.500,00 TL`);
+    await page.click("#lang");
+    // A deposit's account: its IBAN grouped in fours, as everywhere else; and the pool's accounts.
+    const deposit = await pendingDeposit(server, firm);
+    await page.goto(`${server.url}/ops#/transactions/${deposit}`);
+    await expect
+      .poll(() => page.locator('#d-fields [data-field="account"] .iban.grouped').textContent())
+      .toBe("TR330006100519786457841326");
+    expect(await page.locator('#d-fields [data-field="account"] .iban.grouped > span').count()).toBe(7);
+    await page.goto(`${server.url}/ops#/pool`);
+    await expect
+      .poll(() => page.locator(".iban.grouped").allTextContents())
+      .toContain("TR330006100519786457841326");
     await page.context().close();
   });
 

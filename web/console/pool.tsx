@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { isValidTurkishIban } from "../../src/domain/iban.js";
 import { api } from "./api";
+import { IbanText } from "./copy";
 import { breakerLabel, fill, shownAmount, shownRange, typedAmount } from "./manage";
 import {
   amountFieldsValid,
@@ -283,7 +284,7 @@ function AccountsTable(props: {
                 {a.bank_name} {a.bank_code && <span class="sub">({a.bank_code})</span>}{" "}
                 {a.sandbox && <span class="tag">{t("mgmtSandboxTag")}</span>}
                 <div class="sub">
-                  {a.holder_name} · {a.iban}
+                  {a.holder_name} · <IbanText iban={a.iban} />
                 </div>
               </td>
               <td class="limits">{shownRange(a.min, a.max, t)}</td>
