@@ -3,6 +3,7 @@ import type { Store } from "../src/store/engine/open.js";
 import { operatorIndexes } from "../src/store/migrations/20261128T1000_operator_indexes.js";
 import { purgeIndexes } from "../src/store/migrations/20261128T1100_purge_indexes.js";
 import { nameSearch } from "../src/store/migrations/20261128T1200_name_search.js";
+import { amountDayIndexes } from "../src/store/migrations/20261201T1000_amount_day_indexes.js";
 import type { IndexBuild } from "../src/store/migrations/migration.js";
 
 /**
@@ -40,13 +41,25 @@ async function extensionSchema(store: Store): Promise<string | undefined> {
   return found.rows[0]?.schema;
 }
 
+async function indexNames(store: Store): Promise<Set<string>> {
+  const found =
+    store.dialect === "sqlite"
+      ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index'`
+      : sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()`;
+  return new Set((await found.execute(store.db)).rows.map((r) => r.name));
+}
+
 export async function timeIndexBuilds(store: Store, log: (line: string) => void): Promise<BuildTime[]> {
   const sqlite = store.dialect === "sqlite";
   const trgm = sqlite ? undefined : await extensionSchema(store);
-  const builds = [operatorIndexes, purgeIndexes, nameSearch]
+  // A later migration may drop an earlier one's index (20261201T1000 replaces the amounts' pair):
+  // only what the store holds is built again.
+  const held = await indexNames(store);
+  const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes]
     .flatMap((m) => m.indexes ?? [])
     .filter((i) => (sqlite ? i.extension === undefined : i.extension === undefined || trgm !== undefined))
-    .concat(sqlite ? SQLITE_ONLY : []);
+    .concat(sqlite ? SQLITE_ONLY : [])
+    .filter((i) => held.has(i.name));
   const run = (text: string) => sql.raw(text).execute(store.db);
   const times: BuildTime[] = [];
   for (const index of builds) {

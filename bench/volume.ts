@@ -41,6 +41,7 @@ import { measureStoreCalls, openVolumeStore } from "./volume-store-calls.js";
  *   VOLUME_PATH_BUDGET_S=120               a path stops early once its calls took this long
  *   VOLUME_PER_DAY=20000 VOLUME_PENDING=3000 VOLUME_SEED=33   the seeded history's shape
  *   VOLUME_BUILDS_FROM=1000000             from this size on, time the migrations' index builds (0: never)
+ *   VOLUME_KEEP=1                          keep the last store (its settings are logged) to look into it
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DOC = join(ROOT, "docs", "BENCHMARKS.md");
@@ -211,7 +212,9 @@ async function runStore(kind: StoreKind): Promise<StoreRun> {
     log(`${kind} stopped: ${(err as Error).stack ?? String(err)}`);
   } finally {
     cleanups.splice(cleanups.indexOf(vs.remove), 1);
-    await vs.remove().catch((err: Error) => log(`${kind}: removing the store failed: ${err.message}`));
+    if (process.env.VOLUME_KEEP === "1")
+      log(`${kind}: store kept (VOLUME_KEEP=1): ${JSON.stringify({ env: vs.env })}`);
+    else await vs.remove().catch((err: Error) => log(`${kind}: removing the store failed: ${err.message}`));
   }
   return run;
 }

@@ -17,12 +17,17 @@ export interface Windowed {
   defaultedFrom: number | null;
 }
 
+/**
+ * A search with an end and no start covers the 31 days up to that end: "until the 3rd" asks about
+ * the days before it, not about every year before it.
+ */
 export function withSearchWindow(filter: TransactionFilter, now: number): Windowed {
-  const dated = filter.from !== undefined || filter.to !== undefined;
   const keyed = [filter.id, filter.reference, filter.userId, filter.username, filter.iban].some(
     (k) => k !== undefined,
   );
-  if (dated || keyed) return { filter, defaultedFrom: null };
-  const from = startOfTurkeyDay(now) - (DEFAULT_SEARCH_DAYS - 1) * DAY_MS;
+  if (filter.from !== undefined || keyed) return { filter, defaultedFrom: null };
+  // `to` is exclusive: its last moment is the day the window ends on.
+  const lastDay = startOfTurkeyDay(filter.to === undefined ? now : filter.to - 1);
+  const from = lastDay - (DEFAULT_SEARCH_DAYS - 1) * DAY_MS;
   return { filter: { ...filter, from }, defaultedFrom: from };
 }

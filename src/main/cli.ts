@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { resolve } from "node:path";
-import { ConfigError, parseConfig } from "../config/config.js";
+import { CONFIG_VARIABLES, ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
 import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
 import { behaviourFrom, startChannelSimulator } from "../routing/channels/simulator.js";
@@ -164,11 +164,24 @@ const SERVER_COMMAND_OPTIONS: Record<string, readonly string[]> = {
 };
 
 function onlyOptions(flags: Record<string, string | true>, known: readonly string[]): void {
-  for (const name of Object.keys(flags)) {
+  for (const [name, value] of Object.entries(flags)) {
     if (known.includes(name)) continue;
     const meant = closest(name, known);
-    fail(`unknown option --${name} for this command${meant ? `; did you mean --${meant}?` : ""}`, 2);
+    const setting = meant ? undefined : settingFor(name);
+    const example = setting && typeof value === "string" ? ` (${setting}=${value})` : "";
+    const hint = meant
+      ? `; did you mean --${meant}?`
+      : setting
+        ? `; it is set by the environment variable ${setting}${example}`
+        : "";
+    fail(`unknown option --${name} for this command${hint}`, 2);
   }
+}
+
+/** The setting an option names (`--port`: PORT, `--data-dir`: PAYINTAKE_DATA_DIR), if one does. */
+function settingFor(option: string): string | undefined {
+  const name = option.toUpperCase().replaceAll("-", "_");
+  return [name, `PAYINTAKE_${name}`].find((v) => CONFIG_VARIABLES.includes(v));
 }
 
 async function main(): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { Dialect } from "./engine/open.js";
 import type { Database } from "./schema.js";
 
@@ -8,7 +9,7 @@ export interface CapHoldRequest {
   reference: string;
   accountId: number;
   amountMinor: number;
-  /** Start of the account's day (epoch ms): deposits created since then count against its cap. */
+  /** Start of the account's day in Türkiye (startOfTurkeyDay): that day's deposits count against its cap. */
   since: number;
   now: number;
   /** When the hold stops counting if nobody releases it (an instance that stopped mid-deposit). */
@@ -32,7 +33,10 @@ export type CapHoldOutcome = { outcome: "held"; id: number } | { outcome: "uncap
  * the same moment cannot both pass its cap (before: each counted only its own deposits in flight).
  */
 export interface CapHoldRepository {
-  /** Per account: deposits since `since` that were not rejected, plus the holds not yet expired. */
+  /**
+   * Per account: the deposits of the Türkiye day that starts at `since` (startOfTurkeyDay) that were
+   * not rejected, plus the holds not yet expired.
+   */
   usage(accountIds: readonly number[], since: number, now: number): Promise<Map<number, number>>;
   /** As usage, with the part of it that is the firm's own, from the same statement. */
   usageOf(
@@ -68,13 +72,17 @@ async function usageIn(
 ) {
   const total = new Map<number, AccountUse>();
   if (accountIds.length === 0) return total;
+  // The day's deposits as the triggers of migration 20261201T1100 keep them: a row per firm.
+  if (startOfTurkeyDay(since) !== since) throw new Error(`usage asked from ${since}, not a day's start`);
   const counted = db
-    .selectFrom("transactions")
-    .select(["account_id", "amount", (eb) => eb.ref("firm_id").$castTo<number | null>().as("firm_id")])
-    .where("account_id", "in", [...accountIds])
-    .where("created_at", ">=", since)
-    .where("type", "=", "deposit")
-    .where("status", "<>", "rejected")
+    .selectFrom("account_day_use")
+    .select([
+      "account_day_use.account_id",
+      "account_day_use.amount",
+      (eb) => eb.ref("account_day_use.firm_id").$castTo<number | null>().as("firm_id"),
+    ])
+    .where("account_day_use.account_id", "in", [...accountIds])
+    .where("account_day_use.day_start", "=", since)
     .unionAll(
       db
         .selectFrom("cap_holds")

@@ -71,6 +71,18 @@ export interface FirmPendingTable {
   bound_noted_at: number | null;
 }
 
+/**
+ * What a firm's deposits took of a payment account on one of Türkiye's days, kept by triggers
+ * (migration 20261201T1100_account_day_use): the daily caps' sum.
+ */
+export interface AccountDayUseTable {
+  account_id: number;
+  /** The day's start, epoch ms (startOfTurkeyDay). */
+  day_start: number;
+  firm_id: number;
+  amount: number;
+}
+
 export interface PaymentAccountTable {
   id: Generated<number>;
   bank_name: string;
@@ -370,6 +382,7 @@ export interface Database {
   rate_windows: RateWindowTable;
   login_windows: LoginWindowTable;
   cap_holds: CapHoldTable;
+  account_day_use: AccountDayUseTable;
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_devices: OperatorDeviceTable;

@@ -91,6 +91,24 @@ describe.each(STORES)("console search: the default window (%s)", (kind) => {
     expect(res.headers["x-search-from"]).toBeUndefined();
   });
 
+  it("an end without a start covers the 31 days up to that end, and says from when", async () => {
+    const search = (to: number) =>
+      consoleCall(server, "GET", `/ops/api/transactions?name=pencereci&to=${new Date(to).toISOString()}`, {
+        cookie,
+      });
+    const startFor = (to: number) => new Date(startOfTurkeyDay(to - 1) - 30 * DAY).toISOString();
+    // Until 20 days ago: the old deposit (40 days ago) is within the 31 days before that end.
+    const earlier = server.clock.now() - 20 * DAY;
+    const before = await search(earlier);
+    expect(ids(before.json)).toEqual([old.id]);
+    expect(before.headers["x-search-from"]).toBe(startFor(earlier));
+    // Until tomorrow: the last 31 days, as with no dates at all.
+    const later = server.clock.now() + DAY;
+    const recentOnly = await search(later);
+    expect(ids(recentOnly.json)).toEqual([recent]);
+    expect(recentOnly.headers["x-search-from"]).toBe(startFor(later));
+  });
+
   it("a reference or an id keeps all of time", async () => {
     for (const query of [`reference=${old.reference}`, `id=${old.id}`]) {
       const res = await consoleCall(server, "GET", `/ops/api/transactions?${query}`, { cookie });

@@ -6,6 +6,7 @@ import { STORES, startTestServer, type TestServer } from "../support/harness.js"
 import {
   addAccount,
   createFirm,
+  decide as decideAs,
   depositBody,
   hostedSession,
   send,
@@ -53,12 +54,8 @@ describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", () => {
 
   const session = (f: TestFirm, overrides: Record<string, unknown> = {}) =>
     hostedSession(server, f, overrides);
-  async function decide(f: TestFirm, reference: string, decision: "approve" | "reject") {
-    const q = await send(server, f, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
-    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {
-      actor: "operator:t",
-    });
-  }
+  const decide = (f: TestFirm, reference: string, decision: "approve" | "reject") =>
+    decideAs(server, f, reference, decision);
   const shown = (page: Page, id: string) => expect.poll(() => page.locator(`#${id}`).isVisible(), DECIDED);
 
   /** Each state's violations by name: the test expects every list empty. */

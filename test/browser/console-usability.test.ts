@@ -181,17 +181,19 @@ describe("console usability in Chromium", () => {
         timeZone: "Europe/Istanbul",
       });
     const said = (since: string) =>
-      `Filtreye uyan işlemler, en yenisi üstte (en çok 200). Tarih seçilmediği için ${since} ve sonrası aranır; daha eskisi için tarih seçin.`;
+      `Filtreye uyan işlemler, en yenisi üstte (en çok 200). Başlangıç tarihi seçilmediği için ${since} ve sonrası aranır; daha eskisi için başlangıç tarihi seçin.`;
     const before = said(sinceAt(Date.now()));
     await page.click('#search-form button[type="submit"]');
     await expect.poll(() => ids()).toEqual(expect.arrayContaining([first, second, third]));
-    await expect.poll(() => page.locator("#search-shown").textContent()).toMatch(/Tarih seçilmediği/);
+    await expect
+      .poll(() => page.locator("#search-shown").textContent())
+      .toMatch(/Başlangıç tarihi seçilmediği/);
     expect([before, said(sinceAt(Date.now()))]).toContain(await page.locator("#search-shown").textContent());
     await page.click("#lang");
     await expect
       .poll(() => page.locator("#search-shown").textContent())
       .toMatch(
-        /^Transactions matching the filter, newest first \(at most 200\)\. With no dates chosen, the search covers \d\d\/\d\d\/\d{4} onwards; choose dates for earlier ones\.$/,
+        /^Transactions matching the filter, newest first \(at most 200\)\. With no start date chosen, the search covers \d\d\/\d\d\/\d{4} onwards; choose a start date for earlier ones\.$/,
       );
     await page.click("#lang");
     await page.context().close();

@@ -2,7 +2,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, hostedSession, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  decide as decideAs,
+  hostedSession,
+  type TestFirm,
+} from "../support/merchant.js";
 
 /**
  * The payment page's first screen comes with its HTML (docs/hosted-page.md): the stylesheet inline,
@@ -75,12 +81,8 @@ describe("the payment page's first screen comes with its HTML (Chromium)", () =>
       headers: body === undefined ? {} : { "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  async function decide(reference: string, decision: "approve" | "reject") {
-    const q = await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
-    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {
-      actor: "operator:t",
-    });
-  }
+  const decide = (reference: string, decision: "approve" | "reject") =>
+    decideAs(server, firm, reference, decision);
   /**
    * Opens the page, with its status checks held unanswered (never released) unless `held` is
    * false: a screen that shows then was drawn from the HTML alone. Console errors are collected.

@@ -3,7 +3,14 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import {
+  addAccount,
+  createFirm,
+  decide as decideAs,
+  depositBody,
+  send,
+  type TestFirm,
+} from "../support/merchant.js";
 
 /**
  * Whom the payer pays, and an amount far above what the shop's payers usually send, on the hosted
@@ -42,12 +49,8 @@ describe("the payment page names the shop and warns of an unusual amount (Chromi
     await page.goto(`${server.url}${res.json.payment_url}`);
     return { page, reference: body.reference as string };
   }
-  async function decide(firm: TestFirm, reference: string, decision: "approve" | "reject") {
-    const q = await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
-    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {
-      actor: "operator:t",
-    });
-  }
+  const decide = (f: TestFirm, reference: string, decision: "approve" | "reject") =>
+    decideAs(server, f, reference, decision);
   const line = (page: Page) => page.locator("#merchant").textContent();
   const visible = (page: Page, id: string) => page.locator(`#${id}`).isVisible();
   const focused = (page: Page) => page.evaluate(() => document.activeElement?.id);

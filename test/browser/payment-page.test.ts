@@ -8,6 +8,7 @@ import { STORES, startTestServer, type TestServer } from "../support/harness.js"
 import {
   addAccount,
   createFirm,
+  decide as decideAs,
   depositBody,
   hostedSession,
   send,
@@ -67,12 +68,8 @@ describe("hosted payment page in Chromium", () => {
     await page.goto(url);
     return { page, foreign };
   }
-  async function decide(f: TestFirm, reference: unknown, decision: "approve" | "reject") {
-    const q = await send(server, f, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
-    await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {
-      actor: "operator:t",
-    });
-  }
+  const decide = (f: TestFirm, reference: unknown, decision: "approve" | "reject") =>
+    decideAs(server, f, String(reference), decision);
   const shot = async (page: Page, name: string) => {
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };

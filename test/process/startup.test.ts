@@ -161,6 +161,16 @@ describe("a slip at the command line or in the port", () => {
       2,
       "payintake: unknown option --prot for this command; did you mean --port?",
     ]);
+    // An option that is a setting: the variable that sets it, with the value given.
+    const port = await runCli(["serve", "--port", "8080"], store.env);
+    expect([port.code, port.stderr.trim()]).toEqual([
+      2,
+      "payintake: unknown option --port for this command; it is set by the environment variable PORT (PORT=8080)",
+    ]);
+    const dataDir = await runCli(["migrate", "--data-dir"], store.env);
+    expect(dataDir.stderr.trim()).toBe(
+      "payintake: unknown option --data-dir for this command; it is set by the environment variable PAYINTAKE_DATA_DIR",
+    );
     const migrate = await runCli(["migrate", "--dry-run"], store.env);
     expect([migrate.code, migrate.stderr.trim()]).toEqual([
       2,

@@ -1,6 +1,9 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
 import type { Store } from "../../src/store/engine/open.js";
+import { accountDayUse } from "../../src/store/migrations/20261201T1100_account_day_use.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
@@ -12,7 +15,7 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
   let store: Store;
   let holds: CapHoldRepository;
   const others: Store[] = [];
-  const DAY = 1_000_000;
+  const DAY = startOfTurkeyDay(1_800_000_000_000);
   const NOW = DAY + 5_000;
 
   beforeAll(async () => {
@@ -84,6 +87,80 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
     if (held.outcome !== "held") throw new Error("unreachable");
     await holds.release(held.id);
     expect((await holds.usage([id], DAY, NOW)).get(id)).toBe(30_000);
+  });
+
+  it("the day's sum follows every change to a deposit, through the triggers that keep it", async () => {
+    const id = await account(1_000_000);
+    const used = async () => (await holds.usage([id], DAY, NOW)).get(id) ?? 0;
+    const ref = (r: string) => `S-${kind}-${r}`;
+    const row = async (r: string, amount: number, at = NOW) =>
+      depositRow({ firmId: await firm(), accountId: id, amount, reference: ref(r) }, at);
+    // A batch in one statement (PostgreSQL sums its rows once), and the day before, which does not count.
+    await store.db
+      .insertInto("transactions")
+      .values([await row("a", 10_000), await row("b", 20_000), await row("c", 40_000, DAY - 1)])
+      .execute();
+    expect(await used()).toBe(30_000);
+    const set = async (r: string, values: Record<string, unknown>) =>
+      store.db.updateTable("transactions").set(values).where("reference", "=", ref(r)).execute();
+    // Approved as asked: nothing moves. Approved with another amount: that amount counts.
+    await set("a", { status: "approved" });
+    expect(await used()).toBe(30_000);
+    await set("a", { amount: 12_500 });
+    expect(await used()).toBe(32_500);
+    // Rejected: its amount is free again; back to pending (a correction): counted again.
+    await set("b", { status: "rejected" });
+    expect(await used()).toBe(12_500);
+    await set("b", { status: "pending" });
+    expect(await used()).toBe(32_500);
+    // Moved to yesterday, or gone: no longer today's.
+    await set("b", { created_at: DAY - 10 });
+    expect(await used()).toBe(12_500);
+    await store.db.deleteFrom("transactions").where("reference", "=", ref("a")).execute();
+    expect(await used()).toBe(0);
+    // Asked from a moment that is not a day's start: refused, never a sum of something else.
+    await expect(holds.usage([id], DAY + 1, NOW)).rejects.toThrow(/not a day's start/);
+  });
+
+  it("a store that had deposits before the migration: since yesterday's start they are summed by it", async () => {
+    const id = await account(1_000_000);
+    const now = Date.now();
+    const today = startOfTurkeyDay(now);
+    const yesterday = today - 86_400_000;
+    const ref = (r: string) => `M-${kind}-${r}`;
+    const row = async (r: string, amount: number, at: number) =>
+      depositRow({ firmId: await firm(), accountId: id, amount, reference: ref(r) }, at);
+    const undo =
+      kind === "postgres"
+        ? `DROP TRIGGER account_day_use_insert ON transactions; DROP TRIGGER account_day_use_update ON transactions;
+           DROP TRIGGER account_day_use_delete ON transactions; DROP FUNCTION account_day_use_added();
+           DROP FUNCTION account_day_use_moved(); DROP TABLE account_day_use`
+        : `DROP TRIGGER account_day_use_insert; DROP TRIGGER account_day_use_leave;
+           DROP TRIGGER account_day_use_enter; DROP TRIGGER account_day_use_delete; DROP TABLE account_day_use`;
+    for (const statement of undo.split(";")) await sql.raw(statement).execute(store.db);
+    await store.db.deleteFrom("schema_migrations").where("version", "=", accountDayUse.version).execute();
+    await store.db
+      .insertInto("transactions")
+      .values([
+        await row("today", 10_000, now),
+        { ...(await row("rejected", 5_000, now)), status: "rejected" },
+        { ...(await row("approved", 7_000, today)), status: "approved" },
+        await row("yesterday", 20_000, yesterday + 1),
+        await row("long-ago", 40_000, yesterday - 86_400_000),
+      ])
+      .execute();
+    expect(await store.migrate()).toEqual([accountDayUse.version]);
+    const usedOn = async (day: number) => (await holds.usage([id], day, now)).get(id) ?? 0;
+    expect(await usedOn(today)).toBe(17_000);
+    expect(await usedOn(yesterday)).toBe(20_000);
+    // Before yesterday: never asked for (caps are today's), so not summed.
+    expect(await usedOn(yesterday - 86_400_000)).toBe(0);
+    // And kept from then on.
+    await store.db
+      .insertInto("transactions")
+      .values(await row("after", 1_000, now))
+      .execute();
+    expect(await usedOn(today)).toBe(18_000);
   });
 
   it("an account without a cap holds nothing", async () => {

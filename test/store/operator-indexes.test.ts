@@ -4,6 +4,7 @@ import { dueDeposits } from "../../src/store/decisions.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { operatorIndexes } from "../../src/store/migrations/20261128T1000_operator_indexes.js";
 import { purgeIndexes } from "../../src/store/migrations/20261128T1100_purge_indexes.js";
+import { amountDayIndexes } from "../../src/store/migrations/20261201T1000_amount_day_indexes.js";
 import { type ResolvedFilter, searchQuery } from "../../src/store/transaction-searches.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
@@ -17,7 +18,10 @@ import { freshStore } from "../support/store.js";
  * crash left one half-made. The searches' results are the subject of the API tests; here, that the
  * store reaches them without reading the table.
  */
-const NAMES = [operatorIndexes, purgeIndexes].flatMap((m) => m.indexes?.map((i) => i.name) ?? []);
+const NAMES = [operatorIndexes, purgeIndexes, amountDayIndexes]
+  .flatMap((m) => m.indexes?.map((i) => i.name) ?? [])
+  // Replaced by the amounts' day indexes (migration 20261201T1000).
+  .filter((name) => !["transactions_amount_idx", "transactions_sent_amount_idx"].includes(name));
 
 describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
   let close: () => Promise<void>;
@@ -153,11 +157,15 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
       expect(await planOf({ nameWords: ["ali"], nameIndex: true })).toMatch(
         /SEARCH transactions USING INTEGER PRIMARY KEY[\s\S]*SCAN transaction_names VIRTUAL TABLE/,
       );
-      expect(await planOf({ amountMinor: 10_007 })).toMatch(/transactions_amount_idx/);
-      // A name with an amount: the amount's rows, the name checked on them; not a walk from the newest.
+      expect(await planOf({ amountMinor: 10_007 })).toMatch(/transactions_amount_day_idx/);
+      // A name with an amount in a search's window: the amount's rows of those days, the name checked
+      // on them; neither a walk from the newest nor the amount's rows of every year.
+      const from = NOW - 31 * 86_400_000;
       for (const amountIn of ["amount", "original_amount"] as const)
-        expect(await planOf({ nameWords: ["ali"], amountMinor: 10_007, amountIn })).toMatch(
-          amountIn === "amount" ? /transactions_amount_idx/ : /transactions_sent_amount_idx/,
+        expect(await planOf({ nameWords: ["ali"], amountMinor: 10_007, amountIn, from })).toMatch(
+          amountIn === "amount"
+            ? /transactions_amount_day_idx \(amount=\? AND created_at>\?\)/
+            : /transactions_sent_amount_day_idx \(original_amount=\? AND created_at>\?\)/,
         );
       expect(await planOf({ iban: "tr33 0006 1005 1978 6457 8413 26" })).toMatch(/transactions_iban_key_idx/);
       expect((await repo.list({ firmId: firms[0], userId: "user-3" })).map((r) => r.user_id)).toEqual(

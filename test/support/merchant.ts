@@ -160,12 +160,26 @@ export function withdrawalBody(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
-/** A direct deposit through the signed API (it must answer 200), left pending: its transaction id. */
 /** A transaction's status as the admin API shows it (what the merchant's query would say). */
 export async function statusOf(server: TestServer, id: number): Promise<string> {
   return (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status as string;
 }
 
+/** An operator's decision on the firm's transaction of that reference, through the admin API. */
+export async function decide(
+  server: TestServer,
+  firm: TestFirm,
+  reference: string,
+  decision: "approve" | "reject",
+): Promise<void> {
+  const q = await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${reference}` });
+  const res = await server.admin("POST", `/admin/v1/transactions/${q.json.data.id}/${decision}`, {
+    actor: "operator:t",
+  });
+  if (res.status !== 200) throw new Error(`${decision} answered ${res.status}: ${JSON.stringify(res.json)}`);
+}
+
+/** A direct deposit through the signed API (it must answer 200), left pending: its transaction id. */
 export async function pendingDeposit(
   server: TestServer,
   firm: TestFirm,

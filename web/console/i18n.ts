@@ -147,7 +147,8 @@ const tr = {
   hourlyCaption: "{what}, bugün saat saat",
   hourlyHour: "Saat",
   hourlyCount: "İşlem",
-  searchSince: "Tarih seçilmediği için {date} ve sonrası aranır; daha eskisi için tarih seçin.",
+  searchSince:
+    "Başlangıç tarihi seçilmediği için {date} ve sonrası aranır; daha eskisi için başlangıç tarihi seçin.",
   noneToday: "Bugün henüz işlem yok.",
   txDetailOf: "İşlem #{id} ayrıntısı",
   lineDetailOf: "Hesap hareketi #{id} ayrıntısı",
@@ -569,7 +570,8 @@ const en: Record<Key, string> = {
   hourlyCaption: "{what}, today hour by hour",
   hourlyHour: "Hour",
   hourlyCount: "Transactions",
-  searchSince: "With no dates chosen, the search covers {date} onwards; choose dates for earlier ones.",
+  searchSince:
+    "With no start date chosen, the search covers {date} onwards; choose a start date for earlier ones.",
   noneToday: "No transactions today yet.",
   txDetailOf: "Transaction #{id} details",
   lineDetailOf: "Statement line #{id} details",

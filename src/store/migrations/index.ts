@@ -25,6 +25,8 @@ import { statementLines } from "./20261128T1300_statement_lines.js";
 import { ignoredFields } from "./20261128T1400_ignored_fields.js";
 import { firmPendingBounds } from "./20261129T1000_firm_pending_bounds.js";
 import { firmPageSettings } from "./20261130T1000_firm_page_settings.js";
+import { amountDayIndexes } from "./20261201T1000_amount_day_indexes.js";
+import { accountDayUse } from "./20261201T1100_account_day_use.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -56,6 +58,8 @@ export const migrations: readonly Migration[] = [
   ignoredFields,
   firmPendingBounds,
   firmPageSettings,
+  amountDayIndexes,
+  accountDayUse,
 ];
 
 export type { Migration };

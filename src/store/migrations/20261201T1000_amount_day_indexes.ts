@@ -1,0 +1,26 @@
+import type { Migration } from "./migration.js";
+
+/**
+ * An amount's rows by their day, not by their id. A search without dates covers the last 31 days
+ * (backoffice/search-window.ts), and with the amount in id order every row of a common amount
+ * ("1000.00": tens of thousands over the years) was read back to the window's start whenever fewer
+ * than a page of them matched the rest of the search (a name): the window's start is a time, which
+ * an index in id order cannot stop at. With the day next to the amount only the window's rows of
+ * the amount are read, and the page is sorted from those. These replace the (amount, id) pair of
+ * 20261128T1000_operator_indexes, so a deposit writes no more index entries than before.
+ */
+export const amountDayIndexes: Migration = {
+  version: "20261201T1000_amount_day_indexes",
+  sqlite: `DROP INDEX IF EXISTS transactions_amount_idx;
+DROP INDEX IF EXISTS transactions_sent_amount_idx;`,
+  postgres: `DROP INDEX IF EXISTS transactions_amount_idx;
+DROP INDEX IF EXISTS transactions_sent_amount_idx;`,
+  indexes: [
+    { name: "transactions_amount_day_idx", table: "transactions", definition: "(amount, created_at)" },
+    {
+      name: "transactions_sent_amount_day_idx",
+      table: "transactions",
+      definition: "(original_amount, created_at) WHERE original_amount IS NOT NULL",
+    },
+  ],
+};
