@@ -4,6 +4,7 @@ import { operatorIndexes } from "../src/store/migrations/20261128T1000_operator_
 import { purgeIndexes } from "../src/store/migrations/20261128T1100_purge_indexes.js";
 import { nameSearch } from "../src/store/migrations/20261128T1200_name_search.js";
 import { amountDayIndexes } from "../src/store/migrations/20261201T1000_amount_day_indexes.js";
+import { nameDayIndex } from "../src/store/migrations/20261201T1200_name_day_index.js";
 import type { IndexBuild } from "../src/store/migrations/migration.js";
 
 /**
@@ -52,12 +53,12 @@ async function indexNames(store: Store): Promise<Set<string>> {
 export async function timeIndexBuilds(store: Store, log: (line: string) => void): Promise<BuildTime[]> {
   const sqlite = store.dialect === "sqlite";
   const trgm = sqlite ? undefined : await extensionSchema(store);
-  // A later migration may drop an earlier one's index (20261201T1000 replaces the amounts' pair):
+  // A later migration may drop an earlier one's index (IndexBuild.replaces):
   // only what the store holds is built again.
   const held = await indexNames(store);
-  const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes]
+  const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes, nameDayIndex]
     .flatMap((m) => m.indexes ?? [])
-    .filter((i) => (sqlite ? i.extension === undefined : i.extension === undefined || trgm !== undefined))
+    .filter((i) => (sqlite ? i.extensions === undefined : i.extensions === undefined || trgm !== undefined))
     .concat(sqlite ? SQLITE_ONLY : [])
     .filter((i) => held.has(i.name));
   const run = (text: string) => sql.raw(text).execute(store.db);

@@ -128,7 +128,7 @@ export async function openKeyedStore(
     if (missing.length > 0)
       log.warn(
         { missing },
-        "PostgreSQL: indexes missing because their extension could not be installed; payer name searches read the whole table until it is (CREATE EXTENSION pg_trgm, by a role allowed to), and the next start builds them",
+        "PostgreSQL: indexes missing because their extensions could not be installed; payer name searches read more of the table until they are (CREATE EXTENSION pg_trgm and btree_gin, as each entry names them, by a role allowed to), and the next start builds them",
       );
     // Held from before the key check to the end: a rotation (which needs the store to itself)
     // cannot slip in between this instance's check and the secrets it seals afterwards.

@@ -113,6 +113,11 @@ export type ResolvedFilter = TransactionFilter & {
   datesFirst?: boolean;
   /** The amount compared in this one column only (listTransactions asks each in turn). */
   amountIn?: "amount" | "original_amount";
+  /**
+   * PostgreSQL, a name with dates: the dates also as the name index's day numbers (migration
+   * 20261201T1200_name_day_index), so that the index hands over only those days' matches.
+   */
+  nameDays?: boolean;
 };
 
 async function resolve(
@@ -125,6 +130,7 @@ async function resolve(
     ...filter,
     nameIndex: dialect === "sqlite" && named && !narrowed(filter),
     datesFirst: dialect === "postgres" && shortRange(filter),
+    nameDays: dialect === "postgres" && named,
   };
   if (filter.iban !== undefined) resolved.ibanAccounts = await accountsWithIban(db, ibanKey(filter.iban));
   return resolved;
@@ -145,6 +151,10 @@ function narrowed(filter: TransactionFilter): boolean {
 
 const shortRange = (filter: TransactionFilter) =>
   filter.from !== undefined && filter.to !== undefined && filter.to - filter.from <= WEEK_MS;
+
+/** The name index's day number of a row (20261201T1200_name_day_index), the very expression it holds. */
+const utcDay = sql<number>`(created_at / 86400000)::integer`;
+const utcDayOf = (at: number) => Math.floor(at / 86_400_000);
 
 /** Every word as the beginning of one of the name's words, in FTS5's query language. */
 const nameQuery = (words: readonly string[]) => words.map((w) => `"${w}"*`).join(" ");
@@ -199,6 +209,8 @@ function filterTransactions(db: Kysely<Database>, filter: ResolvedFilter) {
   for (const word of words) q = q.where("payer_name_key", "like", `% ${word}%`);
   if (filter.from !== undefined) q = q.where("created_at", ">=", filter.from);
   if (filter.to !== undefined) q = q.where("created_at", "<", filter.to);
+  if (filter.nameDays && filter.from !== undefined) q = q.where(utcDay, ">=", utcDayOf(filter.from));
+  if (filter.nameDays && filter.to !== undefined) q = q.where(utcDay, "<=", utcDayOf(filter.to - 1));
   if (filter.liveOnly)
     q = q.where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1));
   return q;
@@ -242,7 +254,16 @@ export async function decisionTimesSince(db: Kysely<Database>, since: number) {
 }
 
 /** The filters that ask for nothing but a date range (and the page of it). */
-const PAGING_KEYS = new Set(["from", "to", "beforeId", "order", "limit", "nameIndex", "datesFirst"]);
+const PAGING_KEYS = new Set([
+  "from",
+  "to",
+  "beforeId",
+  "order",
+  "limit",
+  "nameIndex",
+  "datesFirst",
+  "nameDays",
+]);
 const onlyDates = (filter: ResolvedFilter) =>
   (filter.from !== undefined || filter.to !== undefined) &&
   Object.entries(filter).every(([key, value]) => value === undefined || PAGING_KEYS.has(key));

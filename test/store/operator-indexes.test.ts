@@ -60,32 +60,41 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
   it("every one is built and valid", async () => {
     const built = await indexes();
     for (const name of NAMES) expect(built.get(name), name).toBe(true);
-    // The trigram index is PostgreSQL's (SQLite has its full-text table).
-    expect(built.get("transactions_name_trgm_idx")).toBe(kind === "postgres" ? true : undefined);
+    // The names' index is PostgreSQL's (SQLite has its full-text table): the trigrams with the day,
+    // in place of the trigrams alone.
+    expect(built.get("transactions_name_day_idx")).toBe(kind === "postgres" ? true : undefined);
+    expect(built.get("transactions_name_trgm_idx")).toBeUndefined();
   });
 
-  it.runIf(kind === "postgres")("a payer's name is found through the trigram index", async () => {
-    await sql`INSERT INTO transactions (firm_id, reference, type, status, amount, first_name, last_name,
+  it.runIf(kind === "postgres")(
+    "a payer's name is found through the trigram index, with its days",
+    async () => {
+      await sql`INSERT INTO transactions (firm_id, reference, type, status, amount, first_name, last_name,
         username, user_id, bank_code, iban, iban_valid, callback_url, created_at, updated_at, payer_name_key)
       SELECT ${firms[2]}, 'name-' || g, 'withdrawal', 'approved', 100, 'A', 'B', 'ab', 'n-' || g,
         'AKBANK', 'TR00', 0, 'http://127.0.0.1:9/cb', ${NOW}, ${NOW}, ' ali veli' || g
       FROM generate_series(1, 20000) AS g`.execute(store.db);
-    await sql`ANALYZE transactions`.execute(store.db);
-    expect(await planOf({ nameWords: ["veli1234"] })).toMatch(/transactions_name_trgm_idx/);
-    expect((await repo.list({ nameWords: ["veli1234"] })).map((r) => r.reference).sort()).toEqual([
-      "name-1234",
-      "name-12340",
-      "name-12341",
-      "name-12342",
-      "name-12343",
-      "name-12344",
-      "name-12345",
-      "name-12346",
-      "name-12347",
-      "name-12348",
-      "name-12349",
-    ]);
-  });
+      await sql`ANALYZE transactions`.execute(store.db);
+      expect(await planOf({ nameWords: ["veli1234"] })).toMatch(/transactions_name_day_idx/);
+      // With dates, the index takes the days too: only those days' matches are handed over.
+      const dated = await planOf({ nameWords: ["veli1234"], from: NOW - 86_400_000, nameDays: true });
+      expect(dated).toMatch(/Bitmap Index Scan on transactions_name_day_idx/);
+      expect(dated).toMatch(/Index Cond: .*created_at \/ 86400000\)\)::integer >= /);
+      expect((await repo.list({ nameWords: ["veli1234"] })).map((r) => r.reference).sort()).toEqual([
+        "name-1234",
+        "name-12340",
+        "name-12341",
+        "name-12342",
+        "name-12343",
+        "name-12344",
+        "name-12345",
+        "name-12346",
+        "name-12347",
+        "name-12348",
+        "name-12349",
+      ]);
+    },
+  );
 
   /** The planner's words for how it runs one of the repository's searches, with its parameters. */
   async function planOf(filter: ResolvedFilter): Promise<string> {
@@ -251,11 +260,13 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
     "an index whose extension was missing when its migration ran is built by the next migrate",
     async () => {
       expect(await store.missingIndexes()).toEqual([]);
-      await sql`DROP INDEX transactions_name_trgm_idx`.execute(store.db);
-      expect(await store.missingIndexes()).toEqual(["transactions_name_trgm_idx (pg_trgm)"]);
+      await sql`DROP INDEX transactions_name_day_idx`.execute(store.db);
+      expect(await store.missingIndexes()).toEqual(["transactions_name_day_idx (pg_trgm, btree_gin)"]);
       expect(await store.migrate()).toEqual([]);
       expect(await store.missingIndexes()).toEqual([]);
-      expect((await indexes()).get("transactions_name_trgm_idx")).toBe(true);
+      // The index wanted, not the one it replaced.
+      expect((await indexes()).get("transactions_name_day_idx")).toBe(true);
+      expect((await indexes()).get("transactions_name_trgm_idx")).toBeUndefined();
     },
   );
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type pg from "pg";
 import { migrations } from "../migrations/index.js";
-import type { IndexBuild } from "../migrations/migration.js";
+import type { IndexBuild, PgExtension } from "../migrations/migration.js";
 import type { Database } from "../schema.js";
 
 /**
@@ -45,8 +45,10 @@ export async function applyMigrations(
     await exec("BEGIN");
     try {
       if (script.trim() !== "") await exec(script);
-      for (const index of inTransaction)
+      for (const index of inTransaction) {
         await exec(`CREATE INDEX IF NOT EXISTS ${index.name} ON ${index.table} ${index.definition}`);
+        if (index.replaces) await exec(`DROP INDEX IF EXISTS ${index.replaces}`);
+      }
       await exec(
         `INSERT INTO schema_migrations (version, applied_at) VALUES ('${migration.version}', ${Date.now()})`,
       );
@@ -63,8 +65,13 @@ export async function applyMigrations(
   return applied;
 }
 
-/** The indexes that need an extension (IndexBuild.extension), which a store may lack. */
-const optionalIndexes = () => migrations.flatMap((m) => m.indexes ?? []).filter((i) => i.extension);
+/** The indexes that need an extension (IndexBuild.extensions), which a store may lack. */
+const optionalIndexes = () => migrations.flatMap((m) => m.indexes ?? []).filter((i) => i.extensions);
+/** Those that no later index replaces: the ones a store should end with. */
+const wantedOptionalIndexes = () => {
+  const replaced = new Set(optionalIndexes().map((i) => i.replaces));
+  return optionalIndexes().filter((i) => !replaced.has(i.name));
+};
 
 async function indexExists(db: Kysely<Database>, name: string): Promise<boolean> {
   const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_index i
@@ -82,8 +89,9 @@ async function indexExists(db: Kysely<Database>, name: string): Promise<boolean>
 export async function missingIndexes(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
   if (dialect === "sqlite") return [];
   const missing: string[] = [];
-  for (const index of optionalIndexes())
-    if (!(await indexExists(db, index.name))) missing.push(`${index.name} (${index.extension})`);
+  for (const index of wantedOptionalIndexes())
+    if (!(await indexExists(db, index.name)))
+      missing.push(`${index.name} (${(index.extensions ?? []).join(", ")})`);
   return missing;
 }
 
@@ -96,10 +104,18 @@ export async function buildMissingIndexes(
   db: Kysely<Database>,
   exec: (script: string) => Promise<void>,
 ): Promise<void> {
-  for (const index of optionalIndexes()) {
-    if (await indexExists(db, index.name)) continue;
-    for (const small of await buildBeside(db, "postgres", exec, [index]))
-      await exec(`CREATE INDEX IF NOT EXISTS ${small.name} ON ${small.table} ${small.definition}`);
+  const byName = new Map(optionalIndexes().map((i) => [i.name, i]));
+  for (const wanted of wantedOptionalIndexes()) {
+    // The index wanted, else (its extensions still missing) the one it replaces, as before it.
+    for (let index = byName.get(wanted.name); index; index = byName.get(index.replaces ?? "")) {
+      if (await indexExists(db, index.name)) break;
+      const built = await buildBeside(db, "postgres", exec, [index]);
+      for (const small of built) {
+        await exec(`CREATE INDEX IF NOT EXISTS ${small.name} ON ${small.table} ${small.definition}`);
+        if (small.replaces) await exec(`DROP INDEX CONCURRENTLY IF EXISTS ${small.replaces}`);
+      }
+      if (await indexExists(db, index.name)) break;
+    }
   }
 }
 
@@ -121,10 +137,10 @@ async function buildBeside(
   exec: (script: string) => Promise<void>,
   indexes: readonly IndexBuild[],
 ): Promise<IndexBuild[]> {
-  if (dialect === "sqlite") return indexes.filter((index) => index.extension === undefined);
+  if (dialect === "sqlite") return indexes.filter((index) => index.extensions === undefined);
   const later: IndexBuild[] = [];
   for (const wanted of indexes) {
-    const index = await withExtension(db, exec, wanted);
+    const index = await withExtensions(db, exec, wanted);
     if (index === undefined) continue;
     if (!/^[a-z_]+$/.test(index.name) || !/^[a-z_]+$/.test(index.table))
       throw new Error(`bad index ${index.name} on ${index.table}`);
@@ -132,7 +148,10 @@ async function buildBeside(
     const sized = await sql<{ n: number }>`SELECT count(*)::int AS n
       FROM (SELECT 1 FROM ${sql.table(index.table)} LIMIT ${CONCURRENT_FROM_ROWS}) AS s`.execute(db);
     if (Number(sized.rows[0]?.n) < CONCURRENT_FROM_ROWS) later.push(index);
-    else await buildConcurrently(db, exec, index);
+    else {
+      await buildConcurrently(db, exec, index);
+      if (index.replaces) await exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index.replaces}`);
+    }
   }
   return later;
 }
@@ -177,39 +196,45 @@ async function dropIfInvalid(
 }
 
 /**
- * The index with its extension's schema named in it, the extension installed if it was not (into a
- * schema of its own, so that no schema of the service's holds it: a dropped schema would take the
- * extension, and every index on it, along); undefined when it cannot be installed (no privilege,
+ * The index with its extensions' schemas named in it, each extension installed if it was not (into
+ * a schema of its own, so that no schema of the service's holds it: a dropped schema would take the
+ * extension, and every index on it, along); undefined when one cannot be installed (no privilege,
  * not available on this server).
  */
-async function withExtension(
+async function withExtensions(
   db: Kysely<Database>,
   exec: (script: string) => Promise<void>,
   index: IndexBuild,
 ): Promise<IndexBuild | undefined> {
-  const name = index.extension;
-  if (name === undefined) return index;
+  let definition = index.definition;
+  for (const name of index.extensions ?? []) {
+    const schema = await extensionSchema(db, exec, name);
+    if (schema === undefined) return undefined;
+    definition = definition.replaceAll(`{${name}}`, `"${schema.replaceAll('"', '""')}"`);
+  }
+  return { ...index, definition };
+}
+
+async function extensionSchema(
+  db: Kysely<Database>,
+  exec: (script: string) => Promise<void>,
+  name: PgExtension,
+): Promise<string | undefined> {
   const where = async () =>
     (
       await sql<{ schema: string }>`SELECT n.nspname AS schema FROM pg_extension e
         JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ${name}`.execute(db)
     ).rows[0]?.schema;
-  let schema = await where();
-  if (schema === undefined) {
-    try {
-      await exec(
-        `CREATE SCHEMA IF NOT EXISTS payintake_ext; CREATE EXTENSION IF NOT EXISTS ${name} SCHEMA payintake_ext`,
-      );
-    } catch {
-      return undefined;
-    }
-    schema = await where();
+  const schema = await where();
+  if (schema !== undefined) return schema;
+  try {
+    await exec(
+      `CREATE SCHEMA IF NOT EXISTS payintake_ext; CREATE EXTENSION IF NOT EXISTS ${name} SCHEMA payintake_ext`,
+    );
+  } catch {
+    return undefined;
   }
-  if (schema === undefined) return undefined;
-  return {
-    ...index,
-    definition: index.definition.replaceAll(`{${name}}`, `"${schema.replaceAll('"', '""')}"`),
-  };
+  return where();
 }
 
 const MIGRATION_LOCK_POLL_MS = 100;

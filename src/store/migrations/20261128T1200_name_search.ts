@@ -47,7 +47,7 @@ export const nameSearch: Migration = {
     {
       name: "transactions_name_trgm_idx",
       table: "transactions",
-      extension: "pg_trgm",
+      extensions: ["pg_trgm"],
       definition: "USING gin (payer_name_key {pg_trgm}.gin_trgm_ops) WITH (fastupdate = off)",
     },
   ],

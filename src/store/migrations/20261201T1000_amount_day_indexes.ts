@@ -11,16 +11,20 @@ import type { Migration } from "./migration.js";
  */
 export const amountDayIndexes: Migration = {
   version: "20261201T1000_amount_day_indexes",
-  sqlite: `DROP INDEX IF EXISTS transactions_amount_idx;
-DROP INDEX IF EXISTS transactions_sent_amount_idx;`,
-  postgres: `DROP INDEX IF EXISTS transactions_amount_idx;
-DROP INDEX IF EXISTS transactions_sent_amount_idx;`,
+  sqlite: "",
+  postgres: "",
   indexes: [
-    { name: "transactions_amount_day_idx", table: "transactions", definition: "(amount, created_at)" },
+    {
+      name: "transactions_amount_day_idx",
+      table: "transactions",
+      definition: "(amount, created_at)",
+      replaces: "transactions_amount_idx",
+    },
     {
       name: "transactions_sent_amount_day_idx",
       table: "transactions",
       definition: "(original_amount, created_at) WHERE original_amount IS NOT NULL",
+      replaces: "transactions_sent_amount_idx",
     },
   ],
 };

@@ -27,6 +27,7 @@ import { firmPendingBounds } from "./20261129T1000_firm_pending_bounds.js";
 import { firmPageSettings } from "./20261130T1000_firm_page_settings.js";
 import { amountDayIndexes } from "./20261201T1000_amount_day_indexes.js";
 import { accountDayUse } from "./20261201T1100_account_day_use.js";
+import { nameDayIndex } from "./20261201T1200_name_day_index.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -60,6 +61,7 @@ export const migrations: readonly Migration[] = [
   firmPageSettings,
   amountDayIndexes,
   accountDayUse,
+  nameDayIndex,
 ];
 
 export type { Migration };

@@ -22,10 +22,17 @@ export interface IndexBuild {
   /** What follows the table: `[USING method] (columns) [WHERE …]`. */
   definition: string;
   /**
-   * A PostgreSQL extension the index needs (its operator class is named `{extension}.…` in the
-   * definition). Such an index exists on PostgreSQL only, and only where the extension is installed
-   * or can be (into the schema payintake_ext); elsewhere it is left out and the searches it would
-   * serve read the table.
+   * The PostgreSQL extensions the index needs (an operator class of one is named `{extension}.…` in
+   * the definition). Such an index exists on PostgreSQL only, and only where every one of them is
+   * installed or can be (into the schema payintake_ext); elsewhere it is left out, and the searches
+   * it would serve use the index it replaces, if that one can be had, or read the table.
    */
-  extension?: "pg_trgm";
+  extensions?: readonly PgExtension[];
+  /**
+   * An earlier migration's index that this one serves in its place: dropped once this one is built
+   * (CONCURRENTLY where this one was), kept where this one cannot be had.
+   */
+  replaces?: string;
 }
+
+export type PgExtension = "pg_trgm" | "btree_gin";
