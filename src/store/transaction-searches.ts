@@ -128,7 +128,10 @@ async function resolve(
   const named = (filter.nameWords?.length ?? 0) > 0;
   const resolved: ResolvedFilter = {
     ...filter,
-    nameIndex: dialect === "sqlite" && named && !narrowed(filter),
+    nameIndex:
+      dialect === "sqlite" &&
+      named &&
+      (!narrowed(filter) || (amountOnly(filter) && (await rareName(db, filter)))),
     datesFirst: dialect === "postgres" && shortRange(filter),
     nameDays: dialect === "postgres" && named,
   };
@@ -147,6 +150,25 @@ const WEEK_MS = 7 * 86_400_000;
 function narrowed(filter: TransactionFilter): boolean {
   const keys = [filter.id, filter.reference, filter.userId, filter.username, filter.iban, filter.amountMinor];
   return filter.status === "pending" || keys.some((k) => k !== undefined) || shortRange(filter);
+}
+
+/** Narrowed by an amount and nothing else that `narrowed` counts. */
+const amountOnly = (filter: TransactionFilter) =>
+  filter.amountMinor !== undefined && !narrowed({ ...filter, amountMinor: undefined });
+
+/**
+ * Below this many rows of the name over all time, a name with an amount is found through the name
+ * (its rows, each checked for the amount) rather than through the amount: a round amount
+ * ("500.00") has tens of thousands of rows in a month, each read to check the name, where a payer's
+ * two names have a few thousand over years.
+ */
+const RARE_NAME_ROWS = 5_000;
+
+/** Whether the full-text index holds fewer than RARE_NAME_ROWS rows of the name (SQLite). */
+async function rareName(db: Kysely<Database>, filter: TransactionFilter): Promise<boolean> {
+  const found = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT rowid FROM transaction_names
+    WHERE transaction_names MATCH ${nameQuery(filter.nameWords ?? [])} LIMIT ${RARE_NAME_ROWS})`.execute(db);
+  return Number(found.rows[0]?.n) < RARE_NAME_ROWS;
 }
 
 const shortRange = (filter: TransactionFilter) =>

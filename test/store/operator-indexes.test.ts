@@ -254,6 +254,67 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
       [...ids].sort((a, b) => b - a).slice(0, 200),
     );
     expect(await found({ nameWords: ["zeynepp"], limit: 200 })).toEqual([]);
+
+    // A name with an amount: the same rows whichever way the store reaches them (SQLite: a rare
+    // name through its own rows, a common one through the amount's).
+    const more = [
+      ...Array.from({ length: 40 }, (_, i) => ({
+        name: " zeynep kaya",
+        amount: 7_777,
+        at: NOW + 10_000 + i,
+      })),
+      ...Array.from({ length: 20 }, (_, i) => ({
+        name: " selin ozer",
+        amount: i % 2 === 0 ? 7_777 : 1_234,
+        at: NOW + 20_000 + i,
+      })),
+    ];
+    const moreIds = (
+      await store.db
+        .insertInto("transactions")
+        .values(
+          more.map((m, i) => ({
+            ...depositRow(
+              { firmId: firms[1] as number, accountId, amount: m.amount, reference: `za-${i}` },
+              m.at,
+            ),
+            status: "approved" as const,
+            payer_name_key: m.name,
+          })),
+        )
+        .returning("id")
+        .execute()
+    ).map((r) => Number(r.id));
+    // One approved as sent, another sum than asked: found by either.
+    const sent = moreIds[41] as number;
+    await store.db
+      .updateTable("transactions")
+      .set({ amount: 5_000, original_amount: 7_777 })
+      .where("id", "=", sent)
+      .execute();
+    const of = (name: string, amount: number, from = NOW) =>
+      moreIds
+        .filter(
+          (id, i) =>
+            more[i]?.name === name &&
+            (id === sent || more[i]?.amount === amount) &&
+            (more[i]?.at ?? 0) >= from,
+        )
+        .sort((a, b) => b - a);
+    expect(await found({ nameWords: ["selin"], amountMinor: 7_777, from: NOW })).toEqual(
+      of(" selin ozer", 7_777),
+    );
+    expect(await found({ nameWords: ["selin", "oz"], amountMinor: 1_234, from: NOW })).toEqual(
+      of(" selin ozer", 1_234).filter((id) => id !== sent),
+    );
+    expect(await found({ nameWords: ["zeynep"], amountMinor: 7_777, from: NOW })).toEqual(
+      of(" zeynep kaya", 7_777),
+    );
+    // The window's start leaves the older ones out either way.
+    const later = NOW + 20_010;
+    expect(await found({ nameWords: ["selin"], amountMinor: 7_777, from: later })).toEqual(
+      of(" selin ozer", 7_777, later),
+    );
   });
 
   it.runIf(kind === "postgres")(
