@@ -58,7 +58,9 @@ export async function timeIndexBuilds(store: Store, log: (line: string) => void)
   const held = await indexNames(store);
   const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes, nameDayIndex]
     .flatMap((m) => m.indexes ?? [])
-    .filter((i) => (sqlite ? i.extensions === undefined : i.extensions === undefined || trgm !== undefined))
+    .filter((i) =>
+      sqlite ? i.extensions === undefined && !i.postgresOnly : i.extensions === undefined || trgm !== undefined,
+    )
     .concat(sqlite ? SQLITE_ONLY : [])
     .filter((i) => held.has(i.name));
   const run = (text: string) => sql.raw(text).execute(store.db);

@@ -137,7 +137,8 @@ async function buildBeside(
   exec: (script: string) => Promise<void>,
   indexes: readonly IndexBuild[],
 ): Promise<IndexBuild[]> {
-  if (dialect === "sqlite") return indexes.filter((index) => index.extensions === undefined);
+  if (dialect === "sqlite")
+    return indexes.filter((index) => index.extensions === undefined && !index.postgresOnly);
   const later: IndexBuild[] = [];
   for (const wanted of indexes) {
     const index = await withExtensions(db, exec, wanted);

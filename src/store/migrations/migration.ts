@@ -33,6 +33,8 @@ export interface IndexBuild {
    * (CONCURRENTLY where this one was), kept where this one cannot be had.
    */
   replaces?: string;
+  /** Built on PostgreSQL only: SQLite's planner is better served by the index it would replace. */
+  postgresOnly?: true;
 }
 
 export type PgExtension = "pg_trgm" | "btree_gin";
