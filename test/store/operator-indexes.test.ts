@@ -88,6 +88,19 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
       const dated = await planOf({ nameWords: ["veli1234"], from: NOW - 86_400_000, nameDays: true });
       expect(dated).toMatch(/Bitmap Index Scan on transactions_name_day_idx/);
       expect(dated).toMatch(/Index Cond: .*created_at \/ 86400000\)\)::integer >= /);
+      // A queue, or a week or less: the name checked on the rows the pending or the dates' index
+      // finds, never the name's matches of every year (the planner took them at 10 million rows).
+      const queue = await planOf({ nameWords: ["veli1234"], status: "pending", nameUnindexed: true });
+      expect(queue).toMatch(/transactions_pending_idx/);
+      expect(queue).not.toMatch(/name_day_idx/);
+      // (An hour after this test's rows, so that the dates select few.)
+      const later = { from: NOW + 1_000, to: NOW + 3_600_000 };
+      const hour = await planOf({ nameWords: ["veli1234"], ...later, datesFirst: true, nameUnindexed: true });
+      expect(hour).toMatch(/transactions_created_idx/);
+      expect(hour).not.toMatch(/name_day_idx/);
+      // The same rows either way: the hour holding them finds them by the name checked on its rows.
+      const found = await repo.list({ nameWords: ["veli1234"], from: NOW, to: NOW + 3_600_000, limit: 50 });
+      expect(found).toHaveLength(11);
       // An amount in a search's window: the amount's rows of those days only.
       const amount = await planOf({ amountMinor: 10_007, amountIn: "amount", from: NOW - 86_400_000 });
       expect(amount).toMatch(/transactions_amount_day_idx/);
