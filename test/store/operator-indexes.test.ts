@@ -276,8 +276,8 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
     );
     expect(await found({ nameWords: ["zeynepp"], limit: 200 })).toEqual([]);
 
-    // A name with an amount: the same rows whichever way the store reaches them (SQLite: a rare
-    // name through its own rows, a common one through the amount's).
+    // A name with an amount: the same rows whichever way the store reaches them (SQLite: through
+    // the name's rows below 50,000 of them, through the amount's above).
     const more = [
       ...Array.from({ length: 40 }, (_, i) => ({
         name: " zeynep kaya",
