@@ -59,7 +59,9 @@ export async function timeIndexBuilds(store: Store, log: (line: string) => void)
   const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes, nameDayIndex]
     .flatMap((m) => m.indexes ?? [])
     .filter((i) =>
-      sqlite ? i.extensions === undefined && !i.postgresOnly : i.extensions === undefined || trgm !== undefined,
+      sqlite
+        ? i.extensions === undefined && !i.postgresOnly
+        : i.extensions === undefined || trgm !== undefined,
     )
     .concat(sqlite ? SQLITE_ONLY : [])
     .filter((i) => held.has(i.name));
