@@ -120,9 +120,8 @@ export type ResolvedFilter = TransactionFilter & {
   nameDays?: boolean;
   /**
    * PostgreSQL, a name in a queue or in a week or less: checked on the rows the pending or the date
-   * index finds (a few thousand at most), as an expression no index serves. At 10 million rows the
-   * planner took the name index for them (a name's matches of every year) and a queue by name took
-   * 52 ms where the pending rows take 4.
+   * index finds (a few thousand at most), as an expression no index serves; on a large store the
+   * planner otherwise takes the name index, which hands over a name's matches of every year.
    */
   nameUnindexed?: boolean;
 };
@@ -168,9 +167,9 @@ const amountOnly = (filter: TransactionFilter) =>
  * Below this many rows of the name over all time, a name with an amount is found through the name
  * (its rows, each checked for the amount) rather than through the amount. The name's rows bound
  * what that reads; the amount's walk in id order is bounded by nothing when few of a round
- * amount's rows (tens of thousands a month) match the name, and it read them back through every
- * year: at 10 million rows, with the bar at 5,000 (a first name's prefix with a surname has more),
- * 153 ms p50 and 1.8 s p99 through the amount, where a name's walk takes about 50 ms.
+ * amount's rows (tens of thousands a month) match the name: it reads them back through every year.
+ * A surname with a first name's prefix has several thousand rows on a large store, so the bar is
+ * well above that (docs/BENCHMARKS.md, Volume).
  */
 const RARE_NAME_ROWS = 50_000;
 

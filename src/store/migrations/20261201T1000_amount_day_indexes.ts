@@ -8,9 +8,9 @@ import type { Migration } from "./migration.js";
  * index in id order cannot stop at. With the time next to the amount only the window's rows of the
  * amount are read (PostgreSQL gathers them in a bitmap and sorts the page from them). These replace
  * the (amount, id) pair of 20261128T1000_operator_indexes, so a deposit writes no more index
- * entries than before. Not on SQLite: reading a round amount's month of rows one at a time cost
- * 68 ms at 10 million transactions where the walk in id order stops at the page (7 ms); there a
- * name with an amount goes through the name's rows when the name is rare (transaction-searches.ts).
+ * entries than before. Not on SQLite, which reads a round amount's month of rows one at a time
+ * where the walk in id order stops at the page (docs/BENCHMARKS.md, Volume); there a name with an
+ * amount goes through the name's rows when the name is rare (transaction-searches.ts).
  */
 export const amountDayIndexes: Migration = {
   version: "20261201T1000_amount_day_indexes",
