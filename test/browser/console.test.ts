@@ -678,12 +678,26 @@ describe("operator console in Chromium", () => {
     const id = await deposit();
     const page = await signIn("operator");
     await expect.poll(() => row(page, id).isVisible()).toBe(true);
+    // The queue's refreshes wait until the click is made: the live notice of the other decision
+    // would otherwise take the row away first, at the server's pace.
+    let release = () => {};
+    const refreshed = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === "/ops/api/queue",
+      async (route) => {
+        await refreshed;
+        await route.continue();
+      },
+    );
     await server.admin("POST", `/admin/v1/transactions/${id}/reject`, { actor: "operator:elsewhere" });
     // Clicking before the refresh: the server refuses the second decision, and the row goes.
     await row(page, id).locator("button.approve").click();
     await expect
       .poll(() => page.locator("#message").textContent())
       .toBe(`#${id}: bu işleme zaten karar verilmiş (durum: reddedildi).`);
+    release();
     await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
     await page.context().close();
   });
