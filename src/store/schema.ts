@@ -83,6 +83,17 @@ export interface AccountDayUseTable {
   amount: number;
 }
 
+/**
+ * Each UTC day's smallest and largest transaction id, kept by triggers on SQLite only (migration
+ * 20261202T1000_transaction_days): where a name search with dates walks the full-text index.
+ */
+export interface TransactionDaysTable {
+  /** `created_at / 86400000`. */
+  day: number;
+  first_id: number;
+  last_id: number;
+}
+
 export interface PaymentAccountTable {
   id: Generated<number>;
   bank_name: string;
@@ -383,6 +394,7 @@ export interface Database {
   login_windows: LoginWindowTable;
   cap_holds: CapHoldTable;
   account_day_use: AccountDayUseTable;
+  transaction_days: TransactionDaysTable;
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_devices: OperatorDeviceTable;

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import { type Database, MAX_INTEGER_ID, type TransactionTable } from "./schema.js";
+import { type IdRange, idRangeOfDays } from "./transaction-days.js";
 
 /** The transactions' searches and summaries for the operators, and the payer name keys' upkeep. */
 type TransactionRow = Selectable<TransactionTable>;
@@ -103,6 +104,12 @@ export type ResolvedFilter = TransactionFilter & {
   ibanAccounts?: readonly number[];
   /** The name's words are looked up in the full-text index (SQLite). */
   nameIndex?: boolean;
+  /**
+   * SQLite, a name with dates: the ids the dates' rows lie between (transaction-days.ts), where the
+   * full-text index's matches are read. The index knows no dates; without these a name with few
+   * rows in the window was walked back through every year.
+   */
+  nameIds?: IdRange;
   /** Only these rows: a chunk of the full-text index's matches (walkNames). */
   idsIn?: readonly number[];
   /**
@@ -132,12 +139,13 @@ async function resolve(
   filter: TransactionFilter,
 ): Promise<ResolvedFilter> {
   const named = (filter.nameWords?.length ?? 0) > 0;
+  const maybeIndexed = dialect === "sqlite" && named && (!narrowed(filter) || amountOnly(filter));
+  const dated = filter.from !== undefined || filter.to !== undefined;
+  const nameIds = maybeIndexed && dated ? await idRangeOfDays(db, filter.from, filter.to) : undefined;
   const resolved: ResolvedFilter = {
     ...filter,
-    nameIndex:
-      dialect === "sqlite" &&
-      named &&
-      (!narrowed(filter) || (amountOnly(filter) && (await rareName(db, filter)))),
+    ...(nameIds ? { nameIds } : {}),
+    nameIndex: maybeIndexed && (!narrowed(filter) || (await rareName(db, filter.nameWords ?? [], nameIds))),
     datesFirst: dialect === "postgres" && shortRange(filter),
     nameDays: dialect === "postgres" && named && !onFewRows(filter),
     nameUnindexed: dialect === "postgres" && named && onFewRows(filter),
@@ -173,12 +181,19 @@ const amountOnly = (filter: TransactionFilter) =>
  */
 const RARE_NAME_ROWS = 50_000;
 
-/** Whether the full-text index holds fewer than RARE_NAME_ROWS rows of the name (SQLite). */
-async function rareName(db: Kysely<Database>, filter: TransactionFilter): Promise<boolean> {
+/**
+ * Whether the full-text index holds fewer than RARE_NAME_ROWS rows of the name, between the ids
+ * given (SQLite).
+ */
+async function rareName(db: Kysely<Database>, words: readonly string[], ids?: IdRange): Promise<boolean> {
   const found = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT rowid FROM transaction_names
-    WHERE transaction_names MATCH ${nameQuery(filter.nameWords ?? [])} LIMIT ${RARE_NAME_ROWS})`.execute(db);
+    WHERE transaction_names MATCH ${nameQuery(words)}${idsBetween(ids)} LIMIT ${RARE_NAME_ROWS})`.execute(db);
   return Number(found.rows[0]?.n) < RARE_NAME_ROWS;
 }
+
+/** The full-text index's rows between two ids, as integers (better-sqlite3 binds numbers as REAL). */
+const idsBetween = (ids?: IdRange) =>
+  ids ? sql` AND rowid BETWEEN ${sql.lit(ids.first)} AND ${sql.lit(ids.last)}` : sql``;
 
 /** A queue or a week or less: rows that their own index finds, few enough to check a name on. */
 const onFewRows = (filter: TransactionFilter) => filter.status === "pending" || shortRange(filter);
@@ -238,7 +253,8 @@ function filterTransactions(db: Kysely<Database>, filter: ResolvedFilter) {
   const words = filter.nameWords ?? [];
   if (words.length > 0 && filter.nameIndex && filter.idsIn === undefined)
     q = q.where(
-      sql<boolean>`id IN (SELECT rowid FROM transaction_names WHERE transaction_names MATCH ${nameQuery(words)})`,
+      sql<boolean>`id IN (SELECT rowid FROM transaction_names
+        WHERE transaction_names MATCH ${nameQuery(words)}${idsBetween(filter.nameIds)})`,
     );
   const nameKey = filter.nameUnindexed ? sql<string>`(payer_name_key || '')` : sql<string>`payer_name_key`;
   for (const word of words) q = q.where(nameKey, "like", `% ${word}%`);
@@ -296,6 +312,7 @@ const PAGING_KEYS = new Set([
   "order",
   "limit",
   "nameIndex",
+  "nameIds",
   "datesFirst",
   "nameDays",
   "nameUnindexed",
@@ -364,11 +381,13 @@ async function walkNames(db: Kysely<Database>, filter: ResolvedFilter) {
   const oldest = filter.order === "oldest";
   const query = nameQuery(filter.nameWords ?? []);
   const rows: TransactionRow[] = [];
-  let bound = oldest ? 0 : (filter.beforeId ?? MAX_INTEGER_ID + 1);
+  const within = filter.nameIds ?? { first: 0, last: MAX_INTEGER_ID };
+  let bound = oldest ? within.first - 1 : Math.min(filter.beforeId ?? MAX_INTEGER_ID + 1, within.last + 1);
+  const end = oldest ? sql`rowid <= ${sql.lit(within.last)}` : sql`rowid >= ${sql.lit(within.first)}`;
   for (let chunk = FIRST_CHUNK; rows.length < limit; chunk = Math.min(chunk * 4, MAX_CHUNK)) {
     const ids = (
       await sql<{ id: number }>`SELECT rowid AS id FROM transaction_names
-        WHERE transaction_names MATCH ${query} AND rowid ${sql.raw(oldest ? ">" : "<")} ${bound}
+        WHERE transaction_names MATCH ${query} AND rowid ${sql.raw(oldest ? ">" : "<")} ${bound} AND ${end}
         ORDER BY rowid ${sql.raw(oldest ? "ASC" : "DESC")} LIMIT ${chunk}`.execute(db)
     ).rows.map((r) => Number(r.id));
     if (ids.length === 0) break;

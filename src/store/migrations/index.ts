@@ -28,6 +28,7 @@ import { firmPageSettings } from "./20261130T1000_firm_page_settings.js";
 import { amountDayIndexes } from "./20261201T1000_amount_day_indexes.js";
 import { accountDayUse } from "./20261201T1100_account_day_use.js";
 import { nameDayIndex } from "./20261201T1200_name_day_index.js";
+import { transactionDays } from "./20261202T1000_transaction_days.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -62,6 +63,7 @@ export const migrations: readonly Migration[] = [
   amountDayIndexes,
   accountDayUse,
   nameDayIndex,
+  transactionDays,
 ];
 
 export type { Migration };
