@@ -96,12 +96,24 @@ interface Waiter {
 type Settled = Extract<ThreadReply, { id: number }>;
 
 /**
+ * The thread's young generation is kept small: what it allocates (a statement's parameters and
+ * rows, on their way to the other thread) dies at once, and V8's default lets each of the
+ * process's two heaps grow tens of megabytes of it under load, which the server's memory target
+ * (300 MB under the volume benchmark) cannot spare.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
+/**
  * Where the thread's code is: the compiled file next to this one, or, when this module runs as
  * TypeScript (the test suite), the source, loaded through tsx inside the thread.
  */
 function startThread(init: SqliteThreadInit): Worker {
   const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new Worker(new URL("./sqlite-thread.js", here), { workerData: init });
+  if (!here.endsWith(".ts"))
+    return new Worker(new URL("./sqlite-thread.js", here), {
+      workerData: init,
+      resourceLimits: THREAD_LIMITS,
+    });
   const source = new URL("./sqlite-thread.ts", here).href;
   const tsx = pathToFileURL(
     createRequire(here)
@@ -109,7 +121,7 @@ function startThread(init: SqliteThreadInit): Worker {
       .replace(/\.cjs$/, ".mjs"),
   ).href;
   const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(boot, { eval: true, workerData: init });
+  return new Worker(boot, { eval: true, workerData: init, resourceLimits: THREAD_LIMITS });
 }
 
 class SqliteThread implements GroupCommit {
