@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql } from "kysely";
+import { nameMatch } from "./name-terms.js";
 import { type Database, MAX_INTEGER_ID, type TransactionTable } from "./schema.js";
 import { type IdRange, idRangeOfDays } from "./transaction-days.js";
 
@@ -110,6 +111,8 @@ export type ResolvedFilter = TransactionFilter & {
    * rows in the window was walked back through every year.
    */
   nameIds?: IdRange;
+  /** SQLite: the name's words as the full-text index is asked for them (name-terms.ts). */
+  nameMatch?: string;
   /** Only these rows: a chunk of the full-text index's matches (walkNames). */
   idsIn?: readonly number[];
   /**
@@ -142,10 +145,12 @@ async function resolve(
   const maybeIndexed = dialect === "sqlite" && named && (!narrowed(filter) || amountOnly(filter));
   const dated = filter.from !== undefined || filter.to !== undefined;
   const nameIds = maybeIndexed && dated ? await idRangeOfDays(db, filter.from, filter.to) : undefined;
+  const match = maybeIndexed ? await nameMatch(db, filter.nameWords ?? []) : undefined;
   const resolved: ResolvedFilter = {
     ...filter,
     ...(nameIds ? { nameIds } : {}),
-    nameIndex: maybeIndexed && (!narrowed(filter) || (await rareName(db, filter.nameWords ?? [], nameIds))),
+    ...(match ? { nameMatch: match } : {}),
+    nameIndex: maybeIndexed && (!narrowed(filter) || (await rareName(db, match ?? "", nameIds))),
     datesFirst: dialect === "postgres" && shortRange(filter),
     nameDays: dialect === "postgres" && named && !onFewRows(filter),
     nameUnindexed: dialect === "postgres" && named && onFewRows(filter),
@@ -185,9 +190,9 @@ const RARE_NAME_ROWS = 50_000;
  * Whether the full-text index holds fewer than RARE_NAME_ROWS rows of the name, between the ids
  * given (SQLite).
  */
-async function rareName(db: Kysely<Database>, words: readonly string[], ids?: IdRange): Promise<boolean> {
+async function rareName(db: Kysely<Database>, match: string, ids?: IdRange): Promise<boolean> {
   const found = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT rowid FROM transaction_names
-    WHERE transaction_names MATCH ${nameQuery(words)}${idsBetween(ids)} LIMIT ${RARE_NAME_ROWS})`.execute(db);
+    WHERE transaction_names MATCH ${match}${idsBetween(ids)} LIMIT ${RARE_NAME_ROWS})`.execute(db);
   return Number(found.rows[0]?.n) < RARE_NAME_ROWS;
 }
 
@@ -204,9 +209,6 @@ const shortRange = (filter: TransactionFilter) =>
 /** The name index's day number of a row (20261201T1200_name_day_index), the very expression it holds. */
 const utcDay = sql<number>`(created_at / 86400000)::integer`;
 const utcDayOf = (at: number) => Math.floor(at / 86_400_000);
-
-/** Every word as the beginning of one of the name's words, in FTS5's query language. */
-const nameQuery = (words: readonly string[]) => words.map((w) => `"${w}"*`).join(" ");
 
 /** The rows a filter selects (TransactionFilter), for a page of them or their count. */
 function filterTransactions(db: Kysely<Database>, filter: ResolvedFilter) {
@@ -254,7 +256,7 @@ function filterTransactions(db: Kysely<Database>, filter: ResolvedFilter) {
   if (words.length > 0 && filter.nameIndex && filter.idsIn === undefined)
     q = q.where(
       sql<boolean>`id IN (SELECT rowid FROM transaction_names
-        WHERE transaction_names MATCH ${nameQuery(words)}${idsBetween(filter.nameIds)})`,
+        WHERE transaction_names MATCH ${filter.nameMatch ?? ""}${idsBetween(filter.nameIds)})`,
     );
   const nameKey = filter.nameUnindexed ? sql<string>`(payer_name_key || '')` : sql<string>`payer_name_key`;
   for (const word of words) q = q.where(nameKey, "like", `% ${word}%`);
@@ -313,6 +315,7 @@ const PAGING_KEYS = new Set([
   "limit",
   "nameIndex",
   "nameIds",
+  "nameMatch",
   "datesFirst",
   "nameDays",
   "nameUnindexed",
@@ -379,7 +382,7 @@ const MAX_CHUNK = 16_000;
 async function walkNames(db: Kysely<Database>, filter: ResolvedFilter) {
   const limit = Math.min(filter.limit ?? 100, 50_000);
   const oldest = filter.order === "oldest";
-  const query = nameQuery(filter.nameWords ?? []);
+  const query = filter.nameMatch ?? "";
   const rows: TransactionRow[] = [];
   const within = filter.nameIds ?? { first: 0, last: MAX_INTEGER_ID };
   let bound = oldest ? within.first - 1 : Math.min(filter.beforeId ?? MAX_INTEGER_ID + 1, within.last + 1);

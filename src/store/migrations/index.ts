@@ -29,6 +29,7 @@ import { amountDayIndexes } from "./20261201T1000_amount_day_indexes.js";
 import { accountDayUse } from "./20261201T1100_account_day_use.js";
 import { nameDayIndex } from "./20261201T1200_name_day_index.js";
 import { transactionDays } from "./20261202T1000_transaction_days.js";
+import { nameTerms } from "./20261202T1100_name_terms.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -64,6 +65,7 @@ export const migrations: readonly Migration[] = [
   accountDayUse,
   nameDayIndex,
   transactionDays,
+  nameTerms,
 ];
 
 export type { Migration };
