@@ -107,8 +107,8 @@ export type ResolvedFilter = TransactionFilter & {
   nameIndex?: boolean;
   /**
    * SQLite, a name with dates: the ids the dates' rows lie between (transaction-days.ts), where the
-   * full-text index's matches are read. The index knows no dates; without these a name with few
-   * rows in the window was walked back through every year.
+   * full-text index's matches are read. The index knows no dates: without these, a name with few
+   * rows in the window would be walked back through every year.
    */
   nameIds?: IdRange;
   /** SQLite: the name's words as the full-text index is asked for them (name-terms.ts). */
