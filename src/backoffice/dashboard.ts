@@ -6,6 +6,13 @@ import type { ManagementDeps } from "./management-checks.js";
 import { firmsAtPendingBound } from "./pending-bounds.js";
 import { receiverView } from "./views.js";
 
+/**
+ * Failed callbacks are counted up to this many on the summary: past it the card says "10.000+"
+ * (operators resend them by firm and time, never one by one), and counting the rest read
+ * hundreds of thousands of rows on a store of years.
+ */
+export const FAILED_CALLBACKS_SHOWN = 10_000;
+
 /** Today's figures (day in Türkiye) for the console's dashboard. */
 export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
   const { repos } = deps;
@@ -15,7 +22,7 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
       repos.transactions.totalsSince(since),
       repos.transactions.pendingQueues(),
       repos.transactions.decisionTimesSince(since),
-      repos.callbacks.countOpen(),
+      repos.callbacks.countOpen(FAILED_CALLBACKS_SHOWN),
       repos.callbacks.countDeliveredSince(since),
       repos.callbacks.countRetrying(),
       repos.channels.list(),
@@ -66,6 +73,8 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
       // Today's, like the figures above: a count of every callback ever sent read the whole table.
       delivered,
       failed: callbacks.failed,
+      /** `failed` is FAILED_CALLBACKS_SHOWN and there may be more: the console shows "10.000+". */
+      failed_more: callbacks.failed >= FAILED_CALLBACKS_SHOWN,
       // Of the pending ones, those whose receiver failed them already: a merchant refusing
       // every callback shows here at once, not only when they fail for good 45 hours later.
       retrying,

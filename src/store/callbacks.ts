@@ -88,7 +88,12 @@ export interface CallbackRepository {
    */
   countRetrying(): Promise<number>;
   /** Pending and failed callbacks only: cheap (an index), for metrics scraped every few seconds. */
-  countOpen(): Promise<{ pending: number; failed: number }>;
+  /**
+   * Callbacks still owed: pending, and failed for good (until redelivered). With `failedCap`, the
+   * failed ones are counted no further than that: they add up over the years (a merchant whose
+   * receiver is gone for months), and the console's summary, read every few seconds, needs no more.
+   */
+  countOpen(failedCap?: number): Promise<{ pending: number; failed: number }>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
   list(filter: CallbackFilter): Promise<CallbackRow[]>;
 }
@@ -136,7 +141,23 @@ export function createCallbackRepository(
       return db.selectFrom("callbacks").selectAll().where("id", "=", id).executeTakeFirst();
     },
 
-    async countOpen() {
+    async countOpen(failedCap) {
+      if (failedCap !== undefined) {
+        const [pending, failed] = await Promise.all([
+          db
+            .selectFrom("callbacks")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("status", "=", "pending")
+            .executeTakeFirstOrThrow(),
+          db
+            .selectFrom(
+              db.selectFrom("callbacks").select("id").where("status", "=", "failed").limit(failedCap).as("f"),
+            )
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow(),
+        ]);
+        return { pending: Number(pending.n), failed: Number(failed.n) };
+      }
       const rows = await db
         .selectFrom("callbacks")
         .select(["status", (eb) => eb.fn.countAll<number>().as("count")])

@@ -32,6 +32,7 @@ interface Dashboard {
     pending: number;
     delivered: number;
     failed: number;
+    failed_more: boolean;
     retrying: number;
     /** Receivers this instance treats as slow or with requests hanging (docs/callbacks.md). */
     receivers: { origin: string; slow: boolean; hanging: number }[];
@@ -147,7 +148,11 @@ export function Summary() {
           <div class="label">{t("medianDecision")}</div>
         </div>
         <div class={d.callbacks.failed > 0 ? "card alert" : "card"}>
-          <div class="figure">{d.callbacks.failed}</div>
+          <div class="figure">
+            {d.callbacks.failed_more
+              ? `${d.callbacks.failed.toLocaleString(lang === "tr" ? "tr-TR" : "en-GB")}+`
+              : d.callbacks.failed}
+          </div>
           <div class="label">{t("callbackFailures")}</div>
         </div>
         <div class={d.callbacks.retrying > 0 ? "card alert" : "card"}>
