@@ -72,9 +72,9 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
       pending: callbacks.pending,
       // Today's, like the figures above: a count of every callback ever sent read the whole table.
       delivered,
-      failed: callbacks.failed,
-      /** `failed` is FAILED_CALLBACKS_SHOWN and there may be more: the console shows "10.000+". */
-      failed_more: callbacks.failed >= FAILED_CALLBACKS_SHOWN,
+      failed: Math.min(callbacks.failed, FAILED_CALLBACKS_SHOWN),
+      /** There are more than `failed` (FAILED_CALLBACKS_SHOWN): the console shows "10.000+". */
+      failed_more: callbacks.failed > FAILED_CALLBACKS_SHOWN,
       // Of the pending ones, those whose receiver failed them already: a merchant refusing
       // every callback shows here at once, not only when they fail for good 45 hours later.
       retrying,

@@ -90,8 +90,9 @@ export interface CallbackRepository {
   /** Pending and failed callbacks only: cheap (an index), for metrics scraped every few seconds. */
   /**
    * Callbacks still owed: pending, and failed for good (until redelivered). With `failedCap`, the
-   * failed ones are counted no further than that: they add up over the years (a merchant whose
-   * receiver is gone for months), and the console's summary, read every few seconds, needs no more.
+   * failed ones are counted no further than one past it (so that more than the cap is told from
+   * the cap itself): they add up over the years (a merchant whose receiver is gone for months),
+   * and the console's summary, read every few seconds, needs no more.
    */
   countOpen(failedCap?: number): Promise<{ pending: number; failed: number }>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
@@ -151,7 +152,12 @@ export function createCallbackRepository(
             .executeTakeFirstOrThrow(),
           db
             .selectFrom(
-              db.selectFrom("callbacks").select("id").where("status", "=", "failed").limit(failedCap).as("f"),
+              db
+                .selectFrom("callbacks")
+                .select("id")
+                .where("status", "=", "failed")
+                .limit(failedCap + 1)
+                .as("f"),
             )
             .select((eb) => eb.fn.countAll<number>().as("n"))
             .executeTakeFirstOrThrow(),

@@ -22,9 +22,10 @@ export async function idRangeOfDays(db: Kysely<Database>, from?: number, to?: nu
       (eb) => eb.fn.min<number | null>("first_id").as("first"),
       (eb) => eb.fn.max<number | null>("last_id").as("last"),
     ]);
-  // Integers: better-sqlite3 binds a number as REAL, and the day is compared as one.
-  if (from !== undefined) q = q.where("day", ">=", sql.lit(Math.floor(from / DAY_MS)));
-  if (to !== undefined) q = q.where("day", "<=", sql.lit(Math.floor((to - 1) / DAY_MS)));
+  // Truncated as SQLite's integer division truncates the rows' days (the migration's triggers);
+  // integers in the text, since better-sqlite3 binds a number as REAL.
+  if (from !== undefined) q = q.where("day", ">=", sql.lit(Math.trunc(from / DAY_MS)));
+  if (to !== undefined) q = q.where("day", "<=", sql.lit(Math.trunc((to - 1) / DAY_MS)));
   const row = await q.executeTakeFirst();
   if (row?.first == null || row.last == null) return { first: 1, last: 0 };
   return { first: Number(row.first), last: Number(row.last) };

@@ -386,11 +386,13 @@ async function walkNames(db: Kysely<Database>, filter: ResolvedFilter) {
   const rows: TransactionRow[] = [];
   const within = filter.nameIds ?? { first: 0, last: MAX_INTEGER_ID };
   let bound = oldest ? within.first - 1 : Math.min(filter.beforeId ?? MAX_INTEGER_ID + 1, within.last + 1);
+  // Integers in the text: FTS5 starts its walk at a bound only if it is one, and better-sqlite3
+  // binds every number as REAL (the walk then read every match from the far end each chunk).
   const end = oldest ? sql`rowid <= ${sql.lit(within.last)}` : sql`rowid >= ${sql.lit(within.first)}`;
   for (let chunk = FIRST_CHUNK; rows.length < limit; chunk = Math.min(chunk * 4, MAX_CHUNK)) {
     const ids = (
       await sql<{ id: number }>`SELECT rowid AS id FROM transaction_names
-        WHERE transaction_names MATCH ${query} AND rowid ${sql.raw(oldest ? ">" : "<")} ${bound} AND ${end}
+        WHERE transaction_names MATCH ${query} AND rowid ${sql.raw(oldest ? ">" : "<")} ${sql.lit(bound)} AND ${end}
         ORDER BY rowid ${sql.raw(oldest ? "ASC" : "DESC")} LIMIT ${chunk}`.execute(db)
     ).rows.map((r) => Number(r.id));
     if (ids.length === 0) break;

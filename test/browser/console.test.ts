@@ -53,9 +53,14 @@ describe("operator console in Chromium", () => {
 
   const deposit = () => pendingDeposit(server, firm);
   const status = (id: number) => statusOf(server, id);
-  async function signIn(role: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  async function signIn(
+    role: string,
+    viewport = { width: 1280, height: 800 },
+    prepare?: (page: Page) => Promise<unknown>,
+  ): Promise<Page> {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
+    await prepare?.(page);
     page.on("request", (r) => {
       if (!r.url().startsWith(server.url)) thirdParty.push(r.url());
     });
@@ -676,30 +681,45 @@ describe("operator console in Chromium", () => {
 
   it("a decision made by another operator meanwhile drops out of the queue and cannot be made twice", async () => {
     const id = await deposit();
-    const page = await signIn("operator");
-    await expect.poll(() => row(page, id).isVisible()).toBe(true);
-    // The queue's refreshes wait until the click is made: the live notice of the other decision
-    // would otherwise take the row away first, at the server's pace.
+    // The queue's reads go through the test from the start: once held, they wait until the click
+    // is made (the live notice of the other decision would otherwise take the row away first, at
+    // the server's pace), and the reads already under way are answered before the other decision.
+    let held = false;
+    let underWay = 0;
     let release = () => {};
-    const refreshed = new Promise<void>((resolve) => {
+    const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    await page.route(
-      (url) => url.pathname === "/ops/api/queue",
-      async (route) => {
-        await refreshed;
-        await route.continue();
-      },
+    const page = await signIn("operator", undefined, (p) =>
+      p.route(
+        (url) => url.pathname === "/ops/api/queue",
+        async (route) => {
+          if (held) await released;
+          underWay++;
+          try {
+            await route.fulfill({ response: await route.fetch() });
+          } finally {
+            underWay--;
+          }
+        },
+      ),
     );
-    await server.admin("POST", `/admin/v1/transactions/${id}/reject`, { actor: "operator:elsewhere" });
-    // Clicking before the refresh: the server refuses the second decision, and the row goes.
-    await row(page, id).locator("button.approve").click();
-    await expect
-      .poll(() => page.locator("#message").textContent())
-      .toBe(`#${id}: bu işleme zaten karar verilmiş (durum: reddedildi).`);
-    release();
-    await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
-    await page.context().close();
+    try {
+      await expect.poll(() => row(page, id).isVisible()).toBe(true);
+      held = true;
+      await expect.poll(() => underWay).toBe(0);
+      await server.admin("POST", `/admin/v1/transactions/${id}/reject`, { actor: "operator:elsewhere" });
+      // Clicking before the refresh: the server refuses the second decision, and the row goes.
+      await row(page, id).locator("button.approve").click();
+      await expect
+        .poll(() => page.locator("#message").textContent())
+        .toBe(`#${id}: bu işleme zaten karar verilmiş (durum: reddedildi).`);
+      release();
+      await expect.poll(() => row(page, id).count(), { timeout: 8_000 }).toBe(0);
+    } finally {
+      release();
+      await page.context().close();
+    }
   });
 
   it("a session that ends says the last action was not saved only when a change was refused", async () => {
