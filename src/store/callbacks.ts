@@ -87,12 +87,12 @@ export interface CallbackRepository {
    * attempts already made, and a callback an operator sends again is not failing.
    */
   countRetrying(): Promise<number>;
-  /** Pending and failed callbacks only: cheap (an index), for metrics scraped every few seconds. */
   /**
-   * Callbacks still owed: pending, and failed for good (until redelivered). With `failedCap`, the
-   * failed ones are counted no further than one past it (so that more than the cap is told from
-   * the cap itself): they add up over the years (a merchant whose receiver is gone for months),
-   * and the console's summary, read every few seconds, needs no more.
+   * Callbacks still owed: pending, and failed for good (until redelivered), through the status
+   * index; the metrics count them all. With `failedCap`, the failed ones are counted no further
+   * than one past it (so that more than the cap is told from the cap itself): they add up over
+   * the years (a merchant whose receiver is gone for months), and the console's summary, read
+   * every few seconds, needs no more.
    */
   countOpen(failedCap?: number): Promise<{ pending: number; failed: number }>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
