@@ -1,6 +1,6 @@
 import type { TransactionFilter } from "../store/transactions.js";
 import type { ManagementDeps } from "./management-checks.js";
-import { operatorTransactionView } from "./views.js";
+import { exportTransactionView } from "./views.js";
 
 /**
  * An export's rows: those the filter selects up to the newest row when it starts, newest first, at
@@ -13,6 +13,7 @@ export async function exportOf(
   filter: TransactionFilter,
   limit: number,
   pageSize: number,
+  firmName: (id: number) => string,
 ) {
   // Newest first whatever the filter said: the walk goes down from below each page's last id.
   const pinned = { ...filter, order: "newest" as const, beforeId: (await repos.transactions.newestId()) + 1 };
@@ -26,7 +27,7 @@ export async function exportOf(
       if (page.length === 0) return;
       left -= page.length;
       beforeId = page[page.length - 1]?.id ?? 0;
-      yield page.map(operatorTransactionView);
+      yield page.map((t) => exportTransactionView(t, firmName(t.firm_id)));
     }
   }
   return { rows, limited: counted > limit, pages };

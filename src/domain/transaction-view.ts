@@ -77,16 +77,80 @@ export function transactionView(tx: TransactionRecord): Record<string, unknown> 
   return view;
 }
 
-/** JSON.stringify that writes RawJson values verbatim (no string trick: any string stays a string). */
+/**
+ * JSON.stringify that writes RawJson values verbatim (no string trick: any string stays a string).
+ * Whatever holds no RawJson is written by JSON.stringify itself, and so is each run of an object's
+ * fields between its raw ones: lists of hundreds of rows go through here on every console refresh,
+ * and building the text a field at a time made it the costliest step of a page.
+ */
 export function toJson(value: unknown): string {
+  if (!holdsRaw(value)) return JSON.stringify(value) ?? "null";
   if (value instanceof RawJson) return value.text;
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : toJson(v))).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const parts: string[] = [];
-    for (const [k, v] of Object.entries(value)) {
-      if (v !== undefined && typeof v !== "function") parts.push(`${JSON.stringify(k)}:${toJson(v)}`);
-    }
-    return `{${parts.join(",")}}`;
+  if (Array.isArray(value)) return arrayJson(value);
+  return objectJson(value as Record<string, unknown>);
+}
+
+/** Whether a RawJson is anywhere inside (a Date or other toJSON value is JSON.stringify's). */
+function holdsRaw(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (value instanceof RawJson) return true;
+  if (Array.isArray(value)) return value.some(holdsRaw);
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && holdsRaw((value as Record<string, unknown>)[key])) return true;
   }
-  return JSON.stringify(value) ?? "null";
+  return false;
+}
+
+function arrayJson(items: readonly unknown[]): string {
+  let out = "[";
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (i > 0) out += ",";
+    out += item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : toJson(item);
+  }
+  return `${out}]`;
+}
+
+/**
+ * The fields between raw ones are gathered into one plain object and written by JSON.stringify,
+ * its braces cut off. A field named `__proto__` is written on its own: assigned to a plain object
+ * it would set the prototype instead.
+ */
+function objectJson(fields: Record<string, unknown>): string {
+  let out = "";
+  let run: Record<string, unknown> | undefined;
+  const flush = () => {
+    if (run === undefined) return;
+    const text = JSON.stringify(run);
+    run = undefined;
+    if (text.length > 2) out += `${out === "" ? "" : ","}${text.slice(1, -1)}`;
+  };
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const field = fields[key];
+    if (key !== "__proto__" && !holdsRaw(field)) {
+      run ??= {};
+      run[key] = field;
+      continue;
+    }
+    flush();
+    if (field === undefined || typeof field === "function" || typeof field === "symbol") continue;
+    out += `${out === "" ? "" : ","}${quotedKey(key)}:${toJson(field)}`;
+  }
+  flush();
+  return `{${out}}`;
+}
+
+/** Field names repeat on every row of a list; their JSON text is kept, up to a bound. */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 1_000;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }

@@ -95,6 +95,61 @@ describe("toJson", () => {
     );
   });
 
+  it("writes any JSON value without a raw amount exactly as JSON.stringify does", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(toJson(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("writes raw amounts anywhere in any JSON value, the rest as JSON.stringify does", () => {
+    // Raw amounts are put into objects and arrays at every depth; parsed back, the text must be the
+    // same value with those amounts as numbers, each written with its two decimals.
+    type Walk = { i: number; placed: number };
+    const place = (value: unknown, flips: boolean[], at: Walk, raw: boolean): unknown => {
+      const flip = () => flips[at.i++ % flips.length] === true;
+      const amount = (n: number) => {
+        at.placed += 1;
+        return raw ? new RawJson((n / 100).toFixed(2)) : n / 100;
+      };
+      if (Array.isArray(value)) {
+        const items = value.map((v) => place(v, flips, at, raw));
+        return flip() ? [...items, amount(at.i * 101)] : items;
+      }
+      if (value === null || typeof value !== "object") return value;
+      const entries = Object.entries(value).map(([k, v]) => [k, place(v, flips, at, raw)] as const);
+      if (flip()) entries.splice(at.i % (entries.length + 1), 0, [`amount${at.i}`, amount(at.i * 7)]);
+      return Object.fromEntries(entries);
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.array(fc.boolean(), { minLength: 1, maxLength: 20 }), (value, flips) => {
+        const walk = { i: 0, placed: 0 };
+        const withRaw = place(value, flips, walk, true);
+        const expected = place(value, flips, { i: 0, placed: 0 }, false);
+        const text = toJson(withRaw);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(expected)));
+        // Strings can hold such text too, hence at least: every raw amount keeps its two decimals.
+        expect(text.match(/\d\.\d\d(?=[,}\]])/g)?.length ?? 0).toBeGreaterThanOrEqual(walk.placed);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("writes a field named __proto__ as a field next to a raw amount", () => {
+    const value = JSON.parse('{"a":1,"__proto__":{"b":2},"c":"x"}') as Record<string, unknown>;
+    value.amount = new RawJson("1.00");
+    const text = toJson(value);
+    expect(text).toBe('{"a":1,"__proto__":{"b":2},"c":"x","amount":1.00}');
+  });
+
+  it("leaves out what JSON.stringify leaves out, and writes a Date as its ISO text", () => {
+    const value = { a: undefined, b: () => 1, c: Symbol("c"), d: [undefined, () => 1], e: new Date(0) };
+    expect(toJson(value)).toBe(JSON.stringify(value));
+    expect(toJson(Object.create({ inherited: 1 }))).toBe("{}");
+  });
+
   it("keeps a string value as a string even when it holds NUL characters", () => {
     // A string must never be able to turn itself into raw JSON: e.g. an operator-entered holder name.
     const s = "\u0000raw:1}\u0000";
