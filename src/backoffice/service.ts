@@ -92,8 +92,12 @@ export function createBackoffice(deps: BackofficeDeps) {
       return (await repos.transactions.list(filter)).map(operatorTransactionView);
     },
 
-    exportOf: (filter: TransactionFilter, limit: number, pageSize: number, firmName: (id: number) => string) =>
-      exportOf(repos, filter, limit, pageSize, firmName),
+    exportOf: (
+      filter: TransactionFilter,
+      limit: number,
+      pageSize: number,
+      firmName: (id: number) => string,
+    ) => exportOf(repos, filter, limit, pageSize, firmName),
 
     /**
      * A page of the filter's transactions and how many it selects in all: counted only when the

@@ -107,7 +107,8 @@ function arrayJson(items: readonly unknown[]): string {
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (i > 0) out += ",";
-    out += item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : toJson(item);
+    out +=
+      item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : toJson(item);
   }
   return `${out}]`;
 }

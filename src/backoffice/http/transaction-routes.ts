@@ -193,8 +193,7 @@ async function exportTransactions(
   const writer = asked.excel ? excelCsv(CSV_COLUMNS, CSV_AMOUNTS) : plainCsv(CSV_COLUMNS);
   async function* csv() {
     yield writer.start;
-    for await (const page of pages())
-      yield page.map((r) => writer.line(r)).join("");
+    for await (const page of pages()) yield page.map((r) => writer.line(r)).join("");
   }
   return reply
     .type("text/csv; charset=utf-8")
