@@ -104,12 +104,10 @@ export function createBackoffice(deps: BackofficeDeps) {
      * page is full (a shorter page is all of them).
      */
     async pageOfTransactions(filter: TransactionFilter & { limit: number }) {
-      const rows = await repos.transactions.list(filter);
+      const search = repos.transactions.search(filter);
+      const rows = await search.list();
       // Counted after the page: rows decided in between may make it smaller than the page.
-      const total =
-        rows.length < filter.limit
-          ? rows.length
-          : Math.max(rows.length, await repos.transactions.count(filter));
+      const total = rows.length < filter.limit ? rows.length : Math.max(rows.length, await search.count());
       return { rows: rows.map(operatorTransactionView), total };
     },
 

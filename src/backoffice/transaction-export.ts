@@ -17,13 +17,14 @@ export async function exportOf(
 ) {
   // Newest first whatever the filter said: the walk goes down from below each page's last id.
   const pinned = { ...filter, order: "newest" as const, beforeId: (await repos.transactions.newestId()) + 1 };
-  const counted = await repos.transactions.count(pinned, limit + 1);
+  const search = repos.transactions.search(pinned);
+  const counted = await search.count(limit + 1);
   const rows = Math.min(counted, limit);
   async function* pages() {
     let left = rows;
     let beforeId = pinned.beforeId;
     while (left > 0) {
-      const page = await repos.transactions.list({ ...pinned, beforeId, limit: Math.min(pageSize, left) });
+      const page = await search.list({ beforeId, limit: Math.min(pageSize, left) });
       if (page.length === 0) return;
       left -= page.length;
       beforeId = page[page.length - 1]?.id ?? 0;

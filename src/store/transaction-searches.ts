@@ -345,15 +345,64 @@ export function searchQuery(db: Kysely<Database>, filter: ResolvedFilter) {
     .limit(limit);
 }
 
-export async function listTransactions(
+/** One filter asked more than once: its page and its total, or an export's pages. */
+export interface TransactionSearch {
+  /** The filter's rows, or those of one page of it (below `beforeId`, at most `limit`). */
+  list(page?: { beforeId?: number; limit?: number }): Promise<TransactionRow[]>;
+  /** How many rows `list` would give without its limit, counting no further than `cap`. */
+  count(cap?: number): Promise<number>;
+}
+
+/**
+ * A search whose filter is resolved once, by its first call, for all its calls: on a large SQLite
+ * store a name's resolution (its indexed words, its dates' ids, how common it is) costs several
+ * milliseconds, and it depends on neither the page nor the cap.
+ */
+export function searchTransactions(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  filter: TransactionFilter,
+): TransactionSearch {
+  const none = filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID;
+  let resolved: Promise<ResolvedFilter> | undefined;
+  const once = () => {
+    resolved ??= resolve(db, dialect, filter);
+    return resolved;
+  };
+  return {
+    list: async (page = {}) => {
+      if (none) return [];
+      const whole = await once();
+      return listResolved(db, {
+        ...whole,
+        beforeId: page.beforeId ?? whole.beforeId,
+        limit: page.limit ?? whole.limit,
+      });
+    },
+    count: async (cap) => (none ? 0 : countResolved(db, await once(), cap)),
+  };
+}
+
+export function listTransactions(
   db: Kysely<Database>,
   dialect: "sqlite" | "postgres",
   filter: TransactionFilter,
 ) {
-  if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return [];
-  const resolved = await resolve(db, dialect, filter);
+  return searchTransactions(db, dialect, filter).list();
+}
+
+export function countTransactions(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  filter: TransactionFilter,
+  cap?: number,
+) {
+  return searchTransactions(db, dialect, filter).count(cap);
+}
+
+async function listResolved(db: Kysely<Database>, resolved: ResolvedFilter) {
   if (resolved.nameIndex) return walkNames(db, resolved);
-  if (filter.amountMinor === undefined || filter.status === "pending")
+  if (resolved.amountMinor === undefined || resolved.status === "pending")
     return searchQuery(db, resolved).execute();
   // An amount asked or sent: each column by its own index, in id order, a page of each, then the
   // page of both. As one OR, every row of a common amount ("1000.00") was read and sorted.
@@ -362,10 +411,10 @@ export async function listTransactions(
     searchQuery(db, { ...resolved, amountIn: "original_amount" }).execute(),
   ]);
   const byId = new Map([...asked, ...sent].map((r) => [r.id, r]));
-  const oldest = filter.order === "oldest";
+  const oldest = resolved.order === "oldest";
   return [...byId.values()]
     .sort((a, b) => (oldest ? a.id - b.id : b.id - a.id))
-    .slice(0, Math.min(filter.limit ?? 100, 50_000));
+    .slice(0, Math.min(resolved.limit ?? 100, 50_000));
 }
 
 const FIRST_CHUNK = 1_000;
@@ -407,14 +456,8 @@ async function walkNames(db: Kysely<Database>, filter: ResolvedFilter) {
  * How many rows the filter selects, counting no further than `cap` when given (a page total or an
  * export's size needs no more, and counting the rest would read them).
  */
-export async function countTransactions(
-  db: Kysely<Database>,
-  dialect: "sqlite" | "postgres",
-  filter: TransactionFilter,
-  cap?: number,
-) {
-  if (filter.firmId !== undefined && filter.firmId > MAX_INTEGER_ID) return 0;
-  const selected = filterTransactions(db, await resolve(db, dialect, filter)).select("id");
+async function countResolved(db: Kysely<Database>, resolved: ResolvedFilter, cap?: number) {
+  const selected = filterTransactions(db, resolved).select("id");
   const row = await db
     .selectFrom((cap === undefined ? selected : selected.orderBy("id", "desc").limit(cap)).as("s"))
     .select((eb) => eb.fn.countAll<number>().as("n"))

@@ -17,8 +17,10 @@ import {
   listTransactions,
   newestTransactionId,
   pendingQueues,
+  searchTransactions,
   setNameKeys,
   type TransactionFilter,
+  type TransactionSearch,
   totalsSince,
   withoutNameKey,
 } from "./transaction-searches.js";
@@ -64,6 +66,8 @@ export interface TransactionRepository {
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
   /** How many rows `list` would give without its limit, counting no further than `cap`. */
   count(filter: TransactionFilter, cap?: number): Promise<number>;
+  /** The filter for more than one call (a page and its total, an export's pages), resolved once. */
+  search(filter: TransactionFilter): TransactionSearch;
   /** The newest transaction's id, 0 on an empty store. */
   newestId(): Promise<number>;
   /** Live firms' pending transactions of each type: how many, and when the oldest was created. */
@@ -255,6 +259,7 @@ export function createTransactionRepository(
     },
     list: (filter) => listTransactions(db, dialect, filter),
     count: (filter, cap) => countTransactions(db, dialect, filter, cap),
+    search: (filter) => searchTransactions(db, dialect, filter),
     newestId: () => newestTransactionId(db),
     pendingQueues: () => pendingQueues(db),
     withoutNameKey: (afterId, limit) => withoutNameKey(db, afterId, limit),

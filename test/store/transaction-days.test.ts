@@ -89,6 +89,19 @@ describe.each(STORES)("a payer name search with dates (%s)", (kind: StoreKind) =
             expect(next.map((r) => r.id)).toEqual(expected.slice(limit, 2 * limit));
           }
           expect(await repo.count({ firmId, nameWords: ["ayse"], from, to })).toBe(expected.length);
+          // One search, resolved once, walked a page at a time as an export walks it.
+          const search = repo.search({ firmId, nameWords: ["ayse"], from, to, order: "newest" });
+          const walked: number[] = [];
+          // Bounded: a page that ignored its start would repeat forever.
+          for (let before: number | undefined; walked.length <= expected.length; ) {
+            const rows = await search.list({ ...(before === undefined ? {} : { beforeId: before }), limit });
+            if (rows.length === 0) break;
+            walked.push(...rows.map((r) => r.id));
+            before = rows.at(-1)?.id;
+          }
+          expect(walked).toEqual(order === "newest" ? expected : [...expected].reverse());
+          expect(await search.count()).toBe(expected.length);
+          expect(await search.count(2)).toBe(Math.min(2, expected.length));
           // Only a start, or only an end.
           const since = inserted.filter((r) => r.name.includes(" ayse") && r.at >= from).map((r) => r.id);
           const fromOnly = await repo.list({ firmId, nameWords: ["ayse"], from, limit: 1_000 });
