@@ -11,6 +11,7 @@ import type { TransactionRow } from "../store/transactions.js";
 
 /** What operators see. Secrets never appear here; a firm's secret is shown only on create/rotate. */
 const money = (minor: number | null) => (minor === null ? null : formatMinor(minor));
+const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
 export function providerView(p: ProviderRow) {
   return {
@@ -112,7 +113,7 @@ export function operatorTransactionView(t: TransactionRow) {
     callback_url: t.callback_url,
     created_at: isoTime(t.created_at),
     updated_at: isoTime(t.updated_at),
-    decided_at: t.decided_at === null ? null : isoTime(t.decided_at),
+    decided_at: time(t.decided_at),
     decided_by: t.decided_by,
     decision_note: t.decision_note,
     original_amount: money(t.original_amount),
@@ -144,7 +145,7 @@ export function exportTransactionView(t: TransactionRow, firmName: string) {
     assigned_bank_name: t.assigned_bank_name,
     assigned_iban: t.assigned_iban,
     iban: t.iban,
-    decided_at: t.decided_at === null ? null : isoTime(t.decided_at),
+    decided_at: time(t.decided_at),
     decided_by: t.decided_by,
     firm_name: firmName,
     middle_name: t.middle_name,
@@ -154,8 +155,6 @@ export function exportTransactionView(t: TransactionRow, firmName: string) {
 }
 
 export type ExportRow = ReturnType<typeof exportTransactionView>;
-
-const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
 export function callbackView(c: CallbackRow) {
   return {

@@ -391,15 +391,6 @@ export function listTransactions(
   return searchTransactions(db, dialect, filter).list();
 }
 
-export function countTransactions(
-  db: Kysely<Database>,
-  dialect: "sqlite" | "postgres",
-  filter: TransactionFilter,
-  cap?: number,
-) {
-  return searchTransactions(db, dialect, filter).count(cap);
-}
-
 async function listResolved(db: Kysely<Database>, resolved: ResolvedFilter) {
   if (resolved.nameIndex) return walkNames(db, resolved);
   if (resolved.amountMinor === undefined || resolved.status === "pending")

@@ -12,7 +12,6 @@ import {
   type NonceAndFactsOutcome,
 } from "./transaction-batches.js";
 import {
-  countTransactions,
   decisionTimesSince,
   listTransactions,
   newestTransactionId,
@@ -64,9 +63,7 @@ export interface TransactionRepository {
   pendingDepositOf(firmId: number, userId: string): Promise<TransactionRow | undefined>;
   get(id: number): Promise<TransactionRow | undefined>;
   list(filter: TransactionFilter): Promise<TransactionRow[]>;
-  /** How many rows `list` would give without its limit, counting no further than `cap`. */
-  count(filter: TransactionFilter, cap?: number): Promise<number>;
-  /** The filter for more than one call (a page and its total, an export's pages), resolved once. */
+  /** The filter for a count, or for more than one call (a page and its total, an export's pages). */
   search(filter: TransactionFilter): TransactionSearch;
   /** The newest transaction's id, 0 on an empty store. */
   newestId(): Promise<number>;
@@ -258,7 +255,6 @@ export function createTransactionRepository(
       return db.selectFrom("transactions").selectAll().where("id", "=", id).executeTakeFirst();
     },
     list: (filter) => listTransactions(db, dialect, filter),
-    count: (filter, cap) => countTransactions(db, dialect, filter, cap),
     search: (filter) => searchTransactions(db, dialect, filter),
     newestId: () => newestTransactionId(db),
     pendingQueues: () => pendingQueues(db),
