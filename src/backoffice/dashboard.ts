@@ -17,11 +17,11 @@ export const FAILED_CALLBACKS_SHOWN = 10_000;
 export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
   const { repos } = deps;
   const since = startOfTurkeyDay(deps.now());
-  const [totals, queues, times, callbacks, delivered, retrying, channels, statements, pending] =
+  const [totals, queues, median, callbacks, delivered, retrying, channels, statements, pending] =
     await Promise.all([
       repos.transactions.totalsSince(since),
       repos.transactions.pendingQueues(),
-      repos.transactions.decisionTimesSince(since),
+      repos.transactions.medianDecisionMsSince(since),
       repos.callbacks.countOpen(FAILED_CALLBACKS_SHOWN),
       repos.callbacks.countDeliveredSince(since),
       repos.callbacks.countRetrying(),
@@ -58,8 +58,6 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
       hourly,
     };
   };
-  const sorted = [...times].sort((a, b) => a - b);
-  const median = sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
   const health = deps.channelHealth();
   // Only receivers that need a look: slow ones and those with an attempt hanging.
   const troubled = deps.callbackReceivers().filter((r) => r.slow || r.hanging > 0);

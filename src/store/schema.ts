@@ -94,6 +94,21 @@ export interface TransactionDaysTable {
   last_id: number;
 }
 
+/**
+ * Each hour's transactions per firm, type and status, kept by triggers (SQLite only: migration
+ * 20261203T1000_summary_hours): the console summary's totals.
+ */
+export interface TransactionHoursTable {
+  /** `created_at - created_at % 3600000`. */
+  hour_start: number;
+  firm_id: number;
+  type: string;
+  status: string;
+  count: number;
+  /** The amounts' sum, minor units. */
+  volume: number;
+}
+
 export interface PaymentAccountTable {
   id: Generated<number>;
   bank_name: string;
@@ -395,6 +410,7 @@ export interface Database {
   cap_holds: CapHoldTable;
   account_day_use: AccountDayUseTable;
   transaction_days: TransactionDaysTable;
+  transaction_hours: TransactionHoursTable;
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_devices: OperatorDeviceTable;

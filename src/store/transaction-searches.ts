@@ -269,43 +269,6 @@ function filterTransactions(db: Kysely<Database>, filter: ResolvedFilter) {
   return q;
 }
 
-export async function totalsSince(db: Kysely<Database>, since: number) {
-  const rows = await db
-    .selectFrom("transactions")
-    .select([
-      "type",
-      "status",
-      // Whole hours since `since` (better-sqlite3 binds numbers as REAL, hence the cast).
-      sql<number>`CAST((created_at - ${since}) / 3600000 AS INTEGER)`.as("hour"),
-      (eb) => eb.fn.countAll<number>().as("count"),
-      (eb) => eb.fn.sum<number>("amount").as("volume"),
-    ])
-    .where("created_at", ">=", since)
-    // Test firms' traffic is not business: the operators' summary leaves it out.
-    .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
-    .groupBy(["type", "status", "hour"])
-    .execute();
-  return rows.map((r) => ({
-    type: r.type,
-    status: r.status,
-    hour: Number(r.hour),
-    count: Number(r.count),
-    volume: Number(r.volume ?? 0),
-  }));
-}
-
-export async function decisionTimesSince(db: Kysely<Database>, since: number) {
-  const rows = await db
-    .selectFrom("transactions")
-    .select(["created_at", "decided_at"])
-    .where("decided_at", ">=", since)
-    .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
-    .orderBy("decided_at", "desc")
-    .limit(10_000)
-    .execute();
-  return rows.map((r) => Number(r.decided_at) - Number(r.created_at));
-}
-
 /** The filters that ask for nothing but a date range (and the page of it). */
 const PAGING_KEYS = new Set([
   "from",
@@ -463,26 +426,6 @@ export async function newestTransactionId(db: Kysely<Database>): Promise<number>
     .select((eb) => eb.fn.max("id").as("id"))
     .executeTakeFirst();
   return Number(row?.id ?? 0);
-}
-
-export async function pendingQueues(db: Kysely<Database>) {
-  // Through transactions_pending_idx: the pending rows only, however old.
-  const rows = await db
-    .selectFrom("transactions")
-    .select([
-      "type",
-      (eb) => eb.fn.countAll<number>().as("count"),
-      (eb) => eb.fn.min<number>("created_at").as("oldest"),
-    ])
-    .where("status", "=", sql.lit("pending"))
-    .where("firm_id", "not in", (eb) => eb.selectFrom("firms").select("id").where("sandbox", "=", 1))
-    .groupBy("type")
-    .execute();
-  return rows.map((r) => ({
-    type: r.type,
-    count: Number(r.count),
-    oldestAt: r.oldest === null ? null : Number(r.oldest),
-  }));
 }
 
 export function withoutNameKey(db: Kysely<Database>, afterId: number, limit: number) {

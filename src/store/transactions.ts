@@ -5,6 +5,7 @@ import { planEachTime, prepared, type StatementRunner } from "./engine/prepared.
 import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 import { RECORD_NONCE } from "./nonces.js";
 import type { Database, TransactionTable } from "./schema.js";
+import { type HourTotal, medianDecisionMsSince, pendingQueues, totalsSince } from "./summary-figures.js";
 import {
   createPgIntakeBatches,
   firmPendingOf,
@@ -12,15 +13,12 @@ import {
   type NonceAndFactsOutcome,
 } from "./transaction-batches.js";
 import {
-  decisionTimesSince,
   listTransactions,
   newestTransactionId,
-  pendingQueues,
   searchTransactions,
   setNameKeys,
   type TransactionFilter,
   type TransactionSearch,
-  totalsSince,
   withoutNameKey,
 } from "./transaction-searches.js";
 
@@ -51,12 +49,10 @@ export interface TransactionRepository {
     nonce: { firmId: number; nonce: string; expiresAt: number },
     facts: { reference: string; userId: string; type: TransactionRow["type"] },
   ): Promise<{ nonceFresh: boolean; facts: BusinessFacts }>;
-  /** Counts and volumes per type and status of transactions created since `since`. */
-  totalsSince(
-    since: number,
-  ): Promise<{ type: string; status: string; hour: number; count: number; volume: number }[]>;
-  /** Milliseconds from creation to decision of transactions decided since `since` (at most 10,000). */
-  decisionTimesSince(since: number): Promise<number[]>;
+  /** Counts and volumes per type, status and hour of the live firms' transactions since `since`, an hour's start. */
+  totalsSince(since: number): Promise<HourTotal[]>;
+  /** The median ms from creation to decision of those decided since `since` (summary-figures.ts). */
+  medianDecisionMsSince(since: number): Promise<number | null>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   /** The user's pending deposit at the firm (at most one: transactions_one_pending_uq). */
@@ -221,8 +217,8 @@ export function createTransactionRepository(
       return batches ? batches.insert(values) : oneInsert(values);
     },
 
-    totalsSince: (since) => totalsSince(db, since),
-    decisionTimesSince: (since) => decisionTimesSince(db, since),
+    totalsSince: (since) => totalsSince(db, dialect, since),
+    medianDecisionMsSince: (since) => medianDecisionMsSince(db, since),
 
     findForFirm(firmId, id) {
       return db

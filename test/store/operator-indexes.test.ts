@@ -5,6 +5,7 @@ import type { Store } from "../../src/store/engine/open.js";
 import { operatorIndexes } from "../../src/store/migrations/20261128T1000_operator_indexes.js";
 import { purgeIndexes } from "../../src/store/migrations/20261128T1100_purge_indexes.js";
 import { amountDayIndexes } from "../../src/store/migrations/20261201T1000_amount_day_indexes.js";
+import { summaryHours } from "../../src/store/migrations/20261203T1000_summary_hours.js";
 import { type ResolvedFilter, searchQuery } from "../../src/store/transaction-searches.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
@@ -18,14 +19,18 @@ import { freshStore } from "../support/store.js";
  * crash left one half-made. The searches' results are the subject of the API tests; here, that the
  * store reaches them without reading the table.
  */
-/** The indexes each store ends with: PostgreSQL's amounts by their time replace the amounts by id. */
+/**
+ * The indexes each store ends with: PostgreSQL's amounts by their time replace the amounts by id;
+ * on both, the decision times with the creation time and firm replace the decision times alone.
+ */
 const namesOf = (kind: StoreKind) => {
-  const later = amountDayIndexes.indexes ?? [];
+  const amounts = kind === "postgres" ? (amountDayIndexes.indexes ?? []) : [];
+  const later = [...amounts, ...(summaryHours.indexes ?? [])];
   const replaced = new Set(later.map((i) => i.replaces));
   return [operatorIndexes, purgeIndexes]
     .flatMap((m) => m.indexes ?? [])
-    .filter((i) => kind === "sqlite" || !replaced.has(i.name))
-    .concat(kind === "postgres" ? later : [])
+    .filter((i) => !replaced.has(i.name))
+    .concat(later)
     .map((i) => i.name);
 };
 
@@ -72,6 +77,7 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
     // in place of the trigrams alone.
     expect(built.get("transactions_name_day_idx")).toBe(kind === "postgres" ? true : undefined);
     expect(built.get("transactions_name_trgm_idx")).toBeUndefined();
+    expect(built.get("transactions_decided_idx")).toBeUndefined();
   });
 
   it.runIf(kind === "postgres")(

@@ -30,6 +30,7 @@ import { accountDayUse } from "./20261201T1100_account_day_use.js";
 import { nameDayIndex } from "./20261201T1200_name_day_index.js";
 import { transactionDays } from "./20261202T1000_transaction_days.js";
 import { nameTerms } from "./20261202T1100_name_terms.js";
+import { summaryHours } from "./20261203T1000_summary_hours.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -66,6 +67,7 @@ export const migrations: readonly Migration[] = [
   nameDayIndex,
   transactionDays,
   nameTerms,
+  summaryHours,
 ];
 
 export type { Migration };
