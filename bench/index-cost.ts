@@ -5,6 +5,7 @@ import type { Store } from "../src/store/engine/open.js";
 import { operatorIndexes } from "../src/store/migrations/20261128T1000_operator_indexes.js";
 import { amountDayIndexes } from "../src/store/migrations/20261201T1000_amount_day_indexes.js";
 import { nameDayIndex } from "../src/store/migrations/20261201T1200_name_day_index.js";
+import { summaryHours } from "../src/store/migrations/20261203T1000_summary_hours.js";
 import type { IndexBuild } from "../src/store/migrations/migration.js";
 import { depositRow, insertAccount, insertFirm } from "../test/support/rows.js";
 import type { StoreKind } from "./payintake.js";
@@ -19,8 +20,8 @@ import { openVolumeStore } from "./volume-store-calls.js";
  * of 100 rows, INDEX_COST_ROWS (default 20,000) per measure: with every index, then with each one
  * dropped in turn (and built again after), in INDEX_COST_ROUNDS (default 3) interleaved rounds. An
  * index's cost is the median time per row with it less the median without it. The full-text table
- * (SQLite) and the name index (PostgreSQL) are in the list; the triggers that keep the firms'
- * pending counts and the accounts' daily use run in every measure alike. Writes the
+ * (SQLite) and the name index (PostgreSQL) are in the list, and so is each trigger an insert fires
+ * (the firms' pending counts, the accounts' daily use, the summary's hours…), measured the same way. Writes the
  * "index-cost" section of docs/BENCHMARKS.md when both stores ran.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,9 +34,17 @@ const NAMES = [" ayse yilmaz", " mehmet kaya", " zeynep demir", " ali celik", " 
 const log = (line: string) => process.stdout.write(`[index-cost] ${line}\n`);
 
 interface Measured {
+  /** An index's or a trigger's name, or "every index". */
   index: string;
   /** Microseconds per inserted row, one figure per round. */
   perRow: number[];
+}
+
+/** What is measured: dropped before its measure, and made again after it. */
+interface Part {
+  name: string;
+  drop: string;
+  create: string;
 }
 
 /** The indexes measured: the operators' searches', those this store holds (one may replace another). */
@@ -45,9 +54,32 @@ async function measuredIndexes(store: Store): Promise<IndexBuild[]> {
       ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index'`
       : sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()`;
   const held = new Set((await found.execute(store.db)).rows.map((r) => r.name));
-  return [operatorIndexes, amountDayIndexes, nameDayIndex]
+  return [operatorIndexes, amountDayIndexes, nameDayIndex, summaryHours]
     .flatMap((m) => m.indexes ?? [])
     .filter((i) => i.table === "transactions" && held.has(i.name));
+}
+
+/**
+ * The triggers a deposit's insert fires (the firms' pending counts, the accounts' daily use, the
+ * summary's hours, SQLite's days of ids and names' words), as the store defines them.
+ */
+async function insertTriggers(store: Store): Promise<Part[]> {
+  if (store.dialect === "sqlite") {
+    const rows = await sql<{ name: string; sql: string }>`SELECT name, sql FROM sqlite_master
+      WHERE type = 'trigger' AND tbl_name = 'transactions' AND sql LIKE '% INSERT ON transactions%'`.execute(
+      store.db,
+    );
+    return rows.rows.map((r) => ({ name: r.name, drop: `DROP TRIGGER ${r.name}`, create: r.sql }));
+  }
+  const rows = await sql<{ name: string; def: string }>`SELECT tgname AS name, pg_get_triggerdef(oid) AS def
+    FROM pg_trigger WHERE tgrelid = 'transactions'::regclass AND NOT tgisinternal AND (tgtype & 4) <> 0`.execute(
+    store.db,
+  );
+  return rows.rows.map((r) => ({
+    name: r.name,
+    drop: `DROP TRIGGER ${r.name} ON transactions`,
+    create: r.def,
+  }));
 }
 
 let sequence = 0;
@@ -81,28 +113,34 @@ async function measureStore(kind: StoreKind): Promise<Measured[]> {
     await insertDeposits(store, firmId, accountId, BASE, now - BASE * 10);
     if (kind === "postgres") await sql`VACUUM ANALYZE transactions`.execute(store.db);
     else await sql`ANALYZE`.execute(store.db);
-    const indexes = await measuredIndexes(store);
-    const results: Measured[] = [
-      { index: "every index", perRow: [] },
-      ...indexes.map((i) => ({ index: i.name, perRow: [] })),
-    ];
     const run = (text: string) => sql.raw(text).execute(store.db);
     const trgm = kind === "postgres" ? "payintake_ext" : "";
+    const parts: Part[] = [
+      ...(await measuredIndexes(store)).map((i) => ({
+        name: i.name,
+        drop: `DROP INDEX ${i.name}`,
+        create: `CREATE INDEX ${i.name} ON ${i.table} ${i.definition.replaceAll("{pg_trgm}", `"${trgm}"`)}`,
+      })),
+      ...(await insertTriggers(store)),
+    ];
+    const results: Measured[] = [
+      { index: "every index", perRow: [] },
+      ...parts.map((p) => ({ index: p.name, perRow: [] })),
+    ];
     // A measure not kept first: the first inserts after the base warm caches that later ones find warm.
     await insertDeposits(store, firmId, accountId, ROWS, now);
     await run(`DELETE FROM transactions WHERE created_at >= ${now}`);
     for (let round = 1; round <= ROUNDS; round++) {
       // Every other round in the opposite order, so that no index is always measured first or last.
       for (const result of round % 2 === 1 ? results : [...results].reverse()) {
-        const index = indexes.find((i) => i.name === result.index);
-        if (index) await run(`DROP INDEX ${index.name}`);
+        const part = parts.find((p) => p.name === result.index);
+        if (part) await run(part.drop);
         const perRow = await insertDeposits(store, firmId, accountId, ROWS, now);
         result.perRow.push(perRow);
+        // The rows go before it is made again. A dropped insert trigger's table then counts less
+        // than the rows (its delete trigger took them out): nothing here reads those counts.
         await run(`DELETE FROM transactions WHERE created_at >= ${now}`);
-        if (index)
-          await run(
-            `CREATE INDEX ${index.name} ON ${index.table} ${index.definition.replaceAll("{pg_trgm}", `"${trgm}"`)}`,
-          );
+        if (part) await run(part.create);
         log(`${kind} round ${round}: ${result.index}: ${perRow.toFixed(1)} µs a row`);
       }
     }

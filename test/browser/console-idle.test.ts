@@ -1,4 +1,4 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { axeViolations } from "../support/axe.js";
 import { launchChromium } from "../support/browser.js";
@@ -94,6 +94,39 @@ describe("operator console: signed out after minutes without activity", { retry:
     const res = await consoleCall(server, "GET", "/ops/api/me", { cookie });
     expect(res.status).toBe(200);
     expect(Number(res.headers["x-session-idle-left"])).toBeGreaterThan(50);
+    await page.context().close();
+  });
+
+  it("a key pressed while the page's own question to the server is unanswered still counts", async () => {
+    // The page asks the server (an unmarked /me) before warning, when it heard nothing for a while:
+    // no answer says the time left here, and the page's question is held unanswered.
+    const held: Route[] = [];
+    let holding = false;
+    const api = (url: URL) => url.pathname.startsWith("/ops/api/") && url.pathname !== "/ops/api/events";
+    const page = await signIn((p) =>
+      p.route(api, async (route) => {
+        const marked = route.request().headers()["x-operator-active"] === "1";
+        if (holding && !marked && new URL(route.request().url()).pathname === "/ops/api/me")
+          return held.push(route);
+        const response = await route.fetch();
+        const headers = { ...response.headers() };
+        delete headers["x-session-idle-left"];
+        await route.fulfill({ response, headers });
+      }),
+    );
+    holding = true;
+    await pass(page, 3 * MINUTE + 50_000);
+    await expect.poll(() => held.length, SLOW).toBeGreaterThan(0);
+    const told = page.waitForRequest(
+      (r) => new URL(r.url()).pathname === "/ops/api/me" && r.headers()["x-operator-active"] === "1",
+      SLOW,
+    );
+    await page.keyboard.press("j");
+    await page.clock.runFor(1_500);
+    await told;
+    for (const route of held) await route.continue().catch(() => undefined);
+    // Answers still being passed on when the page closes are of no interest.
+    await page.unrouteAll({ behavior: "ignoreErrors" });
     await page.context().close();
   });
 

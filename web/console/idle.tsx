@@ -44,6 +44,8 @@ export function useIdleSignOut(signedIn: boolean, signOut: (why: "idle" | "limit
   const [limitAt, setLimitAt] = useState<number | null>(null);
   /** Date.now() when the ask under way was sent; null: none. */
   const asking = useRef<number | null>(null);
+  /** Whether the ask under way is marked (tells the server of activity). */
+  const askingActive = useRef(false);
   /** When the last ask was sent: one per freshness window at most, whatever came of it. */
   const askedAt = useRef(Number.NEGATIVE_INFINITY);
   const latestSignOut = useRef(signOut);
@@ -53,12 +55,15 @@ export function useIdleSignOut(signedIn: boolean, signOut: (why: "idle" | "limit
    * Asks the server for the time left (api.ts hears it from the answer's header). Nothing follows
    * from the answer here: the next tick of `check` reads what was heard. So an answer without the
    * header (a proxy that drops it), an error or no answer at all cannot make the page ask again at
-   * once: it asks again only once the freshness window has passed since this ask.
+   * once: it asks again only once the freshness window has passed since this ask. A marked ask is
+   * not held back by an unmarked one under way: the operator's input would be lost, and the
+   * warning shown to someone typing.
    */
   const ask = (active: boolean, force = false) => {
-    if (asking.current !== null && !force) return;
+    if (asking.current !== null && !force && (askingActive.current || !active)) return;
     const sent = Date.now();
     asking.current = sent;
+    askingActive.current = active;
     askedAt.current = sent;
     // A 401 signs the page out by itself (api.ts).
     api("GET", "/me", undefined, { active })
