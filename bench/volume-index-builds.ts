@@ -5,6 +5,7 @@ import { purgeIndexes } from "../src/store/migrations/20261128T1100_purge_indexe
 import { nameSearch } from "../src/store/migrations/20261128T1200_name_search.js";
 import { amountDayIndexes } from "../src/store/migrations/20261201T1000_amount_day_indexes.js";
 import { nameDayIndex } from "../src/store/migrations/20261201T1200_name_day_index.js";
+import { summaryHours } from "../src/store/migrations/20261203T1000_summary_hours.js";
 import type { IndexBuild } from "../src/store/migrations/migration.js";
 
 /**
@@ -56,7 +57,7 @@ export async function timeIndexBuilds(store: Store, log: (line: string) => void)
   // A later migration may drop an earlier one's index (IndexBuild.replaces):
   // only what the store holds is built again.
   const held = await indexNames(store);
-  const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes, nameDayIndex]
+  const builds = [operatorIndexes, purgeIndexes, nameSearch, amountDayIndexes, nameDayIndex, summaryHours]
     .flatMap((m) => m.indexes ?? [])
     .filter((i) =>
       sqlite
