@@ -171,9 +171,9 @@ function section(runs: Map<StoreKind, Measured[]>): string {
     return `${cost.toFixed(1)} µs (${((cost / every) * 100).toFixed(0)} %)`;
   };
   return [
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:index-cost\` (bench/index-cost.ts): ${ROWS.toLocaleString("en-US")} pending deposits inserted in statements of ${STATEMENT_ROWS} on a store of ${BASE.toLocaleString("en-US")}, with every index and with each one dropped, ${ROUNDS} interleaved rounds, medians. An index's cost is the time per row with it less the time without it; the first line is the insert with all of them (the whole row: table, keys, triggers, every index). Noise between rounds is a few µs: a cost under that is "too small to see".`,
+    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:index-cost\` (bench/index-cost.ts): ${ROWS.toLocaleString("en-US")} pending deposits inserted in statements of ${STATEMENT_ROWS} on a store of ${BASE.toLocaleString("en-US")}, with every index and trigger and with each one dropped, ${ROUNDS} interleaved rounds, medians. An index's or a trigger's cost is the time per row with it less the time without it; the first line is the insert with all of them (the whole row: table, keys, triggers, every index). Noise between rounds is a few µs: a cost under that is "too small to see".`,
     "",
-    `| Index | ${kinds.map((k) => (k === "sqlite" ? "SQLite" : "PostgreSQL")).join(" | ")} |`,
+    `| Index or trigger | ${kinds.map((k) => (k === "sqlite" ? "SQLite" : "PostgreSQL")).join(" | ")} |`,
     `|---|${kinds.map(() => "---:").join("|")}|`,
     ...names.map((n) => `| ${n} | ${kinds.map((k) => cell(k, n)).join(" | ")} |`),
   ].join("\n");
