@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
 import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
@@ -7,7 +6,7 @@ import { accountDayUse } from "../../src/store/migrations/20261201T1100_account_
 import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
-import { freshStore } from "../support/store.js";
+import { freshStore, undoMigration } from "../support/store.js";
 
 /** Daily cap holds on a real store of each kind: judged and written in one transaction. */
 describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
@@ -137,8 +136,7 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
            DROP FUNCTION account_day_use_moved(); DROP TABLE account_day_use`
         : `DROP TRIGGER account_day_use_insert; DROP TRIGGER account_day_use_leave;
            DROP TRIGGER account_day_use_enter; DROP TRIGGER account_day_use_delete; DROP TABLE account_day_use`;
-    for (const statement of undo.split(";")) await sql.raw(statement).execute(store.db);
-    await store.db.deleteFrom("schema_migrations").where("version", "=", accountDayUse.version).execute();
+    await undoMigration(store, accountDayUse.version, undo.split(";"));
     await store.db
       .insertInto("transactions")
       .values([

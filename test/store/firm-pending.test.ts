@@ -6,7 +6,7 @@ import { firmPendingBounds } from "../../src/store/migrations/20261129T1000_firm
 import type { NewTransaction } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { insertAccount, insertFirm } from "../support/rows.js";
-import { freshStore } from "../support/store.js";
+import { freshStore, undoMigration } from "../support/store.js";
 
 /**
  * Each firm's pending deposits as the triggers keep them (migration 20261129T1000): always what a
@@ -180,15 +180,13 @@ describe.each(STORES)("firm_pending (%s)", (kind: StoreKind) => {
            DROP FUNCTION firm_pending_moved();`
         : `DROP TRIGGER firm_pending_insert; DROP TRIGGER firm_pending_leave; DROP TRIGGER firm_pending_enter;
            DROP TRIGGER firm_pending_delete;`;
-    for (const statement of [
-      ...undo.split(";").filter((s) => s.trim() !== ""),
+    await undoMigration(store, firmPendingBounds.version, [
+      ...undo.split(";"),
       "DROP TABLE firm_pending",
       "ALTER TABLE firms DROP COLUMN max_pending_count",
       "ALTER TABLE firms DROP COLUMN max_pending_amount",
       "ALTER TABLE firms DROP COLUMN max_cap_share",
-    ])
-      await sql.raw(statement).execute(store.db);
-    await store.db.deleteFrom("schema_migrations").where("version", "=", firmPendingBounds.version).execute();
+    ]);
     await insert(row(firm, 25));
     await store.migrate();
     const c = await counted([firm]);

@@ -8,7 +8,7 @@ import type { HourTotal } from "../../src/store/summary-figures.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
-import { freshStore } from "../support/store.js";
+import { freshStore, undoMigration } from "../support/store.js";
 
 /**
  * The console summary's totals (store/summary-figures.ts) are what a plain reading of the rows
@@ -170,14 +170,12 @@ describe.each(STORES)("the summary's totals (%s)", (kind: StoreKind) => {
   it.runIf(kind === "sqlite")(
     "a store that had transactions before the migration: those since yesterday's start are summed by it",
     async () => {
-      for (const statement of [
+      await undoMigration(store, summaryHours.version, [
         "DROP TRIGGER transaction_hours_insert",
         "DROP TRIGGER transaction_hours_update",
         "DROP TRIGGER transaction_hours_delete",
         "DROP TABLE transaction_hours",
-      ])
-        await sql.raw(statement).execute(store.db);
-      await store.db.deleteFrom("schema_migrations").where("version", "=", summaryHours.version).execute();
+      ]);
       // The migration takes the database's clock: yesterday's start in Türkiye by today's. A few
       // seconds before Türkiye's midnight its yesterday could be a day later than the test's.
       const toMidnight = DAY - ((Date.now() + 3 * HOUR) % DAY);

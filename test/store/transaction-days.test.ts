@@ -7,7 +7,7 @@ import { idRangeOfDays } from "../../src/store/transaction-days.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
-import { freshStore } from "../support/store.js";
+import { freshStore, undoMigration } from "../support/store.js";
 
 /**
  * A name search with dates (SQLite walks the full-text index between the ids the window's days
@@ -166,13 +166,11 @@ describe.each(STORES)("a payer name search with dates (%s)", (kind: StoreKind) =
   it.runIf(kind === "sqlite")(
     "a store that had transactions before the migration: their days' bounds are taken by it",
     async () => {
-      for (const statement of [
+      await undoMigration(store, transactionDays.version, [
         "DROP TRIGGER transaction_days_insert",
         "DROP TRIGGER transaction_days_update",
         "DROP TABLE transaction_days",
-      ])
-        await sql.raw(statement).execute(store.db);
-      await store.db.deleteFrom("schema_migrations").where("version", "=", transactionDays.version).execute();
+      ]);
       const { firmId, inserted } = await insert([
         { day: 60, ms: 5, name: " ayse yilmaz" },
         { day: 61, ms: 5, name: " ayse kaya" },

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { openStore, type Store } from "../../src/store/engine/open.js";
 import { type StoreKind, storeEnv } from "./harness.js";
 
@@ -29,4 +30,14 @@ export async function freshStore(kind: StoreKind, pgPoolSize = 4) {
       await env.cleanup();
     },
   };
+}
+
+/**
+ * The store as it was before a migration, to test what the migration does to rows already there:
+ * the statements that undo it (empty ones skipped, so a script split on ";" may be given), and its
+ * version forgotten, so that the next `store.migrate()` applies it again.
+ */
+export async function undoMigration(store: Store, version: string, statements: readonly string[]) {
+  for (const statement of statements) if (statement.trim() !== "") await sql.raw(statement).execute(store.db);
+  await store.db.deleteFrom("schema_migrations").where("version", "=", version).execute();
 }
