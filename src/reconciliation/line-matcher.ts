@@ -5,6 +5,7 @@ import type { DecisionWrite } from "../store/decisions.js";
 import type { Repositories } from "../store/index.js";
 import type { StatementLineState } from "../store/schema.js";
 import type { CandidateRow, LineOutcome, LineRecord, RecordResult } from "../store/statement-lines.js";
+import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool.js";
 import { type DepositCandidate, type MatchOutcome, matchLine } from "./matching.js";
 import { lineKey, type StatementLine } from "./statement.js";
 
@@ -50,10 +51,8 @@ export function emptyCounts(): LineCounts {
   };
 }
 
-/** How far back a credit looks for its deposit: a payment a day late is an operator's to place. */
-export const LOOKBACK_MS = 24 * 3_600_000;
-const DAY_MS = 86_400_000;
-const CLOCK_TOLERANCE_MS = 2 * 60_000;
+export { LOOKBACK_MS } from "./candidate-pool.js";
+
 /**
  * Lines written per database transaction: each line with its approval is whole either way, and a
  * crash loses at most the batch being written, which the same file imported again writes.
@@ -73,23 +72,17 @@ export interface LineSource {
   importId: number | null;
   source: "file" | "feed" | "hand";
   span: BookedSpan;
+  /**
+   * Why none of these lines may approve a deposit (a statement that does not balance): each is
+   * suggested instead, with this reason. Null when they may.
+   */
+  approvalsHeld?: string | null;
 }
 
 /** A line as written: its id, its state, the deposit it is tied to; or a duplicate of one known. */
 export type LineResult =
   | { duplicate: true }
   | { duplicate: false; id: number; state: StatementLineState; transaction_id: number | null };
-
-/** The deposits the lines may be for, in order of creation. */
-async function poolFor(deps: ReconcileDeps, accountIds: number[], span: BookedSpan) {
-  if (span.firstBooked === null || span.lastBooked === null) return [];
-  const rows = await deps.repos.statements.candidates(
-    accountIds,
-    span.firstBooked - LOOKBACK_MS,
-    span.lastBooked + DAY_MS + CLOCK_TOLERANCE_MS,
-  );
-  return rows.map(toCandidate);
-}
 
 type Pooled = DepositCandidate & { row: CandidateRow };
 
@@ -111,22 +104,6 @@ function toCandidate(row: CandidateRow): Pooled {
   };
 }
 
-/** The pooled deposits made within a line's reach (the pool is in order of creation). */
-function within(pool: readonly Pooled[], line: StatementLine): Pooled[] {
-  const from = line.bookedAt - LOOKBACK_MS;
-  const to = line.bookedAt + (line.dateOnly ? DAY_MS : 0) + CLOCK_TOLERANCE_MS;
-  let lo = 0;
-  let hi = pool.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((pool[mid] as Pooled).createdAt < from) lo = mid + 1;
-    else hi = mid;
-  }
-  const out: Pooled[] = [];
-  for (let i = lo; i < pool.length && (pool[i] as Pooled).createdAt <= to; i++) out.push(pool[i] as Pooled);
-  return out;
-}
-
 export interface LineMatcher {
   line(line: StatementLine): Promise<void>;
   /** Writes what is left; `onResult` has then seen every line, in order. */
@@ -139,14 +116,34 @@ export function lineMatcher(
   counts: LineCounts,
   onResult?: (result: LineResult) => void,
 ): LineMatcher {
-  let pool: Pooled[] | undefined;
   let byId = new Map<number, Pooled>();
-  let policies = new Map<number, { autoApprove: boolean; nameMayApprove: boolean }>();
+  const policies = new Map<number, { autoApprove: boolean; nameMayApprove: boolean }>();
+  let seen: readonly Pooled[] | undefined;
   const firmsCallbackMiddle = new Map<number, boolean>();
   const ctx = {
     pendingWindowMs: LOOKBACK_MS,
     clockToleranceMs: CLOCK_TOLERANCE_MS,
     policyOf: (firmId: number) => policies.get(firmId) ?? { autoApprove: false, nameMayApprove: false },
+    approvalsHeld: null as string | null,
+  };
+  const pool = candidatePool<Pooled>(
+    {
+      load: (from, to, limit) => deps.repos.statements.candidates(where.accountIds, from, to, limit),
+      toCandidate,
+      beforeReload: () => flush(),
+    },
+    where.span.lastBooked,
+  );
+  /** The window's deposits by id, and their firms' rules, each time a window is read. */
+  const learn = (current: readonly Pooled[]) => {
+    if (current === seen) return;
+    seen = current;
+    byId = new Map(current.map((c) => [c.id, c]));
+    for (const c of current)
+      policies.set(c.firmId, {
+        autoApprove: c.row.reconcile_auto === 1,
+        nameMayApprove: c.row.reconcile_by_name === 1,
+      });
   };
   const batch: { line: StatementLine; item: LineRecord }[] = [];
   const flush = async () => {
@@ -161,18 +158,13 @@ export function lineMatcher(
   };
   return {
     async line(line) {
-      if (!pool) {
-        pool = await poolFor(deps, where.accountIds, where.span);
-        byId = new Map(pool.map((c) => [c.id, c]));
-        policies = new Map(
-          pool.map((c) => [
-            c.firmId,
-            { autoApprove: c.row.reconcile_auto === 1, nameMayApprove: c.row.reconcile_by_name === 1 },
-          ]),
-        );
-      }
+      const around = await pool.around(line);
+      learn(pool.current);
       counts.lines++;
-      const outcome = matchLine(line, within(pool, line), ctx);
+      ctx.approvalsHeld =
+        where.approvalsHeld ??
+        (around.complete ? null : "more deposits were made around this line than one reading holds");
+      const outcome = matchLine(line, around.candidates, ctx);
       const item = await recordOf(deps, where, line, outcome, byId, firmsCallbackMiddle);
       // The pool as the write will leave it, for the next lines: a deposit approved or settled here
       // is no one else's. Should the write find it decided meanwhile, it was no candidate anyway.

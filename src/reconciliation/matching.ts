@@ -46,6 +46,8 @@ export interface MatchContext {
   /** How far a deposit's creation may lie after the booking time (clocks differ). */
   clockToleranceMs: number;
   policyOf(firmId: number): MatchPolicy;
+  /** Why no line may approve now (a statement that does not balance): proven ones are suggested. */
+  approvalsHeld?: string | null;
 }
 
 export interface Evidence {
@@ -165,6 +167,7 @@ export function matchLine(
   );
   if (proven.length === 1) {
     const [{ c, e }] = proven as [(typeof proven)[number]];
+    if (ctx.approvalsHeld) return suggest(line, rated, ctx.approvalsHeld);
     if (ctx.policyOf(c.firmId).autoApprove)
       return { kind: "approve", depositId: c.id, proof: e.code === "exact" ? "code" : "name", evidence: e };
     return suggest(line, rated, "the firm approves by hand");

@@ -59,8 +59,11 @@ export interface StatementRepository {
   recentSequences(accountId: number): Promise<string[]>;
   /** The accounts that share this account's IBAN (itself included): a pool may list one twice. */
   accountsWithIbanOf(accountId: number): Promise<{ ids: number[]; iban: string } | undefined>;
-  /** Deposits assigned to these accounts and made within [from, to], of any status. */
-  candidates(accountIds: readonly number[], from: number, to: number): Promise<CandidateRow[]>;
+  /**
+   * Deposits assigned to these accounts and made within [from, to], of any status, in order of
+   * creation: the first `limit` of them.
+   */
+  candidates(accountIds: readonly number[], from: number, to: number, limit: number): Promise<CandidateRow[]>;
   /**
    * Records each line with its outcome, and, when given, the decision that approves its deposit, all
    * in one database transaction (all or none). A line whose key the account knows is a duplicate
@@ -233,7 +236,7 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
       return { ids: same.map((r) => Number(r.id)), iban: account.iban };
     },
 
-    async candidates(accountIds, from, to) {
+    async candidates(accountIds, from, to, limit) {
       if (accountIds.length === 0) return [];
       const rows = await db
         .selectFrom("transactions as t")
@@ -263,6 +266,7 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
         .where("t.created_at", "<=", to)
         .where("t.type", "=", "deposit")
         .orderBy("t.created_at")
+        .limit(limit)
         .execute();
       return rows.map((r) => ({
         ...r,

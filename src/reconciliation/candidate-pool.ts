@@ -1,0 +1,110 @@
+/**
+ * The deposits a run of statement lines may pay, loaded a window at a time around the line being
+ * matched, never for the whole span a batch names: a batch whose lines lie a year apart reads the
+ * deposits around each line, not every deposit in between. A window holds at most `ceiling`
+ * deposits; a line whose own reach holds more is matched against those read, and says so
+ * (`complete: false`), so that it can only be suggested (docs/reconciliation.md, "Limits").
+ */
+import type { CandidateRow } from "../store/statement-lines.js";
+import type { StatementLine } from "./statement.js";
+
+/** How far back a credit looks for its deposit: a payment a day late is an operator's to place. */
+export const LOOKBACK_MS = 24 * 3_600_000;
+export const CLOCK_TOLERANCE_MS = 2 * 60_000;
+const DAY_MS = 86_400_000;
+/** The most deposits one window holds: about 1.5 KB each once read. */
+export const POOL_CEILING = 20_000;
+/** The longest stretch one load covers: lines in order of booking take one load per few days. */
+const WINDOW_MS = 3 * DAY_MS;
+
+/** The creation times of the deposits a line may pay. */
+export function reachOf(line: StatementLine): { from: number; to: number } {
+  return {
+    from: line.bookedAt - LOOKBACK_MS,
+    to: line.bookedAt + (line.dateOnly ? DAY_MS : 0) + CLOCK_TOLERANCE_MS,
+  };
+}
+
+export interface PoolSource<P> {
+  /** The first `limit` deposits made within [from, to], in order of creation. */
+  load(from: number, to: number, limit: number): Promise<CandidateRow[]>;
+  toCandidate(row: CandidateRow): P;
+  /**
+   * Writes what has been matched so far: a window read again must see the approvals made from
+   * the one before it.
+   */
+  beforeReload(): Promise<void>;
+}
+
+export interface PoolWindow<P> {
+  /** The window's deposits within the line's reach, in order of creation. */
+  candidates: P[];
+  /** False when the line's reach holds more deposits than a window may. */
+  complete: boolean;
+}
+
+interface Loaded<P> {
+  from: number;
+  /** The latest creation time whose deposits are all read. */
+  coveredTo: number;
+  pool: P[];
+}
+
+/** `lastBooked`: the latest booking of the run, so that an ordered run needs few loads. */
+export function candidatePool<P extends { createdAt: number }>(
+  source: PoolSource<P>,
+  lastBooked: number | null,
+  ceiling = POOL_CEILING,
+) {
+  let loaded: Loaded<P> | undefined;
+
+  async function load(reach: { from: number; to: number }): Promise<Loaded<P>> {
+    const end = lastBooked === null ? reach.to : Math.max(reach.to, lastBooked + DAY_MS + CLOCK_TOLERANCE_MS);
+    const to = Math.max(reach.to, Math.min(end, reach.from + WINDOW_MS));
+    const rows = await source.load(reach.from, to, ceiling + 1);
+    if (rows.length <= ceiling)
+      return { from: reach.from, coveredTo: to, pool: rows.map(source.toCandidate) };
+    // Full: the deposits made at the last time read may not all be there; they are left out.
+    const lastAt = (rows[ceiling - 1] as CandidateRow).created_at;
+    const kept = rows.slice(0, ceiling).filter((r) => r.created_at < lastAt);
+    return {
+      from: reach.from,
+      coveredTo: Math.max(lastAt - 1, reach.from),
+      pool: kept.map(source.toCandidate),
+    };
+  }
+
+  return {
+    async around(line: StatementLine): Promise<PoolWindow<P>> {
+      const reach = reachOf(line);
+      // Read again only when the line's reach starts outside what is read: a line whose own reach
+      // is over the ceiling makes no reading of its own, whatever follows it.
+      if (!loaded || reach.from < loaded.from || reach.from > loaded.coveredTo) {
+        if (loaded) await source.beforeReload();
+        loaded = await load(reach);
+      }
+      return { candidates: within(loaded.pool, reach), complete: reach.to <= loaded.coveredTo };
+    },
+    /** The deposits read so far, for the caller's look-ups by id. */
+    get current(): readonly P[] {
+      return loaded?.pool ?? [];
+    },
+  };
+}
+
+/** The pooled deposits made within [from, to] (the pool is in order of creation). */
+function within<P extends { createdAt: number }>(
+  pool: readonly P[],
+  reach: { from: number; to: number },
+): P[] {
+  let lo = 0;
+  let hi = pool.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((pool[mid] as P).createdAt < reach.from) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: P[] = [];
+  for (let i = lo; i < pool.length && (pool[i] as P).createdAt <= reach.to; i++) out.push(pool[i] as P);
+  return out;
+}
