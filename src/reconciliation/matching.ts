@@ -2,8 +2,10 @@ import { codesIn, oneOff } from "../domain/payment-code.js";
 import {
   type NameEvidence,
   nameEvidence,
+  nameFits,
   type PayerName,
   type SenderName,
+  sameName,
   senderName,
 } from "./name-evidence.js";
 import type { StatementLine } from "./statement.js";
@@ -158,6 +160,7 @@ export function matchLine(
     const e = evidenceOf(line, c, reading);
     if (scoreOf(e, line, c) > 0) rated.push({ c, e });
   }
+  if (reading.sender?.cut) provedByCutNameAlone(rated, reading.sender);
   // A reversal is the bank's own refund, and deposits are in lira: neither is proven for anyone.
   if (line.reversal === true) return suggest(line, rated, "a reversal is money coming back, not a payment");
   if (line.currency !== "TRY")
@@ -179,6 +182,22 @@ export function matchLine(
 }
 
 type Rated = { c: DepositCandidate; e: Evidence };
+
+/**
+ * A cut name proves a payer only when what is seen of it fits no other candidate's payer of another
+ * name ("HACIMUSTAFAOGULLARI MEHMET ABDURRAH" fits Mehmet Abdurrahim's and Mehmet Abdurrahman's):
+ * for each it is then only partial. A candidate whose payer fits has a name at least partial, so
+ * it is among the rated.
+ */
+function provedByCutNameAlone(rated: Rated[], sender: SenderName): void {
+  for (const r of rated) {
+    if (r.e.name !== "full") continue;
+    const another = rated.some(
+      ({ c }) => c.id !== r.c.id && !sameName(c.payer, r.c.payer) && nameFits(sender, c.payer),
+    );
+    if (another) r.e = { ...r.e, name: "partial" };
+  }
+}
 
 function isProven(
   c: DepositCandidate,
