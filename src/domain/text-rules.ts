@@ -74,3 +74,19 @@ export function withoutControlCharacters(value: string): string {
 export function withoutLoneSurrogates(value: string): string {
   return value.replace(LONE_SURROGATES, "");
 }
+
+/**
+ * A bank's text as every door takes it (a statement file, the live feed, a line an operator
+ * types): C0 control characters but tab and line breaks are refused (a NUL is a broken file, never
+ * a payer's word); the layout controls above, the marks that set a text's direction (U+200E,
+ * U+200F, U+061C) and lone surrogates are dropped, since a payer's transfer text may carry them and
+ * the bank passes it on; any run of white space (line breaks and separators among it) is one
+ * space. Undefined when the text is refused.
+ */
+const STATEMENT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/u;
+const STATEMENT_DROPPED = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]|\p{Cs}/gu;
+const STATEMENT_SPACE = /[\s\u0085\u2028\u2029]+/gu;
+export function statementText(value: string): string | undefined {
+  if (STATEMENT_CONTROL.test(value)) return undefined;
+  return value.replace(STATEMENT_DROPPED, "").replace(STATEMENT_SPACE, " ").trim();
+}

@@ -1,7 +1,9 @@
 import sax from "sax";
 import { TURKEY_ZONE } from "../domain/turkey-time.js";
 import { minorUnits, StatementError } from "./amounts.js";
-import type { StatementEvents, StatementHeader, StatementLine } from "./statement.js";
+import { isRealDay } from "./booking-dates.js";
+import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
+import { STATEMENT_LIMITS } from "./statement-limits.js";
 
 /**
  * An ISO 20022 camt.053 bank-to-customer statement (any version: elements are matched by their
@@ -14,7 +16,11 @@ import type { StatementEvents, StatementHeader, StatementLine } from "./statemen
  * per entry (`Ntry`): amount and currency, credit or debit, booking date or time, the bank's
  * reference (`AcctSvcrRef`, of the entry or its transaction), the debtor's name and IBAN
  * (`RltdPties/Dbtr[/Pty]/Nm`, `RltdPties/DbtrAcct/Id/IBAN`) and the description (`RmtInf/Ustrd`,
- * else `AddtlNtryInf`).
+ * else `AddtlNtryInf`), and the statement's period (`FrToDt`).
+ *
+ * Nothing grows with the file's shape: elements nest at most STATEMENT_LIMITS.depth deep, an
+ * element's text is kept up to STATEMENT_LIMITS.kept characters (its length past that only counts),
+ * and an entry's descriptions up to what a line keeps (statement-limits.ts).
  */
 
 interface EntryDraft {
@@ -29,6 +35,7 @@ interface EntryDraft {
   name?: string;
   iban?: string;
   ustrd: string[];
+  ustrdChars: number;
   extra?: string;
 }
 
@@ -39,17 +46,28 @@ interface BalanceDraft {
   currency?: string;
 }
 
-const EARLIEST = Date.UTC(2000, 0, 1);
-const LATEST = Date.UTC(2100, 0, 1);
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$/;
 
-/** A booking date (no time) as the start of that day in Türkiye; a time as given (or Türkiye's). */
-function bookingTime(text: string, dateOnly: boolean): number {
-  const at = dateOnly
-    ? Date.parse(`${text}T00:00:00${TURKEY_ZONE}`)
-    : Date.parse(/[Zz]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}${TURKEY_ZONE}`);
-  if (Number.isNaN(at) || at < EARLIEST || at > LATEST)
-    throw new StatementError(`an entry's booking date "${text}" is not a date of this century`);
-  return at;
+/**
+ * An ISO date (no time) as the start of that day in Türkiye; a date and time as given (or in
+ * Türkiye's zone when it names none). Only days the calendar has: 2026-02-30 is no date.
+ */
+export function isoTime(text: string, dateOnly: boolean, what: string): number {
+  const time = DATE_TIME.exec(text);
+  const day = dateOnly ? (DATE.test(text) ? text : undefined) : time?.[1];
+  if (day === undefined || !isRealDay(day)) throw new StatementError(`${what} "${text}" is not a date`);
+  const zoned =
+    time?.[3] === undefined ? `${text}${TURKEY_ZONE}` : text.replace(/([+-]\d\d)(\d\d)$/, "$1:$2");
+  return Date.parse(dateOnly ? `${text}T00:00:00${TURKEY_ZONE}` : zoned);
+}
+
+/** xs:boolean: true or 1, false or 0. */
+function xsBoolean(text: string, what: string): boolean {
+  if (text === "true" || text === "1") return true;
+  if (text === "false" || text === "0") return false;
+  throw new StatementError(`${what} "${text}" is neither true nor false`);
 }
 
 function signed(amount: string | undefined, direction: string | undefined, what: string): number {
@@ -75,6 +93,7 @@ export function camtReader(events: StatementEvents) {
   let failure: Error | undefined;
   let sawDocument = false;
 
+  let rootClosed = false;
   const local = (name: string) => name.slice(name.indexOf(":") + 1);
   const under = (...names: string[]) => names.every((n) => path.includes(n));
 
@@ -83,17 +102,20 @@ export function camtReader(events: StatementEvents) {
   };
   parser.onopentag = (tag) => {
     const name = local(tag.name);
+    if (rootClosed) throw new StatementError("a second root element: a file holds one Document");
+    if (path.length >= STATEMENT_LIMITS.depth)
+      throw new StatementError(`elements nested deeper than ${STATEMENT_LIMITS.depth}: not a statement`);
     path.push(name);
     text = "";
     if (name === "Document") sawDocument = true;
     if (name === "Stmt") {
       if (header) throw new StatementError("a statement (Stmt) inside another");
-      header = { accountIban: null, sequence: null, openingMinor: null, closingMinor: null, currency: null };
+      header = emptyHeader();
     }
     if (name === "Ntry") {
       if (!header) throw new StatementError("an entry (Ntry) outside any statement (Stmt)");
       if (entry) throw new StatementError("an entry (Ntry) inside another");
-      entry = { dateOnly: true, ustrd: [] };
+      entry = { dateOnly: true, ustrd: [], ustrdChars: 0 };
     }
     if (name === "Bal") balance = {};
     const ccy = (tag.attributes as Record<string, string>).Ccy;
@@ -102,17 +124,18 @@ export function camtReader(events: StatementEvents) {
       if (balance) balance.currency = ccy;
     }
   };
-  parser.ontext = (t) => {
-    text += t;
+  // Up to `kept` characters of an element's text: past it, the value is too long whatever follows.
+  const keep = (t: string) => {
+    if (text.length <= STATEMENT_LIMITS.kept) text += t.slice(0, STATEMENT_LIMITS.kept + 1 - text.length);
   };
-  parser.oncdata = (t) => {
-    text += t;
-  };
+  parser.ontext = keep;
+  parser.oncdata = keep;
   parser.onclosetag = () => {
     const name = path.at(-1) as string;
     const value = text.trim();
     closeElement(name, value);
     path.pop();
+    if (path.length === 0) rootClosed = true;
     text = "";
   };
 
@@ -128,7 +151,11 @@ export function camtReader(events: StatementEvents) {
       if (header.accountIban !== null) throw new StatementError("a statement naming two accounts");
       header.accountIban = value;
     } else if (header && name === "ElctrncSeqNb" && under("Stmt")) header.sequence = value;
-    else if (header && name === "Stmt") {
+    else if (header && under("Stmt", "FrToDt") && (name === "FrDtTm" || name === "ToDtTm")) {
+      const at = isoTime(value, false, `the statement's period (${name})`);
+      if (name === "FrDtTm") header.periodFrom = at;
+      else header.periodTo = at;
+    } else if (header && name === "Stmt") {
       events.statement(header);
       header = undefined;
     }
@@ -147,9 +174,13 @@ export function camtReader(events: StatementEvents) {
     const inTx = path.includes("TxDtls");
     // The entry's own amount and direction only: charges, interest and batches carry theirs too.
     const own = path.at(-2) === "Ntry";
-    if (name === "Amt" && own) e.amount = value;
-    else if (name === "CdtDbtInd" && own) e.direction = value;
-    else if (name === "RvslInd" && own) e.reversal = value.toLowerCase() === "true";
+    if (name === "Amt" && own) {
+      if (e.amount !== undefined) throw new StatementError("an entry with two amounts (Amt)");
+      e.amount = value;
+    } else if (name === "CdtDbtInd" && own) {
+      if (e.direction !== undefined) throw new StatementError("an entry with two credit/debit indicators");
+      e.direction = value;
+    } else if (name === "RvslInd" && own) e.reversal = xsBoolean(value, "an entry's reversal indicator");
     else if (name === "Dt" && under("BookgDt")) e.booked ??= value;
     else if (name === "DtTm" && under("BookgDt")) {
       e.booked = value;
@@ -159,8 +190,11 @@ export function camtReader(events: StatementEvents) {
       else e.ref = value;
     } else if (name === "Nm" && under("RltdPties", "Dbtr") && !path.includes("DbtrAgt")) e.name ??= value;
     else if (name === "IBAN" && under("RltdPties", "DbtrAcct")) e.iban ??= value;
-    else if (name === "Ustrd") e.ustrd.push(value);
-    else if (name === "AddtlNtryInf") e.extra = value;
+    // Descriptions past what a line keeps are not gathered (statement-file.ts cuts the joined text).
+    else if (name === "Ustrd") {
+      if (e.ustrdChars <= STATEMENT_LIMITS.description) e.ustrd.push(value);
+      e.ustrdChars += value.length + 1;
+    } else if (name === "AddtlNtryInf") e.extra = value;
     else if (name === "Ntry") {
       events.line(toLine(e));
       entry = undefined;
@@ -175,7 +209,7 @@ export function camtReader(events: StatementEvents) {
     if (e.booked === undefined) throw new StatementError("an entry has no booking date");
     const amountMinor = Math.abs(signed(e.amount, "CRDT", "an entry"));
     return {
-      bookedAt: bookingTime(e.booked, e.dateOnly),
+      bookedAt: isoTime(e.booked, e.dateOnly, "an entry's booking date"),
       dateOnly: e.dateOnly,
       amountMinor,
       direction: e.direction === "CRDT" ? "credit" : "debit",

@@ -48,10 +48,12 @@ export async function importStatement(
   // so that the server holds a batch, not the file, whatever its size.
   const dir = await mkdtemp(join(tmpdir(), "payintake-statement-"));
   const kept = join(dir, "statement");
+  // One "today" for both readings: the second reads exactly what the first checked.
+  const options = { now: deps.now() };
   try {
     let read: Awaited<ReturnType<typeof readStatementFile>>;
     try {
-      read = await readStatementFile(keptWhileRead(chunks, kept));
+      read = await readStatementFile(keptWhileRead(chunks, kept), {}, options);
     } catch (err) {
       if (err instanceof StatementError) return bad(`statement refused: ${err.message}`);
       throw err;
@@ -93,7 +95,15 @@ export async function importStatement(
       matchers.push(
         lineMatcher(
           deps,
-          { accountId, accountIds: accounts.ids, importId, source: "file", span: statement },
+          {
+            accountId,
+            accountIds: accounts.ids,
+            importId,
+            source: "file",
+            span: statement,
+            approvalsHeld:
+              statement.unbalanced && `an unbalanced statement approves nothing: ${statement.unbalanced}`,
+          },
           summary,
         ),
       );
@@ -101,15 +111,19 @@ export async function importStatement(
     let at = 0;
     let written = 0;
     const budget = heapBudget(IMPORT_HEAP_BUDGET_BYTES);
-    await readStatementFile(createReadStream(kept), {
-      line: (line) => {
-        if (++written % 256 === 0) budget.check();
-        return matchers[at]?.line(line);
+    await readStatementFile(
+      createReadStream(kept),
+      {
+        line: (line) => {
+          if (++written % 256 === 0) budget.check();
+          return matchers[at]?.line(line);
+        },
+        statement: async () => {
+          await matchers[at++]?.finish();
+        },
       },
-      statement: async () => {
-        await matchers[at++]?.finish();
-      },
-    });
+      options,
+    );
     if (summary.approved > summary.settled) deps.decisionsMade();
     return { ok: true, value: summary };
   } finally {

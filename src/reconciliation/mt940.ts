@@ -1,8 +1,3 @@
-import { TURKEY_ZONE } from "../domain/turkey-time.js";
-import { minorUnits, StatementError } from "./amounts.js";
-import { ibanInNarrative, senderInNarrative } from "./narrative.js";
-import type { StatementEvents, StatementHeader, StatementLine } from "./statement.js";
-
 /**
  * A SWIFT MT940 customer statement, read a line at a time (our own reader: the registry's MT940
  * packages are years without a release; docs/adr/0012-bank-statements.md). Fields begin with a tag
@@ -17,17 +12,31 @@ import type { StatementEvents, StatementHeader, StatementLine } from "./statemen
  *         some use `?NN` subfields (?20–?29 the description, ?32–?33 the name, ?31 the IBAN)
  *   :62F: / :62M: the closing balance
  * An entry's date is its booking day, without a time.
+ *
+ * A narrative (`:86:`) carries the payer's own words, so it is read by the format's grammar: a line
+ * in it that begins like a tag is a tag only where one may follow the narrative (the next entry or
+ * the closing balance, well-formed), and a lone `-` in it ends the message only when a new message
+ * or the end of the file follows. Anything else is the narrative's text. What a payer could still
+ * write as an entry breaks the statement's balance, and an unbalanced statement approves nothing
+ * (import.ts).
  */
+import { TURKEY_ZONE } from "../domain/turkey-time.js";
+import { minorUnits, StatementError } from "./amounts.js";
+import { isRealDay } from "./booking-dates.js";
+import { ibanInNarrative, senderInNarrative } from "./narrative.js";
+import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
+import { STATEMENT_LIMITS } from "./statement-limits.js";
 
 const TAG = /^:(\d\d[A-Z]?):(.*)$/;
 const ENTRY = /^(\d{6})(\d{4})?(R?[CD])([A-Z])?(\d+,\d{0,2})([NFS][A-Z0-9]{3})(.*?)(?:\/\/(.*))?$/;
 const BALANCE = /^([CD])(\d{6})([A-Z]{3})(\d+,\d{0,2})$/;
+/** A line that starts a message: its first field, or SWIFT's envelope. */
+const MESSAGE_START = /^(?::20:|\{\d:)/;
 
-function dayOf(yymmdd: string): number {
-  const year = 2000 + Number(yymmdd.slice(0, 2));
-  const at = Date.parse(`${year}-${yymmdd.slice(2, 4)}-${yymmdd.slice(4, 6)}T00:00:00${TURKEY_ZONE}`);
-  if (Number.isNaN(at)) throw new StatementError(`:61: a date "${yymmdd}" that is no date`);
-  return at;
+function dayOf(yymmdd: string, what: string): number {
+  const day = `${2000 + Number(yymmdd.slice(0, 2))}-${yymmdd.slice(2, 4)}-${yymmdd.slice(4, 6)}`;
+  if (!isRealDay(day)) throw new StatementError(`${what}: "${yymmdd}" is no date`);
+  return Date.parse(`${day}T00:00:00${TURKEY_ZONE}`);
 }
 
 /**
@@ -35,18 +44,22 @@ function dayOf(yymmdd: string): number {
  * entry date's year is the value date's, or the one before or after it across a new year.
  */
 function bookingDay(valueDate: string, entryDate: string | undefined): number {
-  if (entryDate === undefined) return dayOf(valueDate);
+  if (entryDate === undefined) return dayOf(valueDate, ":61: a date");
   const yy = Number(valueDate.slice(0, 2));
   const shift = Number(valueDate.slice(2, 4)) - Number(entryDate.slice(0, 2));
   const year = shift > 6 ? yy + 1 : shift < -6 ? yy - 1 : yy;
-  return dayOf(`${String(year).padStart(2, "0")}${entryDate}`);
+  return dayOf(`${String(year).padStart(2, "0")}${entryDate}`, ":61: an entry date");
 }
 
-function balanceOf(tag: string, value: string): { minor: number; currency: string } {
+function balanceOf(tag: string, value: string): { minor: number; currency: string; day: number } {
   const m = BALANCE.exec(value.trim());
   const amount = m ? minorUnits(m[4] as string) : undefined;
   if (!m || amount === undefined) throw new StatementError(`:${tag}: "${value.trim()}" is not a balance`);
-  return { minor: m[1] === "D" ? -amount : amount, currency: m[3] as string };
+  return {
+    minor: m[1] === "D" ? -amount : amount,
+    currency: m[3] as string,
+    day: dayOf(m[2] as string, `:${tag}: the date`),
+  };
 }
 
 /** The IBAN in a :25: account field ("TR33…", "BANKTRIS/TR33…", "TR33…/TRY", spaced or not). */
@@ -82,10 +95,27 @@ function narrative(text: string): { description: string; name: string | null; ib
   };
 }
 
+/** Whether a line inside a narrative is the tag that may follow it, well-formed, not its text. */
+function endsNarrative(tag: string, value: string, ofEntry: boolean): boolean {
+  if (!ofEntry) return tag === "20";
+  if (tag === "61") return ENTRY.test(value.trim());
+  if (tag === "62F" || tag === "62M") return BALANCE.test(value.trim());
+  return false;
+}
+
+interface Field {
+  tag: string;
+  value: string;
+  /** A :86: that belongs to the entry before it (not the statement's closing information). */
+  ofEntry: boolean;
+}
+
 export function mt940Reader(events: StatementEvents) {
   let header: StatementHeader | undefined;
-  let field: { tag: string; value: string } | undefined;
-  let entry: { line: StatementLine; more: string } | undefined;
+  let field: Field | undefined;
+  let entry: StatementLine | undefined;
+  /** A lone `-` inside a narrative: the message's end, or the narrative's text, told by what follows. */
+  let dash: string | undefined;
   let rest = "";
   let lineNo = 0;
 
@@ -93,11 +123,11 @@ export function mt940Reader(events: StatementEvents) {
     if (!entry) return;
     if (narr !== undefined) {
       const n = narrative(narr);
-      entry.line.description = n.description;
-      entry.line.senderName = n.name;
-      entry.line.senderIban = n.iban;
+      entry.description = n.description;
+      entry.senderName = n.name;
+      entry.senderIban = n.iban;
     }
-    events.line(entry.line);
+    events.line(entry);
     entry = undefined;
   }
 
@@ -114,7 +144,7 @@ export function mt940Reader(events: StatementEvents) {
       // A new statement without the "-" that should have ended the one before: that one ends here,
       // so its lines are never counted under the next one's account.
       if (header) events.statement(header);
-      header = { accountIban: null, sequence: null, openingMinor: null, closingMinor: null, currency: null };
+      header = emptyHeader();
     }
     if (!header) throw new StatementError(`line ${lineNo}: :${tag}: before the statement's :20:`);
     if (tag === "25") {
@@ -126,8 +156,12 @@ export function mt940Reader(events: StatementEvents) {
       const b = balanceOf(tag, value);
       header.openingMinor = b.minor;
       header.currency = b.currency;
-    } else if (tag === "62F" || tag === "62M") header.closingMinor = balanceOf(tag, value).minor;
-    else if (tag === "61") entry = { line: entryOf(value, header), more: "" };
+      header.periodFrom = b.day;
+    } else if (tag === "62F" || tag === "62M") {
+      const b = balanceOf(tag, value);
+      header.closingMinor = b.minor;
+      header.periodTo = b.day;
+    } else if (tag === "61") entry = entryOf(value, header);
   }
 
   function entryOf(value: string, h: StatementHeader): StatementLine {
@@ -163,22 +197,43 @@ export function mt940Reader(events: StatementEvents) {
     header = undefined;
   }
 
+  /** Adds a line to the open field, keeping at most STATEMENT_LIMITS.kept of its text. */
+  function extend(f: Field, text: string): void {
+    if (f.value.length <= STATEMENT_LIMITS.kept) f.value += `\n${text}`;
+  }
+
+  function openField(tag: string, value: string): void {
+    closeField();
+    // A :86: after an entry is the entry's; after the closing balance it is the statement's.
+    field = { tag, value, ofEntry: tag === "86" && entry !== undefined };
+  }
+
   function take(raw: string): void {
     lineNo++;
     const line = raw.replace(/\r$/, "");
+    if (dash !== undefined) {
+      if (line.trim() === "") return;
+      const ends = MESSAGE_START.test(line);
+      if (ends) endStatement();
+      else if (field) extend(field, dash);
+      dash = undefined;
+      if (!ends && !field) throw new StatementError(`line ${lineNo}: text outside any field`);
+    }
+    const inNarrative = field?.tag === "86";
     // SWIFT's envelope: blocks {1:…}{2:…}{3:…} before the text block {4: (on its line or the next).
-    const block = line.indexOf("{4:");
-    if (block < 0 && /^\{\d:/.test(line)) return;
+    const block = inNarrative ? -1 : line.indexOf("{4:");
+    if (!inNarrative && block < 0 && /^\{\d:/.test(line)) return;
     const body = block < 0 ? line : line.slice(block + 3);
     if (body === "-" || body === "-}" || body.startsWith("-}")) {
-      endStatement();
+      if (inNarrative) dash = body;
+      else endStatement();
       return;
     }
     const tag = TAG.exec(body);
-    if (tag) {
-      closeField();
-      field = { tag: tag[1] as string, value: tag[2] as string };
-    } else if (field) field.value += `\n${body}`;
+    if (tag && field?.tag === "86" && !endsNarrative(tag[1] as string, tag[2] as string, field.ofEntry))
+      extend(field, body);
+    else if (tag) openField(tag[1] as string, tag[2] as string);
+    else if (field) extend(field, body);
     else if (body.trim() !== "") throw new StatementError(`line ${lineNo}: text outside any field`);
   }
 
@@ -186,10 +241,21 @@ export function mt940Reader(events: StatementEvents) {
     write(chunk: string): void {
       const lines = (rest + chunk).split("\n");
       rest = lines.pop() ?? "";
-      for (const l of lines) take(l);
+      if (rest.length > STATEMENT_LIMITS.mt940Line)
+        throw new StatementError(
+          `line ${lineNo + lines.length + 1} is longer than ${STATEMENT_LIMITS.mt940Line} characters: not an MT940 line`,
+        );
+      for (const l of lines) {
+        if (l.length > STATEMENT_LIMITS.mt940Line + 1)
+          throw new StatementError(
+            `line ${lineNo + 1} is longer than ${STATEMENT_LIMITS.mt940Line} characters: not an MT940 line`,
+          );
+        take(l);
+      }
     },
     end(): void {
       if (rest !== "") take(rest);
+      dash = undefined;
       endStatement();
       if (lineNo === 0) throw new StatementError("the file is empty");
     },

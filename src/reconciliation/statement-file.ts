@@ -1,7 +1,10 @@
+import { statementText } from "../domain/text-rules.js";
 import { StatementError } from "./amounts.js";
+import { outsideBookingWindow, outsidePeriod } from "./booking-dates.js";
 import { camtReader } from "./camt053.js";
 import { mt940Reader } from "./mt940.js";
 import type { StatementHeader, StatementLine } from "./statement.js";
+import { cutText, STATEMENT_LIMITS } from "./statement-limits.js";
 
 /**
  * A statement file as it arrives (a request body, a file the CLI read): its format told from its
@@ -19,6 +22,11 @@ export interface StatementTally {
   lastBooked: number | null;
   /** Why the statement does not add up or is incomplete, for the operators; empty when it does. */
   doubts: string[];
+  /**
+   * Why its lines may approve nothing (it does not add up, or gives no balances to tell): they are
+   * suggested to the operators instead. Null when it adds up.
+   */
+  unbalanced: string | null;
 }
 
 /**
@@ -40,21 +48,74 @@ function formatOf(start: string): StatementFormat {
   throw new StatementError("neither a camt.053 (XML) nor an MT940 statement");
 }
 
-/** What a statement says of itself, against its entries: opening + entries = closing. */
-export function doubtsOf(header: StatementHeader, movedMinor: number): string[] {
-  if (header.openingMinor === null || header.closingMinor === null)
-    return ["no opening or closing balance: whether entries are missing cannot be told"];
-  const expected = header.openingMinor + movedMinor;
-  return expected === header.closingMinor
-    ? []
-    : [
-        `the entries do not add up: opening ${header.openingMinor} + entries ${movedMinor} = ${expected}, the closing balance says ${header.closingMinor} (minor units)`,
-      ];
+/**
+ * What a statement says of itself, against its entries: opening + entries = closing. Null when it
+ * adds up; else why not, with the difference (the same words for a file and a feed's batch).
+ */
+export function balanceDoubt(
+  balances: { openingMinor: number | null; closingMinor: number | null },
+  movedMinor: number,
+): string | null {
+  const { openingMinor, closingMinor } = balances;
+  if (openingMinor === null || closingMinor === null)
+    return "no opening or closing balance: whether entries are missing cannot be told";
+  const expected = openingMinor + movedMinor;
+  if (expected === closingMinor) return null;
+  return `the entries do not add up: opening ${openingMinor} + entries ${movedMinor} = ${expected}, the closing balance says ${closingMinor}, a difference of ${closingMinor - expected} (minor units)`;
+}
+
+export interface ReadOptions {
+  /** Today, for the window of booking dates (booking-dates.ts); without it only the period counts. */
+  now?: number;
 }
 
 type Event = { line: StatementLine } | { tally: StatementTally };
-// Tabs, line and carriage returns are text; the other C0 controls never are (PostgreSQL refuses NUL).
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/u;
+
+/** A value read as the bank wrote it (an IBAN, a reference, a number): refused if too long. */
+function exactValue(value: string | null, max: number, what: string): string | null {
+  if (value === null) return null;
+  const text = statementText(value);
+  if (text === undefined) throw new StatementError(`${what} holds control characters (a NUL, for one)`);
+  if (text.length > max) throw new StatementError(`${what} is longer than ${max} characters`);
+  return text;
+}
+
+/** A name or description: control characters refused, layout marks dropped, cut past `max`. */
+function freeText(value: string, max: number, what: string): string {
+  const text = statementText(value);
+  if (text === undefined)
+    throw new StatementError(`${what} holds control characters (a NUL, for one): not a statement's text`);
+  return cutText(text, max);
+}
+
+/** A line as every door keeps it (statement-limits.ts), or the fault that refuses the file. */
+function checkedLine(line: StatementLine, options: ReadOptions): StatementLine {
+  if (line.amountMinor <= 0) throw new StatementError("an entry of zero: an entry moves money");
+  if (!/^[A-Z]{3}$/.test(line.currency))
+    throw new StatementError(
+      `an entry's currency "${line.currency.slice(0, 10)}" is not a three-letter code`,
+    );
+  const late = options.now === undefined ? null : outsideBookingWindow(line.bookedAt, options.now);
+  if (late) throw new StatementError(`an entry is booked ${late} (${new Date(line.bookedAt).toISOString()})`);
+  const name =
+    line.senderName === null ? null : freeText(line.senderName, STATEMENT_LIMITS.name, "a sender's name");
+  return {
+    ...line,
+    description: freeText(line.description, STATEMENT_LIMITS.description, "an entry's description"),
+    senderName: name === "" ? null : name,
+    senderIban: exactValue(line.senderIban, STATEMENT_LIMITS.value, "a sender's IBAN"),
+    bankRef: exactValue(line.bankRef, STATEMENT_LIMITS.reference, "an entry's bank reference"),
+  };
+}
+
+function checkedHeader(header: StatementHeader): StatementHeader {
+  return {
+    ...header,
+    accountIban: exactValue(header.accountIban, STATEMENT_LIMITS.value, "the statement's account"),
+    sequence: exactValue(header.sequence, STATEMENT_LIMITS.value, "the statement's number"),
+    currency: exactValue(header.currency, STATEMENT_LIMITS.value, "the statement's currency"),
+  };
+}
 
 /**
  * Reads every statement of the file into `sink`; throws StatementError at the first fault, after
@@ -64,6 +125,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/u;
 export async function readStatementFile(
   chunks: AsyncIterable<Uint8Array | string>,
   sink: StatementSink = {},
+  options: ReadOptions = {},
 ): Promise<{ format: StatementFormat; statements: StatementTally[] }> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const statements: StatementTally[] = [];
@@ -74,22 +136,29 @@ export async function readStatementFile(
     firstBooked: null as number | null,
     lastBooked: null as number | null,
   };
+  let entries = 0;
   const events = {
-    statement(header: StatementHeader) {
-      const named = [header.accountIban, header.sequence, header.currency];
-      if (named.some((f) => f !== null && CONTROL.test(f)))
-        throw new StatementError("the statement's header holds control characters");
-      const done = { header, ...tally, doubts: doubtsOf(header, tally.movedMinor) };
+    statement(read: StatementHeader) {
+      if (statements.length >= STATEMENT_LIMITS.statements)
+        throw new StatementError(`more than ${STATEMENT_LIMITS.statements} statements in one file`);
+      const header = checkedHeader(read);
+      if (tally.firstBooked !== null && tally.lastBooked !== null) {
+        const outside = outsidePeriod(tally.firstBooked, tally.lastBooked, {
+          from: header.periodFrom,
+          to: header.periodTo,
+        });
+        if (outside) throw new StatementError(outside);
+      }
+      const unbalanced = balanceDoubt(header, tally.movedMinor);
+      const done = { header, ...tally, doubts: unbalanced ? [unbalanced] : [], unbalanced };
       statements.push(done);
       pending.push({ tally: done });
       tally = { lines: 0, movedMinor: 0, firstBooked: null, lastBooked: null };
     },
-    line(line: StatementLine) {
-      const fields = [line.description, line.senderName, line.senderIban, line.bankRef, line.currency];
-      if (fields.some((f) => f !== null && CONTROL.test(f)))
-        throw new StatementError(
-          "an entry holds control characters (a NUL, for one): not a statement's text",
-        );
+    line(read: StatementLine) {
+      if (++entries > STATEMENT_LIMITS.entries)
+        throw new StatementError(`more than ${STATEMENT_LIMITS.entries} entries in one file`);
+      const line = checkedLine(read, options);
       tally.lines++;
       tally.movedMinor += line.direction === "credit" ? line.amountMinor : -line.amountMinor;
       tally.firstBooked = Math.min(tally.firstBooked ?? line.bookedAt, line.bookedAt);

@@ -40,6 +40,25 @@ export interface StatementHeader {
   openingMinor: number | null;
   closingMinor: number | null;
   currency: string | null;
+  /**
+   * The days the statement covers, epoch ms (camt.053 FrToDt; MT940 the opening and closing
+   * balances' dates): its entries are booked within them (booking-dates.ts).
+   */
+  periodFrom: number | null;
+  periodTo: number | null;
+}
+
+/** A header before anything of it is read. */
+export function emptyHeader(): StatementHeader {
+  return {
+    accountIban: null,
+    sequence: null,
+    openingMinor: null,
+    closingMinor: null,
+    currency: null,
+    periodFrom: null,
+    periodTo: null,
+  };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { notFound } from "../backoffice/management-checks.js";
 import type { Outcome } from "../domain/refusal.js";
+import { statementText } from "../domain/text-rules.js";
 import { turkeyDayStart } from "../domain/turkey-time.js";
+import { isRealDay, outsideBookingWindow } from "./booking-dates.js";
 import {
   emptyCounts,
   type LineCounts,
@@ -20,11 +22,14 @@ export interface RecordedLines extends LineCounts {
   results: LineResult[];
 }
 
+/** `from`: the live feed, or the operator who typed the lines (who then approves what they prove). */
 export async function recordLines(
   deps: ReconcileDeps,
   accountId: number,
   lines: readonly StatementLine[],
-  source: "feed" | "hand",
+  from: "feed" | { typedBy: string },
+  /** Why none of them may approve (a feed's batch whose balances do not add up), or null. */
+  approvalsHeld: string | null = null,
 ): Promise<Outcome<RecordedLines>> {
   const accounts = await deps.repos.statements.accountsWithIbanOf(accountId);
   if (!accounts) return notFound("account");
@@ -38,8 +43,11 @@ export async function recordLines(
         accountId,
         accountIds: accounts.ids,
         importId: null,
-        source,
+        ...(from === "feed"
+          ? { source: "feed" as const }
+          : { source: "hand" as const, typedBy: from.typedBy }),
         span: { firstBooked: Math.min(...booked), lastBooked: Math.max(...booked) },
+        approvalsHeld,
       },
       counts,
       (result) => results.push(result),
@@ -52,8 +60,9 @@ export async function recordLines(
 }
 
 /**
- * A line an operator typed from the bank's screen: matched like any other (it may approve a
- * deposit by itself), and in the audit log with who typed it, since no bank's file stands behind it.
+ * A line an operator typed from the bank's screen: matched like any other, and in the audit log with
+ * who typed it, since no bank's file stands behind it. A deposit it proves is approved in that
+ * operator's name: theirs is the word that the money came.
  */
 export async function typeLine(
   deps: ReconcileDeps,
@@ -61,7 +70,7 @@ export async function typeLine(
   line: StatementLine,
   actor: string,
 ): Promise<Outcome<RecordedLines>> {
-  const recorded = await recordLines(deps, accountId, [line], "hand");
+  const recorded = await recordLines(deps, accountId, [line], { typedBy: actor });
   if (!recorded.ok) return recorded;
   const result = recorded.value.results[0];
   if (result && !result.duplicate)
@@ -94,12 +103,6 @@ const AMOUNT = /^(0|[1-9]\d{0,12})(\.\d{1,2})?$/;
 /** How far in the future a booking may be: clocks differ, the bank's never runs a day ahead. */
 const FUTURE_TOLERANCE_MS = 10 * 60_000;
 
-/** A calendar day that exists: Date.parse takes 2026-02-30 for 2 March. */
-export function isRealDay(day: string): boolean {
-  const at = Date.parse(`${day}T00:00:00Z`);
-  return Number.isFinite(at) && new Date(at).toISOString().slice(0, 10) === day;
-}
-
 /** A typed line checked and read, or why not (the message names the field). */
 export function readTypedLine(
   typed: TypedLine,
@@ -118,14 +121,15 @@ export function readTypedLine(
     };
   if (!Number.isFinite(bookedAt) || !isRealDay(typed.booked_at.slice(0, 10)))
     return { ok: false, message: "booked_at: no such date" };
-  if (bookedAt > now + FUTURE_TOLERANCE_MS) return { ok: false, message: "booked_at: in the future" };
+  const outside = outsideBookingWindow(bookedAt, now, FUTURE_TOLERANCE_MS);
+  if (outside) return { ok: false, message: `booked_at: ${outside}` };
   const amount = AMOUNT.exec(typed.amount);
   if (!amount) return { ok: false, message: "amount: a positive amount such as 1500.00" };
   const [whole, fraction = ""] = typed.amount.split(".");
   const amountMinor = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
   if (amountMinor === 0) return { ok: false, message: "amount: must be more than zero" };
-  const trimmed = (v: string | null | undefined) =>
-    v === undefined || v === null || v.trim() === "" ? null : v.trim();
+  const texts = typedTexts(typed);
+  if (!texts.ok) return texts;
   return {
     ok: true,
     line: {
@@ -134,10 +138,34 @@ export function readTypedLine(
       amountMinor,
       direction: typed.direction ?? "credit",
       currency: typed.currency ?? "TRY",
-      senderName: trimmed(typed.sender_name),
-      senderIban: trimmed(typed.sender_iban),
-      description: typed.description?.trim() ?? "",
-      bankRef: trimmed(typed.bank_ref),
+      ...texts.value,
+    },
+  };
+}
+
+type TextFields = Pick<StatementLine, "senderName" | "senderIban" | "description" | "bankRef">;
+
+/** A typed line's texts under the rule every door shares (text-rules.ts, statementText). */
+function typedTexts(typed: TypedLine): { ok: true; value: TextFields } | { ok: false; message: string } {
+  const fields = {
+    sender_name: typed.sender_name,
+    sender_iban: typed.sender_iban,
+    description: typed.description,
+    bank_ref: typed.bank_ref,
+  };
+  const read: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const text = value === undefined || value === null ? "" : statementText(value);
+    if (text === undefined) return { ok: false, message: `${name}: must not contain control characters` };
+    read[name] = text === "" ? null : text;
+  }
+  return {
+    ok: true,
+    value: {
+      senderName: read.sender_name ?? null,
+      senderIban: read.sender_iban ?? null,
+      description: read.description ?? "",
+      bankRef: read.bank_ref ?? null,
     },
   };
 }

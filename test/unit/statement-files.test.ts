@@ -10,6 +10,7 @@ const CAMT = `<?xml version="1.0" encoding="UTF-8"?>
   <GrpHdr><MsgId>M1</MsgId><CreDtTm>2026-11-02T18:00:00+03:00</CreDtTm></GrpHdr>
   <Stmt>
    <Id>S1</Id><ElctrncSeqNb>41</ElctrncSeqNb>
+   <FrToDt><FrDtTm>2026-11-02T00:00:00+03:00</FrDtTm><ToDtTm>2026-11-02T23:59:59+03:00</ToDtTm></FrToDt>
    <Acct><Id><IBAN>TR330006100519786457841326</IBAN></Id><Ccy>TRY</Ccy></Acct>
    <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">1000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>
    <Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">2475.50</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>
@@ -84,6 +85,8 @@ describe("statement files", () => {
       openingMinor: 100_000,
       closingMinor: 247_550,
       currency: "TRY",
+      periodFrom: Date.parse("2026-11-02T00:00:00+03:00"),
+      periodTo: Date.parse("2026-11-02T23:59:59+03:00"),
     });
     expect(s?.doubts).toEqual([]);
     expect(s?.lines).toEqual([
@@ -118,7 +121,12 @@ describe("statement files", () => {
     const { format, statements } = await read(MT940);
     expect(format).toBe("mt940");
     const [s] = statements;
-    expect(s?.header).toMatchObject({ accountIban: "TR330006100519786457841326", sequence: "00041/001" });
+    expect(s?.header).toMatchObject({
+      accountIban: "TR330006100519786457841326",
+      sequence: "00041/001",
+      periodFrom: Date.parse("2026-11-02T00:00:00+03:00"),
+      periodTo: Date.parse("2026-11-02T00:00:00+03:00"),
+    });
     expect(s?.doubts).toEqual([]);
     expect(s?.lines.map((l) => [l.direction, l.amountMinor, l.senderName, l.description, l.bankRef])).toEqual(
       [

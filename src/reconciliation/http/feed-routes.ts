@@ -2,10 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { recordIdOf } from "../../http/operator-fields.js";
-import { parse } from "../../http/operator-io.js";
+import { minorUnits } from "../amounts.js";
 import { checkFeedRequest, type FeedDeps } from "../feed.js";
+import type { StatementLine } from "../statement.js";
+import { balanceDoubt } from "../statement-file.js";
 import { readTypedLines, recordLines } from "../typed-lines.js";
-import { feedBody } from "./line-schemas.js";
+import { type FeedBatch, feedBodyOf } from "./line-schemas.js";
 
 /**
  * `POST /feed/v1/accounts/{id}/lines`: a bank connector reports lines as they land
@@ -39,16 +41,37 @@ export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {
       await deps.repos.feeds.spoke(accountId, deps.now());
       const json = parseJsonBody(request);
       if (!json.ok) return sendError(reply, 400, "request body is not valid JSON");
-      const shaped = parse(feedBody, json.value);
+      const shaped = feedBodyOf(json.value);
       if (!shaped.ok) return sendError(reply, 400, shaped.message);
-      const typed = "lines" in shaped.value ? shaped.value.lines : [shaped.value];
-      const read = readTypedLines(typed, deps.now());
+      const read = readTypedLines(shaped.value.lines, deps.now());
       if (!read.ok) return sendError(reply, 400, read.message);
-      const recorded = await recordLines(deps, accountId, read.lines, "feed");
+      const unbalanced = batchDoubt(shaped.value, read.lines);
+      const recorded = await recordLines(
+        deps,
+        accountId,
+        read.lines,
+        "feed",
+        unbalanced && `an unbalanced batch approves nothing: ${unbalanced}`,
+      );
       if (!recorded.ok) return sendError(reply, 404, recorded.message);
-      return sendJson(reply, 200, recorded.value);
+      return sendJson(reply, 200, { ...recorded.value, doubts: unbalanced ? [unbalanced] : [] });
     });
   });
 }
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/** A batch that names its balances: whether its lines add up to them (null when they do, or none). */
+function batchDoubt(batch: FeedBatch, lines: readonly StatementLine[]): string | null {
+  if (batch.opening_balance === undefined || batch.closing_balance === undefined) return null;
+  const signed = (text: string) =>
+    (text.startsWith("-") ? -1 : 1) * (minorUnits(text.replace(/^-/, "")) ?? 0);
+  const moved = lines.reduce(
+    (sum, l) => sum + (l.direction === "credit" ? l.amountMinor : -l.amountMinor),
+    0,
+  );
+  return balanceDoubt(
+    { openingMinor: signed(batch.opening_balance), closingMinor: signed(batch.closing_balance) },
+    moved,
+  );
+}

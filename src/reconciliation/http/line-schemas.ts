@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { limitText } from "../../backoffice/http/management-schemas.js";
 import { idText, plainText } from "../../http/operator-fields.js";
+import { parse } from "../../http/operator-io.js";
 import type { StatementLineState } from "../../store/schema.js";
-import { isRealDay } from "../typed-lines.js";
+import { isRealDay } from "../booking-dates.js";
 
 /** `state=matched` is the lines that approved their deposit or found it approved. */
 export const STATES: Record<string, StatementLineState[]> = {
@@ -39,18 +40,42 @@ export const typedLine = z.strictObject({
     .string()
     .regex(/^[A-Z]{3}$/, { message: "a three-letter code such as TRY" })
     .optional(),
-  sender_name: plainText(140).nullable().optional(),
-  sender_iban: plainText(42).nullable().optional(),
-  description: plainText(500).optional(),
-  bank_ref: plainText(64).nullable().optional(),
+  // A bank's texts: control characters are refused and layout marks dropped by the rule every door
+  // shares (typed-lines.ts), not here, so that a line reads the same whichever way it came.
+  sender_name: z.string().max(140).nullable().optional(),
+  sender_iban: z.string().max(42).nullable().optional(),
+  description: z.string().max(500).optional(),
+  bank_ref: z.string().max(64).nullable().optional(),
 });
 
-/** The feed takes one line, or up to 1,000 in `lines`; `{"lines": []}` says only that it lives. */
+/** A balance as the feed sends it: signed, two decimals at most ("-12.50", "1500.00"). */
+const balanceText = z
+  .string()
+  .regex(/^-?(0|[1-9]\d{0,14})(\.\d{1,2})?$/, { message: "a balance such as 1500.00 or -12.50" });
+
+/**
+ * The feed takes one line, or up to 1,000 in `lines`; `{"lines": []}` says only that it lives. A
+ * batch may carry the account's balance before and after its lines: then they must add up, or
+ * none of them approves (docs/reconciliation.md, "The balance rule").
+ */
 export const FEED_MAX_LINES = 1_000;
-export const feedBody = z.union([
-  z.strictObject({ lines: z.array(typedLine).max(FEED_MAX_LINES) }),
-  typedLine,
-]);
+const feedBatch = z.strictObject({
+  lines: z.array(typedLine).max(FEED_MAX_LINES, { message: `at most ${FEED_MAX_LINES} lines a request` }),
+  opening_balance: balanceText.optional(),
+  closing_balance: balanceText.optional(),
+});
+export type FeedBatch = z.output<typeof feedBatch>;
+
+/** A batch, or a single line as a batch of one: each named in its own terms when refused. */
+export function feedBodyOf(value: unknown): { ok: true; value: FeedBatch } | { ok: false; message: string } {
+  const batch = typeof value === "object" && value !== null && "lines" in value;
+  const read = batch ? parse(feedBatch, value) : parse(typedLine, value);
+  if (!read.ok) return read;
+  const body = "lines" in read.value ? read.value : { lines: [read.value] };
+  if ((body.opening_balance === undefined) !== (body.closing_balance === undefined))
+    return { ok: false, message: "opening_balance and closing_balance come together, or neither" };
+  return { ok: true, value: body };
+}
 
 export const approveBody = z.strictObject({ transaction_id: z.number().int().positive() });
 export const notOursBody = z.strictObject({ note: plainText(500).optional() });
