@@ -109,6 +109,8 @@ const envSchema = z.object({
   PAYINTAKE_CALLBACK_LEASE_MS: wholeNumber(1_000, 3_600_000, 10_000),
   PAYINTAKE_CALLBACK_POLL_MS: wholeNumber(10, 60_000, 1_000),
   PAYINTAKE_ROUTING_DEADLINE_MS: wholeNumber(100, 20_000, 20_000),
+  // domain/cap-share.ts: 100 gives a firm without its own share the whole cap, shared or not.
+  PAYINTAKE_DEFAULT_CAP_SHARE: wholeNumber(1, 100, 50),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: wholeNumber(10, 3_600_000, 15_000),
   // Under the server's own idle timeout (connectionTimeout, 60 s), which would cut the stream.
   PAYINTAKE_CONSOLE_HEARTBEAT_MS: wholeNumber(100, 50_000, 25_000),
@@ -182,6 +184,11 @@ export interface Config {
   consoleIdleMinutes: number;
   /** The most time routing may spend asking channels for one deposit (contract: about 20 s). */
   routingDeadlineMs: number;
+  /**
+   * The most of each capped account's day a firm without its own `max_cap_share` may take while
+   * other live firms share the account, percent (domain/cap-share.ts); 100: the whole cap.
+   */
+  defaultCapShare: number;
   /**
    * The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (client address for
    * rate limits, https for the console's Secure cookie); empty: none, the socket is the client.
@@ -270,6 +277,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     consoleUndoSeconds: e.PAYINTAKE_CONSOLE_UNDO_SECONDS,
     consoleIdleMinutes: e.PAYINTAKE_CONSOLE_IDLE_MINUTES,
     routingDeadlineMs: e.PAYINTAKE_ROUTING_DEADLINE_MS,
+    defaultCapShare: e.PAYINTAKE_DEFAULT_CAP_SHARE,
     trustProxy: e.PAYINTAKE_TRUST_PROXY ?? [],
     role: e.PAYINTAKE_ROLE,
     metricsToken: e.PAYINTAKE_METRICS_TOKEN,

@@ -21,7 +21,10 @@ export interface Firm {
   maxPendingCount: number | null;
   /** The most its pending deposits may add up to, minor units; null: no bound. */
   maxPendingAmount: number | null;
-  /** The most of each capped account's day its deposits may take, percent; null: the whole cap. */
+  /**
+   * The most of each capped account's day its deposits may take, percent (100: the whole cap); null:
+   * the service's default share while other live firms share the account (domain/cap-share.ts).
+   */
   maxCapShare: number | null;
   depositsOpen: boolean;
   withdrawalsOpen: boolean;

@@ -10,7 +10,7 @@ import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import { createRateLimiter } from "../http/rate-limit/rate-limiter.js";
 import { createSharedRateLimiter } from "../http/rate-limit/shared-rate-limiter.js";
-import { createFirmDirectory } from "../intake/firm-directory.js";
+import { createFirmDirectory, type FirmDirectory } from "../intake/firm-directory.js";
 import type { IntakePorts } from "../intake/intake.js";
 import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
 import { createNameKeyJob, type NameKeyJob } from "../lifecycle/name-keys.js";
@@ -107,6 +107,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     metrics,
     log,
     routingDeadlineMs: config.routingDeadlineMs,
+    defaultCapShare: config.defaultCapShare,
     allowPrivateChannels: config.allowPrivateCallbacks,
     announceChannelDown: (channelId) => store.changes.announce(`channel-down:${channelId}`),
     brokenSeal,
@@ -164,12 +165,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   });
   const feedWatch = createFeedWatch({ feeds: repos.feeds, now, intervalMs: FEED_WATCH_MS, log });
   const announce = announcerOf(store, log);
-  store.changes.onChange((topic) => {
-    if (topic === "firms" || topic === "all") firms.evictAll();
-    if (topic === "accounts" || topic === "all") routing.invalidate();
-    if (topic === "queue" || topic === "all") queueNotices.heard();
-    if (topic.startsWith("channel-down:")) routing.heardDown(Number(topic.slice("channel-down:".length)));
-  });
+  heedChanges(store, firms, routing, queueNotices);
   const backoffice = createBackoffice({
     repos,
     box,
@@ -178,6 +174,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     // Here at once; on the other instances as soon as PostgreSQL tells them (store/engine/change-feed.ts).
     firmsChanged: () => {
       firms.evictAll();
+      routing.invalidate();
       announce("firms");
     },
     accountsChanged: () => {
@@ -222,6 +219,22 @@ function nameKeyJob(repos: Repositories, log: RuntimeLog): NameKeyJob {
         log.info({ transactions: filled }, "payer names of earlier transactions made searchable");
     },
     failed: (err) => log.error({ err }, "payer names of earlier transactions not made searchable"),
+  });
+}
+
+/** What this instance forgets or learns when any instance on the store tells of a change. */
+function heedChanges(
+  store: Store,
+  firms: FirmDirectory,
+  routing: DepositRouting,
+  queueNotices: ReturnType<typeof queueNoticesOf>,
+) {
+  store.changes.onChange((topic) => {
+    if (topic === "firms" || topic === "all") firms.evictAll();
+    // The pool carries the live firms too (who shares the daily caps).
+    if (topic === "accounts" || topic === "firms" || topic === "all") routing.invalidate();
+    if (topic === "queue" || topic === "all") queueNotices.heard();
+    if (topic.startsWith("channel-down:")) routing.heardDown(Number(topic.slice("channel-down:".length)));
   });
 }
 

@@ -1,3 +1,5 @@
+import { shareOf } from "../domain/cap-share.js";
+
 /**
  * Which payment account a deposit goes to. Pure: it sees candidates, never the database.
  * The pool is rotated fairly by sending each deposit to the eligible account that was assigned least
@@ -22,8 +24,9 @@ export interface AccountCandidate {
 
 /**
  * Drops accounts whose daily cap this deposit would exceed, given what each took today, or whose
- * share of it the firm's own deposits would (`capShare`, percent; null: the whole cap). Two deposits
- * checked at the same moment can both pass here: the hold (store/cap-holds.ts) judges them again.
+ * share of it the firm's own deposits would (`capShare`, percent, as domain/cap-share.ts capShareFor
+ * gives it; null: the whole cap). Two deposits checked at the same moment can both pass here: the
+ * hold (store/cap-holds.ts) judges them again.
  */
 export function withinDailyCap(
   order: readonly AccountCandidate[],
@@ -35,7 +38,7 @@ export function withinDailyCap(
     if (a.dailyCap == null) return true;
     const taken = takenToday.get(a.id);
     if ((taken?.total ?? 0) + amountMinor > a.dailyCap) return false;
-    return capShare === null || (taken?.firm ?? 0) + amountMinor <= Math.floor((a.dailyCap * capShare) / 100);
+    return capShare === null || (taken?.firm ?? 0) + amountMinor <= shareOf(a.dailyCap, capShare);
   });
 }
 

@@ -22,6 +22,8 @@ export interface RoutingPlan {
   /** Eligible accounts in the order to try them (routing/account-order.ts routeOrder). */
   order: AccountCandidate[];
   channels: ReadonlyMap<number, ChannelInfo>;
+  /** The live firms, which share every account's daily cap (domain/cap-share.ts). */
+  liveFirms: ReadonlySet<number>;
 }
 
 export interface AccountPool {
@@ -42,10 +44,12 @@ export interface AccountPool {
 export interface PoolContents {
   accounts: Omit<AccountCandidate, "lastAssignedAt">[];
   channels: ChannelInfo[];
+  /** The firms whose deposits route to these accounts (store/firms.ts liveIds). */
+  liveFirms: readonly number[];
 }
 
 export interface AccountPoolOptions {
-  /** Active accounts and channels, as stored. */
+  /** Active accounts and channels, and the live firms, as stored. */
   load(): Promise<PoolContents>;
   /** The business clock, for rotation stamps. */
   now(): number;
@@ -58,6 +62,7 @@ export interface AccountPoolOptions {
 interface Snapshot {
   accounts: AccountCandidate[];
   channels: Map<number, ChannelInfo>;
+  liveFirms: Set<number>;
 }
 
 export function createAccountPool(opts: AccountPoolOptions): AccountPool {
@@ -75,6 +80,7 @@ export function createAccountPool(opts: AccountPoolOptions): AccountPool {
     const fresh: Snapshot = {
       accounts: contents.accounts.map((a) => ({ ...a, lastAssignedAt: stamps.get(a.id) ?? 0 })),
       channels: new Map(contents.channels.map((c) => [c.id, c])),
+      liveFirms: new Set(contents.liveFirms),
     };
     // An invalidation while this read was under way may have made it stale: use it once, keep nothing.
     if (started === generation) {
@@ -99,7 +105,11 @@ export function createAccountPool(opts: AccountPoolOptions): AccountPool {
   return {
     async plan(amountMinor, bankCode) {
       const snapshot = await current();
-      return { order: routeOrder(snapshot.accounts, amountMinor, bankCode), channels: snapshot.channels };
+      return {
+        order: routeOrder(snapshot.accounts, amountMinor, bankCode),
+        channels: snapshot.channels,
+        liveFirms: snapshot.liveFirms,
+      };
     },
     markAssigned(accountId) {
       const snapshot = cached;

@@ -1,5 +1,6 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
+import { capShareFor, sharedWithOthers } from "../domain/cap-share.js";
 import { formatMinor } from "../domain/money.js";
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -29,7 +30,7 @@ export interface RouteInput {
   method: string;
   userId: string;
   fullName: string;
-  /** The most of each capped account's day the firm's deposits may take, percent; null: all of it. */
+  /** The firm's own share of each capped account's day (`max_cap_share`), percent; null: the default's. */
   capShare: number | null;
 }
 
@@ -61,7 +62,7 @@ const CAP_ROUNDS = 3;
 const PROBE_EVERY_MS = 1_000;
 
 export interface DepositRoutingDeps {
-  repos: Pick<Repositories, "channels" | "accounts" | "capHolds" | "audited">;
+  repos: Pick<Repositories, "channels" | "accounts" | "capHolds" | "audited" | "firms">;
   box: SecretBox;
   metrics: Pick<Metrics, "routingAttempts">;
   log: {
@@ -70,6 +71,11 @@ export interface DepositRoutingDeps {
     error(obj: object, msg: string): void;
   };
   routingDeadlineMs: number;
+  /**
+   * The share of each capped account's day a firm without its own may take while other live firms
+   * share the account, percent (config PAYINTAKE_DEFAULT_CAP_SHARE; 100: the whole cap).
+   */
+  defaultCapShare: number;
   allowPrivateChannels: boolean;
   /** Tells every instance on this store that a channel's breaker opened. */
   announceChannelDown(channelId: number): Promise<void>;
@@ -144,10 +150,18 @@ export function createDepositRouting(deps: DepositRoutingDeps) {
 
 export type DepositRouting = ReturnType<typeof createDepositRouting>;
 
-/** The pool as the store has it: a channel whose secret does not open is left out with its accounts. */
+/**
+ * The pool as the store has it: a channel whose secret does not open is left out with its accounts.
+ * The live firms come with it, so that a deposit knows whether its accounts are shared without a
+ * read of its own.
+ */
 async function loadPool(deps: DepositRoutingDeps) {
-  const routable = await deps.repos.channels.routable();
+  const [routable, liveFirms] = await Promise.all([
+    deps.repos.channels.routable(),
+    deps.repos.firms.liveIds(),
+  ]);
   return {
+    liveFirms,
     accounts: routable.accounts.map(candidateOf),
     channels: routable.channels.flatMap((c) => {
       const secret =
@@ -256,7 +270,13 @@ async function routeLive(placing: Placing, input: RouteInput): Promise<DepositRo
       deps.now(),
       input.firmId,
     );
-    order = withinDailyCap(order, used, input.amountMinor, input.capShare);
+    const shared = sharedWithOthers(plan.liveFirms, input.firmId);
+    order = withinDailyCap(
+      order,
+      used,
+      input.amountMinor,
+      capShareFor(input.capShare, deps.defaultCapShare, shared),
+    );
   }
   const request: RouteRequest = {
     // With the account and the amount, each ask's id (askIdOf): a retry of this deposit asking
@@ -333,7 +353,9 @@ async function holdCap(
     // A cap hold outlives the deposit's routing and its insert; past this an instance that stopped
     // mid-deposit no longer holds the amount.
     expiresAt: at + deps.routingDeadlineMs + CAP_HOLD_MARGIN_MS,
+    // The store judges whether the account is shared again, under the account's lock.
     capShare: input.capShare,
+    defaultCapShare: deps.defaultCapShare,
   });
   if (held.outcome === "full") return { outcome: "full" };
   if (held.outcome !== "held") return { outcome: "uncapped" };

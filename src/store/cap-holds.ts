@@ -1,6 +1,8 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import { capShareFor, shareOf } from "../domain/cap-share.js";
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { Dialect } from "./engine/open.js";
+import { liveFirmsOnly } from "./firms.js";
 import type { Database } from "./schema.js";
 
 export interface CapHoldRequest {
@@ -14,8 +16,13 @@ export interface CapHoldRequest {
   now: number;
   /** When the hold stops counting if nobody releases it (an instance that stopped mid-deposit). */
   expiresAt: number;
-  /** The most of the account's cap the firm's own deposits may take, percent; null: all of it. */
+  /** The firm's own share of the account's cap (`max_cap_share`), percent; null: the default's. */
   capShare: number | null;
+  /**
+   * The service's default share, percent, for a firm without its own: it holds while another live
+   * firm routes to the account (domain/cap-share.ts), as the database has the firms now.
+   */
+  defaultCapShare: number;
 }
 
 /** An account's day: every firm's deposits and holds, and those of one firm. */
@@ -115,11 +122,6 @@ async function usageIn(
   return total;
 }
 
-/** A firm's share of a cap, in whole minor units (rounded down). */
-export function shareOf(cap: number, percent: number): number {
-  return Math.floor((cap * percent) / 100);
-}
-
 export function createCapHoldRepository(db: Kysely<Database>, dialect: Dialect): CapHoldRepository {
   return {
     async usage(accountIds, since, now) {
@@ -132,16 +134,35 @@ export function createCapHoldRepository(db: Kysely<Database>, dialect: Dialect):
       return db.transaction().execute(async (trx): Promise<CapHoldOutcome> => {
         // The account row locked (PostgreSQL) orders the holds of every instance on this account;
         // NO KEY UPDATE leaves the key-share locks that inserting deposits take free. SQLite runs
-        // one writing transaction at a time anyway.
-        const select = trx.selectFrom("payment_accounts").select("daily_cap").where("id", "=", req.accountId);
-        const account = await (dialect === "postgres" ? select.forNoKeyUpdate() : select).executeTakeFirst();
+        // one writing transaction at a time anyway. Whether another live firm shares the account
+        // is read in the same statement (no extra round trip), as the firms are now.
+        const select = trx
+          .selectFrom("payment_accounts")
+          .select((eb) => [
+            "payment_accounts.daily_cap",
+            eb
+              .exists(
+                trx
+                  .selectFrom("firms")
+                  .select("firms.id")
+                  .where("firms.id", "!=", req.firmId)
+                  .$call(liveFirmsOnly),
+              )
+              .as("shared"),
+          ])
+          .where("payment_accounts.id", "=", req.accountId);
+        const account = await (dialect === "postgres"
+          ? select.forNoKeyUpdate("payment_accounts")
+          : select
+        ).executeTakeFirst();
         const cap = account?.daily_cap == null ? null : Number(account.daily_cap);
         if (cap === null) return { outcome: "uncapped" };
         const used = (await usageIn(trx, [req.accountId], req.since, req.now, req.firmId)).get(req.accountId);
         if ((used?.total ?? 0) + req.amountMinor > cap) return { outcome: "full" };
         // The firm's share is judged under the same lock as the cap: two deposits of one firm
         // cannot both pass its last room on the account either.
-        if (req.capShare !== null && (used?.firm ?? 0) + req.amountMinor > shareOf(cap, req.capShare))
+        const share = capShareFor(req.capShare, req.defaultCapShare, Boolean(Number(account?.shared)));
+        if (share !== null && (used?.firm ?? 0) + req.amountMinor > shareOf(cap, share))
           return { outcome: "full" };
         const row = await trx
           .insertInto("cap_holds")

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Updateable } from "kysely";
+import type { Kysely, Selectable, SelectQueryBuilder, Updateable } from "kysely";
 import type { BannedUserTable, Database, FirmTable, ProviderTable } from "./schema.js";
 
 export type FirmRow = Selectable<FirmTable>;
@@ -30,6 +30,8 @@ export interface FirmRepository {
   findWithProvider(id: number): Promise<FirmWithProvider | undefined>;
   get(id: number): Promise<FirmRow | undefined>;
   list(): Promise<FirmRow[]>;
+  /** The firms whose deposits route to the live pool: active, not test firms, deposits open. */
+  liveIds(): Promise<number[]>;
   /** The reconciliation settings are on and the pending bounds at their defaults unless given. */
   create(
     values: Omit<FirmRow, "id" | FirmDefaulted> & Partial<Pick<FirmRow, FirmDefaulted>>,
@@ -40,6 +42,16 @@ export interface FirmRepository {
   listProviders(): Promise<ProviderRow[]>;
   updateProvider(id: number, changes: Updateable<ProviderTable>): Promise<ProviderRow | undefined>;
   bans(firmId: number): Promise<Selectable<BannedUserTable>[]>;
+}
+
+/**
+ * The firms whose deposits route to the live pool: active, not test firms, deposits open. Those are
+ * the firms that share each live account's daily cap (domain/cap-share.ts).
+ */
+export function liveFirmsOnly<O>(
+  qb: SelectQueryBuilder<Database, "firms", O>,
+): SelectQueryBuilder<Database, "firms", O> {
+  return qb.where("firms.active", "=", 1).where("firms.sandbox", "=", 0).where("firms.deposits_open", "=", 1);
 }
 
 export function createFirmRepository(db: Kysely<Database>): FirmRepository {
@@ -66,6 +78,10 @@ export function createFirmRepository(db: Kysely<Database>): FirmRepository {
     },
     list() {
       return db.selectFrom("firms").selectAll().orderBy("id").execute();
+    },
+    async liveIds() {
+      const rows = await db.selectFrom("firms").select("firms.id").$call(liveFirmsOnly).execute();
+      return rows.map((r) => Number(r.id));
     },
     create(values) {
       return db.insertInto("firms").values(values).returningAll().executeTakeFirstOrThrow();

@@ -52,7 +52,10 @@ export interface FirmTable {
   max_pending_count: Generated<number | null>;
   /** The most its pending deposits may add up to, minor units (2,000,000.00 TL by default); null: no bound. */
   max_pending_amount: Generated<number | null>;
-  /** The most of each capped account's day its deposits may take, percent; null (the default): all. */
+  /**
+   * The most of each capped account's day its deposits may take, percent; null (the default): the
+   * service's default share while other live firms share the account (domain/cap-share.ts).
+   */
   max_cap_share: Generated<number | null>;
   /** The shop's name on the payment page; null (the default): the firm's name. */
   display_name: Generated<string | null>;

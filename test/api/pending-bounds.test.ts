@@ -52,7 +52,8 @@ describe.each(STORES)("bounds of a firm's pending deposits (%s)", (kind) => {
 
   it("keeps one firm from using up the shared accounts: its deposit past the bound is 'no account', another firm's goes through", async () => {
     await clearPool();
-    const a = await bounded({ max_pending_amount: "300.00" });
+    // The whole cap for A (not the default share of it, 250.00 here): the bound alone stops it.
+    const a = await bounded({ max_pending_amount: "300.00" }, { max_cap_share: 100 });
     const b = await createFirm(server);
     expect((await deposit(a)).status).toBe(200);
     expect((await deposit(a)).status).toBe(200);

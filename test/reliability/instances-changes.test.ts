@@ -77,7 +77,8 @@ describe.runIf(STORES.includes("postgres"))(
           daily_cap: "300.00",
         });
         expect(acc.status).toBe(201);
-        const firm = await createFirm(a);
+        // The whole cap for this firm, not the default share of it the other tests' firms leave it.
+        const firm = await createFirm(a, { max_cap_share: 100 });
         await settle();
         const answers = await Promise.all(
           Array.from({ length: 6 }, (_, i) =>

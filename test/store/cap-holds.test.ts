@@ -56,6 +56,8 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
       now,
       expiresAt: now + 60_000,
       capShare: null,
+      // No default share: these tests are of the cap alone (the share's test gives its own).
+      defaultCapShare: 100,
     });
 
   it("holds up to the cap, then refuses; a released hold frees its amount; an expired one stops counting", async () => {
@@ -159,6 +161,45 @@ describe.each(STORES)("daily cap holds (%s)", (kind: StoreKind) => {
       .values(await row("after", 1_000, now))
       .execute();
     expect(await usedOn(today)).toBe(18_000);
+  });
+
+  it("a firm without its own share takes the default share of a cap only while another live firm shares the account", async () => {
+    const id = await account(10_000);
+    const firmA = await insertFirm(store, NOW, { name: "A" });
+    const request = (firmId: number, amountMinor: number, capShare: number | null = null) =>
+      holds.hold({
+        firmId,
+        reference: `D-${++holdSeq}`,
+        accountId: id,
+        amountMinor,
+        since: DAY,
+        now: NOW,
+        expiresAt: NOW + 60_000,
+        capShare,
+        defaultCapShare: 40,
+      });
+    // The other firms of this store are live: A may take 40 % of 100.00, and no more.
+    expect((await request(firmA, 4_000)).outcome).toBe("held");
+    expect((await request(firmA, 1)).outcome).toBe("full");
+    // Its own share wins over the default: 100 is the whole cap, said explicitly.
+    expect((await request(firmA, 1_000, 100)).outcome).toBe("held");
+    // Alone (every other firm switched off, a test firm or closed to deposits): the whole cap.
+    const others = await store.db.selectFrom("firms").select("id").where("id", "!=", firmA).execute();
+    const ids = others.map((o) => o.id);
+    await store.db.updateTable("firms").set({ active: 0 }).where("id", "in", ids).execute();
+    const sandbox = await insertFirm(store, NOW, { name: "Test", sandbox: 1 });
+    const closed = await insertFirm(store, NOW, { name: "Closed", deposits_open: 0 });
+    expect((await request(firmA, 3_000)).outcome).toBe("held");
+    // A second live firm again: A is past its default share of the account.
+    const live = await insertFirm(store, NOW, { name: "B" });
+    expect((await request(firmA, 1)).outcome).toBe("full");
+    expect((await request(live, 1)).outcome).toBe("held");
+    await store.db
+      .updateTable("firms")
+      .set({ active: 0 })
+      .where("id", "in", [live, sandbox, closed])
+      .execute();
+    await store.db.updateTable("firms").set({ active: 1 }).where("id", "in", ids).execute();
   });
 
   it("an account without a cap holds nothing", async () => {

@@ -22,7 +22,7 @@ function pool(initial: Stored[], ttlMs = 1_000) {
   const p = createAccountPool({
     async load() {
       loads += 1;
-      return { accounts: rows.map((r) => ({ ...r })), channels: [] };
+      return { accounts: rows.map((r) => ({ ...r })), channels: [], liveFirms: [] };
     },
     now: () => 1_000,
     ttlMs,
@@ -101,7 +101,7 @@ describe("account pool", () => {
         loads += 1;
         const snapshot = rows.map((r) => ({ ...r }));
         if (loads === 1) await new Promise<void>((r) => (release = r));
-        return { accounts: snapshot, channels: [] };
+        return { accounts: snapshot, channels: [], liveFirms: [] };
       },
       now: () => 1,
       ttlMs: 60_000,
