@@ -177,13 +177,11 @@ export function buildApp(
     {
       admin: async (request, reply) => {
         await adminTokenHook(adminGuard)(request, reply);
-        return reply.sent ? undefined : { actor: ADMIN_API, mayExceedAsked: true };
+        return reply.sent ? undefined : { actor: ADMIN_API, admin: true };
       },
       console: async (request, reply, needed) => {
         const who = await consoleDoor(request, reply, needed);
-        return (
-          who && { actor: `operator:${who.operator.email}`, mayExceedAsked: who.operator.role === "admin" }
-        );
+        return who && { actor: `operator:${who.operator.email}`, admin: who.operator.role === "admin" };
       },
     },
   );

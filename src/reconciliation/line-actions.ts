@@ -1,7 +1,10 @@
 import { callbackDraft, planDecision } from "../backoffice/decisions.js";
 import { notFound } from "../backoffice/management-checks.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
+import { isoTime } from "../domain/transaction-view.js";
+import { turkeyDayOf } from "../domain/turkey-time.js";
 import type { StatementLineRow } from "../store/statement-lines.js";
+import { CLOCK_TOLERANCE_MS } from "./candidate-pool.js";
 import type { ReconcileDeps } from "./line-matcher.js";
 
 /**
@@ -13,8 +16,22 @@ import type { ReconcileDeps } from "./line-matcher.js";
 export interface LineActor {
   /** Who acts, as the audit log names them. */
   actor: string;
-  /** An admin (or the admin API) may approve more than the deposit asked for; an operator asks one. */
-  mayExceedAsked: boolean;
+  /**
+   * An admin (or the admin API): may approve more than the deposit asked for, or with a line booked
+   * before the deposit was made; an operator asks one.
+   */
+  admin: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The latest a deposit may have been made for the line to be its money: its booking time (a line
+ * with a date only: the end of that day) and the clocks' tolerance, as the matching reaches
+ * (candidate-pool.ts). Money booked before a deposit existed was sent for something else.
+ */
+function latestPaidBy(line: StatementLineRow): number {
+  return Number(line.booked_at) + (line.date_only === 1 ? DAY_MS : 0) + CLOCK_TOLERANCE_MS;
 }
 
 const conflict = (message: string): Refusal => ({ ok: false, reason: "conflict", message });
@@ -28,6 +45,15 @@ function lineClosed(line: StatementLineRow): Refusal {
       "this line paid a deposit that was already cancelled: refund it or ask the merchant; it approves nothing",
     );
   return conflict(`this line is ${line.state} already (transaction ${line.transaction_id ?? "none"})`);
+}
+
+function bookedBefore(line: StatementLineRow, madeAt: number): Refusal {
+  const booked = Number(line.booked_at);
+  const when = line.date_only === 1 ? `on ${turkeyDayOf(booked)}` : `at ${isoTime(booked)}`;
+  return refused(
+    "forbidden",
+    `this line was booked ${when}, before the deposit was made (${isoTime(madeAt)}): approving with it needs an admin`,
+  );
 }
 
 export async function approveWithLine(
@@ -55,13 +81,15 @@ export async function approveWithLine(
   const planned = planDecision(tx, {
     kind: "approve",
     amountMinor: Number(line.amount),
-    mayExceedAsked: who.mayExceedAsked,
+    mayExceedAsked: who.admin,
   });
   if (!planned.ok) {
     if (planned.refusal === "not_pending")
       return conflict(`transaction is not pending (status: ${tx.status}); it was decided already`);
     return refused("forbidden", "approving more than the amount asked for needs an admin");
   }
+  if (!who.admin && latestPaidBy(line) < Number(tx.created_at))
+    return bookedBefore(line, Number(tx.created_at));
   const { plan } = planned;
   const settled = await repos.statements.settle(lineId, {
     transactionId,

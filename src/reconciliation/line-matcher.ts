@@ -65,18 +65,25 @@ export interface BookedSpan {
   lastBooked: number | null;
 }
 
-/** Where lines come from: the account, the accounts sharing its IBAN, and the statement if a file. */
-export interface LineSource {
+/**
+ * Where lines come from: the account, the accounts sharing its IBAN, the statement if a file, and
+ * who typed them if an operator did: a typed line that approves a deposit is that person's
+ * approval, a bank's (file or feed) the service's (RECONCILE_ACTOR).
+ */
+export type LineSource = {
   accountId: number;
   accountIds: number[];
   importId: number | null;
-  source: "file" | "feed" | "hand";
   span: BookedSpan;
   /**
    * Why none of these lines may approve a deposit (a statement that does not balance): each is
    * suggested instead, with this reason. Null when they may.
    */
   approvalsHeld?: string | null;
+} & ({ source: "file" | "feed" } | { source: "hand"; typedBy: string });
+
+function approverOf(where: LineSource): string {
+  return where.source === "hand" ? where.typedBy : RECONCILE_ACTOR;
 }
 
 /** A line as written: its id, its state, the deposit it is tied to; or a duplicate of one known. */
@@ -191,7 +198,7 @@ async function recordOf(
   firmsCallbackMiddle: Map<number, boolean>,
 ): Promise<LineRecord> {
   const now = deps.now();
-  const plan = planOf(outcome, now);
+  const plan = planOf(outcome, now, approverOf(where));
   const approved = outcome.kind === "approve" ? byId.get(outcome.depositId) : undefined;
   let decision: ((lineId: number) => DecisionWrite) | undefined;
   if (approved) {
@@ -201,7 +208,7 @@ async function recordOf(
       status: "approved",
       amount: approved.amountMinor,
       originalAmount: null,
-      decidedBy: RECONCILE_ACTOR,
+      decidedBy: approverOf(where),
       note: `bank statement line ${lineId}`,
       now,
       callback: (decided) => callbackDraft(decided, { callbackMiddleName: middle }),
@@ -252,7 +259,11 @@ function resultOf(result: RecordResult, item: LineRecord | undefined): LineResul
 }
 
 /** The line's state and evidence for an outcome, and what it becomes if the write finds it moot. */
-function planOf(outcome: MatchOutcome, now: number): { outcome: LineOutcome; fallback: StatementLineState } {
+function planOf(
+  outcome: MatchOutcome,
+  now: number,
+  approver: string,
+): { outcome: LineOutcome; fallback: StatementLineState } {
   const evidence = JSON.stringify(outcome);
   const base = { evidence, now, decidedBy: null, transactionId: null };
   switch (outcome.kind) {
@@ -260,7 +271,7 @@ function planOf(outcome: MatchOutcome, now: number): { outcome: LineOutcome; fal
       return { outcome: { ...base, state: "debit" }, fallback: "debit" };
     case "approve":
       return {
-        outcome: { ...base, state: "approved", transactionId: outcome.depositId, decidedBy: RECONCILE_ACTOR },
+        outcome: { ...base, state: "approved", transactionId: outcome.depositId, decidedBy: approver },
         fallback: "suggested",
       };
     case "settles":
