@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import {
@@ -60,9 +61,10 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
   };
   const credit = line.direction === "credit";
   const mayApprove = credit && canDecide(me.role) && APPROVING.includes(line.state);
-  const fields: [string, string, string | null][] = [
+  const fields: [string, string, ComponentChildren][] = [
     ["booked_at", t("booked"), bookedText(line, lang)],
-    ["sender_name", t("sender"), line.sender_name],
+    // Isolated: a name written right to left reorders nothing around it.
+    ["sender_name", t("sender"), line.sender_name && <bdi>{line.sender_name}</bdi>],
     ["sender_iban", "IBAN", line.sender_iban],
     ["description", t("description"), line.description],
     ["bank_ref", t("bankRef"), line.bank_ref],

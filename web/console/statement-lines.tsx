@@ -151,7 +151,7 @@ function LineList(props: { lines: StatementLine[]; id?: number; here: string; na
                 {lineAmount(l)}
               </strong>
             </span>
-            <span class="l-sender">{l.sender_name ?? "—"}</span>
+            <span class="l-sender">{l.sender_name === null ? "—" : <bdi>{l.sender_name}</bdi>}</span>
             {l.description && <span class="l-desc">{l.description}</span>}
             <span class="l-foot">
               <span class={`l-state ${l.state}`}>{lineStateText(l.state, t)}</span>

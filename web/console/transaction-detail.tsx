@@ -314,7 +314,12 @@ function SettlingLineText({ line }: { line: SettlingLine }) {
         #{line.id}
       </a>{" "}
       · {lineAmount(line)} · {bookedText(line, lang)}
-      {line.sender_name && ` · ${line.sender_name}`}
+      {line.sender_name && (
+        <>
+          {" · "}
+          <bdi>{line.sender_name}</bdi>
+        </>
+      )}
       {line.description && ` · ${line.description}`} · {sourceText(line.source, t)}
       {line.decided_by && ` · ${line.decided_by}`}
     </>
