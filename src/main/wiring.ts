@@ -194,6 +194,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     secondFactorRequired: config.consoleSecondFactorRequired,
     undoSeconds: config.consoleUndoSeconds,
     idleMinutes: config.consoleIdleMinutes,
+    defaultCapShare: config.defaultCapShare,
     onError: (err) => log.warn({ err }, "console sign-in count not kept up to date"),
   });
   const runtime = {

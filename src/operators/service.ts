@@ -32,6 +32,11 @@ export interface ConsoleServiceDeps {
   undoSeconds?: number;
   /** Minutes without the operator's activity after which a session ends (idle.ts). */
   idleMinutes?: number;
+  /**
+   * The share of each capped account's day a firm without its own takes while others share the
+   * pool (config.ts PAYINTAKE_DEFAULT_CAP_SHARE): what the firm form says an empty share means.
+   */
+  defaultCapShare?: number;
   /** A store error that does not fail the request it happened in (the login throttle's upkeep). */
   onError?(err: unknown): void;
 }
@@ -82,6 +87,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       second_factor_required: required,
       decision_undo_seconds: deps.undoSeconds ?? 0,
       session_idle_minutes: idle.minutes,
+      default_cap_share: deps.defaultCapShare ?? 100,
     },
     createOperator: (email: string, role: Role, password: string | null, actor = "admin-api") =>
       createOperator(ctx, email, role, password, actor),

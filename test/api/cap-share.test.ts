@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { turkishIbanFor } from "../../src/domain/iban.js";
+import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   type Answer,
@@ -105,11 +106,18 @@ describe.each(STORES)("default share of each account's daily cap (%s)", (kind) =
     expect(await deposits(t, whole, 20, "1000.00")).toEqual({ accepted: 16, perAccount: [8, 8] });
   });
 
-  it("takes the admin's default share from PAYINTAKE_DEFAULT_CAP_SHARE; 100 turns it off", async () => {
+  it("takes the admin's default share from PAYINTAKE_DEFAULT_CAP_SHARE, and tells the console; 100 turns it off", async () => {
     const s = await pool("10000.00", { PAYINTAKE_DEFAULT_CAP_SHARE: "30" });
     const a = await firmOf(s);
     await firmOf(s);
     expect(await deposits(s, a, 10, "1000.00")).toEqual({ accepted: 6, perAccount: [3, 3] });
+    // The firm form says what an empty share means with the console's other settings.
+    const email = "share@ops.example";
+    await s.admin("POST", "/admin/v1/operators", { email, role: "admin", password: "share-password-123" });
+    const signedIn = await consoleLogin(s, email, "share-password-123");
+    expect(signedIn.res.json.default_cap_share).toBe(30);
+    const me = await consoleCall(s, "GET", "/ops/api/me", signedIn);
+    expect(me.json.default_cap_share).toBe(30);
 
     const t = await pool("10000.00", { PAYINTAKE_DEFAULT_CAP_SHARE: "100" });
     const first = await firmOf(t);

@@ -62,7 +62,7 @@ describe.each(STORES)("console: bounds of a firm's pending deposits (%s)", (kind
     await expect.poll(() => page.locator("#firm-edit").isVisible(), WAIT).toBe(true);
   });
 
-  it("shows and edits the bounds on the firms screen; an empty field takes a bound off", async () => {
+  it("shows and edits the bounds on the firms screen; an empty field takes a bound off, an empty share is the default", async () => {
     const page = await signIn();
     await page.click('a.tab[data-tab="firms"]');
     await expect.poll(() => page.locator(`#firms tr[data-firm="${calm.id}"]`).isVisible(), WAIT).toBe(true);
@@ -75,6 +75,13 @@ describe.each(STORES)("console: bounds of a firm's pending deposits (%s)", (kind
     const amount = page.locator('#firm-edit input[name="max_pending_amount"]');
     expect(await count.inputValue()).toBe("2");
     expect(await amount.inputValue()).toBe("2.000.000,00");
+    // The share of the caps left empty is the server's default (PAYINTAKE_DEFAULT_CAP_SHARE), said so.
+    const share = page.locator('#firm-edit input[name="max_cap_share"]');
+    expect(await share.inputValue()).toBe("");
+    expect(await share.getAttribute("placeholder")).toBe("varsayılan %50");
+    expect(await share.getAttribute("title")).toContain(
+      "başka canlı firmalar da varken varsayılan pay (%50)",
+    );
     await count.fill("3");
     await amount.fill("");
     await page.click('#firm-edit button[type="submit"]');

@@ -20,7 +20,7 @@ export interface Firm {
   /** Bounds of the firm's pending deposits; null: none (docs/console.md). */
   max_pending_count: number | null;
   max_pending_amount: string | null;
-  /** The most of each capped account's day the firm may take, percent; null: all of it. */
+  /** The most of each capped account's day the firm may take, percent; null: the server's default. */
   max_cap_share: number | null;
   /** The shop's name on the payment page; null: the firm's name (docs/hosted-page.md). */
   display_name: string | null;
@@ -46,7 +46,7 @@ function wantedOf(form: HTMLFormElement, firm: Firm): Partial<Record<keyof Firm,
     deposit_min: amountInput(formValue(form, "deposit_min")) ?? null,
     deposit_max: amountInput(formValue(form, "deposit_max")) ?? null,
     rate_limit_per_second: Number(formValue(form, "rate") ?? firm.rate_limit_per_second),
-    // An empty field takes the bound off (docs/console.md).
+    // An empty field takes the bound off; for the share, the server's default (docs/console.md).
     max_pending_count: count === undefined ? null : Number(count),
     max_pending_amount: amountInput(formValue(form, "max_pending_amount")) ?? null,
     max_cap_share: share === undefined ? null : Number(share),
@@ -121,9 +121,13 @@ export function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
   );
 }
 
-/** Deposit limits, the request rate, and the bounds of pending deposits. */
+/** Deposit limits, the request rate, the bounds of pending deposits and the share of the caps. */
 function LimitFields({ firm }: { firm: Firm }) {
-  const { t } = useShell();
+  const { t, defaultCapShare } = useShell();
+  const shareDefault =
+    defaultCapShare < 100
+      ? t("mgmtCapShareDefault").replace("{n}", String(defaultCapShare))
+      : t("mgmtCapShareWhole");
   return (
     <>
       <Field label={t("mgmtDepositMin")}>
@@ -172,8 +176,9 @@ function LimitFields({ firm }: { firm: Firm }) {
           min={1}
           max={100}
           step={1}
-          size={4}
-          placeholder={t("mgmtNoBound")}
+          size={14}
+          placeholder={shareDefault}
+          title={t("mgmtCapShareHint").replace("{n}", String(defaultCapShare))}
           defaultValue={firm.max_cap_share === null ? "" : String(firm.max_cap_share)}
         />
       </Field>

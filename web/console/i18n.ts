@@ -331,6 +331,10 @@ const tr = {
   mgmtMaxPendingAmount: "Bekleyenlerin en çok toplamı (max_pending_amount)",
   mgmtNoBound: "sınırsız",
   mgmtMaxCapShare: "Her hesabın günlük limitinden en çok pay, % (max_cap_share)",
+  mgmtCapShareDefault: "varsayılan %{n}",
+  mgmtCapShareWhole: "varsayılan: tamamı",
+  mgmtCapShareHint:
+    "Boş: başka canlı firmalar da varken varsayılan pay (%{n}), tek firmaya limitin tamamı. 100: her zaman limitin tamamı.",
   pendingBoundsTitle: "Bekleyen yatırım sınırındaki firmalar",
   pendingBoundLine:
     "{name} (#{id}): {count}/{maxCount} bekleyen yatırım, {amount}/{maxAmount}. Yeni yatırımlarına “uygun hesap yok” yanıtı veriliyor.",
@@ -751,6 +755,10 @@ const en: Record<Key, string> = {
   mgmtMaxPendingAmount: "Most pending amount (max_pending_amount)",
   mgmtNoBound: "no bound",
   mgmtMaxCapShare: "Most of each account's daily cap, % (max_cap_share)",
+  mgmtCapShareDefault: "default {n} %",
+  mgmtCapShareWhole: "default: all of it",
+  mgmtCapShareHint:
+    "Empty: the default share ({n} %) while other live firms share the accounts, the whole cap for a firm alone. 100: always the whole cap.",
   pendingBoundsTitle: "Firms at their pending deposit bound",
   pendingBoundLine:
     "{name} (#{id}): {count}/{maxCount} pending deposits, {amount}/{maxAmount}. Its new deposits are answered “no account”.",

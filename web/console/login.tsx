@@ -12,6 +12,8 @@ export interface SignedIn {
   second_factor_required?: boolean;
   decision_undo_seconds?: number;
   session_idle_minutes?: number;
+  /** A firm without its own `max_cap_share` takes this much of each cap while others share it. */
+  default_cap_share?: number;
 }
 
 export const unsentText = (list: Unsent[], t: Shell["t"]) =>

@@ -57,6 +57,8 @@ function App() {
   const [required, setRequired] = useState(false);
   /** How long a decision is held before it is sent, so that it can be taken back (held-decisions.ts). */
   const [undoMs, setUndoMs] = useState(0);
+  /** What an empty share of the caps means in the firm form (PAYINTAKE_DEFAULT_CAP_SHARE). */
+  const [defaultCapShare, setDefaultCapShare] = useState(100);
   /**
    * The session ended under the operator (expired, or switched off), for want of activity, or at
    * the end of its 12 hours (idle.tsx): the sign-in form says which.
@@ -106,6 +108,7 @@ function App() {
       setCsrf(res.json.csrf_token);
       setRequired(res.json.second_factor_required === true);
       setUndoMs(undoMsOf(res.json));
+      setDefaultCapShare(res.json.default_cap_share ?? 100);
       idleMinutesAre(res.json.session_idle_minutes ?? 0);
       setMe(res.json.operator);
     });
@@ -130,7 +133,7 @@ function App() {
     />
   );
   const shell: Shell | null = me
-    ? { t, lang, me, undoMs, notify: (text, bad = false) => setNotice({ text, bad }) }
+    ? { t, lang, me, undoMs, defaultCapShare, notify: (text, bad = false) => setNotice({ text, bad }) }
     : null;
   const section = sectionOf(path);
   const [, , idText] = path.split("/");
@@ -167,6 +170,7 @@ function App() {
               if (notSent.length > 0) setNotice({ text: unsentText(notSent, t), bad: true });
               setRequired(settings.second_factor_required === true);
               setUndoMs(undoMsOf(settings));
+              setDefaultCapShare(settings.default_cap_share ?? 100);
               setMe(o);
               setSignIns((n) => n + 1);
             }}

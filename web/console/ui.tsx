@@ -22,6 +22,8 @@ export interface Shell {
   me: Operator;
   /** How long the queues hold a decision before sending it (held-decisions.ts); 0: sent at once. */
   undoMs: number;
+  /** The server's default share of each account's daily cap, percent (login.tsx SignedIn). */
+  defaultCapShare: number;
   notify(text: string, bad?: boolean): void;
 }
 export const ShellContext = createContext<Shell | null>(null);
