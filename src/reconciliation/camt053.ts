@@ -83,6 +83,57 @@ function asStatementError(err: unknown): StatementError {
     : new StatementError(`not well-formed XML: ${(err as Error).message.split("\n")[0]}`);
 }
 
+/** Takes an element of an entry as it closes; true when it is the entry itself. */
+function closeEntryPart(e: EntryDraft, path: readonly string[], name: string, value: string): boolean {
+  const under = (...names: string[]) => names.every((n) => path.includes(n));
+  const inTx = path.includes("TxDtls");
+  // The entry's own amount and direction only: charges, interest and batches carry theirs too.
+  const own = path.at(-2) === "Ntry";
+  if (name === "Amt" && own) {
+    if (e.amount !== undefined) throw new StatementError("an entry with two amounts (Amt)");
+    e.amount = value;
+  } else if (name === "CdtDbtInd" && own) {
+    if (e.direction !== undefined) throw new StatementError("an entry with two credit/debit indicators");
+    e.direction = value;
+  } else if (name === "RvslInd" && own) e.reversal = xsBoolean(value, "an entry's reversal indicator");
+  else if (name === "Dt" && under("BookgDt")) e.booked ??= value;
+  else if (name === "DtTm" && under("BookgDt")) {
+    e.booked = value;
+    e.dateOnly = false;
+  } else if (name === "AcctSvcrRef") {
+    if (inTx) e.txRef ??= value;
+    else e.ref = value;
+  } else if (name === "Nm" && under("RltdPties", "Dbtr") && !path.includes("DbtrAgt")) e.name ??= value;
+  else if (name === "IBAN" && under("RltdPties", "DbtrAcct")) e.iban ??= value;
+  // Descriptions past what a line keeps are not gathered (statement-file.ts cuts the joined text).
+  else if (name === "Ustrd") {
+    if (e.ustrdChars <= STATEMENT_LIMITS.description) e.ustrd.push(value);
+    e.ustrdChars += value.length + 1;
+  } else if (name === "AddtlNtryInf") e.extra = value;
+  return name === "Ntry";
+}
+
+function toLine(e: EntryDraft, statementCurrency: string | null): StatementLine {
+  if (e.direction !== "CRDT" && e.direction !== "DBIT")
+    throw new StatementError(
+      `an entry's credit/debit indicator "${e.direction ?? ""}" is neither CRDT nor DBIT`,
+    );
+  if (e.booked === undefined) throw new StatementError("an entry has no booking date");
+  const amountMinor = Math.abs(signed(e.amount, "CRDT", "an entry"));
+  return {
+    bookedAt: isoTime(e.booked, e.dateOnly, "an entry's booking date"),
+    dateOnly: e.dateOnly,
+    amountMinor,
+    direction: e.direction === "CRDT" ? "credit" : "debit",
+    currency: e.currency ?? statementCurrency ?? "TRY",
+    senderName: e.name ?? null,
+    senderIban: e.iban ?? null,
+    description: e.ustrd.length > 0 ? e.ustrd.join(" ") : (e.extra ?? ""),
+    bankRef: e.ref ?? e.txRef ?? null,
+    reversal: e.reversal === true,
+  };
+}
+
 export function camtReader(events: StatementEvents) {
   const parser = sax.parser(true, { trim: false, normalize: false, xmlns: false, position: true });
   const path: string[] = [];
@@ -94,15 +145,27 @@ export function camtReader(events: StatementEvents) {
   let sawDocument = false;
 
   let rootClosed = false;
+  let elements = 0;
   const local = (name: string) => name.slice(name.indexOf(":") + 1);
   const under = (...names: string[]) => names.every((n) => path.includes(n));
 
+  // Attributes are kept on the tag until it opens: a tag with millions of them would be held whole.
+  let attributes = 0;
+  parser.onopentagstart = () => {
+    attributes = 0;
+  };
+  parser.onattribute = () => {
+    if (++attributes > STATEMENT_LIMITS.attributes)
+      throw new StatementError(`an element with more than ${STATEMENT_LIMITS.attributes} attributes`);
+  };
   parser.ondoctype = () => {
     throw new StatementError("the file declares a DTD, which a bank statement never needs");
   };
   parser.onopentag = (tag) => {
     const name = local(tag.name);
     if (rootClosed) throw new StatementError("a second root element: a file holds one Document");
+    if (++elements > STATEMENT_LIMITS.elements)
+      throw new StatementError(`more than ${STATEMENT_LIMITS.elements} XML elements in one file`);
     if (path.length >= STATEMENT_LIMITS.depth)
       throw new StatementError(`elements nested deeper than ${STATEMENT_LIMITS.depth}: not a statement`);
     path.push(name);
@@ -146,8 +209,12 @@ export function camtReader(events: StatementEvents) {
       else if (name === "CdtDbtInd" && under("Bal")) balance.direction = value;
       else if (name === "Bal") closeBalance(balance);
     }
-    if (entry) closeEntryPart(entry, name, value);
-    else if (header && name === "IBAN" && under("Stmt", "Acct", "Id")) {
+    if (entry) {
+      if (closeEntryPart(entry, path, name, value)) {
+        events.line(toLine(entry, header?.currency ?? null));
+        entry = undefined;
+      }
+    } else if (header && name === "IBAN" && under("Stmt", "Acct", "Id")) {
       if (header.accountIban !== null) throw new StatementError("a statement naming two accounts");
       header.accountIban = value;
     } else if (header && name === "ElctrncSeqNb" && under("Stmt")) header.sequence = value;
@@ -168,58 +235,6 @@ export function camtReader(events: StatementEvents) {
       header.closingMinor = signed(b.amount, b.direction, "the closing balance");
     if (header && b.currency) header.currency = b.currency;
     balance = undefined;
-  }
-
-  function closeEntryPart(e: EntryDraft, name: string, value: string): void {
-    const inTx = path.includes("TxDtls");
-    // The entry's own amount and direction only: charges, interest and batches carry theirs too.
-    const own = path.at(-2) === "Ntry";
-    if (name === "Amt" && own) {
-      if (e.amount !== undefined) throw new StatementError("an entry with two amounts (Amt)");
-      e.amount = value;
-    } else if (name === "CdtDbtInd" && own) {
-      if (e.direction !== undefined) throw new StatementError("an entry with two credit/debit indicators");
-      e.direction = value;
-    } else if (name === "RvslInd" && own) e.reversal = xsBoolean(value, "an entry's reversal indicator");
-    else if (name === "Dt" && under("BookgDt")) e.booked ??= value;
-    else if (name === "DtTm" && under("BookgDt")) {
-      e.booked = value;
-      e.dateOnly = false;
-    } else if (name === "AcctSvcrRef") {
-      if (inTx) e.txRef ??= value;
-      else e.ref = value;
-    } else if (name === "Nm" && under("RltdPties", "Dbtr") && !path.includes("DbtrAgt")) e.name ??= value;
-    else if (name === "IBAN" && under("RltdPties", "DbtrAcct")) e.iban ??= value;
-    // Descriptions past what a line keeps are not gathered (statement-file.ts cuts the joined text).
-    else if (name === "Ustrd") {
-      if (e.ustrdChars <= STATEMENT_LIMITS.description) e.ustrd.push(value);
-      e.ustrdChars += value.length + 1;
-    } else if (name === "AddtlNtryInf") e.extra = value;
-    else if (name === "Ntry") {
-      events.line(toLine(e));
-      entry = undefined;
-    }
-  }
-
-  function toLine(e: EntryDraft): StatementLine {
-    if (e.direction !== "CRDT" && e.direction !== "DBIT")
-      throw new StatementError(
-        `an entry's credit/debit indicator "${e.direction ?? ""}" is neither CRDT nor DBIT`,
-      );
-    if (e.booked === undefined) throw new StatementError("an entry has no booking date");
-    const amountMinor = Math.abs(signed(e.amount, "CRDT", "an entry"));
-    return {
-      bookedAt: isoTime(e.booked, e.dateOnly, "an entry's booking date"),
-      dateOnly: e.dateOnly,
-      amountMinor,
-      direction: e.direction === "CRDT" ? "credit" : "debit",
-      currency: e.currency ?? header?.currency ?? "TRY",
-      senderName: e.name ?? null,
-      senderIban: e.iban ?? null,
-      description: e.ustrd.length > 0 ? e.ustrd.join(" ") : (e.extra ?? ""),
-      bankRef: e.ref ?? e.txRef ?? null,
-      reversal: e.reversal === true,
-    };
   }
 
   parser.onerror = (err) => {

@@ -103,6 +103,32 @@ function endsNarrative(tag: string, value: string, ofEntry: boolean): boolean {
   return false;
 }
 
+function entryOf(value: string, h: StatementHeader, lineNo: number): StatementLine {
+  const [first = "", ...more] = value.split(/\r?\n/);
+  const m = ENTRY.exec(first.trim());
+  const amount = m ? minorUnits(m[5] as string) : undefined;
+  if (!m || amount === undefined)
+    throw new StatementError(`line ${lineNo}: :61: "${first.trim()}" is not a statement entry`);
+  const mark = m[3] as string;
+  // RC / RD reverse a debit / a credit: money comes back in or goes back out.
+  const credit = mark === "C" || mark === "RD";
+  // Only the bank's own reference (after "//"): the customer's part ("HAVALE", "NONREF") is the
+  // same on many entries, and taken for a key it would make later payments duplicates.
+  const bankRef = (m[8] ?? "").trim();
+  return {
+    bookedAt: bookingDay(m[1] as string, m[2]),
+    reversal: mark.startsWith("R"),
+    dateOnly: true,
+    amountMinor: amount,
+    direction: credit ? "credit" : "debit",
+    currency: h.currency ?? "TRY",
+    senderName: null,
+    senderIban: null,
+    description: more.join(" ").trim(),
+    bankRef: bankRef === "" || bankRef === "NONREF" ? null : bankRef,
+  };
+}
+
 interface Field {
   tag: string;
   value: string;
@@ -161,33 +187,7 @@ export function mt940Reader(events: StatementEvents) {
       const b = balanceOf(tag, value);
       header.closingMinor = b.minor;
       header.periodTo = b.day;
-    } else if (tag === "61") entry = entryOf(value, header);
-  }
-
-  function entryOf(value: string, h: StatementHeader): StatementLine {
-    const [first = "", ...more] = value.split(/\r?\n/);
-    const m = ENTRY.exec(first.trim());
-    const amount = m ? minorUnits(m[5] as string) : undefined;
-    if (!m || amount === undefined)
-      throw new StatementError(`line ${lineNo}: :61: "${first.trim()}" is not a statement entry`);
-    const mark = m[3] as string;
-    // RC / RD reverse a debit / a credit: money comes back in or goes back out.
-    const credit = mark === "C" || mark === "RD";
-    // Only the bank's own reference (after "//"): the customer's part ("HAVALE", "NONREF") is the
-    // same on many entries, and taken for a key it would make later payments duplicates.
-    const bankRef = (m[8] ?? "").trim();
-    return {
-      bookedAt: bookingDay(m[1] as string, m[2]),
-      reversal: mark.startsWith("R"),
-      dateOnly: true,
-      amountMinor: amount,
-      direction: credit ? "credit" : "debit",
-      currency: h.currency ?? "TRY",
-      senderName: null,
-      senderIban: null,
-      description: more.join(" ").trim(),
-      bankRef: bankRef === "" || bankRef === "NONREF" ? null : bankRef,
-    };
+    } else if (tag === "61") entry = entryOf(value, header, lineNo);
   }
 
   function endStatement(): void {

@@ -12,6 +12,10 @@ export const STATEMENT_LIMITS = {
   entries: 300_000,
   /** How deep XML elements nest: camt.053's deepest path is about 14. */
   depth: 40,
+  /** XML elements in one file: an entry takes about 30, so the entries' limit fits. */
+  elements: 12_000_000,
+  /** Attributes of one XML element: camt.053 uses one (Ccy). */
+  attributes: 16,
   /** A sender's name, as the feed takes it. */
   name: 140,
   /** An entry's description, as the feed takes it. */
