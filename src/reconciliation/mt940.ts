@@ -27,8 +27,9 @@ import { ibanInNarrative, senderInNarrative } from "./narrative.js";
 import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
 import { STATEMENT_LIMITS } from "./statement-limits.js";
 
-const TAG = /^:(\d\d[A-Z]?):(.*)$/;
-const ENTRY = /^(\d{6})(\d{4})?(R?[CD])([A-Z])?(\d+,\d{0,2})([NFS][A-Z0-9]{3})(.*?)(?:\/\/(.*))?$/;
+// dotAll: a payer's text may carry U+2028, which `.` would not cross without it.
+const TAG = /^:(\d\d[A-Z]?):(.*)$/s;
+const ENTRY = /^(\d{6})(\d{4})?(R?[CD])([A-Z])?(\d+,\d{0,2})([NFS][A-Z0-9]{3})(.*?)(?:\/\/(.*))?$/s;
 const BALANCE = /^([CD])(\d{6})([A-Z]{3})(\d+,\d{0,2})$/;
 /** A line that starts a message: its first field, or SWIFT's envelope. */
 const MESSAGE_START = /^(?::20:|\{\d:)/;
