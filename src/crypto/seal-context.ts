@@ -18,4 +18,6 @@ export const sealContext = {
   operatorTotp: (operatorId: number) => `operator-totp:${operatorId}`,
   nationalId: (firmId: number, reference: string) => `national-id:${firmId}:${reference}`,
   hostedRequest: (tokenHash: string) => `hosted-request:${tokenHash}`,
+  /** The store's payment code key (domain/payment-code.ts), in the one row of `payment_code_keys`. */
+  paymentCodeKey: (rowId: number) => `payment-code-key:${rowId}`,
 };

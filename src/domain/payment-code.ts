@@ -1,4 +1,4 @@
-import { createHash, randomInt } from "node:crypto";
+import { createHash, createHmac, randomInt } from "node:crypto";
 
 /**
  * A deposit's payment code: what the payer writes in the transfer's description ("Açıklama") so
@@ -62,6 +62,66 @@ export function oneOff(a: string, b: string): boolean {
   let differ = 0;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
   return differ === 1;
+}
+
+/** The digest's first 8 bytes as seven characters and the check character. */
+function codeOfDigest(digest: Buffer): string {
+  // A 64-bit number reduced to seven characters: each of the 20^7 bodies within 2^-32 of equally
+  // likely, where taking a byte per character (256 is no multiple of 20) favours 16 characters.
+  let n = digest.readBigUInt64BE(0);
+  return newPaymentCode((max) => {
+    const d = Number(n % BigInt(max));
+    n /= BigInt(max);
+    return d;
+  });
+}
+
+/**
+ * A deposit's code under the store's payment code key: HMAC-SHA256 of its id. Without the key, a
+ * payer who knows their own deposit's id and code learns nothing of any other deposit's code; the
+ * key never leaves the server (sealed in the store, store/payment-code-keys.ts).
+ */
+export function keyedPaymentCode(key: Buffer, depositId: number): string {
+  return codeOfDigest(createHmac("sha256", key).update(`payintake payment code ${depositId}`).digest());
+}
+
+/**
+ * The code deposits made before keyed codes were given, and keep: a hash of the id with no key,
+ * so that anyone who knows the formula can work out any deposit's code from its id. Only
+ * `PaymentCodes` computes it, for those deposits alone (docs/adr/0014-keyed-payment-codes.md).
+ */
+export function legacyPaymentCode(depositId: number): string {
+  const digest = createHash("sha256").update(`payintake payment code ${depositId}`).digest();
+  let i = 0;
+  return newPaymentCode((max) => (digest[i++] as number) % max);
+}
+
+/**
+ * The payment code of each deposit, from its id: the same code wherever it is shown (the payment
+ * page, an answer) and wherever it is looked for (the matching), with nothing stored per deposit.
+ * Two deposits may share one (one in 1.28 billion), which the matching treats as any two
+ * candidates proven at once: it suggests instead of approving.
+ */
+export interface PaymentCodes {
+  of(depositId: number): string;
+}
+
+export interface PaymentCodeKey {
+  /** The store's own secret (32 bytes), made once per store. */
+  key: Buffer;
+  /**
+   * The highest transaction id when the store took keyed codes (its migration): deposits up to it
+   * were shown the keyless code, and keep it, so a payer who has one still pays with it.
+   */
+  legacyThrough: number;
+}
+
+export function createPaymentCodes({ key, legacyThrough }: PaymentCodeKey): PaymentCodes {
+  if (key.length !== 32) throw new Error("the payment code key must be 32 bytes");
+  return {
+    of: (depositId) =>
+      depositId <= legacyThrough ? legacyPaymentCode(depositId) : keyedPaymentCode(key, depositId),
+  };
 }
 
 /**

@@ -1,9 +1,11 @@
 import { type Config, ConfigError } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createSecretBox, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
+import type { PaymentCodes } from "../domain/payment-code.js";
 import { openStore, type Store } from "../store/engine/open.js";
 import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
 import { migrations } from "../store/migrations/index.js";
+import { createPaymentCodeKeyRepository } from "../store/payment-code-keys.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
 import {
   acceptMasterKey,
@@ -13,6 +15,7 @@ import {
   refuseOtherKeyBeforeMigrating,
   stopIfKeyMoved,
 } from "./master-key.js";
+import { loadPaymentCodes } from "./payment-codes.js";
 
 /** Settings that are allowed but that an operator should hear about at every start. */
 export function configurationWarnings(config: Config): string[] {
@@ -83,12 +86,15 @@ export interface KeyedStore {
   /** Seals and opens with the master key, and seals only while this instance holds its serving lock. */
   box: SecretBox;
   lockHeld(): boolean;
+  /** Deposits' payment codes, under the store's own key (main/payment-codes.ts). */
+  paymentCodes: PaymentCodes;
 }
 
 /**
  * Opens and migrates the store under the master key: a rotation that stopped half-way is settled
  * first, a key that is not the store's stops the start before anything is read or written, and the
- * serving lock is held from before the key check on. The store is closed again if any of it fails.
+ * serving lock is held from before the key check on; then the payment codes' key is opened (made
+ * at the first start). The store is closed again if any of it fails.
  */
 export async function openKeyedStore(
   config: Config,
@@ -138,7 +144,9 @@ export async function openKeyedStore(
     // start here, not fail every signed request and seal new secrets under a second key.
     if (await acceptMasterKey(masterKey, config.dataDir, box, storeKeys, now))
       log.info({}, "the master key's check is recorded in the store: a start with another key will refuse");
-    return { store, box, lockHeld };
+    // After the key check: the payment code key is sealed with a key the store is known to keep.
+    const paymentCodes = await loadPaymentCodes(createPaymentCodeKeyRepository(store.db), box, now);
+    return { store, box, lockHeld, paymentCodes };
   } catch (err) {
     await store.close();
     throw err;

@@ -336,6 +336,16 @@ export interface StoreKeyTable {
   created_at: number;
 }
 
+/** One row (id 1): the key payment codes are computed with (domain/payment-code.ts). */
+export interface PaymentCodeKeyTable {
+  id: number;
+  /** 32 random bytes (hex), sealed with the master key; null until a start seals one. */
+  key_sealed: string | null;
+  /** The highest transaction id at the migration: deposits up to it keep their keyless code. */
+  legacy_through: number;
+  sealed_at: number | null;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   applied_at: number;
@@ -422,6 +432,7 @@ export interface Database {
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;
   store_keys: StoreKeyTable;
+  payment_code_keys: PaymentCodeKeyTable;
   statement_imports: StatementImportTable;
   statement_lines: StatementLineTable;
   schema_migrations: SchemaMigrationTable;

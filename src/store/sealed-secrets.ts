@@ -17,6 +17,7 @@ export const SEALED_COLUMNS = {
   operators: ["totp_sealed", "totp_pending_sealed"],
   payment_sessions: ["request_sealed"],
   transactions: ["national_id_sealed"],
+  payment_code_keys: ["key_sealed"],
 } as const satisfies { [T in keyof Database]?: readonly (keyof Database[T] & string)[] };
 
 type Row = Record<string, unknown> & { id: number };
@@ -41,6 +42,7 @@ export const SEAL_CONTEXTS: {
     reads: ["firm_id", "reference"],
     of: (r) => sealContext.nationalId(Number(r.firm_id), String(r.reference)),
   },
+  payment_code_keys: { reads: ["id"], of: (r) => sealContext.paymentCodeKey(r.id) },
 };
 
 /** Rows read and rewritten per statement. */

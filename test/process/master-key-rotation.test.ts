@@ -62,9 +62,14 @@ interface Written {
   reference: string;
   transactionId: number;
   adminPassword: string;
+  /** The deposit's payment code as the server answered it: keyed by the store's own key. */
+  paymentCode: string;
 }
 
-/** A firm, an account, one deposit with a national id, and an admin operator; written by a server. */
+/**
+ * A firm that answers with payment codes, an account, one deposit with a national id, and an admin
+ * operator; written by a server.
+ */
 async function writeThroughServer(server: Server): Promise<Written> {
   const cli = operator(server.url, server.env);
   const firm = await cli.ok(
@@ -76,6 +81,7 @@ async function writeThroughServer(server: Server): Promise<Written> {
     "http://127.0.0.1:9/callbacks",
   );
   const creds = { apiKey: firm.api_key, secret: firm.secret_key };
+  await cli.ok("firm", "update", String(firm.id), "--answer-payment-code", "true");
   await cli.addAccount({ bank: "Ziraat", holder: "Holder", iban: "TR330006100519786457841326" });
   const body = depositBody({ national_id: NATIONAL_ID });
   const deposit = await sendSigned(server.url, creds, { path: "/paymentapi/v1/deposits", body });
@@ -87,6 +93,7 @@ async function writeThroughServer(server: Server): Promise<Written> {
     reference: body.reference as string,
     transactionId: listed.transactions[0].id,
     adminPassword: admin.password,
+    paymentCode: deposit.json.payment_code,
   };
 }
 
@@ -97,6 +104,8 @@ async function expectServed(server: Server, w: Written) {
     path: `/paymentapi/v1/transactions/by-reference/${w.reference}`,
   });
   expect(byReference.status, byReference.text).toBe(200);
+  // The payment code key is sealed like any secret: a rotation leaves every code as it was.
+  expect(byReference.json.data.payment_code).toBe(w.paymentCode);
   const shown = await operator(server.url, server.env).ok("tx", "show", String(w.transactionId));
   expect(shown.national_id).toBe("12***01");
   const asServer = { url: server.url } as TestServer;
@@ -161,7 +170,7 @@ describe.each(STORES)("payintake master-key rotate on %s", (kind) => {
           .execute(),
       );
       const before = await sealedState(env);
-      expect(sealedValues(before).map((v) => v.slice(0, 3))).toEqual(["v1:", "v2:"]);
+      expect(sealedValues(before).map((v) => v.slice(0, 3))).toEqual(["v1:", "v2:", "v2:"]);
       expect(isCheckOf(Buffer.from(oldKey, "hex"), await masterCheck(env))).toBe(true);
 
       const r = await rotate({ ...env, PAYINTAKE_NEW_MASTER_KEY: next });
@@ -169,19 +178,22 @@ describe.each(STORES)("payintake master-key rotate on %s", (kind) => {
       const report = oneJsonObject(r.stdout);
       expect(report).toEqual({
         rotated: true,
-        secrets: 2,
+        secrets: 3,
         by_column: expect.objectContaining({
           "firms.secret_sealed": 1,
           "transactions.national_id_sealed": 1,
+          "payment_code_keys.key_sealed": 1,
           "payment_sessions.request_sealed": 0,
         }),
       });
-      // The secret was moved, not just the check: the firm's and the deposit's values changed.
+      // The secret was moved, not just the check: the firm's, the deposit's and the code key's
+      // values changed.
       const after = await sealedState(env);
       expect(after.firms).not.toEqual(before.firms);
       expect(after.transactions).not.toEqual(before.transactions);
+      expect(after.payment_code_keys).not.toEqual(before.payment_code_keys);
       // Re-sealed for their rows: no v1 value is left.
-      expect(sealedValues(after).map((v) => v.slice(0, 3))).toEqual(["v2:", "v2:"]);
+      expect(sealedValues(after).map((v) => v.slice(0, 3))).toEqual(["v2:", "v2:", "v2:"]);
       for (const key of [oldKey, next]) expect(r.stdout + r.stderr).not.toContain(key);
 
       await expectRefusedServe(env);
@@ -295,7 +307,7 @@ describe("the embedded default: the data directory's master.key", () => {
       const r = await rotate(env, "--generate");
       expect(r.code, r.stderr).toBe(0);
       const report = oneJsonObject(r.stdout);
-      expect(report).toMatchObject({ rotated: true, secrets: 2, key_file: keyFile });
+      expect(report).toMatchObject({ rotated: true, secrets: 3, key_file: keyFile });
       expect(report.new_master_key).toMatch(/^[0-9a-f]{64}$/);
       expect(readFileSync(keyFile, "utf8").trim()).toBe(report.new_master_key);
       expect(existsSync(`${keyFile}.new`)).toBe(false);

@@ -202,6 +202,13 @@ async function seed(store: Store, key: Buffer) {
     const value = nationalIds.get(t.reference);
     if (value) plain.set(`transactions.national_id_sealed#${t.id}`, value);
   }
+  // The payment codes' key, as a server's first start seals it (main/payment-codes.ts).
+  const codeKey = { text: randomBytes(32).toString("hex"), context: sealContext.paymentCodeKey(1) };
+  await store.db
+    .updateTable("payment_code_keys")
+    .set({ key_sealed: box.seal(codeKey.text, codeKey.context), sealed_at: T })
+    .execute();
+  plain.set("payment_code_keys.key_sealed#1", codeKey);
   return { plain, firms };
 }
 
@@ -256,6 +263,7 @@ describe.each(STORES)("master key rotation in the store (%s)", (kind: StoreKind)
         "payment_sessions.request_sealed": 1,
         "payment_accounts.feed_secret_sealed": 1,
         "transactions.national_id_sealed": nationalIds,
+        "payment_code_keys.key_sealed": 1,
       },
     });
     const after = await snapshot(store);

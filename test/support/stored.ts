@@ -1,5 +1,9 @@
 import { sql } from "kysely";
+import { createSecretBox } from "../../src/crypto/secret-box.js";
+import type { PaymentCodes } from "../../src/domain/payment-code.js";
+import { loadPaymentCodes } from "../../src/main/payment-codes.js";
 import { openStore, type Store } from "../../src/store/engine/open.js";
+import { createPaymentCodeKeyRepository } from "../../src/store/payment-code-keys.js";
 import { SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
 
 /** The store a stopped server left, opened directly (SQLite admits one process at a time). */
@@ -32,4 +36,16 @@ export function sealedState(env: Record<string, string | undefined>): Promise<Re
     }
     return out;
   });
+}
+
+/**
+ * The payment codes a server on this store shows, read as a server reads them: the store's key
+ * opened with the master key of `env` (made now if no server has started on the store yet).
+ */
+export function storedPaymentCodes(
+  store: Store,
+  env: Record<string, string | undefined>,
+): Promise<PaymentCodes> {
+  const box = createSecretBox(Buffer.from(env.PAYINTAKE_MASTER_KEY as string, "hex"));
+  return loadPaymentCodes(createPaymentCodeKeyRepository(store.db), box, Date.now);
 }

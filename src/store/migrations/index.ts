@@ -31,6 +31,7 @@ import { nameDayIndex } from "./20261201T1200_name_day_index.js";
 import { transactionDays } from "./20261202T1000_transaction_days.js";
 import { nameTerms } from "./20261202T1100_name_terms.js";
 import { summaryHours } from "./20261203T1000_summary_hours.js";
+import { paymentCodeKey } from "./20261204T1000_payment_code_key.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -68,6 +69,7 @@ export const migrations: readonly Migration[] = [
   transactionDays,
   nameTerms,
   summaryHours,
+  paymentCodeKey,
 ];
 
 export type { Migration };
