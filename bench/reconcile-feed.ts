@@ -2,7 +2,6 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { signFeedRequest } from "../src/crypto/signature.js";
-import { paymentCodeFor } from "../src/domain/payment-code.js";
 import { signedCall } from "./client.js";
 import type { StoreKind } from "./payintake.js";
 import { adminJson } from "./volume-http.js";
@@ -70,6 +69,8 @@ export async function feedRun(kind: StoreKind, root: string, samples: number): P
     const firm = await adminJson(url, vs.adminToken, "POST", "/admin/v1/firms", {
       name: "Feed Firm",
       webhook_url: receiver.url,
+      // Queries carry each deposit's payment code, which the feed's lines then name.
+      answer_payment_code: true,
       rate_limit_per_second: 100_000,
       max_pending_count: null,
       max_pending_amount: null,
@@ -99,12 +100,13 @@ export async function feedRun(kind: StoreKind, root: string, samples: number): P
         throw new Error(`deposit ${i} refused`);
       const q = await signedCall(url, creds, "GET", `/paymentapi/v1/transactions/by-reference/FEED-${i}`);
       const id = Number(q.json.data.id);
+      const code = String(q.json.data.payment_code);
       const line = Buffer.from(
         JSON.stringify({
           booked_at: new Date().toISOString(),
           amount,
           sender_name: "BASKA BIRI",
-          description: `FAST ${paymentCodeFor(id)}`,
+          description: `FAST ${code}`,
           bank_ref: `FEED-LINE-${i}`,
         }),
       );

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
-import { paymentCodeFor } from "../src/domain/payment-code.js";
 import { emptyFigures, type Figures, type Mistake, runDay } from "../test/support/reconcile-run.js";
 import { camtFile, type Entry } from "../test/support/statement-files.js";
 import { generateDay } from "../test/support/statements.js";
@@ -54,7 +53,7 @@ function memoryKb(pid: number, field: "VmRSS" | "VmHWM"): number {
 }
 
 async function makeDeposits(url: string, creds: { apiKey: string; secret: string }) {
-  const made: { id: number; first: string; last: string; amount: string; at: number }[] = [];
+  const made: { id: number; first: string; last: string; amount: string; at: number; code: string }[] = [];
   await pool(
     Array.from({ length: DEPOSITS }, (_, i) => i),
     8,
@@ -76,7 +75,7 @@ async function makeDeposits(url: string, creds: { apiKey: string; secret: string
       if (r.status !== 200) throw new Error(`deposit ${i}: ${r.status} ${JSON.stringify(r.json)}`);
       // The direct answer carries the account, not the id: the query by reference gives it.
       const q = await signedCall(url, creds, "GET", `/paymentapi/v1/transactions/by-reference/REC-${i}`);
-      made.push({ id: q.json.data.id, first, last, amount, at: Date.now() });
+      made.push({ id: q.json.data.id, first, last, amount, at: Date.now(), code: q.json.data.payment_code });
     },
   );
   return made;
@@ -90,7 +89,7 @@ function statementEntries(deposits: Awaited<ReturnType<typeof makeDeposits>>): E
       : {
           amount: d.amount,
           name: "BASKA BIRI",
-          description: `ODEME ${paymentCodeFor(d.id)}`,
+          description: `ODEME ${d.code}`,
           ref: `P-${i}`,
           at: at + i,
         },
@@ -129,6 +128,8 @@ async function importRun(kind: StoreKind, dir: string): Promise<ImportRun> {
     const firm = await adminJson(url, vs.adminToken, "POST", "/admin/v1/firms", {
       name: "Statement Firm",
       webhook_url: "http://127.0.0.1:9/cb",
+      // Queries carry each deposit's payment code, which the statement's lines then name.
+      answer_payment_code: true,
       rate_limit_per_second: 100_000,
       max_pending_count: null,
       max_pending_amount: null,

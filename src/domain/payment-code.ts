@@ -123,16 +123,3 @@ export function createPaymentCodes({ key, legacyThrough }: PaymentCodeKey): Paym
       depositId <= legacyThrough ? legacyPaymentCode(depositId) : keyedPaymentCode(key, depositId),
   };
 }
-
-/**
- * The payment code of a deposit, from its id: the same code wherever it is shown (the payment page,
- * an answer, the console) and wherever it is looked for (the matching), with nothing stored. The
- * hash spreads neighbouring ids over unrelated codes, so that a payer cannot tell another deposit's
- * code from theirs; two deposits may share one (one in 1.28 billion), which the matching treats as
- * any two candidates proven at once: it suggests instead of approving.
- */
-export function paymentCodeFor(depositId: number): string {
-  const digest = createHash("sha256").update(`payintake payment code ${depositId}`).digest();
-  let i = 0;
-  return newPaymentCode((max) => (digest[i++] as number) % max);
-}

@@ -173,7 +173,13 @@ export function buildApp(
   const consoleDoor = consoleGuard(consoleService);
   registerReconciliationRoutes(
     app,
-    { repos: ctx.repos, box: ctx.box, now: ctx.now, decisionsMade: () => backoffice.decisionsMade() },
+    {
+      repos: ctx.repos,
+      box: ctx.box,
+      paymentCodes: ctx.paymentCodes,
+      now: ctx.now,
+      decisionsMade: () => backoffice.decisionsMade(),
+    },
     {
       admin: async (request, reply) => {
         await adminTokenHook(adminGuard)(request, reply);

@@ -76,7 +76,12 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
   const masterKey = chooseMasterKey(config, warnings);
   warnings.push(...configurationWarnings(config));
   const adminToken = adminTokenOf(config);
-  const { store, box, lockHeld } = await openKeyedStore(config, log, masterKey, opts.now ?? Date.now);
+  const { store, box, lockHeld, paymentCodes } = await openKeyedStore(
+    config,
+    log,
+    masterKey,
+    opts.now ?? Date.now,
+  );
   const clock = createDatabaseClock({
     base: opts.now ?? Date.now,
     databaseTime: () => store.databaseTime(),
@@ -132,7 +137,8 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     rateLimiter: rateLimiterOf(store, repos, now, log),
     callbackTargetAllowed,
     intake,
-    hosted: createHostedSessions({ repos, box, intake, now }),
+    hosted: createHostedSessions({ repos, box, intake, paymentCodes, now }),
+    paymentCodes,
     adminToken,
     settle: () => store.settle(),
     ping: () => store.ping(),

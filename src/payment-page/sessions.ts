@@ -3,7 +3,7 @@ import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Firm } from "../domain/firm.js";
 import { formatMinor } from "../domain/money.js";
-import { paymentCodeFor } from "../domain/payment-code.js";
+import type { PaymentCodes } from "../domain/payment-code.js";
 import { withoutControlCharacters } from "../domain/text-rules.js";
 import { toFirm } from "../intake/firm-directory.js";
 import { createDeposit, type IntakePorts } from "../intake/intake.js";
@@ -90,6 +90,8 @@ export interface HostedDeps {
   repos: Repositories;
   box: SecretBox;
   intake: IntakePorts;
+  /** The code the page shows under the IBAN, the one the statement is matched by. */
+  paymentCodes: PaymentCodes;
   now(): number;
 }
 
@@ -100,13 +102,17 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 /** Whether a value could be a page token at all (anything else is an unknown token, unlooked-up). */
 export const isTokenShaped = (token: string): boolean => TOKEN_SHAPE.test(token);
 
-function accountOf(tx: TransactionRow, autoCancelMinutes: number | null | undefined): AccountShown {
+function accountOf(
+  tx: TransactionRow,
+  autoCancelMinutes: number | null | undefined,
+  codes: PaymentCodes,
+): AccountShown {
   return {
     bankName: tx.assigned_bank_name ?? "",
     holderName: tx.assigned_holder_name ?? "",
     iban: tx.assigned_iban ?? "",
     amount: formatMinor(tx.amount),
-    paymentCode: paymentCodeFor(tx.id),
+    paymentCode: codes.of(tx.id),
     // The payer is told by when to pay: auto-cancel rejects the deposit then (backoffice/auto-cancel.ts
     // counts from its creation), and a transfer sent later goes to a deposit no longer there.
     payBy: autoCancelMinutes ? tx.created_at + autoCancelMinutes * 60_000 : null,
@@ -193,7 +199,7 @@ async function stateOf(deps: PageDeps, session: SessionRow, firm?: PageFirm): Pr
       // not an earlier one: the next answer shows it as assigned.
       earlierDeposit:
         earlier && earlier.reference !== session.reference
-          ? accountOf(earlier, row.provider_auto_cancel_minutes)
+          ? accountOf(earlier, row.provider_auto_cancel_minutes, deps.paymentCodes)
           : null,
     };
   }
@@ -214,7 +220,7 @@ async function stateOf(deps: PageDeps, session: SessionRow, firm?: PageFirm): Pr
     merchantName: merchantNameOf(row),
     reference: tx.reference,
     createdAt: tx.created_at,
-    ...accountOf(tx, minutes),
+    ...accountOf(tx, minutes, deps.paymentCodes),
   };
 }
 

@@ -1,5 +1,5 @@
 import { callbackDraft } from "../backoffice/decisions.js";
-import { paymentCodeFor } from "../domain/payment-code.js";
+import type { PaymentCodes } from "../domain/payment-code.js";
 import { RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import type { DecisionWrite } from "../store/decisions.js";
 import type { Repositories } from "../store/index.js";
@@ -16,6 +16,8 @@ import { lineKey, type StatementLine } from "./statement.js";
  */
 export interface ReconcileDeps {
   repos: Repositories;
+  /** Each candidate's payment code, as the payer was shown it: what a line's description is read for. */
+  paymentCodes: PaymentCodes;
   now(): number;
   /** After lines approved deposits: their callbacks go out at once, the queues drop them. */
   decisionsMade(): void;
@@ -93,7 +95,7 @@ export type LineResult =
 
 type Pooled = DepositCandidate & { row: CandidateRow };
 
-function toCandidate(row: CandidateRow): Pooled {
+function toCandidate(row: CandidateRow, codes: PaymentCodes): Pooled {
   return {
     id: row.id,
     firmId: row.firm_id,
@@ -102,7 +104,7 @@ function toCandidate(row: CandidateRow): Pooled {
     amountMinor: row.amount,
     createdAt: row.created_at,
     payer: { firstName: row.first_name, middleName: row.middle_name, lastName: row.last_name },
-    paymentCode: paymentCodeFor(row.id),
+    paymentCode: codes.of(row.id),
     userId: row.user_id,
     reference: row.reference,
     sandbox: row.firm_sandbox === 1,
@@ -136,7 +138,7 @@ export function lineMatcher(
   const pool = candidatePool<Pooled>(
     {
       load: (from, to, limit) => deps.repos.statements.candidates(where.accountIds, from, to, limit),
-      toCandidate,
+      toCandidate: (row) => toCandidate(row, deps.paymentCodes),
       beforeReload: () => flush(),
     },
     where.span.lastBooked,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { paymentCodeFor } from "../../src/domain/payment-code.js";
+import { isPaymentCode } from "../../src/domain/payment-code.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -29,7 +29,8 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
   beforeAll(async () => {
     server = await startTestServer(kind, { LOG_LEVEL: "warn" });
     await addAccount(server);
-    firm = await createFirm(server);
+    // Its queries carry each deposit's payment code: the page must show the same one.
+    firm = await createFirm(server, { answer_payment_code: true });
   });
   afterAll(async () => {
     await server?.close();
@@ -112,6 +113,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "250.50" });
     expect(ok.status).toBe(200);
     const q0 = await byReference(body.reference);
+    expect(isPaymentCode(q0.json.data.payment_code)).toBe(true);
     expect(ok.json).toEqual({
       status: "assigned",
       merchant_name: expect.stringMatching(/^Firm /),
@@ -119,7 +121,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       holder_name: "Ödeme Hizmetleri A.Ş.",
       iban: "TR330006100519786457841326",
       amount: 250.5,
-      payment_code: paymentCodeFor(q0.json.data.id),
+      payment_code: q0.json.data.payment_code,
       reference: body.reference,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       return_url: "https://shop.example/back",
@@ -252,7 +254,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const provider = (
       await server.admin("POST", "/admin/v1/providers", { name: "Cancels later", auto_cancel_minutes: 120 })
     ).json;
-    const merchant = await createFirm(server, { provider_id: provider.id });
+    const merchant = await createFirm(server, { provider_id: provider.id, answer_payment_code: true });
     const openFor = async (userId: string) => {
       const body = depositBody({ redirect: true, amount: undefined, user_id: userId });
       const res = await send(server, merchant, { path: "/paymentapi/v1/deposits", body });
@@ -275,7 +277,7 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     expect(state.text).toContain(
       `"earlier_deposit":{"bank_name":${JSON.stringify(earlier.assigned_bank_name)},"holder_name":${JSON.stringify(
         earlier.assigned_holder_name,
-      )},"iban":"${earlier.assigned_iban}","amount":350.00,"payment_code":"${paymentCodeFor(earlier.id)}","pay_by":"${new Date(
+      )},"iban":"${earlier.assigned_iban}","amount":350.00,"payment_code":"${earlier.payment_code}","pay_by":"${new Date(
         Date.parse(earlier.created_at) + 120 * 60_000,
       ).toISOString()}"}`,
     );

@@ -1,7 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signFeedRequest } from "../../src/crypto/signature.js";
-import { paymentCodeFor } from "../../src/domain/payment-code.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -29,7 +28,7 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
       200,
     );
     receiver = await startReceiver();
-    firm = await createFirm(server, { webhook_url: receiver.url });
+    firm = await createFirm(server, { webhook_url: receiver.url, answer_payment_code: true });
     const made = await server.admin("POST", `/admin/v1/accounts/${account.id}/feed-secret`, {
       silence_minutes: 15,
     });
@@ -66,7 +65,12 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
     const q = await send(server, firm, {
       path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
     });
-    return { id: q.json.data.id as number, at: Date.parse(q.json.data.created_at) };
+    // The code as the merchant is given it (the firm answers with codes): the store's key makes it.
+    return {
+      id: q.json.data.id as number,
+      at: Date.parse(q.json.data.created_at),
+      code: q.json.data.payment_code as string,
+    };
   }
   const tx = async (id: number) => (await server.admin("GET", `/admin/v1/transactions/${id}`)).json;
   const lineCount = async () =>
@@ -105,7 +109,7 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
       booked_at: iso(d.at + 2_000),
       amount: "420.00",
       sender_name: "AHMET YILMAZ",
-      description: `FAST ${paymentCodeFor(d.id)}`,
+      description: `FAST ${d.code}`,
       bank_ref: `FEED-${d.id}`,
     };
     const before = receiver.received.length;
@@ -137,7 +141,7 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
     const line = {
       booked_at: iso(d.at + 1_000),
       amount: "64.00",
-      description: `EFT ${paymentCodeFor(d.id)}`,
+      description: `EFT ${d.code}`,
     };
     const r = await post({ lines: [line, line] });
     expect(r.json).toMatchObject({ lines: 2, approved: 1, duplicates: 1 });
@@ -150,7 +154,7 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
       booked_at: iso(e.at + 1_000),
       amount: "65.00",
       currency: "USD",
-      description: paymentCodeFor(e.id),
+      description: e.code,
       bank_ref: `USD-${e.id}`,
     });
     expect(usd.json.results[0].state).toBe("suggested");

@@ -1,6 +1,5 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { paymentCodeFor } from "../../src/domain/payment-code.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
@@ -21,7 +20,7 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
     server = await startTestServer(kind, { PAYINTAKE_CALLBACK_POLL_MS: "25", LOG_LEVEL: "warn" });
     account = await addAccount(server);
     receiver = await startReceiver();
-    firm = await createFirm(server, { webhook_url: receiver.url });
+    firm = await createFirm(server, { webhook_url: receiver.url, answer_payment_code: true });
   });
   afterAll(async () => {
     await receiver?.close();
@@ -42,7 +41,12 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
     const q = await send(server, from, {
       path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
     });
-    return { id: q.json.data.id as number, at: Date.parse(q.json.data.created_at) };
+    // The code as the merchant is given it (its firms answer with codes): the store's key makes it.
+    return {
+      id: q.json.data.id as number,
+      at: Date.parse(q.json.data.created_at),
+      code: q.json.data.payment_code as string,
+    };
   }
   const tx = async (id: number) => (await server.admin("GET", `/admin/v1/transactions/${id}`)).json;
   const file = (entries: Entry[], sequence?: string) => camtFile({ iban: account.iban, entries, sequence });
@@ -81,7 +85,7 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
       {
         amount: "275.50",
         name: "FATMA KAYA",
-        description: `odeme ${paymentCodeFor(d.id).toLowerCase()}`,
+        description: `odeme ${d.code.toLowerCase()}`,
         ref: `C-${d.id}`,
         at: d.at + 5_000,
       },
@@ -137,17 +141,15 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
   });
 
   it("a firm that approves by hand gets a suggestion; one that wants the code is not approved by name", async () => {
-    const manual = await createFirm(server, { webhook_url: receiver.url });
+    const manual = await createFirm(server, { webhook_url: receiver.url, answer_payment_code: true });
     const patched = await server.admin("PATCH", `/admin/v1/firms/${manual.id}`, { reconcile_auto: false });
     expect(patched.json).toMatchObject({ reconcile_auto: false, reconcile_by_name: true });
     const d = await deposit({ first_name: "Elif", last_name: "Şahin", amount: "61.00" }, manual);
-    const r = await upload(
-      file([{ amount: "61.00", description: paymentCodeFor(d.id), ref: `M-${d.id}`, at: d.at }]),
-    );
+    const r = await upload(file([{ amount: "61.00", description: d.code, ref: `M-${d.id}`, at: d.at }]));
     expect(r.json).toMatchObject({ approved: 0, suggested: 1 });
     expect((await tx(d.id)).status).toBe("pending");
 
-    const codeOnly = await createFirm(server, { webhook_url: receiver.url });
+    const codeOnly = await createFirm(server, { webhook_url: receiver.url, answer_payment_code: true });
     await server.admin("PATCH", `/admin/v1/firms/${codeOnly.id}`, { reconcile_by_name: false });
     const e = await deposit({ first_name: "Oğuz", last_name: "Aydın", amount: "62.00" }, codeOnly);
     expect(
@@ -157,7 +159,7 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
       suggested: 1,
     });
     const viaCode = file([
-      { amount: "62.00", name: "OGUZ AYDIN", description: paymentCodeFor(e.id), ref: `N2-${e.id}`, at: e.at },
+      { amount: "62.00", name: "OGUZ AYDIN", description: e.code, ref: `N2-${e.id}`, at: e.at },
     ]);
     expect((await upload(viaCode)).json).toMatchObject({ approved: 1 });
   });

@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { paymentCodeFor } from "../../src/domain/payment-code.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, pendingDeposit, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, paymentCodeOf, pendingDeposit, type TestFirm } from "../support/merchant.js";
 import { camtFile } from "../support/statement-files.js";
 
 /**
@@ -38,7 +37,7 @@ describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
   beforeAll(async () => {
     server = await startTestServer(kind, { LOG_LEVEL: "warn", PAYINTAKE_CALLBACK_POLL_MS: "50" });
     account = await addAccount(server);
-    firm = await createFirm(server);
+    firm = await createFirm(server, { answer_payment_code: true });
     for (const role of ["operator", "viewer"])
       await server.admin("POST", "/admin/v1/operators", {
         email: `${role}@ops.example`,
@@ -55,9 +54,15 @@ describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
     await server.admin("POST", `/admin/v1/transactions/${ids.cancelled}/reject`, { actor: "operator:t" });
     const unmatched = await typeLine({ amount: "12.34", sender_name: "BILINMEYEN KISI", description: "x" });
     const suggested = await typeLine({ amount: "290.00", sender_name: "ZEYNEP KOC", description: "havale" });
-    const late = await typeLine({ amount: "64.00", description: `odeme ${paymentCodeFor(ids.cancelled)}` });
+    const late = await typeLine({
+      amount: "64.00",
+      description: `odeme ${await paymentCodeOf(server, firm, ids.cancelled)}`,
+    });
     // Newest of all, and approved by itself: shown after the open lines even when all are shown.
-    const auto = await typeLine({ amount: "75.00", description: `odeme ${paymentCodeFor(ids.c)}` });
+    const auto = await typeLine({
+      amount: "75.00",
+      description: `odeme ${await paymentCodeOf(server, firm, ids.c)}`,
+    });
     expect([unmatched.state, suggested.state, late.state, auto.state]).toEqual([
       "unmatched",
       "suggested",

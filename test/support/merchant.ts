@@ -94,16 +94,26 @@ export interface FirmOptions {
   sandbox?: boolean;
   display_name?: string | null;
   usual_amount_max?: string | null;
+  /**
+   * Answers and queries of deposits carry `payment_code` (what `paymentCodeOf` reads). Set just
+   * after creation: the admin API takes it on update only.
+   */
+  answer_payment_code?: boolean;
 }
 
 export async function createFirm(server: TestServer, opts: FirmOptions = {}): Promise<TestFirm> {
+  const { answer_payment_code, ...created } = opts;
   const res = await server.admin("POST", "/admin/v1/firms", {
     name: `Firm ${newNonce().slice(0, 6)}`,
     webhook_url: "http://127.0.0.1:9/callbacks",
     rate_limit_per_second: 10_000,
-    ...opts,
+    ...created,
   });
   if (res.status !== 201) throw new Error(`firm create failed: ${JSON.stringify(res.json)}`);
+  if (answer_payment_code !== undefined) {
+    const patched = await server.admin("PATCH", `/admin/v1/firms/${res.json.id}`, { answer_payment_code });
+    if (patched.status !== 200) throw new Error(`firm update failed: ${JSON.stringify(patched.json)}`);
+  }
   return { id: res.json.id, apiKey: res.json.api_key, secret: res.json.secret_key };
 }
 
@@ -192,6 +202,21 @@ export async function pendingDeposit(
     path: `/paymentapi/v1/transactions/by-reference/${body.reference as string}`,
   });
   return found.json.data.id as number;
+}
+
+/**
+ * A deposit's payment code as the server gives it to the merchant: the firm's query by id. The code
+ * is keyed by the store's own secret (domain/payment-code.ts), so a test learns it as a merchant
+ * does; the firm must have been made with `answer_payment_code: true`.
+ */
+export async function paymentCodeOf(server: TestServer, firm: TestFirm, id: number): Promise<string> {
+  const q = await send(server, firm, { path: `/paymentapi/v1/transactions/${id}` });
+  const code = q.json?.data?.payment_code;
+  if (typeof code !== "string")
+    throw new Error(
+      `no payment_code for transaction ${id} (is the firm made with answer_payment_code: true?): ${q.text}`,
+    );
+  return code;
 }
 
 /**

@@ -3,12 +3,11 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { FIRST_NAMES, LAST_NAMES } from "../../bench/volume-names.js";
 import { payerNameKey } from "../../src/domain/name-search.js";
-import { paymentCodeFor } from "../../src/domain/payment-code.js";
 import { type StoreKind, storeEnv } from "./harness.js";
 import { depositRow } from "./rows.js";
 import { sleep, startServe, stopServe } from "./spawn.js";
 import { camtFile, type Entry } from "./statement-files.js";
-import { withStore } from "./stored.js";
+import { storedPaymentCodes, withStore } from "./stored.js";
 
 /**
  * A large bank statement and the pending deposits it pays, for the reliability tests of its import
@@ -125,6 +124,8 @@ interface Made {
   last: string;
   amountMinor: number;
   at: number;
+  /** Its payment code, under the store's key (the server that made the firm made the key). */
+  code: string;
 }
 
 async function insertDeposits(
@@ -146,7 +147,7 @@ async function insertDeposits(
         // Every amount its own (10.00 TRY up, 0.37 apart): a name with its amount proves one deposit.
         const amountMinor = 1_000 + i * 37;
         const at = start + i * 600_000;
-        made.push({ id: 0, first, last, amountMinor, at });
+        made.push({ id: 0, first, last, amountMinor, at, code: "" });
         rows.push({
           ...depositRow({ firmId, accountId, amount: amountMinor, reference: `STM-${i}` }, at),
           first_name: first,
@@ -162,6 +163,8 @@ async function insertDeposits(
         (made[from + k] as Made).id = Number(r.id);
       });
     }
+    const codes = await storedPaymentCodes(s, env);
+    for (const d of made) d.code = codes.of(d.id);
   });
   return made;
 }
@@ -183,7 +186,7 @@ function statementOf(made: Made[]): Pick<ImportScene, "file" | "refs" | "expecte
         {
           amount: decimal(d.amountMinor),
           name: byCode ? "BASKA BIRI" : `${d.last} ${d.first}`.toLocaleUpperCase("tr"),
-          description: byCode ? `ODEME ${paymentCodeFor(d.id)}` : "HAVALE",
+          description: byCode ? `ODEME ${d.code}` : "HAVALE",
           ref: `P-${i}`,
           at,
         },

@@ -1,4 +1,5 @@
 import type { Firm } from "../../domain/firm.js";
+import type { PaymentCodes } from "../../domain/payment-code.js";
 import type { HttpContext } from "../../http/context.js";
 import type { TargetCheck } from "../../net/callback-target.js";
 import type { FirmDirectory } from "../firm-directory.js";
@@ -19,4 +20,6 @@ export interface IntakeContext extends HttpContext {
   callbackTargetAllowed: TargetCheck;
   intake: IntakePorts;
   hosted: HostedDepositOpener;
+  /** The deposits' payment codes, for a firm that has them in its answers (answer_payment_code). */
+  paymentCodes: PaymentCodes;
 }

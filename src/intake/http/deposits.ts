@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { paymentCodeFor } from "../../domain/payment-code.js";
 import { sendError, sendPlainJson } from "../../http/envelope.js";
 import { createDeposit } from "../intake.js";
 import { type DepositRequest, parseDepositRequest } from "../requests.js";
@@ -55,7 +54,7 @@ export function registerDepositRoute(app: FastifyInstance, ctx: IntakeContext): 
       assigned_holder_name: outcome.account.holderName,
       assigned_iban: outcome.account.iban,
       // Only for a firm that asked (docs/reconciliation.md): the contract's answer stays as it is.
-      ...(firm.answerPaymentCode ? { payment_code: paymentCodeFor(outcome.id) } : {}),
+      ...(firm.answerPaymentCode ? { payment_code: ctx.paymentCodes.of(outcome.id) } : {}),
     });
   });
 }

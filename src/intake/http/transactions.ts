@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { paymentCodeFor } from "../../domain/payment-code.js";
+import type { PaymentCodes } from "../../domain/payment-code.js";
 import { transactionView } from "../../domain/transaction-view.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import type { TransactionRow } from "../../store/transactions.js";
@@ -10,10 +10,10 @@ import { MERCHANT_PATHS } from "./paths.js";
 
 const INTEGER = /^-?\d+$/;
 
-function found(row: TransactionRow, firm: { answerPaymentCode: boolean }) {
+function found(row: TransactionRow, firm: { answerPaymentCode: boolean }, codes: PaymentCodes) {
   const data = transactionView(row);
   // Only for a firm that asked (docs/reconciliation.md): the contract's view stays as it is.
-  if (firm.answerPaymentCode && row.type === "deposit") data.payment_code = paymentCodeFor(row.id);
+  if (firm.answerPaymentCode && row.type === "deposit") data.payment_code = codes.of(row.id);
   return { success: true, status: row.status, data };
 }
 
@@ -27,7 +27,7 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: IntakeConte
       ? await ctx.repos.transactions.findByReference(firm.id, reference)
       : undefined;
     if (!row) return sendError(reply, 404, "transaction not found");
-    return sendJson(reply, 200, found(row, firm));
+    return sendJson(reply, 200, found(row, firm, ctx.paymentCodes));
   });
 
   app.get<{ Params: { id: string } }>(MERCHANT_PATHS.byId, async (request, reply) => {
@@ -39,6 +39,6 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: IntakeConte
     const row =
       Number.isSafeInteger(id) && id > 0 ? await ctx.repos.transactions.findForFirm(firm.id, id) : undefined;
     if (!row) return sendError(reply, 404, "transaction not found");
-    return sendJson(reply, 200, found(row, firm));
+    return sendJson(reply, 200, found(row, firm, ctx.paymentCodes));
   });
 }
