@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
 /**
  * Seals secrets at rest (firm and channel secrets, authenticator secrets, national ids, payment
- * pages' requests) with AES-256-GCM under the master key.
+ * pages' requests, the payment codes' key) with AES-256-GCM under the master key.
  *
  * Format "v2:" + base64url(iv | tag | ciphertext), sealed with a context (crypto/seal-context.ts:
  * the value's purpose and row) as GCM additional data: it opens only with that same context, so a

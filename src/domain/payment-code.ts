@@ -88,7 +88,7 @@ export function keyedPaymentCode(key: Buffer, depositId: number): string {
 /**
  * The code deposits made before keyed codes were given, and keep: a hash of the id with no key,
  * so that anyone who knows the formula can work out any deposit's code from its id. Only
- * `PaymentCodes` computes it, for those deposits alone (docs/adr/0014-keyed-payment-codes.md).
+ * `PaymentCodes` computes it, for those deposits alone (docs/adr/0015-keyed-payment-codes.md).
  */
 export function legacyPaymentCode(depositId: number): string {
   const digest = createHash("sha256").update(`payintake payment code ${depositId}`).digest();

@@ -7,7 +7,7 @@ import { PAYMENT_CODE_KEY_ROW, type PaymentCodeKeyRepository } from "../store/pa
 const KEY_BYTES = 32;
 
 /**
- * The store's payment codes (docs/adr/0014-keyed-payment-codes.md): its key is opened with the
+ * The store's payment codes (docs/adr/0015-keyed-payment-codes.md): its key is opened with the
  * master key, or, at the first start after the migration, made, sealed and recorded. Several
  * instances starting at once each seal a key of their own, one is recorded, and each opens the one
  * recorded: no instance ever shows a code under a key the store does not keep.

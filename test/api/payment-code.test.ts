@@ -64,7 +64,7 @@ describe.each(STORES)("payment code in direct-mode answers (%s)", (kind) => {
 });
 
 /**
- * A store that had deposits before payment codes were keyed (docs/adr/0014-keyed-payment-codes.md):
+ * A store that had deposits before payment codes were keyed (docs/adr/0015-keyed-payment-codes.md):
  * a server plays the earlier version, the migration is then undone as if it had never run, and a
  * server of this version migrates the store. Deposits made before keep the code their payers were
  * shown, on every surface and in the matching; deposits made after get the keyed one.

@@ -11,7 +11,7 @@ import {
 } from "../../src/domain/payment-code.js";
 
 /**
- * Payment codes keyed by the store's secret (docs/adr/0014-keyed-payment-codes.md): unknown
+ * Payment codes keyed by the store's secret (docs/adr/0015-keyed-payment-codes.md): unknown
  * without the key, stable under it, and the keyless code kept for the deposits made before.
  */
 /** Ids 1, 2, 3 and 1,000,000 as the version before keyed codes coded them (its paymentCodeFor). */

@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.js";
 
 /**
- * Payment codes keyed by a secret of the store's own (docs/adr/0014-keyed-payment-codes.md): one
+ * Payment codes keyed by a secret of the store's own (docs/adr/0015-keyed-payment-codes.md): one
  * row holding that key, sealed with the master key, and the highest transaction id at this
  * migration. Deposits up to that id were shown the keyless code and keep it; every later one gets
  * the keyed code. The key itself is not made here (SQL cannot seal it): the first start after
