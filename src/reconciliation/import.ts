@@ -101,8 +101,11 @@ export async function importStatement(
             importId,
             source: "file",
             span: statement,
-            approvalsHeld:
-              statement.unbalanced && `an unbalanced statement approves nothing: ${statement.unbalanced}`,
+            approvalsHeld: statement.unbalanced && {
+              code: "unbalanced",
+              differenceMinor: statement.unbalanced.differenceMinor,
+              why: `an unbalanced statement approves nothing: ${statement.unbalanced.message}`,
+            },
           },
           summary,
         ),

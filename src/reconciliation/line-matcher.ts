@@ -6,7 +6,7 @@ import type { Repositories } from "../store/index.js";
 import type { StatementLineState } from "../store/schema.js";
 import type { CandidateRow, LineOutcome, LineRecord, RecordResult } from "../store/statement-lines.js";
 import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool.js";
-import { type DepositCandidate, type MatchOutcome, matchLine } from "./matching.js";
+import { type DepositCandidate, type HeldApprovals, type MatchOutcome, matchLine } from "./matching.js";
 import { lineKey, type StatementLine } from "./statement.js";
 
 /**
@@ -55,6 +55,12 @@ export function emptyCounts(): LineCounts {
 
 export { LOOKBACK_MS } from "./candidate-pool.js";
 
+const CROWDED: HeldApprovals = {
+  code: "crowded",
+  differenceMinor: null,
+  why: "more deposits were made around this line than one reading holds",
+};
+
 /**
  * Lines written per database transaction: each line with its approval is whole either way, and a
  * crash loses at most the batch being written, which the same file imported again writes.
@@ -81,7 +87,7 @@ export type LineSource = {
    * Why none of these lines may approve a deposit (a statement that does not balance): each is
    * suggested instead, with this reason. Null when they may.
    */
-  approvalsHeld?: string | null;
+  approvalsHeld?: HeldApprovals | null;
 } & ({ source: "file" | "feed" } | { source: "hand"; typedBy: string });
 
 function approverOf(where: LineSource): string {
@@ -133,7 +139,7 @@ export function lineMatcher(
     pendingWindowMs: LOOKBACK_MS,
     clockToleranceMs: CLOCK_TOLERANCE_MS,
     policyOf: (firmId: number) => policies.get(firmId) ?? { autoApprove: false, nameMayApprove: false },
-    approvalsHeld: null as string | null,
+    approvalsHeld: null as HeldApprovals | null,
   };
   const pool = candidatePool<Pooled>(
     {
@@ -170,9 +176,7 @@ export function lineMatcher(
       const around = await pool.around(line);
       learn(pool.current);
       counts.lines++;
-      ctx.approvalsHeld =
-        where.approvalsHeld ??
-        (around.complete ? null : "more deposits were made around this line than one reading holds");
+      ctx.approvalsHeld = where.approvalsHeld ?? (around.complete ? null : CROWDED);
       const outcome = matchLine(line, around.candidates, ctx);
       const item = await recordOf(deps, where, line, outcome, byId, firmsCallbackMiddle);
       // The pool as the write will leave it, for the next lines: a deposit approved or settled here

@@ -49,7 +49,18 @@ export interface MatchContext {
   clockToleranceMs: number;
   policyOf(firmId: number): MatchPolicy;
   /** Why no line may approve now (a statement that does not balance): proven ones are suggested. */
-  approvalsHeld?: string | null;
+  approvalsHeld?: HeldApprovals | null;
+}
+
+/**
+ * Why a line may approve nothing, whatever proves it: its statement (or feed batch) does not
+ * balance, or more deposits were made around it than one reading of the pool holds.
+ */
+export interface HeldApprovals {
+  code: "unbalanced" | "crowded";
+  /** Closing balance − (opening + entries), minor units (unbalanced only; null without balances). */
+  differenceMinor: number | null;
+  why: string;
 }
 
 export interface Evidence {
@@ -71,7 +82,13 @@ export type MatchOutcome =
   | { kind: "approve"; depositId: number; proof: "code" | "name"; evidence: Evidence }
   | { kind: "settles"; depositId: number; evidence: Evidence }
   | { kind: "after_cancellation"; depositId: number; evidence: Evidence }
-  | { kind: "suggest"; suggestions: Suggestion[]; why: string }
+  | {
+      kind: "suggest";
+      suggestions: Suggestion[];
+      why: string;
+      /** Set when a deposit was proven but approvals were held back (HeldApprovals). */
+      held?: Pick<HeldApprovals, "code" | "differenceMinor">;
+    }
   | { kind: "unmatched"; why: string };
 
 const DAY_MS = 86_400_000;
@@ -170,7 +187,12 @@ export function matchLine(
   );
   if (proven.length === 1) {
     const [{ c, e }] = proven as [(typeof proven)[number]];
-    if (ctx.approvalsHeld) return suggest(line, rated, ctx.approvalsHeld);
+    const held = ctx.approvalsHeld;
+    if (held) {
+      const suggested = suggest(line, rated, held.why);
+      if (suggested.kind !== "suggest") return suggested;
+      return { ...suggested, held: { code: held.code, differenceMinor: held.differenceMinor } };
+    }
     if (ctx.policyOf(c.firmId).autoApprove)
       return { kind: "approve", depositId: c.id, proof: e.code === "exact" ? "code" : "name", evidence: e };
     return suggest(line, rated, "the firm approves by hand");

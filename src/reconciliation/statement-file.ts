@@ -26,7 +26,14 @@ export interface StatementTally {
    * Why its lines may approve nothing (it does not add up, or gives no balances to tell): they are
    * suggested to the operators instead. Null when it adds up.
    */
-  unbalanced: string | null;
+  unbalanced: BalanceDoubt | null;
+}
+
+/** Why a statement's balances do not vouch for its entries, and by how much they miss. */
+export interface BalanceDoubt {
+  message: string;
+  /** Closing − (opening + entries), minor units; null when a balance is missing. */
+  differenceMinor: number | null;
 }
 
 /**
@@ -55,13 +62,20 @@ function formatOf(start: string): StatementFormat {
 export function balanceDoubt(
   balances: { openingMinor: number | null; closingMinor: number | null },
   movedMinor: number,
-): string | null {
+): BalanceDoubt | null {
   const { openingMinor, closingMinor } = balances;
   if (openingMinor === null || closingMinor === null)
-    return "no opening or closing balance: whether entries are missing cannot be told";
+    return {
+      message: "no opening or closing balance: whether entries are missing cannot be told",
+      differenceMinor: null,
+    };
   const expected = openingMinor + movedMinor;
   if (expected === closingMinor) return null;
-  return `the entries do not add up: opening ${openingMinor} + entries ${movedMinor} = ${expected}, the closing balance says ${closingMinor}, a difference of ${closingMinor - expected} (minor units)`;
+  const differenceMinor = closingMinor - expected;
+  return {
+    message: `the entries do not add up: opening ${openingMinor} + entries ${movedMinor} = ${expected}, the closing balance says ${closingMinor}, a difference of ${differenceMinor} (minor units)`,
+    differenceMinor,
+  };
 }
 
 export interface ReadOptions {
@@ -150,7 +164,7 @@ export async function readStatementFile(
         if (outside) throw new StatementError(outside);
       }
       const unbalanced = balanceDoubt(header, tally.movedMinor);
-      const done = { header, ...tally, doubts: unbalanced ? [unbalanced] : [], unbalanced };
+      const done = { header, ...tally, doubts: unbalanced ? [unbalanced.message] : [], unbalanced };
       statements.push(done);
       pending.push({ tally: done });
       tally = { lines: 0, movedMinor: 0, firstBooked: null, lastBooked: null };

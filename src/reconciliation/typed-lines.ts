@@ -10,6 +10,7 @@ import {
   lineMatcher,
   type ReconcileDeps,
 } from "./line-matcher.js";
+import type { HeldApprovals } from "./matching.js";
 import type { StatementLine } from "./statement.js";
 
 /**
@@ -29,7 +30,7 @@ export async function recordLines(
   lines: readonly StatementLine[],
   from: "feed" | { typedBy: string },
   /** Why none of them may approve (a feed's batch whose balances do not add up), or null. */
-  approvalsHeld: string | null = null,
+  approvalsHeld: HeldApprovals | null = null,
 ): Promise<Outcome<RecordedLines>> {
   const accounts = await deps.repos.statements.accountsWithIbanOf(accountId);
   if (!accounts) return notFound("account");

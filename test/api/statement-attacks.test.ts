@@ -158,7 +158,8 @@ describe.each(STORES)("statements under attack (%s)", (kind) => {
     expect(await status(d.id)).toBe("pending");
     const open = await server.admin("GET", `/admin/v1/statement-lines?account=${account.id}&state=suggested`);
     const line = open.json.find((l: { bank_ref: string }) => l.bank_ref === `UNB-${d.id}`);
-    expect(JSON.stringify(line.evidence ?? line)).toMatch(/unbalanced statement approves nothing/);
+    expect(line.evidence.why).toMatch(/unbalanced statement approves nothing/);
+    expect(line.held).toEqual({ code: "unbalanced", difference: "5000.00" });
   });
 
   it("MT940: an entry injected through a narrative approves nothing (the balance breaks)", async () => {
@@ -208,6 +209,8 @@ describe.each(STORES)("statements under attack (%s)", (kind) => {
     expect(off.status).toBe(200);
     expect(off.json).toMatchObject({ approved: 0, suggested: 1 });
     expect(off.json.doubts[0]).toMatch(/a difference of -1234/);
+    const held = await server.admin("GET", `/admin/v1/statement-lines/${off.json.results[0].id}`);
+    expect(held.json.held).toEqual({ code: "unbalanced", difference: "-12.34" });
     expect(await status(d.id)).toBe("pending");
 
     const half = await feed({ lines: [line], opening_balance: "100.00" });

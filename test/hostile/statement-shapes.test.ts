@@ -257,7 +257,7 @@ describe("statement files of hostile shapes", () => {
       { line: (l) => void lines.push(l), statement: (t) => void tallies.push(t) },
       { now: NOW },
     );
-    expect(read.statements[0]?.unbalanced).toMatch(/do not add up.*a difference of -500000/);
+    expect(read.statements[0]?.unbalanced?.message).toMatch(/do not add up.*a difference of -500000/);
 
     const texts = mt940([
       ":61:261201C10,00NTRFX//REF1",
@@ -406,9 +406,15 @@ describe("a fuzz of statement shapes", () => {
             policyOf: () => ({ autoApprove: true, nameMayApprove: true }),
           };
           const free = matchLine(line, [candidate("ACE47KMX")], ctx);
-          const outcome = matchLine(line, [candidate("ACE47KMX")], { ...ctx, approvalsHeld: held });
+          const approvalsHeld = { code: "unbalanced" as const, differenceMinor: -500, why: held };
+          const outcome = matchLine(line, [candidate("ACE47KMX")], { ...ctx, approvalsHeld });
           expect(outcome.kind).not.toBe("approve");
-          if (free.kind === "approve") expect(outcome).toMatchObject({ kind: "suggest", why: held });
+          if (free.kind === "approve")
+            expect(outcome).toMatchObject({
+              kind: "suggest",
+              why: held,
+              held: { code: "unbalanced", differenceMinor: -500 },
+            });
         },
       ),
     );

@@ -5,7 +5,7 @@ import { recordIdOf } from "../../http/operator-fields.js";
 import { minorUnits } from "../amounts.js";
 import { checkFeedRequest, type FeedDeps } from "../feed.js";
 import type { StatementLine } from "../statement.js";
-import { balanceDoubt } from "../statement-file.js";
+import { type BalanceDoubt, balanceDoubt } from "../statement-file.js";
 import { readTypedLines, recordLines } from "../typed-lines.js";
 import { type FeedBatch, feedBodyOf } from "./line-schemas.js";
 
@@ -51,10 +51,14 @@ export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {
         accountId,
         read.lines,
         "feed",
-        unbalanced && `an unbalanced batch approves nothing: ${unbalanced}`,
+        unbalanced && {
+          code: "unbalanced",
+          differenceMinor: unbalanced.differenceMinor,
+          why: `an unbalanced batch approves nothing: ${unbalanced.message}`,
+        },
       );
       if (!recorded.ok) return sendError(reply, 404, recorded.message);
-      return sendJson(reply, 200, { ...recorded.value, doubts: unbalanced ? [unbalanced] : [] });
+      return sendJson(reply, 200, { ...recorded.value, doubts: unbalanced ? [unbalanced.message] : [] });
     });
   });
 }
@@ -62,7 +66,7 @@ export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /** A batch that names its balances: whether its lines add up to them (null when they do, or none). */
-function batchDoubt(batch: FeedBatch, lines: readonly StatementLine[]): string | null {
+function batchDoubt(batch: FeedBatch, lines: readonly StatementLine[]): BalanceDoubt | null {
   if (batch.opening_balance === undefined || batch.closing_balance === undefined) return null;
   const signed = (text: string) =>
     (text.startsWith("-") ? -1 : 1) * (minorUnits(text.replace(/^-/, "")) ?? 0);

@@ -29,6 +29,7 @@ const DAY_MS = 86_400_000;
 
 /** A line as operators see it: amounts as the contract writes them, times in ISO 8601. */
 export function lineView(row: StatementLineRow) {
+  const evidence = JSON.parse(row.evidence) as unknown;
   return {
     id: Number(row.id),
     account_id: Number(row.account_id),
@@ -43,11 +44,27 @@ export function lineView(row: StatementLineRow) {
     bank_ref: row.bank_ref,
     state: row.state,
     transaction_id: row.transaction_id === null ? null : Number(row.transaction_id),
-    evidence: JSON.parse(row.evidence) as unknown,
+    evidence,
+    held: heldView(evidence),
     source: row.source,
     created_at: isoTime(Number(row.created_at)),
     decided_at: row.decided_at === null ? null : isoTime(Number(row.decided_at)),
     decided_by: row.decided_by,
+  };
+}
+
+/**
+ * Why a proven line was only suggested (matching.ts, HeldApprovals): its statement does not balance
+ * (by `difference`, the closing balance less opening and entries, when both balances were given),
+ * or its hours were too crowded to be sure. Null for any other line.
+ */
+function heldView(evidence: unknown): { code: string; difference: string | null } | null {
+  const held = (evidence as { held?: { code: string; differenceMinor: number | null } } | null)?.held;
+  if (!held) return null;
+  const d = held.differenceMinor;
+  return {
+    code: held.code,
+    difference: d === null ? null : `${d < 0 ? "-" : ""}${formatMinor(Math.abs(d))}`,
   };
 }
 
