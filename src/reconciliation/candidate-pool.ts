@@ -48,6 +48,12 @@ interface Loaded<P> {
   /** The latest creation time whose deposits are all read. */
   coveredTo: number;
   pool: P[];
+  /**
+   * When the window is full: the creation time of its middle deposit. A line that starts past it
+   * reads a new window; one before it makes do with this one (a crowded stretch reads a window per
+   * half a ceiling of deposits, not one per line).
+   */
+  fullPast: number | null;
 }
 
 /** `lastBooked`: the latest booking of the run, so that an ordered run needs few loads. */
@@ -63,7 +69,7 @@ export function candidatePool<P extends { createdAt: number }>(
     const to = Math.max(reach.to, Math.min(end, reach.from + WINDOW_MS));
     const rows = await source.load(reach.from, to, ceiling + 1);
     if (rows.length <= ceiling)
-      return { from: reach.from, coveredTo: to, pool: rows.map(source.toCandidate) };
+      return { from: reach.from, coveredTo: to, pool: rows.map(source.toCandidate), fullPast: null };
     // Full: the deposits made at the last time read may not all be there; they are left out.
     const lastAt = (rows[ceiling - 1] as CandidateRow).created_at;
     const kept = rows.slice(0, ceiling).filter((r) => r.created_at < lastAt);
@@ -71,15 +77,14 @@ export function candidatePool<P extends { createdAt: number }>(
       from: reach.from,
       coveredTo: Math.max(lastAt - 1, reach.from),
       pool: kept.map(source.toCandidate),
+      fullPast: (rows[Math.floor(ceiling / 2)] as CandidateRow).created_at,
     };
   }
 
   return {
     async around(line: StatementLine): Promise<PoolWindow<P>> {
       const reach = reachOf(line);
-      // Read again only when the line's reach starts outside what is read: a line whose own reach
-      // is over the ceiling makes no reading of its own, whatever follows it.
-      if (!loaded || reach.from < loaded.from || reach.from > loaded.coveredTo) {
+      if (!loaded || stale(loaded, reach)) {
         if (loaded) await source.beforeReload();
         loaded = await load(reach);
       }
@@ -90,6 +95,12 @@ export function candidatePool<P extends { createdAt: number }>(
       return loaded?.pool ?? [];
     },
   };
+}
+
+/** Whether a line's reach needs another window than the one read. */
+function stale(loaded: Loaded<unknown>, reach: { from: number; to: number }): boolean {
+  if (reach.from < loaded.from) return true;
+  return loaded.fullPast === null ? reach.to > loaded.coveredTo : reach.from > loaded.fullPast;
 }
 
 /** The pooled deposits made within [from, to] (the pool is in order of creation). */
