@@ -84,6 +84,8 @@ export interface ReadOptions {
 }
 
 type Event = { line: StatementLine } | { tally: StatementTally };
+/** How long reading may hold the event loop before it lets other requests in. */
+const YIELD_AFTER_MS = 8;
 
 /** A value read as the bank wrote it (an IBAN, a reference, a number): refused if too long. */
 function exactValue(value: string | null, max: number, what: string): string | null {
@@ -201,10 +203,18 @@ export async function readStatementFile(
     }
     if (text !== "") reader.write(text);
   };
+  let worked = performance.now();
   try {
     for await (const chunk of chunks) {
       feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }), false);
       await drain();
+      // Chunks already buffered come as resolved promises, one after another, and would keep the
+      // event loop from every other request until the buffer is empty: it is let go every few
+      // milliseconds of reading.
+      if (performance.now() - worked > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        worked = performance.now();
+      }
     }
     feed(decoder.decode(), true);
   } catch (err) {
