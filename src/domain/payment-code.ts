@@ -56,6 +56,16 @@ export function codesIn(description: string): { codes: string[]; near: string[] 
   return { codes: [...codes], near: [...near] };
 }
 
+/**
+ * A code with each of its places in turn left open ("?CE47KMX", "A?E47KMX", …): two different codes
+ * differ in exactly one place when they share one of these. A line's near codes are looked up by
+ * them, so that a description full of code-like text costs each candidate eight look-ups, not a
+ * comparison with every one of its near codes.
+ */
+export function oneOffKeys(code: string): string[] {
+  return Array.from({ length: code.length }, (_, i) => `${code.slice(0, i)}?${code.slice(i + 1)}`);
+}
+
 /** Whether two codes differ in exactly one place: a code mistyped by one character. */
 export function oneOff(a: string, b: string): boolean {
   if (a.length !== b.length) return false;

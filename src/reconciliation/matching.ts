@@ -1,4 +1,4 @@
-import { codesIn, oneOff } from "../domain/payment-code.js";
+import { codesIn, oneOffKeys } from "../domain/payment-code.js";
 import {
   type NameEvidence,
   nameEvidence,
@@ -104,6 +104,9 @@ function window(line: StatementLine, ctx: MatchContext): { latest: number; earli
 /** What a line says, read once for all its candidates. */
 interface LineReading {
   codes: ReturnType<typeof codesIn>;
+  exact: Set<string>;
+  /** The near codes' one-off keys (payment-code.ts, oneOffKeys). */
+  nearKeys: Set<string>;
   /** The description's words, upper case, split at spaces and punctuation but not dashes. */
   words: Set<string>;
   sender: SenderName | null;
@@ -111,16 +114,29 @@ interface LineReading {
 
 function readLine(line: StatementLine): LineReading {
   const words = line.description.toUpperCase().split(/[\s,;:/()'"]+|\.(?=\s|$)/u);
+  const codes = codesIn(line.description);
   return {
-    codes: codesIn(line.description),
+    codes,
+    exact: new Set(codes.codes),
+    nearKeys: new Set(codes.near.flatMap(oneOffKeys)),
     words: new Set(words.filter((w) => w !== "")),
     sender: senderName(line.senderName),
   };
 }
 
+/** A candidate's one-off keys, once per candidate object: a window's candidates meet many lines. */
+const candidateKeys = new WeakMap<DepositCandidate, string[]>();
+function keysOf(c: DepositCandidate, code: string): string[] {
+  let keys = candidateKeys.get(c);
+  if (!keys) {
+    keys = oneOffKeys(code);
+    candidateKeys.set(c, keys);
+  }
+  return keys;
+}
+
 function evidenceOf(line: StatementLine, c: DepositCandidate, reading: LineReading): Evidence {
   const code = c.paymentCode;
-  const found = reading.codes;
   const idInText = [c.userId, c.reference].some(
     (id) => id.length >= 4 && reading.words.has(id.toUpperCase()),
   );
@@ -128,9 +144,9 @@ function evidenceOf(line: StatementLine, c: DepositCandidate, reading: LineReadi
     code:
       code === null
         ? "none"
-        : found.codes.includes(code)
+        : reading.exact.has(code)
           ? "exact"
-          : found.near.some((n) => oneOff(n, code))
+          : reading.nearKeys.size > 0 && keysOf(c, code).some((k) => reading.nearKeys.has(k))
             ? "near"
             : "none",
     amount:

@@ -8,6 +8,8 @@ import {
   isPaymentCode,
   keyedPaymentCode,
   legacyPaymentCode,
+  oneOff,
+  oneOffKeys,
 } from "../../src/domain/payment-code.js";
 
 /**
@@ -90,5 +92,23 @@ describe("keyed payment codes", () => {
 
   it("need a 32-byte key", () => {
     expect(() => createPaymentCodes({ key: randomBytes(16), legacyThrough: 0 })).toThrow(/32 bytes/);
+  });
+});
+
+describe("near codes by their one-off keys", () => {
+  it("two different codes share a key exactly when they differ in one place", () => {
+    const alphabet = fc.constantFrom(...CODE_ALPHABET);
+    const code = fc
+      .array(alphabet, { minLength: CODE_LENGTH, maxLength: CODE_LENGTH })
+      .map((c) => c.join(""));
+    fc.assert(
+      fc.property(code, code, fc.nat({ max: CODE_LENGTH - 1 }), alphabet, (a, b, at, ch) => {
+        // Half the pairs one place apart, so that both answers are tried often.
+        const other = at % 2 === 0 ? b : `${a.slice(0, at)}${ch}${a.slice(at + 1)}`;
+        if (other === a) return;
+        const keys = new Set(oneOffKeys(a));
+        expect(oneOffKeys(other).some((k) => keys.has(k))).toBe(oneOff(a, other));
+      }),
+    );
   });
 });
