@@ -182,10 +182,22 @@ export async function readStatementFile(
       pending.push({ line });
     },
   };
+  let worked = performance.now();
+  /**
+   * Chunks already buffered come as resolved promises, one after another, and so does a sink that
+   * answers from memory: the event loop is let go every few milliseconds of reading and matching,
+   * so that other requests are not held back until the file is done.
+   */
+  const breathe = async () => {
+    if (performance.now() - worked <= YIELD_AFTER_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    worked = performance.now();
+  };
   const drain = async () => {
     for (const event of pending.splice(0)) {
       if ("line" in event) await sink.line?.(event.line);
       else await sink.statement?.(event.tally);
+      await breathe();
     }
   };
   let reader: ReturnType<typeof camtReader> | undefined;
@@ -203,18 +215,11 @@ export async function readStatementFile(
     }
     if (text !== "") reader.write(text);
   };
-  let worked = performance.now();
   try {
     for await (const chunk of chunks) {
       feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }), false);
       await drain();
-      // Chunks already buffered come as resolved promises, one after another, and would keep the
-      // event loop from every other request until the buffer is empty: it is let go every few
-      // milliseconds of reading.
-      if (performance.now() - worked > YIELD_AFTER_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        worked = performance.now();
-      }
+      await breathe();
     }
     feed(decoder.decode(), true);
   } catch (err) {
