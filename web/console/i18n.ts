@@ -400,6 +400,12 @@ const tr = {
   markedNotOurs: "bizim değil olarak işaretlendi (iade edilecek).",
   approveById: "Başka bir yatırımla onayla (işlem no)",
   notDeposit: "Bu satır bir yatırımı onaylamaz.",
+  heldUnbalanced:
+    "Ekstre tutmuyor: kapanış bakiyesi açılış ve hareketlerden {difference} TL farklı. Bu ekstrenin satırları kendiliğinden onaylamaz; eksik ya da eklenmiş bir hareket olabilir, onaylamadan önce bankadan kontrol edin.",
+  heldNoBalances:
+    "Ekstrede açılış ya da kapanış bakiyesi yok: eksiksiz olduğu anlaşılamıyor. Satırları kendiliğinden onaylamaz; onaylamadan önce bankadan kontrol edin.",
+  heldCrowded:
+    "Bu satırın saatlerinde bir okumada tutulandan çok yatırım var: kendiliğinden onaylanmadı, önerileri kontrol edin.",
   typeLine: "Bankadaki hareketi elle gir",
   typeLineHelp: "Saat boşsa yalnızca gün kaydedilir; saat Türkiye saatidir.",
   typedLine: "Satır kaydedildi: {state}.",
@@ -822,6 +828,12 @@ const en: Record<Key, string> = {
   markedNotOurs: "marked not ours (to be refunded).",
   approveById: "Approve another deposit (transaction number)",
   notDeposit: "This line approves no deposit.",
+  heldUnbalanced:
+    "The statement does not balance: the closing balance differs by {difference} TL from the opening plus the entries. Its lines approve nothing by themselves; an entry may be missing or added, check with the bank before approving.",
+  heldNoBalances:
+    "The statement gives no opening or closing balance: whether it is whole cannot be told. Its lines approve nothing by themselves; check with the bank before approving.",
+  heldCrowded:
+    "More deposits were made around this line than one reading holds: it did not approve by itself, check the suggestions.",
   typeLine: "Type a line from the bank's screen",
   typeLineHelp: "Without a time only the day is recorded; times are Türkiye's.",
   typedLine: "Line recorded: {state}.",

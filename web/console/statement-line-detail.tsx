@@ -79,6 +79,15 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
         #{line.id} · {line.direction === "debit" ? "−" : ""}
         {lineAmount(line)} · {lineStateText(line.state, t)}
       </h2>
+      {line.held && (
+        <p id="ld-held" class="error">
+          {line.held.code === "crowded"
+            ? t("heldCrowded")
+            : line.held.difference === null
+              ? t("heldNoBalances")
+              : fill(t("heldUnbalanced"), { difference: money2(line.held.difference) })}
+        </p>
+      )}
       {line.state === "after_cancellation" && (
         <p id="ld-after-cancellation" class="error">
           {t("afterCancellation")}

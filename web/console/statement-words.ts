@@ -24,6 +24,12 @@ export interface StatementLine {
   created_at: string;
   decided_at: string | null;
   decided_by: string | null;
+  /**
+   * Why a line that proves a deposit was only suggested: its statement (or feed batch) does not
+   * balance, by `difference` (closing less opening and entries; null without balances), or its
+   * hours held more deposits than one reading (src/reconciliation/http/line-routes.ts).
+   */
+  held?: { code: "unbalanced" | "crowded"; difference: string | null } | null;
 }
 
 /** A payment account as the account list answers it (the part these screens show). */
