@@ -32,6 +32,7 @@ import { transactionDays } from "./20261202T1000_transaction_days.js";
 import { nameTerms } from "./20261202T1100_name_terms.js";
 import { summaryHours } from "./20261203T1000_summary_hours.js";
 import { paymentCodeKey } from "./20261204T1000_payment_code_key.js";
+import { statementSequences } from "./20261205T1000_statement_sequences.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -70,6 +71,7 @@ export const migrations: readonly Migration[] = [
   nameTerms,
   summaryHours,
   paymentCodeKey,
+  statementSequences,
 ];
 
 export type { Migration };
