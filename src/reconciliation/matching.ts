@@ -1,5 +1,6 @@
 import { codesIn, oneOffKeys } from "../domain/payment-code.js";
 import {
+  mayNamePayer,
   type NameEvidence,
   nameEvidence,
   nameFits,
@@ -124,6 +125,32 @@ function readLine(line: StatementLine): LineReading {
   };
 }
 
+/**
+ * Whether anything in the line could point at the deposit (evidenceOf would score it above zero): the
+ * same question, asked without building the evidence, since most of a busy account's deposits share
+ * nothing with a line and a line meets thousands of them.
+ */
+function pointsAt(line: StatementLine, c: DepositCandidate, reading: LineReading): boolean {
+  if (Math.abs(line.amountMinor - c.amountMinor) <= c.amountMinor * 0.2) return true;
+  const code = c.paymentCode;
+  if (code !== null && reading.exact.has(code)) return true;
+  if (code !== null && reading.nearKeys.size > 0 && keysOf(c, code).some((k) => reading.nearKeys.has(k)))
+    return true;
+  if (reading.sender !== null && mayNamePayer(reading.sender, c.payer)) return true;
+  return idsOf(c).some((id) => reading.words.has(id));
+}
+
+/** A candidate's user id and reference as the description's words are compared (upper case, 4+). */
+const candidateIds = new WeakMap<DepositCandidate, string[]>();
+function idsOf(c: DepositCandidate): string[] {
+  let ids = candidateIds.get(c);
+  if (!ids) {
+    ids = [c.userId, c.reference].filter((id) => id.length >= 4).map((id) => id.toUpperCase());
+    candidateIds.set(c, ids);
+  }
+  return ids;
+}
+
 /** A candidate's one-off keys, once per candidate object: a window's candidates meet many lines. */
 const candidateKeys = new WeakMap<DepositCandidate, string[]>();
 function keysOf(c: DepositCandidate, code: string): string[] {
@@ -137,9 +164,7 @@ function keysOf(c: DepositCandidate, code: string): string[] {
 
 function evidenceOf(line: StatementLine, c: DepositCandidate, reading: LineReading): Evidence {
   const code = c.paymentCode;
-  const idInText = [c.userId, c.reference].some(
-    (id) => id.length >= 4 && reading.words.has(id.toUpperCase()),
-  );
+  const idInText = idsOf(c).some((id) => reading.words.has(id));
   return {
     code:
       code === null
@@ -190,6 +215,7 @@ export function matchLine(
   // A deposit nothing in the line points at plays no part in any rule below: left out at once.
   const rated: Rated[] = [];
   for (const c of candidates) {
+    if (!pointsAt(line, c, reading)) continue;
     const e = evidenceOf(line, c, reading);
     if (scoreOf(e, line, c) > 0) rated.push({ c, e });
   }

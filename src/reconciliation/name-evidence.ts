@@ -204,6 +204,12 @@ export function nameFits(sender: SenderName, payer: PayerName): boolean {
   return fits(matchWords(sender, words), words);
 }
 
+/** Whether the sender's name could be anything but `none` for this payer: a word in common. */
+export function mayNamePayer(sender: SenderName, payer: PayerName): boolean {
+  const words = wordsOf(payer);
+  return words.first.length > 0 && words.last.length > 0 && !sharesNoWord(sender, words);
+}
+
 /** Whether two payers' names are the same words: one person as far as a name can tell. */
 export function sameName(a: PayerName, b: PayerName): boolean {
   const key = (p: PayerName) => {
