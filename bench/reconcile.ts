@@ -9,6 +9,7 @@ import { generateDay } from "../test/support/statements.js";
 import { pool, signedCall } from "./client.js";
 import type { StoreKind } from "./payintake.js";
 import { type FeedRun, feedRun } from "./reconcile-feed.js";
+import { type HostileRun, hostileRuns, hostileTable } from "./reconcile-hostile.js";
 import { writeDocSections } from "./report.js";
 import { adminJson } from "./volume-http.js";
 import { FIRST_NAMES, LAST_NAMES } from "./volume-names.js";
@@ -25,7 +26,10 @@ import { createVolumeStore, startServer } from "./volume-server.js";
  *   the server's memory as its resident peak (VmHWM, reset just before) above its resident size.
  * - Matching: the generated statements of test/support/statements.ts (the issue's fixed mix, 50
  *   seeds of 2,000 lines), per hazard.
- * Writes the "reconciliation" section of docs/BENCHMARKS.md when run on both stores.
+ * - Hostile statements: worst-case files of about 200 MB while merchants deposit
+ *   (bench/reconcile-hostile.ts).
+ * Writes the "reconciliation" and "reconciliation-hostile" sections of docs/BENCHMARKS.md when run
+ * on both stores.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DOC = join(ROOT, "docs", "BENCHMARKS.md");
@@ -33,7 +37,11 @@ const LINES = Number(process.env.RECONCILE_LINES ?? 100_000);
 const DEPOSITS = Number(process.env.RECONCILE_DEPOSITS ?? 2_000);
 const STORES = (process.env.RECONCILE_STORES ?? "sqlite,postgres").split(",") as StoreKind[];
 const FEED_SAMPLES = Number(process.env.RECONCILE_FEED_SAMPLES ?? 500);
-/** RECONCILE_ONLY=feed measures the live feed alone (minutes, not a quarter of an hour). */
+/**
+ * RECONCILE_ONLY=feed measures the live feed alone (minutes, not a quarter of an hour);
+ * RECONCILE_ONLY=hostile the hostile statements alone (bench/reconcile-hostile.ts), written to
+ * their own section.
+ */
 const ONLY = process.env.RECONCILE_ONLY;
 const IBAN = "TR330006100519786457841326";
 const log = (line: string) => process.stdout.write(`[reconcile] ${line}\n`);
@@ -246,16 +254,34 @@ async function main(): Promise<void> {
     const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
     const runs: ImportRun[] = [];
     const feeds: FeedRun[] = [];
+    const hostile: HostileRun[] = [];
     for (const kind of STORES) {
+      if (ONLY === undefined || ONLY === "hostile") hostile.push(...(await hostileRuns(kind, ROOT, log)));
+      if (ONLY === "hostile") continue;
       if (ONLY !== "feed") runs.push(await importRun(kind, dir));
       log(`${kind}: ${FEED_SAMPLES} feed lines, one at a time`);
       feeds.push(await feedRun(kind, ROOT, FEED_SAMPLES));
       log(`${kind}: feed line to callback p99 ${feeds.at(-1)?.p99Ms.toFixed(1)} ms`);
     }
+    const hostileBody = [
+      "## Reconciliation: hostile statements",
+      "",
+      `Measured ${date} on ${codeVersion(ROOT)} by \`RECONCILE_ONLY=hostile npm run bench:reconcile\` (bench/reconcile-hostile.ts).`,
+      ...hostileTable(hostile),
+    ].join("\n");
+    if (ONLY === "hostile") {
+      process.stdout.write(`\n${hostileBody}\n`);
+      if (STORES.length === 2) writeDocSections(DOC, [{ name: "reconciliation-hostile", body: hostileBody }]);
+      return;
+    }
     const figures = matchingFigures();
     const body = section(runs, feeds, figures, date, codeVersion(ROOT));
     process.stdout.write(`\n${body}\n`);
-    if (STORES.length === 2 && ONLY === undefined) writeDocSections(DOC, [{ name: "reconciliation", body }]);
+    if (STORES.length === 2 && ONLY === undefined)
+      writeDocSections(DOC, [
+        { name: "reconciliation", body },
+        { name: "reconciliation-hostile", body: hostileBody },
+      ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
