@@ -29,11 +29,6 @@ export interface PoolSource<P> {
   /** The first `limit` deposits made within [from, to], in order of creation. */
   load(from: number, to: number, limit: number): Promise<CandidateRow[]>;
   toCandidate(row: CandidateRow): P;
-  /**
-   * Writes what has been matched so far: a window read again must see the approvals made from
-   * the one before it.
-   */
-  beforeReload(): Promise<void>;
 }
 
 export interface PoolWindow<P> {
@@ -85,7 +80,6 @@ export function candidatePool<P extends { createdAt: number }>(
     async around(line: StatementLine): Promise<PoolWindow<P>> {
       const reach = reachOf(line);
       if (!loaded || stale(loaded, reach)) {
-        if (loaded) await source.beforeReload();
         loaded = await load(reach);
       }
       return { candidates: within(loaded.pool, reach), complete: reach.to <= loaded.coveredTo };

@@ -145,20 +145,32 @@ export function lineMatcher(
     {
       load: (from, to, limit) => deps.repos.statements.candidates(where.accountIds, from, to, limit),
       toCandidate: (row) => toCandidate(row, deps.paymentCodes),
-      beforeReload: () => flush(),
     },
     where.span.lastBooked,
   );
+  /**
+   * Deposits this matcher approved or settled in the batch not yet written: a window read again
+   * meanwhile has them as the store does, before the batch, and is told (batches stay whole, the
+   * store's last word unchanged).
+   */
+  const unwritten = new Map<number, "approve" | "settles">();
+  const take = (c: Pooled, how: "approve" | "settles") => {
+    c.settled = true;
+    if (how === "approve") c.status = "approved";
+  };
   /** The window's deposits by id, and their firms' rules, each time a window is read. */
   const learn = (current: readonly Pooled[]) => {
     if (current === seen) return;
     seen = current;
     byId = new Map(current.map((c) => [c.id, c]));
-    for (const c of current)
+    for (const c of current) {
       policies.set(c.firmId, {
         autoApprove: c.row.reconcile_auto === 1,
         nameMayApprove: c.row.reconcile_by_name === 1,
       });
+      const how = unwritten.get(c.id);
+      if (how) take(c, how);
+    }
   };
   const batch: { line: StatementLine; item: LineRecord }[] = [];
   const flush = async () => {
@@ -170,6 +182,7 @@ export function lineMatcher(
       onResult?.(resultOf(result, batch[i]?.item));
     }
     batch.length = 0;
+    unwritten.clear();
   };
   return {
     async line(line) {
@@ -181,11 +194,10 @@ export function lineMatcher(
       const item = await recordOf(deps, where, line, outcome, byId, firmsCallbackMiddle);
       // The pool as the write will leave it, for the next lines: a deposit approved or settled here
       // is no one else's. Should the write find it decided meanwhile, it was no candidate anyway.
-      const taken =
-        outcome.kind === "approve" || outcome.kind === "settles" ? byId.get(outcome.depositId) : undefined;
-      if (taken) {
-        taken.settled = true;
-        if (outcome.kind === "approve") taken.status = "approved";
+      if (outcome.kind === "approve" || outcome.kind === "settles") {
+        const taken = byId.get(outcome.depositId);
+        if (taken) take(taken, outcome.kind);
+        unwritten.set(outcome.depositId, outcome.kind);
       }
       batch.push({ line, item });
       if (batch.length >= BATCH) await flush();

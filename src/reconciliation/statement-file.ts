@@ -93,7 +93,7 @@ function exactValue(value: string | null, max: number, what: string): string | n
   const text = statementText(value);
   if (text === undefined) throw new StatementError(`${what} holds control characters (a NUL, for one)`);
   if (text.length > max) throw new StatementError(`${what} is longer than ${max} characters`);
-  return text;
+  return text === "" ? null : text;
 }
 
 /** A name or description: control characters refused, layout marks dropped, cut past `max`. */

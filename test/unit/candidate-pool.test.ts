@@ -58,11 +58,7 @@ describe("the candidate pool", () => {
           const lines = lineSpecs.map(([o, d]) => line(T0 + o, d));
           const db = store(times);
           const last = Math.max(...lines.map((l) => l.bookedAt));
-          const pool = candidatePool(
-            { load: db.load, toCandidate: pooled, beforeReload: async () => {} },
-            last,
-            ceiling,
-          );
+          const pool = candidatePool({ load: db.load, toCandidate: pooled }, last, ceiling);
           for (const l of lines) {
             const got = await pool.around(l);
             const reach = reachOf(l);
@@ -84,10 +80,7 @@ describe("the candidate pool", () => {
     const times = Array.from({ length: 1_000 }, (_, i) => T0 + i * 10 * 60_000);
     const db = store(times);
     const lines = times.map((t) => line(t + 60_000, false));
-    const pool = candidatePool(
-      { load: db.load, toCandidate: pooled, beforeReload: async () => {} },
-      lines.at(-1)?.bookedAt ?? null,
-    );
+    const pool = candidatePool({ load: db.load, toCandidate: pooled }, lines.at(-1)?.bookedAt ?? null);
     for (const l of lines) expect((await pool.around(l)).complete).toBe(true);
     expect(db.loads).toBeLessThanOrEqual(5);
   });
@@ -95,11 +88,7 @@ describe("the candidate pool", () => {
   it("a line whose reach holds more deposits than the ceiling is told so, and reads no window of its own", async () => {
     const times = Array.from({ length: 500 }, (_, i) => T0 + i * 1_000);
     const db = store(times);
-    const pool = candidatePool(
-      { load: db.load, toCandidate: pooled, beforeReload: async () => {} },
-      T0 + 600_000,
-      100,
-    );
+    const pool = candidatePool({ load: db.load, toCandidate: pooled }, T0 + 600_000, 100);
     const first = await pool.around(line(T0 + 500_000, false));
     expect(first.complete).toBe(false);
     expect(first.candidates.length).toBeLessThanOrEqual(100);
