@@ -224,13 +224,12 @@ export const COMMANDS: Record<string, Handler> = {
     return c.call("POST", `/admin/v1/channels/${encodeURIComponent(code)}/rotate-secret`);
   },
   "operator create": async (c, _p, f) => {
+    // The words before standard input: a missing --email is said at once, not after the password.
+    const email = need(f, "email");
+    const role = need(f, "role");
     // --password-stdin reads the password from standard input; otherwise one is generated and shown once.
     const password = f["password-stdin"] === true ? (await readStdin()).trim() : undefined;
-    return c.call(
-      "POST",
-      "/admin/v1/operators",
-      defined({ email: need(f, "email"), role: need(f, "role"), password }),
-    );
+    return c.call("POST", "/admin/v1/operators", defined({ email, role, password }));
   },
   "operator reset-2fa": (c, _p, f) =>
     c.call("POST", "/admin/v1/operators/reset-second-factor", { email: need(f, "email") }),
@@ -403,20 +402,27 @@ export function usageOf(prefix: string): string {
     .join("\n");
 }
 
+/** A command whose words were checked: its one call to the server, made once a client is given. */
+export interface PreparedCommand {
+  send(client: AdminClient): Promise<{ status: number; json: unknown }>;
+}
+
 /**
- * Runs a command. A flag the command never reads or an argument it does not take is a usage error,
- * raised before anything is sent: a mistyped `--ammount` on `tx approve` must not approve the full
- * amount. The command reads every flag and argument it takes while it builds its request, so by the
- * time it calls the server, anything left unread was not for it.
+ * Checks a command's words without a server: runs the command up to its call to the server and
+ * holds that call until `send` gives a client. A flag the command never reads or an argument it
+ * does not take is a usage error, raised before anything is sent: a mistyped `--ammount` on
+ * `tx approve` must not approve the full amount. The command reads every flag and argument it takes
+ * while it builds its request, so by the time it calls the server, anything left unread was not for
+ * it. Nothing here needs the configuration, so the CLI checks the words before it reads the admin
+ * token or the server's URL: a typo is named whatever the environment holds.
  */
-export function runCommand(
+export async function prepareCommand(
   handler: Handler,
-  client: AdminClient,
   positional: string[],
   flags: Flags,
   /** The options the command takes, for a "did you mean" under a mistyped one. */
   options: readonly string[] = [],
-): Promise<{ status: number; json: unknown }> {
+): Promise<PreparedCommand> {
   const read = new Set<string>();
   let taken = 0;
   const trackedFlags = new Proxy(flags, {
@@ -431,8 +437,16 @@ export function runCommand(
       return Reflect.get(target, key);
     },
   });
-  const checked: AdminClient = {
-    call(method, path, body) {
+  let give: (client: AdminClient) => void = () => undefined;
+  const given = new Promise<AdminClient>((resolve) => {
+    give = resolve;
+  });
+  let pass: () => void = () => undefined;
+  const checked = new Promise<void>((resolve) => {
+    pass = resolve;
+  });
+  const held: AdminClient = {
+    async call(method, path, body) {
       const unknown = Object.keys(flags).find((k) => !read.has(k));
       if (unknown !== undefined) {
         const meant = closest(unknown, options);
@@ -444,10 +458,31 @@ export function runCommand(
       if (method === "PATCH" && Object.keys(flags).length === 0)
         throw new UsageError("nothing to change: give at least one option (--help lists them)");
       if (positional.length > taken) throw new UsageError(`unexpected argument "${positional[taken]}"`);
-      return client.call(method, path, body);
+      pass();
+      return (await given).call(method, path, body);
     },
   };
-  return handler(checked, trackedArgs, trackedFlags);
+  // A handler throws its usage errors while it builds the request (need, int, id) or from
+  // `held.call`: either rejects `outcome`, and `checked` is never passed.
+  const outcome = (async () => handler(held, trackedArgs, trackedFlags))();
+  await Promise.race([checked, outcome]);
+  return {
+    send(client) {
+      give(client);
+      return outcome;
+    },
+  };
+}
+
+/** Checks a command's words, then sends its call through `client`. */
+export async function runCommand(
+  handler: Handler,
+  client: AdminClient,
+  positional: string[],
+  flags: Flags,
+  options: readonly string[] = [],
+): Promise<{ status: number; json: unknown }> {
+  return (await prepareCommand(handler, positional, flags, options)).send(client);
 }
 
 export function parseArgv(argv: string[]): { words: string[]; flags: Flags } {

@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AdminClient } from "../../src/main/admin-client.js";
-import { COMMANDS, type Flags, runCommand, SYNTAX, usageOf } from "../../src/main/commands.js";
+import {
+  COMMANDS,
+  type Flags,
+  optionsOf,
+  prepareCommand,
+  runCommand,
+  SYNTAX,
+  usageOf,
+} from "../../src/main/commands.js";
 
 /**
  * The usage each command shows (`payintake firm create --help`) is what it takes: every option it
@@ -102,6 +110,44 @@ describe("operator CLI usage", () => {
     expect(usageOf("firm").split("\n")).toHaveLength(5);
     expect(usageOf("firm create")).toMatch(/^ {2}payintake firm create --name N \[--provider ID\]/);
     expect(usageOf("frobnicate")).toBe("");
+  });
+});
+
+describe("a command's words, checked before there is a client", () => {
+  // The CLI checks them before it reads the admin token or the server's URL (cli.ts): no client
+  // exists yet, so anything wrong must be found without one.
+  const firmCreate = COMMANDS["firm create"] as never;
+  const options = optionsOf("firm create");
+
+  it("a right command is ready without a client, and sends its one call once given one", async () => {
+    const prepared = await prepareCommand(firmCreate, [], {
+      name: "X",
+      "webhook-url": "https://shop.example/h",
+    });
+    const client = recorder();
+    expect(await prepared.send(client)).toEqual({ status: 200, json: {} });
+    expect(client.calls).toEqual([
+      { method: "POST", path: "/admin/v1/firms", body: { name: "X", webhook_url: "https://shop.example/h" } },
+    ]);
+  });
+
+  it("a mistyped option, a missing one, a malformed value or an extra argument is refused without one", async () => {
+    const wrong: [string[], Flags, string][] = [
+      [
+        [],
+        { name: "X", webhook: "https://shop.example/h" },
+        "unknown option --webhook for this command; did you mean --webhook-url?",
+      ],
+      [[], { "webhook-url": "https://shop.example/h" }, "--name is required"],
+      [
+        [],
+        { name: "X", "rate-limit": "many" },
+        '--rate-limit must be a whole number, 0 or more (got "many")',
+      ],
+      [["7"], { name: "X" }, 'unexpected argument "7"'],
+    ];
+    for (const [positional, flags, message] of wrong)
+      await expect(prepareCommand(firmCreate, positional, flags, options)).rejects.toThrow(message);
   });
 });
 
