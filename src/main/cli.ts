@@ -7,8 +7,17 @@ import { behaviourFrom, startChannelSimulator } from "../routing/channels/simula
 import { openStore, StoreLockedError } from "../store/engine/open.js";
 import { createRepositories } from "../store/index.js";
 import { createAdminClient, UnreadableFile } from "./admin-client.js";
-import { actor, COMMANDS, optionsOf, parseArgv, runCommand, UsageError, usageOf } from "./commands.js";
-import { RotationRefused, rotateCommand } from "./master-key-rotation.js";
+import {
+  actor,
+  COMMANDS,
+  optionsOf,
+  type PreparedCommand,
+  parseArgv,
+  prepareCommand,
+  UsageError,
+  usageOf,
+} from "./commands.js";
+import { RotationRefused, readGenerateFlag, rotateCommand } from "./master-key-rotation.js";
 import { startServer } from "./server.js";
 import { closest } from "./suggest.js";
 
@@ -86,7 +95,7 @@ function fail(message: string, code = 1): never {
 // Not EAI_AGAIN: a resolver that failed for now says nothing about the setting (exit 1, retried).
 const HOST_ERRORS = new Set(["ENOTFOUND", "EAI_NONAME", "EADDRNOTAVAIL"]);
 
-async function serve(config: ReturnType<typeof parseConfig>): Promise<void> {
+async function serve(config: Config): Promise<void> {
   const server = await startServer(config).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "EADDRINUSE")
       fail(
@@ -127,8 +136,11 @@ const CHANNEL_SIM_USAGE = `  payintake channel-sim [--port P] [--host H] [--beha
       --behaviour B   accept (default), slow, decline, hang or fail: how it answers each ask
       --delay-ms D    how long it waits before it accepts (accept: 0, slow: 3000)`;
 
-/** `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). */
-async function channelSim(flags: Record<string, string | true>): Promise<void> {
+/**
+ * `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). Its
+ * options are checked here; it starts when the run is called.
+ */
+function channelSim(flags: Record<string, string | true>): Run {
   const text = (name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
   const port = Number(text("port") ?? "0");
   const delay = text("delay-ms");
@@ -139,17 +151,19 @@ async function channelSim(flags: Record<string, string | true>): Promise<void> {
   } catch (err) {
     fail((err as Error).message, 2);
   }
-  const sim = await startChannelSimulator({
-    port,
-    host: text("host") ?? "127.0.0.1",
-    behaviour,
-    onAsk: (ask) => print({ at: new Date(ask.at).toISOString(), ...ask.body }),
-  });
-  const stop = () => void sim.close().then(() => process.exit(0));
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  // After the handlers, as for serve: a reader of this line may signal at once.
-  process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
+  return async () => {
+    const sim = await startChannelSimulator({
+      port,
+      host: text("host") ?? "127.0.0.1",
+      behaviour,
+      onAsk: (ask) => print({ at: new Date(ask.at).toISOString(), ...ask.body }),
+    });
+    const stop = () => void sim.close().then(() => process.exit(0));
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+    // After the handlers, as for serve: a reader of this line may signal at once.
+    process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
+  };
 }
 
 /**
@@ -184,6 +198,11 @@ function settingFor(option: string): string | undefined {
   return [name, `PAYINTAKE_${name}`].find((v) => CONFIG_VARIABLES.includes(v));
 }
 
+type Config = ReturnType<typeof parseConfig>;
+
+/** A command whose words were checked: what it does once the configuration is read. */
+type Run = (config: Config) => Promise<void>;
+
 async function main(): Promise<void> {
   const { words, flags } = parseArgv(process.argv.slice(2));
   if (words.length === 0 && flags.help === true) {
@@ -202,62 +221,109 @@ async function main(): Promise<void> {
     else process.stdout.write(group ? `${group}\n` : USAGE);
     return;
   }
-  const own = SERVER_COMMAND_OPTIONS[words[0] as string];
-  if (own) onlyOptions(flags, own);
-  let config: ReturnType<typeof parseConfig>;
+  // The command's own words first, the configuration after: a mistyped option is named whatever
+  // the environment holds, not behind "no admin token" or a setting it has nothing to do with.
+  const run = await checkWords(words, flags);
+  let config: Config;
   try {
     config = parseConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message, 2);
     throw err;
   }
+  await run(config);
+}
 
-  if (words[0] === "serve") {
-    const role = flags.role;
-    if (role !== undefined && role !== "api" && role !== "worker" && role !== "all") {
-      fail("--role must be api, worker or all", 2);
-    }
+/**
+ * Checks a command, its options and their values, and reads nothing else: no setting, no token,
+ * no store. Each usage error exits 2 here; what the command then does is the run it returns.
+ */
+async function checkWords(words: string[], flags: Record<string, string | true>): Promise<Run> {
+  const own = SERVER_COMMAND_OPTIONS[words[0] as string];
+  if (own) onlyOptions(flags, own);
+  switch (words[0]) {
+    case "serve":
+      return serveCommand(flags.role);
+    case "channel-sim":
+      return channelSim(flags);
+    case "master-key":
+      return masterKeyCommand(words, flags);
+    case "migrate":
+      return migrate;
+    default:
+      return operatorCommand(words, flags);
+  }
+}
+
+function serveCommand(role: string | true | undefined): Run {
+  if (role !== undefined && role !== "api" && role !== "worker" && role !== "all") {
+    fail("--role must be api, worker or all", 2);
+  }
+  return async (config) => {
     if (role !== undefined && role !== "all" && config.databaseUrl === undefined) {
       fail("--role api and --role worker need DATABASE_URL (the embedded store runs one process: all)", 2);
     }
     return serve(role === undefined ? config : { ...config, role });
+  };
+}
+
+function masterKeyCommand(words: string[], flags: Record<string, string | true>): Run {
+  if (words[1] !== "rotate" || words.length > 2) unknownCommand(words);
+  let by: string;
+  try {
+    readGenerateFlag(flags);
+    // Run on the store directly, not through the admin API: recorded as the CLI, with the name given.
+    by = `cli:${actor(flags)}`;
+  } catch (err) {
+    if (err instanceof UsageError) fail(err.message, 2);
+    throw err;
   }
-  if (words[0] === "channel-sim") return channelSim(flags);
-  if (words[0] === "master-key") {
-    if (words[1] !== "rotate" || words.length > 2) unknownCommand(words);
+  return async (config) => {
     try {
-      // Run on the store directly, not through the admin API: recorded as the CLI, with the name given.
-      print(await rotateCommand(config, flags, `cli:${actor(flags)}`));
+      print(await rotateCommand(config, flags, by));
     } catch (err) {
       if (err instanceof UsageError) fail(err.message, 2);
       if (err instanceof RotationRefused) fail(err.message, err.exitCode);
       throw err;
     }
-    return;
-  }
-  if (words[0] === "migrate") {
-    const store = await openStore(config);
-    try {
-      const applied = await store.migrate();
-      // What `serve` would do next at start, so that a store migrated ahead of a deployment is ready.
-      print({
-        applied,
-        payer_names_keyed: await fillPayerNameKeys(createRepositories(store).transactions),
-        // Indexes this PostgreSQL lacks for want of an extension (docs/operations.md, Years of data).
-        missing_indexes: await store.missingIndexes(),
-      });
-    } finally {
-      await store.close();
-    }
-    return;
-  }
+  };
+}
 
+async function migrate(config: Config): Promise<void> {
+  const store = await openStore(config);
+  try {
+    const applied = await store.migrate();
+    // What `serve` would do next at start, so that a store migrated ahead of a deployment is ready.
+    print({
+      applied,
+      payer_names_keyed: await fillPayerNameKeys(createRepositories(store).transactions),
+      // Indexes this PostgreSQL lacks for want of an extension (docs/operations.md, Years of data).
+      missing_indexes: await store.missingIndexes(),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** An operator command: its words checked by running it up to its call, then sent with the token. */
+async function operatorCommand(words: string[], flags: Record<string, string | true>): Promise<Run> {
   const command = `${words[0]} ${words[1] ?? ""}`;
   const handler = COMMANDS[command];
   if (!handler) unknownCommand(words);
   // `firm create --env`: the new firm's credentials as shell lines, read by every snippet.
   const env = command === "firm create" && flags.env === true;
   if (env) delete flags.env;
+  let prepared: PreparedCommand;
+  try {
+    prepared = await prepareCommand(handler, words.slice(2), flags, optionsOf(command));
+  } catch (err) {
+    if (err instanceof UsageError) fail(err.message, 2);
+    throw err;
+  }
+  return (config) => sendToServer(prepared, config, env);
+}
+
+async function sendToServer(prepared: PreparedCommand, config: Config, env: boolean): Promise<void> {
   const tokenFile = resolve(config.dataDir, "admin.token");
   const token = config.adminToken ?? readLocalSecret(config.dataDir, "admin.token");
   if (!token)
@@ -265,12 +331,10 @@ async function main(): Promise<void> {
       `no admin token: set PAYINTAKE_ADMIN_TOKEN as the server has it, or PAYINTAKE_DATA_DIR to the embedded server's data directory (looked for ${tokenFile})`,
       2,
     );
-  const client = createAdminClient(config.serverUrl, token);
   let result: { status: number; json: unknown };
   try {
-    result = await runCommand(handler, client, words.slice(2), flags, optionsOf(command));
+    result = await prepared.send(createAdminClient(config.serverUrl, token));
   } catch (err) {
-    if (err instanceof UsageError) fail(err.message, 2);
     if (err instanceof UnreadableFile) fail(err.message);
     fail(
       `cannot reach the server at ${config.serverUrl} (${(err as Error).message}): is it running? PAYINTAKE_URL says where it listens (unset: http://HOST:PORT)`,

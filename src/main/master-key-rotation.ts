@@ -138,7 +138,8 @@ export async function rotateCommand(config: Config, flags: Flags, actor: string)
   }
 }
 
-function readGenerateFlag(flags: Flags): boolean {
+/** Whether --generate was given, refusing any other option: the CLI checks it before the configuration too. */
+export function readGenerateFlag(flags: Flags): boolean {
   for (const name of Object.keys(flags))
     if (name !== "generate" && name !== "operator")
       throw new UsageError(`unknown option --${name} for this command`);

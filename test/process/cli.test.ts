@@ -783,3 +783,74 @@ describe.each(STORES)(
   },
   120_000,
 );
+
+/**
+ * A command's own words (the command, its options, their values) are checked before the
+ * configuration it needs to reach a server: a typo is named with no admin token set, and with a
+ * setting that is wrong. No server runs here; the data directory is empty, so no token is found.
+ * A test runs the CLI up to six times, about a second each when two test files share the cores.
+ */
+describe("payintake CLI: the words before the configuration", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "payintake-no-token-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const noToken = () => ({ PAYINTAKE_DATA_DIR: dir });
+  const webhook = "https://shop.example/h";
+
+  it("with no admin token: a mistyped option, a missing one and a malformed value are named, exit 2", async () => {
+    const cases: [string[], string][] = [
+      [
+        ["firm", "create", "--name", "X", "--webhook", webhook],
+        "payintake: unknown option --webhook for this command; did you mean --webhook-url?",
+      ],
+      [["firm", "create", "--webhook-url", webhook], "payintake: --name is required"],
+      [
+        ["firm", "create", "--name", "X", "--rate-limit", "many"],
+        'payintake: --rate-limit must be a whole number, 0 or more (got "many")',
+      ],
+      [["firm", "update", "1"], "payintake: nothing to change: give at least one option (--help lists them)"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, noToken());
+      expect([args.join(" "), r.code, r.stderr.trim(), r.stdout]).toEqual([args.join(" "), 2, message, ""]);
+    }
+  });
+
+  it("with no admin token, a right command still says the token is missing", async () => {
+    const r = await runCli(["firm", "create", "--name", "X", "--webhook-url", webhook], noToken());
+    expect([r.code, r.stderr.trim(), r.stdout]).toEqual([
+      2,
+      `payintake: no admin token: set PAYINTAKE_ADMIN_TOKEN as the server has it, or PAYINTAKE_DATA_DIR to the embedded server's data directory (looked for ${join(dir, "admin.token")})`,
+      "",
+    ]);
+  });
+
+  it("with a wrong setting, every kind of command names its own mistake first", async () => {
+    const broken = { ...noToken(), PORT: "not-a-port" };
+    const cases: [string[], string][] = [
+      [
+        ["tx", "approve", "7", "--ammount", "100"],
+        "payintake: unknown option --ammount for this command; did you mean --amount?",
+      ],
+      [
+        ["firm", "creat", "--name", "X"],
+        'payintake: unknown command "firm creat"; did you mean "firm create"?',
+      ],
+      [["serve", "--role", "boss"], "payintake: --role must be api, worker or all"],
+      [["channel-sim", "--port", "high"], "payintake: --port must be a port number"],
+      [["master-key", "rotate", "--generate", "yes"], "payintake: --generate takes no value"],
+      [["firm", "list"], "payintake: invalid configuration:\n  PORT must be a number from 0 to 65535"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, broken);
+      expect([args.join(" "), r.code, r.stderr.split("\n\n")[0]?.trim()]).toEqual([
+        args.join(" "),
+        2,
+        message,
+      ]);
+    }
+  });
+}, 60_000);
