@@ -59,18 +59,24 @@ export function candidatePool<P extends { createdAt: number }>(
 ) {
   let loaded: Loaded<P> | undefined;
 
-  async function load(reach: { from: number; to: number }): Promise<Loaded<P>> {
+  /**
+   * A window from the line's reach onwards; or, for a line earlier than the window read (a bank
+   * that lists its newest entries first), one that ends with the line's reach, so that the lines
+   * before it in time are covered too.
+   */
+  async function load(reach: { from: number; to: number }, backwards: boolean): Promise<Loaded<P>> {
     const end = lastBooked === null ? reach.to : Math.max(reach.to, lastBooked + DAY_MS + CLOCK_TOLERANCE_MS);
-    const to = Math.max(reach.to, Math.min(end, reach.from + WINDOW_MS));
-    const rows = await source.load(reach.from, to, ceiling + 1);
+    const from = backwards ? Math.min(reach.from, reach.to - WINDOW_MS) : reach.from;
+    const to = backwards ? reach.to : Math.max(reach.to, Math.min(end, reach.from + WINDOW_MS));
+    const rows = await source.load(from, to, ceiling + 1);
     if (rows.length <= ceiling)
-      return { from: reach.from, coveredTo: to, pool: rows.map(source.toCandidate), fullPast: null };
+      return { from, coveredTo: to, pool: rows.map(source.toCandidate), fullPast: null };
     // Full: the deposits made at the last time read may not all be there; they are left out.
     const lastAt = (rows[ceiling - 1] as CandidateRow).created_at;
     const kept = rows.slice(0, ceiling).filter((r) => r.created_at < lastAt);
     return {
-      from: reach.from,
-      coveredTo: Math.max(lastAt - 1, reach.from),
+      from,
+      coveredTo: Math.max(lastAt - 1, from),
       pool: kept.map(source.toCandidate),
       fullPast: (rows[Math.floor(ceiling / 2)] as CandidateRow).created_at,
     };
@@ -79,9 +85,8 @@ export function candidatePool<P extends { createdAt: number }>(
   return {
     async around(line: StatementLine): Promise<PoolWindow<P>> {
       const reach = reachOf(line);
-      if (!loaded || stale(loaded, reach)) {
-        loaded = await load(reach);
-      }
+      if (!loaded || stale(loaded, reach))
+        loaded = await load(reach, loaded !== undefined && reach.from < loaded.from);
       return { candidates: within(loaded.pool, reach), complete: reach.to <= loaded.coveredTo };
     },
     /** The deposits read so far, for the caller's look-ups by id. */

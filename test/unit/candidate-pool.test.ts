@@ -85,6 +85,15 @@ describe("the candidate pool", () => {
     expect(db.loads).toBeLessThanOrEqual(5);
   });
 
+  it("lines newest first over a week read a few windows too", async () => {
+    const times = Array.from({ length: 1_000 }, (_, i) => T0 + i * 10 * 60_000);
+    const db = store(times);
+    const lines = times.map((t) => line(t + 60_000, false)).reverse();
+    const pool = candidatePool({ load: db.load, toCandidate: pooled }, lines[0]?.bookedAt ?? null);
+    for (const l of lines) expect((await pool.around(l)).complete).toBe(true);
+    expect(db.loads).toBeLessThanOrEqual(6);
+  });
+
   it("a line whose reach holds more deposits than the ceiling is told so, and reads no window of its own", async () => {
     const times = Array.from({ length: 500 }, (_, i) => T0 + i * 1_000);
     const db = store(times);
