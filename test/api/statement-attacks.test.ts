@@ -2,7 +2,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signFeedRequest } from "../../src/crypto/signature.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, depositWithCode, type TestFirm } from "../support/merchant.js";
 import { camtFile } from "../support/statement-files.js";
 
 /**
@@ -20,10 +20,7 @@ describe.each(STORES)("statements under attack (%s)", (kind) => {
   beforeAll(async () => {
     server = await startTestServer(kind, { LOG_LEVEL: "warn" });
     account = await addAccount(server);
-    firm = await createFirm(server);
-    expect(
-      (await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { answer_payment_code: true })).status,
-    ).toBe(200);
+    firm = await createFirm(server, { answer_payment_code: true });
     secret = (await server.admin("POST", `/admin/v1/accounts/${account.id}/feed-secret`, {})).json.secret;
   });
   afterAll(async () => {
@@ -53,18 +50,7 @@ describe.each(STORES)("statements under attack (%s)", (kind) => {
     });
     return { status: res.statusCode, json: (await res.body.json()) as any };
   }
-  async function deposit(amount: string) {
-    const body = depositBody({ amount });
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const q = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    return {
-      id: q.json.data.id as number,
-      at: Date.parse(q.json.data.created_at),
-      code: q.json.data.payment_code as string,
-    };
-  }
+  const deposit = (amount: string) => depositWithCode(server, firm, { amount });
   const status = async (id: number) =>
     (await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status;
   const lineCount = async () =>

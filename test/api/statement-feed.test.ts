@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signFeedRequest } from "../../src/crypto/signature.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, depositWithCode, type TestFirm } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
 /**
@@ -59,19 +59,8 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
     });
     return { status: res.statusCode, json: (await res.body.json()) as any };
   }
-  async function deposit(overrides: Record<string, unknown> = {}) {
-    const body = depositBody(overrides);
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const q = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    // The code as the merchant is given it (the firm answers with codes): the store's key makes it.
-    return {
-      id: q.json.data.id as number,
-      at: Date.parse(q.json.data.created_at),
-      code: q.json.data.payment_code as string,
-    };
-  }
+  // The code as the merchant is given it (the firm answers with codes): the store's key makes it.
+  const deposit = (overrides: Record<string, unknown> = {}) => depositWithCode(server, firm, overrides);
   const tx = async (id: number) => (await server.admin("GET", `/admin/v1/transactions/${id}`)).json;
   const lineCount = async () =>
     (await server.admin("GET", "/admin/v1/statement-lines?limit=1000")).json.length as number;

@@ -1,7 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
+import { addAccount, createFirm, depositWithCode, type TestFirm } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { camtFile, type Entry } from "../support/statement-files.js";
 
@@ -35,19 +35,9 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
     });
     return { status: res.statusCode, json: (await res.body.json()) as any };
   }
-  async function deposit(overrides: Record<string, unknown> = {}, from = firm) {
-    const body = depositBody(overrides);
-    expect((await send(server, from, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const q = await send(server, from, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
-    // The code as the merchant is given it (its firms answer with codes): the store's key makes it.
-    return {
-      id: q.json.data.id as number,
-      at: Date.parse(q.json.data.created_at),
-      code: q.json.data.payment_code as string,
-    };
-  }
+  // The code as the merchant is given it (its firms answer with codes): the store's key makes it.
+  const deposit = (overrides: Record<string, unknown> = {}, from = firm) =>
+    depositWithCode(server, from, overrides);
   const tx = async (id: number) => (await server.admin("GET", `/admin/v1/transactions/${id}`)).json;
   const file = (entries: Entry[], sequence?: string) => camtFile({ iban: account.iban, entries, sequence });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
+import { addAccount, createFirm, depositWithCode } from "../support/merchant.js";
 import { camtFile } from "../support/statement-files.js";
 
 /**
@@ -22,23 +22,16 @@ describe.each(STORES)("console: a line held back by an unbalanced statement (%s)
   beforeAll(async () => {
     server = await startTestServer(kind, { LOG_LEVEL: "warn" });
     const account = await addAccount(server);
-    const firm = await createFirm(server);
-    expect(
-      (await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { answer_payment_code: true })).status,
-    ).toBe(200);
+    const firm = await createFirm(server, { answer_payment_code: true });
     await createConsoleOperators(server, ["operator"]);
-    const body = depositBody({ amount: "250.00" });
-    expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-    const q = await send(server, firm, {
-      path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-    });
+    const d = await depositWithCode(server, firm, { amount: "250.00" });
     const file = camtFile({
       iban: account.iban,
       entries: [
         {
           amount: "250.00",
-          at: Date.parse(q.json.data.created_at) + 1_000,
-          description: q.json.data.payment_code,
+          at: d.at + 1_000,
+          description: d.code,
           ref: "HELD-1",
         },
       ],

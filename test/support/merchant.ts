@@ -220,6 +220,29 @@ export async function paymentCodeOf(server: TestServer, firm: TestFirm, id: numb
 }
 
 /**
+ * A direct deposit left pending, as a statement line would pay it: its id, when it was made and its
+ * payment code, all from the firm's query by reference, as a merchant learns them (the firm must
+ * have been made with `answer_payment_code: true`).
+ */
+export async function depositWithCode(
+  server: TestServer,
+  firm: TestFirm,
+  overrides: Record<string, unknown> = {},
+): Promise<{ id: number; at: number; code: string }> {
+  const body = depositBody(overrides);
+  const res = await send(server, firm, { path: "/paymentapi/v1/deposits", body });
+  if (res.status !== 200) throw new Error(`deposit answered ${res.status}: ${res.text}`);
+  const q = await send(server, firm, {
+    path: `/paymentapi/v1/transactions/by-reference/${body.reference as string}`,
+  });
+  return {
+    id: q.json.data.id as number,
+    at: Date.parse(q.json.data.created_at),
+    code: q.json.data.payment_code as string,
+  };
+}
+
+/**
  * A hosted deposit (redirect mode, no amount: the payer types it on the page): its page's full
  * address, its token, its reference and the body sent.
  */
