@@ -4,6 +4,7 @@ import { request } from "undici";
 import { signFeedRequest } from "../src/crypto/signature.js";
 import { signedCall } from "./client.js";
 import type { StoreKind } from "./payintake.js";
+import { STATEMENT_IBAN, statementScene } from "./reconcile-scene.js";
 import { adminJson } from "./volume-http.js";
 import { createVolumeStore, startServer } from "./volume-server.js";
 
@@ -21,7 +22,7 @@ export interface FeedRun {
   maxMs: number;
 }
 
-const IBAN = "TR330006100519786457841326";
+const _IBAN = STATEMENT_IBAN;
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
@@ -61,19 +62,9 @@ export async function feedRun(kind: StoreKind, root: string, samples: number): P
   const receiver = await startReceiver();
   try {
     const url = server.child.url;
-    const account = await adminJson(url, vs.adminToken, "POST", "/admin/v1/accounts", {
-      bank_name: "Ziraat Bankası",
-      holder_name: "Ödeme Hizmetleri A.Ş.",
-      iban: IBAN,
-    });
-    const firm = await adminJson(url, vs.adminToken, "POST", "/admin/v1/firms", {
+    const { account, firm } = await statementScene(url, vs.adminToken, {
       name: "Feed Firm",
       webhook_url: receiver.url,
-      // Queries carry each deposit's payment code, which the feed's lines then name.
-      answer_payment_code: true,
-      rate_limit_per_second: 100_000,
-      max_pending_count: null,
-      max_pending_amount: null,
     });
     const feed = await adminJson(
       url,

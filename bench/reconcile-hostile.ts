@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { depositJson, signedCall } from "./client.js";
 import type { StoreKind } from "./payintake.js";
-import { adminJson } from "./volume-http.js";
+import { STATEMENT_IBAN, statementScene } from "./reconcile-scene.js";
 import { createVolumeStore, startServer } from "./volume-server.js";
 
 /**
@@ -15,7 +15,7 @@ import { createVolumeStore, startServer } from "./volume-server.js";
  * within 60 s, a deposit's p99 under 100 ms.
  */
 const MB = 1 << 20;
-const IBAN = "TR330006100519786457841326";
+const IBAN = STATEMENT_IBAN;
 const SIZE = Number(process.env.RECONCILE_HOSTILE_MB ?? 190) * MB;
 /** Merchants depositing while a file is read, together at a steady rate a busy day sees. */
 const DEPOSITORS = 4;
@@ -168,17 +168,9 @@ export async function hostileRuns(
   const runs: HostileRun[] = [];
   try {
     const url = server.child.url;
-    const account = await adminJson(url, vs.adminToken, "POST", "/admin/v1/accounts", {
-      bank_name: "Ziraat Bankası",
-      holder_name: "Ödeme Hizmetleri A.Ş.",
-      iban: IBAN,
-    });
-    const firm = await adminJson(url, vs.adminToken, "POST", "/admin/v1/firms", {
+    const { account, firm } = await statementScene(url, vs.adminToken, {
       name: "Hostile Firm",
       webhook_url: "http://127.0.0.1:9/cb",
-      rate_limit_per_second: 100_000,
-      max_pending_count: null,
-      max_pending_amount: null,
     });
     const creds = { apiKey: firm.api_key, secret: firm.secret_key };
     const pid = server.child.pid;

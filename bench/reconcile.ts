@@ -10,8 +10,8 @@ import { pool, signedCall } from "./client.js";
 import type { StoreKind } from "./payintake.js";
 import { type FeedRun, feedRun } from "./reconcile-feed.js";
 import { type HostileRun, hostileRuns, hostileTable } from "./reconcile-hostile.js";
+import { STATEMENT_IBAN, statementScene } from "./reconcile-scene.js";
 import { writeDocSections } from "./report.js";
-import { adminJson } from "./volume-http.js";
 import { FIRST_NAMES, LAST_NAMES } from "./volume-names.js";
 import { codeVersion } from "./volume-section.js";
 import { createVolumeStore, startServer } from "./volume-server.js";
@@ -43,7 +43,7 @@ const FEED_SAMPLES = Number(process.env.RECONCILE_FEED_SAMPLES ?? 500);
  * their own section.
  */
 const ONLY = process.env.RECONCILE_ONLY;
-const IBAN = "TR330006100519786457841326";
+const IBAN = STATEMENT_IBAN;
 const log = (line: string) => process.stdout.write(`[reconcile] ${line}\n`);
 
 interface ImportRun {
@@ -128,19 +128,9 @@ async function importRun(kind: StoreKind, dir: string): Promise<ImportRun> {
   const server = await startServer(vs, ROOT);
   try {
     const url = server.child.url;
-    const account = await adminJson(url, vs.adminToken, "POST", "/admin/v1/accounts", {
-      bank_name: "Ziraat Bankası",
-      holder_name: "Ödeme Hizmetleri A.Ş.",
-      iban: IBAN,
-    });
-    const firm = await adminJson(url, vs.adminToken, "POST", "/admin/v1/firms", {
+    const { account, firm } = await statementScene(url, vs.adminToken, {
       name: "Statement Firm",
       webhook_url: "http://127.0.0.1:9/cb",
-      // Queries carry each deposit's payment code, which the statement's lines then name.
-      answer_payment_code: true,
-      rate_limit_per_second: 100_000,
-      max_pending_count: null,
-      max_pending_amount: null,
     });
     log(`${kind}: making ${DEPOSITS} deposits`);
     const deposits = await makeDeposits(url, { apiKey: firm.api_key, secret: firm.secret_key });

@@ -24,7 +24,7 @@ const KEPT_FOR_ERRORS = 400;
 
 export async function timedRequest(
   url: string,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PATCH",
   path: string,
   headers: Record<string, string>,
   body?: string,
@@ -60,7 +60,7 @@ export function merchantCall(
 export async function adminCall(
   url: string,
   token: string,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PATCH",
   path: string,
   body?: unknown,
 ): Promise<Answer> {
@@ -81,7 +81,7 @@ export async function adminCall(
 export async function adminJson(
   url: string,
   token: string,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PATCH",
   path: string,
   body?: unknown,
   expected = method === "POST" ? 201 : 200,
