@@ -2,10 +2,6 @@
 import { resolve } from "node:path";
 import { CONFIG_VARIABLES, ConfigError, parseConfig } from "../config/config.js";
 import { readLocalSecret } from "../config/local-secrets.js";
-import { fillPayerNameKeys } from "../lifecycle/name-keys.js";
-import { behaviourFrom, startChannelSimulator } from "../routing/channels/simulator.js";
-import { openStore, StoreLockedError } from "../store/engine/open.js";
-import { createRepositories } from "../store/index.js";
 import { createAdminClient, UnreadableFile } from "./admin-client.js";
 import {
   actor,
@@ -17,9 +13,10 @@ import {
   UsageError,
   usageOf,
 } from "./commands.js";
-import { RotationRefused, readGenerateFlag, rotateCommand } from "./master-key-rotation.js";
-import { startServer } from "./server.js";
 import { closest } from "./suggest.js";
+
+// The server, the store and the key rotation are loaded by the commands that run them: an operator
+// command only talks HTTP, and loading the whole server made each one take a second to start.
 
 const USAGE = `payintake: payment intake service
 
@@ -96,6 +93,7 @@ function fail(message: string, code = 1): never {
 const HOST_ERRORS = new Set(["ENOTFOUND", "EAI_NONAME", "EADDRNOTAVAIL"]);
 
 async function serve(config: Config): Promise<void> {
+  const { startServer } = await import("./server.js");
   const server = await startServer(config).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "EADDRINUSE")
       fail(
@@ -140,7 +138,8 @@ const CHANNEL_SIM_USAGE = `  payintake channel-sim [--port P] [--host H] [--beha
  * `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). Its
  * options are checked here; it starts when the run is called.
  */
-function channelSim(flags: Record<string, string | true>): Run {
+async function channelSim(flags: Record<string, string | true>): Promise<Run> {
+  const { behaviourFrom, startChannelSimulator } = await import("../routing/channels/simulator.js");
   const text = (name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
   const port = Number(text("port") ?? "0");
   const delay = text("delay-ms");
@@ -267,8 +266,9 @@ function serveCommand(role: string | true | undefined): Run {
   };
 }
 
-function masterKeyCommand(words: string[], flags: Record<string, string | true>): Run {
+async function masterKeyCommand(words: string[], flags: Record<string, string | true>): Promise<Run> {
   if (words[1] !== "rotate" || words.length > 2) unknownCommand(words);
+  const { RotationRefused, readGenerateFlag, rotateCommand } = await import("./master-key-rotation.js");
   let by: string;
   try {
     readGenerateFlag(flags);
@@ -290,6 +290,11 @@ function masterKeyCommand(words: string[], flags: Record<string, string | true>)
 }
 
 async function migrate(config: Config): Promise<void> {
+  const [{ openStore }, { createRepositories }, { fillPayerNameKeys }] = await Promise.all([
+    import("../store/engine/open.js"),
+    import("../store/index.js"),
+    import("../lifecycle/name-keys.js"),
+  ]);
   const store = await openStore(config);
   try {
     const applied = await store.migrate();
@@ -383,6 +388,5 @@ function writeWarnings(json: unknown): void {
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) fail(err.message, 2);
-  if (err instanceof StoreLockedError) fail(err.message);
   fail((err as Error).message ?? String(err));
 });
