@@ -1,5 +1,8 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import {
   type CompiledQuery,
@@ -105,23 +108,46 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 /**
  * Where the thread's code is: the compiled file next to this one, or, when this module runs as
- * TypeScript (the test suite), the source, loaded through tsx inside the thread.
+ * TypeScript (the test suite), the source bundled into one file by esbuild (sourceThread).
  */
 function startThread(init: SqliteThreadInit): Worker {
   const here = import.meta.url;
-  if (!here.endsWith(".ts"))
-    return new Worker(new URL("./sqlite-thread.js", here), {
-      workerData: init,
-      resourceLimits: THREAD_LIMITS,
-    });
-  const source = new URL("./sqlite-thread.ts", here).href;
-  const tsx = pathToFileURL(
-    createRequire(here)
-      .resolve("tsx/esm/api")
-      .replace(/\.cjs$/, ".mjs"),
-  ).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(boot, { eval: true, workerData: init, resourceLimits: THREAD_LIMITS });
+  const file = here.endsWith(".ts") ? sourceThread(here) : new URL("./sqlite-thread.js", here);
+  return new Worker(file, { workerData: init, resourceLimits: THREAD_LIMITS });
+}
+
+let sourceThreadFile: URL | undefined;
+
+/**
+ * The thread's TypeScript source as one ES module, written once per process under
+ * node_modules/.cache (packages stay imports, resolved from there). Loading the source through tsx
+ * in each new thread cost over half a second per store opened; the suite opens hundreds.
+ */
+function sourceThread(here: string): URL {
+  if (sourceThreadFile) return sourceThreadFile;
+  const load = createRequire(here);
+  const esbuild = load("esbuild") as typeof import("esbuild");
+  const built = esbuild.buildSync({
+    entryPoints: [fileURLToPath(new URL("./sqlite-thread.ts", here))],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    packages: "external",
+    write: false,
+  });
+  const code = built.outputFiles[0]?.text ?? "";
+  const name = `sqlite-thread-${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`;
+  const dir = join(dirname(load.resolve("esbuild/package.json")), "..", ".cache", "payintake");
+  const path = join(dir, name);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    // Written aside and renamed: another test process may be loading the same file.
+    const aside = `${path}.${process.pid}`;
+    writeFileSync(aside, code);
+    renameSync(aside, path);
+  }
+  sourceThreadFile = pathToFileURL(path);
+  return sourceThreadFile;
 }
 
 class SqliteThread implements GroupCommit {
