@@ -1,0 +1,278 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname } from "node:path";
+import { type LoadResult, percentile } from "../shared/load.js";
+
+/** One measured server in one round: the result, or why it could not be measured. */
+export interface Scenario {
+  /** The floors (bench/deposits/store-floor.ts) are references, like bare: measured, held to no target. */
+  key: "bare" | "sqlite" | "postgres" | "floor-sqlite" | "floor-postgres";
+  label: string;
+  /** 1-based; each round measures the bare endpoint and then each store, one after the other. */
+  round?: number;
+  result?: LoadResult;
+  failure?: string;
+}
+
+export const TARGETS = {
+  sqliteRatio: 0.35,
+  postgresRatio: 0.3,
+  p99Ms: 25,
+} as const;
+
+export interface Check {
+  text: string;
+  met: boolean;
+}
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "n/a");
+const cores = (n: number | null) => (n === null ? "—" : n.toFixed(2));
+
+export function ratioToBare(s: Scenario, bare: Scenario): number {
+  if (!s.result || !bare.result || bare.result.reqPerSecMean <= 0) return Number.NaN;
+  return s.result.okPerSec / bare.result.reqPerSecMean;
+}
+
+function checkCell(list: Check[]): string {
+  return list.map((c) => `${c.text}: ${c.met ? "ok" : "**MISSED**"}`).join("; ");
+}
+
+/** Every round's figures, each server's ratio taken against the bare endpoint of its own round. */
+export function resultsTable(scenarios: Scenario[]): string {
+  const rows = [
+    "| Round | Server | req/s (mean) | 200/s | p50 ms | p99 ms | non-2xx | errors | ratio to bare |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const s of scenarios) {
+    const round = s.round ?? 1;
+    const r = s.result;
+    if (!r) {
+      rows.push(
+        `| ${round} | ${s.label} | — | — | — | — | — | — | not measured: ${s.failure ?? "skipped"} |`,
+      );
+      continue;
+    }
+    const bare = bareOf(scenarios, round);
+    const ratio = s.key === "bare" ? "1.00x" : `${ratioToBare(s, bare).toFixed(2)}x`;
+    rows.push(
+      `| ${round} | ${s.label} | ${int(r.reqPerSecMean)} | ${int(r.okPerSec)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx} | ${r.errors} | ${ratio} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+function bareOf(scenarios: Scenario[], round: number): Scenario {
+  return (
+    scenarios.find((s) => s.key === "bare" && (s.round ?? 1) === round) ?? { key: "bare", label: "bare" }
+  );
+}
+
+function median(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/**
+ * One server over all rounds. Throughput: the median of its rounds, and the median of its ratios,
+ * each taken against the bare endpoint measured moments before it in the same round (this machine's
+ * speed drifts by a third within minutes, so a ratio across rounds would measure the drift).
+ * Latency: p50 and p99 over every measured response of every round, and the worst round's p99,
+ * which is what the p99 target is held to (pooling alone would weigh a slow round least).
+ */
+export interface Summary {
+  key: Scenario["key"];
+  label: string;
+  rounds: number;
+  measured: number;
+  okPerSec: number;
+  ratios: number[];
+  ratio: number;
+  p50: number;
+  p99: number;
+  worstP99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export function summarise(scenarios: Scenario[]): Summary[] {
+  const keys = [...new Set(scenarios.map((s) => s.key))];
+  return keys.map((key) => {
+    const runs = scenarios.filter((s) => s.key === key);
+    const measured = runs.filter((s) => s.result);
+    const ratios = measured.map((s) =>
+      key === "bare" ? 1 : ratioToBare(s, bareOf(scenarios, s.round ?? 1)),
+    );
+    const all = new Float64Array(measured.reduce((n, s) => n + (s.result?.latencies.length ?? 0), 0));
+    let at = 0;
+    for (const s of measured) {
+      all.set(s.result?.latencies ?? [], at);
+      at += s.result?.latencies.length ?? 0;
+    }
+    all.sort();
+    return {
+      key,
+      label: runs[0]?.label ?? key,
+      rounds: runs.length,
+      measured: measured.length,
+      okPerSec: median(measured.map((s) => s.result?.okPerSec ?? Number.NaN)),
+      ratios,
+      ratio: median(ratios),
+      p50: percentile(all, 0.5),
+      p99: percentile(all, 0.99),
+      worstP99:
+        measured.length > 0 ? Math.max(...measured.map((m) => m.result?.p99 ?? Number.NaN)) : Number.NaN,
+      non2xx: measured.reduce((n, s) => n + (s.result?.non2xx ?? 0), 0),
+      errors: measured.reduce((n, s) => n + (s.result?.errors ?? 0), 0),
+    };
+  });
+}
+
+/** The targets a server is held to over the rounds; the bare reference only has to answer. */
+export function summaryChecks(s: Summary): Check[] {
+  const answered = { text: "non-2xx = 0", met: s.non2xx === 0 && s.errors === 0 };
+  // A round without its own measurement (of the store, or of the bare endpoint it is compared
+  // with) is a failed round, never one quietly left out of the median.
+  const everyRound =
+    s.measured === s.rounds && s.ratios.length === s.rounds && s.ratios.every(Number.isFinite);
+  if (!everyRound) return [{ text: "measured in every round", met: false }];
+  if (s.key === "bare" || s.key === "floor-sqlite" || s.key === "floor-postgres") return [answered];
+  const min = s.key === "sqlite" ? TARGETS.sqliteRatio : TARGETS.postgresRatio;
+  return [
+    { text: `median ratio ≥ ${min.toFixed(2)}x`, met: s.ratio >= min },
+    { text: `p99 < ${TARGETS.p99Ms} ms in every round`, met: s.worstP99 < TARGETS.p99Ms },
+    answered,
+  ];
+}
+
+export function summaryTable(summaries: Summary[]): string {
+  const rows = [
+    "| Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (all rounds) | p99 ms (worst round) | non-2xx | errors | ratio to bare (median; each round) | Targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+  ];
+  for (const s of summaries) {
+    const each = s.ratios.map((r) => r.toFixed(2)).join(", ");
+    const ratio = s.key === "bare" ? "1.00x" : `**${s.ratio.toFixed(2)}x** (${each})`;
+    rows.push(
+      `| ${s.label} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.worstP99)} | ${s.non2xx} | ${s.errors} | ${ratio} | ${checkCell(summaryChecks(s))} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+/** Cores busy with processes other than the generator, the server and PostgreSQL during a run. */
+export function otherCores(cpu: LoadResult["cpu"]): number {
+  const busyCores = (cpu.machineBusyPct / 100) * availableParallelism();
+  return Math.max(0, busyCores - cpu.generator - cpu.server - (cpu.db ?? 0));
+}
+
+/** A warning when something else on the machine took a noticeable share of the CPU. */
+export function noiseWarning(scenarios: Scenario[]): string | undefined {
+  const noisy = scenarios.filter((s) => s.result && otherCores(s.result.cpu) > 0.3);
+  if (noisy.length === 0) return undefined;
+  const list = noisy.map(
+    (s) => `${s.label}, round ${s.round ?? 1} (${otherCores(s.result?.cpu ?? NO_CPU).toFixed(2)} cores)`,
+  );
+  return (
+    `Something else kept the CPU busy during: ${list.join(", ")} (other processes, or kernel work ` +
+    "not charged to ours). Those figures are lower than the machine can do; rerun on a quiet machine."
+  );
+}
+
+const NO_CPU: LoadResult["cpu"] = { generator: 0, server: 0, db: null, machineBusyPct: 0 };
+
+/**
+ * CPU microseconds per 200 answer: what one answer costs, whatever the speed of the load generator
+ * (which sets the bare endpoint's figure, and so the ratio to bare).
+ */
+function perAnswer(coresUsed: number | null, okPerSec: number): string {
+  if (coresUsed === null || !(okPerSec > 0)) return "—";
+  return Math.round((coresUsed * 1e6) / okPerSec).toLocaleString("en-US");
+}
+
+export function cpuTable(scenarios: Scenario[]): string {
+  const rows = [
+    "| Round | Server | load generator | server process | postgres processes | anything else | machine busy | server µs per 200 | postgres µs per 200 |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const s of scenarios) {
+    const r = s.result;
+    if (!r) continue;
+    const c = r.cpu;
+    rows.push(
+      `| ${s.round ?? 1} | ${s.label} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% | ${perAnswer(c.server, r.okPerSec)} | ${perAnswer(c.db, r.okPerSec)} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+export function statusDetails(scenarios: Scenario[]): string[] {
+  const lines: string[] = [];
+  for (const s of scenarios) {
+    const r = s.result;
+    if (!r) continue;
+    if (r.non2xx > 0 || r.errors > 0) {
+      lines.push(
+        `${s.label}: statuses ${JSON.stringify(r.statusCounts)}, ${r.errors} errors (of which ${r.timeouts} timeouts)`,
+      );
+      for (const sample of r.errorSamples) lines.push(`  sample: ${sample}`);
+    }
+  }
+  return lines;
+}
+
+// --- docs/BENCHMARKS.md ---------------------------------------------------------------------------
+
+export const DOC_INTRO = `# Benchmarks
+
+Throughput and latency of payintake measured on one machine, next to a reference that shows what the
+machine can do at all. Figures only compare well within one run on one machine: the reference is
+measured in the same run for that reason, and targets are expressed as ratios to it. The deposits are
+measured in rounds (bare, SQLite, PostgreSQL, then again): this machine's speed drifts by a third
+within minutes, so each ratio is taken against the bare endpoint of its own round, and the targets
+are held to the median of the rounds' ratios and to the worst round's p99.
+
+## How to run
+
+\`\`\`sh
+npm run bench                             # builds (prebench), then bench/deposits/run.ts; about 12 minutes
+BENCH_CALLBACKS=0 npm run bench           # deposits only (3 rounds): about 5 minutes
+BENCH_ROUNDS=5 npm run bench              # more rounds of bare, SQLite and PostgreSQL (default 3)
+BENCH_SECONDS=30 npm run bench            # longer measured runs (default 10 s, after 2 s warmup)
+BENCH_QUIET_WAIT_SECONDS=0 npm run bench  # do not wait for an idle machine before each server (default: up to 15 s)
+BENCH_STORES=sqlite npm run bench         # one store only (figures not written here)
+BENCH_CPU_PROF=1 npm run bench            # also CPU-profiles payintake and prints where it spends time (figures not written here)
+\`\`\`
+
+PostgreSQL comes from \`BENCH_DATABASE_URL\` (else \`PAYINTAKE_TEST_DATABASE_URL\`, else
+\`postgres://postgres@127.0.0.1:5432/test\`); each run works in a fresh schema and drops it afterwards.
+The benchmark exits 0 when targets are missed (it measures, it does not gate) and marks them MISSED.
+
+## Layout of this file
+
+Each section below is written by a benchmark script between \`<!-- bench:<name>:start -->\` and
+\`<!-- bench:<name>:end -->\` markers. A run replaces only its own sections; text outside the markers
+is kept. New benchmarks add their own sections with their own markers.
+`;
+
+/** Replaces the text between the section's markers, or appends the section when it is not there yet. */
+export function upsertSection(doc: string, name: string, body: string): string {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const block = `${start}\n${body.trim()}\n${end}`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i !== -1 && j > i) return doc.slice(0, i) + block + doc.slice(j + end.length);
+  return `${doc.trimEnd()}\n\n${block}\n`;
+}
+
+export function writeDocSections(file: string, sections: { name: string; body: string }[]): void {
+  let doc = existsSync(file) ? readFileSync(file, "utf8") : DOC_INTRO;
+  for (const s of sections) doc = upsertSection(doc, s.name, s.body);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, doc.endsWith("\n") ? doc : `${doc}\n`);
+}
