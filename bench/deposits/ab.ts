@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import { ROOT } from "../shared/tree.js";
 import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
-import { writeDocSections } from "./report.js";
 
 /**
  * This tree against another checkout of payintake (BENCH_AB_BASE, built there with `npm run build`):
@@ -10,7 +10,6 @@ import { writeDocSections } from "./report.js";
  * nothing, or what it costs. `npm run bench:ab`; BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_STORES
  * as for the main benchmark. Writes the "ab" section of docs/BENCHMARKS.md.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BASE = process.env.BENCH_AB_BASE;
 if (!BASE) throw new Error("BENCH_AB_BASE: the checkout to compare with (built with npm run build)");
 const log = (line: string) => process.stdout.write(`[ab] ${line}\n`);
@@ -31,4 +30,4 @@ const body = [
   mediansTable(runs, [names.base, names.here], (_kind, v) => v),
 ].join("\n");
 process.stdout.write(`\n${body}\n`);
-if (STORES.length === 2) writeDocSections(join(ROOT, "docs/BENCHMARKS.md"), [{ name: "ab", body }]);
+if (STORES.length === 2) writeDocSections(BENCHMARKS_DOC, [{ name: "ab", body }]);

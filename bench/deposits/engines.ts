@@ -1,7 +1,6 @@
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import { ROOT } from "../shared/tree.js";
 import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
-import { writeDocSections } from "./report.js";
 
 /**
  * What the store's machinery buys (docs/adr/0012-store-engines-measured.md): the store floor and
@@ -10,7 +9,6 @@ import { writeDocSections } from "./report.js";
  * deposits' two statements share. `npm run bench:engines`; BENCH_ROUNDS (3), BENCH_SECONDS (10),
  * BENCH_STORES as for the main benchmark. Writes the "engines" section of docs/BENCHMARKS.md.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const log = (line: string) => process.stdout.write(`[engines] ${line}\n`);
 const MACHINERY = { sqlite: "the store's thread and group commit", postgres: "batched statements" };
 
@@ -30,4 +28,4 @@ const body = [
   mediansTable(runs, ["with", "without"], (kind, v) => `${v} ${MACHINERY[kind]}`),
 ].join("\n");
 process.stdout.write(`\n${body}\n`);
-if (STORES.length === 2) writeDocSections(join(ROOT, "docs/BENCHMARKS.md"), [{ name: "engines", body }]);
+if (STORES.length === 2) writeDocSections(BENCHMARKS_DOC, [{ name: "engines", body }]);

@@ -1,8 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, release, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import pg from "pg";
 import { benchCallbacks, type CallbackBenchResult } from "../callbacks/delivery.js";
 import {
@@ -14,6 +13,7 @@ import {
 import { benchMixed, type MixedResult, mixedSection } from "../mixed/workload.js";
 import { benchRouting, type RoutingBenchResult } from "../routing/hanging-channel.js";
 import { type Child, childEnv, startChild } from "../shared/children.js";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
 import {
   type Credentials,
   drive,
@@ -30,6 +30,7 @@ import {
   startPayintake,
   startPeer,
 } from "../shared/payintake.js";
+import { codeVersion, ROOT } from "../shared/tree.js";
 import { formatSummary, profilesIn, summariseProfile } from "./profile.js";
 import { referenceScript } from "./reference-scripts.js";
 import {
@@ -42,7 +43,6 @@ import {
   summaryChecks,
   summaryTable,
   TARGETS,
-  writeDocSections,
 } from "./report.js";
 
 /**
@@ -50,8 +50,6 @@ import {
  * next to a bare Fastify endpoint driven the same way. Every server is a child process; autocannon
  * runs here. Prints a markdown table and rewrites its sections of docs/BENCHMARKS.md.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const DOC = join(ROOT, "docs", "BENCHMARKS.md");
 const CONNECTIONS = 50;
 const SECONDS = positive(process.env.BENCH_SECONDS, 10);
 const WARMUP_SECONDS = positive(process.env.BENCH_WARMUP_SECONDS, 2);
@@ -521,13 +519,6 @@ function sh(cmd: string, args: string[]): string {
   }
 }
 
-/** The code measured: the commit, and whether src/ differed from it (dist/ is built from the tree). */
-function codeVersion(): string {
-  const head = sh("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]);
-  const dirty = sh("git", ["-C", ROOT, "status", "--porcelain", "--", "src"]);
-  return dirty === "" ? `commit ${head}` : `commit ${head} plus uncommitted changes in src/`;
-}
-
 async function postgresVersion(): Promise<string> {
   const client = new pg.Client({ connectionString: PG_BASE_URL, connectionTimeoutMillis: 3_000 });
   try {
@@ -653,8 +644,8 @@ async function runCallbacksOnly(date: string, version: string): Promise<void> {
   for (const kind of STORES) runs.push(await runCallbacks(kind));
   if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
   else {
-    writeDocSections(DOC, [{ name: "callbacks", body: callbacksSection(date, version, runs) }]);
-    log(`wrote ${DOC}`);
+    writeDocSections(BENCHMARKS_DOC, [{ name: "callbacks", body: callbacksSection(date, version, runs) }]);
+    log(`wrote ${BENCHMARKS_DOC}`);
   }
   await cleanupAll();
   if (runs.some((r) => r.failure)) process.exitCode = 1;
@@ -662,8 +653,8 @@ async function runCallbacksOnly(date: string, version: string): Promise<void> {
 
 async function runMixedOnly(date: string, version: string): Promise<void> {
   const runs = await runMixed();
-  writeDocSections(DOC, [{ name: "mixed", body: mixedSection(date, version, runs) }]);
-  log(`wrote ${DOC}`);
+  writeDocSections(BENCHMARKS_DOC, [{ name: "mixed", body: mixedSection(date, version, runs) }]);
+  log(`wrote ${BENCHMARKS_DOC}`);
   if (runs.some((r) => r.callbacks.delivered !== r.callbacks.decided)) process.exitCode = 1;
 }
 
@@ -699,10 +690,10 @@ async function runRuntimes(runtimes: Runtime[], date: string, version: string): 
     all.every((s) => s.result) && [...callbacks.values()].flat().every((r) => r.result !== undefined);
   if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
   else {
-    writeDocSections(DOC, [
+    writeDocSections(BENCHMARKS_DOC, [
       { name: "runtimes", body: runtimesSection(date, version, runtimes, scenarios, callbacks) },
     ]);
-    log(`wrote ${DOC}`);
+    log(`wrote ${BENCHMARKS_DOC}`);
   }
   if (!complete) process.exitCode = 1;
 }
@@ -794,7 +785,7 @@ async function main(): Promise<void> {
   if (!existsSync(join(ROOT, "dist", "main", "cli.js")))
     throw new Error("dist/main/cli.js is missing: run `npm run build` (npm run bench does it for you)");
   const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  const version = codeVersion();
+  const version = codeVersion(ROOT);
   // BENCH_CPU_PROF_DIR keeps the .cpuprofile files (for Chrome DevTools or a closer look).
   const keptProfiles = process.env.BENCH_CPU_PROF_DIR;
   const profileDir = PROFILE
@@ -842,7 +833,7 @@ async function main(): Promise<void> {
   if (PROFILE) log("profiling run: docs/BENCHMARKS.md left unchanged (the profiler slows the server down)");
   else if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
   else {
-    writeDocSections(DOC, [
+    writeDocSections(BENCHMARKS_DOC, [
       { name: "machine", body: await machineSection(date) },
       { name: "deposits", body: depositsSection(date, version, scenarios) },
       ...(callbackRuns.length > 0
@@ -853,7 +844,7 @@ async function main(): Promise<void> {
         : []),
       ...(mixedRuns.length > 0 ? [{ name: "mixed", body: mixedSection(date, version, mixedRuns) }] : []),
     ]);
-    log(`wrote ${DOC}`);
+    log(`wrote ${BENCHMARKS_DOC}`);
   }
   await cleanupAll();
   // Missed targets are reported, not failed; a server that could not be measured is a failure.

@@ -1,5 +1,3 @@
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import type { Store } from "../../src/store/engine/open.js";
 import { operatorIndexes } from "../../src/store/migrations/20261128T1000_operator_indexes.js";
@@ -8,10 +6,9 @@ import { nameDayIndex } from "../../src/store/migrations/20261201T1200_name_day_
 import { summaryHours } from "../../src/store/migrations/20261203T1000_summary_hours.js";
 import type { IndexBuild } from "../../src/store/migrations/migration.js";
 import { depositRow, insertAccount, insertFirm } from "../../test/support/rows.js";
-import { writeDocSections } from "../deposits/report.js";
-import { createVolumeStore, type VolumeStore } from "../shared/kept-store.js";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import { createKeptStore, type KeptStore, openKeptStore } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
-import { openVolumeStore } from "../volume/store-calls.js";
 
 /**
  * `npm run bench:index-cost` (issue 33): what each index the operators' searches added costs a
@@ -24,7 +21,6 @@ import { openVolumeStore } from "../volume/store-calls.js";
  * (the firms' pending counts, the accounts' daily use, the summary's hours…), measured the same way. Writes the
  * "index-cost" section of docs/BENCHMARKS.md when both stores ran.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BASE = Number(process.env.INDEX_COST_BASE ?? 200_000);
 const ROWS = Number(process.env.INDEX_COST_ROWS ?? 20_000);
 const ROUNDS = Number(process.env.INDEX_COST_ROUNDS ?? 3);
@@ -103,8 +99,8 @@ async function insertDeposits(store: Store, firmId: number, accountId: number, c
 }
 
 async function measureStore(kind: StoreKind): Promise<Measured[]> {
-  const vs: VolumeStore = await createVolumeStore(kind);
-  const store = await openVolumeStore(vs, { seeding: true });
+  const vs: KeptStore = await createKeptStore(kind);
+  const store = await openKeptStore(vs, { seeding: true });
   try {
     await store.migrate();
     const now = Date.now();
@@ -183,4 +179,4 @@ const runs = new Map<StoreKind, Measured[]>();
 for (const kind of STORES) runs.set(kind, await measureStore(kind));
 const body = section(runs);
 process.stdout.write(`\n${body}\n`);
-if (runs.size === 2) writeDocSections(join(ROOT, "docs/BENCHMARKS.md"), [{ name: "index-cost", body }]);
+if (runs.size === 2) writeDocSections(BENCHMARKS_DOC, [{ name: "index-cost", body }]);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { signFeedRequest } from "../../src/crypto/signature.js";
 import { signedCall } from "../shared/client.js";
-import { createVolumeStore, startServer } from "../shared/kept-store.js";
+import { createKeptStore, startServer } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
 import { adminJson } from "../shared/timed-http.js";
 import { STATEMENT_IBAN, statementScene } from "./scene.js";
@@ -57,7 +57,7 @@ async function startReceiver() {
 }
 
 export async function feedRun(kind: StoreKind, root: string, samples: number): Promise<FeedRun> {
-  const vs = await createVolumeStore(kind);
+  const vs = await createKeptStore(kind);
   const server = await startServer(vs, root);
   const receiver = await startReceiver();
   try {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { depositJson, signedCall } from "../shared/client.js";
-import { createVolumeStore, startServer } from "../shared/kept-store.js";
+import { createKeptStore, startServer } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
 import { STATEMENT_IBAN, statementScene } from "./scene.js";
 
@@ -163,7 +163,7 @@ export async function hostileRuns(
   root: string,
   log: (line: string) => void,
 ): Promise<HostileRun[]> {
-  const vs = await createVolumeStore(kind);
+  const vs = await createKeptStore(kind);
   const server = await startServer(vs, root);
   const runs: HostileRun[] = [];
   try {

@@ -1,17 +1,16 @@
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { request } from "undici";
 import { emptyFigures, type Figures, type Mistake, runDay } from "../../test/support/reconcile-run.js";
 import { camtFile, type Entry } from "../../test/support/statement-files.js";
 import { generateDay } from "../../test/support/statements.js";
-import { writeDocSections } from "../deposits/report.js";
 import { pool, signedCall } from "../shared/client.js";
-import { createVolumeStore, startServer } from "../shared/kept-store.js";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import { createKeptStore, startServer } from "../shared/kept-store.js";
 import { FIRST_NAMES, LAST_NAMES } from "../shared/names.js";
 import type { StoreKind } from "../shared/payintake.js";
-import { codeVersion } from "../volume/section.js";
+import { codeVersion, ROOT } from "../shared/tree.js";
 import { type FeedRun, feedRun } from "./feed.js";
 import { type HostileRun, hostileRuns, hostileTable } from "./hostile.js";
 import { STATEMENT_IBAN, statementScene } from "./scene.js";
@@ -31,8 +30,6 @@ import { STATEMENT_IBAN, statementScene } from "./scene.js";
  * Writes the "reconciliation" and "reconciliation-hostile" sections of docs/BENCHMARKS.md when run
  * on both stores.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const DOC = join(ROOT, "docs", "BENCHMARKS.md");
 const LINES = Number(process.env.RECONCILE_LINES ?? 100_000);
 const DEPOSITS = Number(process.env.RECONCILE_DEPOSITS ?? 2_000);
 const STORES = (process.env.RECONCILE_STORES ?? "sqlite,postgres").split(",") as StoreKind[];
@@ -124,7 +121,7 @@ function statementEntries(deposits: Awaited<ReturnType<typeof makeDeposits>>): E
 }
 
 async function importRun(kind: StoreKind, dir: string): Promise<ImportRun> {
-  const vs = await createVolumeStore(kind);
+  const vs = await createKeptStore(kind);
   const server = await startServer(vs, ROOT);
   try {
     const url = server.child.url;
@@ -261,14 +258,15 @@ async function main(): Promise<void> {
     ].join("\n");
     if (ONLY === "hostile") {
       process.stdout.write(`\n${hostileBody}\n`);
-      if (STORES.length === 2) writeDocSections(DOC, [{ name: "reconciliation-hostile", body: hostileBody }]);
+      if (STORES.length === 2)
+        writeDocSections(BENCHMARKS_DOC, [{ name: "reconciliation-hostile", body: hostileBody }]);
       return;
     }
     const figures = matchingFigures();
     const body = section(runs, feeds, figures, date, codeVersion(ROOT));
     process.stdout.write(`\n${body}\n`);
     if (STORES.length === 2 && ONLY === undefined)
-      writeDocSections(DOC, [
+      writeDocSections(BENCHMARKS_DOC, [
         { name: "reconciliation", body },
         { name: "reconciliation-hostile", body: hostileBody },
       ]);

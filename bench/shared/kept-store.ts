@@ -2,16 +2,19 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_PG_POOL_SIZE } from "../../src/config/config.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
 import { type Child, childEnv, startChild } from "./children.js";
 import { createSchema, type StoreKind } from "./payintake.js";
 
 /**
- * A store the volume benchmark keeps for a whole run, and payintake started on it again and again:
- * stopped while the store is seeded (the embedded store's file is the server's alone) and started
- * on the grown store to be measured. Same configuration as bench/shared/payintake.ts, with the data
+ * A store kept for a whole run, and payintake started on it again and again: the volume benchmark
+ * stops the server while it seeds the store (the embedded store's file is the server's alone) and
+ * starts it on the grown store to measure; the reconciliation and index-cost benchmarks use it for
+ * a store whose keys they know. Same configuration as bench/shared/payintake.ts, with the data
  * directory, keys and token kept from one start to the next.
  */
-export interface VolumeStore {
+export interface KeptStore {
   kind: StoreKind;
   dataDir: string;
   /** PostgreSQL: the fresh schema's URL (search_path pinned to it). */
@@ -23,7 +26,7 @@ export interface VolumeStore {
   remove(): Promise<void>;
 }
 
-export async function createVolumeStore(kind: StoreKind): Promise<VolumeStore> {
+export async function createKeptStore(kind: StoreKind): Promise<KeptStore> {
   const dataDir = mkdtempSync(join(tmpdir(), `payintake-volume-${kind}-`));
   const schema = kind === "postgres" ? await createSchema() : undefined;
   const masterKey = randomBytes(32);
@@ -58,6 +61,21 @@ export async function createVolumeStore(kind: StoreKind): Promise<VolumeStore> {
   };
 }
 
+/**
+ * The kept store opened in this process, as the service opens it, while no server runs on it (the
+ * embedded store's file is one process's at a time): to seed it, or to call the store directly.
+ */
+export function openKeptStore(vs: KeptStore, opts: { seeding: boolean }): Promise<Store> {
+  return openStore({
+    databaseUrl: vs.databaseUrl,
+    dataDir: vs.dataDir,
+    pgPoolSize: opts.seeding ? 2 : DEFAULT_PG_POOL_SIZE,
+    // Seeding's VACUUM ANALYZE of millions of rows takes longer than any request may.
+    ...(opts.seeding ? { pgStatementTimeoutMs: 0 } : {}),
+    engine: { sqliteThread: true, pgBatches: true },
+  });
+}
+
 export interface RunningServer {
   child: Child;
   /** From spawning the process to its "listening" line. */
@@ -67,7 +85,7 @@ export interface RunningServer {
 /** A large store can take a while to open (the server looks at its tables at start). */
 const START_TIMEOUT_MS = 10 * 60_000;
 
-export async function startServer(store: VolumeStore, cwd: string): Promise<RunningServer> {
+export async function startServer(store: KeptStore, cwd: string): Promise<RunningServer> {
   const started = performance.now();
   const child = await startChild(
     `payintake (${store.kind}, volume)`,

@@ -1,7 +1,5 @@
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { writeDocSections } from "../deposits/report.js";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
 import type { VolumeConfig } from "./config.js";
 import type { StoreRun } from "./report.js";
 import { volumeSection } from "./section.js";
@@ -20,7 +18,6 @@ interface Raw {
   config: VolumeConfig;
   runs: StoreRun[];
 }
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const [sqliteFile, postgresFile] = process.argv.slice(2);
 if (!sqliteFile || !postgresFile)
   throw new Error("usage: bench/volume/merge.ts <sqlite run.json> <postgres run.json>");
@@ -37,5 +34,5 @@ const section = volumeSection(
   `${a.date} (SQLite) and ${b.date} (PostgreSQL)`,
   `${a.version} (SQLite) and ${b.version} (PostgreSQL)`,
 );
-writeDocSections(join(ROOT, "docs", "BENCHMARKS.md"), [{ name: "volume", body: section }]);
+writeDocSections(BENCHMARKS_DOC, [{ name: "volume", body: section }]);
 process.stdout.write(`${section}\n`);

@@ -1,18 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
-import { writeDocSections } from "../deposits/report.js";
 import type { Child } from "../shared/children.js";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
 import {
-  createVolumeStore,
+  createKeptStore,
+  type KeptStore,
+  openKeptStore,
   peakRssBytes,
   serverErrors,
   startServer,
-  type VolumeStore,
 } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
+import { codeVersion, ROOT } from "../shared/tree.js";
 import { sizeLabel, volumeConfig } from "./config.js";
 import { CONSOLE_PATHS } from "./console-paths.js";
 import { bytesPerTransaction, ensureRoom } from "./disk.js";
@@ -24,9 +25,9 @@ import { type Provisioned, provision, signIn } from "./provision.js";
 import type { StepResult, StoreRun } from "./report.js";
 import { type Fixture, fixtureFor } from "./rows.js";
 import { createSamples } from "./samples.js";
-import { codeVersion, volumeSection } from "./section.js";
+import { volumeSection } from "./section.js";
 import { type SeedResult, seedStep } from "./seed.js";
-import { measureStoreCalls, openVolumeStore } from "./store-calls.js";
+import { measureStoreCalls } from "./store-calls.js";
 
 /**
  * `npm run bench:volume` (issue 33): how every path merchants and operators use behaves as the
@@ -43,8 +44,6 @@ import { measureStoreCalls, openVolumeStore } from "./store-calls.js";
  *   VOLUME_BUILDS_FROM=1000000             from this size on, time the migrations' index builds (0: never)
  *   VOLUME_KEEP=1                          keep the last store (its settings are logged) to look into it
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const DOC = join(ROOT, "docs", "BENCHMARKS.md");
 const cfg = volumeConfig();
 const timing: Timing = { warmup: cfg.warmup, calls: cfg.calls, budgetMs: cfg.pathBudgetMs };
 const runId = randomBytes(3).toString("hex");
@@ -66,7 +65,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
 
 /** Runs `work` while payintake serves the store; stops it whatever happens. */
 async function serve(
-  vs: VolumeStore,
+  vs: KeptStore,
   work: (server: Child) => Promise<PathResult[]>,
 ): Promise<Omit<StepResult, "size" | "storeBytes">> {
   const server = await startServer(vs, ROOT);
@@ -87,7 +86,7 @@ async function serve(
 }
 
 async function measurePaths(
-  vs: VolumeStore,
+  vs: KeptStore,
   server: Child,
   fx: Fixture,
   prov: Provisioned,
@@ -129,7 +128,7 @@ interface Finished {
 
 /** The server stopped: the store calls, and the store's size. */
 async function finishStep(
-  vs: VolumeStore,
+  vs: KeptStore,
   fx: Fixture,
   size: number,
   served: Omit<StepResult, "size" | "storeBytes">,
@@ -148,8 +147,8 @@ async function finishStep(
   return { step, directory: figures.directory };
 }
 
-async function grow(vs: VolumeStore, fx: Fixture, from: number, to: number): Promise<SeedResult> {
-  const store = await openVolumeStore(vs, { seeding: true });
+async function grow(vs: KeptStore, fx: Fixture, from: number, to: number): Promise<SeedResult> {
+  const store = await openKeptStore(vs, { seeding: true });
   try {
     log(`${vs.kind}: seeding ${sizeLabel(from)} → ${sizeLabel(to)}`);
     const seeded = await seedStep(store, fx, createSecretBox(vs.masterKey), { from, to }, log);
@@ -165,8 +164,8 @@ async function grow(vs: VolumeStore, fx: Fixture, from: number, to: number): Pro
   }
 }
 
-async function timeBuilds(vs: VolumeStore): Promise<BuildTime[]> {
-  const store = await openVolumeStore(vs, { seeding: true });
+async function timeBuilds(vs: KeptStore): Promise<BuildTime[]> {
+  const store = await openKeptStore(vs, { seeding: true });
   try {
     return await timeIndexBuilds(store, log);
   } finally {
@@ -175,7 +174,7 @@ async function timeBuilds(vs: VolumeStore): Promise<BuildTime[]> {
 }
 
 /** The empty store: made ready through the admin API, then measured as every size is. */
-async function measureEmpty(vs: VolumeStore): Promise<{ prov: Provisioned; fx: Fixture; last: Finished }> {
+async function measureEmpty(vs: KeptStore): Promise<{ prov: Provisioned; fx: Fixture; last: Finished }> {
   let made: { prov: Provisioned; fx: Fixture } | undefined;
   const served = await serve(vs, async (server) => {
     const prov = await provision(server.url, vs.adminToken);
@@ -188,7 +187,7 @@ async function measureEmpty(vs: VolumeStore): Promise<{ prov: Provisioned; fx: F
 
 async function runStore(kind: StoreKind): Promise<StoreRun> {
   const run: StoreRun = { kind, steps: [] };
-  const vs = await createVolumeStore(kind);
+  const vs = await createKeptStore(kind);
   cleanups.push(vs.remove);
   try {
     const { prov, fx, last: empty } = await measureEmpty(vs);
@@ -239,8 +238,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${section}\n\n`);
   log(`raw figures in ${raw}`);
   if (cfg.stores.length === 2 && Math.max(...cfg.sizes) >= 100_000) {
-    writeDocSections(DOC, [{ name: "volume", body: section }]);
-    log(`wrote ${DOC}`);
+    writeDocSections(BENCHMARKS_DOC, [{ name: "volume", body: section }]);
+    log(`wrote ${BENCHMARKS_DOC}`);
   } else log("one store or sizes under 100,000: docs/BENCHMARKS.md left unchanged");
   if (runs.some((r) => r.failure)) process.exitCode = 1;
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { sizeLabel, type VolumeConfig } from "./config.js";
 import {
@@ -100,19 +99,4 @@ function howMeasured(cfg: VolumeConfig): string[] {
       `merchant paths p50 at most 20 % above the empty store; CSV first byte p50 < ${TARGETS.csvFirstByteMs} ms; server RSS < 300 MB. ` +
       `Store calls are shown without a target. Machine: ${availableParallelism()} cores shared by the bench, the server and PostgreSQL.`,
   ];
-}
-
-/** The code measured: the commit, and whether src/ differed from it. */
-export function codeVersion(root: string): string {
-  const git = (args: string[]) => {
-    try {
-      return execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
-    } catch {
-      return "";
-    }
-  };
-  const head = git(["rev-parse", "--short", "HEAD"]) || "unknown";
-  return git(["status", "--porcelain", "--", "src"]) === ""
-    ? `commit ${head}`
-    : `commit ${head} plus uncommitted changes in src/`;
 }

@@ -1,8 +1,6 @@
-import { DEFAULT_PG_POOL_SIZE } from "../../src/config/config.js";
 import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
-import { openStore, type Store } from "../../src/store/engine/open.js";
 import { createRepositories } from "../../src/store/index.js";
-import type { VolumeStore } from "../shared/kept-store.js";
+import { type KeptStore, openKeptStore } from "../shared/kept-store.js";
 import { storeBytes, storeDirectory } from "./disk.js";
 import { measureStoreCall, type PathResult, type Timing } from "./measure.js";
 import type { Fixture } from "./rows.js";
@@ -25,19 +23,8 @@ export interface StoreFigures {
   directory: string | undefined;
 }
 
-export function openVolumeStore(vs: VolumeStore, opts: { seeding: boolean }): Promise<Store> {
-  return openStore({
-    databaseUrl: vs.databaseUrl,
-    dataDir: vs.dataDir,
-    pgPoolSize: opts.seeding ? 2 : DEFAULT_PG_POOL_SIZE,
-    // Seeding's VACUUM ANALYZE of millions of rows takes longer than any request may.
-    ...(opts.seeding ? { pgStatementTimeoutMs: 0 } : {}),
-    engine: { sqliteThread: true, pgBatches: true },
-  });
-}
-
-export async function measureStoreCalls(vs: VolumeStore, fx: Fixture, timing: Timing): Promise<StoreFigures> {
-  const store = await openVolumeStore(vs, { seeding: false });
+export async function measureStoreCalls(vs: KeptStore, fx: Fixture, timing: Timing): Promise<StoreFigures> {
+  const store = await openKeptStore(vs, { seeding: false });
   try {
     const repos = createRepositories(store);
     const capped = fx.liveAccounts.filter((a) => a.daily_cap !== null).map((a) => a.id);
