@@ -1,15 +1,16 @@
-import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
-import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
-import { ROOT } from "../shared/tree.js";
-import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
-
 /**
  * This tree against another checkout of payintake (BENCH_AB_BASE, built there with `npm run build`):
  * the store floor and signed deposits of each, in interleaved rounds, so a change is shown to cost
  * nothing, or what it costs. `npm run bench:ab`; BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_STORES
  * as for the main benchmark. Writes the "ab" section of docs/BENCHMARKS.md.
  */
+
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import { ROOT } from "../shared/tree.js";
+import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
+
 const BASE = process.env.BENCH_AB_BASE;
 if (!BASE) throw new Error("BENCH_AB_BASE: the checkout to compare with (built with npm run build)");
 const log = (line: string) => process.stdout.write(`[ab] ${line}\n`);

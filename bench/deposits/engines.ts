@@ -1,7 +1,3 @@
-import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
-import { ROOT } from "../shared/tree.js";
-import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
-
 /**
  * What the store's machinery buys (docs/adr/0012-store-engines-measured.md): the store floor and
  * signed deposits, each with the machinery on and off, in interleaved rounds. On SQLite the
@@ -9,6 +5,11 @@ import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "
  * deposits' two statements share. `npm run bench:engines`; BENCH_ROUNDS (3), BENCH_SECONDS (10),
  * BENCH_STORES as for the main benchmark. Writes the "engines" section of docs/BENCHMARKS.md.
  */
+
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import { ROOT } from "../shared/tree.js";
+import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
+
 const log = (line: string) => process.stdout.write(`[engines] ${line}\n`);
 const MACHINERY = { sqlite: "the store's thread and group commit", postgres: "batched statements" };
 

@@ -1,17 +1,18 @@
-import { execFileSync } from "node:child_process";
+/**
+ * `npm run bench`: signed direct deposits against payintake (embedded SQLite, then PostgreSQL),
+ * next to a bare Fastify endpoint driven the same way. Every server is a child process; autocannon
+ * runs here. Prints a markdown table and rewrites its sections of docs/BENCHMARKS.md.
+ */
+
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, cpus, release, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import pg from "pg";
-import { benchCallbacks, type CallbackBenchResult } from "../callbacks/delivery.js";
-import {
-  benchKilledWorker,
-  benchSteadyReceiver,
-  type KillResult,
-  type SteadyResult,
-} from "../callbacks/isolation.js";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { benchCallbacks } from "../callbacks/delivery.js";
+import { benchKilledWorker, benchSteadyReceiver, type SteadyResult } from "../callbacks/isolation.js";
+import { type CallbackRun, callbacksSection } from "../callbacks/section.js";
 import { benchMixed, type MixedResult, mixedSection } from "../mixed/workload.js";
-import { benchRouting, type RoutingBenchResult } from "../routing/hanging-channel.js";
+import { benchRouting } from "../routing/hanging-channel.js";
+import { ROUTING, type RoutingRun, routingSection } from "../routing/section.js";
 import { type Child, childEnv, startChild } from "../shared/children.js";
 import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
 import {
@@ -24,7 +25,6 @@ import {
 import {
   createSchema,
   type PayintakeInstance,
-  PG_BASE_URL,
   provision,
   type StoreKind,
   startPayintake,
@@ -40,107 +40,23 @@ import {
   type Scenario,
   statusDetails,
   summarise,
-  summaryChecks,
   summaryTable,
-  TARGETS,
 } from "./report.js";
-
-/**
- * `npm run bench`: signed direct deposits against payintake (embedded SQLite, then PostgreSQL),
- * next to a bare Fastify endpoint driven the same way. Every server is a child process; autocannon
- * runs here. Prints a markdown table and rewrites its sections of docs/BENCHMARKS.md.
- */
-const CONNECTIONS = 50;
-const SECONDS = positive(process.env.BENCH_SECONDS, 10);
-const WARMUP_SECONDS = positive(process.env.BENCH_WARMUP_SECONDS, 2);
-/**
- * Rounds of bare, SQLite and PostgreSQL, one after the other. This machine's speed drifts by a third
- * within minutes (the bare endpoint measured 8,000 to 18,500 requests/s in one hour), so one bare
- * measurement a minute before a store's says more about the drift than about the store: each ratio
- * is taken within its round, and the targets are held to the median of those ratios and to the
- * worst round's p99.
- */
-const ROUNDS = Math.max(1, Math.round(positive(process.env.BENCH_ROUNDS, 3)));
-const QUIET_WAIT_SECONDS = positive(process.env.BENCH_QUIET_WAIT_SECONDS, 15);
-const CALLBACKS = !["0", "false", "no"].includes(process.env.BENCH_CALLBACKS ?? "");
-const CALLBACK_TARGETS = { p99Ms: 200, perSecond: 1_000 };
-const PROFILE = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
-/**
- * One receiver at 50 callbacks/s for 60 s (BENCH_CALLBACK_SECONDS), healthy and with 2 % of first
- * attempts hanging; the 2 % target is on the callbacks that did not hang. A killed worker's
- * callbacks must arrive within 15 s (PostgreSQL).
- */
-const STEADY = { rate: 50, seconds: positive(process.env.BENCH_CALLBACK_SECONDS, 60), hangShare: 0.02 };
-const ISOLATION_TARGETS = { hangingP99Ms: 2_000, killMs: 15_000 };
-/**
- * BENCH_ONLY=mixed runs the sustained mixed workload alone (it takes minutes); BENCH_ONLY=callbacks
- * the callbacks section alone.
- */
-const ONLY = process.env.BENCH_ONLY;
-const MIXED_SECONDS = positive(process.env.BENCH_MIXED_SECONDS, 120);
-const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres")
-  .split(",")
-  .map((s) => s.trim())
-  .filter((s): s is StoreKind => s === "sqlite" || s === "postgres");
-
-/**
- * A Node.js runtime to run the servers under. The load generator (this process) is the same for all
- * of them; a runtime's tree (`cwd`) must be installed and built with that runtime (better-sqlite3 is
- * a native addon built for one Node.js ABI).
- */
-interface Runtime {
-  name: string;
-  node: string;
-  cwd: string;
-  version: string;
-  /** Put before the labels of its servers ("" for the bench's own runtime). */
-  prefix: string;
-}
-
-const OWN: Runtime = { name: "own", node: process.execPath, cwd: ROOT, version: process.version, prefix: "" };
-
-/**
- * BENCH_RUNTIMES="20=/usr/bin/node,24=/path/to/node@/path/to/tree": compare runtimes in one run,
- * alternating in every round (never at the same time). Each entry is NAME=NODE_BINARY, optionally
- * @TREE: a checkout of the same commit installed (`npm install`) and built (`npm run build`) with
- * that binary; without it, this tree.
- */
-function parseRuntimes(spec: string | undefined): Runtime[] {
-  if (!spec) return [];
-  return spec
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "")
-    .map((entry) => {
-      const m = /^([^=]+)=([^@]+)(?:@(.+))?$/.exec(entry);
-      if (!m?.[1] || !m[2]) throw new Error(`BENCH_RUNTIMES: expected NAME=NODE[@TREE], got "${entry}"`);
-      const node = resolve(m[2]);
-      const cwd = m[3] ? resolve(m[3]) : ROOT;
-      const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
-      if (!existsSync(join(cwd, "dist", "main", "cli.js")))
-        throw new Error(
-          `BENCH_RUNTIMES: ${cwd} has no dist/main/cli.js (npm install && npm run build there)`,
-        );
-      const driver = execFileSync(
-        node,
-        [
-          "--input-type=module",
-          "-e",
-          'const d = await import("./dist/store/engine/sqlite-driver.js"); new (d.sqliteDatabase())(":memory:").close(); console.log(d.SQLITE_DRIVER, d.sqliteDriverVersion(), "ABI", process.versions.modules)',
-        ],
-        { cwd, encoding: "utf8" },
-      ).trim();
-      log(`runtime ${m[1]}: ${node} ${version} (${driver}) in ${cwd}`);
-      return { name: m[1], node, cwd, version, prefix: `${m[1]}: ` };
-    });
-}
-
-function positive(value: string | undefined, fallback: number): number {
-  if (value === undefined || value === "") return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`expected a non-negative number, got "${value}"`);
-  return n;
-}
+import { OWN, parseRuntimes, type Runtime, runtimesSection } from "./runtimes.js";
+import { depositsSection, machineSection } from "./sections.js";
+import {
+  CALLBACKS,
+  CONNECTIONS,
+  MIXED_SECONDS,
+  ONLY,
+  PROFILE,
+  QUIET_WAIT_SECONDS,
+  ROUNDS,
+  SECONDS,
+  STEADY,
+  STORES,
+  WARMUP_SECONDS,
+} from "./settings.js";
 
 const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
@@ -292,15 +208,6 @@ async function runPayintake(
   return scenario;
 }
 
-interface CallbackRun {
-  kind: StoreKind;
-  result?: CallbackBenchResult;
-  healthy?: SteadyResult;
-  hanging?: SteadyResult;
-  kill?: KillResult;
-  failure?: string;
-}
-
 /** Runs `work` on a fresh server of its own, stopped again whatever happens. */
 async function onFreshServer<T>(
   kind: StoreKind,
@@ -360,96 +267,7 @@ async function runCallbacks(kind: StoreKind, rt: Runtime = OWN): Promise<Callbac
   return run;
 }
 
-/** The hanging-receiver and killed-worker table, under the callbacks section. */
-function isolationRows(runs: CallbackRun[]): string[] {
-  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
-  const rows: string[] = [];
-  for (const r of runs) {
-    const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
-    for (const [name, x] of [
-      ["healthy", r.healthy],
-      [`${STEADY.hangShare * 100} % of first attempts hang`, r.hanging],
-    ] as const) {
-      if (!x) continue;
-      const target =
-        x.hangShare > 0
-          ? `p99 < ${ISOLATION_TARGETS.hangingP99Ms} ms: ${mark(x.p99 < ISOLATION_TARGETS.hangingP99Ms && x.missing === 0)}`
-          : "";
-      rows.push(
-        `| ${label} | ${name} | ${x.count} (${x.hung} hung) | ${x.p50.toFixed(0)} | ${x.p99.toFixed(0)} | ${x.max.toFixed(0)} | ${x.missing} | ${target} |`,
-      );
-    }
-    if (r.kill) {
-      const k = r.kill;
-      rows.push(
-        `| ${label} | worker killed mid-send (${k.inFlightAtKill} of ${k.callbacks} at the receiver) | ${k.callbacks} | ` +
-          `${k.p50Ms.toFixed(0)} after the kill | ${k.maxMs.toFixed(0)} (last) after the kill | | ${k.missing} | ` +
-          `all < ${ISOLATION_TARGETS.killMs / 1000} s: ${mark(k.maxMs < ISOLATION_TARGETS.killMs && k.missing === 0)} |`,
-      );
-    }
-  }
-  return rows;
-}
-
-function callbacksSection(date: string, version: string, runs: CallbackRun[]): string {
-  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
-  const rows = runs.map((r) => {
-    const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
-    if (!r.result) return `| ${label} | ${r.failure ? `failed: ${r.failure}` : "not run"} | | | | | | | |`;
-    const { idle, burst } = r.result;
-    const targets = [
-      `p99 < ${CALLBACK_TARGETS.p99Ms} ms: ${mark(idle.p99 < CALLBACK_TARGETS.p99Ms)}`,
-      `drain ≥ ${CALLBACK_TARGETS.perSecond}/s: ${mark(burst.drainPerSecond >= CALLBACK_TARGETS.perSecond)}`,
-    ].join("; ");
-    return (
-      `| ${label} | ${idle.p50.toFixed(1)} | ${idle.p99.toFixed(1)} | ${idle.max.toFixed(1)} | ` +
-      `${Math.round(burst.perSecond).toLocaleString("en-US")} | ${Math.round(burst.decisionsPerSecond).toLocaleString("en-US")} | ` +
-      `${Math.round(burst.drainPerSecond).toLocaleString("en-US")} | ` +
-      `${burst.duplicates} | ${targets} |`
-    );
-  });
-  return [
-    "## Callbacks: decision to receipt",
-    "",
-    `Measured ${date} on ${version} by \`npm run bench\` (bench/callbacks/delivery.ts); this section is rewritten by every run.`,
-    "",
-    "| Store | idle p50 ms | idle p99 ms | idle max ms | burst callbacks/s | burst decisions/s | drain callbacks/s | duplicates | Targets |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
-    ...rows,
-    "",
-    "- A local receiver in the bench process plays the merchant and answers 200 at once; payintake runs as a " +
-      "child process (LOG_LEVEL=warn, default callback settings: 64 in flight, 8 per receiver).",
-    "- Idle: 200 approvals one at a time through the operator API; latency runs from sending the approval " +
-      "to the callback's arrival at the receiver (one clock, the bench process's).",
-    "- Burst: 3,000 approvals from 32 concurrent callers; callbacks/s = 3,000 ÷ the time from the first " +
-      "approval to the last callback's arrival, so it includes deciding (decisions/s is the approvals alone); " +
-      "drain callbacks/s counts only what arrived after the last approval was answered (delivery alone).",
-    `- Targets: p99 < ${CALLBACK_TARGETS.p99Ms} ms at idle, at least ${CALLBACK_TARGETS.perSecond.toLocaleString("en-US")} ` +
-      "callbacks delivered per second, held to the drain figure (delivery alone): the burst figure is " +
-      "also bounded by how fast the 32 callers decide, on the same cores as the delivery.",
-    "",
-    "### When a receiver hangs, and when a worker dies",
-    "",
-    "| Store | Case | Callbacks | p50 ms | p99 ms | max ms | not arrived | Target |",
-    "|---|---|---:|---:|---:|---:|---:|---|",
-    ...isolationRows(runs),
-    "",
-    `- One receiver, approvals at ${STEADY.rate}/s for ${STEADY.seconds} s (${STEADY.rate * STEADY.seconds} callbacks), default ` +
-      "settings; latency from sending the approval to the callback's arrival, for the callbacks that did not hang. " +
-      `In the hanging case every ${Math.round(1 / STEADY.hangShare)}th callback's first attempt is never answered ` +
-      "(cut at 10 s, retried 10 s later; those arrive later and are left out of the latency).",
-    "- Worker killed: 24 callbacks decided on one PostgreSQL instance while the receiver holds every request " +
-      "open; a second instance starts beside it; the first is killed with SIGKILL and the receiver starts " +
-      "answering; times from the kill to each callback's arrival (sent by the second instance once the " +
-      "dead one's 10 s leases lapse).",
-  ].join("\n");
-}
-
-const ROUTING = { requests: 1_000, concurrency: 10, timeoutMs: 1_000 };
-
-async function runRouting(
-  kind: StoreKind,
-): Promise<{ kind: StoreKind; result?: RoutingBenchResult; failure?: string }> {
+async function runRouting(kind: StoreKind): Promise<RoutingRun> {
   let server: PayintakeInstance | undefined;
   try {
     if (QUIET_WAIT_SECONDS > 0) await waitForQuiet(QUIET_WAIT_SECONDS);
@@ -473,158 +291,6 @@ async function runRouting(
   }
 }
 
-function routingSection(
-  date: string,
-  version: string,
-  runs: { kind: StoreKind; result?: RoutingBenchResult; failure?: string }[],
-): string {
-  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
-  const rows = runs.map((r) => {
-    const label = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
-    if (!r.result) return `| ${label} | failed: ${r.failure ?? "unknown"} | | | | | |`;
-    const { normal, unlucky, afterOpen, timeoutMs } = r.result;
-    const worst = Math.max(...unlucky);
-    const targets = [
-      `open p99 ≤ 2 × normal p99: ${mark(afterOpen.p99 <= 2 * normal.p99)}`,
-      `unlucky ≤ timeout + 250 ms: ${mark(worst <= timeoutMs + 250)}`,
-    ].join("; ");
-    return (
-      `| ${label} | ${normal.p50.toFixed(1)} / ${normal.p99.toFixed(1)} | ${unlucky.length} | ` +
-      `${unlucky.map((ms) => ms.toFixed(0)).join(", ")} | ${afterOpen.p50.toFixed(1)} / ${afterOpen.p99.toFixed(1)} | ` +
-      `${afterOpen.max.toFixed(1)} | ${targets} |`
-    );
-  });
-  return [
-    "## Routing: deposits while the first channel hangs",
-    "",
-    `Measured ${date} on ${version} by \`npm run bench\` (bench/routing/hanging-channel.ts); this section is rewritten by every run.`,
-    "",
-    "| Store | normal p50 / p99 ms | unlucky deposits | their latency ms | breaker open p50 / p99 ms | breaker open max ms | Targets |",
-    "|---|---:|---:|---|---:|---:|---|",
-    ...rows,
-    "",
-    `- The preferred account (bank_code AKBANK) is behind an http channel played by the channel simulator in the bench process (timeout ${ROUTING.timeoutMs} ms); a manual account is the fallback.`,
-    `- normal: ${ROUTING.requests} signed deposits, ${ROUTING.concurrency} at a time, the channel accepting at once (one ask per deposit), after 200 warm-up deposits.`,
-    "- unlucky: the channel now hangs; deposits one at a time until one returns in under half the timeout (the breaker opened after 3 failures in a row); each of them waited for the timeout, then the fallback served it.",
-    `- breaker open: ${ROUTING.requests} more deposits, ${ROUTING.concurrency} at a time; the dead channel is skipped without waiting, also after each 10 s cool-down, when a probe in the background (no payer) asks it whether it is back.`,
-    "- Targets: with the breaker open, p99 within 2 × the normal p99; the unlucky deposits bounded by the channel timeout (plus 250 ms).",
-  ].join("\n");
-}
-
-function sh(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, { encoding: "utf8" }).trimEnd();
-  } catch {
-    return `(${cmd} not available)`;
-  }
-}
-
-async function postgresVersion(): Promise<string> {
-  const client = new pg.Client({ connectionString: PG_BASE_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    const res = await client.query<{ server_version: string }>("SHOW server_version");
-    return res.rows[0]?.server_version ?? "unknown";
-  } catch (err) {
-    return `unreachable (${(err as Error).message})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function machineSection(date: string): Promise<string> {
-  return [
-    "## Machine",
-    "",
-    `Last refreshed by \`npm run bench\` on ${date}.`,
-    "",
-    `- CPU: ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown"} (\`nproc\`: ${sh("nproc", [])})`,
-    `- Kernel: Linux ${release()}; Node.js ${process.version}; PostgreSQL ${await postgresVersion()} (same machine)`,
-    "- Memory (`free -m`):",
-    "",
-    "```",
-    sh("free", ["-m"]),
-    "```",
-  ].join("\n");
-}
-
-function missedTargets(scenarios: Scenario[]): string[] {
-  return summarise(scenarios).flatMap((s) =>
-    summaryChecks(s)
-      .filter((c) => !c.met)
-      .map((c) => `${s.label}: ${c.text}`),
-  );
-}
-
-function depositsSection(date: string, version: string, scenarios: Scenario[]): string {
-  const noise = noiseWarning(scenarios);
-  const bareBound = scenarios.some((s) => s.key === "bare" && (s.result?.cpu.generator ?? 0) >= 0.9);
-  const missed = missedTargets(scenarios);
-  return [
-    "## Signed direct deposits vs. bare Fastify",
-    "",
-    `Measured ${date} on ${version} by \`npm run bench\` (bench/deposits/run.ts); this section is rewritten by ` +
-      "every run.",
-    "",
-    summaryTable(summarise(scenarios)),
-    "",
-    missed.length === 0 ? "All targets met." : `Missed targets: ${missed.join("; ")}.`,
-    "",
-    `Each of the ${ROUNDS} rounds, in the order measured:`,
-    "",
-    resultsTable(scenarios),
-    "",
-    "CPU used during the measured seconds, in cores (1.00 = one core busy all the time; the machine " +
-      `has ${availableParallelism()} cores, shared by the load generator, the server and PostgreSQL; ` +
-      '"anything else" is whatever else ran on the machine meanwhile, which makes figures less reliable. ' +
-      "The last two columns are CPU microseconds per 200 answer: what one answer costs, whatever the " +
-      "speed of the load generator, which sets the bare endpoint's figure):",
-    "",
-    cpuTable(scenarios),
-    ...(noise ? ["", noise] : []),
-    "",
-    "### What is measured and how",
-    "",
-    `- Load: autocannon (in the bench process), ${CONNECTIONS} connections, pipelining 1, ` +
-      `${WARMUP_SECONDS} s warmup then ${SECONDS} s measured, against each server in turn, in ` +
-      `${ROUNDS} rounds of bare, SQLite, PostgreSQL and the two store floors (a fresh server and store ` +
-      "each time); before each " +
-      `server the bench waits (up to ${QUIET_WAIT_SECONDS} s) for a second in which the machine is idle.`,
-    "- Requests: `POST /paymentapi/v1/deposits` direct deposits (amount 150.00), each built in " +
-      "autocannon's `setupRequest` with a unique nonce, reference and user_id, the current " +
-      "X-Timestamp and a correct X-Signature (HMAC-SHA256 over METHOD, PATH, BODY, TIMESTAMP, NONCE).",
-    "- Reference: a bare Fastify 5 server (bench/deposits/bare-server.ts, child process, no logger) with one POST " +
-      "route on the same path that parses the JSON body and answers `{success:true}`; it gets the very " +
-      "same signed requests, so the load generator does identical work in every run.",
-    "- Store floors (references, no targets): bench/deposits/store-floor.ts, a Fastify server whose deposit route " +
-      "makes only the store calls a payintake deposit makes, through payintake's store layer (nonce and " +
-      "business facts in one call, the insert, then waiting until the write is durable), on a fresh " +
-      "store of each kind; no authentication, validation, routing, sealing, metrics or logging. It is " +
-      "the most a deposit handler on this store could reach on this machine: the gap from bare to the " +
-      "floor is the store's, the gap from the floor to payintake is the rest of a deposit's work.",
-    ...(bareBound
-      ? [
-          "- The load generator needs about one core for the bare endpoint's rate, so on this machine the " +
-            "bare figure is what one generator core can drive through any server, below Fastify's own " +
-            "ceiling; if anything, the ratios flatter payintake.",
-        ]
-      : []),
-    "- payintake: `node dist/main/cli.js serve` as a child process, LOG_LEVEL=warn, fresh data directory, " +
-      "random master key and admin token; in each round once on the embedded SQLite store and once on " +
-      "PostgreSQL in a fresh schema (default pool size), the two taking turns at going first. " +
-      "Provisioned via the admin API: one firm (rate limit " +
-      "1,000,000/s, webhook http://127.0.0.1:9/cb) and 3 payment accounts.",
-    "- Figures: req/s (mean) is autocannon's mean of per-second response counts; 200/s counts only " +
-      "200 responses (successful deposits) over the measured duration; p50/p99 are exact percentiles of " +
-      "the 200 responses' latencies (in the summary, over every round's responses together); non-2xx " +
-      "and errors (connection errors, timeouts) must be 0. Ratio = 200/s ÷ the bare endpoint's req/s " +
-      "in the same round; the summary gives the median of the rounds' ratios, and the targets are held " +
-      "to it and to the worst round's p99.",
-    `- Targets: PostgreSQL ≥ ${TARGETS.postgresRatio.toFixed(2)}x bare, SQLite ≥ ` +
-      `${TARGETS.sqliteRatio.toFixed(2)}x bare, p99 < ${TARGETS.p99Ms} ms.`,
-  ].join("\n");
-}
-
 async function runMixed(): Promise<MixedResult[]> {
   const runs: MixedResult[] = [];
   for (const apiInstances of [1, 2]) {
@@ -644,7 +310,9 @@ async function runCallbacksOnly(date: string, version: string): Promise<void> {
   for (const kind of STORES) runs.push(await runCallbacks(kind));
   if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
   else {
-    writeDocSections(BENCHMARKS_DOC, [{ name: "callbacks", body: callbacksSection(date, version, runs) }]);
+    writeDocSections(BENCHMARKS_DOC, [
+      { name: "callbacks", body: callbacksSection(date, version, runs, STEADY) },
+    ]);
     log(`wrote ${BENCHMARKS_DOC}`);
   }
   await cleanupAll();
@@ -656,13 +324,6 @@ async function runMixedOnly(date: string, version: string): Promise<void> {
   writeDocSections(BENCHMARKS_DOC, [{ name: "mixed", body: mixedSection(date, version, runs) }]);
   log(`wrote ${BENCHMARKS_DOC}`);
   if (runs.some((r) => r.callbacks.delivered !== r.callbacks.decided)) process.exitCode = 1;
-}
-
-function median(values: number[]): number {
-  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return Number.NaN;
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 === 1 ? (v[mid] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
 }
 
 /** Runtimes compared in one run: each round measures every runtime in turn, the first one alternating. */
@@ -698,89 +359,6 @@ async function runRuntimes(runtimes: Runtime[], date: string, version: string): 
   if (!complete) process.exitCode = 1;
 }
 
-function runtimesSection(
-  date: string,
-  version: string,
-  runtimes: Runtime[],
-  scenarios: Map<string, Scenario[]>,
-  callbacks: Map<string, (CallbackRun & { round: number })[]>,
-): string {
-  const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
-  const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : "n/a");
-  const deposits = [
-    "| Runtime | Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (worst round) | ratio to bare (median) | payintake ÷ its store floor (median; each round) | server µs per 200 (median) |",
-    "|---|---|---:|---:|---:|---:|---:|---|---:|",
-  ];
-  for (const rt of runtimes) {
-    const list = scenarios.get(rt.name) ?? [];
-    for (const s of summarise(list)) {
-      const runs = list.filter((r) => r.key === s.key && r.result);
-      const usPer200 = median(
-        runs.map((r) => ((r.result?.cpu.server ?? Number.NaN) * 1e6) / (r.result?.okPerSec ?? Number.NaN)),
-      );
-      let floorCell = "—";
-      if (s.key === "sqlite" || s.key === "postgres") {
-        const each = runs.map((r) => {
-          const floor = list.find((f) => f.key === `floor-${s.key}` && f.round === r.round)?.result;
-          return floor && r.result ? r.result.okPerSec / floor.okPerSec : Number.NaN;
-        });
-        floorCell = `**${x(median(each))}** (${each.map((v) => (Number.isFinite(v) ? v.toFixed(2) : "n/a")).join(", ")})`;
-      }
-      deposits.push(
-        `| ${rt.name} (${rt.version}) | ${s.label.slice(rt.prefix.length)} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${s.p50.toFixed(2)} | ${s.worstP99.toFixed(2)} | ${s.key === "bare" ? "1.00x" : x(s.ratio)} | ${floorCell} | ${int(usPer200)} |`,
-      );
-    }
-  }
-  const cb = [
-    "| Runtime | Store | round | idle p50 ms | idle p99 ms | burst callbacks/s | burst decisions/s | drain callbacks/s | duplicates |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-  ];
-  for (const rt of runtimes)
-    for (const r of callbacks.get(rt.name) ?? []) {
-      const store = r.kind === "sqlite" ? "SQLite (embedded)" : "PostgreSQL";
-      if (!r.result) {
-        cb.push(`| ${rt.name} | ${store} | ${r.round} | failed: ${r.failure ?? "unknown"} | | | | | |`);
-        continue;
-      }
-      const { idle, burst } = r.result;
-      cb.push(
-        `| ${rt.name} (${rt.version}) | ${store} | ${r.round} | ${idle.p50.toFixed(1)} | ${idle.p99.toFixed(1)} | ${int(burst.perSecond)} | ${int(burst.decisionsPerSecond)} | ${int(burst.drainPerSecond)} | ${burst.duplicates} |`,
-      );
-    }
-  const all = [...scenarios.values()].flat();
-  const noise = noiseWarning(all);
-  return [
-    "## Node.js runtimes: the same code on each",
-    "",
-    `Measured ${date} on ${version} by \`BENCH_RUNTIMES=... npm run bench\` (bench/deposits/run.ts); this section is rewritten by every such run.`,
-    `Runtimes: ${runtimes.map((rt) => `${rt.name} = Node.js ${rt.version}`).join(", ")}. The load generator (autocannon, and the callbacks' ` +
-      `receiver and callers) ran on Node.js ${process.version} for all of them; only the servers changed runtime.`,
-    "",
-    `Deposits: ${ROUNDS} rounds; in each, every runtime in turn (the first alternating from round to round, never two at ` +
-      `once) measured its bare endpoint, payintake on each store and the two store floors, ${WARMUP_SECONDS} s warmup + ` +
-      `${SECONDS} s measured at ${CONNECTIONS} connections each (the section above says how).`,
-    "",
-    ...deposits,
-    "",
-    "Each round, in the order measured:",
-    "",
-    resultsTable(all),
-    "",
-    "CPU during the measured seconds:",
-    "",
-    cpuTable(all),
-    ...(noise ? ["", noise] : []),
-    "",
-    ...(cb.length > 2
-      ? [
-          "Callbacks (bench/callbacks/delivery.ts, as in the Callbacks section: 200 approvals one at a time, then a burst of 3,000), each runtime in every round:",
-          "",
-          ...cb,
-        ]
-      : []),
-  ].join("\n");
-}
-
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, "dist", "main", "cli.js")))
     throw new Error("dist/main/cli.js is missing: run `npm run build` (npm run bench does it for you)");
@@ -800,7 +378,7 @@ async function main(): Promise<void> {
 
   if (ONLY === "mixed") return runMixedOnly(date, version);
   if (ONLY === "callbacks") return runCallbacksOnly(date, version);
-  const runtimes = parseRuntimes(process.env.BENCH_RUNTIMES);
+  const runtimes = parseRuntimes(process.env.BENCH_RUNTIMES, log);
   if (runtimes.length > 0) return runRuntimes(runtimes, date, version);
   const scenarios: Scenario[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -815,7 +393,7 @@ async function main(): Promise<void> {
   }
   const callbackRuns: CallbackRun[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
-  const routingRuns: Awaited<ReturnType<typeof runRouting>>[] = [];
+  const routingRuns: RoutingRun[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) routingRuns.push(await runRouting(kind));
   const mixedRuns = CALLBACKS && !PROFILE && STORES.includes("postgres") ? await runMixed() : [];
 
@@ -837,7 +415,7 @@ async function main(): Promise<void> {
       { name: "machine", body: await machineSection(date) },
       { name: "deposits", body: depositsSection(date, version, scenarios) },
       ...(callbackRuns.length > 0
-        ? [{ name: "callbacks", body: callbacksSection(date, version, callbackRuns) }]
+        ? [{ name: "callbacks", body: callbacksSection(date, version, callbackRuns, STEADY) }]
         : []),
       ...(routingRuns.length > 0
         ? [{ name: "routing", body: routingSection(date, version, routingRuns) }]

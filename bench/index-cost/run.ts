@@ -1,3 +1,15 @@
+/**
+ * `npm run bench:index-cost` (issue 33): what each index the operators' searches added costs a
+ * deposit's insert. On a store of INDEX_COST_BASE transactions (default 200,000), deposits are
+ * inserted as the service writes them (pending, with a payer's name, on an account) in statements
+ * of 100 rows, INDEX_COST_ROWS (default 20,000) per measure: with every index, then with each one
+ * dropped in turn (and built again after), in INDEX_COST_ROUNDS (default 3) interleaved rounds. An
+ * index's cost is the median time per row with it less the median without it. The full-text table
+ * (SQLite) and the name index (PostgreSQL) are in the list, and so is each trigger an insert fires
+ * (the firms' pending counts, the accounts' daily use, the summary's hours…), measured the same way. Writes the
+ * "index-cost" section of docs/BENCHMARKS.md when both stores ran.
+ */
+
 import { sql } from "kysely";
 import type { Store } from "../../src/store/engine/open.js";
 import { operatorIndexes } from "../../src/store/migrations/20261128T1000_operator_indexes.js";
@@ -10,17 +22,6 @@ import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
 import { createKeptStore, type KeptStore, openKeptStore } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
 
-/**
- * `npm run bench:index-cost` (issue 33): what each index the operators' searches added costs a
- * deposit's insert. On a store of INDEX_COST_BASE transactions (default 200,000), deposits are
- * inserted as the service writes them (pending, with a payer's name, on an account) in statements
- * of 100 rows, INDEX_COST_ROWS (default 20,000) per measure: with every index, then with each one
- * dropped in turn (and built again after), in INDEX_COST_ROUNDS (default 3) interleaved rounds. An
- * index's cost is the median time per row with it less the median without it. The full-text table
- * (SQLite) and the name index (PostgreSQL) are in the list, and so is each trigger an insert fires
- * (the firms' pending counts, the accounts' daily use, the summary's hours…), measured the same way. Writes the
- * "index-cost" section of docs/BENCHMARKS.md when both stores ran.
- */
 const BASE = Number(process.env.INDEX_COST_BASE ?? 200_000);
 const ROWS = Number(process.env.INDEX_COST_ROWS ?? 20_000);
 const ROUNDS = Number(process.env.INDEX_COST_ROUNDS ?? 3);

@@ -1,3 +1,19 @@
+/**
+ * `npm run bench:reconcile` (issue 34): how a large bank statement goes through the real server,
+ * and how right the matching rule is.
+ * - Import: a camt.053 of RECONCILE_LINES entries (default 100,000) for one account, uploaded to
+ *   `POST /admin/v1/accounts/{id}/statements` as a stream: RECONCILE_DEPOSITS of them (default
+ *   2,000) pay deposits made through the merchant API (half by the payer's name, half by the code),
+ *   the rest are strangers' payments and debits. Timed from the first byte sent to the answer;
+ *   the server's memory as its resident peak (VmHWM, reset just before) above its resident size.
+ * - Matching: the generated statements of test/support/statements.ts (the issue's fixed mix, 50
+ *   seeds of 2,000 lines), per hazard.
+ * - Hostile statements: worst-case files of about 200 MB while merchants deposit
+ *   (bench/reconcile/hostile.ts).
+ * Writes the "reconciliation" and "reconciliation-hostile" sections of docs/BENCHMARKS.md when run
+ * on both stores.
+ */
+
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,21 +31,6 @@ import { type FeedRun, feedRun } from "./feed.js";
 import { type HostileRun, hostileRuns, hostileTable } from "./hostile.js";
 import { STATEMENT_IBAN, statementScene } from "./scene.js";
 
-/**
- * `npm run bench:reconcile` (issue 34): how a large bank statement goes through the real server,
- * and how right the matching rule is.
- * - Import: a camt.053 of RECONCILE_LINES entries (default 100,000) for one account, uploaded to
- *   `POST /admin/v1/accounts/{id}/statements` as a stream: RECONCILE_DEPOSITS of them (default
- *   2,000) pay deposits made through the merchant API (half by the payer's name, half by the code),
- *   the rest are strangers' payments and debits. Timed from the first byte sent to the answer;
- *   the server's memory as its resident peak (VmHWM, reset just before) above its resident size.
- * - Matching: the generated statements of test/support/statements.ts (the issue's fixed mix, 50
- *   seeds of 2,000 lines), per hazard.
- * - Hostile statements: worst-case files of about 200 MB while merchants deposit
- *   (bench/reconcile/hostile.ts).
- * Writes the "reconciliation" and "reconciliation-hostile" sections of docs/BENCHMARKS.md when run
- * on both stores.
- */
 const LINES = Number(process.env.RECONCILE_LINES ?? 100_000);
 const DEPOSITS = Number(process.env.RECONCILE_DEPOSITS ?? 2_000);
 const STORES = (process.env.RECONCILE_STORES ?? "sqlite,postgres").split(",") as StoreKind[];

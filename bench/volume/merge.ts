@@ -1,9 +1,3 @@
-import { readFileSync } from "node:fs";
-import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
-import type { VolumeConfig } from "./config.js";
-import type { StoreRun } from "./report.js";
-import { volumeSection } from "./section.js";
-
 /**
  * The volume section from two runs' raw figures (.bench-tmp/volume-*.json): the SQLite run of the
  * first file and the PostgreSQL run of the second, when one store was measured again alone after a
@@ -12,6 +6,13 @@ import { volumeSection } from "./section.js";
  *
  *   node --import tsx bench/volume/merge.ts .bench-tmp/volume-A.json .bench-tmp/volume-B.json
  */
+
+import { readFileSync } from "node:fs";
+import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
+import type { VolumeConfig } from "./config.js";
+import type { StoreRun } from "./report.js";
+import { volumeSection } from "./section.js";
+
 interface Raw {
   date: string;
   version: string;

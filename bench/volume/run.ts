@@ -1,3 +1,19 @@
+/**
+ * `npm run bench:volume` (issue 33): how every path merchants and operators use behaves as the
+ * transactions table grows. Each store (SQLite, then PostgreSQL) is measured empty, then grown to
+ * each size and measured again through the real HTTP server. Writes the "volume" section of
+ * docs/BENCHMARKS.md (runs on both stores with a size of at least 100,000) and the raw figures to
+ * .bench-tmp/. Not part of CI: 10,000,000 transactions take hours and tens of gigabytes.
+ *
+ *   VOLUME_SIZES=100000,1000000,10000000   sizes in transactions (default 100000,1000000)
+ *   VOLUME_STORES=sqlite                   one store only (default sqlite,postgres)
+ *   VOLUME_CALLS=40 VOLUME_WARMUP=3        measured and warm-up calls per path and size
+ *   VOLUME_PATH_BUDGET_S=120               a path stops early once its calls took this long
+ *   VOLUME_PER_DAY=20000 VOLUME_PENDING=3000 VOLUME_SEED=33   the seeded history's shape
+ *   VOLUME_BUILDS_FROM=1000000             from this size on, time the migrations' index builds (0: never)
+ *   VOLUME_KEEP=1                          keep the last store (its settings are logged) to look into it
+ */
+
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,21 +45,6 @@ import { volumeSection } from "./section.js";
 import { type SeedResult, seedStep } from "./seed.js";
 import { measureStoreCalls } from "./store-calls.js";
 
-/**
- * `npm run bench:volume` (issue 33): how every path merchants and operators use behaves as the
- * transactions table grows. Each store (SQLite, then PostgreSQL) is measured empty, then grown to
- * each size and measured again through the real HTTP server. Writes the "volume" section of
- * docs/BENCHMARKS.md (runs on both stores with a size of at least 100,000) and the raw figures to
- * .bench-tmp/. Not part of CI: 10,000,000 transactions take hours and tens of gigabytes.
- *
- *   VOLUME_SIZES=100000,1000000,10000000   sizes in transactions (default 100000,1000000)
- *   VOLUME_STORES=sqlite                   one store only (default sqlite,postgres)
- *   VOLUME_CALLS=40 VOLUME_WARMUP=3        measured and warm-up calls per path and size
- *   VOLUME_PATH_BUDGET_S=120               a path stops early once its calls took this long
- *   VOLUME_PER_DAY=20000 VOLUME_PENDING=3000 VOLUME_SEED=33   the seeded history's shape
- *   VOLUME_BUILDS_FROM=1000000             from this size on, time the migrations' index builds (0: never)
- *   VOLUME_KEEP=1                          keep the last store (its settings are logged) to look into it
- */
 const cfg = volumeConfig();
 const timing: Timing = { warmup: cfg.warmup, calls: cfg.calls, budgetMs: cfg.pathBudgetMs };
 const runId = randomBytes(3).toString("hex");
