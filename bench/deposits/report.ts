@@ -208,6 +208,32 @@ export function cpuTable(scenarios: Scenario[]): string {
   return rows.join("\n");
 }
 
+/**
+ * Each round's servers in the order measured: throughput, p99 and ratio to that round's bare
+ * endpoint, and where the CPU went meanwhile (the doc's one table per round; the run's log also
+ * prints resultsTable and cpuTable).
+ */
+export function roundsTable(scenarios: Scenario[]): string {
+  const rows = [
+    "| Round | Server | 200/s | p99 ms | ratio to bare | load generator | server process | postgres processes | anything else | machine busy | server µs per 200 | postgres µs per 200 |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const s of scenarios) {
+    const round = s.round ?? 1;
+    const r = s.result;
+    if (!r) {
+      rows.push(`| ${round} | ${s.label} | not measured: ${s.failure ?? "skipped"} | | | | | | | | | |`);
+      continue;
+    }
+    const c = r.cpu;
+    const ratio = s.key === "bare" ? "1.00x" : `${ratioToBare(s, bareOf(scenarios, round)).toFixed(2)}x`;
+    rows.push(
+      `| ${round} | ${s.label} | ${int(r.okPerSec)} | ${ms(r.p99)} | ${ratio} | ${cores(c.generator)} | ${cores(c.server)} | ${cores(c.db)} | ${cores(otherCores(c))} | ${c.machineBusyPct.toFixed(0)}% | ${perAnswer(c.server, r.okPerSec)} | ${perAnswer(c.db, r.okPerSec)} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
 export function statusDetails(scenarios: Scenario[]): string[] {
   const lines: string[] = [];
   for (const s of scenarios) {

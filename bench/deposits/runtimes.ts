@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CallbackRun } from "../callbacks/section.js";
 import { ROOT } from "../shared/tree.js";
-import { cpuTable, noiseWarning, resultsTable, type Scenario, summarise } from "./report.js";
+import { noiseWarning, type Scenario, summarise } from "./report.js";
 import { CONNECTIONS, ROUNDS, SECONDS, WARMUP_SECONDS } from "./settings.js";
 
 /**
@@ -132,17 +132,11 @@ export function runtimesSection(
     "",
     `Deposits: ${ROUNDS} rounds; in each, every runtime in turn (the first alternating from round to round, never two at ` +
       `once) measured its bare endpoint, payintake on each store and the two store floors, ${WARMUP_SECONDS} s warmup + ` +
-      `${SECONDS} s measured at ${CONNECTIONS} connections each (the section above says how).`,
+      `${SECONDS} s measured at ${CONNECTIONS} connections each (the deposits section says how).`,
     "",
     ...deposits,
     "",
-    "Each round, in the order measured:",
-    "",
-    resultsTable(all),
-    "",
-    "CPU during the measured seconds:",
-    "",
-    cpuTable(all),
+    "Each round's figures and the CPU of each process are printed by the run (its log), not kept here.",
     ...(noise ? ["", noise] : []),
     "",
     ...(cb.length > 2

@@ -3,9 +3,8 @@ import { availableParallelism, cpus, release } from "node:os";
 import pg from "pg";
 import { PG_BASE_URL } from "../shared/payintake.js";
 import {
-  cpuTable,
   noiseWarning,
-  resultsTable,
+  roundsTable,
   type Scenario,
   summarise,
   summaryChecks,
@@ -75,17 +74,14 @@ export function depositsSection(date: string, version: string, scenarios: Scenar
     "",
     missed.length === 0 ? "All targets met." : `Missed targets: ${missed.join("; ")}.`,
     "",
-    `Each of the ${ROUNDS} rounds, in the order measured:`,
-    "",
-    resultsTable(scenarios),
-    "",
-    "CPU used during the measured seconds, in cores (1.00 = one core busy all the time; the machine " +
+    `Each of the ${ROUNDS} rounds in the order measured, with the CPU used during its measured seconds, in ` +
+      "cores (1.00 = one core busy all the time; the machine " +
       `has ${availableParallelism()} cores, shared by the load generator, the server and PostgreSQL; ` +
       '"anything else" is whatever else ran on the machine meanwhile, which makes figures less reliable. ' +
       "The last two columns are CPU microseconds per 200 answer: what one answer costs, whatever the " +
       "speed of the load generator, which sets the bare endpoint's figure):",
     "",
-    cpuTable(scenarios),
+    roundsTable(scenarios),
     ...(noise ? ["", noise] : []),
     "",
     "### What is measured and how",

@@ -10,36 +10,24 @@ export const BENCHMARKS_DOC = process.env.BENCH_DOC
   ? resolve(process.env.BENCH_DOC)
   : join(ROOT, "docs", "BENCHMARKS.md");
 
+/** The head of a new docs/BENCHMARKS.md, when a run finds none. */
 export const DOC_INTRO = `# Benchmarks
 
-Throughput and latency of payintake measured on one machine, next to a reference that shows what the
-machine can do at all. Figures only compare well within one run on one machine: the reference is
-measured in the same run for that reason, and targets are expressed as ratios to it. The deposits are
-measured in rounds (bare, SQLite, PostgreSQL, then again): this machine's speed drifts by a third
-within minutes, so each ratio is taken against the bare endpoint of its own round, and the targets
-are held to the median of the rounds' ratios and to the worst round's p99.
+Throughput, latency and memory of payintake, measured on one machine through the real server: each
+section holds one measure's latest run, then its reading (what the figures say, what was tried to move
+them). Older runs are in git's history of this file. Figures compare well only within one run: this
+machine's speed drifts by a third within minutes and by a factor of ten from day to day (the bare endpoint
+measured 4,800 to 49,000 requests a second on the same code). So deposits are measured in rounds beside two
+references, a bare Fastify endpoint and the store floor, each ratio within its round, and the targets are
+held to the median of the rounds' ratios and to the worst round's p99.
 
 ## How to run
 
-\`\`\`sh
-npm run bench                             # builds (prebench), then bench/deposits/run.ts; about 12 minutes
-BENCH_CALLBACKS=0 npm run bench           # deposits only (3 rounds): about 5 minutes
-BENCH_ROUNDS=5 npm run bench              # more rounds of bare, SQLite and PostgreSQL (default 3)
-BENCH_SECONDS=30 npm run bench            # longer measured runs (default 10 s, after 2 s warmup)
-BENCH_QUIET_WAIT_SECONDS=0 npm run bench  # do not wait for an idle machine before each server (default: up to 15 s)
-BENCH_STORES=sqlite npm run bench         # one store only (figures not written here)
-BENCH_CPU_PROF=1 npm run bench            # also CPU-profiles payintake and prints where it spends time (figures not written here)
-\`\`\`
-
-PostgreSQL comes from \`BENCH_DATABASE_URL\` (else \`PAYINTAKE_TEST_DATABASE_URL\`, else
-\`postgres://postgres@127.0.0.1:5432/test\`); each run works in a fresh schema and drops it afterwards.
-The benchmark exits 0 when targets are missed (it measures, it does not gate) and marks them MISSED.
-
-## Layout of this file
-
-Each section below is written by a benchmark script between \`<!-- bench:<name>:start -->\` and
-\`<!-- bench:<name>:end -->\` markers. A run replaces only its own sections; text outside the markers
-is kept. New benchmarks add their own sections with their own markers.
+[bench/README.md](../bench/README.md) lists every script, what it measures, its settings and the section
+it writes: \`npm run bench\` (deposits, callbacks, routing, mixed workload: about 20 minutes;
+\`BENCH_CALLBACKS=0\` for the deposits alone), \`npm run bench:volume\`, \`npm run bench:reconcile\` and others.
+A run replaces only its sections, between their \`bench:<name>:start\` and \`:end\` markers; the readings
+outside them are kept by hand. A run on one store only, or with the CPU profiler on, writes nothing here.
 `;
 
 /** Replaces the text between the section's markers, or appends the section when it is not there yet. */

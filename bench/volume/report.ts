@@ -36,8 +36,6 @@ export const TARGETS = {
   rssBytes: 300 * 1024 ** 2,
 } as const;
 
-export const STORE_NAMES: Record<StoreKind, string> = { sqlite: "SQLite (embedded)", postgres: "PostgreSQL" };
-
 const ms = (n: number | undefined) =>
   n === undefined || !Number.isFinite(n) ? "n/a" : n < 10 ? n.toFixed(1) : n.toFixed(0);
 const seconds = (s: number) => `${s < 10 ? s.toFixed(1) : Math.round(s).toLocaleString("en-US")} s`;
@@ -102,32 +100,70 @@ export function bySizeOf(run: StoreRun): Map<string, Map<number, PathResult>> {
   return paths;
 }
 
-export function pathsTable(run: StoreRun, calls: number): string {
-  const sizes = run.steps.map((s) => s.size);
+/** "SQLite", "PostgreSQL": the stores as the combined tables' columns name them. */
+const SHORT: Record<StoreKind, string> = { sqlite: "SQLite", postgres: "PostgreSQL" };
+
+/** Each size measured by any of the runs, ascending (0 is the empty store). */
+function sizesOf(runs: StoreRun[]): number[] {
+  return [...new Set(runs.flatMap((run) => run.steps.map((s) => s.size)))].sort((a, b) => a - b);
+}
+
+/** A path's checks that missed, per store: "" when every check was met, "—" when none applies. */
+function targetsCell(perStore: { kind: StoreKind; bySize?: Map<number, PathResult> }[]): string {
+  const checked = perStore.map(({ kind, bySize }) => ({ kind, checks: bySize ? pathChecks(bySize) : [] }));
+  if (checked.every((c) => c.checks.length === 0)) return "—";
+  const missed = checked
+    .map(({ kind, checks }) => ({ kind, texts: checks.filter((c) => !c.met).map((c) => c.text) }))
+    .filter((m) => m.texts.length > 0);
+  if (missed.length === 0) return "ok";
+  return missed.map((m) => `${SHORT[m.kind]}: ${m.texts.join(", ")} **MISSED**`).join("; ");
+}
+
+/** Every path, each store's p50 / p99 per size side by side, its growth, and what its targets missed. */
+export function pathsTable(runs: StoreRun[], calls: number): string {
+  const sizes = sizesOf(runs);
   const grown = sizes.filter((s) => s > 0);
   const growthHead =
     grown.length >= 2
-      ? `growth p50 ${sizeLabel(grown[grown.length - 1] as number)} ÷ ${sizeLabel(grown[0] as number)}`
+      ? `growth ${sizeLabel(grown[grown.length - 1] as number)} ÷ ${sizeLabel(grown[0] as number)}`
       : "growth";
-  const rows = [
-    `| Path | ${sizes.map((s) => `${sizeLabel(s)} p50 / p99 ms`).join(" | ")} | ${growthHead} | Targets |`,
-    `|---|${sizes.map(() => "---:").join("|")}|---:|---|`,
-  ];
-  for (const [name, bySize] of bySizeOf(run)) {
-    const cells = sizes.map((size) => {
-      const r = bySize.get(size);
-      if (!r) return "—";
-      const short = r.calls < calls ? ` (${r.calls} calls)` : "";
-      return `${ms(r.p50)} / ${ms(r.p99)}${short}`;
+  const byRun = runs.map((run) => ({ kind: run.kind, paths: bySizeOf(run) }));
+  const names = [...new Set(byRun.flatMap((r) => [...r.paths.keys()]))];
+  const head = byRun.flatMap((r) => [
+    ...sizes.map((s) => `${SHORT[r.kind]} ${sizeLabel(s)}`),
+    `${SHORT[r.kind]} ${growthHead}`,
+  ]);
+  const rows = [`| Path | ${head.join(" | ")} | Targets |`, `|---|${head.map(() => "---:").join("|")}|---|`];
+  for (const name of names) {
+    const cells = byRun.flatMap((r) => {
+      const bySize = r.paths.get(name);
+      const growth = bySize ? growthOf(bySize) : Number.NaN;
+      return [
+        ...sizes.map((size) => {
+          const res = bySize?.get(size);
+          if (!res) return "—";
+          const short = res.calls < calls ? ` (${res.calls} calls)` : "";
+          return `${ms(res.p50)} / ${ms(res.p99)}${short}`;
+        }),
+        Number.isFinite(growth) ? `${growth.toFixed(2)}x` : "—",
+      ];
     });
-    const growth = growthOf(bySize);
-    const checks = pathChecks(bySize);
-    const targets = checks.length === 0 ? "—" : checks.map((c) => `${c.text}: ${mark(c.met)}`).join("; ");
-    rows.push(
-      `| ${name} | ${cells.join(" | ")} | ${Number.isFinite(growth) ? `${growth.toFixed(2)}x` : "—"} | ${targets} |`,
-    );
+    const targets = targetsCell(byRun.map((r) => ({ kind: r.kind, bySize: r.paths.get(name) })));
+    rows.push(`| ${name} | ${cells.join(" | ")} | ${targets} |`);
   }
   return rows.join("\n");
+}
+
+/** The checks each store missed, path by path, for the line under the table. */
+export function missedTargets(runs: StoreRun[]): string[] {
+  return runs.flatMap((run) => {
+    const missed = [...bySizeOf(run)].flatMap(([name, bySize]) =>
+      pathChecks(bySize)
+        .filter((c) => !c.met)
+        .map((c) => `${name} (${c.text})`),
+    );
+    return missed.length === 0 ? [] : [`${SHORT[run.kind]}: ${missed.join("; ")}`];
+  });
 }
 
 /** The path during which the server's peak RSS rose the most (the first path's rise is not known: counted as none). */
@@ -143,65 +179,76 @@ function peakPath(step: StepResult): string {
   return best.rise > 0 ? `${best.name} (+${mb(best.rise)})` : "—";
 }
 
-export function stepsTable(run: StoreRun): string {
+export function stepsTable(runs: StoreRun[]): string {
   const rows = [
-    "| Size | seeding, transactions/s | seed time | VACUUM ANALYZE | store on disk | server start | server peak RSS | RSS < 300 MB | peak rose most during |",
-    "|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    "| Store | Size | seeding, transactions/s | seed time | VACUUM ANALYZE | store on disk | server start | server peak RSS | RSS < 300 MB | peak rose most during |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
   ];
-  for (const s of run.steps) {
-    const seed = s.seed;
-    rows.push(
-      `| ${sizeLabel(s.size)} | ${seed ? Math.round(seed.perSecond).toLocaleString("en-US") : "—"} | ` +
-        `${seed ? seconds(seed.seconds) : "—"} | ${seed && run.kind === "postgres" ? seconds(seed.settleSeconds) : "—"} | ` +
-        `${mb(s.storeBytes)} | ${seconds(s.serverStartMs / 1000)} | ${mb(s.peakRssBytes)} | ${mark(s.peakRssBytes < TARGETS.rssBytes)} | ${peakPath(s)} |`,
-    );
+  for (const run of runs)
+    for (const s of run.steps) {
+      const seed = s.seed;
+      rows.push(
+        `| ${SHORT[run.kind]} | ${sizeLabel(s.size)} | ${seed ? Math.round(seed.perSecond).toLocaleString("en-US") : "—"} | ` +
+          `${seed ? seconds(seed.seconds) : "—"} | ${seed && run.kind === "postgres" ? seconds(seed.settleSeconds) : "—"} | ` +
+          `${mb(s.storeBytes)} | ${seconds(s.serverStartMs / 1000)} | ${mb(s.peakRssBytes)} | ${mark(s.peakRssBytes < TARGETS.rssBytes)} | ${peakPath(s)} |`,
+      );
+    }
+  return rows.join("\n");
+}
+
+/** The CSV export of a day: time to the first byte and to the last, and its size, per store and size. */
+export function csvTable(runs: StoreRun[]): string {
+  const head = runs.flatMap((run) => [
+    `${SHORT[run.kind]} first byte p50 / p99 ms`,
+    `${SHORT[run.kind]} total p50 / p99 ms`,
+    `${SHORT[run.kind]} bytes (median)`,
+  ]);
+  const rows = [`| Size | ${head.join(" | ")} |`, `|---:|${head.map(() => "---:").join("|")}|`];
+  for (const size of sizesOf(runs)) {
+    const cells = runs.flatMap((run) => {
+      const r = run.steps.find((s) => s.size === size)?.paths.find((p) => p.name.startsWith("CSV"));
+      if (!r) return ["—", "—", "—"];
+      return [
+        `${ms(r.firstByte?.p50)} / ${ms(r.firstByte?.p99)}`,
+        `${ms(r.p50)} / ${ms(r.p99)}`,
+        Math.round(r.bytes).toLocaleString("en-US"),
+      ];
+    });
+    rows.push(`| ${sizeLabel(size)} | ${cells.join(" | ")} |`);
   }
   return rows.join("\n");
 }
 
-export function csvTable(run: StoreRun): string {
-  const rows = [
-    "| Size | first byte p50 / p99 ms | total p50 / p99 ms | bytes (median) |",
-    "|---:|---:|---:|---:|",
-  ];
-  for (const s of run.steps) {
-    const r = s.paths.find((p) => p.name.startsWith("CSV"));
-    if (!r) continue;
-    rows.push(
-      `| ${sizeLabel(s.size)} | ${ms(r.firstByte?.p50)} / ${ms(r.firstByte?.p99)} | ${ms(r.p50)} / ${ms(r.p99)} | ${Math.round(r.bytes).toLocaleString("en-US")} |`,
-    );
-  }
-  return rows.join("\n");
-}
-
-/** The migrations' index builds, seconds per index and size (none when not timed). */
-export function buildsTable(run: StoreRun): string | undefined {
-  const steps = run.steps.filter((s) => s.indexBuilds !== undefined);
-  if (steps.length === 0) return undefined;
-  const names = [...new Set(steps.flatMap((s) => (s.indexBuilds ?? []).map((b) => b.name)))];
-  const seconds = (s: StepResult, name: string) => s.indexBuilds?.find((b) => b.name === name)?.seconds;
+/** The migrations' index builds, seconds per index, store and size (none when not timed). */
+export function buildsTable(runs: StoreRun[]): string | undefined {
+  const columns = runs.flatMap((run) =>
+    run.steps.filter((s) => s.indexBuilds !== undefined).map((step) => ({ kind: run.kind, step })),
+  );
+  if (columns.length === 0) return undefined;
+  const names = [...new Set(columns.flatMap((c) => (c.step.indexBuilds ?? []).map((b) => b.name)))];
+  const secondsOf = (s: StepResult, name: string) => s.indexBuilds?.find((b) => b.name === name)?.seconds;
   const cell = (n: number | undefined) => (n === undefined ? "—" : n.toFixed(1));
   const total = (s: StepResult) => (s.indexBuilds ?? []).reduce((sum, b) => sum + b.seconds, 0);
   return [
-    `| Index | ${steps.map((s) => `${sizeLabel(s.size)} s`).join(" | ")} |`,
-    `|---|${steps.map(() => "---:").join("|")}|`,
-    ...names.map((name) => `| ${name} | ${steps.map((s) => cell(seconds(s, name))).join(" | ")} |`),
-    `| **all** | ${steps.map((s) => `**${total(s).toFixed(1)}**`).join(" | ")} |`,
+    `| Index | ${columns.map((c) => `${SHORT[c.kind]} ${sizeLabel(c.step.size)} s`).join(" | ")} |`,
+    `|---|${columns.map(() => "---:").join("|")}|`,
+    ...names.map((name) => `| ${name} | ${columns.map((c) => cell(secondsOf(c.step, name))).join(" | ")} |`),
+    `| **all** | ${columns.map((c) => `**${total(c.step).toFixed(1)}**`).join(" | ")} |`,
   ].join("\n");
 }
 
 /** Answers other than 200, and what the server logged at error level, per size. */
 export function problems(run: StoreRun): string[] {
   const lines: string[] = [];
-  if (run.failure) lines.push(`- Stopped growing: ${run.failure}`);
+  if (run.failure) lines.push(`- ${SHORT[run.kind]}: stopped growing: ${run.failure}`);
   for (const s of run.steps) {
     for (const r of s.paths)
       if (!answeredAll(r))
         lines.push(
-          `- ${sizeLabel(s.size)}, ${r.name}: ${JSON.stringify(r.statuses)}; first: ${(r.failure ?? "").replaceAll("|", "\\|").replaceAll("\n", " ")}`,
+          `- ${SHORT[run.kind]}, ${sizeLabel(s.size)}, ${r.name}: ${JSON.stringify(r.statuses)}; first: ${(r.failure ?? "").replaceAll("|", "\\|").replaceAll("\n", " ")}`,
         );
     for (const e of s.serverErrors)
-      lines.push(`- ${sizeLabel(s.size)}, server log: \`${e.replaceAll("`", "'")}\``);
+      lines.push(`- ${SHORT[run.kind]}, ${sizeLabel(s.size)}, server log: \`${e.replaceAll("`", "'")}\``);
   }
   return lines;
 }

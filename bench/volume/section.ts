@@ -2,20 +2,24 @@ import { availableParallelism } from "node:os";
 import { sizeLabel, type VolumeConfig } from "./config.js";
 import {
   buildsTable,
-  bySizeOf,
   csvTable,
-  pathChecks,
+  missedTargets,
   pathsTable,
   problems,
-  STORE_NAMES,
   type StoreRun,
   stepsTable,
   TARGETS,
 } from "./report.js";
 
-/** The "volume" section of docs/BENCHMARKS.md: a table per store, then how it was measured. */
+/**
+ * The "volume" section of docs/BENCHMARKS.md: each table with the stores side by side (the same path
+ * in one row), then how it was measured.
+ */
 export function volumeSection(runs: StoreRun[], cfg: VolumeConfig, date: string, version: string): string {
   const sizes = ["empty", ...cfg.sizes.map(sizeLabel)].join(", ");
+  const missed = missedTargets(runs);
+  const trouble = runs.flatMap(problems);
+  const builds = buildsTable(runs);
   return [
     "## Volume: every path as the transactions table grows",
     "",
@@ -24,39 +28,23 @@ export function volumeSection(runs: StoreRun[], cfg: VolumeConfig, date: string,
       `p50 and p99 are nearest-rank: of ${cfg.calls} calls the p99 is the slowest one. This section is rewritten ` +
       "by every run on both stores whose largest size is at least 100,000.",
     "",
-    ...runs.flatMap((run) => storePart(run, cfg)),
-    "### What is measured and how",
+    stepsTable(runs),
     "",
-    ...howMeasured(cfg).map((line) => `- ${line}`),
-  ].join("\n");
-}
-
-function storePart(run: StoreRun, cfg: VolumeConfig): string[] {
-  const missed = [...bySizeOf(run)].flatMap(([name, bySize]) =>
-    pathChecks(bySize)
-      .filter((c) => !c.met)
-      .map((c) => `${name} (${c.text})`),
-  );
-  const trouble = problems(run);
-  const builds = buildsTable(run);
-  return [
-    `### ${STORE_NAMES[run.kind]}`,
+    "Each path's p50 / p99 in ms at each size; growth is the p50 at the largest size ÷ the p50 at the " +
+      'smallest above empty; Targets names the checks a store missed ("ok": every check met, "—": none applies):',
     "",
-    stepsTable(run),
+    pathsTable(runs, cfg.calls),
     "",
-    pathsTable(run, cfg.calls),
-    "",
-    missed.length === 0 ? "All targets met." : `Targets missed: ${missed.join("; ")}.`,
+    missed.length === 0 ? "All targets met." : `Targets missed: ${missed.join(". ")}.`,
     "",
     "CSV export of a day (`/ops/api/transactions.csv?from=…&to=…`):",
     "",
-    csvTable(run),
+    csvTable(runs),
     "",
     ...(builds
       ? [
-          run.kind === "sqlite"
-            ? "The volume migrations' builds (each holds every write while it runs: a maintenance window's length):"
-            : "The volume migrations' builds (CONCURRENTLY: writes go on meanwhile):",
+          "The volume migrations' builds, seconds (on SQLite each holds every write while it runs: a " +
+            "maintenance window's length; on PostgreSQL CONCURRENTLY, writes going on meanwhile):",
           "",
           builds,
           "",
@@ -65,7 +53,10 @@ function storePart(run: StoreRun, cfg: VolumeConfig): string[] {
     ...(trouble.length > 0
       ? ["Answers other than 200, and errors in the server's log:", "", ...trouble, ""]
       : []),
-  ];
+    "### What is measured and how",
+    "",
+    ...howMeasured(cfg).map((line) => `- ${line}`),
+  ].join("\n");
 }
 
 function howMeasured(cfg: VolumeConfig): string[] {
