@@ -62,12 +62,19 @@ export function candidatePool<P extends { createdAt: number }>(
   /**
    * A window from the line's reach onwards; or, for a line earlier than the window read (a bank
    * that lists its newest entries first), one that ends with the line's reach, so that the lines
-   * before it in time are covered too.
+   * before it in time are covered too. A window that ends with the reach and is full holds the
+   * earliest deposits of its stretch, perhaps none of the reach: the reach onwards is read instead.
    */
   async function load(reach: { from: number; to: number }, backwards: boolean): Promise<Loaded<P>> {
+    if (backwards) {
+      const before = await read(Math.min(reach.from, reach.to - WINDOW_MS), reach.to);
+      if (before.fullPast === null) return before;
+    }
     const end = lastBooked === null ? reach.to : Math.max(reach.to, lastBooked + DAY_MS + CLOCK_TOLERANCE_MS);
-    const from = backwards ? Math.min(reach.from, reach.to - WINDOW_MS) : reach.from;
-    const to = backwards ? reach.to : Math.max(reach.to, Math.min(end, reach.from + WINDOW_MS));
+    return read(reach.from, Math.max(reach.to, Math.min(end, reach.from + WINDOW_MS)));
+  }
+
+  async function read(from: number, to: number): Promise<Loaded<P>> {
     const rows = await source.load(from, to, ceiling + 1);
     if (rows.length <= ceiling)
       return { from, coveredTo: to, pool: rows.map(source.toCandidate), fullPast: null };

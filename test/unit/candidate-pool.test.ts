@@ -94,6 +94,15 @@ describe("the candidate pool", () => {
     expect(db.loads).toBeLessThanOrEqual(6);
   });
 
+  it("a newer-first line whose window back is full of older deposits reads its own reach", async () => {
+    // Five deposits long before, one within the second line's reach, a ceiling of two.
+    const times = [...Array.from({ length: 5 }, () => T0), T0 + 30 * HOUR];
+    const pool = candidatePool({ load: store(times).load, toCandidate: pooled }, T0 + 40 * HOUR, 2);
+    await pool.around(line(T0 + 40 * HOUR, false));
+    const second = await pool.around(line(T0 + 31 * HOUR, false));
+    expect(second).toEqual({ candidates: [{ createdAt: T0 + 30 * HOUR }], complete: true });
+  });
+
   it("a line whose reach holds more deposits than the ceiling is told so, and reads no window of its own", async () => {
     const times = Array.from({ length: 500 }, (_, i) => T0 + i * 1_000);
     const db = store(times);
