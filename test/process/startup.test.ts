@@ -26,8 +26,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** A store no migration touched yet: these tests are of migrating it. */
 async function freshStore(kind: "sqlite" | "postgres") {
-  const store = await storeEnv(kind);
+  const store = await storeEnv(kind, { empty: true });
   cleanups.push(() => store.cleanup());
   return store;
 }

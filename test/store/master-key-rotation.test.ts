@@ -423,13 +423,15 @@ describe.runIf(STORES.includes("postgres"))("master key rotation and serving ins
 
   it("an instance whose connection was cut takes the lock again, then checks the key first", async () => {
     const { store, key } = await keyedStore();
-    const schema = await sql<{ name: string }>`SELECT current_schema() AS name`.execute(store.db);
+    const where = await sql<{ database: string; schema: string }>`
+      SELECT current_database() AS database, current_schema() AS schema`.execute(store.db);
     const base = new URL(PG_BASE_URL);
     const proxy = await startTcpProxy({ host: base.hostname, port: Number(base.port || 5432) });
     cleanups.push(() => proxy.close());
     const viaProxy = new URL(PG_BASE_URL);
     viaProxy.port = String(proxy.port);
-    viaProxy.searchParams.set("options", `-c search_path=${schema.rows[0]?.name}`);
+    viaProxy.pathname = `/${where.rows[0]?.database}`;
+    viaProxy.searchParams.set("options", `-c search_path=${where.rows[0]?.schema}`);
     const instance = await openStore({ databaseUrl: viaProxy.toString(), dataDir: "", pgPoolSize: 2 });
     cleanups.push(() => instance.close());
     const keyStillOurs: boolean[] = [];

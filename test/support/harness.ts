@@ -6,6 +6,7 @@ import pg from "pg";
 import { request } from "undici";
 import { parseConfig } from "../../src/config/config.js";
 import { type RunningServer, startServer } from "../../src/main/server.js";
+import { postgresCopy, sqliteCopy } from "./migrated-template.js";
 
 /**
  * Starts the real server on a fresh database: a new SQLite file in a temp directory, or a new schema
@@ -64,8 +65,13 @@ export async function freshPostgresSchema(): Promise<{ url: string; drop(): Prom
   };
 }
 
+/**
+ * A data directory and, on PostgreSQL, a database of its own, with every migration applied (copied
+ * from a migrated template: migrated-template.ts); `empty`: a store with no migration applied.
+ */
 export async function storeEnv(
   kind: StoreKind,
+  opts: { empty?: boolean } = {},
 ): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "payintake-test-"));
   const base = {
@@ -74,13 +80,14 @@ export async function storeEnv(
     PAYINTAKE_ADMIN_TOKEN: randomBytes(24).toString("hex"),
   };
   if (kind === "sqlite") {
+    if (!opts.empty) await sqliteCopy(dataDir);
     return { env: base, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const schema = await freshPostgresSchema();
+  const database = await postgresCopy(PG_BASE_URL, opts.empty === true);
   return {
-    env: { ...base, DATABASE_URL: schema.url, PAYINTAKE_PG_POOL_SIZE: "10" },
+    env: { ...base, DATABASE_URL: database.url, PAYINTAKE_PG_POOL_SIZE: "10" },
     async cleanup() {
-      await schema.drop();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

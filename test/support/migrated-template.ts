@@ -1,0 +1,167 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { openStore } from "../../src/store/engine/open.js";
+
+/**
+ * Migrated databases to copy, so that a test's fresh store does not run every migration again:
+ * the suite opens a few hundred stores, and migrating one costs about a second on PostgreSQL.
+ *
+ * A template is named by the digest of src/ (a migration may use any of it), made once by whichever
+ * test process needs it first (the others wait on an advisory lock, or find the file), and copied
+ * for each store: `CREATE DATABASE … TEMPLATE` on PostgreSQL, a file copy on SQLite. A copy is what
+ * a fresh store is after `migrate()`: the tests that need a store without its migrations ask for
+ * an empty one (harness.ts, `storeEnv(kind, { empty: true })`).
+ */
+const SRC = new URL("../../src/", import.meta.url);
+
+let digest: string | undefined;
+function sourceDigest(): string {
+  if (digest) return digest;
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else {
+        hash.update(`${path}\0`);
+        hash.update(readFileSync(path));
+      }
+    }
+  };
+  walk(SRC.pathname);
+  digest = hash.digest("hex").slice(0, 16);
+  return digest;
+}
+
+/** Any number that the suite uses for no other advisory lock. */
+const TEMPLATE_LOCK = 7_412_050_116;
+const TEMPLATE_PREFIX = "payintake_tmpl_";
+
+export function databaseUrl(baseUrl: string, database: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+let pgTemplate: Promise<string> | undefined;
+
+/** The migrated PostgreSQL template's name, made if no test process made it yet. */
+export function postgresTemplate(baseUrl: string): Promise<string> {
+  pgTemplate ??= makePostgresTemplate(baseUrl).catch((err) => {
+    pgTemplate = undefined;
+    throw err;
+  });
+  return pgTemplate;
+}
+
+async function makePostgresTemplate(baseUrl: string): Promise<string> {
+  const name = `${TEMPLATE_PREFIX}${sourceDigest()}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query("SELECT pg_advisory_lock($1)", [TEMPLATE_LOCK]);
+    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) {
+      // Made under another name and renamed when whole: a process killed half-way leaves no template.
+      const building = `${name}_${randomBytes(4).toString("hex")}`;
+      await admin.query(`CREATE DATABASE ${building}`);
+      const store = await openStore({
+        databaseUrl: databaseUrl(baseUrl, building),
+        dataDir: "",
+        pgPoolSize: 2,
+      });
+      try {
+        await store.migrate();
+      } finally {
+        await store.close();
+      }
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      // Templates of other sources (an earlier commit's) are no use any more; one in use stays.
+      const old = await admin.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2",
+        [`${TEMPLATE_PREFIX}%`, name],
+      );
+      for (const { datname } of old.rows)
+        await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+    }
+    return name;
+  } finally {
+    await admin.query("SELECT pg_advisory_unlock($1)", [TEMPLATE_LOCK]).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+/** A new database copied from the migrated template (or empty), and a dropper. */
+export async function postgresCopy(
+  baseUrl: string,
+  empty: boolean,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const template = empty ? undefined : await postgresTemplate(baseUrl);
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: databaseUrl(baseUrl, name),
+    async drop() {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      try {
+        // A test that failed may have left a connection open: the database goes all the same.
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+let sqliteTemplate: Promise<string> | undefined;
+
+/** The migrated SQLite template's file, made if no test process made it yet. */
+function sqliteTemplateFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = join(tmpdir(), "payintake-test-templates");
+    const file = join(dir, `${TEMPLATE_PREFIX}${sourceDigest()}.db`);
+    if (existsSync(file)) return file;
+    const building = join(dir, `building-${randomBytes(4).toString("hex")}`);
+    mkdirSync(building, { recursive: true });
+    const store = await openStore({ databaseUrl: undefined, dataDir: building, pgPoolSize: 1 });
+    try {
+      await store.migrate();
+    } finally {
+      // Closed: the journal is written back into the file, which alone is then the whole store.
+      await store.close();
+    }
+    if (existsSync(join(building, "payintake.db-wal")))
+      throw new Error("the SQLite template kept a write-ahead log after closing: it is not whole");
+    renameSync(join(building, "payintake.db"), file);
+    rmSync(building, { recursive: true, force: true });
+    return file;
+  })().catch((err) => {
+    sqliteTemplate = undefined;
+    throw err;
+  });
+  return sqliteTemplate;
+}
+
+/** Puts a migrated store's file into a new data directory. */
+export async function sqliteCopy(dataDir: string): Promise<void> {
+  copyFileSync(await sqliteTemplateFile(), join(dataDir, "payintake.db"));
+}
