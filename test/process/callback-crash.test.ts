@@ -16,7 +16,9 @@ afterEach(async () => {
 });
 
 describe.each(STORES)("SIGKILL between decision and callback on %s", (kind) => {
-  it("delivers every decided transaction's callback after a restart", async () => {
+  // Two servers started and a dozen CLI runs, on two cores shared with another test file: past
+  // the suite's 30 s default on a busy machine, though nothing waits on time.
+  it("delivers every decided transaction's callback after a restart", { timeout: 90_000 }, async () => {
     const store = await storeEnv(kind);
     cleanups.push(() => store.cleanup());
     const receiver: Receiver = await startReceiver();
