@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { FIRST_NAMES, LAST_NAMES } from "../../bench/volume-names.js";
+import { FIRST_NAMES, LAST_NAMES } from "../../bench/shared/names.js";
 import { payerNameKey } from "../../src/domain/name-search.js";
 import { type StoreKind, storeEnv } from "./harness.js";
 import { depositRow } from "./rows.js";

@@ -1,4 +1,4 @@
-import { FIRST_NAMES, LAST_NAMES } from "../../bench/volume-names.js";
+import { FIRST_NAMES, LAST_NAMES } from "../../bench/shared/names.js";
 import { newPaymentCode } from "../../src/domain/payment-code.js";
 import type { DepositCandidate } from "../../src/reconciliation/matching.js";
 import type { StatementLine } from "../../src/reconciliation/statement.js";
