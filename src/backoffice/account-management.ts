@@ -1,16 +1,15 @@
 import { sealContext } from "../crypto/seal-context.js";
+import { bad, notFound } from "../domain/refusal.js";
 import type { AccountUpdate } from "../store/accounts.js";
 import {
   ADMIN_API,
   auditEntry,
-  bad,
   channelId,
   checkChannelUrl,
   checkRange,
   flag,
   type ManagementDeps,
   newSecretKey,
-  notFound,
 } from "./management-checks.js";
 import { accountView, channelView } from "./views.js";
 

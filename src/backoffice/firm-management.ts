@@ -1,17 +1,16 @@
 import { sealContext } from "../crypto/seal-context.js";
+import { bad, notFound } from "../domain/refusal.js";
 import type { FirmUpdate } from "../store/firms.js";
 import type { ProviderTable } from "../store/schema.js";
 import {
   ADMIN_API,
   auditEntry,
-  bad,
   checkCallbackTarget,
   checkRange,
   flag,
   type ManagementDeps,
   newApiKey,
   newSecretKey,
-  notFound,
   PROVIDER_URL_KINDS,
 } from "./management-checks.js";
 import { firmView, providerView } from "./views.js";

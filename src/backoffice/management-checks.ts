@@ -1,21 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { SecretBox } from "../crypto/secret-box.js";
-import type { Outcome, Refusal } from "../domain/refusal.js";
+import { ADMIN_API } from "../domain/actors.js";
+import { bad, type Outcome, type Refusal } from "../domain/refusal.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 
 /** What every management change shares: its refusals, its dependencies and its checks. */
 export type { Outcome, Refusal };
-
-/** Who changed something through the admin API (CLI and automation, one shared token). */
-export const ADMIN_API = "admin-api";
-
-export const notFound = (what: string): Refusal => ({
-  ok: false,
-  reason: "not_found",
-  message: `${what} not found`,
-});
-export const bad = (message: string): Refusal => ({ ok: false, reason: "invalid", message });
+export { ADMIN_API };
 
 export interface ManagementDeps {
   repos: Repositories;

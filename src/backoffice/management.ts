@@ -1,3 +1,4 @@
+import { notFound } from "../domain/refusal.js";
 import {
   type AccountChanges,
   type AccountInput,
@@ -18,18 +19,16 @@ import {
   updateFirm,
   updateProvider,
 } from "./firm-management.js";
-import { ADMIN_API, auditEntry, type ManagementDeps, notFound } from "./management-checks.js";
+import { ADMIN_API, auditEntry, type ManagementDeps } from "./management-checks.js";
 import { accountView, channelView, firmView, providerView } from "./views.js";
 
 export type { AccountChanges, AccountInput, ChannelInput } from "./account-management.js";
 export type { FirmChanges, FirmInput, ProviderInput } from "./firm-management.js";
 export {
   ADMIN_API,
-  bad,
   type ManagementDeps,
   newApiKey,
   newSecretKey,
-  notFound,
   type Outcome,
   type Refusal,
 } from "./management-checks.js";

@@ -1,18 +1,11 @@
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
-import type { Outcome } from "../domain/refusal.js";
+import { bad, notFound, type Outcome } from "../domain/refusal.js";
 import type { AuditFilter } from "../store/audited.js";
 import type { TransactionFilter } from "../store/transactions.js";
 import { dashboard } from "./dashboard.js";
 import { callbackDraft, type Decision, planDecision } from "./decisions.js";
-import {
-  ADMIN_API,
-  bad,
-  createManagement,
-  type ManagementDeps,
-  notFound,
-  type Refusal,
-} from "./management.js";
+import { ADMIN_API, createManagement, type ManagementDeps, type Refusal } from "./management.js";
 import { revealNationalId, transactionDetail } from "./transaction-detail.js";
 import { exportOf } from "./transaction-export.js";
 import { callbackAttemptView, callbackView, operatorTransactionView, receiverView } from "./views.js";

@@ -12,3 +12,11 @@ export interface Refusal {
 }
 
 export type Outcome<T> = { ok: true; value: T } | Refusal;
+
+export const notFound = (what: string): Refusal => ({
+  ok: false,
+  reason: "not_found",
+  message: `${what} not found`,
+});
+
+export const bad = (message: string): Refusal => ({ ok: false, reason: "invalid", message });

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { notFound } from "../backoffice/management-checks.js";
 import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import { verifyFeedRequest } from "../crypto/signature.js";
 import type { Outcome } from "../domain/refusal.js";
+import { notFound } from "../domain/refusal.js";
 import { DEFAULT_SILENCE_MINUTES, feedSilent } from "../domain/statement-lines.js";
 import type { FeedRow } from "../store/statement-feeds.js";
 import type { ReconcileDeps } from "./line-matcher.js";

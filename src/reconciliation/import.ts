@@ -4,8 +4,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
-import { bad, notFound } from "../backoffice/management-checks.js";
 import type { Outcome } from "../domain/refusal.js";
+import { bad, notFound } from "../domain/refusal.js";
 import { StatementError } from "./amounts.js";
 import { heapBudget } from "./heap-budget.js";
 import {

@@ -1,6 +1,6 @@
 import { callbackDraft, planDecision } from "../backoffice/decisions.js";
-import { notFound } from "../backoffice/management-checks.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
+import { notFound } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
 import { turkeyDayOf } from "../domain/turkey-time.js";
 import type { StatementLineRow } from "../store/statement-lines.js";

@@ -1,5 +1,5 @@
-import { notFound } from "../backoffice/management-checks.js";
 import type { Outcome } from "../domain/refusal.js";
+import { notFound } from "../domain/refusal.js";
 import { statementText } from "../domain/text-rules.js";
 import { turkeyDayStart } from "../domain/turkey-time.js";
 import { isRealDay, outsideBookingWindow } from "./booking-dates.js";
