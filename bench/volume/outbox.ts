@@ -1,4 +1,4 @@
-import { callbackMessage, callbackOrigin } from "../../src/backoffice/decisions.js";
+import { callbackMessage, callbackOrigin } from "../../src/callbacks/message.js";
 import { RETRY_DELAYS_MS } from "../../src/callbacks/schedule.js";
 import { draws, mix } from "./people.js";
 import type { SeedTransaction } from "./rows.js";

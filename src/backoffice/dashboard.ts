@@ -1,10 +1,10 @@
+import { receiverView } from "../callbacks/outbox-views.js";
 import { formatMinor } from "../domain/money.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { feedSilent, RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { ManagementDeps } from "./management-checks.js";
 import { firmsAtPendingBound } from "./pending-bounds.js";
-import { receiverView } from "./views.js";
 
 /**
  * Failed callbacks are counted up to this many on the summary: past it the card says "10.000+"

@@ -1,20 +1,22 @@
+import { callbackDraft } from "../callbacks/message.js";
+import { createOutboxService } from "../callbacks/outbox-service.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { bad, notFound, type Outcome } from "../domain/refusal.js";
 import type { AuditFilter } from "../store/audited.js";
 import type { TransactionFilter } from "../store/transactions.js";
 import { dashboard } from "./dashboard.js";
-import { callbackDraft, type Decision, planDecision } from "./decisions.js";
-import { ADMIN_API, createManagement, type ManagementDeps, type Refusal } from "./management.js";
+import { type Decision, planDecision } from "./decisions.js";
+import { createManagement, type ManagementDeps, type Refusal } from "./management.js";
 import { revealNationalId, transactionDetail } from "./transaction-detail.js";
 import { exportOf } from "./transaction-export.js";
-import { callbackAttemptView, callbackView, operatorTransactionView, receiverView } from "./views.js";
+import { operatorTransactionView } from "./views.js";
 
 export type { Outcome, Refusal } from "./management.js";
 
 /**
  * What operators can do, with no HTTP in it: management (management.ts), decisions, transaction
- * (transaction-detail.ts) and callback views, the dashboard (dashboard.ts) and the audit log.
+ * (transaction-detail.ts) and callback views (callbacks/outbox-service.ts), the dashboard (dashboard.ts) and the audit log.
  * Inputs arrive already shaped by the HTTP
  * schemas; the outcomes that are expected (unknown id, URL not allowed) come back as values.
  */
@@ -71,6 +73,7 @@ export function createBackoffice(deps: BackofficeDeps) {
 
   return {
     ...management,
+    ...createOutboxService(deps),
 
     /** Decisions written elsewhere (a bank statement's lines): callbacks out now, queues told. */
     decisionsMade(): void {
@@ -157,52 +160,6 @@ export function createBackoffice(deps: BackofficeDeps) {
         after: a.after_json === null ? null : JSON.parse(a.after_json),
         at: new Date(a.at).toISOString(),
       }));
-    },
-
-    /**
-     * Receivers as this instance's callback worker sees them: whether each is treated as slow (one
-     * attempt at a time) and how many attempts hang. Empty on an api-only instance.
-     */
-    callbackReceivers() {
-      return deps.callbackReceivers().map(receiverView);
-    },
-
-    async listCallbacks(filter: {
-      status?: "pending" | "delivered" | "failed";
-      firmId?: number;
-      limit?: number;
-    }) {
-      return (await repos.callbacks.list(filter)).map(callbackView);
-    },
-
-    async showCallback(id: number) {
-      const row = await repos.callbacks.get(id);
-      if (!row) return notFound("callback");
-      // Attempts are read after the row; one recorded in between is left out, so the two agree.
-      const attempts = (await repos.callbacks.attempts(id)).filter((a) => a.attempt <= row.attempts);
-      return {
-        ok: true as const,
-        value: { ...callbackView(row), payload: row.payload, attempts: attempts.map(callbackAttemptView) },
-      };
-    },
-
-    /** Sends a callback again with a fresh retry schedule (whatever its status). */
-    async redeliver(id: number, actor = ADMIN_API) {
-      const row = await repos.audited.redeliver(id, { actor, action: "callback.redeliver", at: deps.now() });
-      if (!row) return notFound("callback");
-      deps.callbackQueued();
-      return { ok: true as const, value: callbackView(row) };
-    },
-
-    /** After a merchant outage: every callback that failed at or after `since` goes out again. */
-    async redeliverFailedSince(since: number, actor = ADMIN_API) {
-      const ids = await repos.audited.redeliverFailedSince(since, {
-        actor,
-        action: "callback.redeliver_failed",
-        at: deps.now(),
-      });
-      if (ids.length > 0) deps.callbackQueued();
-      return { ok: true as const, value: { redelivered: ids.length, callback_ids: ids } };
     },
   };
 }

@@ -1,10 +1,11 @@
+import { callbackAttemptView, callbackView } from "../callbacks/outbox-views.js";
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined } from "../crypto/secret-box.js";
 import { formatMinor } from "../domain/money.js";
 import { notFound } from "../domain/refusal.js";
 import type { StatementLineRow } from "../store/statement-lines.js";
 import type { ManagementDeps } from "./management-checks.js";
-import { callbackAttemptView, callbackView, operatorTransactionView } from "./views.js";
+import { operatorTransactionView } from "./views.js";
 
 /**
  * Everything operators may see about one transaction: its fields and routing attempts, the

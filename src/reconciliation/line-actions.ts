@@ -1,4 +1,5 @@
-import { callbackDraft, planDecision } from "../backoffice/decisions.js";
+import { planDecision } from "../backoffice/decisions.js";
+import { callbackDraft } from "../callbacks/message.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
 import { notFound } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";

@@ -1,4 +1,4 @@
-import { callbackDraft } from "../backoffice/decisions.js";
+import { callbackDraft } from "../callbacks/message.js";
 import type { PaymentCodes } from "../domain/payment-code.js";
 import { RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import type { DecisionWrite } from "../store/decisions.js";

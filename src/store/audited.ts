@@ -1,11 +1,4 @@
-import {
-  type Insertable,
-  type Kysely,
-  type Selectable,
-  sql,
-  type Transaction,
-  type Updateable,
-} from "kysely";
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
 import { checkViolation, uniqueViolation } from "./engine/errors.js";
 import type { AuditLogTable, Database } from "./schema.js";
 
@@ -87,21 +80,6 @@ function diff(before: Row, after: Row, keys: readonly string[]): { before: Row; 
   return { before: b, after: a };
 }
 
-/**
- * A callback due now with its retry schedule from the start, as a redelivery makes it. A live lease
- * stays: an attempt still in flight finishes alone, sees the schedule version moved, and hands the
- * row back due at once without writing its own next step (store/callbacks.ts recordAttempt); a
- * lease left by a dead worker runs out as any other.
- */
-const freshSchedule = (at: number) => ({
-  status: "pending" as const,
-  step: 0,
-  next_attempt_at: at,
-  failed_at: null,
-  updated_at: at,
-  schedule_version: sql<number>`schedule_version + 1`,
-});
-
 /** One audit row, in whatever transaction `trx` is (the store's other writers use it too). */
 export async function writeAudit(
   trx: Kysely<Database> | Transaction<Database>,
@@ -177,8 +155,6 @@ export function createAuditedChanges(db: Kysely<Database>, dialect: "sqlite" | "
       updateOperatorKeepingAnAdmin(db, dialect, id, changes, audit),
     ban: (firmId: number, userId: string, banned: boolean, audit: AuditEntry) =>
       setBan(db, firmId, userId, banned, audit),
-    redeliver: (callbackId: number, audit: AuditEntry) => redeliverCallback(db, callbackId, audit),
-    redeliverFailedSince: (since: number, audit: AuditEntry) => redeliverFailedSince(db, since, audit),
 
     /** An event with no row of its own behind it (a channel's breaker opening, for one). */
     async event(
@@ -312,48 +288,6 @@ function setBan(db: Kysely<Database>, firmId: number, userId: string, banned: bo
       await writeAudit(trx, audit, "ban", `${firmId}:${userId}`, { banned: !banned }, { banned });
     }
     return changed;
-  });
-}
-
-/**
- * Makes a callback due now with a fresh schedule, whatever its status (an attempt in flight
- * finishes, but no longer moves the schedule), logged with its status before.
- */
-function redeliverCallback(db: Kysely<Database>, callbackId: number, audit: AuditEntry) {
-  return db.transaction().execute(async (trx) => {
-    const before = await trx
-      .selectFrom("callbacks")
-      .select(["status", "attempts"])
-      .where("id", "=", callbackId)
-      .executeTakeFirst();
-    if (!before) return undefined;
-    const row = await trx
-      .updateTable("callbacks")
-      .set(freshSchedule(audit.at))
-      .where("id", "=", callbackId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await writeAudit(trx, audit, "callback", String(callbackId), before, { status: "pending" });
-    return row;
-  });
-}
-
-/** After a merchant's outage: every callback that failed at or after `since`, as one entry. */
-function redeliverFailedSince(db: Kysely<Database>, since: number, audit: AuditEntry) {
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .updateTable("callbacks")
-      .set(freshSchedule(audit.at))
-      .where("status", "=", "failed")
-      .where("failed_at", ">=", since)
-      .returning("id")
-      .execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0) {
-      const entityId = `failed-since:${new Date(since).toISOString()}`;
-      await writeAudit(trx, audit, "callback", entityId, { status: "failed" }, { status: "pending", ids });
-    }
-    return ids;
   });
 }
 

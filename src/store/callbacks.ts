@@ -1,8 +1,19 @@
 import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
-import type { CallbackRow } from "./decisions.js";
-import { type CallbackAttemptTable, type Database, MAX_INTEGER_ID } from "./schema.js";
+import type { AuditEntry } from "./audited.js";
+import { redeliverCallback, redeliverFailedSince } from "./callback-redelivery.js";
+import { type CallbackAttemptTable, type CallbackTable, type Database, MAX_INTEGER_ID } from "./schema.js";
 
+export type CallbackRow = Selectable<CallbackTable>;
 export type CallbackAttemptRow = Selectable<CallbackAttemptTable>;
+
+/** The callback row a decision writes, built by the caller from the decided transaction. */
+export interface CallbackDraft {
+  event: string;
+  url: string;
+  origin: string;
+  payload: string;
+  hash_input: string;
+}
 
 /** What a worker needs to send a claimed callback. */
 export type ClaimedCallback = Pick<
@@ -97,6 +108,10 @@ export interface CallbackRepository {
   countOpen(failedCap?: number): Promise<{ pending: number; failed: number }>;
   attempts(callbackId: number): Promise<CallbackAttemptRow[]>;
   list(filter: CallbackFilter): Promise<CallbackRow[]>;
+  /** Sends a callback again with a fresh schedule, logged (callback-redelivery.ts). */
+  redeliver(callbackId: number, audit: AuditEntry): Promise<CallbackRow | undefined>;
+  /** Every callback that failed at or after `since` again, logged as one entry; their ids. */
+  redeliverFailedSince(since: number, audit: AuditEntry): Promise<number[]>;
 }
 
 export function createCallbackRepository(
@@ -219,6 +234,9 @@ export function createCallbackRepository(
         .limit(Math.min(filter.limit ?? 100, 1000))
         .execute();
     },
+
+    redeliver: (callbackId, audit) => redeliverCallback(db, callbackId, audit),
+    redeliverFailedSince: (since, audit) => redeliverFailedSince(db, since, audit),
   };
 }
 

@@ -1,15 +1,7 @@
-import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
-import type { CallbackTable, Database } from "./schema.js";
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { CallbackDraft } from "./callbacks.js";
+import type { Database } from "./schema.js";
 import type { TransactionRow } from "./transactions.js";
-
-/** The callback row a decision writes, built by the caller from the decided transaction. */
-export interface CallbackDraft {
-  event: string;
-  url: string;
-  origin: string;
-  payload: string;
-  hash_input: string;
-}
 
 export interface DecisionWrite {
   transactionId: number;
@@ -25,8 +17,6 @@ export interface DecisionWrite {
 export type DecisionResult =
   | { ok: true; tx: TransactionRow; callbackId: number }
   | { ok: false; reason: "not_found" | "not_pending" };
-
-export type CallbackRow = Selectable<CallbackTable>;
 
 /** A pending deposit past its provider's auto-cancel time, with what its callback needs. */
 export type ExpiredDeposit = TransactionRow & {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callbackDraft } from "../../src/backoffice/decisions.js";
+import { callbackDraft } from "../../src/callbacks/message.js";
 import { openStore, type Store } from "../../src/store/engine/open.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";

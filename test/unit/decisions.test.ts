@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { planDecision } from "../../src/backoffice/decisions.js";
 import {
   callbackBody,
   callbackDraft,
   callbackMessage,
   callbackOrigin,
   type DecidedTransaction,
-  planDecision,
-} from "../../src/backoffice/decisions.js";
+} from "../../src/callbacks/message.js";
 
 const pending = { type: "deposit" as const, status: "pending" as const, amount: 15_000 };
 
