@@ -17,10 +17,11 @@ export const ALLOWED = {
   metrics: [],
   store: ["domain", "crypto", "config"],
   http: [...FOUNDATION, "store"],
-  lifecycle: [...FOUNDATION, "store"],
   routing: EDGE,
   operators: EDGE,
   callbacks: EDGE,
+  // Background jobs: auto-cancel writes a decision with its callback.
+  jobs: [...FOUNDATION, "store", "callbacks"],
   backoffice: [...EDGE, "routing", "operators", "callbacks"],
   intake: [...EDGE, "routing", "backoffice"],
   // Bank statements against deposits: the matching is pure; approving goes through backoffice.

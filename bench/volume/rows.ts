@@ -1,5 +1,5 @@
-import { AUTO_CANCEL_ACTOR } from "../../src/backoffice/auto-cancel.js";
 import type { Transaction } from "../../src/domain/transaction.js";
+import { AUTO_CANCEL_ACTOR } from "../../src/jobs/auto-cancel.js";
 import { createPeople, draws, mix, type Person, pick, USERS_PER_FIRM } from "./people.js";
 
 /**

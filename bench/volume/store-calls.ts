@@ -9,7 +9,7 @@ import type { Fixture } from "./rows.js";
  * What the service does without an HTTP request, timed by calling the repository functions it
  * calls, in this process, on the store as the service opens it (while no server runs: the embedded
  * store's file is one process's at a time):
- * - auto-cancel's scan (backoffice/auto-cancel.ts): `decisions.autoCancel` with its batch of 20, every
+ * - auto-cancel's scan (jobs/auto-cancel.ts): `decisions.autoCancel` with its batch of 20, every
  *   15 s on every instance; no seeded deposit is due, so this is the scan alone, as it mostly is;
  * - the daily-cap sum (routing/deposit-routing.ts): `capHolds.usage` over the capped accounts since
  *   the start of the day in Türkiye, once per live deposit.

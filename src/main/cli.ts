@@ -293,7 +293,7 @@ async function migrate(config: Config): Promise<void> {
   const [{ openStore }, { createRepositories }, { fillPayerNameKeys }] = await Promise.all([
     import("../store/engine/open.js"),
     import("../store/index.js"),
-    import("../lifecycle/name-keys.js"),
+    import("../jobs/name-keys.js"),
   ]);
   const store = await openStore(config);
   try {

@@ -1,9 +1,9 @@
 import pino from "pino";
 import type { Config } from "../config/config.js";
+import { minutePurges, runPurges } from "../jobs/purges.js";
 import { buildApp } from "./app.js";
 import { serializeError } from "./log-errors.js";
 import { prettyDestination, prettyLogs } from "./log-format.js";
-import { type Purge, paymentPagePurges, runPurges } from "./purges.js";
 import { wire } from "./wiring.js";
 
 export interface RunningServer {
@@ -81,12 +81,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config.role,
   );
 
-  const { repos } = runtime.ctx;
-  const now = () => runtime.ctx.now();
-  const purges: Purge[] = [
-    { name: "nonce purge", run: (limit) => repos.nonces.purgeExpired(now(), limit) },
-    ...paymentPagePurges(repos.sessions, now),
-  ];
+  const purges = minutePurges(runtime.ctx.repos, () => runtime.ctx.now());
   let purging: Promise<void> | undefined;
   let stopping = false;
   const purge = setInterval(() => {

@@ -1,4 +1,3 @@
-import { type AutoCancelJob, createAutoCancelJob } from "../backoffice/auto-cancel.js";
 import { createPendingBoundNotices } from "../backoffice/pending-bounds.js";
 import { createQueueNotices } from "../backoffice/queue-notices.js";
 import { type Backoffice, createBackoffice } from "../backoffice/service.js";
@@ -12,13 +11,14 @@ import { createRateLimiter } from "../http/rate-limit/rate-limiter.js";
 import { createSharedRateLimiter } from "../http/rate-limit/shared-rate-limiter.js";
 import { createFirmDirectory, type FirmDirectory } from "../intake/firm-directory.js";
 import type { IntakePorts } from "../intake/intake.js";
-import { createDatabaseClock, type DatabaseClock } from "../lifecycle/database-clock.js";
-import { createNameKeyJob, type NameKeyJob } from "../lifecycle/name-keys.js";
+import { type AutoCancelJob, createAutoCancelJob } from "../jobs/auto-cancel.js";
+import { createDatabaseClock, type DatabaseClock } from "../jobs/database-clock.js";
+import { createFeedWatch, type FeedWatch } from "../jobs/feed-watch.js";
+import { createNameKeyJob, type NameKeyJob } from "../jobs/name-keys.js";
 import { createMetrics, type Metrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { type ConsoleService, createConsoleService } from "../operators/service.js";
 import { createHostedSessions } from "../payment-page/sessions.js";
-import { createFeedWatch, type FeedWatch } from "../reconciliation/feed-watch.js";
 import { createDepositRouting, type DepositRouting } from "../routing/deposit-routing.js";
 import type { ChangeTopic } from "../store/engine/change-feed.js";
 import { writeMayHaveHappened } from "../store/engine/errors.js";
@@ -29,7 +29,7 @@ import { createBrokenSealReport } from "./broken-seal-report.js";
 import { chooseMasterKey } from "./master-key.js";
 import { adminTokenOf, configurationWarnings, openKeyedStore } from "./start-up.js";
 
-/** How often each instance looks for statement feeds gone silent (reconciliation/feed-watch.ts). */
+/** How often each instance looks for statement feeds gone silent (jobs/feed-watch.ts). */
 const FEED_WATCH_MS = 60_000;
 
 export interface Runtime {
@@ -42,7 +42,7 @@ export interface Runtime {
   channelClient: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
   feedWatch: FeedWatch;
-  /** Makes payer names of rows from before searchable (lifecycle/name-keys.ts). */
+  /** Makes payer names of rows from before searchable (jobs/name-keys.ts). */
   nameKeys: NameKeyJob;
   sender: CallbackSender;
   /** The clock every rule reads, corrected to the database's on PostgreSQL. */
@@ -65,7 +65,7 @@ export interface WireOptions {
   /** This machine's clock (tests pass one they can move); Date.now by default. */
   now?: () => number;
   /**
-   * Correct that clock to the database server's (lifecycle/database-clock.ts). On unless a clock
+   * Correct that clock to the database server's (jobs/database-clock.ts). On unless a clock
    * is passed: tests that move their clock keep it as they set it.
    */
   clockFromDatabase?: boolean;

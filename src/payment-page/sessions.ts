@@ -113,7 +113,7 @@ function accountOf(
     iban: tx.assigned_iban ?? "",
     amount: formatMinor(tx.amount),
     paymentCode: codes.of(tx.id),
-    // The payer is told by when to pay: auto-cancel rejects the deposit then (backoffice/auto-cancel.ts
+    // The payer is told by when to pay: auto-cancel rejects the deposit then (jobs/auto-cancel.ts
     // counts from its creation), and a transfer sent later goes to a deposit no longer there.
     payBy: autoCancelMinutes ? tx.created_at + autoCancelMinutes * 60_000 : null,
   };

@@ -67,7 +67,7 @@ export interface TransactionRepository {
   pendingQueues(): Promise<{ type: string; count: number; oldestAt: number | null }[]>;
   /**
    * Up to `limit` rows after `afterId` written before `payer_name_key` existed, by id
-   * (lifecycle/name-keys.ts).
+   * (jobs/name-keys.ts).
    */
   withoutNameKey(afterId: number, limit: number): Promise<NameKeyless[]>;
   /** Stores the name keys of such rows, in one statement; a key already there is kept. */

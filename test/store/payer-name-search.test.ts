@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nameWords } from "../../src/domain/name-search.js";
-import { createNameKeyJob, fillPayerNameKeys, type NameKeyJob } from "../../src/lifecycle/name-keys.js";
+import { createNameKeyJob, fillPayerNameKeys, type NameKeyJob } from "../../src/jobs/name-keys.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";

@@ -1,6 +1,6 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAYMENT_PAGE_KEPT_MS, type Purge, paymentPagePurges, runPurges } from "../../src/main/purges.js";
+import { PAYMENT_PAGE_KEPT_MS, type Purge, paymentPagePurges, runPurges } from "../../src/jobs/purges.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { STORES, type StoreKind } from "../support/harness.js";

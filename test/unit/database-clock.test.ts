@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDatabaseClock } from "../../src/lifecycle/database-clock.js";
+import { createDatabaseClock } from "../../src/jobs/database-clock.js";
 
 const quiet = { warn: () => {} };
 

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { Repositories } from "../store/index.js";
 
 /**
  * The minute's clean-up of rows nothing needs any more, each in batches: after a long stop, or on a
@@ -49,5 +50,13 @@ export function paymentPagePurges(
   return [
     { name: "payment page scrub", run: (limit) => sessions.scrubEnded(now() - DAY_MS, limit) },
     { name: "payment page purge", run: (limit) => sessions.purgeEnded(now() - PAYMENT_PAGE_KEPT_MS, limit) },
+  ];
+}
+
+/** What the minute's run purges: nonces past their window, then the payment pages' rows. */
+export function minutePurges(repos: Pick<Repositories, "nonces" | "sessions">, now: () => number): Purge[] {
+  return [
+    { name: "nonce purge", run: (limit) => repos.nonces.purgeExpired(now(), limit) },
+    ...paymentPagePurges(repos.sessions, now),
   ];
 }
