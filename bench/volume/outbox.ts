@@ -4,7 +4,7 @@ import { draws, mix } from "./people.js";
 import type { SeedTransaction } from "./rows.js";
 
 /**
- * What a decision leaves besides the transaction (store/decisions.ts writes all three in one
+ * What a decision leaves besides the transaction (store/decisions/decisions.ts writes all three in one
  * database transaction): the callback's outbox row, delivered by now or failed for good, and the
  * audit entry. Callback attempts are not seeded: only a transaction's detail reads them, by an
  * index on the callback, whatever the size of their table.
@@ -65,7 +65,7 @@ export function callbackOf(tx: SeedTransaction, end: number, seed: number): Colu
   };
 }
 
-/** The decision's audit entry, as store/decisions.ts writes it. */
+/** The decision's audit entry, as store/decisions/decisions.ts writes it. */
 export function auditOf(tx: SeedTransaction): ColumnValues | undefined {
   if (tx.decided_at === null || tx.decided_by === null) return undefined;
   return {

@@ -2,8 +2,8 @@ import { type Kysely, sql } from "kysely";
 import { sealContext } from "../../src/crypto/seal-context.js";
 import type { SecretBox } from "../../src/crypto/secret-box.js";
 import type { Store } from "../../src/store/engine/open.js";
-import { INSERT_COLUMNS } from "../../src/store/insert-columns.js";
 import type { Database } from "../../src/store/schema.js";
+import { INSERT_COLUMNS } from "../../src/store/transactions/insert-columns.js";
 import { auditOf, type ColumnValues, callbackOf } from "./outbox.js";
 import { createRows, type Fixture } from "./rows.js";
 

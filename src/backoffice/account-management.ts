@@ -1,6 +1,6 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { bad, notFound } from "../domain/refusal.js";
-import type { AccountUpdate } from "../store/accounts.js";
+import type { AccountUpdate } from "../store/routing/accounts.js";
 import {
   ADMIN_API,
   auditEntry,

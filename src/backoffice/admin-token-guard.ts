@@ -15,7 +15,7 @@ export type AdminTokenVerdict =
   | { ok: false; reason: "invalid" }
   | { ok: false; reason: "throttled"; retryAfterMs: number; firstHere: boolean };
 
-/** What the guard needs from the store (store/login-windows.ts): the console throttle's, and a peek. */
+/** What the guard needs from the store (store/operators/login-windows.ts): the console throttle's, and a peek. */
 export interface AdminTokenWindows extends Pick<LoginWindowStore, "claim" | "purge"> {
   fullSince(key: string, now: number, windowMs: number, limit: number): Promise<number | undefined>;
 }

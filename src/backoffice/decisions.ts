@@ -3,7 +3,7 @@ import type { Transaction } from "../domain/transaction.js";
 /**
  * Ending a pending transaction: what an operator (or the service, on auto-cancel) may decide; the
  * callback that tells the merchant is callbacks/message.ts's. Pure: the store writes the decision
- * and the callback row in one database transaction (store/decisions.ts), which is also where "only pending can move" is
+ * and the callback row in one database transaction (store/decisions/decisions.ts), which is also where "only pending can move" is
  * enforced for good, against two operators clicking at the same moment.
  */
 export type Decision =

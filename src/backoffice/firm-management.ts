@@ -1,6 +1,6 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { bad, notFound } from "../domain/refusal.js";
-import type { FirmUpdate } from "../store/firms.js";
+import type { FirmUpdate } from "../store/firms/firms.js";
 import type { ProviderTable } from "../store/schema.js";
 import {
   ADMIN_API,

@@ -1,5 +1,5 @@
 import { formatMinor } from "../domain/money.js";
-import type { FirmPendingRow } from "../store/firm-pending.js";
+import type { FirmPendingRow } from "../store/firms/firm-pending.js";
 import type { Repositories } from "../store/index.js";
 
 /**

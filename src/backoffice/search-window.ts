@@ -1,5 +1,5 @@
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
-import type { TransactionFilter } from "../store/transaction-searches.js";
+import type { TransactionFilter } from "../store/transactions/transaction-searches.js";
 
 /**
  * How far back a search without dates looks: the last 31 of Türkiye's days, today included. A

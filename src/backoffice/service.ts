@@ -4,7 +4,7 @@ import type { SecretBox } from "../crypto/secret-box.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { bad, notFound, type Outcome } from "../domain/refusal.js";
 import type { AuditFilter } from "../store/audited.js";
-import type { TransactionFilter } from "../store/transactions.js";
+import type { TransactionFilter } from "../store/transactions/transactions.js";
 import { dashboard } from "./dashboard.js";
 import { type Decision, planDecision } from "./decisions.js";
 import { createManagement, type ManagementDeps, type Refusal } from "./management.js";
@@ -167,7 +167,7 @@ export function createBackoffice(deps: BackofficeDeps) {
 export type Backoffice = ReturnType<typeof createBackoffice>;
 
 /**
- * Marks a pending withdrawal as being paid out by `operator` (store/payout-claims.ts), or lets go
+ * Marks a pending withdrawal as being paid out by `operator` (store/decisions/payout-claims.ts), or lets go
  * of the mark (`paying` false) if `holder` holds it (any holder when undefined). The consoles'
  * queues show it at once.
  */

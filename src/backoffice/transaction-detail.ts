@@ -3,7 +3,7 @@ import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined } from "../crypto/secret-box.js";
 import { formatMinor } from "../domain/money.js";
 import { notFound } from "../domain/refusal.js";
-import type { StatementLineRow } from "../store/statement-lines.js";
+import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import type { ManagementDeps } from "./management-checks.js";
 import { operatorTransactionView } from "./views.js";
 

@@ -1,4 +1,4 @@
-import type { TransactionFilter } from "../store/transactions.js";
+import type { TransactionFilter } from "../store/transactions/transactions.js";
 import type { ManagementDeps } from "./management-checks.js";
 import { exportTransactionView } from "./views.js";
 

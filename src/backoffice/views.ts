@@ -1,10 +1,10 @@
 import { isPlainHttpLiveWebhook, PLAIN_HTTP_WEBHOOK_WARNING } from "../domain/firm.js";
 import { formatMinor } from "../domain/money.js";
 import { isoTime, methodOf } from "../domain/transaction-view.js";
-import type { AccountRow } from "../store/accounts.js";
-import type { ChannelRow } from "../store/channels.js";
-import type { FirmRow, ProviderRow } from "../store/firms.js";
-import type { TransactionRow } from "../store/transactions.js";
+import type { FirmRow, ProviderRow } from "../store/firms/firms.js";
+import type { AccountRow } from "../store/routing/accounts.js";
+import type { ChannelRow } from "../store/routing/channels.js";
+import type { TransactionRow } from "../store/transactions/transactions.js";
 
 /** What operators see. Secrets never appear here; a firm's secret is shown only on create/rotate. */
 const money = (minor: number | null) => (minor === null ? null : formatMinor(minor));

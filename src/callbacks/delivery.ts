@@ -1,5 +1,5 @@
 import type { Config } from "../config/config.js";
-import type { CallbackRepository } from "../store/callbacks.js";
+import type { CallbackRepository } from "../store/callbacks/callbacks.js";
 import { type CallbackSender, createCallbackSender } from "./sender.js";
 import { createOutboxWorker, type OutboxLog, type OutboxWorker } from "./worker.js";
 

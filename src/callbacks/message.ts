@@ -1,6 +1,6 @@
 import { formatMinor } from "../domain/money.js";
 import { isoTime, methodOf, RawJson, type TransactionRecord, toJson } from "../domain/transaction-view.js";
-import type { CallbackDraft } from "../store/callbacks.js";
+import type { CallbackDraft } from "../store/callbacks/callbacks.js";
 
 /**
  * The callback that tells the merchant of a decision: its body as decisions.md lists it, the body as

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hashcodeOf, signCallback } from "../crypto/signature.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
-import type { CallbackRepository, ClaimedCallback } from "../store/callbacks.js";
+import type { CallbackRepository, ClaimedCallback } from "../store/callbacks/callbacks.js";
 import { callbackBody } from "./message.js";
 import { createReceiverLimits, type Flight, type ReceiverLimits } from "./receiver-limits.js";
 import { nextStep } from "./schedule.js";

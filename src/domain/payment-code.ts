@@ -89,7 +89,7 @@ function codeOfDigest(digest: Buffer): string {
 /**
  * A deposit's code under the store's payment code key: HMAC-SHA256 of its id. Without the key, a
  * payer who knows their own deposit's id and code learns nothing of any other deposit's code; the
- * key never leaves the server (sealed in the store, store/payment-code-keys.ts).
+ * key never leaves the server (sealed in the store, store/statements/payment-code-keys.ts).
  */
 export function keyedPaymentCode(key: Buffer, depositId: number): string {
   return codeOfDigest(createHmac("sha256", key).update(`payintake payment code ${depositId}`).digest());

@@ -1,7 +1,7 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import type { Firm } from "../domain/firm.js";
-import type { FirmRepository, FirmWithProvider } from "../store/firms.js";
+import type { FirmRepository, FirmWithProvider } from "../store/firms/firms.js";
 
 /**
  * Finds the firm behind an API key. Lookups are cached briefly, which keeps a database read off the

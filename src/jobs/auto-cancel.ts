@@ -1,5 +1,5 @@
 import { callbackDraft } from "../callbacks/message.js";
-import type { DecisionRepository } from "../store/decisions.js";
+import type { DecisionRepository } from "../store/decisions/decisions.js";
 
 /**
  * Rejects pending deposits older than their provider's `auto_cancel_minutes`, exactly like an

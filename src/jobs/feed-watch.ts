@@ -1,5 +1,5 @@
 import { feedSilent } from "../domain/statement-lines.js";
-import type { FeedRepository } from "../store/statement-feeds.js";
+import type { FeedRepository } from "../store/statements/statement-feeds.js";
 
 /**
  * Warns in the log, once each time, when a statement feed falls silent longer than its account

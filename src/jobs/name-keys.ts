@@ -1,5 +1,5 @@
 import { payerNameKey } from "../domain/name-search.js";
-import type { TransactionRepository } from "../store/transactions.js";
+import type { TransactionRepository } from "../store/transactions/transactions.js";
 
 /** Rows per statement: small, because on the embedded store a statement holds the connection. */
 const BATCH = 500;

@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import { createPaymentCodes, type PaymentCodes } from "../domain/payment-code.js";
-import { PAYMENT_CODE_KEY_ROW, type PaymentCodeKeyRepository } from "../store/payment-code-keys.js";
+import {
+  PAYMENT_CODE_KEY_ROW,
+  type PaymentCodeKeyRepository,
+} from "../store/statements/payment-code-keys.js";
 
 const KEY_BYTES = 32;
 

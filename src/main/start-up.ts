@@ -5,7 +5,7 @@ import type { PaymentCodes } from "../domain/payment-code.js";
 import { openStore, type Store } from "../store/engine/open.js";
 import { keyCheck } from "../store/migrations/20261124T2100_key_check.js";
 import { migrations } from "../store/migrations/index.js";
-import { createPaymentCodeKeyRepository } from "../store/payment-code-keys.js";
+import { createPaymentCodeKeyRepository } from "../store/statements/payment-code-keys.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
 import {
   acceptMasterKey,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Repositories } from "../store/index.js";
-import type { CheckedCredentials } from "../store/operators.js";
+import type { CheckedCredentials } from "../store/operators/operators.js";
 
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
@@ -23,7 +23,7 @@ export const SESSION_TTL_S = SESSION_TTL_MS / 1000;
 
 /**
  * Opens a console session for `session.token` with a fresh CSRF token, if the operator's password
- * hash and second factor are still the `checked` ones (store/operators.ts createSession says why).
+ * hash and second factor are still the `checked` ones (store/operators/operators.ts createSession says why).
  */
 export async function openSession(
   repos: Repositories,

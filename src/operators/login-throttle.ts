@@ -16,7 +16,7 @@ export interface LoginThrottle {
   ): Promise<{ ok: true; succeeded(): Promise<void> } | { ok: false; retryAfterMs: number }>;
 }
 
-/** What the throttle needs from the store (store/login-windows.ts). */
+/** What the throttle needs from the store (store/operators/login-windows.ts). */
 export interface LoginWindowStore {
   claim(
     key: string,

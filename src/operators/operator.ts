@@ -1,4 +1,4 @@
-import type { OperatorRow } from "../store/operators.js";
+import type { OperatorRow } from "../store/operators/operators.js";
 
 export type Role = OperatorRow["role"];
 

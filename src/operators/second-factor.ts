@@ -2,7 +2,7 @@ import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import type { Refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
-import type { OperatorRow } from "../store/operators.js";
+import type { OperatorRow } from "../store/operators/operators.js";
 import { renewSession, type SessionRef } from "./console-sessions.js";
 import { sessionDeviceCounter } from "./devices.js";
 import { replaceRecoveryCodes } from "./recovery-codes.js";

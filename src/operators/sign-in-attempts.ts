@@ -1,5 +1,5 @@
 import type { Repositories } from "../store/index.js";
-import type { OperatorRow } from "../store/operators.js";
+import type { OperatorRow } from "../store/operators/operators.js";
 import { verifyPassword } from "./passwords.js";
 import { normaliseRecoveryCode, takeRecoveryCode } from "./recovery-codes.js";
 import { matchTotp } from "./totp.js";
@@ -30,7 +30,7 @@ export interface AttemptCounter {
 export function operatorCounter(repos: Repositories, op: OperatorRow): AttemptCounter {
   return {
     async claim(now, lockUntil) {
-      // Read first, as a login lock does (store/login-locks.ts): a lock that holds costs one read
+      // Read first, as a login lock does (store/operators/login-locks.ts): a lock that holds costs one read
       // on either, so the 423 of an operator's email and of any other take the same work.
       const current = (await repos.operators.get(op.id))?.locked_until ?? 0;
       return (

@@ -1,6 +1,6 @@
 import type { SecretBox } from "../crypto/secret-box.js";
 import type { Repositories } from "../store/index.js";
-import type { OperatorRow } from "../store/operators.js";
+import type { OperatorRow } from "../store/operators/operators.js";
 import { newSessionToken, openSession } from "./console-sessions.js";
 import {
   browserAfterSignIn,

@@ -9,10 +9,10 @@ import { toFirm } from "../intake/firm-directory.js";
 import { createDeposit, type IntakePorts } from "../intake/intake.js";
 import type { BusinessRejection } from "../intake/rejections.js";
 import type { DepositRequest } from "../intake/requests.js";
-import type { FirmWithProvider } from "../store/firms.js";
+import type { FirmWithProvider } from "../store/firms/firms.js";
 import type { Repositories } from "../store/index.js";
-import type { SessionRow } from "../store/payment-sessions.js";
-import type { TransactionRow } from "../store/transactions.js";
+import type { SessionRow } from "../store/payment-page/payment-sessions.js";
+import type { TransactionRow } from "../store/transactions/transactions.js";
 import { createUsualAmounts, type UsualAmounts } from "./usual-amount.js";
 
 /**

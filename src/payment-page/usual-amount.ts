@@ -1,4 +1,4 @@
-import type { UsualAmountRepository } from "../store/usual-amounts.js";
+import type { UsualAmountRepository } from "../store/payment-page/usual-amounts.js";
 
 /**
  * The amount above which the payment page's confirmation step warns the payer that it is far above

@@ -5,7 +5,7 @@
  * deposits; a line whose own reach holds more is matched against those read, and says so
  * (`complete: false`), so that it can only be suggested (docs/reconciliation.md, "Limits").
  */
-import type { CandidateRow } from "../store/statement-lines.js";
+import type { CandidateRow } from "../store/statements/statement-lines.js";
 import type { StatementLine } from "./statement.js";
 
 /** How far back a credit looks for its deposit: a payment a day late is an operator's to place. */

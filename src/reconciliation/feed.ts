@@ -5,7 +5,7 @@ import { verifyFeedRequest } from "../crypto/signature.js";
 import type { Outcome } from "../domain/refusal.js";
 import { notFound } from "../domain/refusal.js";
 import { DEFAULT_SILENCE_MINUTES, feedSilent } from "../domain/statement-lines.js";
-import type { FeedRow } from "../store/statement-feeds.js";
+import type { FeedRow } from "../store/statements/statement-feeds.js";
 import type { ReconcileDeps } from "./line-matcher.js";
 
 /**

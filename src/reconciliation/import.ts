@@ -19,7 +19,7 @@ import { readStatementFile } from "./statement-file.js";
 
 /**
  * A statement file for one payment account, read, checked and matched line by line: each line
- * recorded once with its outcome, an approval written with its line (store/statement-lines.ts).
+ * recorded once with its outcome, an approval written with its line (store/statements/statement-lines.ts).
  * The CLI's, the admin API's and the console's upload all come here.
  */
 export type { ReconcileDeps };

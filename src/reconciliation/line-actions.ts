@@ -4,14 +4,14 @@ import type { Outcome, Refusal } from "../domain/refusal.js";
 import { notFound } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
 import { turkeyDayOf } from "../domain/turkey-time.js";
-import type { StatementLineRow } from "../store/statement-lines.js";
+import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS } from "./candidate-pool.js";
 import type { ReconcileDeps } from "./line-matcher.js";
 
 /**
  * What an operator does with a line the matching left to them (docs/reconciliation.md): approve a
  * deposit with it, for the amount the bank shows, or mark it not ours (to be refunded). The line and
- * the decision are written together (store/statement-line-actions.ts); the decision is the normal
+ * the decision are written together (store/statements/statement-line-actions.ts); the decision is the normal
  * one, with its audit entry and its callback.
  */
 export interface LineActor {

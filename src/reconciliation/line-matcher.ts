@@ -1,17 +1,22 @@
 import { callbackDraft } from "../callbacks/message.js";
 import type { PaymentCodes } from "../domain/payment-code.js";
 import { RECONCILE_ACTOR } from "../domain/statement-lines.js";
-import type { DecisionWrite } from "../store/decisions.js";
+import type { DecisionWrite } from "../store/decisions/decisions.js";
 import type { Repositories } from "../store/index.js";
 import type { StatementLineState } from "../store/schema.js";
-import type { CandidateRow, LineOutcome, LineRecord, RecordResult } from "../store/statement-lines.js";
+import type {
+  CandidateRow,
+  LineOutcome,
+  LineRecord,
+  RecordResult,
+} from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool.js";
 import { type DepositCandidate, type HeldApprovals, type MatchOutcome, matchLine } from "./matching.js";
 import { lineKey, type StatementLine } from "./statement.js";
 
 /**
  * Lines of one payment account matched as they come and written a batch at a time, each with its
- * outcome and the approval it makes (store/statement-lines.ts): a file's statements, the live
+ * outcome and the approval it makes (store/statements/statement-lines.ts): a file's statements, the live
  * feed's requests and the lines operators type all go through here.
  */
 export interface ReconcileDeps {

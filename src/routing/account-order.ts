@@ -26,7 +26,7 @@ export interface AccountCandidate {
  * Drops accounts whose daily cap this deposit would exceed, given what each took today, or whose
  * share of it the firm's own deposits would (`capShare`, percent, as domain/cap-share.ts capShareFor
  * gives it; null: the whole cap). Two deposits checked at the same moment can both pass here: the
- * hold (store/cap-holds.ts) judges them again.
+ * hold (store/routing/cap-holds.ts) judges them again.
  */
 export function withinDailyCap(
   order: readonly AccountCandidate[],

@@ -44,7 +44,7 @@ export interface AccountPool {
 export interface PoolContents {
   accounts: Omit<AccountCandidate, "lastAssignedAt">[];
   channels: ChannelInfo[];
-  /** The firms whose deposits route to these accounts (store/firms.ts liveIds). */
+  /** The firms whose deposits route to these accounts (store/firms/firms.ts liveIds). */
   liveFirms: readonly number[];
 }
 

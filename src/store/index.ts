@@ -1,25 +1,28 @@
-import { type AccountRepository, createAccountRepository } from "./accounts.js";
 import { type AuditedChanges, createAuditedChanges } from "./audited.js";
-import { type CallbackRepository, createCallbackRepository } from "./callbacks.js";
-import { type CapHoldRepository, createCapHoldRepository } from "./cap-holds.js";
-import { type ChannelRepository, createChannelRepository } from "./channels.js";
-import { createDecisionRepository, type DecisionRepository } from "./decisions.js";
+import { type CallbackRepository, createCallbackRepository } from "./callbacks/callbacks.js";
+import { createDecisionRepository, type DecisionRepository } from "./decisions/decisions.js";
+import { createPayoutClaimRepository, type PayoutClaimRepository } from "./decisions/payout-claims.js";
 import type { Store } from "./engine/open.js";
-import { createFirmPendingRepository, type FirmPendingRepository } from "./firm-pending.js";
-import { createFirmRepository, type FirmRepository } from "./firms.js";
-import { createLoginLockRepository, type LoginLockRepository } from "./login-locks.js";
-import { createLoginWindowRepository, type LoginWindowRepository } from "./login-windows.js";
-import { createNonceRepository, type NonceRepository } from "./nonces.js";
-import { createOperatorDeviceRepository, type OperatorDeviceRepository } from "./operator-devices.js";
-import { createOperatorRepository, type OperatorRepository } from "./operators.js";
-import { createSessionRepository, type SessionRepository } from "./payment-sessions.js";
-import { createPayoutClaimRepository, type PayoutClaimRepository } from "./payout-claims.js";
+import { createFirmPendingRepository, type FirmPendingRepository } from "./firms/firm-pending.js";
+import { createFirmRepository, type FirmRepository } from "./firms/firms.js";
+import { createLoginLockRepository, type LoginLockRepository } from "./operators/login-locks.js";
+import { createLoginWindowRepository, type LoginWindowRepository } from "./operators/login-windows.js";
+import {
+  createOperatorDeviceRepository,
+  type OperatorDeviceRepository,
+} from "./operators/operator-devices.js";
+import { createOperatorRepository, type OperatorRepository } from "./operators/operators.js";
+import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./operators/recovery-codes.js";
+import { createSessionRepository, type SessionRepository } from "./payment-page/payment-sessions.js";
+import { createUsualAmountRepository, type UsualAmountRepository } from "./payment-page/usual-amounts.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
-import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./recovery-codes.js";
-import { createFeedRepository, type FeedRepository } from "./statement-feeds.js";
-import { createStatementRepository, type StatementRepository } from "./statement-lines.js";
-import { createTransactionRepository, type TransactionRepository } from "./transactions.js";
-import { createUsualAmountRepository, type UsualAmountRepository } from "./usual-amounts.js";
+import { type AccountRepository, createAccountRepository } from "./routing/accounts.js";
+import { type CapHoldRepository, createCapHoldRepository } from "./routing/cap-holds.js";
+import { type ChannelRepository, createChannelRepository } from "./routing/channels.js";
+import { createFeedRepository, type FeedRepository } from "./statements/statement-feeds.js";
+import { createStatementRepository, type StatementRepository } from "./statements/statement-lines.js";
+import { createNonceRepository, type NonceRepository } from "./transactions/nonces.js";
+import { createTransactionRepository, type TransactionRepository } from "./transactions/transactions.js";
 
 export interface Repositories {
   firms: FirmRepository;

@@ -351,7 +351,7 @@ export interface SchemaMigrationTable {
   applied_at: number;
 }
 
-/** An operator paying out a pending withdrawal now (store/payout-claims.ts). */
+/** An operator paying out a pending withdrawal now (store/decisions/payout-claims.ts). */
 export interface PayoutClaimTable {
   transaction_id: number;
   /** The operator's email. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCallbackRepository } from "../../src/store/callbacks.js";
+import { createCallbackRepository } from "../../src/store/callbacks/callbacks.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
-import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/cap-holds.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { accountDayUse } from "../../src/store/migrations/20261201T1100_account_day_use.js";
+import { type CapHoldRepository, createCapHoldRepository } from "../../src/store/routing/cap-holds.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement } from "../support/pause.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";

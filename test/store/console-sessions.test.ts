@@ -5,7 +5,7 @@ import { ADDRESS_FAILURES, createConsoleService } from "../../src/operators/serv
 import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { createRepositories } from "../../src/store/index.js";
-import { createOperatorRepository } from "../../src/store/operators.js";
+import { createOperatorRepository } from "../../src/store/operators/operators.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { pauseAfterStatement, pausePoint } from "../support/pause.js";
 import { freshStore } from "../support/store.js";

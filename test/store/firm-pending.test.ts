@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/engine/open.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { firmPendingBounds } from "../../src/store/migrations/20261129T1000_firm_pending_bounds.js";
-import type { NewTransaction } from "../../src/store/transactions.js";
+import type { NewTransaction } from "../../src/store/transactions/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore, undoMigration } from "../support/store.js";

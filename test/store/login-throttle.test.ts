@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLoginThrottle, type LoginThrottle } from "../../src/operators/login-throttle.js";
 import type { Store } from "../../src/store/engine/open.js";
-import { createLoginWindowRepository } from "../../src/store/login-windows.js";
+import { createLoginWindowRepository } from "../../src/store/operators/login-windows.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { freshStore } from "../support/store.js";
 

@@ -154,7 +154,7 @@ async function seed(store: Store, key: Buffer) {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    // A page's details are '' once dropped (store/payment-sessions.ts scrubEnded): not a sealed value.
+    // A page's details are '' once dropped (store/payment-page/payment-sessions.ts scrubEnded): not a sealed value.
     if (request !== "")
       await store.db
         .updateTable("payment_sessions")

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/engine/open.js";
-import { nameMatch } from "../../src/store/name-terms.js";
-import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import { nameMatch } from "../../src/store/transactions/name-terms.js";
+import {
+  createTransactionRepository,
+  type TransactionRepository,
+} from "../../src/store/transactions/transactions.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 
 /**
- * SQLite's full-text query for a name (store/name-terms.ts): a word of four letters or more is
+ * SQLite's full-text query for a name (store/transactions/name-terms.ts): a word of four letters or more is
  * asked as the indexed words it begins, a shorter one or one that begins too many as a prefix, and
  * the rows found are the same either way.
  */

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/engine/open.js";
 import type { Prepared, StatementRunner } from "../../src/store/engine/prepared.js";
-import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import {
+  createTransactionRepository,
+  type TransactionRepository,
+} from "../../src/store/transactions/transactions.js";
 import { insertFirm } from "../support/rows.js";
 
 /**

@@ -1,13 +1,16 @@
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dueDeposits } from "../../src/store/decisions.js";
+import { dueDeposits } from "../../src/store/decisions/decisions.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { operatorIndexes } from "../../src/store/migrations/20261128T1000_operator_indexes.js";
 import { purgeIndexes } from "../../src/store/migrations/20261128T1100_purge_indexes.js";
 import { amountDayIndexes } from "../../src/store/migrations/20261201T1000_amount_day_indexes.js";
 import { summaryHours } from "../../src/store/migrations/20261203T1000_summary_hours.js";
-import { type ResolvedFilter, searchQuery } from "../../src/store/transaction-searches.js";
-import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import { type ResolvedFilter, searchQuery } from "../../src/store/transactions/transaction-searches.js";
+import {
+  createTransactionRepository,
+  type TransactionRepository,
+} from "../../src/store/transactions/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { eventually } from "../support/receiver.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nameWords } from "../../src/domain/name-search.js";
 import { createNameKeyJob, fillPayerNameKeys, type NameKeyJob } from "../../src/jobs/name-keys.js";
 import type { Store } from "../../src/store/engine/open.js";
-import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import {
+  createTransactionRepository,
+  type TransactionRepository,
+} from "../../src/store/transactions/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { eventually } from "../support/receiver.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";

@@ -6,7 +6,7 @@ import { keyedPaymentCode, legacyPaymentCode, type PaymentCodes } from "../../sr
 import { loadPaymentCodes } from "../../src/main/payment-codes.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { paymentCodeKey } from "../../src/store/migrations/20261204T1000_payment_code_key.js";
-import { createPaymentCodeKeyRepository } from "../../src/store/payment-code-keys.js";
+import { createPaymentCodeKeyRepository } from "../../src/store/statements/payment-code-keys.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore, undoMigration } from "../support/store.js";

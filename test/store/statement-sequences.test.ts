@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/engine/open.js";
-import { createStatementRepository } from "../../src/store/statement-lines.js";
+import { createStatementRepository } from "../../src/store/statements/statement-lines.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { insertAccount } from "../support/rows.js";
 import { freshStore } from "../support/store.js";

@@ -4,14 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
 import type { Store } from "../../src/store/engine/open.js";
 import { summaryHours } from "../../src/store/migrations/20261203T1000_summary_hours.js";
-import type { HourTotal } from "../../src/store/summary-figures.js";
-import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import type { HourTotal } from "../../src/store/transactions/summary-figures.js";
+import {
+  createTransactionRepository,
+  type TransactionRepository,
+} from "../../src/store/transactions/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore, undoMigration } from "../support/store.js";
 
 /**
- * The console summary's totals (store/summary-figures.ts) are what a plain reading of the rows
+ * The console summary's totals (store/transactions/summary-figures.ts) are what a plain reading of the rows
  * gives, whatever was inserted, decided, changed or deleted: on SQLite they come from the hours'
  * buckets the triggers keep (migration 20261203T1000_summary_hours), on PostgreSQL from the rows.
  */

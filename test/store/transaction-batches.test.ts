@@ -9,8 +9,11 @@ import {
   NONCES_AND_FACTS,
   type NonceAndFactsInput,
   rolledBack,
-} from "../../src/store/transaction-batches.js";
-import { createTransactionRepository, type NewTransaction } from "../../src/store/transactions.js";
+} from "../../src/store/transactions/transaction-batches.js";
+import {
+  createTransactionRepository,
+  type NewTransaction,
+} from "../../src/store/transactions/transactions.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { createFirm, newNonce, type TestFirm } from "../support/merchant.js";
 

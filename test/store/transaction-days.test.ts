@@ -3,8 +3,11 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/engine/open.js";
 import { transactionDays } from "../../src/store/migrations/20261202T1000_transaction_days.js";
-import { idRangeOfDays } from "../../src/store/transaction-days.js";
-import { createTransactionRepository, type TransactionRepository } from "../../src/store/transactions.js";
+import { idRangeOfDays } from "../../src/store/transactions/transaction-days.js";
+import {
+  createTransactionRepository,
+  type TransactionRepository,
+} from "../../src/store/transactions/transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore, undoMigration } from "../support/store.js";

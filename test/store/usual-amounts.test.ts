@@ -5,13 +5,13 @@ import {
   createUsualAmountRepository,
   recentApprovedQuery,
   windowStartQuery,
-} from "../../src/store/usual-amounts.js";
+} from "../../src/store/payment-page/usual-amounts.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 
 /**
- * The sample a firm's usual amount is judged by (store/usual-amounts.ts): its newest approved
+ * The sample a firm's usual amount is judged by (store/payment-page/usual-amounts.ts): its newest approved
  * deposits of the window, on a real store of each kind, read through the firm's index between the
  * window's first id and the newest, never the firm's whole history.
  */

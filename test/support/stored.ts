@@ -3,8 +3,8 @@ import { createSecretBox } from "../../src/crypto/secret-box.js";
 import type { PaymentCodes } from "../../src/domain/payment-code.js";
 import { loadPaymentCodes } from "../../src/main/payment-codes.js";
 import { openStore, type Store } from "../../src/store/engine/open.js";
-import { createPaymentCodeKeyRepository } from "../../src/store/payment-code-keys.js";
 import { SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
+import { createPaymentCodeKeyRepository } from "../../src/store/statements/payment-code-keys.js";
 
 /** The store a stopped server left, opened directly (SQLite admits one process at a time). */
 export async function withStore<T>(

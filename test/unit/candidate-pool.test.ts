@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { candidatePool, reachOf } from "../../src/reconciliation/candidate-pool.js";
 import type { StatementLine } from "../../src/reconciliation/statement.js";
-import type { CandidateRow } from "../../src/store/statement-lines.js";
+import type { CandidateRow } from "../../src/store/statements/statement-lines.js";
 
 /**
  * The deposits a run of lines is compared with, read a window at a time (issue 45): whatever the

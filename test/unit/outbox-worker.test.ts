@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallbackSender } from "../../src/callbacks/sender.js";
 import { createOutboxWorker, type OutboxWorkerOptions } from "../../src/callbacks/worker.js";
-import type { CallbackRepository, ClaimedCallback } from "../../src/store/callbacks.js";
+import type { CallbackRepository, ClaimedCallback } from "../../src/store/callbacks/callbacks.js";
 
 /**
  * The worker's scheduling, with its store and sender played by small fakes (the store-backed

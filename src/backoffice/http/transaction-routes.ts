@@ -6,7 +6,7 @@ import { sendError, sendJson } from "../../http/envelope.js";
 import { idText, plainText, recordIdOf } from "../../http/operator-fields.js";
 import { sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
-import type { TransactionFilter } from "../../store/transactions.js";
+import type { TransactionFilter } from "../../store/transactions/transactions.js";
 import { excelCsv, plainCsv } from "../csv.js";
 import { withSearchWindow } from "../search-window.js";
 import type { Backoffice } from "../service.js";

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Firm } from "../../domain/firm.js";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError } from "../../http/envelope.js";
-import type { BusinessFacts } from "../../store/transactions.js";
+import type { BusinessFacts } from "../../store/transactions/transactions.js";
 import { IGNORED_FIELDS_HEADER, ignoredFieldsHeader } from "../ignored-fields.js";
 import type { Parsed, PayerFields } from "../requests.js";
 import { NONCE_USED_MESSAGE, verifyRequest } from "./authenticate.js";

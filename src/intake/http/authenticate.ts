@@ -3,7 +3,7 @@ import { verifyRequestSignature } from "../../crypto/signature.js";
 import type { Firm } from "../../domain/firm.js";
 import { sendError } from "../../http/envelope.js";
 import type { RateLimiter } from "../../http/rate-limit/rate-limiter.js";
-import type { NonceRepository } from "../../store/nonces.js";
+import type { NonceRepository } from "../../store/transactions/nonces.js";
 import type { FirmDirectory } from "../firm-directory.js";
 
 export const TIMESTAMP_WINDOW_S = 300;

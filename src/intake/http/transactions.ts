@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { PaymentCodes } from "../../domain/payment-code.js";
 import { transactionView } from "../../domain/transaction-view.js";
 import { sendError, sendJson } from "../../http/envelope.js";
-import type { TransactionRow } from "../../store/transactions.js";
+import type { TransactionRow } from "../../store/transactions/transactions.js";
 import { couldBeReference } from "../fields.js";
 import { authenticate } from "./authenticate.js";
 import type { IntakeContext } from "./context.js";

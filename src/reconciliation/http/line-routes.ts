@@ -6,7 +6,7 @@ import { turkeyDayStart } from "../../domain/turkey-time.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, parse, parseBody } from "../../http/operator-io.js";
-import type { StatementLineRow } from "../../store/statement-lines.js";
+import type { StatementLineRow } from "../../store/statements/statement-lines.js";
 import { type FeedDeps, feeds, makeFeedSecret } from "../feed.js";
 import { approveWithLine, type LineActor, markNotOurs } from "../line-actions.js";
 import { readTypedLine, typeLine } from "../typed-lines.js";

@@ -1,4 +1,4 @@
-import { storedIbanKeySql } from "../transaction-searches.js";
+import { storedIbanKeySql } from "../transactions/transaction-searches.js";
 import type { Migration } from "./migration.js";
 
 /**

@@ -1,0 +1,157 @@
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { CallbackDraft } from "../callbacks/callbacks.js";
+import type { Database } from "../schema.js";
+import type { TransactionRow } from "../transactions/transactions.js";
+
+export interface DecisionWrite {
+  transactionId: number;
+  status: "approved" | "rejected";
+  amount: number;
+  originalAmount: number | null;
+  decidedBy: string;
+  note: string | null;
+  now: number;
+  callback(decided: TransactionRow): CallbackDraft;
+}
+
+export type DecisionResult =
+  | { ok: true; tx: TransactionRow; callbackId: number }
+  | { ok: false; reason: "not_found" | "not_pending" };
+
+/** A pending deposit past its provider's auto-cancel time, with what its callback needs. */
+export type ExpiredDeposit = TransactionRow & {
+  callback_middle_name: number;
+  auto_cancel_minutes: number;
+  /** The firm is a test firm (1): its deposits are in no operator's queue. */
+  firm_sandbox: number;
+};
+
+export interface DecisionRepository {
+  /**
+   * Moves a pending transaction to its final status and queues its callback, in one database
+   * transaction. Only a pending row moves (`WHERE status = 'pending'`): of two operators deciding at
+   * the same moment, the second finds nothing to update and gets `not_pending`.
+   */
+  decide(write: DecisionWrite): Promise<DecisionResult>;
+  /**
+   * Rejects up to `limit` pending deposits whose provider's auto-cancel time has passed, each with
+   * its callback, in one database transaction. On PostgreSQL the rows are locked with SKIP LOCKED,
+   * so instances running this at once share the work instead of queueing on each other.
+   */
+  autoCancel(
+    now: number,
+    limit: number,
+    plan: (tx: ExpiredDeposit) => Omit<DecisionWrite, "transactionId" | "now">,
+  ): Promise<number[]>;
+}
+
+/**
+ * The pending deposits whose provider's auto-cancel time has passed, oldest (lowest id: ids rise
+ * with time) first. The pending rows are the ones walked, through their own index, whatever the
+ * table holds: CROSS JOIN keeps SQLite from starting at the providers and walking each firm's whole
+ * history (on the thread that every write waits for), and `+created_at`
+ * from walking years of the date index for the few pending rows at its end. PostgreSQL orders the
+ * joins itself and reads it alike.
+ */
+export function dueDeposits(dialect: "sqlite" | "postgres", now: number, limit: number) {
+  const lock = dialect === "postgres" ? sql`FOR UPDATE OF t SKIP LOCKED` : sql``;
+  return sql<ExpiredDeposit>`
+    SELECT t.*, f.callback_middle_name, f.sandbox AS firm_sandbox, p.auto_cancel_minutes
+    FROM transactions t
+    CROSS JOIN firms f
+    CROSS JOIN providers p
+    WHERE f.id = t.firm_id AND p.id = f.provider_id
+      AND t.status = 'pending' AND t.type = 'deposit' AND p.auto_cancel_minutes > 0
+      AND +t.created_at <= CAST(${now} AS BIGINT) - p.auto_cancel_minutes * 60000
+    ORDER BY t.id
+    LIMIT ${limit}
+    ${lock}`;
+}
+
+/**
+ * A decision inside the caller's database transaction: the row moves only from pending, with its
+ * audit entry and its callback's outbox row. Also used where a decision is part of a larger write
+ * (a bank statement's line that approves a deposit, store/statements/statement-lines.ts).
+ */
+export async function decideWithin(
+  trx: Transaction<Database>,
+  write: DecisionWrite,
+): Promise<DecisionResult> {
+  const decided = await trx
+    .updateTable("transactions")
+    .set({
+      status: write.status,
+      amount: write.amount,
+      original_amount: write.originalAmount,
+      decided_at: write.now,
+      decided_by: write.decidedBy,
+      decision_note: write.note,
+      updated_at: write.now,
+    })
+    .where("id", "=", write.transactionId)
+    .where("status", "=", "pending")
+    .returningAll()
+    .executeTakeFirst();
+  if (!decided) {
+    const exists = await trx
+      .selectFrom("transactions")
+      .select("id")
+      .where("id", "=", write.transactionId)
+      .executeTakeFirst();
+    return { ok: false, reason: exists ? "not_pending" : "not_found" };
+  }
+  // Every decision is in the audit log, written in the same database transaction.
+  await trx
+    .insertInto("audit_log")
+    .values({
+      actor: write.decidedBy,
+      action: write.status === "approved" ? "transaction.approve" : "transaction.reject",
+      entity_type: "transaction",
+      entity_id: String(decided.id),
+      before_json: JSON.stringify({ status: "pending", amount: write.originalAmount ?? decided.amount }),
+      after_json: JSON.stringify({ status: decided.status, amount: decided.amount, note: write.note }),
+      at: write.now,
+    })
+    .execute();
+  const draft = write.callback(decided);
+  const callback = await trx
+    .insertInto("callbacks")
+    .values({
+      transaction_id: decided.id,
+      firm_id: decided.firm_id,
+      ...draft,
+      status: "pending",
+      step: 0,
+      attempts: 0,
+      next_attempt_at: write.now,
+      lease_until: 0,
+      created_at: write.now,
+      updated_at: write.now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return { ok: true, tx: decided, callbackId: callback.id };
+}
+
+export function createDecisionRepository(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+): DecisionRepository {
+  return {
+    decide(write) {
+      return db.transaction().execute((trx) => decideWithin(trx, write));
+    },
+
+    autoCancel(now, limit, plan) {
+      return db.transaction().execute(async (trx) => {
+        const due = await dueDeposits(dialect, now, limit).execute(trx);
+        const cancelled: number[] = [];
+        for (const row of due.rows) {
+          const result = await decideWithin(trx, { ...plan(row), transactionId: row.id, now });
+          if (result.ok) cancelled.push(row.id);
+        }
+        return cancelled;
+      });
+    },
+  };
+}
