@@ -104,7 +104,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (err) {
     clearInterval(purge);
     runtime.clock.stop();
-    await runtime.channelClient.close();
+    await runtime.depositRouting.close();
     await runtime.sender.close();
     await runtime.store.close();
     throw err;
@@ -140,7 +140,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         runtime.ctx.queueNotices.stop();
         await runtime.outbox.stop();
         await runtime.sender.close();
-        await runtime.channelClient.close();
+        await runtime.depositRouting.close();
         runtime.ctx.rateLimiter.stop?.();
         runtime.clock.stop();
         // A purge run ends after its batch in flight: the store is not closed under it.

@@ -39,7 +39,8 @@ export interface Runtime {
   store: Store;
   /** Background work: callback delivery and auto-cancel. Started after the server listens. */
   outbox: OutboxWorker;
-  channelClient: { close(): Promise<void> };
+  /** The deposits' routing (routing/deposit-routing.ts): its channels' connections close at stop. */
+  depositRouting: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
   feedWatch: FeedWatch;
   /** Makes payer names of rows from before searchable (jobs/name-keys.ts). */
@@ -215,7 +216,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     sender,
     clock,
   };
-  return { ...runtime, channelClient: routing, warnings };
+  return { ...runtime, depositRouting: routing, warnings };
 }
 
 function nameKeyJob(repos: Repositories, log: RuntimeLog): NameKeyJob {

@@ -53,8 +53,8 @@ export function createRepositories(store: Store): Repositories {
     firms: createFirmRepository(store.db),
     firmPending: createFirmPendingRepository(store.db),
     accounts: createAccountRepository(store.db),
-    nonces: createNonceRepository(store.db, store.statements),
-    transactions: createTransactionRepository(store.db, store.statements, store.dialect, {
+    nonces: createNonceRepository(store.db, store.prepared),
+    transactions: createTransactionRepository(store.db, store.prepared, store.dialect, {
       batched: store.batched,
     }),
     decisions: createDecisionRepository(store.db, store.dialect),

@@ -24,7 +24,7 @@ describe("a payer name's full-text query (sqlite)", () => {
 
   beforeAll(async () => {
     ({ store, close } = await freshStore("sqlite"));
-    repo = createTransactionRepository(store.db, store.statements, store.dialect, { batched: false });
+    repo = createTransactionRepository(store.db, store.prepared, store.dialect, { batched: false });
     firmId = await insertFirm(store, NOW);
     accountId = await insertAccount(store, NOW);
   });

@@ -44,11 +44,11 @@ describe("nonce and business facts on the embedded store", () => {
     const watched: StatementRunner = {
       rows: <R>(s: Prepared, p: readonly unknown[]) => {
         asked.push([turn, s.name]);
-        return store.statements.rows<R>(s, p);
+        return store.prepared.rows<R>(s, p);
       },
       changes: (s: Prepared, p: readonly unknown[]) => {
         asked.push([turn, s.name]);
-        return store.statements.changes(s, p);
+        return store.prepared.changes(s, p);
       },
     };
     repo = createTransactionRepository(store.db, watched, "sqlite");

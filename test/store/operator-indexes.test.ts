@@ -47,7 +47,7 @@ describe.each(STORES)("operator search indexes (%s)", (kind: StoreKind) => {
 
   beforeAll(async () => {
     ({ store, close } = await freshStore(kind));
-    repo = createTransactionRepository(store.db, store.statements, store.dialect, { batched: false });
+    repo = createTransactionRepository(store.db, store.prepared, store.dialect, { batched: false });
     for (let i = 0; i < 3; i++) firms.push(await insertFirm(store, NOW));
     accountId = await insertAccount(store, NOW);
   });

@@ -26,7 +26,7 @@ describe.each(STORES)("payer name search (%s)", (kind: StoreKind) => {
 
   beforeAll(async () => {
     ({ store, close } = await freshStore(kind));
-    repo = createTransactionRepository(store.db, store.statements, store.dialect, { batched: false });
+    repo = createTransactionRepository(store.db, store.prepared, store.dialect, { batched: false });
     firmId = await insertFirm(store, NOW);
     accountId = await insertAccount(store, NOW);
   });

@@ -54,7 +54,7 @@ describe.each(STORES)("the summary's totals (%s)", (kind: StoreKind) => {
 
   beforeAll(async () => {
     ({ store, close } = await freshStore(kind));
-    repo = createTransactionRepository(store.db, store.statements, store.dialect, { batched: false });
+    repo = createTransactionRepository(store.db, store.prepared, store.dialect, { batched: false });
     accountId = await insertAccount(store, START);
   });
   afterAll(async () => {

@@ -19,7 +19,7 @@ import { createFirm, newNonce, type TestFirm } from "../support/merchant.js";
 
 /** The repository's unbatched paths: what the batches fall back to in production. */
 function oneRowPaths(store: Store) {
-  const unbatched = createTransactionRepository(store.db, store.statements, "postgres", { batched: false });
+  const unbatched = createTransactionRepository(store.db, store.prepared, "postgres", { batched: false });
   return {
     nonceAndFacts: (i: NonceAndFactsInput) =>
       unbatched.nonceAndFacts(
@@ -52,11 +52,11 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
     const counted: StatementRunner = {
       rows: <R>(s: Prepared, p: readonly unknown[]) => {
         sent.push(s.name);
-        return store.statements.rows<R>(s, p);
+        return store.prepared.rows<R>(s, p);
       },
       changes: (s: Prepared, p: readonly unknown[]) => {
         sent.push(s.name);
-        return store.statements.changes(s, p);
+        return store.prepared.changes(s, p);
       },
     };
     // The repository's own one-row paths stand behind the counted batches, as in production.
@@ -240,7 +240,7 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
       let released = false;
       const unbatched = oneRowPaths(impatient);
       const retried: string[] = [];
-      const b = createPgIntakeBatches(impatient.statements, {
+      const b = createPgIntakeBatches(impatient.prepared, {
         nonceAndFacts: unbatched.nonceAndFacts,
         // The first row tried alone proves the batch was given up: the lock goes, rows go in.
         async insert(v) {
@@ -305,7 +305,7 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
         ["withdrawal"],
       ];
       // More than the five executions after which a named statement keeps a generic plan.
-      for (let i = 0; i < 8; i++) await single.statements.rows(NONCES_AND_FACTS, facts(i));
+      for (let i = 0; i < 8; i++) await single.prepared.rows(NONCES_AND_FACTS, facts(i));
       // Thousands of pending transactions, never analyzed (as in a new deployment).
       await single.db.executeQuery(
         sql`INSERT INTO transactions (firm_id, reference, type, status, amount, first_name, last_name,

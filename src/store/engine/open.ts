@@ -28,7 +28,7 @@ export interface Store {
    */
   settle(): Promise<void>;
   /** Hot-path statements, prepared once, without the query builder (store/engine/prepared.ts). */
-  statements: StatementRunner;
+  prepared: StatementRunner;
   /** Whether concurrent deposits share their statements (PostgreSQL's batches, transaction-batches.ts). */
   batched: boolean;
   /** A round trip to the store, for readiness probes; throws when it cannot answer. */
@@ -145,7 +145,7 @@ async function openSqlite(dataDir: string, onThread: boolean): Promise<Store> {
     db,
     dialect: "sqlite",
     settle: () => groupCommit.settle(),
-    statements: groupCommit.statements,
+    prepared: groupCommit.statements,
     batched: false,
     async ping() {
       await sql`SELECT 1`.execute(db);
@@ -242,7 +242,7 @@ function openPostgres(url: string, poolSize: number, statementTimeoutMs: number,
       return Number(result.rows[0]?.ms);
     },
     batched,
-    statements: {
+    prepared: {
       async rows<R>(statement: Prepared, params: readonly unknown[]) {
         const result = await pool.query(pgQuery(statement, params));
         return result.rows as R[];

@@ -14,10 +14,10 @@ export const RECORD_NONCE = prepared(
   "INSERT INTO nonces (firm_id, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT (firm_id, nonce) DO NOTHING",
 );
 
-export function createNonceRepository(db: Kysely<Database>, statements: StatementRunner): NonceRepository {
+export function createNonceRepository(db: Kysely<Database>, runner: StatementRunner): NonceRepository {
   return {
     async record(firmId, nonce, expiresAt) {
-      return (await statements.changes(RECORD_NONCE, [firmId, nonce, expiresAt])) === 1;
+      return (await runner.changes(RECORD_NONCE, [firmId, nonce, expiresAt])) === 1;
     },
     async purgeExpired(now, limit) {
       const result = await sql`DELETE FROM nonces WHERE (firm_id, nonce) IN

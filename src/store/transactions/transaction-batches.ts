@@ -111,7 +111,7 @@ export function rolledBack(err: unknown): boolean {
 }
 
 export function createPgIntakeBatches(
-  statements: StatementRunner,
+  runner: StatementRunner,
   one: {
     nonceAndFacts(input: NonceAndFactsInput): Promise<NonceAndFactsOutcome>;
     insert(values: NewTransaction): Promise<InsertResult>;
@@ -133,7 +133,7 @@ export function createPgIntakeBatches(
     });
     let rows: { ord: string; fresh: boolean; r: boolean; b: boolean; p: boolean; pc: unknown; pa: unknown }[];
     try {
-      rows = await statements.rows(NONCES_AND_FACTS, [
+      rows = await runner.rows(NONCES_AND_FACTS, [
         unique.map((u) => u.firmId),
         unique.map((u) => u.nonce),
         unique.map((u) => u.expiresAt),
@@ -165,7 +165,7 @@ export function createPgIntakeBatches(
   const inserts = new Coalescer<NewTransaction, InsertResult>(async (inputs) => {
     let rows: { ord: string | number; id: string | number }[];
     try {
-      rows = await statements.rows(
+      rows = await runner.rows(
         INSERT_MANY,
         INSERT_COLUMNS.map(([column]) => inputs.map((values) => values[column] ?? null)),
       );

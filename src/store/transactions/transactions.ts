@@ -133,7 +133,7 @@ const INSERT = prepared(
 
 export function createTransactionRepository(
   db: Kysely<Database>,
-  statements: StatementRunner,
+  runner: StatementRunner,
   dialect: "sqlite" | "postgres",
   /** Off: every call its own statement (the one-row paths batches fall back to; for tests). */
   opts: { batched: boolean } = { batched: true },
@@ -149,7 +149,7 @@ export function createTransactionRepository(
   async function oneNonceAndFacts(input: NonceAndFactsInput): Promise<NonceAndFactsOutcome> {
     const { firmId } = input;
     if (dialect === "postgres") {
-      const [row] = await statements.rows<FactsRow & { fresh: boolean }>(NONCE_AND_FACTS, [
+      const [row] = await runner.rows<FactsRow & { fresh: boolean }>(NONCE_AND_FACTS, [
         firmId,
         input.nonce,
         input.expiresAt,
@@ -162,15 +162,15 @@ export function createTransactionRepository(
     // two, a third of a deposit's wait for the store). While a unit holds the connection both wait for
     // it, and a unit starting between them can put the read in a later message: still in this order.
     const [changed, [row]] = await Promise.all([
-      statements.changes(RECORD_NONCE, [firmId, input.nonce, input.expiresAt]),
-      statements.rows<FactsRow>(BUSINESS_FACTS, factParams(input)),
+      runner.changes(RECORD_NONCE, [firmId, input.nonce, input.expiresAt]),
+      runner.rows<FactsRow>(BUSINESS_FACTS, factParams(input)),
     ]);
     return { nonceFresh: changed === 1, facts: factsOf(row) };
   }
 
   async function oneInsert(values: NewTransaction): Promise<InsertResult> {
     try {
-      const [row] = await statements.rows<{ id: number }>(
+      const [row] = await runner.rows<{ id: number }>(
         INSERT,
         INSERT_COLUMNS.map(([column]) => values[column] ?? null),
       );
@@ -188,12 +188,12 @@ export function createTransactionRepository(
   // store runs every statement in process, where a batch would save nothing.
   const batches =
     dialect === "postgres" && opts.batched
-      ? createPgIntakeBatches(statements, { nonceAndFacts: oneNonceAndFacts, insert: oneInsert })
+      ? createPgIntakeBatches(runner, { nonceAndFacts: oneNonceAndFacts, insert: oneInsert })
       : null;
 
   return {
     async businessFacts(firmId, reference, userId, type) {
-      const [row] = await statements.rows<FactsRow>(
+      const [row] = await runner.rows<FactsRow>(
         BUSINESS_FACTS,
         factParams({ firmId, reference, userId, type }),
       );
