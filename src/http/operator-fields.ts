@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { parseAmount } from "../domain/money.js";
+import { MAX_NAME_SEARCH_WORDS, nameWords } from "../domain/name-search.js";
 import { hasInvalidCharacters } from "../domain/text-rules.js";
 
 /**
@@ -31,3 +33,35 @@ export const idText = z.string().transform((v, ctx) => {
 });
 
 export const idParam = z.object({ id: idText });
+
+/** A page size in a query: 1 to 1000, digits only. */
+export const limitText = idText.pipe(z.number().max(1000));
+
+/** An amount as operators type it: a decimal string, read as minor units. */
+export const amountText = z.string().transform((v, ctx) => {
+  const parsed = parseAmount(v);
+  if (!parsed.ok) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a decimal amount greater than 0 with at most 2 decimals",
+    });
+    return z.NEVER;
+  }
+  return parsed.minor;
+});
+
+/**
+ * A payer's name to search for, as a bank statement or an operator writes it ("SUKRU OZTURK"): its
+ * folded words (domain/name-search.ts), at least one and at most a few.
+ */
+export const nameSearchText = plainText(100).transform((v, ctx) => {
+  const words = nameWords(v);
+  if (words.length === 0 || words.length > MAX_NAME_SEARCH_WORDS) {
+    ctx.addIssue({ code: "custom", message: `must have 1 to ${MAX_NAME_SEARCH_WORDS} words` });
+    return z.NEVER;
+  }
+  return words;
+});
+
+/** An operator's note on a decision: trimmed, at most 500 characters. */
+export const note = z.string().trim().max(500).refine(noControl, NO_CONTROL);

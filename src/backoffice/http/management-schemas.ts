@@ -1,35 +1,9 @@
 import { z } from "zod";
 import { isValidTurkishIban } from "../../domain/iban.js";
-import { parseAmount } from "../../domain/money.js";
-import { MAX_NAME_SEARCH_WORDS, nameWords } from "../../domain/name-search.js";
-import { idText, NO_CONTROL, noControl, plainText } from "../../http/operator-fields.js";
+import { amountText, idText, limitText, NO_CONTROL, noControl, note } from "../../http/operator-fields.js";
 
 /** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
-export const amountText = z.string().transform((v, ctx) => {
-  const parsed = parseAmount(v);
-  if (!parsed.ok) {
-    ctx.addIssue({
-      code: "custom",
-      message: "must be a decimal amount greater than 0 with at most 2 decimals",
-    });
-    return z.NEVER;
-  }
-  return parsed.minor;
-});
 const amount = amountText.nullable();
-
-/**
- * A payer's name to search for, as a bank statement or an operator writes it ("SUKRU OZTURK"): its
- * folded words (domain/name-search.ts), at least one and at most a few.
- */
-export const nameSearchText = plainText(100).transform((v, ctx) => {
-  const words = nameWords(v);
-  if (words.length === 0 || words.length > MAX_NAME_SEARCH_WORDS) {
-    ctx.addIssue({ code: "custom", message: `must have 1 to ${MAX_NAME_SEARCH_WORDS} words` });
-    return z.NEVER;
-  }
-  return words;
-});
 
 /** Stored as typed: the URL parser would take (and encode) a NUL the database then refuses. */
 const httpUrl = z
@@ -49,8 +23,6 @@ const httpUrl = z
   )
   .nullable();
 
-/** A page size in a query: 1 to 1000, digits only. */
-export const limitText = idText.pipe(z.number().max(1000));
 const name = z
   .string()
   .trim()
@@ -202,7 +174,6 @@ export const txListQuery = z.strictObject({
   limit: limitText.optional(),
 });
 
-export const note = z.string().trim().max(500).refine(noControl, NO_CONTROL);
 const actor = z
   .string()
   .trim()

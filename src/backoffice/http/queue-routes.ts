@@ -4,14 +4,13 @@ import { METHODS } from "../../domain/methods.js";
 import { parseAmount } from "../../domain/money.js";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError, sendJson } from "../../http/envelope.js";
-import { idText, recordIdOf } from "../../http/operator-fields.js";
+import { amountText, idText, nameSearchText, note, recordIdOf } from "../../http/operator-fields.js";
 import { sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { ConsoleOperator } from "../../operators/operator.js";
 import type { ConsoleService } from "../../operators/service.js";
 import type { Backoffice } from "../service.js";
 import type { LiveStreams } from "./live.js";
-import { amountText, nameSearchText, note } from "./management-schemas.js";
 
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
 const payingBody = z.strictObject({

@@ -3,7 +3,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { maskIban } from "../../domain/masking.js";
 import { sendError, sendJson } from "../../http/envelope.js";
-import { idText, plainText, recordIdOf } from "../../http/operator-fields.js";
+import {
+  amountText,
+  idText,
+  limitText,
+  nameSearchText,
+  plainText,
+  recordIdOf,
+} from "../../http/operator-fields.js";
 import { sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { TransactionFilter } from "../../store/transactions/transactions.js";
@@ -11,7 +18,6 @@ import { excelCsv, plainCsv } from "../csv.js";
 import { withSearchWindow } from "../search-window.js";
 import type { Backoffice } from "../service.js";
 import type { ExportRow } from "../views.js";
-import { amountText, limitText, nameSearchText } from "./management-schemas.js";
 
 /** Rows a console search shows at once, and the most an export gives (web/console shows both). */
 export const SEARCH_PAGE = 200;

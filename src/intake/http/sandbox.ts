@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { note } from "../../backoffice/http/management-schemas.js";
 import type { Backoffice } from "../../backoffice/service.js";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError, sendJson } from "../../http/envelope.js";
+import { note } from "../../http/operator-fields.js";
 import { sendRefusal } from "../../http/operator-io.js";
 import { amountMinor as parseAmountText } from "../requests.js";
 import { authenticate } from "./authenticate.js";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { limitText } from "../../backoffice/http/management-schemas.js";
-import { idText, plainText } from "../../http/operator-fields.js";
+import { idText, limitText, plainText } from "../../http/operator-fields.js";
 import { parse } from "../../http/operator-io.js";
 import type { StatementLineState } from "../../store/schema.js";
 import { isRealDay } from "../booking-dates.js";
