@@ -230,7 +230,10 @@ describe.skipIf(!STORES.includes("postgres"))("batched nonces, facts and inserts
 
     // A real one: inserts wait on a table lock until lock_timeout ends the batch with 55P03.
     const url = new URL(server.env.DATABASE_URL as string);
-    url.searchParams.set("options", `${url.searchParams.get("options")} -c lock_timeout=300`);
+    url.searchParams.set(
+      "options",
+      [url.searchParams.get("options"), "-c lock_timeout=300"].filter(Boolean).join(" "),
+    );
     const impatient = await openStore({ databaseUrl: url.toString(), dataDir: "unused", pgPoolSize: 2 });
     const locker = new pg.Client({ connectionString: server.env.DATABASE_URL });
     await locker.connect();
