@@ -7,6 +7,8 @@ import { circles, importGraph, ROOT } from "./import-graph.mjs";
 
 const FOUNDATION = ["domain", "config", "crypto", "net", "metrics"];
 const EDGE = [...FOUNDATION, "store", "http"];
+/** The operators' capabilities, each a part of its own; backoffice puts them together for the surfaces. */
+const OPERATOR_WORK = ["management", "decisions", "transactions", "dashboard"];
 
 /** Which parts each part may import (besides itself). `main` wires everything and may import all. */
 export const ALLOWED = {
@@ -19,13 +21,19 @@ export const ALLOWED = {
   http: [...FOUNDATION, "store"],
   routing: EDGE,
   operators: EDGE,
+  management: EDGE,
   callbacks: EDGE,
+  // A transaction's detail and the dashboard show callbacks; a decision writes one and answers
+  // with the transaction as operators see it.
+  transactions: [...EDGE, "callbacks"],
+  decisions: [...EDGE, "callbacks", "transactions"],
+  dashboard: [...EDGE, "callbacks"],
   // Background jobs: auto-cancel writes a decision with its callback.
   jobs: [...FOUNDATION, "store", "callbacks"],
-  backoffice: [...EDGE, "routing", "operators", "callbacks"],
+  backoffice: [...EDGE, "routing", "operators", "callbacks", ...OPERATOR_WORK],
   intake: [...EDGE, "routing", "backoffice"],
-  // Bank statements against deposits: the matching is pure; approving goes through backoffice.
-  reconciliation: [...EDGE, "backoffice", "callbacks"],
+  // Bank statements against deposits: the matching is pure; a line's approval is a decision.
+  reconciliation: [...EDGE, "callbacks", "decisions", "transactions"],
   "payment-page": [...EDGE, "intake"],
   "api-reference": [...EDGE, "intake"],
   main: "*",

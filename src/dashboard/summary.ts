@@ -3,7 +3,7 @@ import { formatMinor } from "../domain/money.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { feedSilent, RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
-import type { ManagementDeps } from "./management-checks.js";
+import type { Repositories } from "../store/index.js";
 import { firmsAtPendingBound } from "./pending-bounds.js";
 
 /**
@@ -14,7 +14,16 @@ import { firmsAtPendingBound } from "./pending-bounds.js";
 export const FAILED_CALLBACKS_SHOWN = 10_000;
 
 /** Today's figures (day in Türkiye) for the console's dashboard. */
-export async function dashboard(deps: ManagementDeps & { callbackReceivers(): ReceiverReport[] }) {
+export interface DashboardDeps {
+  repos: Repositories;
+  now(): number;
+  /** Breaker state per channel id on this instance. */
+  channelHealth(): ReadonlyMap<number, string>;
+  /** Receivers this instance's callback worker sends to, with their speed. */
+  callbackReceivers(): ReceiverReport[];
+}
+
+export async function dashboard(deps: DashboardDeps) {
   const { repos } = deps;
   const since = startOfTurkeyDay(deps.now());
   const [totals, queues, median, callbacks, delivered, retrying, channels, statements, pending] =
@@ -95,7 +104,7 @@ export async function dashboard(deps: ManagementDeps & { callbackReceivers(): Re
  * itself, the median time from a line's arrival to its callback's delivery, the money received that
  * no deposit took yet, and the live feeds silent longer than their accounts allow.
  */
-async function statementFigures(deps: ManagementDeps, since: number) {
+async function statementFigures(deps: DashboardDeps, since: number) {
   const now = deps.now();
   const [f, feeds] = await Promise.all([
     deps.repos.statements.figures(since, now + 1, RECONCILE_ACTOR),

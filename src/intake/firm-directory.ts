@@ -22,7 +22,7 @@ export interface FirmDirectory {
 const TTL_MS = 500;
 const MAX_ENTRIES = 10_000;
 /**
- * Our keys are 27 characters (backoffice/management-checks.ts newApiKey). A longer header is no key of
+ * Our keys are 27 characters (management/checks.ts newApiKey). A longer header is no key of
  * ours: it is neither looked up nor kept, so a flood of large made-up keys (up to the header limit
  * each) cannot fill the cache of unknown keys with megabytes.
  */

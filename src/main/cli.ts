@@ -377,7 +377,7 @@ function printEnv(serverUrl: string, json: unknown): void {
 }
 
 /**
- * What the answer warns of (a live firm's plain-http webhook: backoffice/views.ts), one line each on
+ * What the answer warns of (a live firm's plain-http webhook: management/views.ts), one line each on
  * stderr, where a person running the command sees it and a script reading stdout is not disturbed.
  */
 function writeWarnings(json: unknown): void {

@@ -1,12 +1,12 @@
-import { createPendingBoundNotices } from "../backoffice/pending-bounds.js";
-import { createQueueNotices } from "../backoffice/queue-notices.js";
-import { type Backoffice, createBackoffice } from "../backoffice/service.js";
+import { type Backoffice, createBackoffice } from "../backoffice/operator-services.js";
 import { createCallbackDelivery } from "../callbacks/delivery.js";
 import type { CallbackSender } from "../callbacks/sender.js";
 import type { OutboxWorker } from "../callbacks/worker.js";
 import type { Config } from "../config/config.js";
 import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
+import { createPendingBoundNotices } from "../dashboard/pending-bounds.js";
+import { createQueueNotices } from "../decisions/queue-notices.js";
 import { createRateLimiter } from "../http/rate-limit/rate-limiter.js";
 import { createSharedRateLimiter } from "../http/rate-limit/shared-rate-limiter.js";
 import { createFirmDirectory, type FirmDirectory } from "../intake/firm-directory.js";

@@ -10,7 +10,7 @@ import {
   flag,
   type ManagementDeps,
   newSecretKey,
-} from "./management-checks.js";
+} from "./checks.js";
 import { accountView, channelView } from "./views.js";
 
 /** Managing the payment accounts deposits are routed to and the channels that hold them. */

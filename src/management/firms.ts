@@ -12,7 +12,7 @@ import {
   newApiKey,
   newSecretKey,
   PROVIDER_URL_KINDS,
-} from "./management-checks.js";
+} from "./checks.js";
 import { firmView, providerView } from "./views.js";
 
 /** Managing providers and firms: their callback URLs, limits, switches and secrets. */

@@ -8,7 +8,8 @@ import {
   rotateChannelSecret,
   updateAccount,
   updateChannel,
-} from "./account-management.js";
+} from "./accounts.js";
+import { ADMIN_API, auditEntry, type ManagementDeps } from "./checks.js";
 import {
   createFirm,
   createProvider,
@@ -18,12 +19,10 @@ import {
   rotateSecret,
   updateFirm,
   updateProvider,
-} from "./firm-management.js";
-import { ADMIN_API, auditEntry, type ManagementDeps } from "./management-checks.js";
+} from "./firms.js";
 import { accountView, channelView, firmView, providerView } from "./views.js";
 
-export type { AccountChanges, AccountInput, ChannelInput } from "./account-management.js";
-export type { FirmChanges, FirmInput, ProviderInput } from "./firm-management.js";
+export type { AccountChanges, AccountInput, ChannelInput } from "./accounts.js";
 export {
   ADMIN_API,
   type ManagementDeps,
@@ -31,11 +30,12 @@ export {
   newSecretKey,
   type Outcome,
   type Refusal,
-} from "./management-checks.js";
+} from "./checks.js";
+export type { FirmChanges, FirmInput, ProviderInput } from "./firms.js";
 
 /**
- * Managing what deposits run on: providers and firms (firm-management.ts), channels and accounts
- * (account-management.ts), and bans. No HTTP here; the admin API and the console both call it with
+ * Managing what deposits run on: providers and firms (firms.ts), channels and accounts
+ * (accounts.ts), and bans. No HTTP here; the admin API and the console both call it with
  * the actor who asked. Every change is written with its audit row in one database transaction
  * (store/audited.ts).
  */

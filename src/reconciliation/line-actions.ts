@@ -1,5 +1,5 @@
-import { planDecision } from "../backoffice/decisions.js";
 import { callbackDraft } from "../callbacks/message.js";
+import { planDecision } from "../decisions/plan.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
 import { notFound } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";

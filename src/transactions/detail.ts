@@ -1,18 +1,26 @@
 import { callbackAttemptView, callbackView } from "../callbacks/outbox-views.js";
 import { sealContext } from "../crypto/seal-context.js";
+import type { SecretBox } from "../crypto/secret-box.js";
 import { openOrUndefined } from "../crypto/secret-box.js";
 import { formatMinor } from "../domain/money.js";
 import { notFound } from "../domain/refusal.js";
+import type { Repositories } from "../store/index.js";
 import type { StatementLineRow } from "../store/statements/statement-lines.js";
-import type { ManagementDeps } from "./management-checks.js";
 import { operatorTransactionView } from "./views.js";
+
+/** What the transactions' service works with. */
+export interface TransactionDeps {
+  repos: Repositories;
+  box: SecretBox;
+  now(): number;
+}
 
 /**
  * Everything operators may see about one transaction: its fields and routing attempts, the
  * decision history, and the callback with every attempt. The national id masked: the full one
  * is `revealNationalId`'s, an admin's, asked for and logged each time.
  */
-export async function transactionDetail(deps: ManagementDeps, id: number) {
+export async function transactionDetail(deps: TransactionDeps, id: number) {
   const { repos } = deps;
   const row = await repos.transactions.get(id);
   if (!row) return notFound("transaction");
@@ -73,7 +81,7 @@ function settlingLineView(line: StatementLineRow) {
  * it has none, or when its sealed value does not open for this transaction (moved from another
  * row or altered in the database): never another's, nor a 500.
  */
-export async function revealNationalId(deps: ManagementDeps, id: number, actor: string) {
+export async function revealNationalId(deps: TransactionDeps, id: number, actor: string) {
   const { repos, box } = deps;
   const row = await repos.transactions.get(id);
   if (!row) return notFound("transaction");

@@ -1,5 +1,5 @@
+import type { Repositories } from "../store/index.js";
 import type { TransactionFilter } from "../store/transactions/transactions.js";
-import type { ManagementDeps } from "./management-checks.js";
 import { exportTransactionView } from "./views.js";
 
 /**
@@ -9,7 +9,7 @@ import { exportTransactionView } from "./views.js";
  * export of any size holds one page in memory.
  */
 export async function exportOf(
-  repos: ManagementDeps["repos"],
+  repos: Repositories,
   filter: TransactionFilter,
   limit: number,
   pageSize: number,

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newApiKey } from "../../src/backoffice/management.js";
 import { sealContext } from "../../src/crypto/seal-context.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { createFirmDirectory } from "../../src/intake/firm-directory.js";
+import { newApiKey } from "../../src/management/service.js";
 import { createRepositories, type Repositories } from "../../src/store/index.js";
 import { STORES, type StoreKind } from "../support/harness.js";
 import { insertFirm } from "../support/rows.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, toCsv, toExcelCsv } from "../../src/backoffice/csv.js";
+import { csvCell, toCsv, toExcelCsv } from "../../src/transactions/csv.js";
 
 describe("CSV export", () => {
   it("quotes what needs quoting and keeps the rest as is", () => {

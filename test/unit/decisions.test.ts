@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { planDecision } from "../../src/backoffice/decisions.js";
 import {
   callbackBody,
   callbackDraft,
@@ -7,6 +6,7 @@ import {
   callbackOrigin,
   type DecidedTransaction,
 } from "../../src/callbacks/message.js";
+import { planDecision } from "../../src/decisions/plan.js";
 
 const pending = { type: "deposit" as const, status: "pending" as const, amount: 15_000 };
 

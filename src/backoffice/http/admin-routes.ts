@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, parse, parseBody } from "../../http/operator-io.js";
+import { ADMIN_API } from "../../management/service.js";
 import { operatorCreate } from "../../operators/http/operator-schemas.js";
 import type { ConsoleService } from "../../operators/service.js";
 import type { AdminTokenGuard } from "../admin-token-guard.js";
-import { ADMIN_API } from "../management.js";
-import type { Backoffice } from "../service.js";
+import type { Backoffice } from "../operator-services.js";
 import { registerManagementRoutes } from "./management-routes.js";
 import * as s from "./management-schemas.js";
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
+import type { QueueNotices } from "../../decisions/queue-notices.js";
 import { sendJson } from "../../http/envelope.js";
 import { consoleGuard } from "../../operators/http/console-guard.js";
 import { registerOperatorAccountRoutes } from "../../operators/http/operator-account-routes.js";
 import { registerSignInRoutes } from "../../operators/http/sign-in-routes.js";
 import type { ConsoleService } from "../../operators/service.js";
-import type { QueueNotices } from "../queue-notices.js";
-import type { Backoffice } from "../service.js";
+import type { Backoffice } from "../operator-services.js";
 import {
   createLiveStreams,
   LIVE_STREAMS_PER_INSTANCE,

@@ -1,12 +1,12 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
+import type { QueueNotices } from "../../decisions/queue-notices.js";
 import { sendError } from "../../http/envelope.js";
-import type { QueueNotices } from "../queue-notices.js";
 
 /**
  * The console's live stream (`GET /ops/api/events`, server-sent events): a `ready` event once the
  * stream is open, then one `queue` event each time the pending queues changed
- * (backoffice/queue-notices.ts), so the page asks for its queue again at once. The events carry no
+ * (decisions/queue-notices.ts), so the page asks for its queue again at once. The events carry no
  * data of their own.
  *
  * A heartbeat is written every PAYINTAKE_CONSOLE_HEARTBEAT_MS (25 s: under the idle timeouts of

@@ -3,7 +3,7 @@ import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, parse, parseBody } from "../../http/operator-io.js";
 import type { Role } from "../../operators/operator.js";
-import type { Backoffice } from "../service.js";
+import type { Backoffice } from "../operator-services.js";
 import * as s from "./management-schemas.js";
 
 /**

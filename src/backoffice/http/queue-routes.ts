@@ -9,7 +9,7 @@ import { sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { ConsoleOperator } from "../../operators/operator.js";
 import type { ConsoleService } from "../../operators/service.js";
-import type { Backoffice } from "../service.js";
+import type { Backoffice } from "../operator-services.js";
 import type { LiveStreams } from "./live.js";
 
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });

@@ -14,10 +14,10 @@ import {
 import { sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { TransactionFilter } from "../../store/transactions/transactions.js";
-import { excelCsv, plainCsv } from "../csv.js";
-import { withSearchWindow } from "../search-window.js";
-import type { Backoffice } from "../service.js";
-import type { ExportRow } from "../views.js";
+import { excelCsv, plainCsv } from "../../transactions/csv.js";
+import { withSearchWindow } from "../../transactions/search-window.js";
+import type { ExportRow } from "../../transactions/views.js";
+import type { Backoffice } from "../operator-services.js";
 
 /** Rows a console search shows at once, and the most an export gives (web/console shows both). */
 export const SEARCH_PAGE = 200;
@@ -57,7 +57,7 @@ const CSV_COLUMNS = [
 const CSV_AMOUNTS = ["amount", "original_amount"];
 
 /**
- * Says that a search without dates was given its default start (search-window.ts), so a screen can
+ * Says that a search without dates was given its default start (transactions/search-window.ts), so a screen can
  * say what it shows.
  */
 const SEARCH_FROM = "x-search-from";

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { Backoffice } from "../../backoffice/service.js";
+import type { Backoffice } from "../../backoffice/operator-services.js";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { note } from "../../http/operator-fields.js";

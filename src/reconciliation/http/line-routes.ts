@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { operatorTransactionView } from "../../backoffice/views.js";
 import { formatMinor } from "../../domain/money.js";
 import { isoTime } from "../../domain/transaction-view.js";
 import { turkeyDayStart } from "../../domain/turkey-time.js";
@@ -7,6 +6,7 @@ import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, parse, parseBody } from "../../http/operator-io.js";
 import type { StatementLineRow } from "../../store/statements/statement-lines.js";
+import { operatorTransactionView } from "../../transactions/views.js";
 import { type FeedDeps, feeds, makeFeedSecret } from "../feed.js";
 import { approveWithLine, type LineActor, markNotOurs } from "../line-actions.js";
 import { readTypedLine, typeLine } from "../typed-lines.js";

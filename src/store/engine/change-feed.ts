@@ -7,7 +7,7 @@ import pg from "pg";
  * instance at once, not when each one's cache runs out. The caches' short lifetimes stay as the
  * bound when a notice is missed: while the listening connection is down, and once more when it is
  * back (everything is dropped then, as anything may have changed meanwhile). `queue`: the pending
- * queues changed, for the consoles listening on each instance (backoffice/queue-notices.ts).
+ * queues changed, for the consoles listening on each instance (decisions/queue-notices.ts).
  * `channel-down:<id>`: an instance's breaker opened for that channel (routing/router.ts heardDown).
  */
 export type ChangeTopic = "firms" | "accounts" | "queue" | `channel-down:${number}`;

@@ -29,7 +29,7 @@ export interface Store {
   settle(): Promise<void>;
   /** Hot-path statements, prepared once, without the query builder (store/engine/prepared.ts). */
   prepared: StatementRunner;
-  /** Whether concurrent deposits share their statements (PostgreSQL's batches, transaction-batches.ts). */
+  /** Whether concurrent deposits share their statements (PostgreSQL's batches, store/transactions/transaction-batches.ts). */
   batched: boolean;
   /** A round trip to the store, for readiness probes; throws when it cannot answer. */
   ping(): Promise<void>;
@@ -197,7 +197,7 @@ function openPostgres(url: string, poolSize: number, statementTimeoutMs: number,
     // not the kernel's two hours. Only the first probe is ours: Node cannot set their interval, so
     // with Linux's defaults (75 s, 9 probes) an idle connection is given up after about 11
     // minutes, and one with a statement in flight waits for TCP's retransmissions (about 15). The
-    // hot-path batches give up after 10 s on their own (transaction-batches.ts); other statements
+    // hot-path batches give up after 10 s on their own (store/transactions/transaction-batches.ts); other statements
     // wait that long (the requests behind them answer nothing: clients time out and retry).
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,

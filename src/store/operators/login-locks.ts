@@ -4,7 +4,7 @@ import type { Database } from "../schema.js";
 
 /**
  * Failures in a row and the lock they set, by key (operators/devices.ts names the keys): the same
- * counting as an operator row's (lock-counting.ts), for a known browser of an operator and for an
+ * counting as an operator row's (engine/lock-counting.ts), for a known browser of an operator and for an
  * email that is no active operator's.
  */
 export interface LoginLockRepository {

@@ -6,7 +6,7 @@ import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 /**
  * The deposit and withdrawal hot path on PostgreSQL, batched: concurrent requests use up their nonces
  * and read their business facts in one statement, and insert their transactions in another
- * (coalesce.ts). Each statement commits on its own, as the one-row statements did, and the database
+ * (engine/coalesce.ts). Each statement commits on its own, as the one-row statements did, and the database
  * still has the last word on both money invariants: a row the unique indexes refuse is simply not
  * inserted (ON CONFLICT DO NOTHING) and goes through the one-row insert, which names the index.
  */
@@ -35,7 +35,7 @@ const LIMITS = { maxInFlight: 1, maxBatch: 64, timeoutMs: 10_000 };
  * Each fact is a LATERAL subquery with LIMIT 1, so every input row costs three index probes. Written
  * as EXISTS in the select list, the planner may turn a probe into a hashed subplan over the whole
  * table (it cannot know how few rows the arrays hold), which scans `transactions` on every batch. `status = 'pending'` is a literal so the partial index transactions_one_pending_uq applies,
- * and the statement is planned at each execution (prepared.ts, planEachTime).
+ * and the statement is planned at each execution (engine/prepared.ts, planEachTime).
  */
 export const NONCES_AND_FACTS = prepared(
   "tx_nonces_and_facts_batch",

@@ -1,0 +1,171 @@
+import { callbackDraft } from "../callbacks/message.js";
+import { bad, notFound, type Outcome, type Refusal } from "../domain/refusal.js";
+import type { Repositories } from "../store/index.js";
+import { operatorTransactionView } from "../transactions/views.js";
+import { type Decision, planDecision } from "./plan.js";
+
+/**
+ * Deciding pending transactions (approve, reject) and marking a payout as being paid: the
+ * refusals operators are given, and the consoles told at once. The rule is plan.ts's; the decision,
+ * its audit entry and its callback are written in one database transaction by the store.
+ */
+export interface DecisionDeps {
+  repos: Repositories;
+  now(): number;
+  /** Called after a decision queued its callback, so it goes out at once. */
+  callbackQueued(): void;
+  /** Called after a decision, so the consoles' queues drop it at once. */
+  decided(): void;
+}
+
+const aboveAsked: Refusal = {
+  ok: false,
+  reason: "forbidden",
+  message: "approving more than the amount asked for needs an admin",
+};
+const notPending = (status: string): Refusal => ({
+  ok: false,
+  reason: "conflict",
+  message: `transaction is not pending (status: ${status}); it was decided already`,
+});
+
+/** A payout someone else is paying out: who, and since when (the consoles name them). */
+export interface PayingElsewhere extends Refusal {
+  paying_by: string;
+  paying_since: string;
+}
+
+function claimedBy(operator: string, claimedAt: number): PayingElsewhere {
+  const since = new Date(claimedAt).toISOString();
+  return {
+    ok: false as const,
+    reason: "conflict" as const,
+    // Nobody in particular: taken and let go of twice while this claim was being made.
+    message: operator
+      ? `being paid out by ${operator} since ${since}`
+      : "being marked by another operator; try again",
+    paying_by: operator,
+    paying_since: since,
+  };
+}
+
+const testFirmsOwn: Refusal = {
+  ok: false,
+  reason: "conflict",
+  message: "a test firm's transactions are decided by the firm itself, with the sandbox helpers",
+};
+
+export function createDecisionService(deps: DecisionDeps) {
+  const { repos } = deps;
+  return {
+    /** Decisions written elsewhere (a bank statement's lines): callbacks out now, queues told. */
+    decisionsMade(): void {
+      deps.callbackQueued();
+      deps.decided();
+    },
+
+    decide: (id: number, decision: Decision, actor: string, by: "operator" | "sandbox" = "operator") =>
+      decide(deps, id, decision, actor, by),
+
+    payingOut: (
+      id: number,
+      operator: string,
+      change: { paying: boolean; holder?: string | undefined },
+      actor: string,
+    ) => payingOut(deps, id, operator, change, actor),
+
+    /** Who is paying out each of these transactions now, for the withdrawal queue. */
+    async payingOf(ids: number[]) {
+      return repos.payoutClaims.of(ids);
+    },
+  };
+}
+
+/**
+ * Marks a pending withdrawal as being paid out by `operator` (store/decisions/payout-claims.ts), or lets go
+ * of the mark (`paying` false) if `holder` holds it (any holder when undefined). The consoles'
+ * queues show it at once.
+ */
+export async function payingOut(
+  deps: DecisionDeps,
+  id: number,
+  operator: string,
+  change: { paying: boolean; holder?: string | undefined },
+  actor: string,
+): Promise<Outcome<{ paying_by: string | null; paying_since: string | null }> | PayingElsewhere> {
+  const { repos } = deps;
+  const at = deps.now();
+  if (!change.paying) {
+    if (!(await repos.transactions.get(id))) return notFound("transaction");
+    const outcome = await repos.payoutClaims.release(id, change.holder, at, actor);
+    if (outcome.released) deps.decided();
+    if ("heldBy" in outcome) return claimedBy(outcome.heldBy.operator, outcome.heldBy.claimedAt);
+    return { ok: true as const, value: { paying_by: null, paying_since: null } };
+  }
+  const outcome = await repos.payoutClaims.claim(id, operator, at, actor);
+  if (outcome.ok) {
+    if (outcome.fresh) deps.decided();
+    return {
+      ok: true as const,
+      value: { paying_by: operator, paying_since: new Date(outcome.claimedAt).toISOString() },
+    };
+  }
+  if (outcome.reason === "not_found") return notFound("transaction");
+  if (outcome.reason === "not_pending_withdrawal")
+    return {
+      ok: false as const,
+      reason: "conflict" as const,
+      message: "only a pending withdrawal can be marked as being paid",
+    };
+  return claimedBy(outcome.operator, outcome.claimedAt);
+}
+
+/**
+ * Approves or rejects a pending transaction; the decision and its callback are written together.
+ * A test firm's transactions are decided by that firm with its sandbox helpers (`by: "sandbox"`),
+ * never by an operator: a test withdrawal approved by mistake could be paid out for real.
+ */
+export async function decide(
+  deps: DecisionDeps,
+  id: number,
+  decision: Decision,
+  actor: string,
+  by: "operator" | "sandbox" = "operator",
+) {
+  const { repos } = deps;
+  const tx = await repos.transactions.get(id);
+  if (!tx) return notFound("transaction");
+  const planned = planDecision(tx, decision);
+  if (!planned.ok) {
+    if (planned.refusal === "not_pending") return notPending(tx.status);
+    return planned.refusal === "above_asked"
+      ? aboveAsked
+      : bad("only a deposit can be approved with another amount");
+  }
+  const firm = await repos.firms.get(tx.firm_id);
+  if (!firm) return notFound("firm");
+  if (firm.sandbox === 1 && by === "operator") return testFirmsOwn;
+  const { plan } = planned;
+  const result = await repos.decisions.decide({
+    transactionId: id,
+    status: plan.status,
+    amount: plan.amount,
+    originalAmount: plan.originalAmount,
+    decidedBy: actor,
+    note: plan.note,
+    now: deps.now(),
+    callback: (decided) => callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
+  });
+  if (!result.ok) {
+    if (result.reason === "not_found") return notFound("transaction");
+    const now = await repos.transactions.get(id);
+    return notPending(now?.status ?? "decided");
+  }
+  deps.callbackQueued();
+  // A test firm's transactions are in no operator's queue.
+  if (firm.sandbox !== 1) deps.decided();
+  return {
+    ok: true as const,
+    value: { transaction: operatorTransactionView(result.tx), callback_id: result.callbackId },
+  };
+}
