@@ -37,10 +37,12 @@ describe.runIf(STORES.includes("postgres"))("an instance that lost its serving l
 
   it("refuses what would seal a secret while another holds the lock, and seals again once it has it back", async () => {
     // This store's serving lock, held by the server's own connection: cut it, then take the lock
-    // before the server takes it back (it tries again after 300 ms).
+    // before the server takes it back (it tries again after 300 ms). pg_locks shows every database's
+    // locks, and other test files' stores have the same schema name: only this database's is cut.
     const cut = await db.query(
       `SELECT pg_terminate_backend(pid) AS cut FROM pg_locks
         WHERE locktype = 'advisory' AND classid = 727275 AND mode = 'ShareLock'
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
           AND objid::bigint = (('x' || substr(md5(current_schema()), 1, 8))::bit(32)::int::bigint + 4294967296) % 4294967296`,
     );
     expect(cut.rows).toEqual([{ cut: true }]);
