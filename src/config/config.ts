@@ -170,7 +170,7 @@ export interface Config {
   };
   /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
   autoCancelIntervalMs: number;
-  /** How often a console's live stream is written to and its session checked (backoffice/http/live.ts). */
+  /** How often a console's live stream is written to and its session checked (decisions/http/live.ts). */
   consoleHeartbeatMs: number;
   /**
    * How long the console holds an operator's decision before sending it, so that it can be taken

@@ -1,4 +1,10 @@
 import type { FastifyInstance } from "fastify";
+import {
+  createLiveStreams,
+  LIVE_STREAMS_PER_INSTANCE,
+  LIVE_STREAMS_PER_OPERATOR,
+  LIVE_STREAMS_PER_SESSION,
+} from "../../decisions/http/live.js";
 import type { QueueNotices } from "../../decisions/queue-notices.js";
 import { sendJson } from "../../http/envelope.js";
 import { consoleGuard } from "../../operators/http/console-guard.js";
@@ -6,12 +12,6 @@ import { registerOperatorAccountRoutes } from "../../operators/http/operator-acc
 import { registerSignInRoutes } from "../../operators/http/sign-in-routes.js";
 import type { ConsoleService } from "../../operators/service.js";
 import type { Backoffice } from "../operator-services.js";
-import {
-  createLiveStreams,
-  LIVE_STREAMS_PER_INSTANCE,
-  LIVE_STREAMS_PER_OPERATOR,
-  LIVE_STREAMS_PER_SESSION,
-} from "./live.js";
 import { registerManagementRoutes } from "./management-routes.js";
 import { registerQueueRoutes } from "./queue-routes.js";
 import { registerTransactionRoutes } from "./transaction-routes.js";

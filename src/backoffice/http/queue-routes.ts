@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { LiveStreams } from "../../decisions/http/live.js";
 import { METHODS } from "../../domain/methods.js";
 import { parseAmount } from "../../domain/money.js";
 import { parseJsonBody } from "../../http/body.js";
@@ -10,7 +11,6 @@ import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { ConsoleOperator } from "../../operators/operator.js";
 import type { ConsoleService } from "../../operators/service.js";
 import type { Backoffice } from "../operator-services.js";
-import type { LiveStreams } from "./live.js";
 
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
 const payingBody = z.strictObject({
@@ -43,7 +43,7 @@ export function registerQueueRoutes(
     return pendingQueue(backoffice, request, reply);
   });
 
-  // The live stream (backoffice/http/live.ts): the queues' changes as they happen.
+  // The live stream (decisions/http/live.ts): the queues' changes as they happen.
   // Long-lived: its duration is not a request's (http/ops/metrics.ts).
   ops.get("/ops/api/events", { config: { longLived: true } }, async (request, reply) => {
     const who = await guard(request, reply, "viewer");

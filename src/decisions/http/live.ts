@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
-import type { QueueNotices } from "../../decisions/queue-notices.js";
 import { sendError } from "../../http/envelope.js";
+import type { QueueNotices } from "../queue-notices.js";
 
 /**
  * The console's live stream (`GET /ops/api/events`, server-sent events): a `ready` event once the
