@@ -1,3 +1,4 @@
+import { type Approver, mayApproveMoreThanAsked } from "../domain/actors.js";
 import type { Transaction } from "../domain/transaction.js";
 
 /**
@@ -12,11 +13,11 @@ export type Decision =
       amountMinor?: number;
       note?: string;
       /**
-       * The decider may approve a deposit with more than was asked for: an admin, or the admin
-       * API's token. Crediting a payer more is money the merchant did not expect, so an operator
-       * alone may approve the sum asked for or less (a short payment), and asks an admin for more.
+       * Who approves, for the amount's rule (domain/actors.ts, mayApproveMoreThanAsked): crediting a
+       * payer more is money the merchant did not expect, so an operator alone may approve the sum
+       * asked for or less (a short payment), and asks an admin for more. Unsaid: an operator.
        */
-      mayExceedAsked?: boolean;
+      by?: Approver;
     }
   | { kind: "reject"; note?: string };
 
@@ -43,7 +44,8 @@ export function planDecision(
   }
   const amount = decision.amountMinor ?? tx.amount;
   if (amount !== tx.amount && tx.type !== "deposit") return { ok: false, refusal: "amount_on_withdrawal" };
-  if (amount > tx.amount && !decision.mayExceedAsked) return { ok: false, refusal: "above_asked" };
+  const by = decision.by ?? { kind: "operator", role: "operator" };
+  if (amount > tx.amount && !mayApproveMoreThanAsked(by)) return { ok: false, refusal: "above_asked" };
   return {
     ok: true,
     plan: { status: "approved", amount, originalAmount: amount === tx.amount ? null : tx.amount, note },

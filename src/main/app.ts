@@ -8,7 +8,7 @@ import { adminTokenHook, registerAdminRoutes } from "../backoffice/http/admin-ro
 import { registerConsoleRoutes } from "../backoffice/http/console-routes.js";
 import type { Backoffice } from "../backoffice/operator-services.js";
 import type { QueueNotices } from "../decisions/queue-notices.js";
-import { ADMIN_API } from "../domain/actors.js";
+import { ADMIN_API, operatorActor } from "../domain/actors.js";
 import { registerBodyDeadline } from "../http/body-deadline.js";
 import { INTERNAL_ERROR_MESSAGE, sendError } from "../http/envelope.js";
 import { registerHealthRoutes } from "../http/ops/health.js";
@@ -183,11 +183,17 @@ export function buildApp(
     {
       admin: async (request, reply) => {
         await adminTokenHook(adminGuard)(request, reply);
-        return reply.sent ? undefined : { actor: ADMIN_API, admin: true };
+        return reply.sent ? undefined : { actor: ADMIN_API, admin: true, approver: { kind: "admin_api" } };
       },
       console: async (request, reply, needed) => {
         const who = await consoleDoor(request, reply, needed);
-        return who && { actor: `operator:${who.operator.email}`, admin: who.operator.role === "admin" };
+        return (
+          who && {
+            actor: operatorActor(who.operator.email),
+            admin: who.operator.role === "admin",
+            approver: { kind: "operator", role: who.operator.role },
+          }
+        );
       },
     },
   );

@@ -1,5 +1,6 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
+import { operatorActor } from "../domain/actors.js";
 import type { Refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators/operators.js";
@@ -92,7 +93,7 @@ async function switchSecondFactor(
     "operators",
     row.id,
     { totp_sealed: secret, totp_pending_sealed: null, updated_at: now },
-    { actor: `operator:${row.email}`, action: "operator.second_factor", at: now },
+    { actor: operatorActor(row.email), action: "operator.second_factor", at: now },
   );
   await repos.operators.deleteSessionsOf(row.id);
   await repos.operatorDevices.forgetOf(row.id, keep.deviceHash);
@@ -217,7 +218,7 @@ export function createSecondFactor(deps: SecondFactorDeps) {
       if (!checked.ok) return checked;
       const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
       await repos.audited.event(
-        { actor: `operator:${checked.row.email}`, action: "operator.recovery_codes", at: checked.now },
+        { actor: operatorActor(checked.row.email), action: "operator.recovery_codes", at: checked.now },
         "operator",
         String(operatorId),
         null,
@@ -243,7 +244,7 @@ export async function auditRecoveryCodeUsed(
   details: Record<string, unknown>,
 ): Promise<void> {
   await repos.audited.event(
-    { actor: `operator:${op.email}`, action: "operator.recovery_code_used", at: now },
+    { actor: operatorActor(op.email), action: "operator.recovery_code_used", at: now },
     "operator",
     String(op.id),
     null,

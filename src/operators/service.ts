@@ -18,6 +18,9 @@ export {
   KNOWN_BROWSER_SIGN_INS_AT_ONCE,
   SIGN_INS_AT_ONCE,
 } from "./sign-in.js";
+
+import { operatorActor } from "../domain/actors.js";
+
 export { LOCK_AFTER_FAILURES, LOCK_MS } from "./sign-in-attempts.js";
 
 /** What the console service is made of. */
@@ -161,7 +164,7 @@ async function logout(deps: ConsoleContext, token: string, operator?: ConsoleOpe
   await repos.operators.deleteSession(tokenHashOf(token));
   if (operator) {
     await repos.audited.event(
-      { actor: `operator:${operator.email}`, action: "operator.logout", at: deps.now() },
+      { actor: operatorActor(operator.email), action: "operator.logout", at: deps.now() },
       "operator",
       String(operator.id),
       null,
@@ -205,7 +208,7 @@ async function changePassword(
     "operators",
     row.id,
     { password_hash: nextHash, updated_at: deps.now() },
-    { actor: `operator:${row.email}`, action: "operator.password", at: deps.now() },
+    { actor: operatorActor(row.email), action: "operator.password", at: deps.now() },
   );
   await repos.operators.deleteSessionsOf(row.id);
   await repos.operatorDevices.forgetOf(row.id, keep.deviceHash);

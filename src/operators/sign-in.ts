@@ -1,4 +1,5 @@
 import type { SecretBox } from "../crypto/secret-box.js";
+import { operatorActor } from "../domain/actors.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators/operators.js";
 import { newSessionToken, openSession } from "./console-sessions.js";
@@ -139,7 +140,7 @@ export async function login(
     /** Sign-ins of known operators go to the audit log (unknown emails would only be noise). */
     const record = (op: OperatorRow, action: string, knownDevice: boolean) =>
       repos.audited.event(
-        { actor: `operator:${op.email}`, action, at: now },
+        { actor: operatorActor(op.email), action, at: now },
         "operator",
         String(op.id),
         null,

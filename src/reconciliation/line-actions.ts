@@ -1,5 +1,6 @@
 import { callbackDraft } from "../callbacks/message.js";
 import { planDecision } from "../decisions/plan.js";
+import type { Approver } from "../domain/actors.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
 import { notFound } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
@@ -17,9 +18,11 @@ import type { ReconcileDeps } from "./line-matcher.js";
 export interface LineActor {
   /** Who acts, as the audit log names them. */
   actor: string;
+  /** Who approves, for the amount's rule (domain/actors.ts). */
+  approver: Approver;
   /**
-   * An admin (or the admin API): may approve more than the deposit asked for, or with a line booked
-   * before the deposit was made; an operator asks one.
+   * An admin (or the admin API): may approve with a line booked before the deposit was made; an
+   * operator asks one.
    */
   admin: boolean;
 }
@@ -82,7 +85,7 @@ export async function approveWithLine(
   const planned = planDecision(tx, {
     kind: "approve",
     amountMinor: Number(line.amount),
-    mayExceedAsked: who.admin,
+    by: who.approver,
   });
   if (!planned.ok) {
     if (planned.refusal === "not_pending")

@@ -7,6 +7,7 @@ import {
   type DecidedTransaction,
 } from "../../src/callbacks/message.js";
 import { planDecision } from "../../src/decisions/plan.js";
+import { type Approver, mayApproveMoreThanAsked } from "../../src/domain/actors.js";
 
 const pending = { type: "deposit" as const, status: "pending" as const, amount: 15_000 };
 
@@ -48,8 +49,24 @@ describe("planDecision", () => {
       refusal: "above_asked",
     });
     expect(
-      planDecision(pending, { kind: "approve", amountMinor: 15_001, mayExceedAsked: true }),
+      planDecision(pending, {
+        kind: "approve",
+        amountMinor: 15_001,
+        by: { kind: "operator", role: "admin" },
+      }),
     ).toMatchObject({ ok: true, plan: { amount: 15_001, originalAmount: 15_000 } });
+    // One rule for every door: the console's roles, the admin API, a test firm's rehearsal.
+    const approvers: [Approver, boolean][] = [
+      [{ kind: "operator", role: "operator" }, false],
+      [{ kind: "operator", role: "viewer" }, false],
+      [{ kind: "operator", role: "admin" }, true],
+      [{ kind: "admin_api" }, true],
+      [{ kind: "sandbox" }, true],
+    ];
+    for (const [by, may] of approvers) {
+      expect(mayApproveMoreThanAsked(by)).toBe(may);
+      expect(planDecision(pending, { kind: "approve", amountMinor: 15_001, by }).ok).toBe(may);
+    }
     // The sum asked for or less needs no one else.
     expect(planDecision(pending, { kind: "approve", amountMinor: 15_000 })).toMatchObject({ ok: true });
     expect(planDecision(pending, { kind: "approve", amountMinor: 1 })).toMatchObject({ ok: true });

@@ -77,7 +77,7 @@ export function registerAdminRoutes(
         reply,
         await backoffice.decide(
           p.value.id,
-          { kind: "approve", note, amountMinor: amount, mayExceedAsked: true },
+          { kind: "approve", note, amountMinor: amount, by: { kind: "admin_api" } },
           claimedBy(actor),
         ),
       );

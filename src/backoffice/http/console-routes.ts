@@ -6,6 +6,7 @@ import {
   LIVE_STREAMS_PER_SESSION,
 } from "../../decisions/http/live.js";
 import type { QueueNotices } from "../../decisions/queue-notices.js";
+import { operatorActor } from "../../domain/actors.js";
 import { sendJson } from "../../http/envelope.js";
 import { consoleGuard } from "../../operators/http/console-guard.js";
 import { registerOperatorAccountRoutes } from "../../operators/http/operator-account-routes.js";
@@ -56,7 +57,7 @@ export function registerConsoleRoutes(
     registerTransactionRoutes(ops, backoffice, guard);
     registerManagementRoutes(ops, "/ops/api", backoffice, async (request, reply, needed) => {
       const who = await guard(request, reply, needed);
-      return who && `operator:${who.operator.email}`;
+      return who && operatorActor(who.operator.email);
     });
     registerOperatorAccountRoutes(ops, consoleService, guard);
 

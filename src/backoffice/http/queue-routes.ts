@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { LiveStreams } from "../../decisions/http/live.js";
+import { operatorActor } from "../../domain/actors.js";
 import { METHODS } from "../../domain/methods.js";
 import { parseAmount } from "../../domain/money.js";
 import { parseJsonBody } from "../../http/body.js";
@@ -130,7 +131,7 @@ async function markPaying(
     id,
     email,
     { paying: input.data.paying, holder: input.data.holder },
-    `operator:${email}`,
+    operatorActor(email),
   );
   if (outcome.ok) return sendJson(reply, 200, outcome.value);
   if ("paying_by" in outcome)
@@ -174,10 +175,10 @@ async function decide(
           kind,
           note: input.data.note,
           amountMinor,
-          mayExceedAsked: operator.role === "admin",
+          by: { kind: "operator", role: operator.role },
         }
       : { kind, note: input.data.note },
-    `operator:${operator.email}`,
+    operatorActor(operator.email),
   );
   return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);
 }

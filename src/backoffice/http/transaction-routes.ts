@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { operatorActor } from "../../domain/actors.js";
 import { maskIban } from "../../domain/masking.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import {
@@ -118,7 +119,7 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
     if (!who) return reply;
     const id = recordIdOf(request.params.id);
     if (id === undefined) return sendError(reply, 400, "invalid id");
-    const shown = await backoffice.revealNationalId(id, `operator:${who.operator.email}`);
+    const shown = await backoffice.revealNationalId(id, operatorActor(who.operator.email));
     return shown.ok ? sendJson(reply, 200, shown.value) : sendRefusal(reply, shown);
   });
 
@@ -127,7 +128,7 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
     if (!who) return reply;
     const id = recordIdOf(request.params.id);
     if (id === undefined) return sendError(reply, 400, "invalid id");
-    const outcome = await backoffice.redeliver(id, `operator:${who.operator.email}`);
+    const outcome = await backoffice.redeliver(id, operatorActor(who.operator.email));
     return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);
   });
 }
@@ -191,7 +192,7 @@ async function exportTransactions(
     (id) => names.get(id) ?? "",
   );
   // Personal data leaving the console: who took which rows is in the audit log first.
-  await backoffice.recordExport(`operator:${email}`, {
+  await backoffice.recordExport(operatorActor(email), {
     filter: asked.given,
     rows,
     format: asked.excel ? "excel" : "csv",

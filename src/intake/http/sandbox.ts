@@ -64,7 +64,7 @@ export function registerSandboxRoutes(
     const outcome = await backoffice.decide(
       found.tx.id,
       // A test firm's own rehearsal of any outcome, a payer's overpayment too.
-      { kind: "approve", amountMinor, mayExceedAsked: true },
+      { kind: "approve", amountMinor, by: { kind: "sandbox" } },
       `sandbox:firm-${found.firm.id}`,
       "sandbox",
     );

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { operatorActor } from "../../domain/actors.js";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, parse, parseBody } from "../../http/operator-io.js";
@@ -22,7 +23,7 @@ export function registerOperatorAccountRoutes(
     const input = parseBody(operatorCreate, request);
     if (!input.ok) return sendError(reply, 400, input.message);
     const { email, role, password } = input.value;
-    const actor = `operator:${who.operator.email}`;
+    const actor = operatorActor(who.operator.email);
     return answer(reply, await consoleService.createOperator(email, role, password ?? null, actor), 201);
   });
   ops.patch("/ops/api/operators/:id", async (request, reply) => {
@@ -32,7 +33,7 @@ export function registerOperatorAccountRoutes(
     const input = parseBody(operatorUpdate, request);
     if (!p.ok) return sendError(reply, 400, p.message);
     if (!input.ok) return sendError(reply, 400, input.message);
-    const actor = `operator:${who.operator.email}`;
+    const actor = operatorActor(who.operator.email);
     return answer(reply, await consoleService.updateOperator(who.operator, p.value.id, input.value, actor));
   });
 }
