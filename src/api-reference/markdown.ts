@@ -1,11 +1,11 @@
-import type { openApiDocument } from "./document.js";
-
 /**
  * The operations, fields and answers of the OpenAPI document as Markdown: the generated half of
  * docs/api.md, which a reader of the repository sees without a running server. The document is
  * the one /openapi.json serves, so the page cannot describe another server than this one
  * (test/api/api-docs.test.ts renders the served document and compares).
  */
+import type { openApiDocument } from "./document.js";
+
 type Doc = ReturnType<typeof openApiDocument>;
 
 /** The line in docs/api.md after which everything is generated. */

@@ -1,11 +1,11 @@
-import { readFileSync } from "node:fs";
-import { Marked } from "marked";
-import type { openApiDocument } from "./document.js";
-
 /**
  * The readable reference at /docs: one static HTML page rendered at start from the OpenAPI
  * document and the guides in docs/ (signing, callbacks, errors, hosted mode). No script, no CDN.
  */
+import { readFileSync } from "node:fs";
+import { Marked } from "marked";
+import type { openApiDocument } from "./document.js";
+
 type Doc = ReturnType<typeof openApiDocument>;
 type Schema = Record<string, unknown>;
 

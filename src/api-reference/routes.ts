@@ -1,13 +1,13 @@
+/**
+ * /openapi.json and the reference page at /docs, built once, at their first request: rendering the
+ * guides is slow enough that every start (and every test server) would otherwise feel it.
+ * Public, no secrets in them.
+ */
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { openApiDocument } from "./document.js";
 import { renderReference } from "./reference.js";
 
-/**
- * /openapi.json and the reference page at /docs, built once, at their first request: rendering the
- * guides takes a fifth of a second, which every start (and every test server) would otherwise pay.
- * Public, no secrets in them.
- */
 const CSS = new URL("./docs.css", import.meta.url);
 const HEADERS = {
   "cache-control": "public, max-age=300",

@@ -1,11 +1,11 @@
-import { formatMinor } from "../domain/money.js";
-import { isoTime, methodOf, RawJson, type TransactionRecord, toJson } from "../domain/transaction-view.js";
-import type { CallbackDraft } from "../store/callbacks/callbacks.js";
-
 /**
  * The callback that tells the merchant of a decision: its body as decisions.md lists it, the body as
  * sent with its `hashcode`, the receiver's origin and the outbox row a decision writes.
  */
+import { formatMinor } from "../domain/money.js";
+import { isoTime, methodOf, RawJson, type TransactionRecord, toJson } from "../domain/transaction-view.js";
+import type { CallbackDraft } from "../store/callbacks/callbacks.js";
+
 /** What a callback is built from: the transaction as decided. */
 export type DecidedTransaction = Omit<
   TransactionRecord,

@@ -1,13 +1,13 @@
+/**
+ * The outbox as operators see it (admin API, console, a test firm's sandbox helpers): callbacks,
+ * one with its attempts, this instance's receivers, and sending again.
+ */
 import { ADMIN_API } from "../domain/actors.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { notFound } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { callbackAttemptView, callbackView, receiverView } from "./outbox-views.js";
 
-/**
- * The outbox as operators see it (admin API, console, a test firm's sandbox helpers): callbacks,
- * one with its attempts, this instance's receivers, and sending again.
- */
 export interface OutboxServiceDeps {
   repos: Pick<Repositories, "callbacks">;
   now(): number;

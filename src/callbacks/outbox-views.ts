@@ -1,8 +1,8 @@
+/** Callbacks, their attempts and their receivers as operators see them (admin API, console). */
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { isoTime } from "../domain/transaction-view.js";
 import type { CallbackAttemptRow, CallbackRow } from "../store/callbacks/callbacks.js";
 
-/** Callbacks, their attempts and their receivers as operators see them (admin API, console). */
 const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
 export function callbackView(c: CallbackRow) {

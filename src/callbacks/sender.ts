@@ -1,11 +1,11 @@
-import { request } from "undici";
-import { createGuardedAgent, refusalOf } from "../net/guarded-agent.js";
-import { parseRetryAfter } from "./schedule.js";
-
 /**
  * Sends one callback over HTTP, through the SSRF guard at the connection (net/guarded-agent.ts):
  * the address actually connected to must be public. Redirects are never followed.
  */
+import { request } from "undici";
+import { createGuardedAgent, refusalOf } from "../net/guarded-agent.js";
+import { parseRetryAfter } from "./schedule.js";
+
 export interface SendOutcome {
   status?: number;
   error?: string;
@@ -63,8 +63,8 @@ export function createCallbackSender(opts: SenderOptions): CallbackSender {
         return {
           status: res.statusCode,
           // Measured after the excerpt: a receiver that answers its status at once and then its
-          // body a byte at a time holds the slot until the timeout, and must count as slow (it was
-          // timed to its status line, ~0 ms, and was never throttled).
+          // body a byte at a time holds the slot until the timeout, and must count as slow (timed to
+          // its status line it would take no time at all, and never be throttled).
           durationMs: elapsed(),
           excerpt,
           retryAfterMs: parseRetryAfter(typeof retryAfter === "string" ? retryAfter : undefined, opts.now()),

@@ -1,13 +1,3 @@
-import { randomBytes } from "node:crypto";
-import { hashcodeOf, signCallback } from "../crypto/signature.js";
-import type { ReceiverReport } from "../domain/receiver-report.js";
-import type { CallbackRepository, ClaimedCallback } from "../store/callbacks/callbacks.js";
-import { callbackBody } from "./message.js";
-import { createReceiverLimits, type Flight, type ReceiverLimits } from "./receiver-limits.js";
-import { nextStep } from "./schedule.js";
-import type { CallbackSender, SendOutcome } from "./sender.js";
-import type { OutboxWorkerOptions } from "./worker-options.js";
-
 /**
  * The outbox worker: claims due callbacks, sends them, records every attempt and schedules the next.
  *
@@ -30,6 +20,16 @@ import type { OutboxWorkerOptions } from "./worker-options.js";
  *   `concurrency` (Svix and Stripe throttle failing endpoints the same way).
  * - Nothing is sent before the decision behind it (and the lease) are durable: `settle()`.
  */
+import { randomBytes } from "node:crypto";
+import { hashcodeOf, signCallback } from "../crypto/signature.js";
+import type { ReceiverReport } from "../domain/receiver-report.js";
+import type { CallbackRepository, ClaimedCallback } from "../store/callbacks/callbacks.js";
+import { callbackBody } from "./message.js";
+import { createReceiverLimits, type Flight, type ReceiverLimits } from "./receiver-limits.js";
+import { nextStep } from "./schedule.js";
+import type { CallbackSender, SendOutcome } from "./sender.js";
+import type { OutboxWorkerOptions } from "./worker-options.js";
+
 export interface OutboxWorker {
   start(): void;
   /** Look for due callbacks now (after a decision). */

@@ -1,10 +1,10 @@
-import { isIP } from "node:net";
-import { z } from "zod";
-
 /**
  * Every setting the service reads from the environment. Parsed once at start; a bad value stops the
  * start with a message naming the variable. Nothing else in the code reads process.env.
  */
+import { isIP } from "node:net";
+import { z } from "zod";
+
 const booleanFlag = z
   .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
   .transform((v) => v === "true" || v === "1" || v === "yes");
@@ -43,7 +43,7 @@ const proxyList = z
 
 /**
  * A whole number within bounds, and said so when it is not: "PORT must be a number from 0 to
- * 65535", where zod's own words were "Invalid input: expected number, received NaN".
+ * 65535", where zod's own words would be "Invalid input: expected number, received NaN".
  */
 function wholeNumber(min: number, max: number, fallback: number, noun = "a whole number") {
   const message = `must be ${noun} from ${min} to ${max}`;

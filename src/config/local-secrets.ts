@@ -1,3 +1,8 @@
+/**
+ * For the embedded default only: when no master key or admin token is configured, one is generated
+ * once into the data directory (mode 0600) so that `npm start` works on a fresh clone. Production
+ * sets both in the environment; the server warns when it falls back to these files.
+ */
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -12,11 +17,6 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 
-/**
- * For the embedded default only: when no master key or admin token is configured, one is generated
- * once into the data directory (mode 0600) so that `npm start` works on a fresh clone. Production
- * sets both in the environment; the server warns when it falls back to these files.
- */
 export type LocalSecretName = "master.key" | "admin.token" | "master.key.new";
 
 export function readOrCreateLocalSecret(dataDir: string, name: LocalSecretName, bytes: number): string {

@@ -1,9 +1,6 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { openOrUndefined, type SecretBox } from "./secret-box.js";
-
 /**
  * Tells whether the master key a server was started with is the one the store's secrets are sealed
- * with. Without this a server given another key started, said it was ready, and then failed every
+ * with. Without this a server given another key would start, say it is ready, and then fail every
  * signed request of an existing firm with a 500 while sealing everything new under the other key,
  * leaving the store with secrets under two keys.
  *
@@ -11,6 +8,9 @@ import { openOrUndefined, type SecretBox } from "./secret-box.js";
  * tells keys apart and gives no help in recovering one: finding the key from it means searching all
  * 2^256 keys, no easier than from any sealed secret beside it. Still, it is never logged.
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { openOrUndefined, type SecretBox } from "./secret-box.js";
+
 const LABEL = "payintake master key check v1";
 
 export function masterKeyCheck(masterKey: Buffer): string {

@@ -1,6 +1,3 @@
-import { isCheckOf, masterKeyCheck } from "./key-check.js";
-import { createSecretBox } from "./secret-box.js";
-
 /**
  * Moves every secret sealed at rest from one master key to another. It is one database
  * transaction: each sealed value is opened with the current key and sealed again under the new one,
@@ -12,6 +9,9 @@ import { createSecretBox } from "./secret-box.js";
  * The current key is checked against the store's check inside that transaction, with no server on
  * the store (the ports see to that): a wrong key changes nothing.
  */
+import { isCheckOf, masterKeyCheck } from "./key-check.js";
+import { createSecretBox } from "./secret-box.js";
+
 export type RotationOutcome =
   | { outcome: "rotated"; secrets: number; byColumn: Record<string, number> }
   /** The store has no check to compare the current key with (never started since checks exist). */

@@ -22,8 +22,8 @@ const IVS_PER_DRAW = 512;
 
 export function createSecretBox(masterKey: Buffer): SecretBox {
   if (masterKey.length !== 32) throw new Error("the master key must be 32 bytes");
-  // Random IVs drawn 512 at a time: one call into the CSPRNG per 512 seals instead of one per seal
-  // (it was a tenth of a deposit's CPU). Each IV is handed out exactly once.
+  // Random IVs drawn 512 at a time: one call into the CSPRNG per 512 seals instead of one per seal,
+  // whose cost shows in every deposit (docs/BENCHMARKS.md). Each IV is handed out exactly once.
   let ivs = Buffer.alloc(0);
   let next = 0;
   function freshIv(): Buffer {

@@ -1,12 +1,12 @@
-import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
-import { memoized } from "./memoized.js";
-
 /**
  * Request signing as the contract defines it: lowercase hex HMAC-SHA256, keyed with the secret key's
  * UTF-8 bytes, over METHOD \n PATH \n BODY \n TIMESTAMP \n NONCE. The body is the raw bytes as sent;
  * it is never decoded and re-encoded before hashing. `signRequest` is the exact inverse of
  * `verifyRequestSignature`, so tests and clients produce what the server checks.
  */
+import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
+import { memoized } from "./memoized.js";
+
 export interface SignedParts {
   method: string;
   /** Full versioned path, without the query string. */
@@ -17,8 +17,9 @@ export interface SignedParts {
 }
 
 /**
- * Each secret's key, imported once: turning the secret into key material on every request was a
- * third of the HMAC's cost. Bounded; a rotated secret's key just ages out with the rest.
+ * Each secret's key, imported once: turning the secret into key material is a large part of an
+ * HMAC's cost, too much to pay on every request. Bounded; a rotated secret's key just ages out with
+ * the rest.
  */
 const keyOf = memoized((secret) => createSecretKey(Buffer.from(secret, "utf8")), 1_000);
 
