@@ -1,3 +1,10 @@
+/**
+ * What operators can do, with no HTTP in it, put together for the admin API and the console:
+ * management (management/), decisions (decisions/), transactions (transactions/), callbacks
+ * (callbacks/outbox-service.ts), the dashboard (dashboard/) and the audit log. Inputs arrive
+ * already shaped by the HTTP schemas; the outcomes that are expected (unknown id, URL not allowed)
+ * come back as values.
+ */
 import { createOutboxService } from "../callbacks/outbox-service.js";
 import { dashboard } from "../dashboard/summary.js";
 import { createDecisionService } from "../decisions/service.js";
@@ -8,13 +15,6 @@ import { createTransactionService } from "../transactions/service.js";
 
 export type { Outcome, Refusal } from "../domain/refusal.js";
 
-/**
- * What operators can do, with no HTTP in it, put together for the admin API and the console:
- * management (management/), decisions (decisions/), transactions (transactions/), callbacks
- * (callbacks/outbox-service.ts), the dashboard (dashboard/) and the audit log. Inputs arrive
- * already shaped by the HTTP schemas; the outcomes that are expected (unknown id, URL not allowed)
- * come back as values.
- */
 export interface BackofficeDeps extends ManagementDeps {
   /** Called after a decision queued its callback, so it goes out at once. */
   callbackQueued(): void;

@@ -1,13 +1,13 @@
-import { formatMinor } from "../domain/money.js";
-import type { FirmPendingRow } from "../store/firms/firm-pending.js";
-import type { Repositories } from "../store/index.js";
-
 /**
  * Operators hear once that a firm reached a bound of its pending deposits (docs/operations.md,
  * "Bounds of a firm's pending deposits"): an audit entry and a log line per hour at most, across
  * every instance, however many deposits it refuses meanwhile. The dashboard shows the firm from its
  * first refusal for that hour, and for as long as it is at a bound.
  */
+import { formatMinor } from "../domain/money.js";
+import type { FirmPendingRow } from "../store/firms/firm-pending.js";
+import type { Repositories } from "../store/index.js";
+
 export const BOUND_NOTICE_QUIET_MS = 60 * 60_000;
 /** This instance asks the store at most this often per firm: an attack's refusals cost no write each. */
 const LOCAL_QUIET_MS = 60_000;

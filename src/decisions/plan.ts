@@ -1,12 +1,12 @@
-import { type Approver, mayApproveMoreThanAsked } from "../domain/actors.js";
-import type { Transaction } from "../domain/transaction.js";
-
 /**
  * Ending a pending transaction: what an operator (or the service, on auto-cancel) may decide; the
  * callback that tells the merchant is callbacks/message.ts's. Pure: the store writes the decision
  * and the callback row in one database transaction (store/decisions/decisions.ts), which is also where "only pending can move" is
  * enforced for good, against two operators clicking at the same moment.
  */
+import { type Approver, mayApproveMoreThanAsked } from "../domain/actors.js";
+import type { Transaction } from "../domain/transaction.js";
+
 export type Decision =
   | {
       kind: "approve";

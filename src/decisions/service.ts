@@ -1,14 +1,14 @@
+/**
+ * Deciding pending transactions (approve, reject) and marking a payout as being paid: the
+ * refusals operators are given, and the consoles told at once. The rule is plan.ts's; the decision,
+ * its audit entry and its callback are written in one database transaction by the store.
+ */
 import { callbackDraft } from "../callbacks/message.js";
 import { bad, notFound, type Outcome, type Refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { operatorTransactionView } from "../transactions/views.js";
 import { type Decision, planDecision } from "./plan.js";
 
-/**
- * Deciding pending transactions (approve, reject) and marking a payout as being paid: the
- * refusals operators are given, and the consoles told at once. The rule is plan.ts's; the decision,
- * its audit entry and its callback are written in one database transaction by the store.
- */
 export interface DecisionDeps {
   repos: Repositories;
   now(): number;

@@ -1,5 +1,3 @@
-import { createHash, createHmac, randomInt } from "node:crypto";
-
 /**
  * A deposit's payment code: what the payer writes in the transfer's description ("Açıklama") so
  * that the bank's statement names the deposit (docs/reconciliation.md). Eight characters from an
@@ -7,6 +5,8 @@ import { createHash, createHmac, randomInt } from "node:crypto";
  * check character (Luhn mod N), so that any one character mistyped, and most neighbours swapped,
  * give a code that is no code at all rather than another deposit's.
  */
+import { createHash, createHmac, randomInt } from "node:crypto";
+
 export const CODE_ALPHABET = "ACEFHJKMNPRTWXY34679";
 export const CODE_LENGTH = 8;
 const N = CODE_ALPHABET.length;

@@ -51,8 +51,8 @@ export function hasControlCharacters(value: string): boolean {
 
 /**
  * A lone UTF-16 surrogate ("R-\ud800", which JSON can carry as an escape) is not Unicode text: the
- * PostgreSQL driver sends it as U+FFFD, so "R-\ud800" and "R-\ud801" were one reference there, and
- * what was stored differed from what was sent. A paired surrogate is one code point, not matched.
+ * PostgreSQL driver sends it as U+FFFD, so "R-\ud800" and "R-\ud801" would be one reference there,
+ * and what is stored would differ from what was sent. A paired surrogate is one code point, not matched.
  */
 const LONE_SURROGATE = /\p{Cs}/u;
 const LONE_SURROGATES = /\p{Cs}/gu;

@@ -1,12 +1,12 @@
+/**
+ * The Transaction resource as the merchant sees it. Built field by field from an allow-list, so no
+ * internal column (firm, callback URL, account id, sealed national id...) can ever leak into it.
+ */
 import { maskNationalId } from "./masking.js";
 import { formatMinor } from "./money.js";
 import type { Transaction } from "./transaction.js";
 
-/**
- * The Transaction resource as the merchant sees it. Built field by field from an allow-list, so no
- * internal column (firm, callback URL, account id, sealed national id...) can ever leak into it.
- * `amount` is a RawJson number so that it is written as 150.00, not 150.
- */
+/** A number written as its text: `amount` is a RawJson number so that it is written as 150.00, not 150. */
 export class RawJson {
   constructor(readonly text: string) {}
 }

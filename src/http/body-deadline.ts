@@ -1,6 +1,3 @@
-import type { Socket } from "node:net";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-
 /**
  * How long a request's body may take to arrive. Node's own limit on receiving a whole request is
  * one number for the whole server; a bank statement of 200 MB over a slow link needs far longer
@@ -11,6 +8,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
  * A route that allows longer says so in its config (`longBody: true`) and is then held to Node's
  * limit alone.
  */
+import type { Socket } from "node:net";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+
 export interface BodyDeadlineRouteConfig {
   longBody?: boolean;
 }

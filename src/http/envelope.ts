@@ -1,7 +1,7 @@
+/** Every answer under /paymentapi/v1 is JSON; errors are the contract's two-key envelope. */
 import type { FastifyReply } from "fastify";
 import { toJson } from "../domain/transaction-view.js";
 
-/** Every answer under /paymentapi/v1 is JSON; errors are the contract's two-key envelope. */
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return sendText(reply, status, toJson(body));
 }
@@ -26,8 +26,8 @@ function sendText(reply: FastifyReply, status: number, json: string): FastifyRep
 
 /**
  * A long answer (a console page of 500 rows is a third of a megabyte) is encoded once into a
- * Buffer, outside the JavaScript heap: sent as a string, it was measured once for Content-Length
- * and encoded again for the socket, both on the heap.
+ * Buffer, outside the JavaScript heap: sent as a string, it would be measured once for
+ * Content-Length and encoded again for the socket, both on the heap.
  */
 const LARGE_BODY_CHARS = 16_384;
 

@@ -1,10 +1,10 @@
+/** Reading and answering for the operator APIs (admin API and console): one message per problem. */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Outcome, Refusal, RefusalReason } from "../domain/refusal.js";
 import { parseJsonBody } from "./body.js";
 import { sendError, sendJson } from "./envelope.js";
 
-/** Reading and answering for the operator APIs (admin API and console): one message per problem. */
 export function parse<T extends z.ZodType>(
   schema: T,
   input: unknown,

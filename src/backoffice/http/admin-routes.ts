@@ -1,3 +1,9 @@
+/**
+ * The operator API under /admin/v1, used by the `payintake` CLI while the server runs. Guarded by
+ * a bearer token (PAYINTAKE_ADMIN_TOKEN, backoffice/admin-token-guard.ts, with its limit on wrong tokens
+ * per address): the automation and CLI door. Its management routes are
+ * the console's too (backoffice/http/management-routes.ts), there under operator sessions and roles.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
@@ -10,12 +16,6 @@ import type { Backoffice } from "../operator-services.js";
 import { registerManagementRoutes } from "./management-routes.js";
 import * as s from "./management-schemas.js";
 
-/**
- * The operator API under /admin/v1, used by the `payintake` CLI while the server runs. Guarded by
- * a bearer token (PAYINTAKE_ADMIN_TOKEN, backoffice/admin-token-guard.ts, with its limit on wrong tokens
- * per address): the automation and CLI door. Its management routes are
- * the console's too (backoffice/http/management-routes.ts), there under operator sessions and roles.
- */
 /**
  * A decider named by the token's holder (the CLI's --operator): recorded as `admin-api:<name>`, so
  * the audit log never shows a name the admin API was given as a signed-in operator's

@@ -1,3 +1,7 @@
+/**
+ * Providers, firms, bans, accounts, channels and the audit log: the same routes under the admin API (bearer
+ * token, /admin/v1) and the console (session and role, /ops/api), each behind its own `access`.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendError, sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
@@ -6,11 +10,7 @@ import type { Role } from "../../operators/operator.js";
 import type { Backoffice } from "../operator-services.js";
 import * as s from "./management-schemas.js";
 
-/**
- * Providers, firms, bans, accounts, channels and the audit log: the same routes under the admin API (bearer
- * token, /admin/v1) and the console (session and role, /ops/api). `access` answers 401/403 itself
- * and returns undefined, or returns who is acting, for the audit log.
- */
+/** Answers 401/403 itself and returns undefined, or returns who is acting, for the audit log. */
 export type Access = (
   request: FastifyRequest,
   reply: FastifyReply,

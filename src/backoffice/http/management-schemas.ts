@@ -1,8 +1,8 @@
+/** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
 import { z } from "zod";
 import { isValidTurkishIban } from "../../domain/iban.js";
 import { amountText, idText, limitText, NO_CONTROL, noControl, note } from "../../http/operator-fields.js";
 
-/** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
 const amount = amountText.nullable();
 
 /** Stored as typed: the URL parser would take (and encode) a NUL the database then refuses. */

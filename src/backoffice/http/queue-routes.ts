@@ -95,13 +95,13 @@ async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, rep
     // a test withdrawal must never reach an operator who pays out real money.
     liveOnly: true,
   });
-  // The page is the body, as before; how many the queue holds in all rides in a header.
+  // The page is the body; how many the queue holds in all rides in a header.
   reply.header("x-total-count", String(page.total));
   if (q.data.type !== "withdrawal") return sendJson(reply, 200, page.rows);
   // Who is paying out each payout now, so that nobody else sends the same money.
   const paying = await backoffice.payingOf(page.rows.map((r) => r.id));
   // The page's rows are this answer's own: the two fields are added to them, not to copies (a copy
-  // of 500 rows was a large part of what a refresh allocated).
+  // of 500 rows would be a large part of what a refresh allocates).
   return sendJson(
     reply,
     200,

@@ -1,8 +1,3 @@
-import type { ServerResponse } from "node:http";
-import type { FastifyReply } from "fastify";
-import { sendError } from "../../http/envelope.js";
-import type { QueueNotices } from "../queue-notices.js";
-
 /**
  * The console's live stream (`GET /ops/api/events`, server-sent events): a `ready` event once the
  * stream is open, then one `queue` event each time the pending queues changed
@@ -14,10 +9,15 @@ import type { QueueNotices } from "../queue-notices.js";
  * ends once the session has (signed out, expired, ended by a password change), and a new one needs
  * a session. A few streams per session (tabs: over HTTP/1.1 a browser has six connections per
  * site, and the page needs some for itself), a few more per operator, and a bounded number per
- * instance; past any of them the page polls as before. Every stream ends when the server stops, so
+ * instance; past any of them the page polls for its queue instead. Every stream ends when the server stops, so
  * a stop never waits for them; browsers then reconnect after a few seconds, spread out so that
  * they do not all come back at once.
  */
+import type { ServerResponse } from "node:http";
+import type { FastifyReply } from "fastify";
+import { sendError } from "../../http/envelope.js";
+import type { QueueNotices } from "../queue-notices.js";
+
 export const LIVE_STREAMS_PER_SESSION = 3;
 export const LIVE_STREAMS_PER_OPERATOR = 8;
 export const LIVE_STREAMS_PER_INSTANCE = 500;

@@ -1,7 +1,3 @@
-import type { FastifyInstance } from "fastify";
-import type { HttpContext } from "../context.js";
-import { sendPlainJson } from "../envelope.js";
-
 /**
  * Probes for orchestrators. /healthz: the process answers (liveness; never touches the store, so a
  * database outage does not get every instance restarted). /readyz: the store answers within 2 s and
@@ -10,6 +6,10 @@ import { sendPlainJson } from "../envelope.js";
  * national id would fail; the lock is taken again within seconds, or after a key rotation the
  * instance exits).
  */
+import type { FastifyInstance } from "fastify";
+import type { HttpContext } from "../context.js";
+import { sendPlainJson } from "../envelope.js";
+
 const READY_TIMEOUT_MS = 2_000;
 
 export function registerHealthRoutes(app: FastifyInstance, ctx: HttpContext, role: string): void {

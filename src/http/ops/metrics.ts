@@ -1,14 +1,14 @@
-import { timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Metrics } from "../../metrics/metrics.js";
-import { sendError } from "../envelope.js";
-
 /**
  * Prometheus metrics at /metrics, and the HTTP counters fed on every answer. The endpoint shows
  * counts only (no ids, references or secrets), yet it tells volumes and channel names, and a scrape
  * reads the store: it answers a scraper on the same host (loopback), or one that presents
  * PAYINTAKE_METRICS_TOKEN as a bearer token; anyone else gets the 404 of an unknown path.
  */
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Metrics } from "../../metrics/metrics.js";
+import { sendError } from "../envelope.js";
+
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 /** A Host naming this host's loopback: `localhost`, `127.x.y.z` or `[::1]`, with any port. */
 const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/i;
