@@ -1,13 +1,13 @@
-import { z } from "zod";
-import { METHODS, type Method } from "../domain/methods.js";
-import { codePointLength, hasInvalidCharacters, isNameText, isUsernameText } from "../domain/text-rules.js";
-
 /**
  * Field schemas for request bodies. Messages follow the contract's Go-struct style: the caller
  * prefixes `Validation failed: <StructField> `, so each message here is the violated rule only.
  * JSON null counts as absent, like a missing key. Each schema also carries, as zod metadata, the
  * JSON Schema of what it accepts: the OpenAPI document (src/api-reference/) is generated from these.
  */
+import { z } from "zod";
+import { METHODS, type Method } from "../domain/methods.js";
+import { codePointLength, hasInvalidCharacters, isNameText, isUsernameText } from "../domain/text-rules.js";
+
 type Field<T> = z.ZodType<T>;
 
 /** The schemas of fields a request must carry (the document's `required`). */
@@ -99,7 +99,7 @@ export const referenceField = text({
 });
 /**
  * Whether a value could be a stored reference: one referenceField accepts. Anything else is never
- * looked up (PostgreSQL text cannot hold the NUL a query path may carry: a lookup was a 500).
+ * looked up (PostgreSQL text cannot hold the NUL a query path may carry: a lookup would be a 500).
  */
 export function couldBeReference(value: string): boolean {
   return value !== "" && referenceField.safeParse(value).success;

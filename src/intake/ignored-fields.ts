@@ -1,5 +1,3 @@
-import { withoutControlCharacters, withoutLoneSurrogates } from "../domain/text-rules.js";
-
 /**
  * Fields a merchant sent that the endpoint does not read. The contract accepts and ignores them, so
  * a misspelt optional field (`returnUrl` for `return_url`) would be lost without a word: their names
@@ -7,6 +5,9 @@ import { withoutControlCharacters, withoutLoneSurrogates } from "../domain/text-
  * (docs/integration-guide.md, "Fields the API does not know"). Names only, never values: a value
  * may be anything the merchant meant to keep to itself.
  */
+import { withoutControlCharacters, withoutLoneSurrogates } from "../domain/text-rules.js";
+
+/** The most names kept of one request. */
 export const IGNORED_FIELDS_MAX = 20;
 /** Code points kept of each name: a key of a megabyte is still named, by its start. */
 export const IGNORED_FIELD_NAME_MAX = 64;

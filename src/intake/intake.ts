@@ -1,3 +1,9 @@
+/**
+ * Creating deposits and withdrawals: the business rules in the order decisions.md fixes, then the
+ * insert. The database has the last word on the two money invariants (one transaction per
+ * reference, one pending per user and type): a conflicting insert comes back as a value and is
+ * reported exactly like the pre-check would have.
+ */
 import type { Firm } from "../domain/firm.js";
 import { isValidTurkishIban } from "../domain/iban.js";
 import { maskNationalId } from "../domain/masking.js";
@@ -8,12 +14,6 @@ import type { DepositRoute, RouteInput } from "../routing/deposit-routing.js";
 import type { BusinessRejection } from "./rejections.js";
 import type { DepositRequest, WithdrawalRequest } from "./requests.js";
 
-/**
- * Creating deposits and withdrawals: the business rules in the order decisions.md fixes, then the
- * insert. The database has the last word on the two money invariants (one transaction per
- * reference, one pending per user and type): a conflicting insert comes back as a value and is
- * reported exactly like the pre-check would have.
- */
 export interface IntakePorts {
   businessFacts(
     firmId: number,

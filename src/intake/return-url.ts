@@ -1,5 +1,3 @@
-import { hasInvalidCharacters } from "../domain/text-rules.js";
-
 /**
  * Hosted-mode return_url rules. The four messages are the contract's, returned verbatim without the
  * `Validation failed:` prefix. The checks run in the order of the contract's table: parse, scheme,
@@ -8,6 +6,8 @@ import { hasInvalidCharacters } from "../domain/text-rules.js";
  * control characters, lone surrogates (not Unicode text: no store keeps them as sent) or a malformed
  * host.
  */
+import { hasInvalidCharacters } from "../domain/text-rules.js";
+
 const PARSE_ERROR = "return_url ayrıştırılamadı";
 const SCHEME_ERROR = "return_url yalnız http veya https olabilir";
 const HOST_ERROR = "return_url bir sunucu adı içermeli";

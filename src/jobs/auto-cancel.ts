@@ -1,6 +1,3 @@
-import { callbackDraft } from "../callbacks/message.js";
-import type { DecisionRepository } from "../store/decisions/decisions.js";
-
 /**
  * Rejects pending deposits older than their provider's `auto_cancel_minutes`, exactly like an
  * operator rejection: status, who decided ("service:auto-cancel"), a note giving the reason, and the
@@ -9,6 +6,9 @@ import type { DecisionRepository } from "../store/decisions/decisions.js";
  * `WHERE status = 'pending'` update would refuse a second decision anyway). The query compares
  * creation times with now, so after downtime the first run catches up on everything that expired.
  */
+import { callbackDraft } from "../callbacks/message.js";
+import type { DecisionRepository } from "../store/decisions/decisions.js";
+
 export const AUTO_CANCEL_ACTOR = "service:auto-cancel";
 /**
  * Deposits per transaction. Small, because a transaction holds the embedded store's connection: while

@@ -1,12 +1,12 @@
-import type { Logger } from "pino";
-import type { Repositories } from "../store/index.js";
-
 /**
  * The minute's clean-up of rows nothing needs any more, each in batches: after a long stop, or on a
  * store an older version left unpurged, millions may be due, and one statement for all of them
  * would hold its table (SQLite: every write) for as long as it ran. A batch of BATCH rows is a few
  * milliseconds; at most MAX_BATCHES of each kind run in one minute, and the next minute goes on.
  */
+import type { Logger } from "pino";
+import type { Repositories } from "../store/index.js";
+
 const BATCH = 5_000;
 const MAX_BATCHES = 20;
 const DAY_MS = 86_400_000;

@@ -70,16 +70,16 @@ export function buildApp(
     // PAYINTAKE_REQUEST_TIMEOUT_MS (body-deadline.ts), a statement upload within its own longer limit.
     requestTimeout: ctx.config.uploadTimeoutMs,
     connectionTimeout: 60_000,
-    // Between requests this replaces the two above. It was 5 s, under every load balancer's idle
-    // timeout: the server closed connections the balancer was about to reuse, and a deposit sent on
-    // one at that moment came back a 502 (POSTs are not retried by proxies).
+    // Between requests this replaces the two above. Above every load balancer's idle timeout
+    // (config.ts): a server that closes a connection the balancer is about to reuse makes a deposit
+    // sent on it at that moment come back a 502 (POSTs are not retried by proxies).
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
-    // Node checks those limits only every 30 s by default: slow headers were cut at about 29 s, a
-    // slow body at about 57 s. Checked every second, they hold to the second.
+    // Node checks those limits only every 30 s by default, so either could be overrun by up to 30 s.
+    // Checked every second, they hold to the second.
     http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
     // Requests Node's parser refuses: answered in the envelope, logged by their error code only.
-    // Fastify's own handler logged the request's raw bytes at trace level, secrets and signed
+    // Fastify's own handler logs the request's raw bytes at trace level, secrets and signed
     // headers included, from which a signed withdrawal could be replayed.
     clientErrorHandler(err, socket) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -97,8 +97,8 @@ export function buildApp(
     trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     // Request lines carry URLs, and later URLs carry hosted-page tokens: request logging is ours.
     logController: new LogController({ disableRequestLogging: true }),
-    // No child logger per request (1.4 % of a deposit's CPU): the one line we log per request, an
-    // unhandled error, names its request id itself.
+    // No child logger per request (a measurable share of a deposit's CPU): the one line we log per
+    // request, an unhandled error, names its request id itself.
     childLoggerFactory: (logger) => logger,
     // References may be 100 Unicode characters: URL-encoded, that is up to 900 bytes in a path.
     routerOptions: { maxParamLength: 1_000 },

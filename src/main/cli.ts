@@ -16,7 +16,7 @@ import {
 import { closest } from "./suggest.js";
 
 // The server, the store and the key rotation are loaded by the commands that run them: an operator
-// command only talks HTTP, and loading the whole server made each one take a second to start.
+// command only talks HTTP, and loading the whole server would make each one take a second to start.
 
 const USAGE = `payintake: payment intake service
 
@@ -124,7 +124,7 @@ async function serve(config: Config): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   // Only now: whoever reads this line may signal at once, and a signal before the handlers above
-  // killed the process outright (exit by SIGTERM, nothing drained; seen in a test under load).
+  // kills the process outright (exit by SIGTERM, nothing drained).
   process.stdout.write(`payintake listening on ${server.url}\n`);
 }
 

@@ -1,11 +1,11 @@
-import { userInfo } from "node:os";
-import { type AdminClient, FileBody } from "./admin-client.js";
-import { closest } from "./suggest.js";
-
 /**
  * Operator commands: each maps argv to one call of the operator API and prints one JSON object.
  * Flags follow the issue tracker's spelling (--deposit-min, --webhook-url ...).
  */
+import { userInfo } from "node:os";
+import { type AdminClient, FileBody } from "./admin-client.js";
+import { closest } from "./suggest.js";
+
 export type Flags = Record<string, string | true>;
 
 export class UsageError extends Error {}
@@ -329,8 +329,8 @@ export const COMMANDS: Record<string, Handler> = {
 };
 
 /**
- * What `statement import` prints: the counts the issue names, in its order; a statement that does
- * not add up is said on stderr, where it does not disturb the one JSON object on stdout.
+ * What `statement import` prints: the counts docs/reconciliation.md shows, in its order; a statement
+ * that does not add up is said on stderr, where it does not disturb the one JSON object on stdout.
  */
 function importCounts(json: unknown): Record<string, number> {
   const r = json as Record<string, unknown>;

@@ -1,10 +1,10 @@
-import type { DestinationStream } from "pino";
-
 /**
  * Log lines for a person: `14:05:09.123 WARN the message key=value …`, from the JSON line pino
  * writes, so redaction and the error serializer have already run on it. A line that is not JSON
  * passes as it is.
  */
+import type { DestinationStream } from "pino";
+
 const LEVELS: Record<number, string> = {
   10: "TRACE",
   20: "DEBUG",

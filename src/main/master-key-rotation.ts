@@ -1,3 +1,9 @@
+/**
+ * `payintake master-key rotate`: seals every secret at rest again under a new master key, with no
+ * server running on the store (crypto/master-key-rotation.ts has the transaction). The current key
+ * is found as `serve` finds it; the new one is PAYINTAKE_NEW_MASTER_KEY, or, for a key kept in the
+ * embedded store's master.key, one generated with --generate.
+ */
 import { join, resolve } from "node:path";
 import { type Config, ConfigError } from "../config/config.js";
 import {
@@ -15,13 +21,6 @@ import { createSealedSecretsStore } from "../store/sealed-secrets.js";
 import { createStoreKeyRepository } from "../store/store-keys.js";
 import { type Flags, UsageError } from "./commands.js";
 import { finishKeyFileRotation } from "./master-key.js";
-
-/**
- * `payintake master-key rotate`: seals every secret at rest again under a new master key, with no
- * server running on the store (crypto/master-key-rotation.ts has the transaction). The current key
- * is found as `serve` finds it; the new one is PAYINTAKE_NEW_MASTER_KEY, or, for a key kept in the
- * embedded store's master.key, one generated with --generate.
- */
 
 /** A refusal the operator can act on: printed as it is, with its exit code, and nothing changed. */
 export class RotationRefused extends Error {

@@ -127,7 +127,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       closing ??= (async () => {
         // Every answer from now on closes its connection. Node closes the connections idle when the
         // listener closes, not those that fall idle after: with a keep-alive of 65 s (above a load
-        // balancer's), a request in flight at that moment kept the stop waiting for that long.
+        // balancer's), a request in flight at that moment would keep the stop waiting for that long.
         runtime.ctx.draining = true;
         if (closeOpts.drainMs) await new Promise((resolve) => setTimeout(resolve, closeOpts.drainMs));
         clearInterval(purge);

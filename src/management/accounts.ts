@@ -1,3 +1,4 @@
+/** Managing the payment accounts deposits are routed to and the channels that hold them. */
 import { sealContext } from "../crypto/seal-context.js";
 import { bad, notFound } from "../domain/refusal.js";
 import type { AccountUpdate } from "../store/routing/accounts.js";
@@ -13,7 +14,6 @@ import {
 } from "./checks.js";
 import { accountView, channelView } from "./views.js";
 
-/** Managing the payment accounts deposits are routed to and the channels that hold them. */
 export interface AccountInput {
   bank_name: string;
   holder_name: string;

@@ -1,3 +1,4 @@
+/** What every management change shares: its refusals, its dependencies and its checks. */
 import { randomBytes } from "node:crypto";
 import type { SecretBox } from "../crypto/secret-box.js";
 import { ADMIN_API } from "../domain/actors.js";
@@ -5,7 +6,6 @@ import { bad, type Outcome, type Refusal } from "../domain/refusal.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 
-/** What every management change shares: its refusals, its dependencies and its checks. */
 export type { Outcome, Refusal };
 export { ADMIN_API };
 

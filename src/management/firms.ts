@@ -1,3 +1,4 @@
+/** Managing providers and firms: their callback URLs, limits, switches and secrets. */
 import { sealContext } from "../crypto/seal-context.js";
 import { bad, notFound } from "../domain/refusal.js";
 import type { FirmUpdate } from "../store/firms/firms.js";
@@ -15,7 +16,6 @@ import {
 } from "./checks.js";
 import { firmView, providerView } from "./views.js";
 
-/** Managing providers and firms: their callback URLs, limits, switches and secrets. */
 export interface ProviderInput {
   name: string;
   kind: ProviderTable["kind"];

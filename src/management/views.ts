@@ -1,3 +1,7 @@
+/**
+ * Providers, firms, channels and accounts as operators see them. Secrets never appear here; a firm's
+ * secret is shown only on create/rotate.
+ */
 import { isPlainHttpLiveWebhook, PLAIN_HTTP_WEBHOOK_WARNING } from "../domain/firm.js";
 import { formatMinor } from "../domain/money.js";
 import { isoTime } from "../domain/transaction-view.js";
@@ -5,10 +9,6 @@ import type { FirmRow, ProviderRow } from "../store/firms/firms.js";
 import type { AccountRow } from "../store/routing/accounts.js";
 import type { ChannelRow } from "../store/routing/channels.js";
 
-/**
- * Providers, firms, channels and accounts as operators see them. Secrets never appear here; a firm's
- * secret is shown only on create/rotate.
- */
 const money = (minor: number | null) => (minor === null ? null : formatMinor(minor));
 
 export function providerView(p: ProviderRow) {

@@ -1,10 +1,10 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-
 /**
  * What /metrics exposes (Prometheus text format). Labels are bounded: routes are templates
  * (`/paymentapi/v1/transactions/:id`), outcomes and channels come from fixed or operator-made sets;
  * nothing carries an id, a reference or a token. Counters are per instance; Prometheus sums them.
  */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
 export interface MetricsSources {
   /** Pending and failed callbacks, read at scrape time from the store (shared by every instance). */
   callbackCounts(): Promise<{ pending: number; failed: number }>;

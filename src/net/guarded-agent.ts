@@ -1,8 +1,3 @@
-import { type LookupAddress, type LookupOptions, lookup } from "node:dns";
-import { isIP, type Socket } from "node:net";
-import { Agent, buildConnector } from "undici";
-import { isPublicAddress } from "./address-policy.js";
-
 /**
  * The SSRF guard for every outbound call to a URL someone registered (merchants' callbacks, payment
  * channels): it sits at the connection. Whatever the URL says (a name, a literal address, an
@@ -16,6 +11,11 @@ import { isPublicAddress } from "./address-policy.js";
  * `allowPrivate` lifts it for local development and tests. Redirects are never followed (undici's
  * `request` does not follow them).
  */
+import { type LookupAddress, type LookupOptions, lookup } from "node:dns";
+import { isIP, type Socket } from "node:net";
+import { Agent, buildConnector } from "undici";
+import { isPublicAddress } from "./address-policy.js";
+
 export class TargetNotAllowedError extends Error {
   readonly code = "PAYINTAKE_TARGET_NOT_ALLOWED";
 }

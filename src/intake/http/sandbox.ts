@@ -1,3 +1,8 @@
+/**
+ * Test helpers for sandbox firms, signed like every merchant request: decide one's own pending
+ * transaction as an operator would, and have its callback sent again. A live firm gets the same
+ * 404 as an unknown path: the helpers do not exist for it. Recorded as `sandbox:firm-<id>`.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Backoffice } from "../../backoffice/operator-services.js";
@@ -10,15 +15,10 @@ import { authenticate } from "./authenticate.js";
 import type { IntakeContext } from "./context.js";
 import { MERCHANT_PATHS } from "./paths.js";
 
-/**
- * Test helpers for sandbox firms, signed like every merchant request: decide one's own pending
- * transaction as an operator would, and have its callback sent again. A live firm gets the same
- * 404 as an unknown path: the helpers do not exist for it. Recorded as `sandbox:firm-<id>`.
- */
 const NOT_FOUND = "Not found";
 const approveBody = z.strictObject({ amount: z.string().optional() }).optional();
 // The operators' note rule (trimmed, at most 500, no control characters): PostgreSQL text cannot
-// hold NUL, so a plain string here was a 500 there and stored on SQLite.
+// hold NUL, so a plain string here would be a 500 there and stored on SQLite.
 const rejectBody = z.strictObject({ note: note.optional() }).optional();
 
 export function registerSandboxRoutes(
