@@ -1,8 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
-import type { Repositories } from "../store/index.js";
-import { tokenHashOf } from "./console-sessions.js";
-import { type AttemptCounter, keyCounter } from "./sign-in-attempts.js";
-
 /**
  * Known browsers (ADR 0007, after the "device cookies" of OWASP's authentication guidance). Each
  * sign-in leaves a long-lived random token in the browser; it opens nothing by itself. At the next
@@ -11,6 +6,11 @@ import { type AttemptCounter, keyCounter } from "./sign-in-attempts.js";
  * the operator never signed in from. A known browser that has locked itself falls back to the
  * account's count, as an unknown one.
  */
+import { createHash, randomBytes } from "node:crypto";
+import type { Repositories } from "../store/index.js";
+import { tokenHashOf } from "./console-sessions.js";
+import { type AttemptCounter, keyCounter } from "./sign-in-attempts.js";
+
 export const DEVICE_COOKIE = "payintake_device";
 /** A browser no one signed in from for this long is unknown again (its cookie expires too). */
 export const DEVICE_TTL_MS = 180 * 24 * 3_600_000;

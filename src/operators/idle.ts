@@ -1,5 +1,3 @@
-import type { Repositories } from "../store/index.js";
-
 /**
  * The console's idle timeout: a session also ends once it has seen nothing of its operator for
  * PAYINTAKE_CONSOLE_IDLE_MINUTES (15 by default, as PCI DSS 8.2.8 asks: re-authentication after
@@ -15,6 +13,8 @@ import type { Repositories } from "../store/index.js";
  * up to a minute sooner after its operator's last act than the timeout says; every answer tells
  * the page how long is left by the server's reckoning, which its warning and sign-out follow.
  */
+import type { Repositories } from "../store/index.js";
+
 export const DEFAULT_IDLE_MINUTES = 15;
 /** The longest idle timeout config.ts accepts: what the purge goes by (below). */
 export const MAX_IDLE_MINUTES = 720;

@@ -1,8 +1,8 @@
+/** The operators' accounts as admins keep them: add, list, change, reset a lost second factor. */
 import type { Repositories } from "../store/index.js";
 import { type ConsoleOperator, operatorView, type Role } from "./operator.js";
 import { hashPassword, newPassword } from "./passwords.js";
 
-/** The operators' accounts as admins keep them: add, list, change, reset a lost second factor. */
 export interface AccountDeps {
   repos: Repositories;
   now(): number;

@@ -1,9 +1,9 @@
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
-
 /**
  * Operator passwords, hashed with scrypt (N=2^15, r=8, p=1: about 50 ms and 32 MiB per check) and
  * a random salt. Stored as "scrypt$N$r$p$salt$hash". Verification is constant-time and never throws.
  */
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
 const N = 32_768;
 const R = 8;
 const P = 1;

@@ -1,13 +1,13 @@
-import { createHash, randomBytes } from "node:crypto";
-import type { Repositories } from "../store/index.js";
-import { base32 } from "./totp.js";
-
 /**
  * Recovery codes for two-step sign-in (as GitHub and Stripe give them): ten single-use codes, shown
  * once when the second factor is turned on or the codes are replaced, each taken at sign-in in place
  * of the authenticator's code. A code is ten base32 characters (50 bits), shown as `xxxxx-xxxxx`;
  * it is read back case-insensitively, with or without the dash and spaces.
  */
+import { createHash, randomBytes } from "node:crypto";
+import type { Repositories } from "../store/index.js";
+import { base32 } from "./totp.js";
+
 export const RECOVERY_CODE_COUNT = 10;
 const LENGTH = 10;
 

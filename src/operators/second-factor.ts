@@ -157,12 +157,12 @@ export function createSecondFactor(deps: SecondFactorDeps) {
         keep,
       );
       if (!checked.ok) return checked;
-      // A secret left pending from before one was turned on (start refuses that now) replaces nothing.
+      // A secret left pending beside one already on (start refuses to make one then) replaces nothing.
       if (checked.row.totp_sealed !== null) return { ok: false, reason: "conflict", message: ON_ALREADY };
       // Shown here only: the store keeps their hashes. Any left from an earlier second factor go.
       // Made first: should turning it on then fail, codes without a second factor are never asked
       // for, and the next confirmation replaces them; the other way round, a failure after turning
-      // it on left it on with no codes ever shown.
+      // it on would leave it on with no codes ever shown.
       const codes = await replaceRecoveryCodes(repos, operatorId, checked.now);
       // Sessions opened with the password alone end; this one goes on, under a new token.
       const { token, csrf } = await switchSecondFactor(repos, checked, checked.secret, keep);

@@ -1,9 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-
 /**
  * Time-based one-time codes (RFC 6238) as every authenticator app reads them: HMAC-SHA1, six digits,
  * 30-second steps. A code is taken one step either side of now, for a phone clock a little off.
  */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
 export const TOTP_DIGITS = 6;
 const STEP_MS = 30_000;
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";

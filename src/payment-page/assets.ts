@@ -1,8 +1,3 @@
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
-
 /**
  * The payment page's files, as the server sends them: the HTML names its scripts under a version
  * made from the content of all of them (`/t/assets/<version>/page.js`), so those can be cached for
@@ -16,6 +11,11 @@ import { brotliCompress, constants, gzip } from "node:zlib";
  * more. page.css stays served under the version for a page from the release before (a rolling
  * deploy). The HTML with a status in it is the one body compressed per answer, at a quick level.
  */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
+
 const ASSETS = new URL("./browser/", import.meta.url);
 export const ASSET_FILES = {
   "page.js": "text/javascript",

@@ -1,3 +1,9 @@
+/**
+ * The hosted payment page and its two page-internal endpoints (docs/hosted-page.md). Unsigned:
+ * the token alone opens a session, so answers never say whether a token exists beyond a bare 404,
+ * requests are rate limited per token and per client address, and nothing that shows an account is
+ * cached or sent with a referrer.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RawJson, toJson } from "../domain/transaction-view.js";
 import { parseJsonBody } from "../http/body.js";
@@ -18,12 +24,6 @@ import {
 import { qrSvg } from "./qr.js";
 import { type AccountShown, type HostedSessions, isTokenShaped, type PageState } from "./sessions.js";
 
-/**
- * The hosted payment page and its two page-internal endpoints (docs/hosted-page.md). Unsigned:
- * the token alone opens a session, so answers never say whether a token exists beyond a bare 404,
- * requests are rate limited per token and per client address, and nothing that shows an account is
- * cached or sent with a referrer.
- */
 /** `styleHash`: the page's one stylesheet, inline in its HTML, and no other style (assets.ts). */
 const pageHeaders = (styleHash: string) => ({
   "cache-control": "no-store",
@@ -106,7 +106,7 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: Page
 
 /**
  * The status to put in the page for `token`: what `GET /api/pay/:token` would answer (`null` for
- * its 404), or undefined when the page goes without it (page.js then asks, as before).
+ * its 404), or undefined when the page goes without it (page.js then asks for it).
  */
 type StatusFor = (request: FastifyRequest, token: string) => Promise<unknown | undefined>;
 
@@ -114,7 +114,7 @@ type StatusFor = (request: FastifyRequest, token: string) => Promise<unknown | u
  * The page and its files. The page carries its session's status, so that the first screen needs
  * no round trip of its own. Under the current version a file is cached for good; under another one
  * (an HTML page from the release before, during a rolling deploy) it is answered with this
- * release's file and not cached; unversioned, as before versions, likewise.
+ * release's file and not cached; unversioned, likewise.
  */
 function registerPageFiles(
   app: FastifyInstance,

@@ -1,3 +1,8 @@
+/**
+ * Hosted mode: a session opened by a `redirect: true` deposit, the page's view of it, and the
+ * payer's amount submission, which runs the same deposit creation as direct mode with the fields
+ * stored at opening. No HTTP here; payment-page/routes.ts serves it.
+ */
 import { createHash, randomBytes } from "node:crypto";
 import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
@@ -15,11 +20,6 @@ import type { SessionRow } from "../store/payment-page/payment-sessions.js";
 import type { TransactionRow } from "../store/transactions/transactions.js";
 import { createUsualAmounts, type UsualAmounts } from "./usual-amount.js";
 
-/**
- * Hosted mode: a session opened by a `redirect: true` deposit, the page's view of it, and the
- * payer's amount submission, which runs the same deposit creation as direct mode with the fields
- * stored at opening. No HTTP here; payment-page/routes.ts serves it.
- */
 export const SESSION_TTL_MS = 30 * 60_000;
 
 /** Where and how much a pending deposit is to be paid, as the page shows it. */

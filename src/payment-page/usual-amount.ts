@@ -1,5 +1,3 @@
-import type { UsualAmountRepository } from "../store/payment-page/usual-amounts.js";
-
 /**
  * The amount above which the payment page's confirmation step warns the payer that it is far above
  * what this firm's payers usually send (docs/hosted-page.md): a digit too many ("150000" for
@@ -10,6 +8,8 @@ import type { UsualAmountRepository } from "../store/payment-page/usual-amounts.
  * twenty there: fewer say nothing of what is usual. Rounded up to two significant digits, so the
  * page is told a round figure and not the firm's median to the kuruş.
  */
+import type { UsualAmountRepository } from "../store/payment-page/usual-amounts.js";
+
 export const USUAL_WINDOW_MS = 30 * 24 * 60 * 60_000;
 export const USUAL_MIN_DEPOSITS = 20;
 export const USUAL_SAMPLE = 1000;

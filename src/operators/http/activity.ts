@@ -1,6 +1,3 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ConsoleService } from "../service.js";
-
 /**
  * How the console's API tells the operator's activity from the page's own traffic (operators/idle.ts).
  * Every change is the operator's. A read is the operator's only when the page marks it with
@@ -9,6 +6,9 @@ import type { ConsoleService } from "../service.js";
  * cannot even mark, the summary's poll, the queue's refreshes). Reads are unmarked by default so
  * that a refresh someone adds later cannot keep an unattended console signed in.
  */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ConsoleService } from "../service.js";
+
 export const OPERATOR_ACTIVE_HEADER = "x-operator-active";
 /** On every answer of a live session: whole seconds left before it ends for want of activity. */
 export const IDLE_LEFT_HEADER = "x-session-idle-left";

@@ -1,13 +1,13 @@
-import { readFileSync } from "node:fs";
-import type { FastifyInstance } from "fastify";
-import { transportSecurity } from "../../http/transport-security.js";
-
 /**
  * The console's page and assets at /ops, as `npm run build` made them in dist/web/console/ (the Preact
  * app in web/console/, bundled by esbuild; page and stylesheet from web/console/). Strict CSP,
  * no third-party requests. The page holds no data: everything comes from /ops/api with the
  * operator's session.
  */
+import { readFileSync } from "node:fs";
+import type { FastifyInstance } from "fastify";
+import { transportSecurity } from "../../http/transport-security.js";
+
 // Three folders up from src/operators/http/ and from dist/operators/http/ alike: the package root.
 const BUILT = new URL("../../../dist/web/console/", import.meta.url);
 

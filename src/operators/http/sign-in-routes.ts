@@ -60,7 +60,7 @@ async function signIn(consoleService: ConsoleService, request: FastifyRequest, r
   const json = parseJsonBody(request);
   const input = json.ok ? login.safeParse(json.value) : undefined;
   if (!input?.success) {
-    // A bad code is named as such: "email and password are required" sent an operator who had
+    // A bad code is named as such: "email and password are required" would send an operator who has
     // both right looking for the fault in them.
     const codeOnly = input?.error.issues.every((i) => i.path[0] === "code");
     return sendError(

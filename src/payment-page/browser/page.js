@@ -77,7 +77,7 @@ const CHECK_TIMEOUT_MS = 10000;
  */
 const SUBMIT_TIMEOUT_MS = 25000;
 // Answers are applied in the order their requests were started, never in the order they arrive: a
-// slow check that answered "assigned" after a later one said "expired" showed the account again.
+// slow check that answers "assigned" after a later one said "expired" would show the account again.
 // `issued` numbers every request (checks and submits), `applied` is the newest applied, and an
 // answer to a check started before a submit is ignored (`floor`): the submit's answer is newer.
 let issued = 0;
