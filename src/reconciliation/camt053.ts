@@ -1,10 +1,3 @@
-import sax from "sax";
-import { TURKEY_ZONE } from "../domain/turkey-time.js";
-import { minorUnits, StatementError } from "./amounts.js";
-import { isRealDay } from "./booking-dates.js";
-import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
-import { STATEMENT_LIMITS } from "./statement-limits.js";
-
 /**
  * An ISO 20022 camt.053 bank-to-customer statement (any version: elements are matched by their
  * local names, which .001.02 to .001.13 share), read as a stream: a 100,000-entry file is 60–90 MB
@@ -22,6 +15,12 @@ import { STATEMENT_LIMITS } from "./statement-limits.js";
  * element's text is kept up to STATEMENT_LIMITS.kept characters (its length past that only counts),
  * and an entry's descriptions up to what a line keeps (statement-limits.ts).
  */
+import sax from "sax";
+import { TURKEY_ZONE } from "../domain/turkey-time.js";
+import { minorUnits, StatementError } from "./amounts.js";
+import { isRealDay } from "./booking-dates.js";
+import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
+import { STATEMENT_LIMITS } from "./statement-limits.js";
 
 interface EntryDraft {
   amount?: string;

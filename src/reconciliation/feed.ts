@@ -1,3 +1,8 @@
+/**
+ * The live statement feed (docs/reconciliation.md): a connector at the bank posts each line as it
+ * lands, signed with a secret made for that one account and shown once. Operators see when each
+ * feed last spoke, and a feed silent longer than its account allows is flagged to them.
+ */
 import { randomBytes } from "node:crypto";
 import { sealContext } from "../crypto/seal-context.js";
 import type { SecretBox } from "../crypto/secret-box.js";
@@ -8,11 +13,6 @@ import { DEFAULT_SILENCE_MINUTES, feedSilent } from "../domain/statement-lines.j
 import type { FeedRow } from "../store/statements/statement-feeds.js";
 import type { ReconcileDeps } from "./line-matcher.js";
 
-/**
- * The live statement feed (docs/reconciliation.md): a connector at the bank posts each line as it
- * lands, signed with a secret made for that one account and shown once. Operators see when each
- * feed last spoke, and a feed silent longer than its account allows is flagged to them.
- */
 export interface FeedDeps extends ReconcileDeps {
   box: SecretBox;
 }

@@ -1,6 +1,3 @@
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
-
 /**
  * Keeps the garbage of a long write loop within a budget. Writing a statement's lines a batch at a
  * time builds each batch's statement and parameters (Kysely's tree, a few thousand values) while
@@ -13,6 +10,9 @@ import { runInNewContext } from "node:vm";
  * The collector is V8's `gc`, made reachable in a context of its own (the server's global object
  * does not get it). The collection runs as a task of its own, not inside the caller's loop.
  */
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
 type Collector = (options: { type: "major"; execution: "async" }) => Promise<void> | undefined;
 
 let collector: Collector | null | undefined;

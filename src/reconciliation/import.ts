@@ -1,3 +1,8 @@
+/**
+ * A statement file for one payment account, read, checked and matched line by line: each line
+ * recorded once with its outcome, an approval written with its line (store/statements/statement-lines.ts).
+ * The CLI's, the admin API's and the console's upload all come here.
+ */
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -17,11 +22,6 @@ import {
 } from "./line-matcher.js";
 import { readStatementFile } from "./statement-file.js";
 
-/**
- * A statement file for one payment account, read, checked and matched line by line: each line
- * recorded once with its outcome, an approval written with its line (store/statements/statement-lines.ts).
- * The CLI's, the admin API's and the console's upload all come here.
- */
 export type { ReconcileDeps };
 
 /** The counts (line-matcher.ts, LineCounts), and each statement of the file. */

@@ -1,3 +1,9 @@
+/**
+ * What an operator does with a line the matching left to them (docs/reconciliation.md): approve a
+ * deposit with it, for the amount the bank shows, or mark it not ours (to be refunded). The line and
+ * the decision are written together (store/statements/statement-line-actions.ts); the decision is the normal
+ * one, with its audit entry and its callback.
+ */
 import { callbackDraft } from "../callbacks/message.js";
 import { planDecision } from "../decisions/plan.js";
 import type { Approver } from "../domain/actors.js";
@@ -9,12 +15,6 @@ import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS } from "./candidate-pool.js";
 import type { ReconcileDeps } from "./line-matcher.js";
 
-/**
- * What an operator does with a line the matching left to them (docs/reconciliation.md): approve a
- * deposit with it, for the amount the bank shows, or mark it not ours (to be refunded). The line and
- * the decision are written together (store/statements/statement-line-actions.ts); the decision is the normal
- * one, with its audit entry and its callback.
- */
 export interface LineActor {
   /** Who acts, as the audit log names them. */
   actor: string;

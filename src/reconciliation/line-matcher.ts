@@ -1,3 +1,8 @@
+/**
+ * Lines of one payment account matched as they come and written a batch at a time, each with its
+ * outcome and the approval it makes (store/statements/statement-lines.ts): a file's statements, the live
+ * feed's requests and the lines operators type all go through here.
+ */
 import { callbackDraft } from "../callbacks/message.js";
 import type { PaymentCodes } from "../domain/payment-code.js";
 import { RECONCILE_ACTOR } from "../domain/statement-lines.js";
@@ -14,11 +19,6 @@ import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool
 import { type DepositCandidate, type HeldApprovals, type MatchOutcome, matchLine } from "./matching.js";
 import { lineKey, type StatementLine } from "./statement.js";
 
-/**
- * Lines of one payment account matched as they come and written a batch at a time, each with its
- * outcome and the approval it makes (store/statements/statement-lines.ts): a file's statements, the live
- * feed's requests and the lines operators type all go through here.
- */
 export interface ReconcileDeps {
   repos: Repositories;
   /** Each candidate's payment code, as the payer was shown it: what a line's description is read for. */

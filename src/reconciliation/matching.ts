@@ -1,3 +1,11 @@
+/**
+ * Which deposit a statement line pays, decided from evidence alone (docs/reconciliation.md). The
+ * one rule that approves: exactly one candidate is proven, by its payment code and the amount, or
+ * by the amount and the payer's full name while no other candidate the line could be for has that
+ * amount and the line names no other code. Everything else is a suggestion for an operator, ranked,
+ * or a payment for a deposit already decided, or nothing we know. A wrong approval sends a merchant
+ * money that never came: where in doubt, this module suggests.
+ */
 import { codesIn, oneOffKeys } from "../domain/payment-code.js";
 import {
   mayNamePayer,
@@ -11,14 +19,6 @@ import {
 } from "./name-evidence.js";
 import type { StatementLine } from "./statement.js";
 
-/**
- * Which deposit a statement line pays, decided from evidence alone (docs/reconciliation.md). The
- * one rule that approves: exactly one candidate is proven, by its payment code and the amount, or
- * by the amount and the payer's full name while no other candidate the line could be for has that
- * amount and the line names no other code. Everything else is a suggestion for an operator, ranked,
- * or a payment for a deposit already decided, or nothing we know. A wrong approval sends a merchant
- * money that never came: where in doubt, this module suggests.
- */
 export interface DepositCandidate {
   id: number;
   firmId: number;

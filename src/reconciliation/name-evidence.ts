@@ -1,5 +1,3 @@
-import { nameWords } from "../domain/name-search.js";
-
 /**
  * How well the sender's name on a statement line names a deposit's payer. Banks write names their
  * own way: in capitals, often without Turkish letters ("SUKRU OZTURK" for "Şükrü Öztürk"), surname
@@ -15,6 +13,8 @@ import { nameWords } from "../domain/name-search.js";
  *   name and more than one other word, or a full match short of the above: a hint for the operator.
  * - `none`: none of that, or no name on the line.
  */
+import { nameWords } from "../domain/name-search.js";
+
 export type NameEvidence = "full" | "partial" | "none";
 
 export interface PayerName {

@@ -1,3 +1,8 @@
+/**
+ * A statement file as it arrives (a request body, a file the CLI read): its format told from its
+ * first characters, its bytes decoded as UTF-8 (a file in another encoding is refused, not read as
+ * mojibake), and every statement in it read into its header, its lines and whether it adds up.
+ */
 import { statementText } from "../domain/text-rules.js";
 import { StatementError } from "./amounts.js";
 import { outsideBookingWindow, outsidePeriod } from "./booking-dates.js";
@@ -6,11 +11,6 @@ import { mt940Reader } from "./mt940.js";
 import type { StatementHeader, StatementLine } from "./statement.js";
 import { cutText, STATEMENT_LIMITS } from "./statement-limits.js";
 
-/**
- * A statement file as it arrives (a request body, a file the CLI read): its format told from its
- * first characters, its bytes decoded as UTF-8 (a file in another encoding is refused, not read as
- * mojibake), and every statement in it read into its header, its lines and whether it adds up.
- */
 /** What a statement says of itself, and what its entries add up to (they are not kept here). */
 export interface StatementTally {
   header: StatementHeader;

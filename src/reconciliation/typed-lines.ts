@@ -1,3 +1,8 @@
+/**
+ * Lines that arrive one by one rather than in a file: the live feed's (feed.ts) and those an
+ * operator types from the bank's screen. Matched and written exactly as a file's lines are, so the
+ * same entry arriving by any way is one line.
+ */
 import type { Outcome } from "../domain/refusal.js";
 import { notFound } from "../domain/refusal.js";
 import { statementText } from "../domain/text-rules.js";
@@ -13,11 +18,6 @@ import {
 import type { HeldApprovals } from "./matching.js";
 import type { StatementLine } from "./statement.js";
 
-/**
- * Lines that arrive one by one rather than in a file: the live feed's (feed.ts) and those an
- * operator types from the bank's screen. Matched and written exactly as a file's lines are, so the
- * same entry arriving by any way is one line.
- */
 export interface RecordedLines extends LineCounts {
   /** Each line sent, in order: its id and state, or that it was known already. */
   results: LineResult[];

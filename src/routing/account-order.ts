@@ -1,10 +1,10 @@
-import { shareOf } from "../domain/cap-share.js";
-
 /**
  * Which payment account a deposit goes to. Pure: it sees candidates, never the database.
  * The pool is rotated fairly by sending each deposit to the eligible account that was assigned least
  * recently (ties broken by id), so equal accounts take turns.
  */
+import { shareOf } from "../domain/cap-share.js";
+
 export interface AccountCandidate {
   id: number;
   bankName: string;

@@ -1,3 +1,15 @@
+/**
+ * The payment accounts (and their channels) deposits are routed to, held in memory, and the
+ * rotation between them.
+ *
+ * Every deposit needs the pool; reading it from the database each time, and writing the rotation
+ * back to one of a handful of rows, would make those rows the hottest in the database (on PostgreSQL
+ * every deposit would wait for the row lock of its account until the previous deposit's commit). So the pool
+ * is cached for a short time (and dropped at once when this instance changes an account or a
+ * channel), and the rotation lives in memory: each instance rotates fairly over the accounts it
+ * sees. With several instances each one rotates on its own, which still spreads deposits evenly
+ * (docs/decisions.md).
+ */
 import {
   type AccountCandidate,
   type ChannelInfo,
@@ -6,18 +18,6 @@ import {
   routeOrder,
 } from "./account-order.js";
 
-/**
- * The payment accounts (and their channels) deposits are routed to, held in memory, and the
- * rotation between them.
- *
- * Every deposit needs the pool; reading it from the database each time, and writing the rotation
- * back to one of a handful of rows, made those rows the hottest in the database (on PostgreSQL every
- * deposit waited for the row lock of its account until the previous deposit's commit). So the pool
- * is cached for a short time (and dropped at once when this instance changes an account or a
- * channel), and the rotation lives in memory: each instance rotates fairly over the accounts it
- * sees. With several instances each one rotates on its own, which still spreads deposits evenly
- * (docs/decisions.md).
- */
 export interface RoutingPlan {
   /** Eligible accounts in the order to try them (routing/account-order.ts routeOrder). */
   order: AccountCandidate[];

@@ -45,8 +45,8 @@ export interface BreakerState {
   consecutive: number;
   /**
    * The window's asks, counted per second, oldest first: at most one entry per second of the window,
-   * so recording an ask costs the same at 1 ask a second as at 1,000 (a list of every ask was
-   * copied and filtered on each, 1.5 ms at 1,000 asks a second).
+   * so recording an ask costs the same at 1 ask a second as at 1,000 (a list of every ask, copied and
+   * filtered on each, would cost more the busier the channel).
    */
   recent: BreakerBucket[];
   openedAt: number;

@@ -1,3 +1,11 @@
+/**
+ * Walks the accounts of a deposit in routing order (routing/account-order.ts routeOrder) until one is
+ * accepted: a manual account accepts at once; an http channel is asked, within its own timeout and
+ * the deposit's overall deadline. A channel whose breaker is open is skipped without waiting, so a
+ * channel known to be down costs a payer nothing, and a channel that failed once in this routing
+ * (a timeout, say) is not asked again about its other accounts: the payer would wait its timeout
+ * once per account. Every step goes into the routing log.
+ */
 import type { AccountCandidate, ChannelInfo } from "./account-order.js";
 import {
   admit,
@@ -15,14 +23,6 @@ import {
 
 export type { ChannelInfo };
 
-/**
- * Walks the accounts of a deposit in routing order (routing/account-order.ts routeOrder) until one is
- * accepted: a manual account accepts at once; an http channel is asked, within its own timeout and
- * the deposit's overall deadline. A channel whose breaker is open is skipped without waiting, so a
- * channel known to be down costs a payer nothing, and a channel that failed once in this routing
- * (a timeout, say) is not asked again about its other accounts: the payer would wait its timeout
- * once per account. Every step goes into the routing log.
- */
 export interface RouteRequest {
   /** The deposit's part of each ask's id, `<firm id>:<reference>` (routing/channels/http-channel.ts askIdOf). */
   askId: string;

@@ -1,3 +1,8 @@
+/**
+ * `POST /feed/v1/accounts/{id}/lines`: a bank connector reports lines as they land
+ * (docs/reconciliation.md, "The live feed"). Signed with the account's feed secret; every line is
+ * checked before any is written, so a request is taken whole or not at all.
+ */
 import type { FastifyInstance } from "fastify";
 import { parseJsonBody } from "../../http/body.js";
 import { sendError, sendJson } from "../../http/envelope.js";
@@ -9,11 +14,6 @@ import { type BalanceDoubt, balanceDoubt } from "../statement-file.js";
 import { readTypedLines, recordLines } from "../typed-lines.js";
 import { type FeedBatch, feedBodyOf } from "./line-schemas.js";
 
-/**
- * `POST /feed/v1/accounts/{id}/lines`: a bank connector reports lines as they land
- * (docs/reconciliation.md, "The live feed"). Signed with the account's feed secret; every line is
- * checked before any is written, so a request is taken whole or not at all.
- */
 export const FEED_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {

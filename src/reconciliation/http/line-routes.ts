@@ -1,3 +1,9 @@
+/**
+ * Statement lines for operators, the same routes under the admin API (/admin/v1, its token) and the
+ * console (/ops/api, session and role): the list and a line with its candidates, approving a
+ * deposit with a line, marking one not ours, a line typed from the bank's screen, and the feeds.
+ * `access` answers 401/403 itself and returns undefined, or who acts.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { formatMinor } from "../../domain/money.js";
 import { isoTime } from "../../domain/transaction-view.js";
@@ -12,12 +18,6 @@ import { approveWithLine, type LineActor, markNotOurs } from "../line-actions.js
 import { readTypedLine, typeLine } from "../typed-lines.js";
 import { approveBody, feedSecretBody, listQuery, notOursBody, STATES, typedLine } from "./line-schemas.js";
 
-/**
- * Statement lines for operators, the same routes under the admin API (/admin/v1, its token) and the
- * console (/ops/api, session and role): the list and a line with its candidates, approving a
- * deposit with a line, marking one not ours, a line typed from the bank's screen, and the feeds.
- * `access` answers 401/403 itself and returns undefined, or who acts.
- */
 export type Role = "viewer" | "operator" | "admin";
 export type LineAccess = (
   request: FastifyRequest,

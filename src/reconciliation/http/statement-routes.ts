@@ -1,3 +1,7 @@
+/**
+ * `POST /admin/v1/accounts/{id}/statements` (and the console's `/ops/api/...`): a bank statement
+ * file (camt.053 or MT940) as the raw request body, read as it arrives (docs/reconciliation.md).
+ */
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { sendError } from "../../http/envelope.js";
@@ -6,10 +10,6 @@ import { answer } from "../../http/operator-io.js";
 import { importStatement, type ReconcileDeps } from "../import.js";
 import type { LineAccess } from "./line-routes.js";
 
-/**
- * `POST /admin/v1/accounts/{id}/statements` (and the console's `/ops/api/...`): a bank statement
- * file (camt.053 or MT940) as the raw request body, read as it arrives (docs/reconciliation.md).
- */
 export const STATEMENT_LIMIT_BYTES = 200 * 1024 * 1024;
 const TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
 /**

@@ -1,3 +1,9 @@
+/**
+ * The http channel protocol (docs/channels.md): one signed POST per ask, answered with a decision.
+ * Anything but a well-formed decision within the timeout is a channel failure, never a decline.
+ * Asks carry payers' names and accounts' IBANs, so they go through the same SSRF guard as
+ * callbacks: the address actually connected to must be public (net/guarded-agent.ts).
+ */
 import { randomBytes } from "node:crypto";
 import { request } from "undici";
 import { signCallback } from "../../crypto/signature.js";
@@ -6,13 +12,6 @@ import { createGuardedAgent, refusalOf } from "../../net/guarded-agent.js";
 import type { AccountCandidate } from "../account-order.js";
 import type { ProbeResult } from "../breaker.js";
 import type { AskResult, ChannelInfo, RouteRequest } from "../router.js";
-
-/**
- * The http channel protocol (docs/channels.md): one signed POST per ask, answered with a decision.
- * Anything but a well-formed decision within the timeout is a channel failure, never a decline.
- * Asks carry payers' names and accounts' IBANs, so they go through the same SSRF guard as
- * callbacks: the address actually connected to must be public (net/guarded-agent.ts).
- */
 
 /**
  * An ask's id names what is asked: the deposit (firm and reference), the account and the amount.

@@ -1,6 +1,3 @@
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-
 /**
  * A payment channel partner for development, demos and tests: a small HTTP server that speaks
  * docs/channels.md and can be told to accept, decline, hang, be slow or fail. It plays the external
@@ -9,6 +6,9 @@ import type { AddressInfo } from "node:net";
  * Like a real partner it reserves once per ask_id: a repeated accepted ask is answered "accept"
  * again without a second reservation, and a release frees it.
  */
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
 export type SimBehaviour =
   | { kind: "accept"; delayMs?: number }
   | { kind: "decline"; reason?: string }
