@@ -1,13 +1,13 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
-import { checkViolation, uniqueViolation } from "./engine/errors.js";
-import type { AuditLogTable, Database } from "./schema.js";
-
 /**
  * Changes that write their audit row in the same database transaction: the audit log can never
  * miss a change that happened, nor show one that did not. Secrets never enter the log: a sealed
  * secret, a password hash or an authenticator secret is recorded as the word "set", "rotated" or
  * "removed".
  */
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
+import { checkViolation, uniqueViolation } from "./engine/errors.js";
+import type { AuditLogTable, Database } from "./schema.js";
+
 export interface AuditEntry {
   actor: string;
   action: string;

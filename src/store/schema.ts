@@ -1,11 +1,11 @@
-import type { Generated } from "kysely";
-import type { Transaction } from "../domain/transaction.js";
-
 /**
  * Table shapes as Kysely sees them. Both stores keep the same columns: times are epoch
  * milliseconds, money is integer minor units, flags are 0/1 integers, so that one set of queries
  * serves SQLite and PostgreSQL alike.
  */
+import type { Generated } from "kysely";
+import type { Transaction } from "../domain/transaction.js";
+
 /**
  * The largest value the INTEGER columns that name a row hold on PostgreSQL (firm_id, provider_id,
  * account_id, channel_id, operator_id; the ids themselves are BIGINT). Compared with such a column,

@@ -1,8 +1,8 @@
+/** Transactions as operators see them (console, admin API, exports). */
 import { formatMinor } from "../domain/money.js";
 import { isoTime, methodOf } from "../domain/transaction-view.js";
 import type { TransactionRow } from "../store/transactions/transactions.js";
 
-/** Transactions as operators see them (console, admin API, exports). */
 const money = (minor: number | null) => (minor === null ? null : formatMinor(minor));
 const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
 

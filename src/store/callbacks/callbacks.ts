@@ -202,7 +202,7 @@ export function createCallbackRepository(
         .selectFrom("callbacks")
         .select((eb) => eb.fn.countAll<number>().as("count"))
         // Deliveries made since then, by their own index (one sent again afterwards counts too:
-        // it was delivered). Not by status: SQLite's planner, knowing most are delivered, walked
+        // it was delivered). Not by status: SQLite's planner, knowing most are delivered, would walk
         // every delivered callback by the status index.
         .where("delivered_at", ">=", since)
         .executeTakeFirst();
@@ -227,7 +227,7 @@ export function createCallbackRepository(
       if (filter.firmId !== undefined) q = q.where("firm_id", "=", filter.firmId);
       if (filter.transactionId !== undefined) q = q.where("transaction_id", "=", filter.transactionId);
       // Failed ones by when they failed, the latest first: the order callbacks_status_idx (status,
-      // failed_at) keeps, so a page reads a page; by id, every failed callback of years was sorted.
+      // failed_at) keeps, so a page reads a page; by id, every failed callback of years would be sorted.
       if (filter.status === "failed") q = q.orderBy("failed_at", "desc");
       return q
         .orderBy("id", "desc")

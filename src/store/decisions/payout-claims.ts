@@ -1,7 +1,3 @@
-import type { Kysely } from "kysely";
-import { writeAudit } from "../audited.js";
-import type { Database } from "../schema.js";
-
 /**
  * Who is paying out which pending withdrawal (console: the operator who copies a payout's fields
  * into the bank's form). Two operators working one queue would otherwise both send the same money:
@@ -12,6 +8,10 @@ import type { Database } from "../schema.js";
  * letting go of a claim are audited (`transaction.paying`, `transaction.paying_released`): after a
  * payout was sent twice, the log says who said they were paying it, and when.
  */
+import type { Kysely } from "kysely";
+import { writeAudit } from "../audited.js";
+import type { Database } from "../schema.js";
+
 export type ClaimOutcome =
   | { ok: true; claimedAt: number; fresh: boolean }
   | { ok: false; reason: "not_found" }

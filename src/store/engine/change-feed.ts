@@ -1,6 +1,3 @@
-import { createHash } from "node:crypto";
-import pg from "pg";
-
 /**
  * Tells every instance on one PostgreSQL that operators changed something it caches (firms with
  * their secrets, the account pool), through LISTEN/NOTIFY: a rotated secret stops working on every
@@ -10,6 +7,9 @@ import pg from "pg";
  * queues changed, for the consoles listening on each instance (decisions/queue-notices.ts).
  * `channel-down:<id>`: an instance's breaker opened for that channel (routing/router.ts heardDown).
  */
+import { createHash } from "node:crypto";
+import pg from "pg";
+
 export type ChangeTopic = "firms" | "accounts" | "queue" | `channel-down:${number}`;
 const TOPICS: readonly string[] = ["firms", "accounts", "queue"] satisfies ChangeTopic[];
 const isTopic = (payload: string): payload is ChangeTopic =>

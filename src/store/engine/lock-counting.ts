@@ -1,11 +1,11 @@
-import { type RawBuilder, sql } from "kysely";
-
 /**
  * The counting of failed guesses in a row and the lock they set, written once for every row that
  * keeps such a count: an operator's own (store/operators/operators.ts) and a login lock by key (store/operators/login-locks.ts).
  * Each names its three columns; the expressions go into that row's UPDATE (or upsert) so a count
  * and its lock change in one statement.
  */
+import { type RawBuilder, sql } from "kysely";
+
 export interface LockColumns {
   /** Failures in a row. */
   failures: string;

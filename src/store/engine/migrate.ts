@@ -1,13 +1,13 @@
+/**
+ * Running the migrations (src/store/migrations/) on either store: each with its bookkeeping row in
+ * one transaction, and the indexes of large tables built beside the writes on PostgreSQL.
+ */
 import { type Kysely, sql } from "kysely";
 import type pg from "pg";
 import { migrations } from "../migrations/index.js";
 import type { IndexBuild, PgExtension } from "../migrations/migration.js";
 import type { Database } from "../schema.js";
 
-/**
- * Running the migrations (src/store/migrations/) on either store: each with its bookkeeping row in
- * one transaction, and the indexes of large tables built beside the writes on PostgreSQL.
- */
 type Dialect = "sqlite" | "postgres";
 
 type Found = { found: number };

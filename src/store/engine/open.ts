@@ -188,8 +188,9 @@ function openPostgres(url: string, poolSize: number, statementTimeoutMs: number,
     connectionString: url,
     max: poolSize,
     // A statement waiting on a lock someone else holds (a DBA's session, another version's
-    // migration) waited for ever: its request was never answered, /readyz still said ready, and a
-    // SIGTERM waited with it. Now it fails (SQLSTATE 57014, nothing written) and the request with it.
+    // migration) would wait for ever: its request never answered, /readyz still saying ready, and a
+    // SIGTERM waiting with it. With a timeout it fails (SQLSTATE 57014, nothing written) and the
+    // request with it.
     statement_timeout: statementTimeoutMs,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,

@@ -1,14 +1,15 @@
-import { type Kysely, sql } from "kysely";
-import pg from "pg";
-import type { Database } from "../schema.js";
-
 /**
  * Which PostgreSQL instances serve on a store, for work that must have the store to itself (the
  * master key rotation, main/master-key-rotation.ts): every serving instance holds a shared advisory
  * lock for its whole life, on a connection of its own, and that work takes the same lock
  * exclusively or refuses. The embedded store needs none of this: its file lock already admits one
  * process (open.ts).
- *
+ */
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import type { Database } from "../schema.js";
+
+/**
  * Advisory locks belong to the database, not the schema, while one database may hold several
  * stores (one per schema; the tests make one per file): the lock's second half is a hash of the
  * schema, so a server on one store does not block a rotation of another. Two int4 halves, so it

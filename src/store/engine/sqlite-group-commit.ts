@@ -1,23 +1,3 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
-import {
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from "kysely";
-import type { Prepared, StatementRunner } from "./prepared.js";
-import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-protocol.js";
-
 /**
  * The embedded store's Kysely driver, with group commit, over the store's own thread.
  *
@@ -39,6 +19,26 @@ import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-pr
  * the process stops at once: the batch is rolled back by SQLite, no waiting request is ever
  * answered, and clients retry by reference.
  */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from "kysely";
+import type { Prepared, StatementRunner } from "./prepared.js";
+import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-protocol.js";
+
 export interface GroupCommit {
   /** Resolves once everything written (or read uncommitted) so far is durable. */
   settle(): Promise<void>;

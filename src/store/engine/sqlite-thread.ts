@@ -1,7 +1,3 @@
-import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { type SqliteDatabase, type Statement, sqliteDatabase } from "./sqlite-driver.js";
-import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-protocol.js";
-
 /**
  * The embedded store's own thread: it holds the only connection to the database file and runs every
  * statement, the group commits and their fsyncs, so none of that occupies the thread that serves
@@ -18,6 +14,10 @@ import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-pr
  * COMMIT that fails, or a batch SQLite has rolled back on its own (I/O error, full disk), is fatal:
  * the thread reports it and stops, and the process exits without answering anyone (crash-only).
  */
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { type SqliteDatabase, type Statement, sqliteDatabase } from "./sqlite-driver.js";
+import type { SqliteThreadInit, ThreadOp, ThreadReply } from "./sqlite-thread-protocol.js";
+
 const STATEMENT_CACHE_SIZE = 500;
 /**
  * Units that end while another waits for the connection leave the batch open for it, up to this
@@ -28,9 +28,9 @@ const MAX_UNITS_PER_COMMIT = 8;
 /**
  * How often the planner's statistics are taken anew (ANALYZE, reading at most ANALYSIS_ROWS rows
  * of each index, a few milliseconds at any size). Without them SQLite takes every indexed equality
- * for a selective one: `firm = 2 AND user_id = …` walked the firm's index, all of a big firm's rows,
- * instead of the user's, and `status = 'approved'` sorted millions of rows instead of reading the
- * newest. Migrations end with an ANALYZE of their own (migrate.ts).
+ * for a selective one: `firm = 2 AND user_id = …` would walk the firm's index, all of a big firm's
+ * rows, instead of the user's, and `status = 'approved'` would sort millions of rows instead of
+ * reading the newest. Migrations end with an ANALYZE of their own (migrate.ts).
  */
 const ANALYZE_FIRST_MS = 2_000;
 const ANALYZE_EVERY_MS = 10 * 60_000;

@@ -65,7 +65,7 @@ export interface CapHoldRepository {
  * Deposits and holds summed in ONE statement, so in one snapshot. A deposit is written, then its
  * hold released: two statements read apart (PostgreSQL's READ COMMITTED gives each its own
  * snapshot) could sum the deposits before it was written and the holds after its hold was
- * released, and count it nowhere (a third 150 TL deposit passed a 300 TL cap that way). In one
+ * released, and count it nowhere (a third 150 TL deposit could pass a 300 TL cap that way). In one
  * snapshot, a hold whose deposit is already written is left out, so each deposit counts exactly
  * once: by its hold until it is written, by itself after.
  */

@@ -1,14 +1,14 @@
+/**
+ * What operators do with a line the matching left to them: approve a deposit with it (the line and
+ * the decision in one database transaction, so neither is ever half-written), or say it is not
+ * ours. Only a line still open moves: two operators acting on it at once, one of them wins.
+ */
 import type { Kysely, Transaction } from "kysely";
 import { writeAudit } from "../audited.js";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
 import { uniqueViolation } from "../engine/errors.js";
 import type { Database, StatementLineState } from "../schema.js";
 
-/**
- * What operators do with a line the matching left to them: approve a deposit with it (the line and
- * the decision in one database transaction, so neither is ever half-written), or say it is not
- * ours. Only a line still open moves: two operators acting on it at once, one of them wins.
- */
 export const OPEN_CREDIT: readonly StatementLineState[] = ["suggested", "unmatched"];
 export const MAY_BE_NOT_OURS: readonly StatementLineState[] = [
   "suggested",

@@ -1,3 +1,8 @@
+/**
+ * Bank statements' lines (migration 20261128T1300_statement_lines): recorded once each, with what
+ * the matching made of them, and the approval a line makes written in the same database
+ * transaction as the line, so that a crash leaves either both or neither.
+ */
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
 import type { Database, StatementImportTable, StatementLineState, StatementLineTable } from "../schema.js";
@@ -9,11 +14,6 @@ import {
   settleLine,
 } from "./statement-line-actions.js";
 
-/**
- * Bank statements' lines (migration 20261128T1300_statement_lines): recorded once each, with what
- * the matching made of them, and the approval a line makes written in the same database
- * transaction as the line, so that a crash leaves either both or neither.
- */
 export type StatementLineRow = Selectable<StatementLineTable>;
 export type NewStatementLine = Omit<
   Insertable<StatementLineTable>,

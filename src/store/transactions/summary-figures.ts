@@ -1,11 +1,10 @@
-import { type Kysely, sql } from "kysely";
-import type { Database } from "../schema.js";
-
 /**
  * What the console's summary reads of the transactions (dashboard/summary.ts), every few
  * seconds on every open console: each only what its figure needs, by index or by a table kept for
  * it, since a busy day holds tens of thousands of rows.
  */
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../schema.js";
 
 const HOUR_MS = 3_600_000;
 

@@ -1,15 +1,15 @@
+/**
+ * The deposit and withdrawal hot path on PostgreSQL, batched: concurrent requests use up their nonces
+ * and read their business facts in one statement, and insert their transactions in another
+ * (engine/coalesce.ts). Each statement commits on its own, as a one-row statement would, and the database
+ * still has the last word on both money invariants: a row the unique indexes refuse is simply not
+ * inserted (ON CONFLICT DO NOTHING) and goes through the one-row insert, which names the index.
+ */
 import type { BusinessFacts, InsertResult, NewTransaction } from "../../domain/transaction.js";
 import { Coalescer } from "../engine/coalesce.js";
 import { planEachTime, prepared, type StatementRunner } from "../engine/prepared.js";
 import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 
-/**
- * The deposit and withdrawal hot path on PostgreSQL, batched: concurrent requests use up their nonces
- * and read their business facts in one statement, and insert their transactions in another
- * (engine/coalesce.ts). Each statement commits on its own, as the one-row statements did, and the database
- * still has the last word on both money invariants: a row the unique indexes refuse is simply not
- * inserted (ON CONFLICT DO NOTHING) and goes through the one-row insert, which names the index.
- */
 export interface NonceAndFactsInput {
   firmId: number;
   nonce: string;

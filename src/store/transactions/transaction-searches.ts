@@ -1,9 +1,9 @@
+/** The transactions' searches and summaries for the operators, and the payer name keys' upkeep. */
 import { type Kysely, type Selectable, sql } from "kysely";
 import { type Database, MAX_INTEGER_ID, type TransactionTable } from "../schema.js";
 import { nameMatch } from "./name-terms.js";
 import { type IdRange, idRangeOfDays } from "./transaction-days.js";
 
-/** The transactions' searches and summaries for the operators, and the payer name keys' upkeep. */
 type TransactionRow = Selectable<TransactionTable>;
 
 export interface TransactionFilter {
@@ -359,7 +359,7 @@ async function listResolved(db: Kysely<Database>, resolved: ResolvedFilter) {
   if (resolved.amountMinor === undefined || resolved.status === "pending")
     return searchQuery(db, resolved).execute();
   // An amount asked or sent: each column by its own index, in id order, a page of each, then the
-  // page of both. As one OR, every row of a common amount ("1000.00") was read and sorted.
+  // page of both. As one OR, every row of a common amount ("1000.00") would be read and sorted.
   const [asked, sent] = await Promise.all([
     searchQuery(db, { ...resolved, amountIn: "amount" }).execute(),
     searchQuery(db, { ...resolved, amountIn: "original_amount" }).execute(),

@@ -158,8 +158,8 @@ export function createTransactionRepository(
       return { nonceFresh: Boolean(row?.fresh), facts: factsOf(row) };
     }
     // SQLite has no data-modifying CTEs: two statements, asked together so that they travel to the
-    // store's thread in one message, nonce first (one round trip; asked one after the other they took
-    // two, a third of a deposit's wait for the store). While a unit holds the connection both wait for
+    // store's thread in one message, nonce first (one round trip; asked one after the other they would
+    // take two, docs/BENCHMARKS.md). While a unit holds the connection both wait for
     // it, and a unit starting between them can put the read in a later message: still in this order.
     const [changed, [row]] = await Promise.all([
       runner.changes(RECORD_NONCE, [firmId, input.nonce, input.expiresAt]),
