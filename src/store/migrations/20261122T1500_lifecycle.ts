@@ -2,7 +2,7 @@ import type { Migration } from "./migration.js";
 
 /**
  * Decisions and the callback outbox. A decision and its callback row are written in one database
- * transaction (store/decisions.ts), so a decided transaction always has its callback, and a
+ * transaction (store/decisions/decisions.ts), so a decided transaction always has its callback, and a
  * callback never announces a decision that was not made.
  */
 const script = (idColumn: string, bigint: string) => `

@@ -2,7 +2,7 @@ import type { Migration } from "./migration.js";
 
 /**
  * Amounts held on capped payment accounts by deposits that are being routed and written, by any
- * instance (store/cap-holds.ts). A hold outlives its deposit's insert only until it expires, so an
+ * instance (store/routing/cap-holds.ts). A hold outlives its deposit's insert only until it expires, so an
  * instance that stops mid-deposit holds the amount for a minute at most.
  */
 const script = (id: string, bigint: string) => `

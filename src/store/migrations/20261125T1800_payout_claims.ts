@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.js";
 
 /**
- * Who is paying out a pending withdrawal right now (store/payout-claims.ts): an operator copying a
+ * Who is paying out a pending withdrawal right now (store/decisions/payout-claims.ts): an operator copying a
  * payout's IBAN into the bank's form marks it, so that a colleague working the same queue does not
  * send the same money a second time. One row per withdrawal, kept apart from `transactions` so the
  * deposit path and its indexes are untouched; a row whose withdrawal was decided means nothing

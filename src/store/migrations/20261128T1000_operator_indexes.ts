@@ -52,7 +52,7 @@ CREATE INDEX transactions_pending_firm_idx ON transactions (firm_id, id) WHERE s
       table: "transactions",
       definition: "(decided_at) WHERE decided_at IS NOT NULL",
     },
-    // The summary's callbacks delivered today (backoffice/dashboard.ts), without walking the
+    // The summary's callbacks delivered today (dashboard/summary.ts), without walking the
     // callbacks of years.
     {
       name: "callbacks_delivered_idx",

@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.js";
 
 /**
- * The minute's purges of payment pages (main/purges.ts) by index, not by reading every page ever
+ * The minute's purges of payment pages (jobs/purges.ts) by index, not by reading every page ever
  * opened: the pages whose payer details are still kept (a partial index, holding only the last
  * day's pages once the scrub has caught up), and all pages by their end, for the deletion 90 days
  * later.

@@ -6,7 +6,7 @@ import type { Migration } from "./migration.js";
  * pending deposits, so without a bound one firm can fill them and leave every other firm without an
  * account. Both default to a figure a normal firm never reaches (1,000 deposits, 2,000,000.00 TL),
  * for existing firms as for new ones; NULL leaves the firm unbounded. `max_cap_share` is the most
- * of each capped account's day (percent) the firm's deposits may take (store/cap-holds.ts judges it
+ * of each capped account's day (percent) the firm's deposits may take (store/routing/cap-holds.ts judges it
  * with the cap); NULL, the default: the whole cap.
  *
  * `firm_pending` holds each firm's pending deposits (count and amount), kept by triggers on

@@ -2,7 +2,7 @@ import type { Migration } from "./migration.js";
 
 /**
  * PostgreSQL: an amount's rows by their time, not by their id. A search without dates covers the
- * last 31 days (backoffice/search-window.ts), and with the amount in id order every row of a common
+ * last 31 days (transactions/search-window.ts), and with the amount in id order every row of a common
  * amount ("1000.00": tens of thousands over the years) was read back to the window's start whenever
  * fewer than a page of them matched the rest of the search: the window's start is a time, which an
  * index in id order cannot stop at. With the time next to the amount only the window's rows of the

@@ -3,7 +3,7 @@ import type { Migration } from "./migration.js";
 /**
  * What each firm's deposits took of each payment account on each of Türkiye's days
  * (`account_day_use`), kept by triggers on `transactions`, so that a deposit routed to a capped
- * account reads a few rows (store/cap-holds.ts) instead of every deposit of the account's day: on a
+ * account reads a few rows (store/routing/cap-holds.ts) instead of every deposit of the account's day: on a
  * busy day that sum read thousands of rows twice per deposit, and the deposit path got slower
  * through the day (docs/BENCHMARKS.md, Volume). A deposit counts while it is not rejected, as the
  * caps always counted; the day is its creation's, `created_at - (created_at + 3 h) mod 24 h`

@@ -4,11 +4,11 @@ import type { Migration } from "./migration.js";
  * PostgreSQL's name search by the words and the day together: one GIN index over the trigrams of
  * `payer_name_key` and the UTC day number of `created_at` (the btree_gin extension makes an integer
  * a GIN column). A name search always has a start (a search without one covers the last 31 days,
- * backoffice/search-window.ts), and with the trigrams alone PostgreSQL reads every row of a common
+ * transactions/search-window.ts), and with the trigrams alone PostgreSQL reads every row of a common
  * name over the years (thousands of scattered pages) to keep the window's few. With the day in the
  * same index only the window's matches are read. The day is
  * coarse on purpose (a day's entry holds a day's rows); the search keeps its exact times beside it
- * (store/transaction-searches.ts). It replaces the trigram index of 20261128T1200_name_search,
+ * (store/transactions/transaction-searches.ts). It replaces the trigram index of 20261128T1200_name_search,
  * which is kept where btree_gin cannot be installed.
  */
 export const nameDayIndex: Migration = {

@@ -3,7 +3,7 @@ import type { Migration } from "./migration.js";
 /**
  * Each UTC day's smallest and largest transaction id (`transaction_days`, SQLite only), kept by
  * triggers on `transactions`, so that a name search with dates walks the full-text index's matches
- * between two ids (store/transaction-days.ts) instead of every year's: the index knows ids, not
+ * between two ids (store/transactions/transaction-days.ts) instead of every year's: the index knows ids, not
  * dates. Ids and creation times are not in step (two deposits commit in the other order than they
  * took the time), so the bounds are kept from the rows themselves, never guessed from one row. A
  * row's day is `created_at / 86400000`. A creation time changed later widens its new day's bounds

@@ -5,7 +5,7 @@ import type { Migration } from "./migration.js";
  *
  * On SQLite, each hour's transactions per firm, type and status (`transaction_hours`: how many, and
  * their amounts' sum) are kept by triggers on `transactions`, so that the summary's totals read a
- * few hundred rows (store/summary-figures.ts) instead of grouping the tens of thousands a busy
+ * few hundred rows (store/transactions/summary-figures.ts) instead of grouping the tens of thousands a busy
  * day holds, on the screen operators keep open. An hour is `created_at - created_at % 3600000`;
  * Türkiye's days start on a whole UTC hour, so a day is whole hours. A row counts in the bucket of
  * its type, status and amount of the moment: an update that changes one of them moves it from one
