@@ -1,3 +1,9 @@
+/**
+ * Same-origin calls to /ops/api with the session cookie; every change carries the session's CSRF
+ * token. A 401 anywhere means the session ended: the app goes back to sign-in, told whether it was
+ * a change that was refused (then the operator's last action was not saved). A request the
+ * operator's input caused is marked so, and every answer's idle time left is noted (activity.ts).
+ */
 import {
   answeredActivity,
   ENDS_IN_HEADER,
@@ -9,12 +15,6 @@ import {
   operatorActive,
 } from "./activity";
 
-/**
- * Same-origin calls to /ops/api with the session cookie; every change carries the session's CSRF
- * token. A 401 anywhere means the session ended: the app goes back to sign-in, told whether it was
- * a change that was refused (then the operator's last action was not saved). A request the
- * operator's input caused is marked so, and every answer's idle time left is noted (activity.ts).
- */
 let csrf: string | null = null;
 let onSignedOut: (changeRefused: boolean) => void = () => {};
 

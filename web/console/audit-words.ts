@@ -1,13 +1,13 @@
-import { formatMinor } from "../../src/domain/money.js";
-import type { Lang } from "./i18n";
-import { money2, when } from "./ui";
-
 /**
  * The audit log in words: what happened ("Hesap devre dışı bırakıldı"), each changed field by its
  * name on the screens ("Etkin: evet → hayır"), not the stored keys and 0/1. The stored action stays
  * the filter's value and the row's title, so that a line can still be looked up in the admin API.
  * A key this table does not know (an action added later) is shown as it is stored.
  */
+import { formatMinor } from "../../src/domain/money.js";
+import type { Lang } from "./i18n";
+import { money2, when } from "./ui";
+
 type Words = readonly [tr: string, en: string];
 
 const ACTIONS: Record<string, Words> = {

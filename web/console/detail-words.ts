@@ -1,5 +1,3 @@
-import type { Lang } from "./i18n.js";
-
 /**
  * The routing and callback lines of a transaction's detail in the console's language. The service
  * records them in English (they are logged and exported too); an operator working in Turkish reads
@@ -7,6 +5,8 @@ import type { Lang } from "./i18n.js";
  * or an error's code, is shown as it came, after the Turkish words for the codes operators meet
  * most, so that it can still be searched for or passed on to the partner.
  */
+import type { Lang } from "./i18n.js";
+
 const WORDS = {
   // Routing steps.
   accepted: "kabul edildi",

@@ -1,3 +1,8 @@
+/**
+ * The operator console (docs/console.md): Preact, bundled at build time by esbuild into one file
+ * served from /ops, no third-party requests. Screens are addressed by the URL's hash so a view can
+ * be reloaded, bookmarked and shared: #/deposits, #/transactions/42?reference=…, #/audit?actor=….
+ */
 import { type ComponentChildren, render } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { idleMinutesAre, sessionStarted } from "./activity";
@@ -19,11 +24,6 @@ import { StatementLines } from "./statement-lines";
 import { Transactions } from "./transactions";
 import { isAdmin, Notice, type Operator, type Shell, ShellContext, useShell } from "./ui";
 
-/**
- * The operator console (docs/console.md): Preact, bundled at build time by esbuild into one file
- * served from /ops, no third-party requests. Screens are addressed by the URL's hash so a view can
- * be reloaded, bookmarked and shared: #/deposits, #/transactions/42?reference=…, #/audit?actor=….
- */
 const LANG_KEY = "payintake.ops.lang";
 
 function useHash(): [string, URLSearchParams] {

@@ -14,8 +14,7 @@ import { canDecide, useFirmNames, useLoad, useShell } from "./ui";
 
 /**
  * Pending deposits or withdrawals, shown as they change: the server tells the page at once
- * (live.ts), and the page also asks every 30 s (every 5 s while the server cannot tell it, as
- * before). A click on a row's approve or reject just after that row moved is not taken (below).
+ * (live.ts), and the page also asks every 30 s (every 5 s while the server cannot tell it). A click on a row's approve or reject just after that row moved is not taken (below).
  * Decisions happen in the row: approve (with another amount typed in), or reject with a note
  * typed in place. j/k select, a approves, r opens the note, Enter confirms, Esc cancels. A row
  * decided elsewhere drops out on refresh, and a second decision is refused by the server (409),

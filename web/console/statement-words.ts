@@ -1,11 +1,12 @@
+/**
+ * Bank statement lines in the console's words: the API writes states and evidence as codes, an
+ * operator reads "öneri var", "tutar aynı".
+ */
 import { TURKEY_TIME_ZONE } from "../../src/domain/turkey-time.js";
 import type { Lang, T } from "./i18n";
 import { money2, when } from "./ui";
 
-/**
- * A bank statement line as the console reads it (src/reconciliation/http/line-routes.ts), and its
- * words: the API writes states and evidence as codes, an operator reads "öneri var", "tutar aynı".
- */
+/** A bank statement line as the console reads it (src/reconciliation/http/line-routes.ts). */
 export interface StatementLine {
   id: number;
   account_id: number;
