@@ -8,7 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
  * the value's purpose and row) as GCM additional data: it opens only with that same context, so a
  * value copied into another row fails as a tampered one does. "v1:" values, written before
  * contexts (docs/adr/0009-sealed-value-context.md), have none and open with any context; nothing
- * writes v1 any more, and a master key rotation re-seals them as v2.
+ * writes v1, and a master key rotation re-seals them as v2.
  */
 export interface SecretBox {
   seal(plaintext: string, context: string): string;

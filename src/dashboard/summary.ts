@@ -8,7 +8,7 @@ import { firmsAtPendingBound } from "./pending-bounds.js";
 
 /**
  * Failed callbacks are counted up to this many on the summary: past it the card says "10.000+"
- * (operators resend them by firm and time, never one by one), and counting the rest read
+ * (operators resend them by firm and time, never one by one), and counting the rest would read
  * hundreds of thousands of rows on a store of years.
  */
 export const FAILED_CALLBACKS_SHOWN = 10_000;
