@@ -7,21 +7,15 @@ import { request } from "undici";
 import { parseConfig } from "../../src/config/config.js";
 import { type RunningServer, startServer } from "../../src/main/server.js";
 import { postgresCopy, sqliteCopy } from "./migrated-template.js";
+import { PG_BASE_URL, type StoreKind } from "./stores.js";
 
 /**
- * Starts the real server on a fresh database: a new SQLite file in a temp directory, or a new schema
- * in the PostgreSQL test database. Every suite runs against both stores unless
- * PAYINTAKE_TEST_STORES narrows it (e.g. "sqlite" on a machine without PostgreSQL).
+ * Starts the real server on a fresh database: a new SQLite file in a temp directory, or a database
+ * of its own on the PostgreSQL server, each a copy of a migrated template (migrated-template.ts).
+ * Every suite runs against both stores unless PAYINTAKE_TEST_STORES narrows it (e.g. "sqlite" on a
+ * machine without PostgreSQL).
  */
-export type StoreKind = "sqlite" | "postgres";
-
-export const STORES: StoreKind[] = (process.env.PAYINTAKE_TEST_STORES ?? "sqlite,postgres")
-  .split(",")
-  .map((s) => s.trim())
-  .filter((s): s is StoreKind => s === "sqlite" || s === "postgres");
-
-export const PG_BASE_URL =
-  process.env.PAYINTAKE_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export { PG_BASE_URL, STORES, type StoreKind } from "./stores.js";
 
 /** A clock the tests can move; the server reads time only through it. */
 export class TestClock {
