@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCheckOf } from "../../src/crypto/key-check.js";
 import { sealContext } from "../../src/crypto/seal-context.js";
@@ -10,6 +11,7 @@ import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { SEAL_CONTEXTS, SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { sealV1 } from "../support/legacy-seal.js";
+import { eventually } from "../support/receiver.js";
 import { depositRow, insertAccount } from "../support/rows.js";
 import { SEED, seeded } from "../support/seed.js";
 import {
@@ -158,8 +160,11 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
       const before = current;
       const leftover = kind === "sqlite" && existsSync(`${keyFile}.new`);
 
-      // The start settles the key file (embedded default); on PostgreSQL the check says which key.
+      // The start settles the key file (embedded default); on PostgreSQL the check says which key,
+      // once the killed process's session has ended: a COMMIT it sent before dying may still be
+      // under way there, and the check read before it lands names the old key.
       if (kind === "postgres") {
+        await noOtherSession(env.DATABASE_URL as string);
         const check = await withStore(env, (s) =>
           s.db.selectFrom("store_keys").select("key_check").executeTakeFirstOrThrow(),
         );
@@ -181,3 +186,19 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
     console.log(`rotation kill -9 on ${kind}: one rotation ${fullMs} ms; ${outcomes.join("; ")}`);
   }, 300_000);
 });
+
+/** Waits until no session but this one is connected to the database (the store's own). */
+async function noOtherSession(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await eventually(async () => {
+      const others = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+      );
+      return others.rows[0].n === 0 ? true : undefined;
+    }, 30_000);
+  } finally {
+    await client.end();
+  }
+}
