@@ -35,7 +35,7 @@ function sourceDigest(): string {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
       else {
-        hash.update(`${path}\0`);
+        hash.update(`${path.slice(SRC.pathname.length)}\0`);
         hash.update(readFileSync(path));
       }
     }
