@@ -1,5 +1,5 @@
 import type { Browser, Page, Route } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "../support/axe.js";
 import { launchChromium } from "../support/browser.js";
 import { consoleCall } from "../support/console.js";
@@ -16,10 +16,7 @@ const SLOW = { timeout: 15_000 };
  * minute before the end the page warns and offers to stay signed in; at the end it signs out and
  * says why; input that sends nothing (a key) is told to the server.
  */
-// Two clocks (the page's and the server's) moved by the test cannot move at the same instant, and
-// the page answers a move only on its next tick: a run about one in five fails by timing alone on
-// a busy machine (2026-11-25), so each test gets two more tries. A broken sign-out fails all three.
-describe("operator console: signed out after minutes without activity", { retry: 2 }, () => {
+describe("operator console: signed out after minutes without activity", () => {
   let server: TestServer;
   let browser: Browser;
   const pageErrors: string[] = [];
@@ -192,20 +189,18 @@ const underWay = new WeakMap<Page, Set<unknown>>();
  * before, then the page signs out itself (held decisions first) and says why. The idle timeout is
  * set to its longest (12 hours) and kept from running out by one click half-way.
  */
-describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
+describe("operator console: the 12 hours of a session", () => {
   let server: TestServer;
   let browser: Browser;
   const pageErrors: string[] = [];
   const HOUR = 60 * MINUTE;
 
-  // A server and a browser for each try: a try that failed left the server's clock 12 hours on and
-  // its session half over, so the tries after it failed too (seen in CI: all three, one flake).
-  beforeEach(async () => {
-    pageErrors.length = 0;
+  // A server of its own: the test leaves its clock 12 hours on.
+  beforeAll(async () => {
     server = await serverWithOperator(720);
     browser = await launchChromium();
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await browser?.close();
     await server?.close();
     expect(pageErrors).toEqual([]);
@@ -217,9 +212,16 @@ describe("operator console: the 12 hours of a session", { retry: 2 }, () => {
     const cookie = await cookieOf(page);
     const limitWarning = page.locator("#limit-warning");
     await passTime(server, page, 6 * HOUR);
-    // The operator's click: the idle timeout starts again, the 12 hours do not.
+    // The operator's click: the idle timeout starts again, the 12 hours do not. The click reaches
+    // the server by a marked request (its own, or the page's word a second later), answered before
+    // the clocks move on: a request sent after the jump would be the page's, late, and unmarked.
+    const told = page.waitForResponse((r) => r.request().headers()["x-operator-active"] === "1", SLOW);
     await page.click(`#nav a[data-tab="withdrawals"]`);
+    await page.clock.runFor(1_500);
+    await told;
     await expect.poll(() => page.locator("#queue").isVisible(), SLOW).toBe(true);
+    const idleLeft = (await consoleCall(server, "GET", "/ops/api/me", { cookie })).headers["x-session-idle-left"];
+    expect(Number(idleLeft)).toBeGreaterThan(12 * 3600 - 60);
     await passTime(server, page, 5 * HOUR + 45 * MINUTE);
     expect(await limitWarning.count()).toBe(0);
 
@@ -303,14 +305,38 @@ async function signedInPage(
   return page;
 }
 /**
- * Time passes for the page and the server alike, once the page's requests under way have been
- * answered: one the server took after its clock moved would be judged at the later time (a
- * marked read then counts as activity minutes after the input that caused it).
+ * Time passes for the page and the server alike, as one world: both clocks stop (the page's timers
+ * and the server's time stand still), the requests under way are answered at the time they were
+ * sent, both clocks jump, and both go on. A request must never cross the jump: one the page sent
+ * before it (marked, a few seconds after the operator's input) would count as activity minutes
+ * later, and one it sent after it, answered at the server's earlier time, would tell it minutes
+ * too many.
  */
 async function passTime(server: TestServer, page: Page, ms: number) {
+  await pausePage(page);
+  const stoppedAt = Date.now();
+  server.clock.frozenAtMs = stoppedAt;
   await expect.poll(() => requestsUnderWay(page), SLOW).toBe(0);
   server.clock.advance(ms);
+  // Timers due meanwhile fire once, at the new time; their requests find the server there too.
   await page.clock.fastForward(ms);
+  server.clock.advance(stoppedAt - Date.now());
+  server.clock.frozenAtMs = undefined;
+  await page.clock.resume();
+}
+
+/** Stops the page's clock where it stands (pauseAt takes an instant a little ahead of it). */
+async function pausePage(page: Page) {
+  for (let margin = 200; ; margin *= 2) {
+    const at = await page.evaluate(() => Date.now());
+    try {
+      await page.clock.pauseAt(at + margin);
+      return;
+    } catch (e) {
+      // The page's clock passed that instant before the pause arrived (a busy machine): further.
+      if (!String(e).includes("past") || margin > 60_000) throw e;
+    }
+  }
 }
 
 /** Keeps count of the page's console API requests not yet answered (the live stream never is). */

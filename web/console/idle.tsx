@@ -90,9 +90,12 @@ export function useIdleSignOut(signedIn: boolean, signOut: (why: "idle" | "limit
       if (asking.current !== null && Date.now() - asking.current < ASK_GIVE_UP_MS) return;
       // Asked, and no word came (no answer, or one without the time left): by the page's reckoning.
     }
-    if (until > 0) return setWarnSeconds(idleUntil <= limitUntil ? Math.ceil(until / 1000) : null);
+    // Where both ends fall together it is the 12 hours that end the session: no activity could
+    // have moved them, so no "stay signed in" is offered and the sign-in screen says so.
+    const idleFirst = idleUntil < limitUntil;
+    if (until > 0) return setWarnSeconds(idleFirst ? Math.ceil(until / 1000) : null);
     setWarnSeconds(null);
-    latestSignOut.current(idleUntil <= limitUntil ? "idle" : "limit");
+    latestSignOut.current(idleFirst ? "idle" : "limit");
   }
 
   useEffect(() => {
