@@ -30,8 +30,6 @@ describe.each(STORES)("known browsers and login locks in the store (%s)", (kind:
     await close?.();
   });
 
-  /** The sweep runs beside the sign-in, not awaited by it. */
-  const settled = () => new Promise((r) => setTimeout(r, 100));
   const devices = () => store.db.selectFrom("operator_devices").selectAll().execute();
   const locks = () => store.db.selectFrom("login_locks").selectAll().execute();
 
@@ -66,13 +64,14 @@ describe.each(STORES)("known browsers and login locks in the store (%s)", (kind:
     now += FORGET_FAILURES_MS + 1;
     // The next sign-in sweeps: the locks above are a day old; the browser is not yet forgotten.
     await service.login("nobody-new@ops.example", "wrong-password", "10.0.0.2");
-    await settled();
-    expect((await locks()).length).toBe(1);
-    expect((await devices()).length).toBe(1);
+    // The sweep runs beside the sign-in, not awaited by it: the old locks go, the browser stays.
+    await expect
+      .poll(async () => ({ locks: (await locks()).length, devices: (await devices()).length }))
+      .toEqual({ locks: 1, devices: 1 });
     now += DEVICE_TTL_MS;
     await service.login("nobody-newer@ops.example", "wrong-password", "10.0.0.3");
-    await settled();
-    expect(await devices()).toEqual([]);
-    expect((await locks()).map((l) => l.updated_at)).toEqual([now]);
+    await expect
+      .poll(async () => ({ devices: await devices(), locks: (await locks()).map((l) => l.updated_at) }))
+      .toEqual({ devices: [], locks: [now] });
   });
 });

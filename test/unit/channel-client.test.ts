@@ -81,7 +81,7 @@ describe("http channel client", () => {
       expect(sim.asks).toHaveLength(0);
       // Stopping the server does not wait for a probe to a channel that hangs.
       const slow = client.probe({ ...at, timeoutMs: 10_000 });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await expect.poll(() => sim.probes.length).toBe(6);
       const t1 = Date.now();
       await client.close();
       expect(await slow).toBe("down");

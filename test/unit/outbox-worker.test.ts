@@ -102,7 +102,7 @@ function harness(claims: (call: number) => Promise<ClaimedCallback[]>) {
 describe("outbox worker", () => {
   it("a poke during a claim that finds nothing makes it look again at once, not at the next poll", async () => {
     let release: () => void = () => {};
-    const { worker, sent } = harness(async (call) => {
+    const { worker, sent, calls } = harness(async (call) => {
       if (call === 0) {
         await new Promise<void>((r) => (release = r));
         return [];
@@ -110,12 +110,12 @@ describe("outbox worker", () => {
       return call === 1 ? [row(7)] : [];
     });
     worker.start();
-    await new Promise((r) => setTimeout(r, 10));
+    // The first claim is under way (and finds nothing once released).
+    await expect.poll(() => calls()).toBe(1);
     worker.poke();
     release();
-    const t0 = Date.now();
-    while (sent.length === 0 && Date.now() - t0 < 1_000) await new Promise((r) => setTimeout(r, 5));
-    expect(sent.map((s) => s.id)).toEqual(["7"]);
+    // Polls are a minute apart here: only the poke's second look finds row 7 in time.
+    await expect.poll(() => sent.map((s) => s.id)).toEqual(["7"]);
     await worker.stop();
   });
 
@@ -154,8 +154,7 @@ describe("outbox worker", () => {
       slowAfterMs: 1_000,
     });
     worker.start();
-    const t0 = Date.now();
-    while (sent.length < rows.length && Date.now() - t0 < 2_000) await new Promise((r) => setTimeout(r, 5));
+    await expect.poll(() => sent.length).toBeGreaterThanOrEqual(rows.length);
     await worker.stop();
     expect(maxA).toBe(2);
     expect(maxAll).toBeLessThanOrEqual(4);
@@ -169,6 +168,13 @@ describe("outbox worker, many slow receivers", () => {
   it("receivers known to hang hold half the slots at most, claimed or in flight: one that answers goes out at once", async () => {
     // Twelve receivers that hang 400 ms (slow: slowAfterMs is 200): one attempt each first.
     const callbacks = table(Array.from({ length: 12 }, (_v, i) => row(i + 1, `http://hang${i}:80`)));
+    /** Claims made: the fake table takes its rows when called. */
+    let claims = 0;
+    const claimDue = callbacks.claimDue.bind(callbacks);
+    callbacks.claimDue = (o) => {
+      claims++;
+      return claimDue(o);
+    };
     const starts: { origin: string; at: number }[] = [];
     let slowNow = 0;
     /**
@@ -207,27 +213,27 @@ describe("outbox worker, many slow receivers", () => {
       slowAfterMs: 200,
     });
     worker.start();
-    const t0 = Date.now();
     // Until the worker has recorded all twelve as slow, not merely until their sends returned: it
     // records an attempt after its send resolves, and on a busy machine that came after the
     // backlog below was claimed, by a worker that did not know them slow yet.
     const knownSlow = () =>
       worker.receivers().filter((r) => r.origin.includes("hang") && r.slow && r.inFlight === 0).length;
-    while ((knownSlow() < 12 || slowNow > 0) && Date.now() - t0 < 5_000)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(knownSlow()).toBe(12);
+    await expect.poll(() => ({ knownSlow: knownSlow(), slowNow })).toEqual({ knownSlow: 12, slowNow: 0 });
     // All twelve known slow, none in flight. Now a backlog of theirs comes due, then a merchant's
     // whose receiver answers.
     slowMax = 0;
     sentToSlowMax = 0;
     for (let i = 0; i < 72; i++) callbacks.add(row(100 + i, `http://hang${i % 12}:80`));
+    const claimsBefore = claims;
     worker.poke();
-    await new Promise((r) => setTimeout(r, 30));
+    // A claim has taken from the backlog before the merchant's rows come.
+    await expect.poll(() => claims).toBeGreaterThan(claimsBefore);
     const added = Date.now();
     for (let i = 0; i < 20; i++) callbacks.add(row(1_000 + i, "http://ok:80"));
     worker.poke();
-    while (starts.filter((s) => s.origin === "http://ok").length < 20 && Date.now() - added < 3_000)
-      await new Promise((r) => setTimeout(r, 2));
+    await expect
+      .poll(() => starts.filter((s) => s.origin === "http://ok").length, { interval: 2 })
+      .toBeGreaterThanOrEqual(20);
     await worker.stop();
     const healthy = starts.filter((s) => s.origin === "http://ok");
     expect(healthy).toHaveLength(20);

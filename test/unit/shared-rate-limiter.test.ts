@@ -5,8 +5,8 @@ import { createSharedRateLimiter, type WindowStore } from "../../src/http/rate-l
  * The shared limiter's waiting, with its store played by a small double (the conditional upsert
  * itself runs against PostgreSQL in test/reliability/instances-changes.test.ts).
  */
-function limiter(store: WindowStore) {
-  return createSharedRateLimiter({ store, now: Date.now, onError: () => {} });
+function limiter(store: WindowStore, now: () => number = Date.now) {
+  return createSharedRateLimiter({ store, now, onError: () => {} });
 }
 
 describe("shared rate limiter", () => {
@@ -22,9 +22,8 @@ describe("shared rate limiter", () => {
       },
       purge: async () => {},
     };
-    const l = limiter(store);
-    // Start early in a window so the burst stays in one.
-    while (Date.now() % 2_000 > 200) await new Promise((r) => setTimeout(r, 10));
+    // The clock stands at the start of a window: the burst stays in one.
+    const l = limiter(store, () => 1_800_000_000_000);
     const answers = await Promise.all(Array.from({ length: 100 }, () => l.take("firm-1", 20)));
     l.stop();
     expect(answers.filter((a) => a === 0)).toHaveLength(40);
