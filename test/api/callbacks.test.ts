@@ -204,7 +204,8 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect((await approve(id, { actor: "" })).status).toBe(400);
     expect((await approve(999_999)).status).toBe(404);
     expect((await server.admin("GET", `/admin/v1/transactions/${id}`)).json.status).toBe("pending");
-    await new Promise((r) => setTimeout(r, 100));
+    // A callback is written with its decision, before it is sent: none written, none to send.
+    expect((await server.admin("GET", `/admin/v1/callbacks?firm=${firm.id}`)).json).toEqual([]);
     expect(receiver.received).toHaveLength(0);
   });
 
@@ -223,10 +224,11 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
       expect(a.json.message).toMatch(/^transaction is not pending \(status: (approved|rejected)\)/);
     }
     await receiver.waitFor(1);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(receiver.received).toHaveLength(1);
     const list = (await server.admin("GET", `/admin/v1/callbacks?firm=${firm.id}`)).json;
     expect(list).toHaveLength(1);
+    // Delivered and on record: the worker sends it no more.
+    await expect.poll(async () => (await callback(list[0].id)).status).toBe("delivered");
+    expect(receiver.received).toHaveLength(1);
     const again = await reject(id);
     expect(again.status).toBe(409);
   });
@@ -250,7 +252,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     const due = Date.parse(pending.next_attempt_at) - server.clock.now();
     expect(due).toBeGreaterThan(8_000);
     expect(due).toBeLessThanOrEqual(11_000);
-    // Not before it is due...
+    // Not before it is due: nothing is sent over several polls (25 ms each) while the clock stands.
     await new Promise((r) => setTimeout(r, 200));
     expect(receiver.received).toHaveLength(1);
     // ...and at once when it is.
@@ -395,6 +397,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect(due).toBeGreaterThan(110_000);
     expect(due).toBeLessThanOrEqual(120_000);
     server.clock.advance(60_000);
+    // Half way to its time: nothing is sent over several polls (25 ms each).
     await new Promise((r) => setTimeout(r, 150));
     expect(receiver.received).toHaveLength(1);
     server.clock.advance(61_000);
@@ -425,6 +428,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     }
     expect(lastAttemptAt - startedAt).toBeGreaterThan(24 * 3_600_000);
     server.clock.advance(72 * 3_600_000);
+    // Failed is final: nothing is sent over several polls (25 ms each), however late it gets.
     await new Promise((r) => setTimeout(r, 150));
     expect(receiver.received).toHaveLength(9);
 

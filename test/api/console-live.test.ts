@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import pg from "pg";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -56,6 +56,18 @@ async function openStream(server: TestServer, cookie: string | undefined) {
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether the server at `url` takes a TCP connection. */
+function accepts(url: string): Promise<boolean> {
+  const { port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
+}
 
 /** Sends GET /ops/api/events and cuts the connection at once, while its session is being looked up. */
 async function openAndAbort(server: TestServer, cookie: string) {
@@ -152,12 +164,14 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     const s = await signIn("op@ops.example");
     const stream = await openStream(server, s.cookie);
     await stream.until(stream.ready);
+    // Notices of earlier tests' deposits, gathered for 250 ms, come before the count starts.
     await pause(400);
     const before = stream.events().length;
     const started = Date.now();
     await Promise.all(Array.from({ length: 20 }, () => deposit()));
     const seconds = (Date.now() - started) / 1000;
     await stream.until(() => stream.events().length > before);
+    // The burst's last notice comes up to 250 ms after its deposit: all of them are in.
     await pause(600);
     // One notice per 250 ms at most, however long the 20 deposits took (plus the last one's).
     expect(stream.events().length - before).toBeLessThanOrEqual(Math.ceil((seconds + 0.6) / 0.25) + 1);
@@ -170,10 +184,12 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     const s = await signIn("op@ops.example");
     const stream = await openStream(server, s.cookie);
     await stream.until(stream.ready);
+    // Notices of earlier tests' deposits, gathered for 250 ms, come before the count starts.
     await pause(400);
     const before = stream.events().length;
     const res = await send(server, sandbox, { path: "/paymentapi/v1/deposits", body: depositBody() });
     expect(res.status).toBe(200);
+    // No notice comes within what gathering takes (250 ms) and more.
     await pause(700);
     expect(stream.events().length).toBe(before);
     await stream.close();
@@ -189,27 +205,33 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
       const test = await createFirm(own, { provider_id: provider.json.id, sandbox: true });
       const stream = await openStream(own, s.cookie);
       await stream.until(stream.ready);
-      const cancelled = async (firm: TestFirm) => {
+      /** The notices of its auto-cancel: of a live firm's deposit awaited, of a test firm's none. */
+      const cancelled = async (firm: TestFirm, tellsConsoles: boolean) => {
+        const created = stream.events().length;
         const body = depositBody();
         expect((await send(own, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
-        // Past the notice of its creation (a live firm's), if any.
-        await pause(600);
+        // Past the notice of its creation (a live firm's).
+        if (tellsConsoles) await stream.until(() => stream.events().length > created);
         const before = stream.events().length;
         own.clock.advance(61_000);
-        const deadline = Date.now() + 3_000;
-        for (;;) {
-          const q = await send(own, firm, {
-            path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
-          });
-          if (q.json.data.status === "rejected") break;
-          if (Date.now() > deadline) throw new Error("not auto-cancelled within 3 s");
-          await pause(25);
-        }
-        await pause(600);
+        await expect
+          .poll(
+            async () =>
+              (
+                await send(own, firm, {
+                  path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+                })
+              ).json.data.status,
+            { timeout: 3_000 },
+          )
+          .toBe("rejected");
+        if (tellsConsoles) await stream.until(() => stream.events().length > before);
+        // A test firm's: no notice comes within what gathering takes (250 ms) and more.
+        else await pause(600);
         return stream.events().length - before;
       };
-      expect(await cancelled(test)).toBe(0);
-      expect(await cancelled(live)).toBeGreaterThanOrEqual(1);
+      expect(await cancelled(test, false)).toBe(0);
+      expect(await cancelled(live, true)).toBeGreaterThanOrEqual(1);
       await stream.close();
     } finally {
       await own.close();
@@ -260,10 +282,14 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
   it("a client that leaves while its session is looked up gives its slot back", async () => {
     const s = await signIn("many@ops.example");
     for (let i = 0; i < 4; i++) await openAndAbort(server, s.cookie);
-    await pause(1_000);
-    const stream = await openStream(server, s.cookie);
-    expect(stream.res.statusCode).toBe(200);
-    await stream.close();
+    // Each slot comes back once its lookup ends: a stream opens (while any is held: 429, no stream).
+    await expect
+      .poll(async () => {
+        const res = await request(`${server.url}/ops/api/events`, { headers: { cookie: s.cookie } });
+        res.body.destroy();
+        return res.statusCode;
+      })
+      .toBe(200);
   });
 
   it("a stream ends at the heartbeat after its session ended (signed out)", async () => {
@@ -303,12 +329,18 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
         const s = await consoleLogin(second, "op@ops.example", "op@ops.example-password-123");
         const stream = await openStream(second, s.cookie);
         await stream.until(stream.ready);
-        // The second instance listens for the database's notices once it has started.
-        await pause(500);
+        // The second instance listens for the database's notices once it has started (not awaited
+        // by its start): deposits on the first until one's notice reaches the stream.
         const before = stream.events().length;
-        await deposit();
-        await stream.until(() => stream.events().length > before);
+        await vi.waitFor(
+          async () => {
+            await deposit();
+            await stream.until(() => stream.events().length > before, 500);
+          },
+          { timeout: 10_000, interval: 0 },
+        );
 
+        // The notices of the deposits above, gathered for 250 ms, come before the count starts.
         await pause(500);
         const from = stream.events().length;
         const started = Date.now();
@@ -320,10 +352,12 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
             await pause(20);
           }
         });
+        // Two seconds of steady deposits: the rate of notices over them is what is measured.
         await pause(2_000);
         going = false;
         await Promise.all(loops);
         const seconds = (Date.now() - started) / 1000;
+        // The last notices, gathered for 250 ms on each instance, come before the count.
         await pause(500);
         // Each instance gathers its own for 250 ms; what reaches a console is gathered again.
         expect((stream.events().length - from) / seconds).toBeLessThanOrEqual(5);
@@ -345,9 +379,19 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
         await locker.query("BEGIN");
         await locker.query("LOCK TABLE operator_sessions IN ACCESS EXCLUSIVE MODE");
         const opening = request(`${own.url}/ops/api/events`, { headers: { cookie: s.cookie } });
-        await pause(300);
+        await expect
+          .poll(
+            async () =>
+              (
+                await locker.query(
+                  "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'operator_sessions'::regclass",
+                )
+              ).rows[0].n,
+          )
+          .toBeGreaterThan(0);
         const closing = own.close();
-        await pause(300);
+        // The stop has begun once the server listens no more.
+        await expect.poll(() => accepts(own.url)).toBe(false);
         await locker.query("COMMIT");
         const res = await opening;
         expect(res.statusCode).toBe(503);

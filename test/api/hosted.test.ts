@@ -396,18 +396,13 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
 
   it("many payers behind one address (a carrier's NAT): 80 polls at once over 20 pages all get through", async () => {
     const tokens = await Promise.all(Array.from({ length: 20 }, async () => (await open()).token));
-    let statuses: number[] = [];
-    // The address's bucket is shared with this file's other requests: a burst that met a bucket the
-    // test before spent is tried again once it has refilled (a 2 s window on PostgreSQL).
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 2_100));
-      const answers = await Promise.all(
-        Array.from({ length: 80 }, (_, i) => page("GET", `/api/pay/${tokens[i % tokens.length]}`)),
-      );
-      statuses = answers.map((a) => a.status);
-      if (!statuses.includes(429)) break;
-    }
-    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // The address's bucket is shared with this file's other requests: the server's clock moves past
+    // the time a spent bucket takes to refill (a 2 s window on PostgreSQL), so the burst meets a full one.
+    server.clock.advance(2_100);
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, (_, i) => page("GET", `/api/pay/${tokens[i % tokens.length]}`)),
+    );
+    expect(answers.map((a) => a.status).filter((s) => s !== 200)).toEqual([]);
   });
 
   it("guessing tokens is limited per address: unknown tokens get 404, then 429 past the address's burst", async () => {

@@ -66,13 +66,14 @@ describe.each(STORES)("Prometheus metrics (%s)", (kind) => {
     // The receiver has the callback a moment before the sender has recorded its answer (and counted
     // the attempt): scrape until it has.
     let text = "";
-    for (let tries = 0; tries < 50; tries++) {
-      const res = await request(`${server.url}/metrics`);
-      expect(res.headers["content-type"]).toContain("text/plain");
-      text = await res.body.text();
-      if (valueIn(text, 'payintake_callback_attempts_total{outcome="delivered"}') === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await expect
+      .poll(async () => {
+        const res = await request(`${server.url}/metrics`);
+        expect(res.headers["content-type"]).toContain("text/plain");
+        text = await res.body.text();
+        return valueIn(text, 'payintake_callback_attempts_total{outcome="delivered"}');
+      })
+      .toBe(1);
     const value = (line: string) => valueIn(text, line);
     expect(
       value('payintake_http_requests_total{route="/paymentapi/v1/deposits",method="POST",status="200"}'),
@@ -169,6 +170,7 @@ describe.runIf(STORES.includes("postgres"))("api and worker roles on one Postgre
     expect(
       (await api.admin("POST", `/admin/v1/transactions/${q.json.data.id}/approve`, { actor: "t" })).status,
     ).toBe(200);
+    // Nothing sent by the api instance: no callback arrives over what would be several polls.
     await new Promise((r) => setTimeout(r, 700));
     expect(receiver.received).toHaveLength(0);
 
@@ -207,7 +209,7 @@ describe.runIf(STORES.includes("postgres"))("one rate limit across two api insta
   it("a firm's 5/s (10 per 2-second window) holds for both instances together, not 10 each", async () => {
     const firm = await createFirm(a, { rate_limit_per_second: 5 });
     const other = { ...a, url: b?.url as string };
-    // Start just after a window begins, so the burst stays in one window.
+    // Start just after a window begins, so the burst stays in one window (b reads the real clock).
     const wait = 2_000 - (Date.now() % 2_000) + 20;
     await new Promise((r) => setTimeout(r, wait));
     const window = (t: number) => Math.floor(t / 2_000);
