@@ -55,3 +55,5 @@ export function createBackoffice(deps: BackofficeDeps) {
 }
 
 export type Backoffice = ReturnType<typeof createBackoffice>;
+/** An audit entry as the audit log answers it (`audit`). */
+export type AuditEntryView = Awaited<ReturnType<Backoffice["audit"]>>[number];

@@ -38,3 +38,7 @@ export function callbackAttemptView(a: CallbackAttemptRow) {
     outcome: a.outcome,
   };
 }
+
+export type CallbackView = ReturnType<typeof callbackView>;
+export type ReceiverView = ReturnType<typeof receiverView>;
+export type CallbackAttemptView = ReturnType<typeof callbackAttemptView>;

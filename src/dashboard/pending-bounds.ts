@@ -65,6 +65,9 @@ function atBound(r: FirmPendingRow): boolean {
   );
 }
 
+/** A firm at a bound of its pending deposits, as the summary names it. */
+export type PendingBoundView = ReturnType<typeof firmsAtPendingBound>[number];
+
 /**
  * The firms the dashboard names: at a bound now, or refused a deposit at one within the last hour
  * (an amount bound refuses a large deposit before the sum reaches it).

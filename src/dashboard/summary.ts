@@ -23,6 +23,9 @@ export interface DashboardDeps {
   callbackReceivers(): ReceiverReport[];
 }
 
+/** The console's summary as its route answers it. */
+export type DashboardView = Awaited<ReturnType<typeof dashboard>>;
+
 export async function dashboard(deps: DashboardDeps) {
   const { repos } = deps;
   const since = startOfTurkeyDay(deps.now());

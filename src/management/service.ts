@@ -114,3 +114,7 @@ export function createManagement(deps: ManagementDeps) {
 }
 
 export type Management = ReturnType<typeof createManagement>;
+/** A firm's name by its id, for the screens that list transactions (`firmNames`). */
+export type FirmNameView = Awaited<ReturnType<Management["firmNames"]>>[number];
+/** A channel as the channel list answers it: with its breaker on this instance (`listChannels`). */
+export type ChannelListView = Awaited<ReturnType<Management["listChannels"]>>[number];

@@ -10,6 +10,7 @@ import type { AccountRow } from "../store/routing/accounts.js";
 import type { ChannelRow } from "../store/routing/channels.js";
 
 const money = (minor: number | null) => (minor === null ? null : formatMinor(minor));
+const openOrClosed = (flag: number): "open" | "closed" => (flag === 1 ? "open" : "closed");
 
 export function providerView(p: ProviderRow) {
   return {
@@ -34,8 +35,8 @@ export function firmView(f: FirmRow) {
     callback_middle_name: f.callback_middle_name === 1,
     deposit_min: money(f.deposit_min),
     deposit_max: money(f.deposit_max),
-    deposits: f.deposits_open === 1 ? "open" : "closed",
-    withdrawals: f.withdrawals_open === 1 ? "open" : "closed",
+    deposits: openOrClosed(f.deposits_open),
+    withdrawals: openOrClosed(f.withdrawals_open),
     active: f.active === 1,
     sandbox: f.sandbox === 1,
     rate_limit_per_second: f.rate_limit_per_second,
@@ -84,3 +85,8 @@ export function accountView(a: AccountRow) {
     updated_at: isoTime(a.updated_at),
   };
 }
+
+export type ProviderView = ReturnType<typeof providerView>;
+export type FirmView = ReturnType<typeof firmView>;
+export type ChannelView = ReturnType<typeof channelView>;
+export type AccountView = ReturnType<typeof accountView>;

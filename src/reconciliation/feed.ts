@@ -94,6 +94,8 @@ export function feedView(row: FeedRow, now: number) {
   };
 }
 
+export type FeedView = ReturnType<typeof feedView>;
+
 export async function feeds(deps: Pick<FeedDeps, "repos" | "now">) {
   const now = deps.now();
   return (await deps.repos.feeds.list()).map((row) => feedView(row, now));

@@ -6,6 +6,7 @@
  * (a timeout, say) is not asked again about its other accounts: the payer would wait its timeout
  * once per account. Every step goes into the routing log.
  */
+import type { RoutingStep } from "../domain/routing-step.js";
 import type { AccountCandidate, ChannelInfo } from "./account-order.js";
 import {
   admit,
@@ -33,18 +34,9 @@ export interface RouteRequest {
   fullName: string;
 }
 
-export type AskResult = { outcome: "accept" } | { outcome: "decline" | "fail"; reason: string };
+export type { RoutingStep };
 
-export interface RoutingStep {
-  account_id: number;
-  /** The channel's code; null for a manual account, and for a channel that was not active. */
-  channel: string | null;
-  /** Only when the account's channel was not active: its id (its code was not read). */
-  channel_id?: number;
-  outcome: "accepted" | "declined" | "failed" | "skipped";
-  reason?: string;
-  ms: number;
-}
+export type AskResult = { outcome: "accept" } | { outcome: "decline" | "fail"; reason: string };
 
 /** The step's channel as metrics name it: its code, `inactive`, or `manual` (no channel asked). */
 export function stepChannelLabel(step: Pick<RoutingStep, "channel" | "channel_id">): string {

@@ -6,7 +6,7 @@ import { formatMinor } from "../domain/money.js";
 import { notFound } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import type { StatementLineRow } from "../store/statements/statement-lines.js";
-import { operatorTransactionView } from "./views.js";
+import { operatorTransactionView, type PayoutMarkView } from "./views.js";
 
 /** What the transactions' service works with. */
 export interface TransactionDeps {
@@ -43,10 +43,11 @@ export async function transactionDetail(deps: TransactionDeps, id: number) {
     ok: true as const,
     value: {
       ...operatorTransactionView(row),
-      ...(row.type === "withdrawal" && {
-        paying_by: paying?.operator ?? null,
-        paying_since: paying ? new Date(paying.claimedAt).toISOString() : null,
-      }),
+      ...(row.type === "withdrawal" &&
+        ({
+          paying_by: paying?.operator ?? null,
+          paying_since: paying ? new Date(paying.claimedAt).toISOString() : null,
+        } satisfies PayoutMarkView)),
       history: history.map((a) => ({
         actor: a.actor,
         action: a.action,
@@ -59,6 +60,9 @@ export async function transactionDetail(deps: TransactionDeps, id: number) {
     },
   };
 }
+
+/** One transaction's detail as operators see it (`transactionDetail`'s answer). */
+export type TransactionDetail = Extract<Awaited<ReturnType<typeof transactionDetail>>, { ok: true }>["value"];
 
 /** The bank's line that paid a deposit (docs/reconciliation.md), as its detail shows it. */
 function settlingLineView(line: StatementLineRow) {

@@ -1,5 +1,6 @@
 /** Transactions as operators see them (console, admin API, exports). */
 import { formatMinor } from "../domain/money.js";
+import type { RoutingStep } from "../domain/routing-step.js";
 import { isoTime, methodOf } from "../domain/transaction-view.js";
 import type { TransactionRow } from "../store/transactions/transactions.js";
 
@@ -36,10 +37,19 @@ export function operatorTransactionView(t: TransactionRow) {
     decided_by: t.decided_by,
     decision_note: t.decision_note,
     original_amount: money(t.original_amount),
-    routing: t.routing_log === null ? [] : (JSON.parse(t.routing_log) as unknown[]),
+    routing: t.routing_log === null ? [] : (JSON.parse(t.routing_log) as RoutingStep[]),
     // Fields the merchant sent that the API does not read: a misspelt one shows here.
     ignored_fields: t.ignored_fields === null ? null : (JSON.parse(t.ignored_fields) as string[]),
   };
+}
+
+/** A transaction as the console and the admin API answer it. */
+export type TransactionView = ReturnType<typeof operatorTransactionView>;
+
+/** A pending payout's mark (ADR 0010): the operator paying it out now, and since when; null: nobody. */
+export interface PayoutMarkView {
+  paying_by: string | null;
+  paying_since: string | null;
 }
 
 /**

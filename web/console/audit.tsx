@@ -1,3 +1,4 @@
+import type { AuditEntryView as Entry } from "../../src/backoffice/operator-services.js";
 import { api, query } from "./api";
 import {
   actionName,
@@ -10,17 +11,6 @@ import {
   valueText,
 } from "./audit-words";
 import { Field, filterQuery, lastDay, useLoad, useShell, when } from "./ui";
-
-interface Entry {
-  id: number;
-  actor: string;
-  action: string;
-  entity_type: string;
-  entity_id: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  at: string;
-}
 
 const FILTERS = ["actor", "action", "entity_type", "entity_id", "from", "to"] as const;
 /** What one look at the log shows (the server's default page). */

@@ -1,5 +1,6 @@
 import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { TransactionView } from "../../src/transactions/views.js";
 import type { T } from "./i18n";
 import { fill } from "./manage";
 import { age, money, payerName, useShell } from "./ui";
@@ -58,14 +59,10 @@ const LABEL = { iban: "copyIban", payee: "copyPayee", amount: "copyAmount" } as 
 const COPIED = { iban: "copiedIban", payee: "copiedPayee", amount: "copiedAmount" } as const;
 
 /** What a payout's copy needs of it (a queue row or a transaction's detail). */
-export interface Payout {
-  id: number;
-  amount: string;
-  iban: string | null;
-  first_name: string;
-  middle_name?: string | null;
-  last_name: string;
-}
+export type Payout = Pick<
+  TransactionView,
+  "id" | "amount" | "iban" | "first_name" | "middle_name" | "last_name"
+>;
 
 /**
  * A payout's field as a bank's transfer form takes it (`value`) and as the notice shows it

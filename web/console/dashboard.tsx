@@ -1,4 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
+import type { PendingBoundView as PendingBound } from "../../src/dashboard/pending-bounds.js";
+import type { DashboardView as Dashboard } from "../../src/dashboard/summary.js";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
 import { breakerLabel, fill, shownAmount } from "./manage";
@@ -10,57 +12,7 @@ import { age, Bars, money, useLoad, useShell } from "./ui";
  */
 const LIVE_REFRESH_MS = 5_000;
 
-interface Figures {
-  count: number;
-  volume: string;
-  pending: number;
-  /** Pending now, whenever created: `pending` counts only today's. */
-  pending_all: number;
-  oldest_pending_at: string | null;
-  approved: number;
-  rejected: number;
-  approved_volume: string;
-  approval_rate: number | null;
-  hourly: number[];
-}
-interface Dashboard {
-  since: string;
-  deposits: Figures;
-  withdrawals: Figures;
-  median_seconds_to_decision: number | null;
-  callbacks: {
-    pending: number;
-    delivered: number;
-    failed: number;
-    failed_more: boolean;
-    retrying: number;
-    /** Receivers this instance treats as slow or with requests hanging (docs/callbacks.md). */
-    receivers: { origin: string; slow: boolean; hanging: number }[];
-  };
-  channels: { code: string; kind: string; active: boolean; breaker: string }[];
-  statements?: StatementFigures;
-  /** Firms at a bound of their pending deposits, or refused at one within the hour. */
-  pending_bounds?: PendingBound[];
-}
-interface PendingBound {
-  firm_id: number;
-  name: string;
-  pending_count: number;
-  pending_amount: string;
-  max_pending_count: number | null;
-  max_pending_amount: string | null;
-  reached_at: string | null;
-}
 /** What the bank's statement lines did today (docs/reconciliation.md). */
-interface StatementFigures {
-  approved_automatically: number;
-  approved_automatically_share: number | null;
-  median_seconds_credit_to_callback: number | null;
-  unmatched_credits: number;
-  unmatched_amount: string;
-  feeds: number;
-  silent_feeds: number[];
-}
 
 /**
  * Today in Türkiye: counts, volumes, rates, callbacks and channel health. Refreshed when the queues
@@ -197,7 +149,13 @@ export function Summary() {
  * received that no deposit took (each a line to look at), and a live feed gone silent, which
  * quietly stops all of that. Opens the lines' screen.
  */
-function StatementsCard({ s, rate }: { s: StatementFigures; rate: (r: number | null) => string }) {
+function StatementsCard({
+  s,
+  rate,
+}: {
+  s: NonNullable<Dashboard["statements"]>;
+  rate: (r: number | null) => string;
+}) {
   const { t, lang } = useShell();
   const median = s.median_seconds_credit_to_callback;
   const seconds =

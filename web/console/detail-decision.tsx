@@ -1,23 +1,16 @@
 import { useState } from "preact/hooks";
+import type { PayoutMarkView, TransactionView } from "../../src/transactions/views.js";
 import { api } from "./api";
 import { ibanForBank, payingElsewhere } from "./copy";
 import { approveLabel, refusalIn, typedApproval } from "./decision-text";
 import { money, payerName, useShell } from "./ui";
 
-/** What the decision needs of the transaction shown. */
-export interface Decidable {
-  id: number;
-  type: string;
-  amount: string;
-  iban: string | null;
-  iban_valid: boolean | null;
-  first_name: string;
-  middle_name?: string | null;
-  last_name: string;
-  /** A pending payout's mark: the operator paying it out now (ADR 0010), and since when. */
-  paying_by?: string | null;
-  paying_since?: string | null;
-}
+/** What the decision needs of the transaction shown, with a pending payout's mark (ADR 0010). */
+export type Decidable = Pick<
+  TransactionView,
+  "id" | "type" | "amount" | "iban" | "iban_valid" | "first_name" | "middle_name" | "last_name"
+> &
+  Partial<PayoutMarkView>;
 
 /**
  * Approve or reject from a transaction's detail: for the operator who found it by search (a

@@ -1,37 +1,8 @@
 import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
+import type { FirmView as Firm } from "../../src/management/views.js";
 import { api } from "./api";
 import { fill, typedAmount } from "./manage";
 import { amountFieldsValid, amountInput, Field, formChecked, formValue, useShell } from "./ui";
-
-export interface Firm {
-  id: number;
-  name: string;
-  provider_id: number | null;
-  api_key: string;
-  webhook_url: string | null;
-  legacy_http: boolean;
-  callback_middle_name: boolean;
-  deposit_min: string | null;
-  deposit_max: string | null;
-  deposits: "open" | "closed";
-  withdrawals: "open" | "closed";
-  active: boolean;
-  rate_limit_per_second: number;
-  /** Bounds of the firm's pending deposits; null: none (docs/console.md). */
-  max_pending_count: number | null;
-  max_pending_amount: string | null;
-  /** The most of each capped account's day the firm may take, percent; null: the server's default. */
-  max_cap_share: number | null;
-  /** The shop's name on the payment page; null: the firm's name (docs/hosted-page.md). */
-  display_name: string | null;
-  /** Above it the payment page warns of an unusual amount; null: judged by recent deposits. */
-  usual_amount_max: string | null;
-  /** Reconciliation (docs/reconciliation.md). */
-  reconcile_auto: boolean;
-  reconcile_by_name: boolean;
-  answer_payment_code: boolean;
-  sandbox: boolean;
-}
 
 /** The form's fields as the API takes them; compared with the firm, only changes are sent. */
 function wantedOf(form: HTMLFormElement, firm: Firm): Partial<Record<keyof Firm, unknown>> {
@@ -258,3 +229,5 @@ function SwitchFields({ firm }: { firm: Firm }) {
     </>
   );
 }
+
+export type { Firm };

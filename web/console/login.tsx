@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { SignedInView } from "../../src/operators/views.js";
 import { idle } from "./activity";
 import { api, setCsrf } from "./api";
 import type { Unsent } from "./held-decisions";
@@ -6,15 +7,7 @@ import { CODE_MAX, CODE_PATTERN } from "./second-factor";
 import type { Operator, Shell } from "./ui";
 
 /** What the server says of a session and its settings, at sign-in and on `GET /me`. */
-export interface SignedIn {
-  operator: Operator;
-  csrf_token: string;
-  second_factor_required?: boolean;
-  decision_undo_seconds?: number;
-  session_idle_minutes?: number;
-  /** A firm without its own `max_cap_share` takes this much of each cap while others share it. */
-  default_cap_share?: number;
-}
+export type SignedIn = SignedInView;
 
 export const unsentText = (list: Unsent[], t: Shell["t"]) =>
   t("unsent").replace(

@@ -1,16 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
+import type { OperatorListView as OperatorRow } from "../../src/operators/views.js";
 import { api } from "./api";
 import { fill, roleLabel } from "./manage";
 import { Field, formValue, listOf, type Role, ShownOnce, useChange, useLoad, useShell } from "./ui";
 
-interface OperatorRow {
-  id: number;
-  email: string;
-  role: Role;
-  active: boolean;
-  locked: boolean;
-  second_factor: boolean;
-}
 const ROLES: Role[] = ["viewer", "operator", "admin"];
 
 /** Admins add operators (a one-time password is shown once), change roles, switch access off. */

@@ -1,5 +1,7 @@
 import { useState } from "preact/hooks";
 import { isValidTurkishIban } from "../../src/domain/iban.js";
+import type { ChannelListView as Channel } from "../../src/management/service.js";
+import type { AccountView as Account } from "../../src/management/views.js";
 import { api } from "./api";
 import { IbanText } from "./copy";
 import { breakerLabel, fill, shownAmount, shownRange, typedAmount } from "./manage";
@@ -16,29 +18,6 @@ import {
   useLoad,
   useShell,
 } from "./ui";
-
-interface Channel {
-  id: number;
-  code: string;
-  kind: "manual" | "http";
-  url: string | null;
-  timeout_ms: number;
-  active: boolean;
-  breaker: string;
-}
-interface Account {
-  id: number;
-  bank_name: string;
-  holder_name: string;
-  iban: string;
-  min: string | null;
-  max: string | null;
-  daily_cap: string | null;
-  active: boolean;
-  channel_id: number | null;
-  bank_code: string | null;
-  sandbox: boolean;
-}
 
 /** The account form's amount fields, checked before a save (amountFieldsValid). */
 const AMOUNT_FIELDS = ["min", "max", "daily_cap"];

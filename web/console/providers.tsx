@@ -1,14 +1,7 @@
+import type { ProviderView as Provider } from "../../src/management/views.js";
 import { api } from "./api";
 import type { T } from "./i18n";
 import { Field, formValue, isAdmin, listOf, useChange, useLoad, useShell } from "./ui";
-
-interface Provider {
-  id: number;
-  name: string;
-  kind: Kind;
-  callback_url: string | null;
-  auto_cancel_minutes: number;
-}
 
 const KINDS = ["direct", "platform", "aggregator"] as const;
 type Kind = (typeof KINDS)[number];

@@ -1,13 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
+import type { SecondFactorStartView as Started } from "../../src/operators/views.js";
 import { api } from "./api";
 import { Field, useShell } from "./ui";
-
-interface Started {
-  secret: string;
-  uri: string;
-  /** The QR code's modules, one string of 0 and 1 per row (drawn here: no QR library in the page). */
-  qr: string[];
-}
 
 /**
  * A code field that takes six digits or a recovery code (`xxxxx-xxxxx`, any case, the dash and

@@ -1,17 +1,11 @@
 import { useState } from "preact/hooks";
 import { TURKEY_ZONE, turkeyDayOf } from "../../src/domain/turkey-time.js";
+import type { FeedView as Feed } from "../../src/reconciliation/feed.js";
+import type { ImportSummary as Imported } from "../../src/reconciliation/import.js";
+import type { RecordedLines as TypedAnswer } from "../../src/reconciliation/typed-lines.js";
 import { api } from "./api";
 import { accountLabel, fill, lineStateText, type PaymentAccount } from "./statement-words";
 import { age, amountFieldsValid, amountInput, Field, formValue, listOf, useLoad, useShell } from "./ui";
-
-interface Feed {
-  account_id: number;
-  bank_name: string;
-  iban: string;
-  silence_minutes: number;
-  last_at: string | null;
-  silent: boolean;
-}
 
 /**
  * The live feeds and when each last spoke: a silent one means the bank's lines stopped coming, and
@@ -61,10 +55,6 @@ function AccountSelect({ accounts, id }: { accounts: PaymentAccount[]; id: strin
 /** Today in Türkiye, for the date field: the day an operator types a line from, most often. */
 const todayInTurkey = () => turkeyDayOf(Date.now());
 
-interface TypedAnswer {
-  results: { duplicate: boolean; id: number; state: string; transaction_id: number | null }[];
-}
-
 /**
  * A line typed from the bank's screen (a bank with neither feed nor file, a transfer seen before the
  * statement): matched at once as any line is, and opened, so its suggestions show.
@@ -95,15 +85,17 @@ export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string;
     if (!res.ok) return notify(res.json.message ?? String(res.status), true);
     const [result] = res.json.results;
     if (!result) return;
+    // A duplicate's answer names no line (LineResult): known bug, its words and link say "undefined".
+    const id = result.duplicate ? undefined : result.id;
     setDone({
       text: result.duplicate
-        ? fill(t("duplicateLine"), { id: result.id })
+        ? fill(t("duplicateLine"), { id: String(id) })
         : `#${result.id}: ${fill(t("typedLine"), { state: lineStateText(result.state, t) })}`,
       bad: result.duplicate,
     });
     form.reset();
     props.onAdded();
-    location.hash = `#/statement-lines/${result.id}${props.here ? `?${props.here}` : ""}`;
+    location.hash = `#/statement-lines/${id}${props.here ? `?${props.here}` : ""}`;
   }
   return (
     <form id="type-line" class="form panel" onSubmit={submit}>
@@ -136,17 +128,6 @@ export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string;
       )}
     </form>
   );
-}
-
-interface Imported {
-  lines: number;
-  credits: number;
-  approved: number;
-  suggested: number;
-  unmatched: number;
-  duplicates: number;
-  after_cancellation: number;
-  statements: { import_id: number; sequence: string | null; doubts: string[] }[];
 }
 
 /** The file's type for the server: camt.053 is XML (it starts with "<"), MT940 plain text. */

@@ -1,11 +1,11 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import type { LineDetailView as LineWithCandidates } from "../../src/reconciliation/line-views.js";
 import { api } from "./api";
 import {
   bookedText,
   evidenceWords,
   fill,
-  type LineEvidence,
   lineAmount,
   lineStateText,
   type StatementLine,
@@ -13,25 +13,6 @@ import {
 } from "./statement-words";
 import { statusText } from "./transaction-detail";
 import { canDecide, formValue, money2, payerName, useLoad, useShell, when } from "./ui";
-
-interface Candidate {
-  transaction: {
-    id: number;
-    reference: string;
-    amount: string;
-    first_name: string;
-    middle_name?: string | null;
-    last_name: string;
-    user_id: string;
-    created_at: string;
-    status: string;
-  };
-  score: number | null;
-  evidence: LineEvidence | null;
-}
-interface LineWithCandidates extends StatementLine {
-  candidates: Candidate[];
-}
 
 /** A credit in these states still waits for a person; only the first two may approve a deposit. */
 const APPROVING = ["suggested", "unmatched"];

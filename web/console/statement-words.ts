@@ -3,53 +3,22 @@
  * operator reads "öneri var", "tutar aynı".
  */
 import { TURKEY_TIME_ZONE } from "../../src/domain/turkey-time.js";
+import type { AccountView } from "../../src/management/views.js";
+import type { LineView } from "../../src/reconciliation/line-views.js";
+import type { Evidence } from "../../src/reconciliation/matching.js";
 import type { Lang, T } from "./i18n";
 import { money2, when } from "./ui";
 
-/** A bank statement line as the console reads it (src/reconciliation/http/line-routes.ts). */
-export interface StatementLine {
-  id: number;
-  account_id: number;
-  booked_at: string;
-  date_only: boolean;
-  amount: string;
-  direction: "credit" | "debit";
-  currency: string;
-  sender_name: string | null;
-  sender_iban: string | null;
-  description: string;
-  bank_ref: string | null;
-  state: string;
-  transaction_id: number | null;
-  source: string;
-  created_at: string;
-  decided_at: string | null;
-  decided_by: string | null;
-  /**
-   * Why a line that proves a deposit was only suggested: its statement (or feed batch) does not
-   * balance, by `difference` (closing less opening and entries; null without balances), or its
-   * hours held more deposits than one reading (src/reconciliation/http/line-routes.ts).
-   */
-  held?: { code: "unbalanced" | "crowded"; difference: string | null } | null;
-}
+/** A bank statement line as the API answers it. */
+export type StatementLine = LineView;
 
 /** A payment account as the account list answers it (the part these screens show). */
-export interface PaymentAccount {
-  id: number;
-  bank_name: string;
-  iban: string;
-}
+export type PaymentAccount = Pick<AccountView, "id" | "bank_name" | "iban">;
 /** An account in a select or beside a line: its number, bank and the IBAN's end (a phone's width). */
 export const accountLabel = (a: PaymentAccount) => `#${a.id} ${a.bank_name} · …${a.iban.slice(-4)}`;
 
-/** What the matching found for one deposit (src/reconciliation/matching.ts, `Evidence`). */
-export interface LineEvidence {
-  code?: "exact" | "near" | "none";
-  amount?: "exact" | "over" | "under";
-  /** A word today ("full", "partial", "none"); read from an object too, should it grow one. */
-  name?: string | { kind?: string; level?: string };
-  idInText?: boolean;
-}
+/** What the matching found for one deposit. */
+export type LineEvidence = Evidence;
 
 /** The states a line may be in, and the filter's choices; `open` is what still waits for a person. */
 export const OPEN_STATES = ["suggested", "unmatched", "after_cancellation"];
@@ -116,7 +85,7 @@ export function evidenceWords(e: LineEvidence | null | undefined, t: T): string[
   if (e.amount === "exact") words.push(t("evAmountExact"));
   if (e.amount === "over") words.push(t("evAmountOver"));
   if (e.amount === "under") words.push(t("evAmountUnder"));
-  const name = typeof e.name === "string" ? e.name : (e.name?.kind ?? e.name?.level);
+  const name = e.name;
   if (name === "full") words.push(t("evNameFull"));
   if (name === "partial") words.push(t("evNamePartial"));
   if (name === "none") words.push(t("evNameNone"));

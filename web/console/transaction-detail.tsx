@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { formatMinor } from "../../src/domain/money.js";
+import type { TransactionDetail as Detail } from "../../src/transactions/detail.js";
+import type { TransactionView } from "../../src/transactions/views.js";
 import { api } from "./api";
 import { Change } from "./audit";
 import { CopyButton, IbanText, type PayoutField, payingElsewhere } from "./copy";
@@ -7,7 +9,6 @@ import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { Lang, T } from "./i18n";
 import { fill } from "./manage";
-import type { QueueRow } from "./queue-row";
 import { bookedText, lineAmount, sourceText } from "./statement-words";
 import {
   age,
@@ -22,67 +23,8 @@ import {
   when,
 } from "./ui";
 
-interface Attempt {
-  attempt: number;
-  started_at: string;
-  http_status: number | null;
-  error: string | null;
-  duration_ms: number;
-  outcome: string;
-}
 /** A transaction as the search lists it. */
-export interface TransactionRow extends QueueRow {
-  status: string;
-}
-interface Detail extends TransactionRow {
-  method: string;
-  original_amount: string | null;
-  /** Masked; an admin may ask for the full one (NationalId below), which is logged. */
-  national_id: string | null;
-  bank_code: string | null;
-  decided_by: string | null;
-  decided_at: string | null;
-  decision_note: string | null;
-  callback_url: string | null;
-  /** Names of fields the merchant sent that the API does not read (a misspelt one shows here). */
-  ignored_fields: string[] | null;
-  history: {
-    actor: string;
-    action: string;
-    before: Record<string, unknown> | null;
-    after: Record<string, unknown> | null;
-    at: string;
-  }[];
-  routing: {
-    account_id: number;
-    channel: string | null;
-    channel_id?: number;
-    outcome: string;
-    reason?: string;
-    ms: number;
-  }[];
-  callbacks: {
-    id: number;
-    event: string;
-    status: string;
-    last_result: string | null;
-    next_attempt_at: string | null;
-    attempts: Attempt[];
-  }[];
-  /** A deposit's: the bank's line that settled it (docs/reconciliation.md); absent for a payout. */
-  statement_line?: SettlingLine | null;
-}
-interface SettlingLine {
-  id: number;
-  state: string;
-  amount: string;
-  booked_at: string;
-  date_only: boolean;
-  sender_name: string | null;
-  description: string;
-  source: string;
-  decided_by: string | null;
-}
+export type TransactionRow = TransactionView;
 
 /** One transaction, on its own screen (transactions.tsx): everything known of it, and its decision. */
 export function TransactionDetail({ id }: { id: number }) {
@@ -303,7 +245,7 @@ function detailFields(
 }
 
 /** The line that paid the deposit, linked to its place among the bank's lines. */
-function SettlingLineText({ line }: { line: SettlingLine }) {
+function SettlingLineText({ line }: { line: NonNullable<Detail["statement_line"]> }) {
   const { t, lang } = useShell();
   return (
     <>

@@ -1,19 +1,15 @@
 import { type ComponentChildren, createContext } from "preact";
 import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
 import { TURKEY_TIME_ZONE, TURKEY_ZONE } from "../../src/domain/turkey-time.js";
+import type { FirmNameView } from "../../src/management/service.js";
+import type { ConsoleOperator, Role } from "../../src/operators/operator.js";
 import { bareAmount, readAmount } from "../../src/payment-page/browser/amount.js";
 import { api, query } from "./api";
 import type { Lang, T } from "./i18n";
 
-export type Role = "admin" | "operator" | "viewer";
-
-export interface Operator {
-  id: number;
-  email: string;
-  role: Role;
-  /** Sign-in also asks for a code from an authenticator app. */
-  second_factor: boolean;
-}
+export type { Role };
+/** Who is signed in. */
+export type Operator = ConsoleOperator;
 
 /** What every screen needs: words, who is signed in, and the notice line. */
 export interface Shell {
@@ -149,7 +145,7 @@ export function Options(props: {
  */
 export function useFirmNames(): Map<number, string> {
   const [firms] = useLoad(
-    async () => listOf<{ id: number; name: string }>(await api("GET", "/firm-names")),
+    async () => listOf<FirmNameView>(await api("GET", "/firm-names")),
     "firm-names",
     60_000,
   );

@@ -1,0 +1,79 @@
+/**
+ * Statement lines as operators see them (the admin API and the console answer alike): a line, why a
+ * proven one was only suggested, and a line with the deposits it names.
+ */
+import { formatMinor } from "../domain/money.js";
+import { isoTime } from "../domain/transaction-view.js";
+import type { StatementLineRow } from "../store/statements/statement-lines.js";
+import { operatorTransactionView } from "../transactions/views.js";
+import type { FeedDeps } from "./feed.js";
+import type { Evidence, HeldApprovals, Suggestion } from "./matching.js";
+
+/** A line as operators see it: amounts as the contract writes them, times in ISO 8601. */
+export function lineView(row: StatementLineRow) {
+  const evidence = JSON.parse(row.evidence) as unknown;
+  return {
+    id: Number(row.id),
+    account_id: Number(row.account_id),
+    booked_at: isoTime(Number(row.booked_at)),
+    date_only: row.date_only === 1,
+    amount: formatMinor(Number(row.amount)),
+    direction: row.direction,
+    currency: row.currency,
+    sender_name: row.sender_name,
+    sender_iban: row.sender_iban,
+    description: row.description,
+    bank_ref: row.bank_ref,
+    state: row.state,
+    transaction_id: row.transaction_id === null ? null : Number(row.transaction_id),
+    evidence,
+    held: heldView(evidence),
+    source: row.source,
+    created_at: isoTime(Number(row.created_at)),
+    decided_at: row.decided_at === null ? null : isoTime(Number(row.decided_at)),
+    decided_by: row.decided_by,
+  };
+}
+
+/**
+ * Why a proven line was only suggested (matching.ts, HeldApprovals): its statement does not balance
+ * (by `difference`, the closing balance less opening and entries, when both balances were given),
+ * or its hours were too crowded to be sure. Null for any other line.
+ */
+function heldView(evidence: unknown): { code: HeldApprovals["code"]; difference: string | null } | null {
+  const held = (evidence as { held?: Pick<HeldApprovals, "code" | "differenceMinor"> } | null)?.held;
+  if (!held) return null;
+  const d = held.differenceMinor;
+  return {
+    code: held.code,
+    difference: d === null ? null : `${d < 0 ? "-" : ""}${formatMinor(Math.abs(d))}`,
+  };
+}
+
+/** The deposits a line's evidence names, best first: its own, or the ranked suggestions. */
+function namedDeposits(
+  evidence: unknown,
+): { id: number; score: number | null; evidence: Evidence | undefined }[] {
+  const e = evidence as { depositId?: number; evidence?: Evidence; suggestions?: Suggestion[] };
+  if (Array.isArray(e.suggestions))
+    return e.suggestions.map((s) => ({ id: s.depositId, score: s.score, evidence: s.evidence }));
+  return typeof e.depositId === "number" ? [{ id: e.depositId, score: null, evidence: e.evidence }] : [];
+}
+
+export async function lineDetail(deps: Pick<FeedDeps, "repos">, row: StatementLineRow) {
+  const view = lineView(row);
+  const candidates = [];
+  for (const named of namedDeposits(view.evidence)) {
+    const tx = await deps.repos.transactions.get(named.id);
+    if (tx)
+      candidates.push({
+        transaction: operatorTransactionView(tx),
+        score: named.score,
+        evidence: named.evidence,
+      });
+  }
+  return { ...view, candidates };
+}
+
+export type LineView = ReturnType<typeof lineView>;
+export type LineDetailView = Awaited<ReturnType<typeof lineDetail>>;
