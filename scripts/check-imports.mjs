@@ -49,7 +49,8 @@ export const TYPES_FROM = {
 };
 
 /** The files a file imports for their values (every import but `import type`), as root-relative stems. */
-function valueImports(file, text) {
+function valueImports(file) {
+  const text = readFileSync(join(ROOT, file), "utf8");
   const stems = new Set();
   for (const m of text.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"(\.[^"]+)"/gm)) {
     stems.add(relative(ROOT, resolve(dirname(join(ROOT, file)), m[1])).replace(/\.js$/, ""));
@@ -75,17 +76,17 @@ export function breaches(graph) {
       found.push(`${file}: its folder "${from}" is no part named in the house rules`);
       continue;
     }
-    const text = readFileSync(join(ROOT, file), "utf8");
     for (const target of targets) {
       const to = partOf(target);
       if (to === from || allowed === "*" || allowed.includes(to)) continue;
       if (!TYPES_FROM[from]?.includes(to)) {
         found.push(`${file} imports ${target}: ${from} may not import ${to}`);
-      } else if (valueImports(file, text).has(target.replace(/\.tsx?$/, ""))) {
+      } else if (valueImports(file).has(target.replace(/\.tsx?$/, ""))) {
         found.push(`${file} imports ${target}: ${from} may import only the types of ${to} (import type)`);
       }
     }
     if (!["store", "main"].includes(from)) {
+      const text = readFileSync(join(ROOT, file), "utf8");
       for (const m of text.matchAll(/from "([^"./][^"]*)"/g)) {
         if (DRIVERS.test(m[1] ?? "")) found.push(`${file} imports ${m[1]}: only the store speaks SQL`);
       }
