@@ -194,6 +194,7 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
         break;
       }
       expect(res.json.assigned_iban).toBe("TR560000000000000000000032");
+      // Deposits paced through the cool-down, which the router times by the monotonic clock.
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     expect(Date.now() - openedAt).toBeGreaterThanOrEqual(9_500);

@@ -17,6 +17,7 @@ import {
   startServe,
   stopServe,
 } from "../support/spawn.js";
+import { unreadByServer } from "../support/tcp-read.js";
 
 /** Shutdown, crash, restart and several instances: the server as a process among processes. */
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -117,13 +118,20 @@ describe.each(STORES)("graceful shutdown and restart on %s", (kind) => {
     const held = Array.from({ length: 5 }, () =>
       rawSigned(server.url, firm.creds, { path: "/paymentapi/v1/deposits", body: depositBody() }, true),
     );
-    // Their first bytes are on the wire; give the server a moment to read the headers.
+    // Their first bytes are on the wire; the server has read them (and so parsed the headers).
     await Promise.all(held.map((h) => h.started));
-    await sleep(500);
+    const port = Number(new URL(server.url).port);
+    await expect
+      .poll(() => {
+        const unread = unreadByServer(port);
+        return unread.length >= held.length && unread.every((n) => n === 0);
+      })
+      .toBe(true);
 
     const signalAt = Date.now();
     server.child.kill("SIGTERM");
     await server.child.waitForStdout(/SIGTERM received/, 10_000);
+    // It waits for the requests in flight: still running a while after the signal.
     await sleep(300);
     expect(server.child.exit).toBeUndefined();
     for (const h of held) h.release();
@@ -192,8 +200,9 @@ describe.each(STORES)("graceful shutdown and restart on %s", (kind) => {
     );
     try {
       await Promise.all(burst.map((b) => b.sent));
+      // Sent to a stopped process, the signal is pending (kill returns once it is): delivered when
+      // the process goes on, with the requests already in its socket.
       server.child.kill("SIGTERM");
-      await sleep(100);
     } finally {
       server.child.kill("SIGCONT");
     }

@@ -88,7 +88,10 @@ describe.runIf(STORES.includes("postgres"))("an instance frozen mid-decision (Po
     expect(callbacks).toHaveLength(1);
     const [delivered] = await receiver.waitFor(1);
     expect(JSON.parse(delivered?.body ?? "{}").event).toBe("deposit.rejected");
-    await new Promise((r) => setTimeout(r, 300));
+    // Delivered and on record: sent no more.
+    await expect
+      .poll(async () => (await live.admin("GET", `/admin/v1/callbacks/${callbacks[0].id}`)).json.status)
+      .toBe("delivered");
     expect(receiver.received).toHaveLength(1);
   }, 60_000);
 
@@ -118,7 +121,12 @@ describe.runIf(STORES.includes("postgres"))("an instance frozen mid-decision (Po
     });
     expect(again.status).toBe(200);
     await receiver.waitFor(before + 1);
-    await new Promise((r) => setTimeout(r, 300));
+    // Delivered and on record: sent no more.
+    await expect
+      .poll(
+        async () => (await live.admin("GET", `/admin/v1/callbacks/${again.json.callback_id}`)).json.status,
+      )
+      .toBe("delivered");
     expect(receiver.received.slice(before).map((r) => JSON.parse(r.body).id)).toEqual([id]);
     const db = new pg.Client({ connectionString: live.env.DATABASE_URL });
     await db.connect();

@@ -101,6 +101,7 @@ describe.each(STORES)("callback receivers that misbehave (%s)", (kind) => {
     expect(d.attempts.map((a: { http_status: number }) => a.http_status)).toEqual([200]);
     expect(d.attempts[0]).toMatchObject({ response_excerpt: "stored, thank" });
     server.clock.advance(11_001);
+    // Past when a retry would be due: none comes over several polls.
     await new Promise((r) => setTimeout(r, 300));
     expect(sentFor(id)).toBe(1);
     receiver.behave(() => ({ status: 200, body: "ok" }));

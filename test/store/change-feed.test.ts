@@ -44,6 +44,7 @@ describe.runIf(STORES.includes("postgres"))("change feed on PostgreSQL: one chan
       if (Date.now() > deadline) throw new Error(`not heard: ${JSON.stringify(heard)}`);
       await new Promise((r) => setTimeout(r, 20));
     }
+    // Each heard its own: nor does the other's notice come later.
     await new Promise((r) => setTimeout(r, 300));
     expect(heard[0]).not.toContain("firms");
     expect(heard[1]).not.toContain("queue");

@@ -166,6 +166,7 @@ describe("the background job that fills in payer name keys", () => {
     expect(String(failures[0])).toContain("deadlock");
     await job.stop();
     const after = passes.length;
+    // Stopped: no pass comes in what would be five (20 ms apart).
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(passes.length).toBe(after);
   });
