@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { encode } from "uqr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPaymentCode } from "../../src/domain/payment-code.js";
@@ -528,7 +528,7 @@ describe("hosted payment page in Chromium", () => {
 
   it("a slow status answer never brings the account back once the page closed; one check at a time", async () => {
     const { url, body } = await session(firm);
-    const { page } = await openPage(url);
+    const { page } = await openPage(url, PHONE, (context) => context.clock.install());
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     await page.fill("#amount", "120");
     await page.click("#submit");
@@ -552,11 +552,16 @@ describe("hosted payment page in Chromium", () => {
       await route.fulfill({ response: answer });
     });
     await expect.poll(() => held, { timeout: 5_000 }).toBe(true);
-    await sleep(4_500); // longer than the 3 s between checks
+    // The page's clock runs past the 3 s between checks; a check its timers sent meanwhile reaches
+    // the route within a moment.
+    await page.clock.runFor(4_500);
+    await sleep(300);
     released = true;
     slow.open();
     await expect.poll(() => page.locator("#expired").isVisible(), { timeout: 8_000 }).toBe(true);
-    await sleep(1_000);
+    // Nothing turns it back: it stays over a check's interval (the page's clock) and a moment.
+    await page.clock.runFor(3_500);
+    await sleep(300);
     expect(await page.locator("#expired").isVisible()).toBe(true);
     expect(await page.locator("#assigned").isVisible()).toBe(false);
     expect(await page.content()).not.toContain("TR33 0006");
@@ -635,12 +640,14 @@ describe("hosted payment page in Chromium", () => {
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     const slow = gate();
     let held = false;
+    let answered = false;
     await page.route(STATUS, async (route) => {
       if (held) return route.continue();
       held = true;
       const answer = await route.fetch(); // "open": read before the amount is sent
       await slow.wait;
       await route.fulfill({ response: answer });
+      answered = true;
     });
     await expect.poll(() => held, { timeout: 5_000 }).toBe(true);
     await page.fill("#amount", "130");
@@ -648,7 +655,9 @@ describe("hosted payment page in Chromium", () => {
     await page.click("#confirm");
     await expect.poll(() => page.locator("#assigned").isVisible()).toBe(true);
     slow.open();
-    await sleep(700);
+    await expect.poll(() => answered).toBe(true);
+    // The page has the stale answer: a moment to read it, and the account stays.
+    await sleep(300);
     expect(await page.locator("#assigned").isVisible()).toBe(true);
     expect(await page.locator("#open").isVisible()).toBe(false);
     await page.context().close();
@@ -681,7 +690,19 @@ describe("hosted payment page in Chromium", () => {
 
   it("a hidden page does not poll; it checks at once when shown again", async () => {
     const { url } = await session(firm);
-    const { page } = await openPage(url);
+    /** Status checks sent and not yet answered. */
+    let out = 0;
+    const ended = (r: Request) => {
+      if (STATUS.test(r.url())) out--;
+    };
+    const { page } = await openPage(url, PHONE, async (context) => {
+      context.on("request", (r) => {
+        if (STATUS.test(r.url())) out++;
+      });
+      context.on("requestfinished", ended);
+      context.on("requestfailed", ended);
+      await context.clock.install();
+    });
     await expect.poll(() => page.locator("#open").isVisible()).toBe(true);
     const setHidden = (hidden: boolean) =>
       page.evaluate((h) => {
@@ -693,12 +714,16 @@ describe("hosted payment page in Chromium", () => {
         document.dispatchEvent(new Event("visibilitychange"));
       }, hidden);
     await setHidden(true);
-    await sleep(300); // a check already out when the page was hidden
+    // A check already out when the page was hidden has ended.
+    await expect.poll(() => out).toBe(0);
     let checks = 0;
     page.on("request", (r) => {
       if (STATUS.test(r.url())) checks++;
     });
-    await sleep(6_500);
+    // Two checks' intervals and more on the page's clock; a check sent meanwhile would be seen
+    // within a moment.
+    await page.clock.runFor(6_500);
+    await sleep(300);
     expect(checks).toBe(0);
     await setHidden(false);
     await expect.poll(() => checks, { timeout: 1_000 }).toBe(1);
@@ -706,13 +731,18 @@ describe("hosted payment page in Chromium", () => {
   });
 
   it("an unknown link stops polling; a first load that failed offers a retry", async () => {
-    const missing = await openPage(`${server.url}/t/${"B".repeat(32)}`);
+    const missing = await openPage(`${server.url}/t/${"B".repeat(32)}`, PHONE, (context) =>
+      context.clock.install(),
+    );
     await expect.poll(() => missing.page.locator("#missing").isVisible()).toBe(true);
     let checks = 0;
     missing.page.on("request", (r) => {
       if (STATUS.test(r.url())) checks++;
     });
-    await sleep(3_500);
+    // A check's interval and more on the page's clock; a check sent meanwhile would be seen within
+    // a moment.
+    await missing.page.clock.runFor(3_500);
+    await sleep(300);
     expect(checks).toBe(0);
     await missing.page.context().close();
 
