@@ -30,6 +30,8 @@ describe("console queue, live, in Chromium", () => {
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (e) => pageErrors.push(e.message));
+    // The page's clock runs as the real one, and tests move it on where the page's time must pass.
+    await page.clock.install();
     await page.goto(`${server.url}/ops`);
     await page.fill("#email", "op@ops.example");
     await page.fill("#password", "operator-password-123");
@@ -110,7 +112,8 @@ describe("console queue, live, in Chromium", () => {
     // The row above it did not move: taken at once.
     await page.locator(`#rows tr[data-id="${stays}"] button.approve`).click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${stays}: Onaylandı`);
-    await pause(900);
+    // Past the moved-row guard (800 ms), on the page's clock.
+    await page.clock.runFor(900);
     await page.locator(`#rows tr[data-id="${moves}"] button.approve`).click();
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${moves}: Onaylandı`);
     expect([await status(stays), await status(moves)]).toEqual(["approved", "approved"]);
@@ -129,10 +132,11 @@ describe("console queue, live, in Chromium", () => {
     try {
       const first = await deposit();
       await expect.poll(() => held, { timeout: 3_000 }).toBe(true);
+      // While the load hangs, the row does not come (nothing else loads it within a second).
       await pause(1_000);
       expect(await rowCount(first)).toBe(0);
-      // After 20 s the lost load no longer holds the next one back.
-      await pause(20_000);
+      // After 20 s (the page's clock) the lost load no longer holds the next one back.
+      await page.clock.runFor(20_000);
       const next = await deposit();
       await expect.poll(() => rowCount(next), { timeout: 3_000 }).toBe(1);
       expect(await rowCount(first)).toBe(1);
@@ -153,8 +157,7 @@ describe("console queue, live, in Chromium", () => {
       window.location.hash = "#/withdrawals";
     });
     await expect.poll(() => asked.length, { timeout: 3_000 }).toBe(1);
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(await page.locator('#queue .live[data-live="off"]').count()).toBe(1);
+    await expect.poll(() => page.locator('#queue .live[data-live="off"]').count()).toBe(1);
     await expect.poll(() => asked.length, { timeout: 6_000 }).toBeGreaterThanOrEqual(2);
     await page.unroute("**/ops/api/events");
   });
