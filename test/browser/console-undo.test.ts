@@ -52,6 +52,8 @@ describe("operator console: decisions held so they can be taken back", () => {
 
   async function signIn(viewport = { width: 1280, height: 800 }): Promise<Page> {
     const page = await (await browser.newContext({ viewport })).newPage();
+    // The page's clock runs as the real one; a test moves it on where a hold or a guard must pass.
+    await page.clock.install();
     await page.goto(`${server.url}/ops`);
     await page.fill("#email", "operator@ops.example");
     await page.fill("#password", "operator-password-123");
@@ -72,6 +74,14 @@ describe("operator console: decisions held so they can be taken back", () => {
   const status = (id: number) => statusOf(server, id);
   const callbacksFor = (id: number) => receiver.received.filter((r) => JSON.parse(r.body).id === id).length;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /**
+   * The hold runs out on the page's clock; a decision its timer sent would reach the server within
+   * a moment, so the test gives it one.
+   */
+  const pastTheHold = async (page: Page) => {
+    await page.clock.runFor(HOLD_S * 1000 + 500);
+    await sleep(300);
+  };
 
   it("taken back after the queue was filtered so that its row is not shown: nothing sent, and nothing selected out of sight", async () => {
     const { a, b, page } = await twoOnScreen();
@@ -89,7 +99,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.click("#queue-filter-clear");
     await expect.poll(() => row(page, a).isVisible()).toBe(true);
     expect(await page.locator("#rows tr.selected").count()).toBe(0);
-    await sleep(HOLD_S * 1000 + 500);
+    await pastTheHold(page);
     expect([await status(a), await status(b)]).toEqual(["pending", "pending"]);
     // A filter the server cannot read says so instead of an empty list.
     await page.fill('#queue-filter input[name="name"]', "- - -");
@@ -120,7 +130,7 @@ describe("operator console: decisions held so they can be taken back", () => {
       .poll(() => page.locator("#message").textContent())
       .toBe(`#${id}: karar geri alındı, hiçbir şey gönderilmedi.`);
     await expect.poll(() => row(page, id).getAttribute("class")).toBe("selected");
-    await sleep(HOLD_S * 1000 + 500);
+    await pastTheHold(page);
     expect(await status(id)).toBe("pending");
     expect(callbacksFor(id)).toBe(0);
     await page.context().close();
@@ -145,7 +155,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     await expect.poll(() => row(page, a).getAttribute("class")).toBe("selected");
     expect(await page.locator("#held").count()).toBe(0);
     // Past the hold: still nothing sent, nothing called back.
-    await sleep(HOLD_S * 1000 + 500);
+    await pastTheHold(page);
     expect(await status(a)).toBe("pending");
     expect(callbacksFor(a)).toBe(0);
 
@@ -172,7 +182,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     await page.keyboard.press("a");
     await page.keyboard.press("a"); // too soon after: taken for a double tap, and said so
     await expect.poll(() => page.locator("#message").textContent()).toContain("yeniden basın");
-    await sleep(800); // past the guard against a double tap on the next row
+    await page.clock.runFor(800); // past the guard against a double tap on the next row
     await page.keyboard.press("a");
     await expect.poll(() => page.locator("#held .held-item").count()).toBe(2);
     // That notice was about the press refused; the decision that went clears it.
@@ -212,7 +222,8 @@ describe("operator console: decisions held so they can be taken back", () => {
     await expect.poll(() => page.locator("#held").count(), { timeout: 8_000 }).toBe(0);
     await page.keyboard.type("ALİ");
     expect(await name.inputValue()).toBe("AYALİ");
-    // Before: the focus went to the selected row, and that "A" approved it.
+    // Before: the focus went to the selected row, and that "A" approved it (held at once, shown a
+    // moment later).
     await sleep(300);
     expect(await page.locator("#held .held-item").count()).toBe(0);
     expect(await status(Number(selected))).toBe("pending");
@@ -258,7 +269,7 @@ describe("operator console: decisions held so they can be taken back", () => {
     await row(page, a).locator("button.approve").click();
     await expect.poll(() => page.locator("#message").textContent()).toContain("Liste az önce değişti");
     expect(await page.locator("#held").count()).toBe(0);
-    await sleep(HOLD_S * 1000 + 300);
+    await pastTheHold(page);
     expect([await status(a), await status(b)]).toEqual(["pending", "pending"]);
     await page.context().close();
   });
@@ -361,6 +372,7 @@ describe("operator console: decisions held are sent when the operator leaves", (
 
   async function signIn(): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.clock.install();
     await page.goto(`${server.url}/ops`);
     await page.fill("#email", "operator@ops.example");
     await page.fill("#password", "operator-password-123");
@@ -380,7 +392,7 @@ describe("operator console: decisions held are sent when the operator leaves", (
     await row(page, a).locator("button.approve").click();
     await expect.poll(() => heldItem(page, a).count()).toBe(1);
     // Past the guard against a double tap on the row that moved up under the pointer.
-    await new Promise((r) => setTimeout(r, 800));
+    await page.clock.runFor(800);
     await row(page, b).locator("button.approve").click();
     await expect.poll(() => page.locator("#held .held-item").count()).toBe(2);
     const left = Date.now();
