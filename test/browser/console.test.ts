@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Browser, Locator, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
@@ -496,7 +496,7 @@ describe("operator console in Chromium", () => {
     const x = await deposit();
     const y = await deposit();
     const z = await deposit();
-    const page = await signIn("operator");
+    const page = await signIn("operator", undefined, (p) => p.clock.install());
     await expect.poll(() => row(page, z).isVisible()).toBe(true);
 
     // Nothing chosen: `a` decides nothing and says what to do.
@@ -512,6 +512,7 @@ describe("operator console in Chromium", () => {
     for (let i = 0; i < 4; i++) await page.keyboard.down("a");
     await page.keyboard.up("a");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${x}: Onaylandı`);
+    // No other decision was sent by the repeats: none reaches the server in a moment more.
     await new Promise((r) => setTimeout(r, 300));
     expect([await status(x), await status(y), await status(z)]).toEqual(["approved", "pending", "pending"]);
 
@@ -534,6 +535,7 @@ describe("operator console in Chromium", () => {
       .toBe("Onayla: 12.515,00 TL");
     page.once("dialog", (d) => void d.dismiss());
     await row(page, z).locator("button.approve").click();
+    // Declined: no decision reaches the server in a moment.
     await new Promise((r) => setTimeout(r, 300));
     expect(await status(z)).toBe("pending");
     // "1.500": 1500 with a thousands dot, or 1,5? Not guessed: no confirmation showing a guess, and
@@ -545,7 +547,7 @@ describe("operator console in Chromium", () => {
       dialogs++;
       void d.dismiss();
     });
-    await new Promise((r) => setTimeout(r, 900)); // past the moved-row guard
+    await page.clock.runFor(900); // past the moved-row guard, on the page's clock
     await row(page, z).locator("button.approve").click();
     await expect
       .poll(() => page.locator("#message").textContent())
@@ -648,6 +650,7 @@ describe("operator console in Chromium", () => {
     // The next row is chosen, and Enter held on does not decide it.
     await expect.poll(() => page.locator("#rows tr.selected").getAttribute("data-id")).toBe(String(second));
     await page.keyboard.press("Enter");
+    // Not decided: no decision reaches the server in a moment.
     await new Promise((r) => setTimeout(r, 300));
     expect(await status(second)).toBe("pending");
     await server.admin("POST", `/admin/v1/transactions/${second}/reject`, { actor: "operator:ayse" });
@@ -657,7 +660,7 @@ describe("operator console in Chromium", () => {
   it("a double tap of a approves the chosen row only: the row selected after it waits for a press of its own", async () => {
     const first = await deposit();
     const second = await deposit();
-    const page = await signIn("operator");
+    const page = await signIn("operator", undefined, (p) => p.clock.install());
     await expect.poll(() => row(page, second).isVisible()).toBe(true);
     await row(page, first).locator("td").nth(3).click();
     await page.keyboard.press("a");
@@ -669,10 +672,11 @@ describe("operator console in Chromium", () => {
     await expect
       .poll(() => page.locator("#message").textContent())
       .toBe(`#${next}: Sıradaki satır az önce seçildi: kontrol edip tuşa yeniden basın.`);
+    // Refused: no decision reaches the server in a moment.
     await new Promise((r) => setTimeout(r, 300));
     expect(await status(next)).toBe("pending");
-    // A press of its own, once the operator has had a look: decided.
-    await new Promise((r) => setTimeout(r, 700));
+    // A press of its own, once the operator has had a look (past the guard, on the page's clock): decided.
+    await page.clock.runFor(700);
     await page.keyboard.press("a");
     await expect.poll(() => page.locator("#message").textContent()).toBe(`#${next}: Onaylandı`);
     expect(await status(next)).toBe("approved");
@@ -1305,9 +1309,20 @@ describe("operator console in Chromium", () => {
       .locator("a.tab[data-tab]")
       .evaluateAll((as) => as.map((a) => a.getAttribute("data-tab")));
     expect(tabs.length).toBeGreaterThan(5);
+    // Each screen measured once shown with what it loaded: its tab current, its effects run (after
+    // the next frame) and no load of the console's API out.
+    const loading = new Set<Request>();
+    const isLoad = (r: Request) => r.url().includes("/ops/api/") && !r.url().includes("/ops/api/events");
+    page.on("request", (r) => void (isLoad(r) && loading.add(r)));
+    page.on("requestfinished", (r) => void loading.delete(r));
+    page.on("requestfailed", (r) => void loading.delete(r));
     for (const name of tabs) {
       await tab(page, name as string);
-      await page.waitForTimeout(150);
+      await expect
+        .poll(() => page.locator(`a.tab[data-tab="${name}"]`).getAttribute("aria-current"))
+        .toBe("page");
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+      await expect.poll(() => loading.size).toBe(0);
       expect({ tab: name, width: await pageWidth() }).toEqual({ tab: name, width: 390 });
     }
     await page.goto(`${server.url}/ops#/transactions/${id}`);
