@@ -8,6 +8,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,20 +89,34 @@ async function makePostgresTemplate(baseUrl: string): Promise<string> {
         await store.close();
       }
       await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
-      // Templates of other sources (an earlier commit's) are no use any more; one in use stays.
-      const old = await admin.query<{ datname: string }>(
-        "SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2",
-        [`${TEMPLATE_PREFIX}%`, name],
-      );
-      for (const { datname } of old.rows)
-        await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+      await dropStaleTemplates(admin, name);
     }
+    // When it was last taken up: what tells a template in use from a stale one.
+    await admin.query(`COMMENT ON DATABASE ${name} IS '${Date.now()}'`);
     return name;
   } finally {
     await admin.query("SELECT pg_advisory_unlock($1)", [TEMPLATE_LOCK]).catch(() => undefined);
     await admin.end();
   }
 }
+
+/**
+ * Templates of other sources last taken up over a day ago. A newer one may be another run's, under
+ * way on this machine with other sources (another checkout, an edit since): it stays.
+ */
+async function dropStaleTemplates(admin: pg.Client, current: string): Promise<void> {
+  const stale = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database d
+      WHERE datname LIKE $1 AND datname <> $2
+        AND coalesce(nullif(shobj_description(d.oid, 'pg_database'), '')::bigint, 0) < $3`,
+    [`${TEMPLATE_PREFIX}%`, current, Date.now() - STALE_AFTER_MS],
+  );
+  for (const { datname } of stale.rows)
+    await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+}
+
+/** A template of other sources older than this is no run's any more. */
+const STALE_AFTER_MS = 24 * 3600_000;
 
 /** A new database copied from the migrated template (or empty), and a dropper. */
 export async function postgresCopy(
@@ -113,7 +128,14 @@ export async function postgresCopy(
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
+    await admin
+      .query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`)
+      .catch(async (err) => {
+        // The template went (dropped by hand, or by a run of other sources): made again, once.
+        if ((err as { code?: string }).code !== "3D000" || !template) throw err;
+        pgTemplate = undefined;
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate(baseUrl)}`);
+      });
   } finally {
     await admin.end();
   }
@@ -151,7 +173,12 @@ function sqliteTemplateFile(): Promise<string> {
   sqliteTemplate ??= (async () => {
     const dir = join(tmpdir(), "payintake-test-templates");
     const file = join(dir, `${TEMPLATE_PREFIX}${sourceDigest()}.db`);
-    if (existsSync(file)) return file;
+    if (existsSync(file)) {
+      // Taken up now: what tells a template in use from a stale one (dropStaleFiles).
+      utimesSync(file, new Date(), new Date());
+      return file;
+    }
+    dropStaleFiles(dir);
     const building = join(dir, `building-${randomBytes(4).toString("hex")}`);
     mkdirSync(building, { recursive: true });
     const store = await openStore({ databaseUrl: undefined, dataDir: building, pgPoolSize: 1 });
@@ -176,4 +203,13 @@ function sqliteTemplateFile(): Promise<string> {
 /** Puts a migrated store's file into a new data directory. */
 export async function sqliteCopy(dataDir: string): Promise<void> {
   copyFileSync(await sqliteTemplateFile(), join(dataDir, "payintake.db"));
+}
+
+/** Template files (and half-built folders) of other sources, last taken up over a day ago. */
+function dropStaleFiles(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { recursive: true, force: true });
+  }
 }
