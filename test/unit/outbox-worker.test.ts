@@ -275,10 +275,7 @@ describe("outbox worker, lease heartbeat", () => {
       leaseMs: 1_500,
       slowAfterMs: 60_000,
     });
-    const until = async (check: () => boolean) => {
-      const t0 = Date.now();
-      while (!check() && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 5));
-    };
+    const until = (check: () => boolean) => expect.poll(check, { interval: 5 }).toBe(true);
     worker.start();
     await until(() => renewals.length === 1);
     expect(renewals[0]).toEqual([1]);
