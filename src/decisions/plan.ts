@@ -5,7 +5,8 @@
  * enforced for good, against two operators clicking at the same moment.
  */
 import { type Approver, mayApproveMoreThanAsked } from "../domain/actors.js";
-import type { Transaction } from "../domain/transaction.js";
+import { type Refusal, refusal } from "../domain/refusal.js";
+import type { Transaction, TransactionStatus } from "../domain/transaction.js";
 
 export type Decision =
   | {
@@ -50,4 +51,20 @@ export function planDecision(
     ok: true,
     plan: { status: "approved", amount, originalAmount: amount === tx.amount ? null : tx.amount, note },
   };
+}
+
+/** What an operator is told of a transaction decided already: its code names how it was decided. */
+export function decidedAlready(status: TransactionStatus): Refusal {
+  return refusal(
+    status === "rejected" ? "already_rejected" : "already_approved",
+    `transaction is not pending (status: ${status}); it was decided already`,
+  );
+}
+
+/** Each refusal of planDecision as operators are told it. */
+export function planRefusal(refused: DecisionRefusal, status: TransactionStatus): Refusal {
+  if (refused === "not_pending") return decidedAlready(status);
+  return refused === "above_asked"
+    ? refusal("above_asked_needs_admin", "approving more than the amount asked for needs an admin")
+    : refusal("amount_on_withdrawal", "only a deposit can be approved with another amount");
 }

@@ -4,10 +4,10 @@
  * its audit entry and its callback are written in one database transaction by the store.
  */
 import { callbackDraft } from "../callbacks/message.js";
-import { bad, notFound, type Outcome, type Refusal } from "../domain/refusal.js";
+import { notFound, type Outcome, type Refusal, refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { operatorTransactionView } from "../transactions/views.js";
-import { type Decision, planDecision } from "./plan.js";
+import { type Decision, decidedAlready, planDecision, planRefusal } from "./plan.js";
 
 export interface DecisionDeps {
   repos: Repositories;
@@ -17,17 +17,6 @@ export interface DecisionDeps {
   /** Called after a decision, so the consoles' queues drop it at once. */
   decided(): void;
 }
-
-const aboveAsked: Refusal = {
-  ok: false,
-  reason: "forbidden",
-  message: "approving more than the amount asked for needs an admin",
-};
-const notPending = (status: string): Refusal => ({
-  ok: false,
-  reason: "conflict",
-  message: `transaction is not pending (status: ${status}); it was decided already`,
-});
 
 /** A payout someone else is paying out: who, and since when (the consoles name them). */
 export interface PayingElsewhere extends Refusal {
@@ -39,7 +28,7 @@ function claimedBy(operator: string, claimedAt: number): PayingElsewhere {
   const since = new Date(claimedAt).toISOString();
   return {
     ok: false as const,
-    reason: "conflict" as const,
+    code: "paid_out_elsewhere" as const,
     // Nobody in particular: taken and let go of twice while this claim was being made.
     message: operator
       ? `being paid out by ${operator} since ${since}`
@@ -49,11 +38,10 @@ function claimedBy(operator: string, claimedAt: number): PayingElsewhere {
   };
 }
 
-const testFirmsOwn: Refusal = {
-  ok: false,
-  reason: "conflict",
-  message: "a test firm's transactions are decided by the firm itself, with the sandbox helpers",
-};
+const testFirmsOwn = refusal(
+  "test_firm_decides_itself",
+  "a test firm's transactions are decided by the firm itself, with the sandbox helpers",
+);
 
 export function createDecisionService(deps: DecisionDeps) {
   const { repos } = deps;
@@ -112,11 +100,7 @@ export async function payingOut(
   }
   if (outcome.reason === "not_found") return notFound("transaction");
   if (outcome.reason === "not_pending_withdrawal")
-    return {
-      ok: false as const,
-      reason: "conflict" as const,
-      message: "only a pending withdrawal can be marked as being paid",
-    };
+    return refusal("not_pending_withdrawal", "only a pending withdrawal can be marked as being paid");
   return claimedBy(outcome.operator, outcome.claimedAt);
 }
 
@@ -136,12 +120,7 @@ export async function decide(
   const tx = await repos.transactions.get(id);
   if (!tx) return notFound("transaction");
   const planned = planDecision(tx, decision);
-  if (!planned.ok) {
-    if (planned.refusal === "not_pending") return notPending(tx.status);
-    return planned.refusal === "above_asked"
-      ? aboveAsked
-      : bad("only a deposit can be approved with another amount");
-  }
+  if (!planned.ok) return planRefusal(planned.refusal, tx.status);
   const firm = await repos.firms.get(tx.firm_id);
   if (!firm) return notFound("firm");
   if (firm.sandbox === 1 && by === "operator") return testFirmsOwn;
@@ -159,7 +138,7 @@ export async function decide(
   if (!result.ok) {
     if (result.reason === "not_found") return notFound("transaction");
     const now = await repos.transactions.get(id);
-    return notPending(now?.status ?? "decided");
+    return now ? decidedAlready(now.status) : notFound("transaction");
   }
   deps.callbackQueued();
   // A test firm's transactions are in no operator's queue.

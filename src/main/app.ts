@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import { registerDocsRoutes } from "../api-reference/routes.js";
 import { createAdminTokenGuard } from "../backoffice/admin-token-guard.js";
 import { adminTokenHook, registerAdminRoutes } from "../backoffice/http/admin-routes.js";
@@ -9,8 +15,10 @@ import { registerConsoleRoutes } from "../backoffice/http/console-routes.js";
 import type { Backoffice } from "../backoffice/operator-services.js";
 import type { QueueNotices } from "../decisions/queue-notices.js";
 import { ADMIN_API, operatorActor } from "../domain/actors.js";
+import { type Refusal, refusal } from "../domain/refusal.js";
 import { registerBodyDeadline } from "../http/body-deadline.js";
-import { INTERNAL_ERROR_MESSAGE, sendError } from "../http/envelope.js";
+import { INTERNAL_ERROR_MESSAGE, sendError, sendPlainJson } from "../http/envelope.js";
+import { REFUSAL_STATUS } from "../http/operator-io.js";
 import { registerHealthRoutes } from "../http/ops/health.js";
 import { registerMetrics } from "../http/ops/metrics.js";
 import { warnOfUntrustedProxy } from "../http/proxy-hint.js";
@@ -30,11 +38,33 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Fastify's own client errors that we answer in the envelope instead of a 500. */
-const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: "Request body too large" },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: "Invalid Content-Length" },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: "Validation failed: request body is not valid JSON" },
+const CLIENT_ERRORS: Record<string, Pick<Refusal, "code" | "message">> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: "body_too_large", message: "Request body too large" },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: "invalid_content_length", message: "Invalid Content-Length" },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: "invalid_json",
+    message: "Validation failed: request body is not valid JSON",
+  },
 };
+
+/**
+ * A refusal raised before or outside any route, answered on the surface it was asked of: the
+ * merchant API's in the contract's two-key envelope, every other with its code. Its status is the
+ * code's, or the one Fastify gave its own error (`status`).
+ */
+function refuseAnywhere(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refused: Pick<Refusal, "code" | "message">,
+  status: number = REFUSAL_STATUS[refused.code],
+) {
+  if (request.url.startsWith(MERCHANT_API_PREFIX)) return sendError(reply, status, refused.message);
+  return sendPlainJson(reply, status, { success: false, code: refused.code, message: refused.message });
+}
+const MERCHANT_API_PREFIX = "/paymentapi/";
+const NOT_FOUND = refusal("not_found", "Not found");
+const BAD_REQUEST = refusal("bad_request", "Bad request");
+const URL_TOO_LONG = refusal("url_too_long", "Request URL too long");
 
 /** An answer written on the socket itself, in the envelope, before the connection is closed. */
 function refuseOnSocket(socket: Duplex, status: number, message: string): void {
@@ -103,9 +133,9 @@ export function buildApp(
     // References may be 100 Unicode characters: URL-encoded, that is up to 900 bytes in a path.
     routerOptions: { maxParamLength: 1_000 },
     // Errors the router raises before any route (a bad or overlong URL) answer in the envelope too.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const status = error.statusCode ?? 400;
-      void sendError(reply, status, status === 414 ? "Request URL too long" : "Bad request");
+      void refuseAnywhere(request, reply, status === 414 ? URL_TOO_LONG : BAD_REQUEST, status);
     },
     // A caller's own request id is kept when it is a plain token, so one id follows a request
     // through their logs and ours; otherwise a fresh one.
@@ -133,17 +163,17 @@ export function buildApp(
   app.setErrorHandler((error, request, reply) => {
     const code = (error as { code?: string }).code ?? "";
     const known = CLIENT_ERRORS[code];
-    if (known) return sendError(reply, known.status, known.message);
+    if (known) return refuseAnywhere(request, reply, known);
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(reply, status, status === 404 ? "Not found" : "Bad request");
+      return refuseAnywhere(request, reply, status === 404 ? NOT_FOUND : BAD_REQUEST, status);
     }
     // Only the error itself is logged: never headers or body, which may carry secrets.
     request.log.error(
       { reqId: request.id, err: error, method: request.method, route: request.routeOptions.url },
       "unhandled error",
     );
-    return sendError(reply, 500, INTERNAL_ERROR_MESSAGE);
+    return refuseAnywhere(request, reply, refusal("internal_error", INTERNAL_ERROR_MESSAGE));
   });
 
   // No answer leaves before the writes (and uncommitted reads) behind it are durable.
@@ -153,7 +183,7 @@ export function buildApp(
     await ctx.settle();
   });
 
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, "Not found"));
+  app.setNotFoundHandler((request, reply) => refuseAnywhere(request, reply, NOT_FOUND));
 
   registerHealthRoutes(app, ctx, role);
   registerMetrics(app, ctx.metrics, ctx.config.metricsToken);

@@ -1,6 +1,6 @@
 /** Managing the payment accounts deposits are routed to and the channels that hold them. */
 import { sealContext } from "../crypto/seal-context.js";
-import { bad, notFound } from "../domain/refusal.js";
+import { notFound, refusal } from "../domain/refusal.js";
 import type { AccountUpdate } from "../store/routing/accounts.js";
 import {
   ADMIN_API,
@@ -99,7 +99,7 @@ export async function updateAccount(
     update,
     auditEntry(deps, actor, "account.update"),
   );
-  if (row === "refused") return bad("the minimum must not exceed the maximum");
+  if (row === "refused") return refusal("min_above_max", "the minimum must not exceed the maximum");
   deps.accountsChanged();
   return row ? { ok: true as const, value: accountView(row) } : notFound("account");
 }
@@ -107,10 +107,12 @@ export async function updateAccount(
 /** An http channel gets a secret to verify our asks with, shown here only (and never logged). */
 export async function createChannel(deps: ManagementDeps, input: ChannelInput, actor = ADMIN_API) {
   const { repos, box } = deps;
-  if (input.kind === "http" && input.url === null) return bad("an http channel needs --url");
+  if (input.kind === "http" && input.url === null)
+    return refusal("http_channel_needs_url", "an http channel needs --url");
   const refused = input.kind === "http" ? await checkChannelUrl(deps, input.url) : null;
   if (refused) return refused;
-  if (await repos.channels.byCode(input.code)) return bad(`channel ${input.code} exists already`);
+  if (await repos.channels.byCode(input.code))
+    return refusal("channel_exists", `channel ${input.code} exists already`);
   const now = deps.now();
   const secret = input.kind === "http" ? newSecretKey() : null;
   const row = await repos.audited.insertUnique(
@@ -129,7 +131,7 @@ export async function createChannel(deps: ManagementDeps, input: ChannelInput, a
       ? undefined
       : (id) => ({ secret_sealed: box.seal(secret, sealContext.channelSecret(id)) }),
   );
-  if (!row) return bad(`channel ${input.code} exists already`);
+  if (!row) return refusal("channel_exists", `channel ${input.code} exists already`);
   deps.accountsChanged();
   return { ok: true as const, value: { ...channelView(row), ...(secret ? { secret } : {}) } };
 }
@@ -144,7 +146,8 @@ export async function updateChannel(
   const { repos } = deps;
   const existing = await repos.channels.byCode(code);
   if (!existing) return notFound("channel");
-  if (changes.url !== undefined && existing.kind !== "http") return bad("only an http channel has a URL");
+  if (changes.url !== undefined && existing.kind !== "http")
+    return refusal("url_only_on_http_channel", "only an http channel has a URL");
   const refused = await checkChannelUrl(deps, changes.url);
   if (refused) return refused;
   const row = await repos.audited.update(
@@ -167,7 +170,8 @@ export async function rotateChannelSecret(deps: ManagementDeps, code: string, ac
   const { repos, box } = deps;
   const existing = await repos.channels.byCode(code);
   if (!existing) return notFound("channel");
-  if (existing.kind !== "http") return bad("only an http channel has a secret");
+  if (existing.kind !== "http")
+    return refusal("secret_only_on_http_channel", "only an http channel has a secret");
   const secret = newSecretKey();
   const row = await repos.audited.update(
     "channels",

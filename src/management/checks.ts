@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { SecretBox } from "../crypto/secret-box.js";
 import { ADMIN_API } from "../domain/actors.js";
-import { bad, type Outcome, type Refusal } from "../domain/refusal.js";
+import { type Outcome, type Refusal, refusal } from "../domain/refusal.js";
 import type { TargetCheck } from "../net/callback-target.js";
 import type { Repositories } from "../store/index.js";
 
@@ -52,7 +52,7 @@ export async function checkCallbackTarget(
   what = "Callback URL",
 ): Promise<Refusal | null> {
   if (url === null || url === undefined) return null;
-  if (!(await deps.callbackTargetAllowed(url))) return bad(`${what} is not allowed`);
+  if (!(await deps.callbackTargetAllowed(url))) return refusal("url_not_allowed", `${what} is not allowed`);
   return null;
 }
 
@@ -65,12 +65,16 @@ export async function checkChannelUrl(
   url: string | null | undefined,
 ): Promise<Refusal | null> {
   if (url && deps.httpsChannelsOnly && !url.toLowerCase().startsWith("https:")) {
-    return bad("Channel URL must use https (asks carry payers' names and IBANs)");
+    return refusal(
+      "channel_url_not_https",
+      "Channel URL must use https (asks carry payers' names and IBANs)",
+    );
   }
   return checkCallbackTarget(deps, url, "Channel URL");
 }
 
 export function checkRange(min: number | null | undefined, max: number | null | undefined): Refusal | null {
-  if (min != null && max != null && min > max) return bad("the minimum must not exceed the maximum");
+  if (min != null && max != null && min > max)
+    return refusal("min_above_max", "the minimum must not exceed the maximum");
   return null;
 }

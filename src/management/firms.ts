@@ -1,6 +1,6 @@
 /** Managing providers and firms: their callback URLs, limits, switches and secrets. */
 import { sealContext } from "../crypto/seal-context.js";
-import { bad, notFound } from "../domain/refusal.js";
+import { notFound, refusal } from "../domain/refusal.js";
 import type { FirmUpdate } from "../store/firms/firms.js";
 import type { ProviderTable } from "../store/schema.js";
 import {
@@ -62,7 +62,8 @@ export interface FirmChanges {
 
 export async function createProvider(deps: ManagementDeps, input: ProviderInput, actor = ADMIN_API) {
   const { repos } = deps;
-  if (input.callback_url !== null && input.kind === "direct") return bad(PROVIDER_URL_KINDS);
+  if (input.callback_url !== null && input.kind === "direct")
+    return refusal("provider_url_kind", PROVIDER_URL_KINDS);
   const refused = await checkCallbackTarget(deps, input.callback_url);
   if (refused) return refused;
   const now = deps.now();
@@ -84,7 +85,8 @@ export async function updateProvider(
   const { repos } = deps;
   const existing = await repos.firms.getProvider(id);
   if (!existing) return notFound("provider");
-  if (changes.callback_url && existing.kind === "direct") return bad(PROVIDER_URL_KINDS);
+  if (changes.callback_url && existing.kind === "direct")
+    return refusal("provider_url_kind", PROVIDER_URL_KINDS);
   const refused = await checkCallbackTarget(deps, changes.callback_url);
   if (refused) return refused;
   const row = await repos.audited.update(
@@ -175,7 +177,7 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
   };
   const row = await repos.audited.updateChecked("firms", id, update, auditEntry(deps, actor, "firm.update"));
   // Another change to the limits landed between the check above and this write.
-  if (row === "refused") return bad("the minimum must not exceed the maximum");
+  if (row === "refused") return refusal("min_above_max", "the minimum must not exceed the maximum");
   deps.firmsChanged();
   return row ? { ok: true as const, value: firmView(row) } : notFound("firm");
 }

@@ -1,4 +1,5 @@
 /** The operators' accounts as admins keep them: add, list, change, reset a lost second factor. */
+import { notFound, refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { type ConsoleOperator, operatorView, type Role } from "./operator.js";
 import { hashPassword, newPassword } from "./passwords.js";
@@ -18,11 +19,7 @@ export async function createOperator(
   const { repos } = deps;
   const normalised = email.trim().toLowerCase();
   if (await repos.operators.byEmail(normalised)) {
-    return {
-      ok: false as const,
-      reason: "invalid" as const,
-      message: `operator ${normalised} exists already`,
-    };
+    return refusal("operator_exists", `operator ${normalised} exists already`);
   }
   const plain = password ?? newPassword();
   const now = deps.now();
@@ -42,11 +39,7 @@ export async function createOperator(
   );
   // Another request created the same email between the check above and this insert.
   if (!row) {
-    return {
-      ok: false as const,
-      reason: "invalid" as const,
-      message: `operator ${normalised} exists already`,
-    };
+    return refusal("operator_exists", `operator ${normalised} exists already`);
   }
   return {
     ok: true as const,
@@ -61,7 +54,7 @@ export async function createOperator(
 export async function resetSecondFactor(deps: AccountDeps, email: string, actor: string) {
   const { repos } = deps;
   const row = await repos.operators.byEmail(email.trim().toLowerCase());
-  if (!row) return { ok: false as const, reason: "not_found" as const, message: "operator not found" };
+  if (!row) return notFound("operator");
   const now = deps.now();
   const after = await repos.audited.update(
     "operators",
@@ -98,11 +91,7 @@ export async function updateOperator(
 ) {
   const { repos } = deps;
   if (id === by.id) {
-    return {
-      ok: false as const,
-      reason: "invalid" as const,
-      message: "you cannot change your own role or access",
-    };
+    return refusal("own_role_unchangeable", "you cannot change your own role or access");
   }
   const row = await repos.audited.updateOperator(
     id,
@@ -117,13 +106,9 @@ export async function updateOperator(
     { actor, action: "operator.update", at: deps.now() },
   );
   if (row === "last_admin") {
-    return {
-      ok: false as const,
-      reason: "conflict" as const,
-      message: "the last active admin cannot be removed",
-    };
+    return refusal("last_admin", "the last active admin cannot be removed");
   }
-  if (!row) return { ok: false as const, reason: "not_found" as const, message: "operator not found" };
+  if (!row) return notFound("operator");
   // Switched off, or the second factor reset (the lost phone may still be signed in): the
   // operator's sessions end.
   // Their browsers are forgotten with them: one a phisher signed in from would otherwise keep

@@ -1,7 +1,7 @@
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
 import { operatorActor } from "../domain/actors.js";
-import type { Refusal } from "../domain/refusal.js";
+import { notFound, type Refusal, refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import type { OperatorRow } from "../store/operators/operators.js";
 import { renewSession, type SessionRef } from "./console-sessions.js";
@@ -50,9 +50,10 @@ async function checkPasswordAndCode(
 ) {
   const { repos, box, guess } = deps;
   const row = await repos.operators.get(operatorId);
-  if (!row) return { ok: false as const, reason: "not_found" as const, message: "operator not found" };
+  if (!row) return notFound("operator");
   const secret = which === "pending" ? row.totp_pending_sealed : row.totp_sealed;
-  if (secret === null) return { ok: false as const, reason: "invalid" as const, message: missing };
+  if (secret === null)
+    return refusal(which === "pending" ? "second_factor_not_started" : "second_factor_off", missing);
   const now = deps.now();
   let taken: "totp" | "recovery" | undefined;
   const second = async () => {
@@ -66,14 +67,9 @@ async function checkPasswordAndCode(
   if (taken === "recovery") await auditRecoveryCodeUsed(repos, row, now, {});
   if (outcome === "locked" || outcome === "locking") {
     await repos.operators.deleteSessionsOf(row.id);
-    return {
-      ok: false as const,
-      reason: "locked" as const,
-      message: "too many wrong passwords or codes: signed out; try again later",
-    };
+    return refusal("password_locked", "too many wrong passwords or codes: signed out; try again later");
   }
-  if (outcome === "wrong")
-    return { ok: false as const, reason: "invalid" as const, message: "password or code is wrong" };
+  if (outcome === "wrong") return refusal("wrong_password_or_code", "password or code is wrong");
   return { ok: true as const, row, secret, now };
 }
 
@@ -130,7 +126,7 @@ export function createSecondFactor(deps: SecondFactorDeps) {
           box.seal(text, sealContext.operatorTotp(operatorId)),
         ))
       )
-        return { ok: false, reason: "conflict", message: ON_ALREADY };
+        return refusal("second_factor_on_already", ON_ALREADY);
       return { ok: true, value: { secret: text, uri: otpauthUri(secret, email) } };
     },
 
@@ -158,7 +154,7 @@ export function createSecondFactor(deps: SecondFactorDeps) {
       );
       if (!checked.ok) return checked;
       // A secret left pending beside one already on (start refuses to make one then) replaces nothing.
-      if (checked.row.totp_sealed !== null) return { ok: false, reason: "conflict", message: ON_ALREADY };
+      if (checked.row.totp_sealed !== null) return refusal("second_factor_on_already", ON_ALREADY);
       // Shown here only: the store keeps their hashes. Any left from an earlier second factor go.
       // Made first: should turning it on then fail, codes without a second factor are never asked
       // for, and the next confirmation replaces them; the other way round, a failure after turning
@@ -177,7 +173,7 @@ export function createSecondFactor(deps: SecondFactorDeps) {
     ): Promise<
       Failure | { ok: true; value: { second_factor: false; csrf_token: string }; token: string | null }
     > {
-      if (deps.required) return { ok: false, reason: "conflict", message: REQUIRED };
+      if (deps.required) return refusal("second_factor_required", REQUIRED);
       const checked = await checkPasswordAndCode(
         deps,
         operatorId,

@@ -1,4 +1,5 @@
 import type { SecretBox } from "../crypto/secret-box.js";
+import { refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { renewSession, type SessionRef, tokenHashOf } from "./console-sessions.js";
 import { sessionDeviceCounter } from "./devices.js";
@@ -186,7 +187,7 @@ async function changePassword(
 ) {
   const { repos, guess } = deps;
   const row = await repos.operators.byEmail(operator.email);
-  if (!row) return { ok: false as const, reason: "invalid" as const, message: "current password is wrong" };
+  if (!row) return refusal("wrong_password", "current password is wrong");
   // Wrong current passwords count like wrong logins, against the session's browser first: a
   // stolen session cannot guess the password past the sign-in lockout, and a stranger's lock on
   // the account does not stop the operator. The guess that locks ends every session.
@@ -194,14 +195,10 @@ async function changePassword(
   const { outcome } = await guessFrom(guess, row, deps.now(), current, undefined, device);
   if (outcome === "locked" || outcome === "locking") {
     await repos.operators.deleteSessionsOf(row.id);
-    return {
-      ok: false as const,
-      reason: "locked" as const,
-      message: "too many wrong passwords: signed out; try again later",
-    };
+    return refusal("password_locked", "too many wrong passwords: signed out; try again later");
   }
   if (outcome === "wrong") {
-    return { ok: false as const, reason: "invalid" as const, message: "current password is wrong" };
+    return refusal("wrong_password", "current password is wrong");
   }
   const nextHash = await hashPassword(next);
   await repos.audited.update(

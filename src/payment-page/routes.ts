@@ -8,9 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RawJson, toJson } from "../domain/transaction-view.js";
 import { parseJsonBody } from "../http/body.js";
 import type { HttpContext } from "../http/context.js";
-import { sendError, sendJson } from "../http/envelope.js";
+import { sendJson } from "../http/envelope.js";
 import { transportSecurity } from "../http/transport-security.js";
-import { REJECTIONS } from "../intake/http/rejection-responses.js";
 import { parsePageAmount } from "../intake/requests.js";
 import { addressKey } from "../net/address-key.js";
 import {
@@ -22,6 +21,7 @@ import {
   statusBlock,
 } from "./assets.js";
 import { qrSvg } from "./qr.js";
+import { sendPageRefusal, sendPageRejection } from "./refusals.js";
 import { type AccountShown, type HostedSessions, isTokenShaped, type PageState } from "./sessions.js";
 
 /** `styleHash`: the page's one stylesheet, inline in its HTML, and no other style (assets.ts). */
@@ -135,14 +135,14 @@ function registerPageFiles(
     "/t/assets/:version/:name",
     async (request, reply) => {
       const { version, name } = request.params;
-      if (!isAssetName(name)) return sendError(reply, 404, "Not found");
+      if (!isAssetName(name)) return sendPageRefusal(reply, "not_found", "Not found");
       reply.headers(headers);
       reply.header("cache-control", version === assets.version ? FOR_GOOD : "no-cache");
       return sendFile(request, reply, assets.files[name]);
     },
   );
   app.get<{ Params: { name: string } }>("/t/assets/:name", async (request, reply) => {
-    if (!isAssetName(request.params.name)) return sendError(reply, 404, "Not found");
+    if (!isAssetName(request.params.name)) return sendPageRefusal(reply, "not_found", "Not found");
     reply.headers(headers).header("cache-control", "no-cache");
     return sendFile(request, reply, assets.files[request.params.name]);
   });
@@ -170,7 +170,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
     const wait = await overLimit(request, token);
     if (wait === 0) return false;
     reply.header("retry-after", String(wait));
-    sendError(reply, 429, "Too many requests");
+    sendPageRefusal(reply, "too_many_requests", "Too many requests");
     return true;
   }
   /**
@@ -202,7 +202,7 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
     reply.headers(headers);
     if (await limited(request, reply, request.params.token)) return reply;
     const state = await ctx.hosted.state(request.params.token);
-    if (!state) return sendError(reply, 404, "Not found");
+    if (!state) return sendPageRefusal(reply, "not_found", "Not found");
     return sendJson(reply, 200, view(state));
   });
 
@@ -212,7 +212,8 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
   app.get<{ Params: { token: string } }>("/api/pay/:token/qr.svg", async (request, reply) => {
     reply.headers(headers);
     if (await limited(request, reply, request.params.token)) return reply;
-    if (!(await ctx.hosted.exists(request.params.token))) return sendError(reply, 404, "Not found");
+    if (!(await ctx.hosted.exists(request.params.token)))
+      return sendPageRefusal(reply, "not_found", "Not found");
     const base = ctx.config.paymentPageUrl ?? `${request.protocol}://${request.host}`;
     return reply.type("image/svg+xml").send(qrSvg(`${base}/t/${request.params.token}`));
   });
@@ -221,15 +222,16 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
     reply.headers(headers);
     if (await limited(request, reply, request.params.token)) return reply;
     const body = parseJsonBody(request);
-    const amount = body.ok
-      ? parsePageAmount(body.value)
-      : { ok: false as const, message: "Validation failed: request body is not valid JSON" };
     // An unknown token is a 404 before anything else, so bad input reveals nothing either.
-    if (!(await ctx.hosted.exists(request.params.token))) return sendError(reply, 404, "Not found");
-    if (!amount.ok) return sendError(reply, 400, amount.message);
+    if (!(await ctx.hosted.exists(request.params.token)))
+      return sendPageRefusal(reply, "not_found", "Not found");
+    if (!body.ok)
+      return sendPageRefusal(reply, "invalid_json", "Validation failed: request body is not valid JSON");
+    const amount = parsePageAmount(body.value);
+    if (!amount.ok) return sendPageRefusal(reply, "invalid_amount", amount.message);
     const outcome = await ctx.hosted.submit(request.params.token, amount.value);
     if (!outcome.ok) {
-      if (outcome.kind === "not_found") return sendError(reply, 404, "Not found");
+      if (outcome.kind === "not_found") return sendPageRefusal(reply, "not_found", "Not found");
       if (outcome.kind === "reference_reused") {
         // Hosted mode checks nothing at creation, so only the payer meets this, and cannot fix it:
         // the merchant's integration can, once operators see it (docs/hosted-page.md).
@@ -238,11 +240,9 @@ export function registerHostedRoutes(app: FastifyInstance, ctx: PaymentPageConte
           "hosted page refused an amount: the merchant opened the session with a reference already used",
         );
         ctx.metrics.hostedReferenceReused.inc();
-        const duplicate = REJECTIONS.duplicate_reference;
-        return sendError(reply, duplicate.status, duplicate.message);
+        return sendPageRejection(reply, "duplicate_reference");
       }
-      const rejection = REJECTIONS[outcome.rejection];
-      return sendError(reply, rejection.status, rejection.message);
+      return sendPageRejection(reply, outcome.rejection);
     }
     return sendJson(reply, 200, view(outcome.state));
   });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import type { Outcome } from "../domain/refusal.js";
-import { bad, notFound } from "../domain/refusal.js";
+import { notFound, refusal } from "../domain/refusal.js";
 import { StatementError } from "./amounts.js";
 import { heapBudget } from "./heap-budget.js";
 import {
@@ -55,13 +55,15 @@ export async function importStatement(
     try {
       read = await readStatementFile(keptWhileRead(chunks, kept), {}, options);
     } catch (err) {
-      if (err instanceof StatementError) return bad(`statement refused: ${err.message}`);
+      if (err instanceof StatementError)
+        return refusal("statement_refused", `statement refused: ${err.message}`);
       throw err;
     }
     for (const s of read.statements) {
       const iban = s.header.accountIban;
       if (iban === null || compactIban(iban) !== compactIban(accounts.iban))
-        return bad(
+        return refusal(
+          "statement_wrong_account",
           `statement refused: it is for the account ${iban ?? "(none named)"}, not for account ${accountId} (${accounts.iban})`,
         );
     }

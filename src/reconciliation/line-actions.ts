@@ -5,10 +5,10 @@
  * one, with its audit entry and its callback.
  */
 import { callbackDraft } from "../callbacks/message.js";
-import { planDecision } from "../decisions/plan.js";
+import { planDecision, planRefusal } from "../decisions/plan.js";
 import type { Approver } from "../domain/actors.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
-import { notFound } from "../domain/refusal.js";
+import { notFound, refusal } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
 import { turkeyDayOf } from "../domain/turkey-time.js";
 import type { StatementLineRow } from "../store/statements/statement-lines.js";
@@ -38,24 +38,25 @@ function latestPaidBy(line: StatementLineRow): number {
   return Number(line.booked_at) + (line.date_only === 1 ? DAY_MS : 0) + CLOCK_TOLERANCE_MS;
 }
 
-const conflict = (message: string): Refusal => ({ ok: false, reason: "conflict", message });
-const refused = (reason: Refusal["reason"], message: string): Refusal => ({ ok: false, reason, message });
-
 function lineClosed(line: StatementLineRow): Refusal {
-  if (line.direction === "debit") return conflict("a debit approves nothing");
-  if (line.state === "not_ours") return conflict("this line is marked not ours");
+  if (line.direction === "debit") return refusal("line_is_debit", "a debit approves nothing");
+  if (line.state === "not_ours") return refusal("line_not_ours", "this line is marked not ours");
   if (line.state === "after_cancellation")
-    return conflict(
+    return refusal(
+      "line_after_cancellation",
       "this line paid a deposit that was already cancelled: refund it or ask the merchant; it approves nothing",
     );
-  return conflict(`this line is ${line.state} already (transaction ${line.transaction_id ?? "none"})`);
+  return refusal(
+    "line_closed",
+    `this line is ${line.state} already (transaction ${line.transaction_id ?? "none"})`,
+  );
 }
 
 function bookedBefore(line: StatementLineRow, madeAt: number): Refusal {
   const booked = Number(line.booked_at);
   const when = line.date_only === 1 ? `on ${turkeyDayOf(booked)}` : `at ${isoTime(booked)}`;
-  return refused(
-    "forbidden",
+  return refusal(
+    "line_booked_before_deposit",
     `this line was booked ${when}, before the deposit was made (${isoTime(madeAt)}): approving with it needs an admin`,
   );
 }
@@ -68,30 +69,27 @@ export async function approveWithLine(
 ): Promise<Outcome<{ line_id: number; transaction_id: number; amount_minor: number }>> {
   const { repos } = deps;
   const line = await repos.statements.get(lineId);
-  if (!line) return notFound("statement line");
+  if (!line) return refusal("statement_line_not_found", "statement line not found");
   if (line.direction !== "credit" || (line.state !== "suggested" && line.state !== "unmatched"))
     return lineClosed(line);
   // Deposits are in lira: a line in another currency is money to look into, never a lira amount.
   if (line.currency !== "TRY")
-    return conflict(`a line in ${line.currency} approves no deposit: deposits are in TRY`);
+    return refusal("line_currency", `a line in ${line.currency} approves no deposit: deposits are in TRY`);
   const tx = await repos.transactions.get(transactionId);
   const accounts = await repos.statements.accountsWithIbanOf(Number(line.account_id));
   // Another firm's, another account's or a payout: as unknown here as it is to the line.
   if (tx?.type !== "deposit" || !accounts?.ids.includes(Number(tx.account_id)))
-    return notFound("a deposit shown this line's account");
+    return refusal("no_deposit_on_line_account", "a deposit shown this line's account not found");
   const firm = await repos.firms.get(tx.firm_id);
   if (!firm) return notFound("firm");
-  if (firm.sandbox === 1) return conflict("a test firm's deposits are never approved by a bank's line");
+  if (firm.sandbox === 1)
+    return refusal("test_firm_line", "a test firm's deposits are never approved by a bank's line");
   const planned = planDecision(tx, {
     kind: "approve",
     amountMinor: Number(line.amount),
     by: who.approver,
   });
-  if (!planned.ok) {
-    if (planned.refusal === "not_pending")
-      return conflict(`transaction is not pending (status: ${tx.status}); it was decided already`);
-    return refused("forbidden", "approving more than the amount asked for needs an admin");
-  }
+  if (!planned.ok) return planRefusal(planned.refusal, tx.status);
   if (!who.admin && latestPaidBy(line) < Number(tx.created_at))
     return bookedBefore(line, Number(tx.created_at));
   const { plan } = planned;
@@ -107,10 +105,11 @@ export async function approveWithLine(
   });
   if (!settled.ok) {
     if (settled.reason === "settled_elsewhere")
-      return conflict("another statement line settles this deposit");
-    if (settled.reason === "line_moved") return conflict("this line was settled or marked meanwhile");
+      return refusal("line_settles_another", "another statement line settles this deposit");
+    if (settled.reason === "line_moved")
+      return refusal("line_moved", "this line was settled or marked meanwhile");
     if (settled.reason === "not_found") return notFound("transaction");
-    return conflict("transaction is not pending; it was decided meanwhile");
+    return refusal("decided_meanwhile", "transaction is not pending; it was decided meanwhile");
   }
   deps.decisionsMade();
   return { ok: true, value: { line_id: lineId, transaction_id: transactionId, amount_minor: plan.amount } };
@@ -123,8 +122,9 @@ export async function markNotOurs(
   note: string | null,
 ): Promise<Outcome<{ line_id: number; state: "not_ours" }>> {
   const line = await deps.repos.statements.get(lineId);
-  if (!line) return notFound("statement line");
-  if (line.direction === "debit") return conflict("a debit is the account's own: nothing to refund");
+  if (!line) return refusal("statement_line_not_found", "statement line not found");
+  if (line.direction === "debit")
+    return refusal("line_is_debit", "a debit is the account's own: nothing to refund");
   const moved = await deps.repos.statements.markNotOurs(lineId, { actor, at: deps.now(), note });
   if (!moved) return lineClosed((await deps.repos.statements.get(lineId)) ?? line);
   return { ok: true, value: { line_id: lineId, state: "not_ours" } };

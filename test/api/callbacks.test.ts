@@ -195,6 +195,7 @@ describe.each(STORES)("decisions and callbacks (%s)", (kind) => {
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
       success: false,
+      code: "amount_on_withdrawal",
       message: "only a deposit can be approved with another amount",
     });
     const { id } = await deposit(firm);

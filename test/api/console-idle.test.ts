@@ -87,7 +87,7 @@ describe.each(STORES)("console sessions end when their operator is idle (%s)", (
     ] as const) {
       const res = await consoleCall(server, method, path, { ...s, body: method === "POST" ? {} : undefined });
       expect(res.status).toBe(401);
-      expect(res.json).toEqual({ success: false, message: "Login required" });
+      expect(res.json).toEqual({ success: false, code: "login_required", message: "Login required" });
     }
     // Marked as the operator's, a read cannot bring it back either.
     expect((await operatorRead(s)).status).toBe(401);

@@ -132,7 +132,11 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     const res = await request(`${server.url}/ops/api/events`);
     expect(res.statusCode).toBe(401);
     expect(res.headers["content-type"]).toMatch(/^application\/json/);
-    expect(await res.body.json()).toEqual({ success: false, message: "Login required" });
+    expect(await res.body.json()).toEqual({
+      success: false,
+      code: "login_required",
+      message: "Login required",
+    });
   });
 
   it("tells a signed-in console of a new deposit and of a decision, with no data of their own", async () => {
@@ -248,6 +252,7 @@ describe.each(STORES)("console live stream of queue changes (%s)", (kind) => {
     }
     const refused = {
       success: false,
+      code: "too_many_live_connections_here",
       message: "Too many live connections for this operator or session; the console polls instead",
     };
     const fourth = await request(`${server.url}/ops/api/events`, { headers: { cookie: s.cookie } });

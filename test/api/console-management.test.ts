@@ -72,7 +72,11 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       for (const role of refused) {
         const res = await call(role, method, path, body);
         expect(res.status, `${method} ${path} as ${role}`).toBe(403);
-        expect(res.json).toEqual({ success: false, message: "Not allowed for your role" });
+        expect(res.json).toEqual({
+          success: false,
+          code: "role_not_allowed",
+          message: "Not allowed for your role",
+        });
       }
       const ok = await call(least, method, path, body);
       expect([200, 201], `${method} ${path} as ${least}: ${JSON.stringify(ok.json)}`).toContain(ok.status);
@@ -118,7 +122,11 @@ describe.each(STORES)("console management API: roles, every change audited, oper
       deposit_min: "500.00",
       deposit_max: "100.00",
     });
-    expect(range.json).toEqual({ success: false, message: "the minimum must not exceed the maximum" });
+    expect(range.json).toEqual({
+      success: false,
+      code: "min_above_max",
+      message: "the minimum must not exceed the maximum",
+    });
     expect((await call("admin", "PATCH", "/ops/api/firms/999999", { active: false })).status).toBe(404);
     expect((await call("admin", "POST", "/ops/api/firms", "not an object")).status).toBe(400);
   });
@@ -207,7 +215,7 @@ describe.each(STORES)("console management API: roles, every change audited, oper
         const res = await server.admin(method, path, input);
         expect([res.status, res.json], `${method} ${path} ${JSON.stringify(input)}`).toEqual([
           400,
-          { success: false, message: `${field}: ${CONTROL}` },
+          { success: false, code: "invalid_input", message: `${field}: ${CONTROL}` },
         ]);
       }
       const decided = await call("operator", "POST", `/ops/api/transactions/${id}/reject`, { note: bad });
@@ -484,6 +492,7 @@ describe.each(STORES)("console management API: roles, every change audited, oper
         expect(pair.map((a) => a.status).sort()).toEqual([200, 400]);
         expect(pair.find((a) => a.status === 400)?.json).toEqual({
           success: false,
+          code: "min_above_max",
           message: "the minimum must not exceed the maximum",
         });
       }

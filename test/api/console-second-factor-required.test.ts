@@ -39,6 +39,7 @@ describe.each(STORES)("a console that requires two-step sign-in (%s)", (kind) =>
 
     const refused = {
       success: false,
+      code: "second_factor_setup_required",
       message: "Set up two-step sign-in first: this console requires it",
       second_factor_required: true,
     };

@@ -106,6 +106,7 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     expect(asked.res.status).toBe(401);
     expect(asked.res.json).toEqual({
       success: false,
+      code: "second_factor_code_needed",
       message: "Enter the code from your authenticator app",
       second_factor: "totp",
     });
@@ -113,11 +114,16 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     // A wrong password never gets as far as the code.
     expect((await login("signin@ops.example", codeOf(secret), "wrong-password-1")).res.json).toEqual({
       success: false,
+      code: "wrong_login",
       message: "Wrong email or password",
     });
     const wrong = await login("signin@ops.example", "000000" === codeOf(secret) ? "111111" : "000000");
     expect(wrong.res.status).toBe(401);
-    expect(wrong.res.json).toMatchObject({ message: "Wrong or already used code", second_factor: "totp" });
+    expect(wrong.res.json).toMatchObject({
+      code: "wrong_second_factor_code",
+      message: "Wrong or already used code",
+      second_factor: "totp",
+    });
     const code = codeOf(secret);
     const ok = await login("signin@ops.example", code);
     expect(ok.res.status).toBe(200);
@@ -137,6 +143,7 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
       expect(res.status, JSON.stringify(code)).toBe(400);
       expect(res.json).toEqual({
         success: false,
+        code: "invalid_input",
         message: "code must be the 6 digits from the authenticator app or a recovery code",
       });
     }
@@ -187,7 +194,7 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     // (what it answered) sent the operator to retype a right password.
     expect((await login("guess@ops.example", wrongCode)).res).toMatchObject({
       status: 423,
-      json: { success: false, message: "Too many failed logins; try again later" },
+      json: { success: false, code: "login_locked", message: "Too many failed logins; try again later" },
     });
     expect((await login("guess@ops.example", codeOf(secret))).res.status).toBe(423);
     server.clock.advance(15 * 60_000 + 1);
@@ -244,7 +251,11 @@ describe.each(STORES)("console second factor (%s)", (kind) => {
     const started = await consoleCall(server, "POST", "/ops/api/second-factor", { cookie, csrf });
     expect(started).toMatchObject({
       status: 409,
-      json: { success: false, message: "two-step sign-in is on already: turn it off first" },
+      json: {
+        success: false,
+        code: "second_factor_on_already",
+        message: "two-step sign-in is on already: turn it off first",
+      },
     });
     expect(started.json.secret).toBeUndefined();
     // The authenticator set up first is still the one sign-in asks for.

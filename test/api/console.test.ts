@@ -167,6 +167,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     expect(more.status).toBe(403);
     expect(more.json).toEqual({
       success: false,
+      code: "above_asked_needs_admin",
       message: "approving more than the amount asked for needs an admin",
     });
     expect((await server.admin("GET", `/admin/v1/transactions/${third}`)).json.status).toBe("pending");
@@ -831,6 +832,7 @@ describe.each(STORES)("operator console API: sessions, CSRF, roles, audit (%s)",
     const refused = first.status === 409 ? first : second;
     expect(refused.json).toMatchObject({
       success: false,
+      code: "paid_out_elsewhere",
       paying_by: winner,
       paying_since: expect.stringMatching(/Z$/),
     });

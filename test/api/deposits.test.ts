@@ -481,10 +481,14 @@ describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
     });
 
     it("answers unknown paths and methods with a JSON 404", async () => {
-      for (const path of ["/paymentapi/v1/nope", "/deposits", "/"]) {
+      const nope = await send(server, firm, { path: "/paymentapi/v1/nope" });
+      expect(nope.status).toBe(404);
+      expect(nope.json).toEqual({ success: false, message: "Not found" });
+      // Outside the merchant API a refusal carries its code.
+      for (const path of ["/deposits", "/"]) {
         const res = await send(server, firm, { path });
         expect(res.status).toBe(404);
-        expect(res.json).toEqual({ success: false, message: "Not found" });
+        expect(res.json).toEqual({ success: false, code: "not_found", message: "Not found" });
       }
     });
 
@@ -558,7 +562,11 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
         ]) {
           const res = await strict.admin("POST", "/admin/v1/firms", { name: "x", webhook_url: url });
           expect(res.status, url).toBe(400);
-          expect(res.json).toEqual({ success: false, message: "Callback URL is not allowed" });
+          expect(res.json).toEqual({
+            success: false,
+            code: "url_not_allowed",
+            message: "Callback URL is not allowed",
+          });
         }
         const res = await send(strict, firm, { path: DEPOSITS, body: depositBody() });
         expect(res.status).toBe(400);
@@ -576,7 +584,11 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
             url,
           });
           expect(ch.status, url).toBe(400);
-          expect(ch.json).toEqual({ success: false, message: "Channel URL is not allowed" });
+          expect(ch.json).toEqual({
+            success: false,
+            code: "url_not_allowed",
+            message: "Channel URL is not allowed",
+          });
         }
         const ok = await strict.admin("POST", "/admin/v1/channels", {
           code: "PUB",
@@ -586,7 +598,11 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
         expect(ok.status).toBe(201);
         const moved = await strict.admin("PATCH", "/admin/v1/channels/PUB", { url: "https://10.0.0.1/ask" });
         expect(moved.status).toBe(400);
-        expect(moved.json).toEqual({ success: false, message: "Channel URL is not allowed" });
+        expect(moved.json).toEqual({
+          success: false,
+          code: "url_not_allowed",
+          message: "Channel URL is not allowed",
+        });
         // Public but plain http: refused too, asks would cross the internet unencrypted.
         for (const url of ["http://93.184.215.14/ask", "HTTP://93.184.215.14/ask"]) {
           const plain = await strict.admin("PATCH", "/admin/v1/channels/PUB", { url });

@@ -218,7 +218,11 @@ describe("the guides' word on a callback receiver on one's own machine", () => {
       sandbox: true,
     });
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ success: false, message: "Callback URL is not allowed" });
+    expect(refused.json).toEqual({
+      success: false,
+      code: "url_not_allowed",
+      message: "Callback URL is not allowed",
+    });
     const local = await startTestServer("sqlite", {
       LOG_LEVEL: "warn",
       PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true",

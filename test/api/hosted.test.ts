@@ -13,7 +13,7 @@ import {
   withdrawalBody,
 } from "../support/merchant.js";
 
-const NOT_FOUND = '{"success":false,"message":"Not found"}';
+const NOT_FOUND = '{"success":false,"code":"not_found","message":"Not found"}';
 const STATUS_BLOCK = /<script type="application\/json" id="status">([^<]*)<\/script>/;
 /** The status the page's HTML carries for page.js, parsed; undefined when it carries none. */
 function embedded(html: string): unknown {
@@ -108,7 +108,9 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     for (const [input, message] of bad) {
       const res = await page("POST", `/api/pay/${token}/deposit`, input);
       expect(res.status, JSON.stringify(input)).toBe(400);
-      expect(res.json).toEqual({ success: false, message });
+      // The page translates by the code; the text is the API's own.
+      const code = typeof input === "string" ? "invalid_json" : "invalid_amount";
+      expect(res.json).toEqual({ success: false, code, message });
     }
     const ok = await page("POST", `/api/pay/${token}/deposit`, { amount: "250.50" });
     expect(ok.status).toBe(200);
@@ -146,7 +148,11 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const token = (res.json.payment_url as string).split("/").pop() as string;
     const refused = await page("POST", `/api/pay/${token}/deposit`, { amount: "500.00" });
     expect(refused.status).toBe(403);
-    expect(refused.json).toEqual({ success: false, message: "Yatırım tutarı limit dışında" });
+    expect(refused.json).toEqual({
+      success: false,
+      code: "amount_out_of_limits",
+      message: "Yatırım tutarı limit dışında",
+    });
     expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("open");
     const noTx = await send(server, limited, {
       path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
@@ -238,7 +244,11 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     const { token } = await open({ reference: direct.reference });
     const submitted = await page("POST", `/api/pay/${token}/deposit`, { amount: "300.00" });
     expect(submitted.status).toBe(409);
-    expect(submitted.json).toEqual({ success: false, message: "Bu islem numarasi zaten kullanilmis" });
+    expect(submitted.json).toEqual({
+      success: false,
+      code: "duplicate_reference",
+      message: "Bu islem numarasi zaten kullanilmis",
+    });
     expect((await page("GET", `/api/pay/${token}`)).json.status).toBe("open");
     // The merchant's API answer said nothing (hosted mode checks nothing at creation): a warn line
     // naming the firm and the reference, never the token, and a counter.
@@ -286,7 +296,11 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
     // A submit is refused as before (the contract's text), and creates nothing.
     const refused = await page("POST", `/api/pay/${token}/deposit`, { amount: "100.00" });
     expect(refused.status).toBe(409);
-    expect(refused.json).toEqual({ success: false, message: "Halihazirda bekleyen talebiniz var" });
+    expect(refused.json).toEqual({
+      success: false,
+      code: "pending_exists",
+      message: "Halihazirda bekleyen talebiniz var",
+    });
 
     // Another payer of the same firm, and the same user id at another firm, see no earlier deposit.
     const stranger = await page("GET", `/api/pay/${await openFor("someone-else")}`);
@@ -372,7 +386,11 @@ describe.each(STORES)("hosted payment sessions (%s)", (kind) => {
       limited = answers.filter((a) => a.status === 429);
     }
     expect(limited.length).toBeGreaterThan(0);
-    expect(limited[0]?.json).toEqual({ success: false, message: "Too many requests" });
+    expect(limited[0]?.json).toEqual({
+      success: false,
+      code: "too_many_requests",
+      message: "Too many requests",
+    });
     expect(Number(limited[0]?.headers["retry-after"])).toBeGreaterThan(0);
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { REJECTIONS } from "../../src/intake/http/rejection-responses.js";
+import { MERCHANT_REFUSALS, REJECTIONS } from "../../src/intake/http/rejection-responses.js";
 import { DEPOSIT_FIELDS, WITHDRAWAL_FIELDS } from "../../src/intake/requests.js";
 
 /** The error catalogue in docs/errors.md and the code must never disagree. */
@@ -14,6 +14,8 @@ const sources = [
   "sandbox.ts",
 ].map((f) => readFileSync(new URL(`../../src/intake/http/${f}`, import.meta.url), "utf8"));
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 describe("error catalogue", () => {
   it.each(Object.entries(REJECTIONS))(
     "documents the business rejection %s with its status",
@@ -22,14 +24,15 @@ describe("error catalogue", () => {
     },
   );
 
-  it("documents every message the merchant routes can send", () => {
-    const sent = new Set<string>();
-    for (const src of sources) {
-      for (const m of src.matchAll(/sendError\(\s*reply,\s*\d+,\s*(?:"([^"]+)"|'([^']+)')/g))
-        sent.add((m[1] ?? m[2]) as string);
+  it("documents every message the merchant routes can send, with its status", () => {
+    // The merchant routes choose their refusals from the table only.
+    for (const src of sources) expect(src).not.toMatch(/sendError\(\s*reply,\s*\d/);
+    const fixed = Object.entries(MERCHANT_REFUSALS).filter(([k]) => k !== "invalid_request");
+    expect(fixed.length).toBeGreaterThan(8);
+    for (const [k, { status, message }] of fixed) {
+      expect(catalogue, k).toContain(`\`${message}\``);
+      expect(catalogue, k).toMatch(new RegExp(`\\| ${status} \\| \`${escapeRegExp(message)}\``));
     }
-    expect(sent.size).toBeGreaterThan(8);
-    for (const message of sent) expect(catalogue, message).toContain(`\`${message}\``);
   });
 
   it("names the JSON key next to each field name the messages use, and no other", () => {

@@ -10,6 +10,7 @@ import {
   fieldText,
   valueText,
 } from "./audit-words";
+import { refusalIn } from "./decision-text";
 import { Field, filterQuery, lastDay, useLoad, useShell, when } from "./ui";
 
 const FILTERS = ["actor", "action", "entity_type", "entity_id", "from", "to"] as const;
@@ -22,7 +23,7 @@ export function Audit({ filter }: { filter: URLSearchParams }) {
   const q = query(Object.fromEntries(FILTERS.map((f) => [f, filter.get(f) ?? undefined])));
   const [entries] = useLoad(async () => {
     const res = await api<Entry[]>("GET", `/audit?${q}`);
-    if (!res.ok) notify(res.json.message ?? String(res.status), true);
+    if (!res.ok) notify(refusalIn(res.json, res.status), true);
     return res.ok ? res.json : [];
   }, q);
 

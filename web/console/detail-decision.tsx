@@ -58,7 +58,7 @@ export function DetailDecision(props: { tx: Decidable; onDecided: () => void }) 
     try {
       const res = await api("POST", `/transactions/${tx.id}/${kind}`, body);
       notify(
-        `#${tx.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : refusalIn(res.json.message, t)}`,
+        `#${tx.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : refusalIn(res.json, res.status)}`,
         !res.ok,
       );
       props.onDecided();

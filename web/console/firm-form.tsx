@@ -1,6 +1,7 @@
 import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
 import type { FirmView as Firm } from "../../src/management/views.js";
 import { api } from "./api";
+import { refusalIn } from "./decision-text";
 import { fill, typedAmount } from "./manage";
 import { amountFieldsValid, amountInput, Field, formChecked, formValue, useShell } from "./ui";
 
@@ -48,7 +49,7 @@ export function FirmForm({ firm, saved }: { firm: Firm; saved(): void }) {
     if (Object.keys(changes).length === 0) return notify(`#${firm.id}: ${t("saved")}`);
     if (!confirmRoutingChanges(changes)) return;
     const res = await api("PATCH", `/firms/${firm.id}`, changes);
-    notify(res.ok ? `#${firm.id}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
+    notify(res.ok ? `#${firm.id}: ${t("saved")}` : refusalIn(res.json, res.status), !res.ok);
     if (res.ok) saved();
   }
   /**

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
 import { api } from "./api";
+import { refusalIn } from "./decision-text";
 import { type Firm, FirmForm } from "./firm-form";
 import { shownAmount, shownRange } from "./manage";
 import {
@@ -46,7 +47,7 @@ export function Firms({ id }: { id?: number }) {
       provider_id: provider === undefined ? null : Number(provider),
       sandbox: formChecked(form, "sandbox"),
     });
-    if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+    if (!res.ok) return notify(refusalIn(res.json, res.status), true);
     form.reset();
     setSecret(`${res.json.name} · ${res.json.api_key} · ${res.json.secret_key}`);
     // One message at a time: a live firm's plain-http webhook is said with the save, as a warning.
@@ -57,7 +58,7 @@ export function Firms({ id }: { id?: number }) {
   async function rotate(f: Firm) {
     if (!confirm(t("confirmRotate"))) return;
     const res = await api<{ secret_key: string }>("POST", `/firms/${f.id}/rotate-secret`);
-    if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+    if (!res.ok) return notify(refusalIn(res.json, res.status), true);
     setSecret(`${f.name} · ${f.api_key} · ${res.json.secret_key}`);
     reload();
   }
@@ -151,7 +152,7 @@ function Bans({ firm }: { firm: Firm }) {
   );
   async function change(userId: string, ban: boolean) {
     const res = await api(ban ? "PUT" : "DELETE", `/firms/${firm.id}/bans`, { user_id: userId });
-    notify(res.ok ? `${userId}: ${t("saved")}` : (res.json.message ?? String(res.status)), !res.ok);
+    notify(res.ok ? `${userId}: ${t("saved")}` : refusalIn(res.json, res.status), !res.ok);
     reload();
   }
   return (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { OperatorListView as OperatorRow } from "../../src/operators/views.js";
 import { api } from "./api";
+import { refusalIn } from "./decision-text";
 import { fill, roleLabel } from "./manage";
 import { Field, formValue, listOf, type Role, ShownOnce, useChange, useLoad, useShell } from "./ui";
 
@@ -138,7 +139,7 @@ export function PasswordForm({ done }: { done(csrf: string): void }) {
             current: (form.elements.namedItem("current") as HTMLInputElement).value,
             next: (form.elements.namedItem("next") as HTMLInputElement).value,
           });
-          notify(res.ok ? t("passwordChanged") : (res.json.message ?? String(res.status)), !res.ok);
+          notify(res.ok ? t("passwordChanged") : refusalIn(res.json, res.status), !res.ok);
           if (res.ok) {
             form.reset();
             done(res.json.csrf_token);

@@ -35,7 +35,6 @@ export function decideInRow(props: {
 }) {
   const { list, rows, amounts, me, t, undoMs, notify, refuse, refusedTry, payingElsewhere } = props;
   const { hidden, moved, held, deciding, autoSelected, setBusy, setSelected, setRejecting, reload } = props;
-  const refusalText = (message: string | undefined) => refusalIn(message, t);
 
   async function decide(row: QueueRow, kind: "approve" | "reject", note?: string, byKey = false) {
     if (deciding.current) return;
@@ -75,7 +74,7 @@ export function decideInRow(props: {
     try {
       const res = await api("POST", `/transactions/${row.id}/${kind}`, body);
       notify(
-        `#${row.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : refusalText(res.json.message)}`,
+        `#${row.id}: ${res.ok ? t(kind === "approve" ? "approved" : "rejected") : refusalIn(res.json, res.status)}`,
         !res.ok,
       );
       // Refused because it was decided already: the row is gone, and the notice above says why.

@@ -52,7 +52,7 @@ export function useHeldRows(props: {
       if (res.status === 401) return markUnsent({ id, kind: d.kind, operator: me.email });
       back = !(res.ok || res.status === 409);
       notify(
-        `#${id}: ${res.ok ? t(d.kind === "approve" ? "approved" : "rejected") : refusalIn(res.json.message, t)}`,
+        `#${id}: ${res.ok ? t(d.kind === "approve" ? "approved" : "rejected") : refusalIn(res.json, res.status)}`,
         !res.ok,
       );
     } catch {

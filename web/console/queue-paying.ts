@@ -26,7 +26,6 @@ export function queuePaying(props: {
   reloadNow: { current: () => void };
 }) {
   const { me, t, notify, refuse, reloadNow } = props;
-  const refusalText = (message: string | undefined) => refusalIn(message, t);
 
   /**
    * A payout's field onto the clipboard by key, as a bank's form takes it, for the operator who
@@ -70,7 +69,7 @@ export function queuePaying(props: {
     refuse(
       by
         ? payingElsewhere({ ...row, paying_by: by, paying_since: since ?? null })
-        : `#${row.id}: ${refusalText(res.json.message)}`,
+        : `#${row.id}: ${refusalIn(res.json, res.status)}`,
     );
     reloadNow.current();
     return false;
@@ -92,7 +91,7 @@ export function queuePaying(props: {
       notify(
         by
           ? payingElsewhere({ ...row, paying_by: by, paying_since: since ?? null })
-          : `#${row.id}: ${refusalText(res.json.message)}`,
+          : `#${row.id}: ${refusalIn(res.json, res.status)}`,
         true,
       );
     }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { SecondFactorStartView as Started } from "../../src/operators/views.js";
 import { api } from "./api";
+import { refusalCode, refusalIn } from "./decision-text";
 import { Field, useShell } from "./ui";
 
 /**
@@ -111,10 +112,10 @@ export function SecondFactor(props: {
     if (!res.ok) {
       // The two answers an operator meets here, in the console's language; anything else as sent.
       if (res.status === 423) return notify(t("lockedSignedOut"), true);
-      const wrong = res.status === 400 && res.json.message === "password or code is wrong";
+      const wrong = refusalCode(res.json) === "wrong_password_or_code";
       // Setting up takes the new authenticator's code only; the others take a recovery code too.
       const text = step === "confirm" ? "badPasswordOrCode" : "badPasswordOrAnyCode";
-      return notify(wrong ? t(text) : (res.json.message ?? String(res.status)), true);
+      return notify(wrong ? t(text) : refusalIn(res.json, res.status), true);
     }
     form.reset();
     setStarted(null);

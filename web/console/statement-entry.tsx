@@ -4,6 +4,7 @@ import type { FeedView as Feed } from "../../src/reconciliation/feed.js";
 import type { ImportSummary as Imported } from "../../src/reconciliation/import.js";
 import type { RecordedLines as TypedAnswer } from "../../src/reconciliation/typed-lines.js";
 import { api } from "./api";
+import { refusalIn } from "./decision-text";
 import { accountLabel, fill, lineStateText, type PaymentAccount } from "./statement-words";
 import { age, amountFieldsValid, amountInput, Field, formValue, listOf, useLoad, useShell } from "./ui";
 
@@ -82,7 +83,7 @@ export function TypedLineForm(props: { accounts: PaymentAccount[]; here: string;
       body,
     );
     setDone(null);
-    if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+    if (!res.ok) return notify(refusalIn(res.json, res.status), true);
     const [result] = res.json.results;
     if (!result) return;
     // A duplicate's answer names no line (LineResult): known bug, its words and link say "undefined".
@@ -152,7 +153,7 @@ export function StatementUpload(props: { accounts: PaymentAccount[]; onAdded(): 
         type: await statementType(file),
       });
       setResult(res.ok ? res.json : null);
-      if (!res.ok) return notify(res.json.message ?? String(res.status), true);
+      if (!res.ok) return notify(refusalIn(res.json, res.status), true);
       notify(t("saved"));
       props.onAdded();
     } finally {

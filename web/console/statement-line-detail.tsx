@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { LineDetailView as LineWithCandidates } from "../../src/reconciliation/line-views.js";
 import { api } from "./api";
+import { refusalIn } from "./decision-text";
 import {
   bookedText,
   evidenceWords,
@@ -28,7 +29,7 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
   const [line, reload] = useLoad(
     async () => {
       const res = await api<LineWithCandidates>("GET", `/statement-lines/${props.id}`);
-      if (!res.ok) notify(res.json.message ?? String(res.status), true);
+      if (!res.ok) notify(refusalIn(res.json, res.status), true);
       return res.ok ? res.json : undefined;
     },
     String(props.id),
@@ -131,7 +132,7 @@ function useApprove(line: StatementLine, onChanged: () => void) {
   return async (txId: number, question?: string) => {
     if (question && !confirm(question)) return;
     const res = await api("POST", `/statement-lines/${line.id}/approve`, { transaction_id: txId });
-    if (!res.ok) return notify(`#${line.id}: ${res.json.message ?? String(res.status)}`, true);
+    if (!res.ok) return notify(`#${line.id}: ${refusalIn(res.json, res.status)}`, true);
     notify(`#${line.id}: ${fill(t("lineApprovedTx"), { tx: txId, amount: money2(line.amount) })}`);
     onChanged();
   };
@@ -247,7 +248,7 @@ function NotOurs({ line, onChanged }: { line: StatementLine; onChanged(): void }
     e.preventDefault();
     const note = formValue(e.currentTarget as HTMLFormElement, "note");
     const res = await api("POST", `/statement-lines/${line.id}/not-ours`, note ? { note } : {});
-    if (!res.ok) return notify(`#${line.id}: ${res.json.message ?? String(res.status)}`, true);
+    if (!res.ok) return notify(`#${line.id}: ${refusalIn(res.json, res.status)}`, true);
     notify(`#${line.id}: ${t("markedNotOurs")}`);
     setOpen(false);
     onChanged();

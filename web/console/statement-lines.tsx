@@ -1,4 +1,5 @@
 import { api, query } from "./api";
+import { refusalIn } from "./decision-text";
 import { Feeds, StatementUpload, TypedLineForm } from "./statement-entry";
 import { LineDetail } from "./statement-line-detail";
 import {
@@ -33,7 +34,7 @@ export function StatementLines({ filter, id }: { filter: URLSearchParams; id?: n
   const [lines, reload] = useLoad(
     async () => {
       const res = await api<StatementLine[]>("GET", `/statement-lines?${q}`);
-      if (!res.ok) notify(res.json.message ?? String(res.status), true);
+      if (!res.ok) notify(refusalIn(res.json, res.status), true);
       return res.ok ? openFirst(res.json) : undefined;
     },
     q,

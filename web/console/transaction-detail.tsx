@@ -5,6 +5,7 @@ import type { TransactionView } from "../../src/transactions/views.js";
 import { api } from "./api";
 import { Change } from "./audit";
 import { CopyButton, IbanText, type PayoutField, payingElsewhere } from "./copy";
+import { refusalIn } from "./decision-text";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { Lang, T } from "./i18n";
@@ -33,7 +34,7 @@ export function TransactionDetail({ id }: { id: number }) {
   const [d, reload] = useLoad(
     async () => {
       const res = await api<Detail>("GET", `/transactions/${id}`);
-      if (!res.ok) notify(res.json.message ?? String(res.status), true);
+      if (!res.ok) notify(refusalIn(res.json, res.status), true);
       return res.ok ? res.json : undefined;
       // Refreshed: a callback being retried, or a decision made elsewhere, shows without a reload.
     },
@@ -70,14 +71,14 @@ export function TransactionDetail({ id }: { id: number }) {
     }
     const { paying_by: who, paying_since: since } = res.json;
     notify(
-      who ? payingElsewhere(t, d, who, since ?? null) : `#${d.id}: ${res.json.message ?? String(res.status)}`,
+      who ? payingElsewhere(t, d, who, since ?? null) : `#${d.id}: ${refusalIn(res.json, res.status)}`,
       true,
     );
     return false;
   }
   async function redeliver(callbackId: number) {
     const res = await api("POST", `/callbacks/${callbackId}/redeliver`);
-    notify(res.ok ? `#${d?.id}: ${t("redelivered")}` : (res.json.message ?? String(res.status)), !res.ok);
+    notify(res.ok ? `#${d?.id}: ${t("redelivered")}` : refusalIn(res.json, res.status), !res.ok);
     setTimeout(reload, 500);
   }
   return (
@@ -356,7 +357,7 @@ function NationalId({ id, t, onShown }: { id: number; t: T; onShown(): void }) {
             "POST",
             `/transactions/${id}/national-id`,
           );
-          if (!res.ok) return setFailed(res.json.message ?? String(res.status));
+          if (!res.ok) return setFailed(refusalIn(res.json, res.status));
           setFull(res.json.national_id_full);
           // The history below now has the viewing: shown at once, not at the next refresh.
           onShown();

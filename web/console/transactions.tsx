@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { TURKEY_ZONE, turkeyDayOf } from "../../src/domain/turkey-time.js";
 import { api, query } from "./api";
+import { refusalIn } from "./decision-text";
 import { fill } from "./manage";
 import { statusText, TransactionDetail, type TransactionRow, typeText } from "./transaction-detail";
 import {
@@ -106,13 +107,7 @@ function SearchList({ filter, q }: { filter: URLSearchParams; q: string }) {
   const [found, reloadRows] = useLoad(async () => {
     const res = await api<TransactionRow[]>("GET", `/transactions?${q || query({ from: todayFrom() })}`);
     // A refused search (an id that is not a number, say) says why instead of "no results".
-    if (!res.ok)
-      notify(
-        res.json.message?.startsWith("bad search")
-          ? t("badSearch")
-          : (res.json.message ?? String(res.status)),
-        true,
-      );
+    if (!res.ok) notify(refusalIn(res.json, res.status), true);
     // A search without dates and without a key covers the last days only (X-Search-From): said.
     return res.ok ? { rows: res.json, since: res.headers.get("x-search-from") } : undefined;
   }, q);

@@ -5,9 +5,10 @@
  * the console's too (backoffice/http/management-routes.ts), there under operator sessions and roles.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { refusal } from "../../domain/refusal.js";
+import { sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
-import { answer, parse, parseBody } from "../../http/operator-io.js";
+import { answer, read, readBody, sendRefusal } from "../../http/operator-io.js";
 import { ADMIN_API } from "../../management/service.js";
 import { operatorCreate } from "../../operators/http/operator-schemas.js";
 import type { ConsoleService } from "../../operators/service.js";
@@ -28,11 +29,15 @@ export function adminTokenHook(guard: AdminTokenGuard) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const verdict = await guard.check(request.headers.authorization, request.ip);
     if (verdict.ok) return;
-    if (verdict.reason === "invalid") return sendError(reply, 401, "Invalid admin token");
+    if (verdict.reason === "invalid")
+      return sendRefusal(reply, refusal("invalid_admin_token", "Invalid admin token"));
     if (verdict.firstHere)
       request.log.warn({ ip: request.ip }, "admin API: too many wrong tokens from this address");
     reply.header("retry-after", String(Math.ceil(verdict.retryAfterMs / 1000)));
-    return sendError(reply, 429, "Too many wrong admin tokens from your address; try again later");
+    return sendRefusal(
+      reply,
+      refusal("admin_token_throttled", "Too many wrong admin tokens from your address; try again later"),
+    );
   };
 }
 
@@ -45,94 +50,90 @@ export function registerAdminRoutes(
   app.register(async (admin) => {
     admin.addHook("onRequest", adminTokenHook(guard));
 
-    const id = (request: FastifyRequest) => parse(idParam, request.params);
+    const id = (request: FastifyRequest, reply: FastifyReply) => read(reply, idParam, request.params);
 
     registerManagementRoutes(admin, "/admin/v1", backoffice, async () => ADMIN_API);
 
     admin.get("/admin/v1/transactions", async (request, reply) => {
-      const q = parse(s.txListQuery, request.query);
-      if (!q.ok) return sendError(reply, 400, q.message);
+      const q = read(reply, s.txListQuery, request.query);
+      if (!q) return reply;
       return sendJson(
         reply,
         200,
         await backoffice.listTransactions({
-          firmId: q.value.firm,
-          status: q.value.status,
-          limit: q.value.limit,
+          firmId: q.firm,
+          status: q.status,
+          limit: q.limit,
         }),
       );
     });
     admin.get("/admin/v1/transactions/:id", async (request, reply) => {
-      const p = id(request);
-      if (!p.ok) return sendError(reply, 400, p.message);
-      return answer(reply, await backoffice.showTransaction(p.value.id));
+      const p = id(request, reply);
+      if (!p) return reply;
+      return answer(reply, await backoffice.showTransaction(p.id));
     });
     admin.post("/admin/v1/transactions/:id/approve", async (request, reply) => {
-      const p = id(request);
-      const input = parseBody(s.approveBody, request);
-      if (!p.ok) return sendError(reply, 400, p.message);
-      if (!input.ok) return sendError(reply, 400, input.message);
-      const { actor, note, amount } = input.value;
+      const p = id(request, reply);
+      if (!p) return reply;
+      const input = readBody(reply, s.approveBody, request);
+      if (!input) return reply;
+      const { actor, note, amount } = input;
       return answer(
         reply,
         await backoffice.decide(
-          p.value.id,
+          p.id,
           { kind: "approve", note, amountMinor: amount, by: { kind: "admin_api" } },
           claimedBy(actor),
         ),
       );
     });
     admin.post("/admin/v1/transactions/:id/reject", async (request, reply) => {
-      const p = id(request);
-      const input = parseBody(s.rejectBody, request);
-      if (!p.ok) return sendError(reply, 400, p.message);
-      if (!input.ok) return sendError(reply, 400, input.message);
-      const { actor, note } = input.value;
-      return answer(reply, await backoffice.decide(p.value.id, { kind: "reject", note }, claimedBy(actor)));
+      const p = id(request, reply);
+      if (!p) return reply;
+      const input = readBody(reply, s.rejectBody, request);
+      if (!input) return reply;
+      const { actor, note } = input;
+      return answer(reply, await backoffice.decide(p.id, { kind: "reject", note }, claimedBy(actor)));
     });
 
     admin.post("/admin/v1/operators", async (request, reply) => {
-      const input = parseBody(operatorCreate, request);
-      if (!input.ok) return sendError(reply, 400, input.message);
-      const created = await consoleService.createOperator(
-        input.value.email,
-        input.value.role,
-        input.value.password ?? null,
-      );
+      const input = readBody(reply, operatorCreate, request);
+      if (!input) return reply;
+      const created = await consoleService.createOperator(input.email, input.role, input.password ?? null);
       return answer(reply, created, 201);
     });
 
     // Break glass: an operator (the last admin, say) who lost their authenticator signs in with
     // their password alone, and sets up a new one.
     admin.post("/admin/v1/operators/reset-second-factor", async (request, reply) => {
-      const input = parseBody(s.operatorEmail, request);
-      if (!input.ok) return sendError(reply, 400, input.message);
-      return answer(reply, await consoleService.resetSecondFactor(input.value.email, "admin-api"));
+      const input = readBody(reply, s.operatorEmail, request);
+      if (!input) return reply;
+      return answer(reply, await consoleService.resetSecondFactor(input.email, "admin-api"));
     });
 
     admin.get("/admin/v1/callbacks/receivers", async (_request, reply) =>
       sendJson(reply, 200, backoffice.callbackReceivers()),
     );
     admin.get("/admin/v1/callbacks", async (request, reply) => {
-      const q = parse(s.callbackListQuery, request.query);
-      if (!q.ok) return sendError(reply, 400, q.message);
-      const { status, firm, limit } = q.value;
+      const q = read(reply, s.callbackListQuery, request.query);
+      if (!q) return reply;
+      const { status, firm, limit } = q;
       return sendJson(reply, 200, await backoffice.listCallbacks({ status, firmId: firm, limit }));
     });
     admin.get("/admin/v1/callbacks/:id", async (request, reply) => {
-      const p = id(request);
-      if (!p.ok) return sendError(reply, 400, p.message);
-      return answer(reply, await backoffice.showCallback(p.value.id));
+      const p = id(request, reply);
+      if (!p) return reply;
+      return answer(reply, await backoffice.showCallback(p.id));
     });
     admin.post("/admin/v1/callbacks/:id/redeliver", async (request, reply) => {
-      const p = id(request);
-      if (!p.ok) return sendError(reply, 400, p.message);
-      return answer(reply, await backoffice.redeliver(p.value.id));
+      const p = id(request, reply);
+      if (!p) return reply;
+      return answer(reply, await backoffice.redeliver(p.id));
     });
     admin.post("/admin/v1/callbacks/redeliver", async (request, reply) => {
-      const input = parseBody(s.redeliverFailedBody, request);
-      if (!input.ok) return sendError(reply, 400, input.message);
-      return answer(reply, await backoffice.redeliverFailedSince(input.value.failed_since));
+      const input = readBody(reply, s.redeliverFailedBody, request);
+      if (!input) return reply;
+      return answer(reply, await backoffice.redeliverFailedSince(input.failed_since));
     });
   });
 }

@@ -3,9 +3,9 @@
  * token, /admin/v1) and the console (session and role, /ops/api), each behind its own `access`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
-import { answer, parse, parseBody } from "../../http/operator-io.js";
+import { answer, read, readBody } from "../../http/operator-io.js";
 import type { Role } from "../../operators/operator.js";
 import type { Backoffice } from "../operator-services.js";
 import * as s from "./management-schemas.js";
@@ -39,12 +39,12 @@ export function registerManagementRoutes(
         return actor === undefined ? reply : handler(request, reply, actor);
       },
     });
-  const id = (request: FastifyRequest) => parse(idParam, request.params);
+  const id = (request: FastifyRequest, reply: FastifyReply) => read(reply, idParam, request.params);
 
   route("GET", "/audit", "viewer", async (request, reply) => {
-    const q = parse(s.auditQuery, request.query);
-    if (!q.ok) return sendError(reply, 400, q.message);
-    const f = q.value;
+    const q = read(reply, s.auditQuery, request.query);
+    if (!q) return reply;
+    const f = q;
     const filter = {
       actor: f.actor,
       action: f.action,
@@ -61,65 +61,65 @@ export function registerManagementRoutes(
     sendJson(reply, 200, await backoffice.listProviders()),
   );
   route("POST", "/providers", "admin", async (request, reply, actor) => {
-    const input = parseBody(s.providerCreate, request);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    return answer(reply, await backoffice.createProvider(input.value, actor), 201);
+    const input = readBody(reply, s.providerCreate, request);
+    if (!input) return reply;
+    return answer(reply, await backoffice.createProvider(input, actor), 201);
   });
   route("PATCH", "/providers/:id", "admin", async (request, reply, actor) => {
-    const p = id(request);
-    const input = parseBody(s.providerUpdate, request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    return answer(reply, await backoffice.updateProvider(p.value.id, input.value, actor));
+    const p = id(request, reply);
+    if (!p) return reply;
+    const input = readBody(reply, s.providerUpdate, request);
+    if (!input) return reply;
+    return answer(reply, await backoffice.updateProvider(p.id, input, actor));
   });
 
   route("GET", "/firms", "viewer", async (_request, reply) =>
     sendJson(reply, 200, await backoffice.listFirms()),
   );
   route("POST", "/firms", "admin", async (request, reply, actor) => {
-    const input = parseBody(s.firmCreate, request);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    return answer(reply, await backoffice.createFirm(input.value, actor), 201);
+    const input = readBody(reply, s.firmCreate, request);
+    if (!input) return reply;
+    return answer(reply, await backoffice.createFirm(input, actor), 201);
   });
   route("GET", "/firms/:id", "viewer", async (request, reply) => {
-    const p = id(request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    return answer(reply, await backoffice.getFirm(p.value.id));
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await backoffice.getFirm(p.id));
   });
   route("PATCH", "/firms/:id", "admin", async (request, reply, actor) => {
-    const p = id(request);
-    const input = parseBody(s.firmUpdate, request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    const { deposits, withdrawals, ...rest } = input.value;
+    const p = id(request, reply);
+    if (!p) return reply;
+    const input = readBody(reply, s.firmUpdate, request);
+    if (!input) return reply;
+    const { deposits, withdrawals, ...rest } = input;
     const changes = {
       ...rest,
       deposits_open: deposits === undefined ? undefined : deposits === "open",
       withdrawals_open: withdrawals === undefined ? undefined : withdrawals === "open",
     };
-    return answer(reply, await backoffice.updateFirm(p.value.id, changes, actor));
+    return answer(reply, await backoffice.updateFirm(p.id, changes, actor));
   });
   route("POST", "/firms/:id/rotate-secret", "admin", async (request, reply, actor) => {
-    const p = id(request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    return answer(reply, await backoffice.rotateSecret(p.value.id, actor));
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await backoffice.rotateSecret(p.id, actor));
   });
 
   route("GET", "/firms/:id/bans", "viewer", async (request, reply) => {
-    const p = id(request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    return answer(reply, await backoffice.listBans(p.value.id));
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await backoffice.listBans(p.id));
   });
   for (const [method, banned] of [
     ["PUT", true],
     ["DELETE", false],
   ] as const) {
     route(method, "/firms/:id/bans", "operator", async (request, reply, actor) => {
-      const p = id(request);
-      const input = parseBody(s.banBody, request);
-      if (!p.ok) return sendError(reply, 400, p.message);
-      if (!input.ok) return sendError(reply, 400, input.message);
-      return answer(reply, await backoffice.banUser(p.value.id, input.value.user_id, banned, actor));
+      const p = id(request, reply);
+      if (!p) return reply;
+      const input = readBody(reply, s.banBody, request);
+      if (!input) return reply;
+      return answer(reply, await backoffice.banUser(p.id, input.user_id, banned, actor));
     });
   }
 
@@ -127,9 +127,9 @@ export function registerManagementRoutes(
     sendJson(reply, 200, await backoffice.listAccounts()),
   );
   route("POST", "/accounts", "admin", async (request, reply, actor) => {
-    const input = parseBody(s.accountCreate, request);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    const { min, max, ...rest } = input.value;
+    const input = readBody(reply, s.accountCreate, request);
+    if (!input) return reply;
+    const { min, max, ...rest } = input;
     return answer(
       reply,
       await backoffice.addAccount({ ...rest, min_amount: min, max_amount: max }, actor),
@@ -137,14 +137,14 @@ export function registerManagementRoutes(
     );
   });
   route("PATCH", "/accounts/:id", "admin", async (request, reply, actor) => {
-    const p = id(request);
-    const input = parseBody(s.accountUpdate, request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    const { min, max, ...rest } = input.value;
+    const p = id(request, reply);
+    if (!p) return reply;
+    const input = readBody(reply, s.accountUpdate, request);
+    if (!input) return reply;
+    const { min, max, ...rest } = input;
     return answer(
       reply,
-      await backoffice.updateAccount(p.value.id, { ...rest, min_amount: min, max_amount: max }, actor),
+      await backoffice.updateAccount(p.id, { ...rest, min_amount: min, max_amount: max }, actor),
     );
   });
 
@@ -152,20 +152,20 @@ export function registerManagementRoutes(
     sendJson(reply, 200, await backoffice.listChannels()),
   );
   route("POST", "/channels", "admin", async (request, reply, actor) => {
-    const input = parseBody(s.channelCreate, request);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    return answer(reply, await backoffice.createChannel(input.value, actor), 201);
+    const input = readBody(reply, s.channelCreate, request);
+    if (!input) return reply;
+    return answer(reply, await backoffice.createChannel(input, actor), 201);
   });
   route("PATCH", "/channels/:code", "admin", async (request, reply, actor) => {
-    const p = parse(s.codeParam, request.params);
-    const input = parseBody(s.channelUpdate, request);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    if (!input.ok) return sendError(reply, 400, input.message);
-    return answer(reply, await backoffice.updateChannel(p.value.code, input.value, actor));
+    const p = read(reply, s.codeParam, request.params);
+    if (!p) return reply;
+    const input = readBody(reply, s.channelUpdate, request);
+    if (!input) return reply;
+    return answer(reply, await backoffice.updateChannel(p.code, input, actor));
   });
   route("POST", "/channels/:code/rotate-secret", "admin", async (request, reply, actor) => {
-    const p = parse(s.codeParam, request.params);
-    if (!p.ok) return sendError(reply, 400, p.message);
-    return answer(reply, await backoffice.rotateChannelSecret(p.value.code, actor));
+    const p = read(reply, s.codeParam, request.params);
+    if (!p) return reply;
+    return answer(reply, await backoffice.rotateChannelSecret(p.code, actor));
   });
 }

@@ -4,10 +4,10 @@ import type { LiveStreams } from "../../decisions/http/live.js";
 import { operatorActor } from "../../domain/actors.js";
 import { METHODS } from "../../domain/methods.js";
 import { parseAmount } from "../../domain/money.js";
-import { parseJsonBody } from "../../http/body.js";
-import { sendError, sendJson } from "../../http/envelope.js";
-import { amountText, idText, nameSearchText, note, recordIdOf } from "../../http/operator-fields.js";
-import { sendRefusal } from "../../http/operator-io.js";
+import { refusal } from "../../domain/refusal.js";
+import { sendJson } from "../../http/envelope.js";
+import { amountText, idText, nameSearchText, note } from "../../http/operator-fields.js";
+import { read, readBody, readId, sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { ConsoleOperator } from "../../operators/operator.js";
 import type { ConsoleService } from "../../operators/service.js";
@@ -75,21 +75,20 @@ export function registerQueueRoutes(
 }
 
 async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, reply: FastifyReply) {
-  const q = queue.safeParse(request.query);
-  if (!q.success)
-    return sendError(
-      reply,
-      400,
+  const q = read(reply, queue, request.query, {
+    code: "invalid_input",
+    message:
       "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words, method fast, eft or havale",
-    );
+  });
+  if (!q) return reply;
   const page = await backoffice.pageOfTransactions({
     status: "pending",
-    type: q.data.type,
-    order: q.data.order,
-    firmId: q.data.firm,
-    amountMinor: q.data.amount,
-    nameWords: q.data.name,
-    method: q.data.method,
+    type: q.type,
+    order: q.order,
+    firmId: q.firm,
+    amountMinor: q.amount,
+    nameWords: q.name,
+    method: q.method,
     limit: QUEUE_PAGE,
     // Test firms decide their own transactions with the sandbox helpers (docs/sandbox.md):
     // a test withdrawal must never reach an operator who pays out real money.
@@ -97,7 +96,7 @@ async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, rep
   });
   // The page is the body; how many the queue holds in all rides in a header.
   reply.header("x-total-count", String(page.total));
-  if (q.data.type !== "withdrawal") return sendJson(reply, 200, page.rows);
+  if (q.type !== "withdrawal") return sendJson(reply, 200, page.rows);
   // Who is paying out each payout now, so that nobody else sends the same money.
   const paying = await backoffice.payingOf(page.rows.map((r) => r.id));
   // The page's rows are this answer's own: the two fields are added to them, not to copies (a copy
@@ -121,26 +120,22 @@ async function markPaying(
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ) {
-  const id = recordIdOf(request.params.id);
-  if (id === undefined) return sendError(reply, 400, "invalid id");
-  const json = parseJsonBody(request);
-  const input = json.ok ? payingBody.safeParse(json.value) : undefined;
-  if (!input?.success)
-    return sendError(reply, 400, "paying must be true or false; holder, if given, an operator's email");
+  const id = readId(reply, request.params);
+  if (id === undefined) return reply;
+  const input = readBody(reply, payingBody, request, {
+    code: "invalid_input",
+    message: "paying must be true or false; holder, if given, an operator's email",
+  });
+  if (!input) return reply;
   const outcome = await backoffice.payingOut(
     id,
     email,
-    { paying: input.data.paying, holder: input.data.holder },
+    { paying: input.paying, holder: input.holder },
     operatorActor(email),
   );
   if (outcome.ok) return sendJson(reply, 200, outcome.value);
   if ("paying_by" in outcome)
-    return sendJson(reply, 409, {
-      success: false,
-      message: outcome.message,
-      paying_by: outcome.paying_by,
-      paying_since: outcome.paying_since,
-    });
+    return sendRefusal(reply, outcome, { paying_by: outcome.paying_by, paying_since: outcome.paying_since });
   return sendRefusal(reply, outcome);
 }
 
@@ -151,21 +146,21 @@ async function decide(
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ) {
-  const id = recordIdOf(request.params.id);
-  if (id === undefined) return sendError(reply, 400, "invalid id");
-  const json = parseJsonBody(request);
-  const input = json.ok ? decision.safeParse(json.value) : undefined;
-  if (!input?.success)
-    return sendError(
-      reply,
-      400,
-      "note (at most 500 characters, no control characters) and amount are optional strings",
-    );
+  const id = readId(reply, request.params);
+  if (id === undefined) return reply;
+  const input = readBody(reply, decision, request, {
+    code: "invalid_input",
+    message: "note (at most 500 characters, no control characters) and amount are optional strings",
+  });
+  if (!input) return reply;
   let amountMinor: number | undefined;
-  if (kind === "approve" && input.data.amount !== undefined) {
-    const parsed = parseAmount(input.data.amount);
+  if (kind === "approve" && input.amount !== undefined) {
+    const parsed = parseAmount(input.amount);
     if (!parsed.ok)
-      return sendError(reply, 400, "amount must be a decimal amount greater than 0 with at most 2 decimals");
+      return sendRefusal(
+        reply,
+        refusal("invalid_amount", "amount must be a decimal amount greater than 0 with at most 2 decimals"),
+      );
     amountMinor = parsed.minor;
   }
   const outcome = await backoffice.decide(
@@ -173,11 +168,11 @@ async function decide(
     kind === "approve"
       ? {
           kind,
-          note: input.data.note,
+          note: input.note,
           amountMinor,
           by: { kind: "operator", role: operator.role },
         }
-      : { kind, note: input.data.note },
+      : { kind, note: input.note },
     operatorActor(operator.email),
   );
   return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);

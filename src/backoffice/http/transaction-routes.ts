@@ -3,16 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { operatorActor } from "../../domain/actors.js";
 import { maskIban } from "../../domain/masking.js";
-import { sendError, sendJson } from "../../http/envelope.js";
-import {
-  amountText,
-  idText,
-  limitText,
-  nameSearchText,
-  plainText,
-  recordIdOf,
-} from "../../http/operator-fields.js";
-import { sendRefusal } from "../../http/operator-io.js";
+import { sendJson } from "../../http/envelope.js";
+import { amountText, idText, limitText, nameSearchText, plainText } from "../../http/operator-fields.js";
+import { read, readId, sendRefusal } from "../../http/operator-io.js";
 import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { TransactionFilter } from "../../store/transactions/transactions.js";
 import { excelCsv, plainCsv } from "../../transactions/csv.js";
@@ -107,8 +100,8 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
   ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {
     const who = await guard(request, reply, "viewer");
     if (!who) return reply;
-    const id = recordIdOf(request.params.id);
-    if (id === undefined) return sendError(reply, 400, "invalid id");
+    const id = readId(reply, request.params);
+    if (id === undefined) return reply;
     const detail = await backoffice.transactionDetail(id);
     return detail.ok ? sendJson(reply, 200, detail.value) : sendRefusal(reply, detail);
   });
@@ -117,8 +110,8 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
   ops.post<{ Params: { id: string } }>("/ops/api/transactions/:id/national-id", async (request, reply) => {
     const who = await guard(request, reply, "admin");
     if (!who) return reply;
-    const id = recordIdOf(request.params.id);
-    if (id === undefined) return sendError(reply, 400, "invalid id");
+    const id = readId(reply, request.params);
+    if (id === undefined) return reply;
     const shown = await backoffice.revealNationalId(id, operatorActor(who.operator.email));
     return shown.ok ? sendJson(reply, 200, shown.value) : sendRefusal(reply, shown);
   });
@@ -126,8 +119,8 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
   ops.post<{ Params: { id: string } }>("/ops/api/callbacks/:id/redeliver", async (request, reply) => {
     const who = await guard(request, reply, "operator");
     if (!who) return reply;
-    const id = recordIdOf(request.params.id);
-    if (id === undefined) return sendError(reply, 400, "invalid id");
+    const id = readId(reply, request.params);
+    if (id === undefined) return reply;
     const outcome = await backoffice.redeliver(id, operatorActor(who.operator.email));
     return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);
   });
@@ -140,10 +133,11 @@ export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Back
  * reconciliation and takes up to 50,000 rows (a day of a busy firm).
  */
 function searchOf(request: FastifyRequest, reply: FastifyReply, now: number) {
-  const q = search.safeParse(request.query);
-  if (!q.success)
-    return void sendError(reply, 400, "bad search: check ids, statuses, amounts, names and ISO 8601 dates");
-  const f = q.data;
+  const f = read(reply, search, request.query, {
+    code: "bad_search",
+    message: "bad search: check ids, statuses, amounts, names and ISO 8601 dates",
+  });
+  if (!f) return undefined;
   const filter: TransactionFilter = {
     id: f.id,
     reference: f.reference,

@@ -15,7 +15,8 @@
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
-import { sendError } from "../../http/envelope.js";
+import { refusal } from "../../domain/refusal.js";
+import { sendRefusal } from "../../http/operator-io.js";
 import type { QueueNotices } from "../queue-notices.js";
 
 export const LIVE_STREAMS_PER_SESSION = 3;
@@ -62,15 +63,27 @@ export function createLiveStreams(
 
   return {
     open(reply, who, stillValid) {
-      if (stopping) return sendError(reply, 503, "The server is stopping; the console reconnects");
+      if (stopping)
+        return sendRefusal(
+          reply,
+          refusal("server_stopping", "The server is stopping; the console reconnects"),
+        );
       if (ends.size >= limits.perInstance)
-        return sendError(reply, 503, "Too many live connections on this server; the console polls instead");
+        return sendRefusal(
+          reply,
+          refusal(
+            "too_many_live_connections",
+            "Too many live connections on this server; the console polls instead",
+          ),
+        );
       const operator = String(who.operator);
       if (bySession.of(who.session) >= limits.perSession || byOperator.of(operator) >= limits.perOperator)
-        return sendError(
+        return sendRefusal(
           reply,
-          429,
-          "Too many live connections for this operator or session; the console polls instead",
+          refusal(
+            "too_many_live_connections_here",
+            "Too many live connections for this operator or session; the console polls instead",
+          ),
         );
 
       // The answer is written here from now on, past Fastify's hooks: a stream has no end to settle.

@@ -6,8 +6,9 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { refusal } from "../../domain/refusal.js";
 import type { Metrics } from "../../metrics/metrics.js";
-import { sendError } from "../envelope.js";
+import { sendRefusal } from "../operator-io.js";
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 /** A Host naming this host's loopback: `localhost`, `127.x.y.z` or `[::1]`, with any port. */
@@ -43,7 +44,7 @@ export function registerMetrics(
     metrics.httpDuration.observe({ route, method }, reply.elapsedTime / 1000);
   });
   app.get("/metrics", async (request, reply) => {
-    if (!allowed(request, token)) return sendError(reply, 404, "Not found");
+    if (!allowed(request, token)) return sendRefusal(reply, refusal("not_found", "Not found"));
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 }

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Firm } from "../../domain/firm.js";
 import { parseJsonBody } from "../../http/body.js";
-import { sendError } from "../../http/envelope.js";
 import type { BusinessFacts } from "../../store/transactions/transactions.js";
 import { IGNORED_FIELDS_HEADER, ignoredFieldsHeader } from "../ignored-fields.js";
 import type { Parsed, PayerFields } from "../requests.js";
-import { NONCE_USED_MESSAGE, verifyRequest } from "./authenticate.js";
-import { INVALID_JSON_MESSAGE, resolveCallback } from "./common.js";
+import { verifyRequest } from "./authenticate.js";
+import { resolveCallback } from "./common.js";
 import type { IntakeContext } from "./context.js";
+import { sendMerchantRefusal } from "./rejection-responses.js";
 
 export interface Admitted<T> {
   firm: Firm;
@@ -45,15 +45,15 @@ export async function admit<T>(
       { firmId: firm.id, nonce: nonce.value, expiresAt: nonce.expiresAt },
       key,
     );
-    if (!read.nonceFresh) return void sendError(reply, 401, NONCE_USED_MESSAGE);
+    if (!read.nonceFresh) return void sendMerchantRefusal(reply, "nonce_used");
     facts = read.facts;
   } else if (!(await ctx.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt))) {
-    return void sendError(reply, 401, NONCE_USED_MESSAGE);
+    return void sendMerchantRefusal(reply, "nonce_used");
   }
 
-  if (!callback.ok) return void sendError(reply, 400, callback.message);
-  if (!parsed) return void sendError(reply, 400, INVALID_JSON_MESSAGE);
-  if (!parsed.ok) return void sendError(reply, 400, parsed.message);
+  if (!callback.ok) return void sendMerchantRefusal(reply, "invalid_request", callback.message);
+  if (!parsed) return void sendMerchantRefusal(reply, "invalid_json");
+  if (!parsed.ok) return void sendMerchantRefusal(reply, "invalid_request", parsed.message);
   return { firm, callbackUrl: callback.url, request: parsed.value, facts };
 }
 

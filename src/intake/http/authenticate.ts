@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { verifyRequestSignature } from "../../crypto/signature.js";
 import type { Firm } from "../../domain/firm.js";
-import { sendError } from "../../http/envelope.js";
 import type { RateLimiter } from "../../http/rate-limit/rate-limiter.js";
 import type { NonceRepository } from "../../store/transactions/nonces.js";
 import type { FirmDirectory } from "../firm-directory.js";
+import { sendMerchantRefusal } from "./rejection-responses.js";
 
 export const TIMESTAMP_WINDOW_S = 300;
 
@@ -36,8 +36,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-export const NONCE_USED_MESSAGE = "Nonce already used";
-
 /** A verified request's nonce, not yet used up. */
 export interface PendingNonce {
   value: string;
@@ -58,30 +56,30 @@ export async function verifyRequest(
 ): Promise<{ firm: Firm; nonce: PendingNonce } | undefined> {
   const apiKey = header(request, "x-api-key");
   const firm = apiKey ? await deps.firms.findByApiKey(apiKey) : undefined;
-  if (!firm) return void sendError(reply, 401, "Invalid API key");
-  if (!firm.active) return void sendError(reply, 403, "API key is inactive");
+  if (!firm) return void sendMerchantRefusal(reply, "invalid_api_key");
+  if (!firm.active) return void sendMerchantRefusal(reply, "api_key_inactive");
 
   const signature = header(request, "x-signature");
   const timestamp = header(request, "x-timestamp");
   const nonce = header(request, "x-nonce");
-  if (!signature || !timestamp || !nonce) return void sendError(reply, 401, "Missing authentication headers");
+  if (!signature || !timestamp || !nonce) return void sendMerchantRefusal(reply, "missing_auth_headers");
 
   if (!/^\d{1,12}$/.test(timestamp) || !timestampAccepted(Number(timestamp), deps.now())) {
-    return void sendError(reply, 401, "Request timestamp out of range");
+    return void sendMerchantRefusal(reply, "timestamp_out_of_range");
   }
-  if (nonce.length < 8 || nonce.length > 64) return void sendError(reply, 401, "Invalid nonce");
+  if (nonce.length < 8 || nonce.length > 64) return void sendMerchantRefusal(reply, "invalid_nonce");
 
   const path = request.url.split("?", 1)[0] ?? "";
   const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
   const parts = { method: request.method, path, body, timestamp, nonce };
   // A firm whose sealed secret does not open (Firm.secret) has no signature that verifies.
   if (firm.secret === null || !verifyRequestSignature(firm.secret, parts, signature))
-    return void sendError(reply, 401, "Invalid signature");
+    return void sendMerchantRefusal(reply, "invalid_signature");
 
   const retryAfter = await deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
   if (retryAfter > 0) {
     reply.header("retry-after", String(retryAfter));
-    return void sendError(reply, 429, "Too many requests");
+    return void sendMerchantRefusal(reply, "too_many_requests");
   }
 
   return { firm, nonce: { value: nonce, expiresAt: nonceExpiresAt(Number(timestamp)) } };
@@ -97,6 +95,6 @@ export async function authenticate(
   if (!verified) return undefined;
   const { firm, nonce } = verified;
   if (!(await deps.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt)))
-    return void sendError(reply, 401, NONCE_USED_MESSAGE);
+    return void sendMerchantRefusal(reply, "nonce_used");
   return firm;
 }

@@ -32,5 +32,3 @@ export async function resolveCallback(
     return { ok: false, message: "Callback URL is not allowed" };
   return { ok: true, url: resolved.url };
 }
-
-export const INVALID_JSON_MESSAGE = "Validation failed: request body is not valid JSON";

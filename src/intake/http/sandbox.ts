@@ -7,15 +7,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Backoffice } from "../../backoffice/operator-services.js";
 import { parseJsonBody } from "../../http/body.js";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { sendJson } from "../../http/envelope.js";
 import { note } from "../../http/operator-fields.js";
-import { sendRefusal } from "../../http/operator-io.js";
 import { amountMinor as parseAmountText } from "../requests.js";
 import { authenticate } from "./authenticate.js";
 import type { IntakeContext } from "./context.js";
 import { MERCHANT_PATHS } from "./paths.js";
+import { sendMerchantRefusal, sendRefusalInContract } from "./rejection-responses.js";
 
-const NOT_FOUND = "Not found";
 const approveBody = z.strictObject({ amount: z.string().optional() }).optional();
 // The operators' note rule (trimmed, at most 500, no control characters): PostgreSQL text cannot
 // hold NUL, so a plain string here would be a 500 there and stored on SQLite.
@@ -30,12 +29,12 @@ export function registerSandboxRoutes(
   async function own(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const firm = await authenticate(ctx, request, reply);
     if (!firm) return undefined;
-    if (!firm.sandbox) return void sendError(reply, 404, NOT_FOUND);
+    if (!firm.sandbox) return void sendMerchantRefusal(reply, "not_found");
     const id = Number(request.params.id);
     const tx = /^\d{1,15}$/.test(request.params.id)
       ? await ctx.repos.transactions.findForFirm(firm.id, id)
       : undefined;
-    if (!tx) return void sendError(reply, 404, "transaction not found");
+    if (!tx) return void sendMerchantRefusal(reply, "transaction_not_found");
     return { firm, tx };
   }
   /** An empty body counts as `{}`; anything else must be the helper's JSON object. */
@@ -53,12 +52,12 @@ export function registerSandboxRoutes(
     const found = await own(request, reply);
     if (!found) return reply;
     const input = body(approveBody, request);
-    if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"amount": "150.00"}');
+    if (!input.ok) return sendMerchantRefusal(reply, "sandbox_approve_body");
     let amountMinor: number | undefined;
     if (input.value?.amount !== undefined) {
       // The API's own amount rules and messages (at most 2 decimals, greater than 0, …).
       const parsed = parseAmountText(input.value.amount);
-      if (!parsed.ok) return sendError(reply, 400, parsed.message);
+      if (!parsed.ok) return sendMerchantRefusal(reply, "invalid_request", parsed.message);
       amountMinor = parsed.value;
     }
     const outcome = await backoffice.decide(
@@ -77,12 +76,8 @@ export function registerSandboxRoutes(
     const input = body(rejectBody, request);
     // A note that is text but breaks the rule is told the rule; any other body, the body's shape.
     if (!input.ok && input.issue?.path[0] === "note" && input.issue.code !== "invalid_type")
-      return sendError(
-        reply,
-        400,
-        "Validation failed: note must be at most 500 characters, no control characters",
-      );
-    if (!input.ok) return sendError(reply, 400, 'Validation failed: body must be {} or {"note": "..."}');
+      return sendMerchantRefusal(reply, "sandbox_note");
+    if (!input.ok) return sendMerchantRefusal(reply, "sandbox_reject_body");
     const outcome = await backoffice.decide(
       found.tx.id,
       { kind: "reject", note: input.value?.note },
@@ -96,15 +91,15 @@ export function registerSandboxRoutes(
     const found = await own(request, reply);
     if (!found) return reply;
     const [callback] = await ctx.repos.callbacks.list({ transactionId: found.tx.id });
-    if (!callback) return sendError(reply, 409, "transaction is pending: no callback yet");
+    if (!callback) return sendMerchantRefusal(reply, "no_callback_yet");
     const outcome = await backoffice.redeliver(callback.id, `sandbox:firm-${found.firm.id}`);
-    if (!outcome.ok) return sendRefusal(reply, outcome);
+    if (!outcome.ok) return sendRefusalInContract(reply, outcome);
     return sendJson(reply, 200, { success: true, message: "callback queued", callback_id: callback.id });
   });
 }
 
 function decided(reply: FastifyReply, outcome: Awaited<ReturnType<Backoffice["decide"]>>): FastifyReply {
-  if (!outcome.ok) return sendRefusal(reply, outcome);
+  if (!outcome.ok) return sendRefusalInContract(reply, outcome);
   const tx = outcome.value.transaction;
   return sendJson(reply, 200, {
     success: true,

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { PaymentCodes } from "../../domain/payment-code.js";
 import { transactionView } from "../../domain/transaction-view.js";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { sendJson } from "../../http/envelope.js";
 import type { TransactionRow } from "../../store/transactions/transactions.js";
 import { couldBeReference } from "../fields.js";
 import { authenticate } from "./authenticate.js";
 import type { IntakeContext } from "./context.js";
 import { MERCHANT_PATHS } from "./paths.js";
+import { sendMerchantRefusal } from "./rejection-responses.js";
 
 const INTEGER = /^-?\d+$/;
 
@@ -26,7 +27,7 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: IntakeConte
     const row = couldBeReference(reference)
       ? await ctx.repos.transactions.findByReference(firm.id, reference)
       : undefined;
-    if (!row) return sendError(reply, 404, "transaction not found");
+    if (!row) return sendMerchantRefusal(reply, "transaction_not_found");
     return sendJson(reply, 200, found(row, firm, ctx.paymentCodes));
   });
 
@@ -34,11 +35,11 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: IntakeConte
     const firm = await authenticate(ctx, request, reply);
     if (!firm) return reply;
     const raw = request.params.id;
-    if (!INTEGER.test(raw)) return sendError(reply, 400, "invalid id");
+    if (!INTEGER.test(raw)) return sendMerchantRefusal(reply, "invalid_id");
     const id = Number(raw);
     const row =
       Number.isSafeInteger(id) && id > 0 ? await ctx.repos.transactions.findForFirm(firm.id, id) : undefined;
-    if (!row) return sendError(reply, 404, "transaction not found");
+    if (!row) return sendMerchantRefusal(reply, "transaction_not_found");
     return sendJson(reply, 200, found(row, firm, ctx.paymentCodes));
   });
 }

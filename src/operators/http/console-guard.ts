@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { refusal } from "../../domain/refusal.js";
+import { sendRefusal } from "../../http/operator-io.js";
 import type { SessionRef } from "../console-sessions.js";
 import { type ConsoleOperator, type Role, roleAllows } from "../operator.js";
 import type { ConsoleService } from "../service.js";
@@ -36,20 +37,20 @@ async function guard(
   setUp: boolean,
 ): Promise<SignedIn | undefined> {
   const session = await sessionOf(consoleService, request);
-  if (!session) return void sendError(reply, 401, "Login required");
+  if (!session) return void sendRefusal(reply, refusal("login_required", "Login required"));
   if (request.method !== "GET" && !sameToken(request.headers["x-csrf-token"], session.csrf)) {
-    return void sendError(reply, 403, "CSRF token missing or wrong");
+    return void sendRefusal(reply, refusal("csrf_failed", "CSRF token missing or wrong"));
   }
   await noteActivity(consoleService, request, reply, session);
   if (!setUp && consoleService.secondFactorRequired && !session.operator.second_factor) {
-    return void sendJson(reply, 403, {
-      success: false,
-      message: "Set up two-step sign-in first: this console requires it",
-      second_factor_required: true,
-    });
+    const refused = refusal(
+      "second_factor_setup_required",
+      "Set up two-step sign-in first: this console requires it",
+    );
+    return void sendRefusal(reply, refused, { second_factor_required: true });
   }
   if (!roleAllows(session.operator.role, needed))
-    return void sendError(reply, 403, "Not allowed for your role");
+    return void sendRefusal(reply, refusal("role_not_allowed", "Not allowed for your role"));
   return { operator: session.operator, session: session.ref };
 }
 

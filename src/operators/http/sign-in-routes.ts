@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { encode as encodeQr } from "uqr";
 import { z } from "zod";
-import { parseJsonBody } from "../../http/body.js";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { refusal } from "../../domain/refusal.js";
+import { sendJson } from "../../http/envelope.js";
 import { plainText } from "../../http/operator-fields.js";
-import { sendRefusal } from "../../http/operator-io.js";
+import { readBody, sendRefusal } from "../../http/operator-io.js";
 import { SESSION_TTL_S } from "../console-sessions.js";
 import { DEVICE_COOKIE } from "../devices.js";
 import type { ConsoleService } from "../service.js";
@@ -55,48 +55,47 @@ async function signIn(consoleService: ConsoleService, request: FastifyRequest, r
   // Only a script on our own page can send JSON here: a form on another site cannot, so it
   // cannot spend an office's failed-login allowance or lock an operator out.
   if (!String(request.headers["content-type"] ?? "").startsWith("application/json")) {
-    return sendError(reply, 415, "Send the login as application/json");
+    return sendRefusal(reply, refusal("login_not_json", "Send the login as application/json"));
   }
-  const json = parseJsonBody(request);
-  const input = json.ok ? login.safeParse(json.value) : undefined;
-  if (!input?.success) {
+  const input = readBody(reply, login, request, {
+    code: "invalid_input",
     // A bad code is named as such: "email and password are required" would send an operator who has
     // both right looking for the fault in them.
-    const codeOnly = input?.error.issues.every((i) => i.path[0] === "code");
-    return sendError(
-      reply,
-      400,
-      codeOnly
+    message: (error) =>
+      error?.issues.every((i) => i.path[0] === "code")
         ? "code must be the 6 digits from the authenticator app or a recovery code"
         : "email and password are required",
-    );
-  }
-  const { email, password, code } = input.data;
+  });
+  if (!input) return reply;
+  const { email, password, code } = input;
   const device = cookieToken(request, DEVICE_COOKIE);
   const result = await consoleService.login(email, password, request.ip, code, device);
   if (!result.ok) {
     if (result.reason === "throttled") {
       reply.header("retry-after", String(result.retryAfterS));
-      return sendError(reply, 429, "Too many failed logins from your address; try again later");
+      return sendRefusal(
+        reply,
+        refusal("login_throttled", "Too many failed logins from your address; try again later"),
+      );
     }
     if (result.reason === "busy") {
       reply.header("retry-after", "2");
-      return sendError(reply, 503, "Sign-in is busy; try again in a few seconds");
+      return sendRefusal(reply, refusal("sign_in_busy", "Sign-in is busy; try again in a few seconds"));
     }
     // The password was right: the page asks for the code (and sends both again).
     if (result.reason === "code" || result.reason === "wrong_code") {
-      return sendJson(reply, 401, {
-        success: false,
-        message:
-          result.reason === "code"
-            ? "Enter the code from your authenticator app"
-            : "Wrong or already used code",
-        second_factor: "totp",
-      });
+      const asked =
+        result.reason === "code"
+          ? refusal("second_factor_code_needed", "Enter the code from your authenticator app")
+          : refusal("wrong_second_factor_code", "Wrong or already used code");
+      return sendRefusal(reply, asked, { second_factor: "totp" });
     }
-    return result.reason === "locked"
-      ? sendError(reply, 423, "Too many failed logins; try again later")
-      : sendError(reply, 401, "Wrong email or password");
+    return sendRefusal(
+      reply,
+      result.reason === "locked"
+        ? refusal("login_locked", "Too many failed logins; try again later")
+        : refusal("wrong_login", "Wrong email or password"),
+    );
   }
   setCookie(request, reply, result.token, SESSION_TTL_S);
   // A new session has all of its 12 hours (the idle time the page takes from the settings).
@@ -111,7 +110,7 @@ async function signIn(consoleService: ConsoleService, request: FastifyRequest, r
 
 async function currentSession(consoleService: ConsoleService, request: FastifyRequest, reply: FastifyReply) {
   const session = await sessionOf(consoleService, request);
-  if (!session) return sendError(reply, 401, "Login required");
+  if (!session) return sendRefusal(reply, refusal("login_required", "Login required"));
   // Also the page's "stay signed in" (marked as the operator's) and its check of the time left.
   await noteActivity(consoleService, request, reply, session);
   return sendJson(reply, 200, {
@@ -132,15 +131,12 @@ async function changePassword(
 ) {
   const who = await guard(request, reply, "viewer", true);
   if (!who) return reply;
-  const json = parseJsonBody(request);
-  const input = json.ok ? password.safeParse(json.value) : undefined;
-  if (!input?.success) return sendError(reply, 400, "current and next (at least 12 characters) are required");
-  const result = await consoleService.changePassword(
-    who.operator,
-    input.data.current,
-    input.data.next,
-    who.session,
-  );
+  const input = readBody(reply, password, request, {
+    code: "invalid_input",
+    message: "current and next (at least 12 characters) are required",
+  });
+  if (!input) return reply;
+  const result = await consoleService.changePassword(who.operator, input.current, input.next, who.session);
   if (!result.ok) return sendRefusal(reply, result);
   renewCookie(request, reply, result.token);
   return sendJson(reply, 200, result.value);
@@ -179,10 +175,12 @@ async function secondFactorStep(
 ) {
   const who = await guard(request, reply, "viewer", true);
   if (!who) return reply;
-  const json = parseJsonBody(request);
-  const input = json.ok ? passwordAndCode.safeParse(json.value) : undefined;
-  if (!input?.success) return sendError(reply, 400, "password and code are required");
-  const { password, code } = input.data;
+  const input = readBody(reply, passwordAndCode, request, {
+    code: "invalid_input",
+    message: "password and code are required",
+  });
+  if (!input) return reply;
+  const { password, code } = input;
   const { id } = who.operator;
   const sf = consoleService.secondFactor;
   const result =

@@ -175,36 +175,45 @@ export const T = {
     lang: "en",
   },
 };
-// The contract's rejection texts are what the page API answers, some without Turkish letters;
-// payers read them with proper spelling and what to do next. Anything else the server says (a
-// 500's English text, say) is shown as the page's own "something went wrong".
-export const REJECTIONS_TR = {
-  "Halihazirda bekleyen talebiniz var":
-    "Bekleyen bir ödeme talebiniz var. Önce onu tamamlayın veya işyerine başvurun.",
+// What the page API's refusals say to payers, by the refusal's code (src/payment-page/refusals.ts,
+// PAGE_REFUSAL_CODES; a unit test holds every code to words in both languages): with proper
+// spelling and what to do next. A code without words (a 500) is the page's own "something went wrong".
+export const REFUSALS_TR = {
+  pending_exists: "Bekleyen bir ödeme talebiniz var. Önce onu tamamlayın veya işyerine başvurun.",
   // On the page this means the merchant reused a reference (a payer's own earlier amount shows its
   // account instead): nothing was paid, and only the merchant can open a usable link.
-  "Bu islem numarasi zaten kullanilmis":
+  duplicate_reference:
     "Bu ödeme bağlantısı kullanılamıyor. İşyerine başvurun veya işyerinin sitesine dönüp yeni bir ödeme başlatın.",
-  "Bu tutar icin uygun hesap yok": "Bu tutar için şu anda uygun hesap yok. Başka bir tutar deneyin.",
-  "Ödeme kanalı talebi kabul etmedi": "Ödeme kanalı bu talebi kabul etmedi. Başka bir tutar deneyin.",
-  "Yatırım şu anda kapalı": "Yatırım şu anda kapalı. Daha sonra tekrar deneyin.",
-  "Kullanıcı yasaklı": "Bu kullanıcı ödeme yapamaz. İşyerine başvurun.",
-  "Yatırım tutarı limit dışında":
+  no_account: "Bu tutar için şu anda uygun hesap yok. Başka bir tutar deneyin.",
+  channel_declined: "Ödeme kanalı bu talebi kabul etmedi. Başka bir tutar deneyin.",
+  deposits_closed: "Yatırım şu anda kapalı. Daha sonra tekrar deneyin.",
+  withdrawals_closed: "Çekim şu anda kapalı. Daha sonra tekrar deneyin.",
+  user_banned: "Bu kullanıcı ödeme yapamaz. İşyerine başvurun.",
+  amount_out_of_limits:
     "Yatırım tutarı limit dışında. Başka bir tutar deneyin veya limitleri işyerine sorun.",
+  invalid_amount: "Geçerli bir tutar girin; örneğin 1250 ya da 1.250,50.",
+  invalid_json: "Bir sorun oluştu. Lütfen tekrar deneyin.",
+  too_many_requests: "Çok fazla deneme. Lütfen biraz bekleyin.",
+  not_found: "Ödeme bağlantısı bulunamadı. Bağlantıyı kontrol edin veya işyerinin sitesine dönün.",
 };
 // Said as the Turkish ones are, with the same next step.
-export const REJECTIONS_EN = {
-  "Halihazirda bekleyen talebiniz var":
-    "You have a payment request pending. Complete it first, or contact the merchant.",
-  "Bu islem numarasi zaten kullanilmis":
+export const REFUSALS_EN = {
+  pending_exists: "You have a payment request pending. Complete it first, or contact the merchant.",
+  duplicate_reference:
     "This payment link cannot be used. Contact the merchant, or go back to the merchant's site and start a new payment.",
-  "Bu tutar icin uygun hesap yok": "No account is available for this amount. Try another amount.",
-  "Ödeme kanalı talebi kabul etmedi": "The payment channel did not accept this request. Try another amount.",
-  "Yatırım şu anda kapalı": "Deposits are closed at the moment. Try again later.",
-  "Kullanıcı yasaklı": "This user cannot make payments. Contact the merchant.",
-  "Yatırım tutarı limit dışında":
+  no_account: "No account is available for this amount. Try another amount.",
+  channel_declined: "The payment channel did not accept this request. Try another amount.",
+  deposits_closed: "Deposits are closed at the moment. Try again later.",
+  withdrawals_closed: "Withdrawals are closed at the moment. Try again later.",
+  user_banned: "This user cannot make payments. Contact the merchant.",
+  amount_out_of_limits:
     "This amount is outside the allowed limits. Try another amount or ask the merchant for the limits.",
+  invalid_amount: "Enter a valid amount, for example 1250 or 1.250,50.",
+  invalid_json: "Something went wrong. Please try again.",
+  too_many_requests: "Too many attempts. Please wait a moment.",
+  not_found: "Payment link not found. Check the link or go back to the merchant's site.",
 };
-export const LIMIT_REJECTION = "Yatırım tutarı limit dışında";
+/** Refused by limits: the page names the limits when it knows them. */
+export const LIMIT_REFUSAL = "amount_out_of_limits";
 /** Refused because the payer has a pending deposit: the page then asks at once to show it. */
-export const PENDING_REJECTION = "Halihazirda bekleyen talebiniz var";
+export const PENDING_REFUSAL = "pending_exists";

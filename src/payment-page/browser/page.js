@@ -1,19 +1,17 @@
 // The hosted payment page: no framework, no third-party requests. It talks to the two
 // page-internal endpoints with the token from its own URL (docs/hosted-page.md).
 import { amountInWords, bareAmount, dottedThousands, readAmount } from "./amount.js";
-import { LIMIT_REJECTION, PENDING_REJECTION, REJECTIONS_EN, REJECTIONS_TR, T } from "./page-text.js";
+import { LIMIT_REFUSAL, PENDING_REFUSAL, REFUSALS_EN, REFUSALS_TR, T } from "./page-text.js";
 
 const token = location.pathname.split("/").filter(Boolean).pop() || "";
 const api = `/api/pay/${encodeURIComponent(token)}`;
-/** The page's text for an answer's message: a known rejection, a validation message, else "failed". */
-function rejectionText(status, message) {
+/** The page's words for a refusal, by its code (page-text.js); without a known code, "failed". */
+function refusalText(code) {
   // The limits, when the page knows them, say more than "ask the merchant".
-  if (message === LIMIT_REJECTION && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
-  const known = (lang === "en" ? REJECTIONS_EN : REJECTIONS_TR)[message];
-  if (known) return known;
-  if (status === 400 && typeof message === "string" && message.startsWith("Validation failed: Amount"))
-    return t("badAmount");
-  return t("failed");
+  if (code === LIMIT_REFUSAL && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
+  const words = lang === "en" ? REFUSALS_EN : REFUSALS_TR;
+  // Own keys only: a code such as "toString" is no refusal the page knows.
+  return Object.keys(words).includes(code) ? words[code] : t("failed");
 }
 // Site data may be blocked: reading localStorage then throws (Chrome, Safari), or it is null (some
 // Android WebViews). The language is then Turkish and is not remembered.
@@ -520,7 +518,7 @@ $("amount-form").addEventListener("submit", (event) => {
   }
   // Said at once: sent, it came back with the same words a round trip later (seconds on a slow link).
   if (outsideLimits(amount)) {
-    error(() => rejectionText(403, LIMIT_REJECTION));
+    error(() => refusalText(LIMIT_REFUSAL));
     showReading();
     $("amount").focus();
     return;
@@ -531,7 +529,7 @@ $("take-reading").addEventListener("click", () => {
   if (reading === null) return;
   if (outsideLimits(reading)) {
     reading = null;
-    error(() => rejectionText(403, LIMIT_REJECTION));
+    error(() => refusalText(LIMIT_REFUSAL));
     showReading();
     return $("amount").focus();
   }
@@ -590,12 +588,12 @@ $("confirm").addEventListener("click", async () => {
           : null;
       return accept(seq, body);
     }
-    refused(() => rejectionText(res.status, body?.message));
+    refused(() => refusalText(body?.code));
     // Refused for a deposit made meanwhile elsewhere: ask at once, and the page shows where to pay it.
-    if (body?.message === PENDING_REJECTION) recheck = true;
+    if (body?.code === PENDING_REFUSAL) recheck = true;
     // Refused by limits the page did not know (an operator changed them since the last check): the
     // refusal names the current ones once the check has brought them.
-    if (body?.message === LIMIT_REJECTION) recheck = true;
+    if (body?.code === LIMIT_REFUSAL) recheck = true;
   } catch (_e) {
     late = abort.signal.aborted;
     refused(() => t(late ? "slowAnswer" : "failed"));

@@ -4,9 +4,11 @@
  * checked before any is written, so a request is taken whole or not at all.
  */
 import type { FastifyInstance } from "fastify";
+import { refusal } from "../../domain/refusal.js";
 import { parseJsonBody } from "../../http/body.js";
-import { sendError, sendJson } from "../../http/envelope.js";
+import { sendJson } from "../../http/envelope.js";
 import { recordIdOf } from "../../http/operator-fields.js";
+import { sendRefusal } from "../../http/operator-io.js";
 import { minorUnits } from "../amounts.js";
 import { checkFeedRequest, type FeedDeps } from "../feed.js";
 import type { StatementLine } from "../statement.js";
@@ -36,15 +38,16 @@ export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {
         body,
       });
       if (!checked.ok || accountId === undefined) {
-        return sendError(reply, 401, checked.ok ? "Invalid feed signature" : checked.message);
+        const message = checked.ok ? "Invalid feed signature" : checked.message;
+        return sendRefusal(reply, refusal("invalid_feed_signature", message));
       }
       await deps.repos.feeds.spoke(accountId, deps.now());
       const json = parseJsonBody(request);
-      if (!json.ok) return sendError(reply, 400, "request body is not valid JSON");
+      if (!json.ok) return sendRefusal(reply, refusal("invalid_json", "request body is not valid JSON"));
       const shaped = feedBodyOf(json.value);
-      if (!shaped.ok) return sendError(reply, 400, shaped.message);
+      if (!shaped.ok) return sendRefusal(reply, refusal("invalid_input", shaped.message));
       const read = readTypedLines(shaped.value.lines, deps.now());
-      if (!read.ok) return sendError(reply, 400, read.message);
+      if (!read.ok) return sendRefusal(reply, refusal("invalid_input", read.message));
       const unbalanced = batchDoubt(shaped.value, read.lines);
       const recorded = await recordLines(
         deps,
@@ -57,7 +60,7 @@ export function registerFeedRoutes(app: FastifyInstance, deps: FeedDeps): void {
           why: `an unbalanced batch approves nothing: ${unbalanced.message}`,
         },
       );
-      if (!recorded.ok) return sendError(reply, 404, recorded.message);
+      if (!recorded.ok) return sendRefusal(reply, recorded);
       return sendJson(reply, 200, { ...recorded.value, doubts: unbalanced ? [unbalanced.message] : [] });
     });
   });

@@ -4,11 +4,12 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
-import { sendError } from "../../http/envelope.js";
-import { recordIdOf } from "../../http/operator-fields.js";
-import { answer } from "../../http/operator-io.js";
+import { refusal } from "../../domain/refusal.js";
+import { answer, readId, sendRefusal } from "../../http/operator-io.js";
 import { importStatement, type ReconcileDeps } from "../import.js";
 import type { LineAccess } from "./line-routes.js";
+
+const TOO_LARGE = refusal("statement_too_large", "Statement too large: at most 200 MB");
 
 export const STATEMENT_LIMIT_BYTES = 200 * 1024 * 1024;
 const TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
@@ -55,18 +56,19 @@ export function registerStatementUpload(
         const who = await access(request, reply, "operator");
         if (!who) return reply;
         request.raw.socket.setTimeout(IMPORT_SILENCE_MS);
-        const id = recordIdOf(request.params.id);
-        if (id === undefined) return sendError(reply, 400, "invalid id");
+        const id = readId(reply, request.params);
+        if (id === undefined) return reply;
         const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
         if (!TYPES.has(type))
-          return sendError(
+          return sendRefusal(
             reply,
-            415,
-            "Send the statement file as the body, as application/xml (camt.053) or text/plain (MT940)",
+            refusal(
+              "unsupported_media_type",
+              "Send the statement file as the body, as application/xml (camt.053) or text/plain (MT940)",
+            ),
           );
         const declared = Number(request.headers["content-length"] ?? 0);
-        if (declared > STATEMENT_LIMIT_BYTES)
-          return sendError(reply, 413, "Statement too large: at most 200 MB");
+        if (declared > STATEMENT_LIMIT_BYTES) return sendRefusal(reply, TOO_LARGE);
         try {
           const outcome = await importStatement(
             deps,
@@ -76,7 +78,7 @@ export function registerStatementUpload(
           );
           return answer(reply, outcome);
         } catch (err) {
-          if (err instanceof TooLarge) return sendError(reply, 413, "Statement too large: at most 200 MB");
+          if (err instanceof TooLarge) return sendRefusal(reply, TOO_LARGE);
           throw err;
         }
       },
