@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REFUSAL_CODES } from "../../src/domain/refusal.js";
 import { REFUSAL_STATUS } from "../../src/http/operator-io.js";
@@ -24,6 +25,12 @@ describe("refusal words", () => {
       expect(REFUSAL_WORDS[code]?.tr.trim(), code).toBeTruthy();
       expect(REFUSAL_WORDS[code]?.en.trim(), code).toBeTruthy();
     }
+  });
+
+  it("docs/console.md lists every code with its status, and no other", () => {
+    const doc = readFileSync(new URL("../../docs/console.md", import.meta.url), "utf8");
+    const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect(rows.sort()).toEqual(REFUSAL_CODES.map((c) => `${c} ${REFUSAL_STATUS[c]}`).sort());
   });
 
   it("codes are snake_case", () => {
