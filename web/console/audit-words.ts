@@ -5,149 +5,159 @@
  * A key this table does not know (an action added later) is shown as it is stored.
  */
 import { formatMinor } from "../../src/domain/money.js";
-import type { Lang } from "./i18n";
 import { money2, when } from "./ui";
+import { type Lang, type WordTable, wordsIn } from "./words";
 
-type Words = readonly [tr: string, en: string];
-
-const ACTIONS: Record<string, Words> = {
-  "transaction.approve": ["İşlem onaylandı", "Transaction approved"],
-  "transaction.reject": ["İşlem reddedildi", "Transaction rejected"],
-  "transaction.national_id_viewed": ["TC kimlik numarasının tamamı görüntülendi", "Full national id viewed"],
-  "transaction.paying": ["Çekim ödenmeye başlandı", "Payout marked as being paid"],
-  "transaction.paying_released": ["Çekimin ödeme işareti kaldırıldı", "Payout's paying mark released"],
-  "transactions.exported": ["İşlemler dışa aktarıldı", "Transactions exported"],
-  "firm.create": ["Firma eklendi", "Firm added"],
-  "firm.update": ["Firma değiştirildi", "Firm changed"],
-  "firm.rotate_secret": ["Firmanın gizli anahtarı yenilendi", "Firm's secret key renewed"],
-  "firm.pending_bound_reached": ["Firma bekleyen işlem sınırına ulaştı", "Firm reached its pending bound"],
-  "provider.create": ["Sağlayıcı eklendi", "Provider added"],
-  "provider.update": ["Sağlayıcı değiştirildi", "Provider changed"],
-  "channel.create": ["Kanal eklendi", "Channel added"],
-  "channel.update": ["Kanal değiştirildi", "Channel changed"],
-  "channel.rotate_secret": ["Kanalın gizli anahtarı yenilendi", "Channel's secret key renewed"],
-  "channel.breaker_open": ["Kanal art arda hatalar yüzünden durduruldu", "Channel paused after failures"],
-  "channel.breaker_close": ["Kanal yeniden açıldı", "Channel resumed"],
-  "account.create": ["Hesap eklendi", "Account added"],
-  "account.update": ["Hesap değiştirildi", "Account changed"],
-  "account.feed_secret": ["Hesabın canlı akış anahtarı değişti", "Account's feed secret changed"],
-  "ban.add": ["Kullanıcı engellendi", "User banned"],
-  "ban.remove": ["Kullanıcının engeli kaldırıldı", "User unbanned"],
-  "operator.create": ["Operatör eklendi", "Operator added"],
-  "operator.update": ["Operatör değiştirildi", "Operator changed"],
-  "operator.password": ["Operatör parolasını değiştirdi", "Operator changed their password"],
-  "operator.second_factor": ["İki adımlı giriş değişti", "Two-step sign-in changed"],
-  "operator.recovery_codes": ["Yeni kurtarma kodları alındı", "New recovery codes made"],
-  "operator.recovery_code_used": ["Kurtarma koduyla giriş yapıldı", "Signed in with a recovery code"],
-  "operator.login": ["Giriş yapıldı", "Signed in"],
-  "operator.login_failed": ["Hatalı giriş denemesi", "Failed sign-in"],
-  "operator.locked": ["Giriş kilitlendi", "Sign-in locked"],
-  "operator.logout": ["Çıkış yapıldı", "Signed out"],
-  "callback.redeliver": ["Bildirim yeniden gönderildi", "Callback sent again"],
-  "callback.redeliver_failed": ["Bildirim yeniden gönderilemedi", "Callback could not be sent again"],
-  "statement_line.typed": ["Hesap hareketi elle girildi", "Statement line typed by hand"],
-  "statement_line.not_ours": [
-    "Hesap hareketi bizim değil olarak işaretlendi",
-    "Statement line marked not ours",
-  ],
-  "store.rotate_master_key": ["Ana anahtar yenilendi", "Master key rotated"],
+const ACTIONS: WordTable = {
+  "transaction.approve": { tr: "İşlem onaylandı", en: "Transaction approved" },
+  "transaction.reject": { tr: "İşlem reddedildi", en: "Transaction rejected" },
+  "transaction.national_id_viewed": {
+    tr: "TC kimlik numarasının tamamı görüntülendi",
+    en: "Full national id viewed",
+  },
+  "transaction.paying": { tr: "Çekim ödenmeye başlandı", en: "Payout marked as being paid" },
+  "transaction.paying_released": {
+    tr: "Çekimin ödeme işareti kaldırıldı",
+    en: "Payout's paying mark released",
+  },
+  "transactions.exported": { tr: "İşlemler dışa aktarıldı", en: "Transactions exported" },
+  "firm.create": { tr: "Firma eklendi", en: "Firm added" },
+  "firm.update": { tr: "Firma değiştirildi", en: "Firm changed" },
+  "firm.rotate_secret": { tr: "Firmanın gizli anahtarı yenilendi", en: "Firm's secret key renewed" },
+  "firm.pending_bound_reached": {
+    tr: "Firma bekleyen işlem sınırına ulaştı",
+    en: "Firm reached its pending bound",
+  },
+  "provider.create": { tr: "Sağlayıcı eklendi", en: "Provider added" },
+  "provider.update": { tr: "Sağlayıcı değiştirildi", en: "Provider changed" },
+  "channel.create": { tr: "Kanal eklendi", en: "Channel added" },
+  "channel.update": { tr: "Kanal değiştirildi", en: "Channel changed" },
+  "channel.rotate_secret": { tr: "Kanalın gizli anahtarı yenilendi", en: "Channel's secret key renewed" },
+  "channel.breaker_open": {
+    tr: "Kanal art arda hatalar yüzünden durduruldu",
+    en: "Channel paused after failures",
+  },
+  "channel.breaker_close": { tr: "Kanal yeniden açıldı", en: "Channel resumed" },
+  "account.create": { tr: "Hesap eklendi", en: "Account added" },
+  "account.update": { tr: "Hesap değiştirildi", en: "Account changed" },
+  "account.feed_secret": { tr: "Hesabın canlı akış anahtarı değişti", en: "Account's feed secret changed" },
+  "ban.add": { tr: "Kullanıcı engellendi", en: "User banned" },
+  "ban.remove": { tr: "Kullanıcının engeli kaldırıldı", en: "User unbanned" },
+  "operator.create": { tr: "Operatör eklendi", en: "Operator added" },
+  "operator.update": { tr: "Operatör değiştirildi", en: "Operator changed" },
+  "operator.password": { tr: "Operatör parolasını değiştirdi", en: "Operator changed their password" },
+  "operator.second_factor": { tr: "İki adımlı giriş değişti", en: "Two-step sign-in changed" },
+  "operator.recovery_codes": { tr: "Yeni kurtarma kodları alındı", en: "New recovery codes made" },
+  "operator.recovery_code_used": {
+    tr: "Kurtarma koduyla giriş yapıldı",
+    en: "Signed in with a recovery code",
+  },
+  "operator.login": { tr: "Giriş yapıldı", en: "Signed in" },
+  "operator.login_failed": { tr: "Hatalı giriş denemesi", en: "Failed sign-in" },
+  "operator.locked": { tr: "Giriş kilitlendi", en: "Sign-in locked" },
+  "operator.logout": { tr: "Çıkış yapıldı", en: "Signed out" },
+  "callback.redeliver": { tr: "Bildirim yeniden gönderildi", en: "Callback sent again" },
+  "callback.redeliver_failed": {
+    tr: "Bildirim yeniden gönderilemedi",
+    en: "Callback could not be sent again",
+  },
+  "statement_line.typed": { tr: "Hesap hareketi elle girildi", en: "Statement line typed by hand" },
+  "statement_line.not_ours": {
+    tr: "Hesap hareketi bizim değil olarak işaretlendi",
+    en: "Statement line marked not ours",
+  },
+  "store.rotate_master_key": { tr: "Ana anahtar yenilendi", en: "Master key rotated" },
 };
 
 /** An update that only switches `active` says which way: the question an audit is read for. */
-const SWITCHED: Record<string, { on: Words; off: Words }> = {
-  "account.update": {
-    on: ["Hesap etkinleştirildi", "Account activated"],
-    off: ["Hesap devre dışı bırakıldı", "Account deactivated"],
-  },
-  "firm.update": {
-    on: ["Firma etkinleştirildi", "Firm activated"],
-    off: ["Firma devre dışı bırakıldı", "Firm deactivated"],
-  },
-  "channel.update": {
-    on: ["Kanal etkinleştirildi", "Channel activated"],
-    off: ["Kanal devre dışı bırakıldı", "Channel deactivated"],
-  },
-  "operator.update": {
-    on: ["Operatör etkinleştirildi", "Operator activated"],
-    off: ["Operatör devre dışı bırakıldı", "Operator deactivated"],
-  },
+const ACTIVATED: WordTable = {
+  "account.update": { tr: "Hesap etkinleştirildi", en: "Account activated" },
+  "firm.update": { tr: "Firma etkinleştirildi", en: "Firm activated" },
+  "channel.update": { tr: "Kanal etkinleştirildi", en: "Channel activated" },
+  "operator.update": { tr: "Operatör etkinleştirildi", en: "Operator activated" },
+};
+const DEACTIVATED: WordTable = {
+  "account.update": { tr: "Hesap devre dışı bırakıldı", en: "Account deactivated" },
+  "firm.update": { tr: "Firma devre dışı bırakıldı", en: "Firm deactivated" },
+  "channel.update": { tr: "Kanal devre dışı bırakıldı", en: "Channel deactivated" },
+  "operator.update": { tr: "Operatör devre dışı bırakıldı", en: "Operator deactivated" },
 };
 
-const ENTITIES: Record<string, Words> = {
-  transaction: ["İşlem", "Transaction"],
-  transactions: ["İşlemler", "Transactions"],
-  firm: ["Firma", "Firm"],
-  provider: ["Sağlayıcı", "Provider"],
-  channel: ["Kanal", "Channel"],
-  account: ["Hesap", "Account"],
-  ban: ["Engel", "Ban"],
-  operator: ["Operatör", "Operator"],
-  callback: ["Bildirim", "Callback"],
-  statement_line: ["Hesap hareketi", "Statement line"],
-  store: ["Veri deposu", "Store"],
+const ENTITIES: WordTable = {
+  transaction: { tr: "İşlem", en: "Transaction" },
+  transactions: { tr: "İşlemler", en: "Transactions" },
+  firm: { tr: "Firma", en: "Firm" },
+  provider: { tr: "Sağlayıcı", en: "Provider" },
+  channel: { tr: "Kanal", en: "Channel" },
+  account: { tr: "Hesap", en: "Account" },
+  ban: { tr: "Engel", en: "Ban" },
+  operator: { tr: "Operatör", en: "Operator" },
+  callback: { tr: "Bildirim", en: "Callback" },
+  statement_line: { tr: "Hesap hareketi", en: "Statement line" },
+  store: { tr: "Veri deposu", en: "Store" },
 };
 
-const FIELDS: Record<string, Words> = {
-  active: ["Etkin", "Active"],
-  name: ["Ad", "Name"],
-  kind: ["Tür", "Kind"],
-  code: ["Kod", "Code"],
-  url: ["Adres", "URL"],
-  email: ["E-posta", "Email"],
-  role: ["Rol", "Role"],
-  status: ["Durum", "Status"],
-  amount: ["Tutar", "Amount"],
-  original_amount: ["İstenen tutar", "Amount asked for"],
-  note: ["Not", "Note"],
-  paying: ["Ödeyen operatör", "Paying operator"],
-  provider_id: ["Sağlayıcı", "Provider"],
-  callback_url: ["Bildirim adresi", "Callback URL"],
-  auto_cancel_minutes: ["Otomatik iptal (dk)", "Auto-cancel (min)"],
-  api_key: ["API anahtarı", "API key"],
-  secret: ["Gizli anahtar", "Secret key"],
-  feed_secret: ["Canlı akış anahtarı", "Feed secret"],
-  password: ["Parola", "Password"],
-  second_factor: ["İki adımlı giriş", "Two-step sign-in"],
-  webhook_url: ["Bildirim adresi", "Webhook URL"],
-  legacy_http: ["Şifresiz http'ye izin", "Plain http allowed"],
-  callback_middle_name: ["Bildirimde ikinci ad", "Middle name in callbacks"],
-  deposit_min: ["En az yatırım", "Minimum deposit"],
-  deposit_max: ["En çok yatırım", "Maximum deposit"],
-  deposits_open: ["Yatırım alıyor", "Takes deposits"],
-  withdrawals_open: ["Çekim alıyor", "Takes withdrawals"],
-  rate_limit_per_second: ["Saniyede istek sınırı", "Requests per second"],
-  sandbox: ["Test ortamı", "Sandbox"],
-  reconcile_auto: ["Ekstreyle kendiliğinden onay", "Auto-approve from statements"],
-  reconcile_by_name: ["Adla eşleştirme", "Match by name"],
-  answer_payment_code: ["Ödeme kodu yanıtta", "Payment code in answers"],
-  max_pending_count: ["En çok bekleyen işlem", "Most pending transactions"],
-  max_pending_amount: ["En çok bekleyen tutar", "Most pending amount"],
-  max_cap_share: ["Günlük sınır payı (%)", "Share of daily cap (%)"],
-  display_name: ["Ödeme sayfasında görünen ad", "Name on the payment page"],
-  usual_amount_max: ["Olağan en yüksek tutar", "Usual highest amount"],
-  bank_name: ["Banka", "Bank"],
-  holder_name: ["Hesap sahibi", "Holder"],
-  iban: ["IBAN", "IBAN"],
-  min_amount: ["En az tutar", "Minimum amount"],
-  max_amount: ["En çok tutar", "Maximum amount"],
-  daily_cap: ["Günlük sınır", "Daily cap"],
-  channel_id: ["Kanal", "Channel"],
-  bank_code: ["Banka kodu", "Bank code"],
-  feed_silence_minutes: ["Sessizlik uyarısı (dk)", "Silence alert (min)"],
-  timeout_ms: ["Zaman aşımı (ms)", "Timeout (ms)"],
-  failed_logins: ["Hatalı giriş sayısı", "Failed sign-ins"],
-  locked_until: ["Kilitli olduğu süre", "Locked until"],
-  known_device: ["Bilinen tarayıcı", "Known browser"],
-  banned: ["Engelli", "Banned"],
-  ip: ["IP adresi", "IP address"],
-  recovery_codes_left: ["Kalan kurtarma kodu", "Recovery codes left"],
-  user_id: ["Kullanıcı no", "User id"],
-  firm_id: ["Firma", "Firm"],
-  reference: ["Referans", "Reference"],
-  rows: ["Satır", "Rows"],
-  format: ["Biçim", "Format"],
-  created_at: ["Oluşturulma", "Created"],
-  updated_at: ["Güncelleme", "Updated"],
+const FIELDS: WordTable = {
+  active: { tr: "Etkin", en: "Active" },
+  name: { tr: "Ad", en: "Name" },
+  kind: { tr: "Tür", en: "Kind" },
+  code: { tr: "Kod", en: "Code" },
+  url: { tr: "Adres", en: "URL" },
+  email: { tr: "E-posta", en: "Email" },
+  role: { tr: "Rol", en: "Role" },
+  status: { tr: "Durum", en: "Status" },
+  amount: { tr: "Tutar", en: "Amount" },
+  original_amount: { tr: "İstenen tutar", en: "Amount asked for" },
+  note: { tr: "Not", en: "Note" },
+  paying: { tr: "Ödeyen operatör", en: "Paying operator" },
+  provider_id: { tr: "Sağlayıcı", en: "Provider" },
+  callback_url: { tr: "Bildirim adresi", en: "Callback URL" },
+  auto_cancel_minutes: { tr: "Otomatik iptal (dk)", en: "Auto-cancel (min)" },
+  api_key: { tr: "API anahtarı", en: "API key" },
+  secret: { tr: "Gizli anahtar", en: "Secret key" },
+  feed_secret: { tr: "Canlı akış anahtarı", en: "Feed secret" },
+  password: { tr: "Parola", en: "Password" },
+  second_factor: { tr: "İki adımlı giriş", en: "Two-step sign-in" },
+  webhook_url: { tr: "Bildirim adresi", en: "Webhook URL" },
+  legacy_http: { tr: "Şifresiz http'ye izin", en: "Plain http allowed" },
+  callback_middle_name: { tr: "Bildirimde ikinci ad", en: "Middle name in callbacks" },
+  deposit_min: { tr: "En az yatırım", en: "Minimum deposit" },
+  deposit_max: { tr: "En çok yatırım", en: "Maximum deposit" },
+  deposits_open: { tr: "Yatırım alıyor", en: "Takes deposits" },
+  withdrawals_open: { tr: "Çekim alıyor", en: "Takes withdrawals" },
+  rate_limit_per_second: { tr: "Saniyede istek sınırı", en: "Requests per second" },
+  sandbox: { tr: "Test ortamı", en: "Sandbox" },
+  reconcile_auto: { tr: "Ekstreyle kendiliğinden onay", en: "Auto-approve from statements" },
+  reconcile_by_name: { tr: "Adla eşleştirme", en: "Match by name" },
+  answer_payment_code: { tr: "Ödeme kodu yanıtta", en: "Payment code in answers" },
+  max_pending_count: { tr: "En çok bekleyen işlem", en: "Most pending transactions" },
+  max_pending_amount: { tr: "En çok bekleyen tutar", en: "Most pending amount" },
+  max_cap_share: { tr: "Günlük sınır payı (%)", en: "Share of daily cap (%)" },
+  display_name: { tr: "Ödeme sayfasında görünen ad", en: "Name on the payment page" },
+  usual_amount_max: { tr: "Olağan en yüksek tutar", en: "Usual highest amount" },
+  bank_name: { tr: "Banka", en: "Bank" },
+  holder_name: { tr: "Hesap sahibi", en: "Holder" },
+  iban: { tr: "IBAN", en: "IBAN" },
+  min_amount: { tr: "En az tutar", en: "Minimum amount" },
+  max_amount: { tr: "En çok tutar", en: "Maximum amount" },
+  daily_cap: { tr: "Günlük sınır", en: "Daily cap" },
+  channel_id: { tr: "Kanal", en: "Channel" },
+  bank_code: { tr: "Banka kodu", en: "Bank code" },
+  feed_silence_minutes: { tr: "Sessizlik uyarısı (dk)", en: "Silence alert (min)" },
+  timeout_ms: { tr: "Zaman aşımı (ms)", en: "Timeout (ms)" },
+  failed_logins: { tr: "Hatalı giriş sayısı", en: "Failed sign-ins" },
+  locked_until: { tr: "Kilitli olduğu süre", en: "Locked until" },
+  known_device: { tr: "Bilinen tarayıcı", en: "Known browser" },
+  banned: { tr: "Engelli", en: "Banned" },
+  ip: { tr: "IP adresi", en: "IP address" },
+  recovery_codes_left: { tr: "Kalan kurtarma kodu", en: "Recovery codes left" },
+  user_id: { tr: "Kullanıcı no", en: "User id" },
+  firm_id: { tr: "Firma", en: "Firm" },
+  reference: { tr: "Referans", en: "Reference" },
+  rows: { tr: "Satır", en: "Rows" },
+  format: { tr: "Biçim", en: "Format" },
+  created_at: { tr: "Oluşturulma", en: "Created" },
+  updated_at: { tr: "Güncelleme", en: "Updated" },
 };
 
 /** Columns stored as 0/1 (SQLite) or true/false: shown as yes or no. */
@@ -185,19 +195,26 @@ const MONEY = new Set([
 const TIMES = new Set(["created_at", "updated_at", "locked_until"]);
 
 /** The words the log stores for a secret, and a status's. */
-const VALUES: Record<string, Words> = {
-  set: ["tanımlandı", "set"],
-  rotated: ["yenilendi", "renewed"],
-  removed: ["kaldırıldı", "removed"],
-  pending: ["bekliyor", "pending"],
-  approved: ["onaylandı", "approved"],
-  rejected: ["reddedildi", "rejected"],
-  admin: ["yönetici", "admin"],
-  operator: ["operatör", "operator"],
-  viewer: ["izleyici", "viewer"],
+const VALUES: WordTable = {
+  set: { tr: "tanımlandı", en: "set" },
+  rotated: { tr: "yenilendi", en: "renewed" },
+  removed: { tr: "kaldırıldı", en: "removed" },
+  pending: { tr: "bekliyor", en: "pending" },
+  approved: { tr: "onaylandı", en: "approved" },
+  rejected: { tr: "reddedildi", en: "rejected" },
+  admin: { tr: "yönetici", en: "admin" },
+  operator: { tr: "operatör", en: "operator" },
+  viewer: { tr: "izleyici", en: "viewer" },
 };
 
-const pick = (w: Words, lang: Lang) => (lang === "tr" ? w[0] : w[1]);
+/** A stored yes or no (a 0/1 or true/false column). */
+const YES_NO_WORDS = {
+  yes: { tr: "evet", en: "yes" },
+  no: { tr: "hayır", en: "no" },
+} as const satisfies WordTable;
+
+/** The tables, for the test that holds every table to both languages. */
+export const AUDIT_TABLES = { ACTIONS, ACTIVATED, DEACTIVATED, ENTITIES, FIELDS, VALUES, YES_NO_WORDS };
 
 /** What one audit row records, as a sentence. */
 export function actionText(
@@ -206,33 +223,25 @@ export function actionText(
   after: Record<string, unknown> | null,
   lang: Lang,
 ): string {
-  const switched = SWITCHED[action];
   const keys = Object.keys(after ?? {});
-  if (switched && keys.length === 1 && keys[0] === "active" && after) {
+  if (Object.hasOwn(ACTIVATED, action) && keys.length === 1 && keys[0] === "active" && after) {
     const on = isYes(after.active);
-    if (on !== null && (before === null || isYes(before.active) !== on))
-      return pick(on ? switched.on : switched.off, lang);
+    const switched = on === null ? undefined : wordsIn(on ? ACTIVATED : DEACTIVATED, action, lang);
+    if (switched !== undefined && (before === null || isYes(before.active) !== on)) return switched;
   }
-  const words = ACTIONS[action];
-  return words ? pick(words, lang) : action;
+  return actionName(action, lang);
 }
 
 /** Every action the log writes, for the filter's choices. */
 export const auditActions = Object.keys(ACTIONS);
 
 /** An action's words alone (the filter's choices). */
-export const actionName = (action: string, lang: Lang) => {
-  const words = ACTIONS[action];
-  return words ? pick(words, lang) : action;
-};
+export const actionName = (action: string, lang: Lang) => wordsIn(ACTIONS, action, lang) ?? action;
 
 /** Every kind of thing the log is about, for the filter's choices. */
 export const auditEntities = Object.keys(ENTITIES);
 
-export const entityName = (type: string, lang: Lang) => {
-  const words = ENTITIES[type];
-  return words ? pick(words, lang) : type;
-};
+export const entityName = (type: string, lang: Lang) => wordsIn(ENTITIES, type, lang) ?? type;
 
 /** "Hesap #12", "İşlem #1234": what the row is about. */
 export function entityText(type: string, id: string, lang: Lang): string {
@@ -240,8 +249,7 @@ export function entityText(type: string, id: string, lang: Lang): string {
 }
 
 export function fieldText(key: string, lang: Lang): string {
-  const words = FIELDS[key];
-  return words ? pick(words, lang) : key;
+  return wordsIn(FIELDS, key, lang) ?? key;
 }
 
 function isYes(v: unknown): boolean | null {
@@ -255,12 +263,12 @@ export function valueText(key: string, v: unknown, lang: Lang): string {
   if (v === null || v === undefined || v === "") return "—";
   if (YES_NO.has(key)) {
     const yes = isYes(v);
-    if (yes !== null) return lang === "tr" ? (yes ? "evet" : "hayır") : yes ? "yes" : "no";
+    if (yes !== null) return YES_NO_WORDS[yes ? "yes" : "no"][lang];
   }
   if (typeof v === "number" && Number.isSafeInteger(v) && MONEY.has(key))
     return `${money2(formatMinor(v))} TL`;
   if (typeof v === "number" && TIMES.has(key)) return when(new Date(v).toISOString(), lang);
-  const words = typeof v === "string" ? VALUES[v] : undefined;
-  if (words && (key === "status" || key === "role" || SECRETS.has(key))) return pick(words, lang);
+  const words = typeof v === "string" ? wordsIn(VALUES, v, lang) : undefined;
+  if (words !== undefined && (key === "status" || key === "role" || SECRETS.has(key))) return words;
   return typeof v === "string" ? v : JSON.stringify(v);
 }

@@ -2,8 +2,8 @@ import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TransactionView } from "../../src/transactions/views.js";
 import type { T } from "./i18n";
-import { fill } from "./manage";
 import { age, money, payerName, useShell } from "./ui";
+import { fill } from "./words";
 
 /**
  * A withdrawal's IBAN as a bank's form takes it: no spaces, dashes or lower case. It is kept as the

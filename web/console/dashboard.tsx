@@ -3,8 +3,9 @@ import type { PendingBoundView as PendingBound } from "../../src/dashboard/pendi
 import type { DashboardView as Dashboard } from "../../src/dashboard/summary.js";
 import { api } from "./api";
 import { useQueueEvents } from "./live";
-import { breakerLabel, fill, shownAmount } from "./manage";
+import { breakerLabel, shownAmount } from "./manage";
 import { age, Bars, money, useLoad, useShell } from "./ui";
+import { fill } from "./words";
 
 /**
  * A change in the queues refreshes the summary, at most this often: under load the notices come

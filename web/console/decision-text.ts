@@ -1,16 +1,16 @@
 import type { RefusalCode } from "../../src/domain/refusal";
 import { bareAmount, dottedThousands, readAmount } from "../../src/payment-page/browser/amount.js";
-import type { Lang, T } from "./i18n";
-import { fill } from "./manage";
+import type { T } from "./i18n";
 import { amountInput, isAdmin, isAmountInput, money, money2, payerName, type Role } from "./ui";
+import { fill, type Lang, type WordTable, wordsIn } from "./words";
 
 /**
- * The words for every refusal the server can send the console, by its code (src/domain/refusal.ts):
- * the compiler asks for a row for each new code, and test/unit/refusal-words.test.ts for both
- * languages. `{message}` is the server's own text, where it names what only it knows (a field, a
- * file's fault, who holds a payout).
+ * The words for every refusal the server can send the console, by its code (src/domain/refusal.ts),
+ * a table of words (words.ts): the compiler asks for a row in both languages for each new code.
+ * `{message}` is the server's own text, where it names what only it knows (a field, a file's
+ * fault, who holds a payout).
  */
-export const REFUSAL_WORDS: { [code in RefusalCode]: { tr: string; en: string } } = {
+export const REFUSAL_WORDS: WordTable<RefusalCode> = {
   invalid_input: { tr: "Geçersiz giriş: {message}", en: "Invalid input: {message}" },
   invalid_json: {
     tr: "İstek okunamadı; sayfayı yenileyip yeniden deneyin.",
@@ -240,9 +240,8 @@ export function refusalIn(answer: unknown, status?: number, lang: Lang = console
   const code = refusalCode(answer);
   const message = (answer as { message?: unknown } | null)?.message;
   const text = typeof message === "string" ? message : "";
-  const words =
-    code !== undefined && Object.hasOwn(REFUSAL_WORDS, code) ? REFUSAL_WORDS[code as RefusalCode] : undefined;
-  if (words) return words[lang].replace("{message}", text);
+  const words = code === undefined ? undefined : wordsIn(REFUSAL_WORDS, code, lang);
+  if (words !== undefined) return words.replace("{message}", text);
   return text || (status === undefined ? "" : String(status));
 }
 

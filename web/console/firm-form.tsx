@@ -2,8 +2,9 @@ import { isPlainHttpLiveWebhook } from "../../src/domain/firm.js";
 import type { FirmView as Firm } from "../../src/management/views.js";
 import { api } from "./api";
 import { refusalIn } from "./decision-text";
-import { fill, typedAmount } from "./manage";
+import { typedAmount } from "./manage";
 import { amountFieldsValid, amountInput, Field, formChecked, formValue, useShell } from "./ui";
+import { fill } from "./words";
 
 /** The form's fields as the API takes them; compared with the firm, only changes are sent. */
 function wantedOf(form: HTMLFormElement, firm: Firm): Partial<Record<keyof Firm, unknown>> {

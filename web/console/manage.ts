@@ -43,8 +43,3 @@ export function breakerLabel(state: string, t: T): string {
   const key = BREAKER_WORDS[state];
   return key ? t(key) : state;
 }
-
-/** Fills a sentence's `{name}` places. */
-export function fill(text: string, values: Record<string, string | number>): string {
-  return text.replace(/\{(\w+)\}/g, (all, name: string) => (name in values ? String(values[name]) : all));
-}

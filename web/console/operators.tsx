@@ -2,8 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import type { OperatorListView as OperatorRow } from "../../src/operators/views.js";
 import { api } from "./api";
 import { refusalIn } from "./decision-text";
-import { fill, roleLabel } from "./manage";
+import { roleLabel } from "./manage";
 import { Field, formValue, listOf, type Role, ShownOnce, useChange, useLoad, useShell } from "./ui";
+import { fill } from "./words";
 
 const ROLES: Role[] = ["viewer", "operator", "admin"];
 

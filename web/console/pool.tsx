@@ -4,7 +4,7 @@ import type { ChannelListView as Channel } from "../../src/management/service.js
 import type { AccountView as Account } from "../../src/management/views.js";
 import { api } from "./api";
 import { IbanText } from "./copy";
-import { breakerLabel, fill, shownAmount, shownRange, typedAmount } from "./manage";
+import { breakerLabel, shownAmount, shownRange, typedAmount } from "./manage";
 import {
   amountFieldsValid,
   amountInput,
@@ -18,6 +18,7 @@ import {
   useLoad,
   useShell,
 } from "./ui";
+import { fill } from "./words";
 
 /** The account form's amount fields, checked before a save (amountFieldsValid). */
 const AMOUNT_FIELDS = ["min", "max", "daily_cap"];

@@ -1,9 +1,9 @@
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { CopyButton, IbanText } from "./copy";
 import { approveLabel, decisionName } from "./decision-text";
-import { fill } from "./manage";
 import type { QueueRow } from "./queue-row";
 import { age, canDecide, money, payerName, useShell } from "./ui";
+import { fill } from "./words";
 
 /** What a row's buttons and fields do (Queue). */
 export interface RowActions {

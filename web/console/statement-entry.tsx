@@ -5,8 +5,9 @@ import type { ImportSummary as Imported } from "../../src/reconciliation/import.
 import type { RecordedLines as TypedAnswer } from "../../src/reconciliation/typed-lines.js";
 import { api } from "./api";
 import { refusalIn } from "./decision-text";
-import { accountLabel, fill, lineStateText, type PaymentAccount } from "./statement-words";
+import { accountLabel, lineStateText, type PaymentAccount } from "./statement-words";
 import { age, amountFieldsValid, amountInput, Field, formValue, listOf, useLoad, useShell } from "./ui";
+import { fill } from "./words";
 
 /**
  * The live feeds and when each last spoke: a silent one means the bank's lines stopped coming, and

@@ -6,7 +6,6 @@ import { refusalIn } from "./decision-text";
 import {
   bookedText,
   evidenceWords,
-  fill,
   lineAmount,
   lineStateText,
   type StatementLine,
@@ -14,6 +13,7 @@ import {
 } from "./statement-words";
 import { statusText } from "./transaction-detail";
 import { canDecide, formValue, money2, payerName, useLoad, useShell, when } from "./ui";
+import { fill } from "./words";
 
 /** A credit in these states still waits for a person; only the first two may approve a deposit. */
 const APPROVING = ["suggested", "unmatched"];

@@ -92,8 +92,3 @@ export function evidenceWords(e: LineEvidence | null | undefined, t: T): string[
   if (e.idInText) words.push(t("evIdInText"));
   return words;
 }
-
-/** `{name}` placeholders filled in. */
-export function fill(text: string, values: Record<string, string | number>): string {
-  return text.replace(/\{(\w+)\}/g, (all, k: string) => (k in values ? String(values[k]) : all));
-}

@@ -9,7 +9,6 @@ import { refusalIn } from "./decision-text";
 import { DetailDecision } from "./detail-decision";
 import { lastResultText, reasonText, word } from "./detail-words";
 import type { Lang, T } from "./i18n";
-import { fill } from "./manage";
 import { bookedText, lineAmount, sourceText } from "./statement-words";
 import {
   age,
@@ -23,6 +22,7 @@ import {
   useShell,
   when,
 } from "./ui";
+import { fill } from "./words";
 
 /** A transaction as the search lists it. */
 export type TransactionRow = TransactionView;

@@ -2,7 +2,6 @@ import { useEffect } from "preact/hooks";
 import { TURKEY_ZONE, turkeyDayOf } from "../../src/domain/turkey-time.js";
 import { api, query } from "./api";
 import { refusalIn } from "./decision-text";
-import { fill } from "./manage";
 import { statusText, TransactionDetail, type TransactionRow, typeText } from "./transaction-detail";
 import {
   amountInput,
@@ -18,6 +17,7 @@ import {
   useShell,
   when,
 } from "./ui";
+import { fill } from "./words";
 
 const STATUSES = ["pending", "approved", "rejected"];
 const TYPES = ["deposit", "withdrawal"];
