@@ -8,7 +8,9 @@ import { PAGE_REFUSAL_CODES } from "../../src/payment-page/refusals.js";
 // browser gets them; the server's typecheck does not follow them.
 const PAGE_TEXT = "../../src/payment-page/browser/page-text.js";
 const DECISION_TEXT = "../../web/console/decision-text.ts";
-const { REFUSALS_TR, REFUSALS_EN } = (await import(PAGE_TEXT)) as Record<string, Record<string, string>>;
+const { REFUSAL_WORDS: PAGE_WORDS } = (await import(PAGE_TEXT)) as {
+  REFUSAL_WORDS: Record<string, { tr: string; en: string }>;
+};
 const { REFUSAL_WORDS, refusalIn } = (await import(DECISION_TEXT)) as {
   REFUSAL_WORDS: Record<string, { tr: string; en: string }>;
   refusalIn(answer: unknown, status: number, lang: "tr" | "en"): string;
@@ -38,10 +40,9 @@ describe("refusal words", () => {
   });
 
   it("the payment page has words for every code its API sends, in Turkish and English", () => {
-    const [tr, en] = [REFUSALS_TR ?? {}, REFUSALS_EN ?? {}];
     for (const code of PAGE_REFUSAL_CODES) {
-      expect(tr[code]?.trim(), code).toBeTruthy();
-      expect(en[code]?.trim(), code).toBeTruthy();
+      expect(PAGE_WORDS[code]?.tr.trim(), code).toBeTruthy();
+      expect(PAGE_WORDS[code]?.en.trim(), code).toBeTruthy();
     }
   });
 

@@ -7,7 +7,7 @@ import { type Lang, type WordTable, wordsIn } from "./words";
 
 export type { Lang } from "./words";
 
-const CONSOLE_WORDS = {
+export const CONSOLE_WORDS = {
   deposits: { tr: "Yatırımlar", en: "Deposits" },
   withdrawals: { tr: "Çekimler", en: "Withdrawals" },
   transactions: { tr: "İşlemler", en: "Transactions" },

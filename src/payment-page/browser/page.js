@@ -1,7 +1,7 @@
 // The hosted payment page: no framework, no third-party requests. It talks to the two
 // page-internal endpoints with the token from its own URL (docs/hosted-page.md).
 import { amountInWords, bareAmount, dottedThousands, readAmount } from "./amount.js";
-import { LIMIT_REFUSAL, PENDING_REFUSAL, REFUSALS_EN, REFUSALS_TR, T } from "./page-text.js";
+import { LIMIT_REFUSAL, PAGE_WORDS, PENDING_REFUSAL, REFUSAL_WORDS, wordsIn } from "./page-text.js";
 
 const token = location.pathname.split("/").filter(Boolean).pop() || "";
 const api = `/api/pay/${encodeURIComponent(token)}`;
@@ -9,9 +9,7 @@ const api = `/api/pay/${encodeURIComponent(token)}`;
 function refusalText(code) {
   // The limits, when the page knows them, say more than "ask the merchant".
   if (code === LIMIT_REFUSAL && limitsText()) return `${t("outOfLimits")} ${limitsText()}`;
-  const words = lang === "en" ? REFUSALS_EN : REFUSALS_TR;
-  // Own keys only: a code such as "toString" is no refusal the page knows.
-  return Object.keys(words).includes(code) ? words[code] : t("failed");
+  return wordsIn(REFUSAL_WORDS, code, lang) ?? t("failed");
 }
 // Site data may be blocked: reading localStorage then throws (Chrome, Safari), or it is null (some
 // Android WebViews). The language is then Turkish and is not remembered.
@@ -109,7 +107,7 @@ let confirming = null;
 let reading = null;
 
 function t(key) {
-  return T[lang][key] || key;
+  return wordsIn(PAGE_WORDS, key, lang) || key;
 }
 const fill = (key, params) => t(key).replace(/\{(\w+)\}/g, (_m, name) => params[name]);
 
