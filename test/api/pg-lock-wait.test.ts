@@ -42,7 +42,11 @@ describe.runIf(STORES.includes("postgres"))("PostgreSQL statements waiting on a 
       headersTimeout: 8_000,
     });
     expect(res.statusCode).toBe(500);
-    expect(await res.body.json()).toEqual({ success: false, message: expect.any(String) });
+    expect(await res.body.json()).toEqual({
+      success: false,
+      code: "internal_error",
+      message: expect.any(String),
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
 
     await dba.query("COMMIT");

@@ -565,7 +565,11 @@ describe.each(STORES)(
         "NOPE",
       );
       expect(missing.code).toBe(1);
-      expect(missing.json).toEqual({ success: false, message: "channel not found" });
+      expect(missing.json).toEqual({
+        success: false,
+        code: "channel_not_found",
+        message: "channel not found",
+      });
       const noUrl = await cli.run("channel", "create", "--code", `${code}X`, "--kind", "http");
       expect(noUrl.code).toBe(1);
       await cli.ok("account", "update", String(acc.id), "--active", "false");
@@ -608,26 +612,34 @@ describe.each(STORES)(
       });
       const unknown = await cli.run("operator", "reset-2fa", "--email", `nobody-${email}`);
       expect(unknown.code).toBe(1);
-      expect(unknown.json).toEqual({ success: false, message: "operator not found" });
+      expect(unknown.json).toEqual({
+        success: false,
+        code: "operator_not_found",
+        message: "operator not found",
+      });
     });
 
     it("unknown ids exit 1 and print the error object", async () => {
       const firm = await cli.run("firm", "show", "999999");
       expect(firm.code).toBe(1);
-      expect(firm.json).toEqual({ success: false, message: "firm not found" });
+      expect(firm.json).toEqual({ success: false, code: "firm_not_found", message: "firm not found" });
       expect(firm.stdout.trim().split("\n")).toHaveLength(1);
 
       const update = await cli.run("firm", "update", "999999", "--active", "false");
       expect(update.code).toBe(1);
-      expect(update.json).toEqual({ success: false, message: "firm not found" });
+      expect(update.json).toEqual({ success: false, code: "firm_not_found", message: "firm not found" });
 
       const rotate = await cli.run("firm", "rotate-secret", "999999");
       expect(rotate.code).toBe(1);
-      expect(rotate.json).toEqual({ success: false, message: "firm not found" });
+      expect(rotate.json).toEqual({ success: false, code: "firm_not_found", message: "firm not found" });
 
       const tx = await cli.run("tx", "show", "999999");
       expect(tx.code).toBe(1);
-      expect(tx.json).toEqual({ success: false, message: "transaction not found" });
+      expect(tx.json).toEqual({
+        success: false,
+        code: "transaction_not_found",
+        message: "transaction not found",
+      });
     });
 
     it("bad usage exits non-zero with a message on stderr and nothing on stdout", async () => {
@@ -748,7 +760,7 @@ describe.each(STORES)(
       const wrong = operator(server.url, { ...store.env, PAYINTAKE_ADMIN_TOKEN: "x".repeat(48) });
       const r = await wrong.run("firm", "list");
       expect(r.code).toBe(1);
-      expect(r.json).toEqual({ success: false, message: "Invalid admin token" });
+      expect(r.json).toEqual({ success: false, code: "invalid_admin_token", message: "Invalid admin token" });
       expect(r.stderr).toBe("");
     });
 
@@ -763,7 +775,11 @@ describe.each(STORES)(
         });
         const r = await other.run("firm", "list");
         expect(r.code).toBe(1);
-        expect(r.json).toEqual({ success: false, message: "Invalid admin token" });
+        expect(r.json).toEqual({
+          success: false,
+          code: "invalid_admin_token",
+          message: "Invalid admin token",
+        });
         expect(r.stderr).toContain(`the admin token was read from ${join(dir, "admin.token")}`);
       } finally {
         rmSync(dir, { recursive: true, force: true });
