@@ -1,5 +1,6 @@
 import pino from "pino";
 import type { Config } from "../config/config.js";
+import { trackConnections } from "../http/connections.js";
 import { minutePurges, runPurges } from "../jobs/purges.js";
 import { buildApp } from "./app.js";
 import { serializeError } from "./log-errors.js";
@@ -80,6 +81,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config.trustProxy,
     config.role,
   );
+  const connections = trackConnections(app.server);
 
   const purges = minutePurges(runtime.ctx.repos, () => runtime.ctx.now());
   let purging: Promise<void> | undefined;
@@ -132,6 +134,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         if (closeOpts.drainMs) await new Promise((resolve) => setTimeout(resolve, closeOpts.drainMs));
         clearInterval(purge);
         stopping = true;
+        connections.closeWhenIdle();
         await app.close();
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
