@@ -1,6 +1,6 @@
 /**
  * The payment page's API refuses as the console's does, `{"success": false, "code", "message"}`:
- * page.js translates the code (page-text.js, REFUSALS_TR and REFUSALS_EN), and the text of a
+ * page.js translates the code (page-text.js, REFUSAL_WORDS), and the text of a
  * business rejection is the contract's. Statuses come from the two tables: REJECTIONS for business
  * rejections, REFUSAL_STATUS for the rest.
  */
