@@ -30,7 +30,7 @@ export const ALLOWED = {
   dashboard: [...EDGE, "callbacks"],
   // Background jobs: auto-cancel writes a decision with its callback.
   jobs: [...FOUNDATION, "store", "callbacks"],
-  backoffice: [...EDGE, "routing", "operators", "callbacks", ...OPERATOR_WORK],
+  backoffice: [...EDGE, "operators", "callbacks", ...OPERATOR_WORK],
   intake: [...EDGE, "routing", "backoffice"],
   // Bank statements against deposits: the matching is pure; a line's approval is a decision.
   reconciliation: [...EDGE, "callbacks", "decisions", "transactions"],

@@ -69,6 +69,8 @@ export function createDecisionService(deps: DecisionDeps) {
   };
 }
 
+export type DecisionService = ReturnType<typeof createDecisionService>;
+
 /**
  * Marks a pending withdrawal as being paid out by `operator` (store/decisions/payout-claims.ts), or lets go
  * of the mark (`paying` false) if `holder` holds it (any holder when undefined). The consoles'

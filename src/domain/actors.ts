@@ -9,11 +9,11 @@ export const ADMIN_API = "admin-api";
 /** An operator signed in to the console, by their email: `operator:<email>`. */
 export const operatorActor = (email: string): string => `operator:${email}`;
 
+/** An operator's role, least first: each may do what the ones before it may. */
+export type OperatorRole = "viewer" | "operator" | "admin";
+
 /** Who approves a transaction, as far as the rules of approving go. */
-export type Approver =
-  | { kind: "operator"; role: "viewer" | "operator" | "admin" }
-  | { kind: "admin_api" }
-  | { kind: "sandbox" };
+export type Approver = { kind: "operator"; role: OperatorRole } | { kind: "admin_api" } | { kind: "sandbox" };
 
 /**
  * Whether this approver may approve more than the amount asked (a payer who paid more): an admin

@@ -61,3 +61,5 @@ export function createTransactionService(deps: TransactionDeps) {
     },
   };
 }
+
+export type TransactionService = ReturnType<typeof createTransactionService>;

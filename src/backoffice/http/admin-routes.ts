@@ -2,20 +2,20 @@
  * The operator API under /admin/v1, used by the `payintake` CLI while the server runs. Guarded by
  * a bearer token (PAYINTAKE_ADMIN_TOKEN, backoffice/admin-token-guard.ts, with its limit on wrong tokens
  * per address): the automation and CLI door. Its management routes are
- * the console's too (backoffice/http/management-routes.ts), there under operator sessions and roles.
+ * the console's too (management/http/routes.ts), there under operator sessions and roles.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { refusal } from "../../domain/refusal.js";
 import { sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, read, readBody, sendRefusal } from "../../http/operator-io.js";
+import { registerManagementRoutes } from "../../management/http/routes.js";
 import { ADMIN_API } from "../../management/service.js";
 import { operatorCreate } from "../../operators/http/operator-schemas.js";
 import type { ConsoleService } from "../../operators/service.js";
 import type { AdminTokenGuard } from "../admin-token-guard.js";
 import type { Backoffice } from "../operator-services.js";
-import { registerManagementRoutes } from "./management-routes.js";
-import * as s from "./management-schemas.js";
+import * as s from "./admin-schemas.js";
 
 /**
  * A decider named by the token's holder (the CLI's --operator): recorded as `admin-api:<name>`, so
@@ -52,7 +52,12 @@ export function registerAdminRoutes(
 
     const id = (request: FastifyRequest, reply: FastifyReply) => read(reply, idParam, request.params);
 
-    registerManagementRoutes(admin, "/admin/v1", backoffice, async () => ADMIN_API);
+    registerManagementRoutes(
+      admin,
+      "/admin/v1",
+      { management: backoffice, audit: backoffice.audit },
+      async () => ADMIN_API,
+    );
 
     admin.get("/admin/v1/transactions", async (request, reply) => {
       const q = read(reply, s.txListQuery, request.query);

@@ -5,24 +5,26 @@ import {
   LIVE_STREAMS_PER_OPERATOR,
   LIVE_STREAMS_PER_SESSION,
 } from "../../decisions/http/live.js";
+import { registerQueueRoutes } from "../../decisions/http/queue-routes.js";
 import type { QueueNotices } from "../../decisions/queue-notices.js";
 import { operatorActor } from "../../domain/actors.js";
 import { sendJson } from "../../http/envelope.js";
+import type { ActingOperator, OperatorDoor } from "../../http/operator-door.js";
+import { registerManagementRoutes } from "../../management/http/routes.js";
 import { consoleGuard } from "../../operators/http/console-guard.js";
 import { registerOperatorAccountRoutes } from "../../operators/http/operator-account-routes.js";
 import { registerSignInRoutes } from "../../operators/http/sign-in-routes.js";
 import type { ConsoleService } from "../../operators/service.js";
+import { registerTransactionRoutes } from "../../transactions/http/routes.js";
 import type { Backoffice } from "../operator-services.js";
-import { registerManagementRoutes } from "./management-routes.js";
-import { registerQueueRoutes } from "./queue-routes.js";
-import { registerTransactionRoutes } from "./transaction-routes.js";
 
 /**
  * The operator console's API under /ops/api (the page is web/console/, served by page.ts).
  * Every route needs a session cookie; every change also needs the session's CSRF
  * token in X-CSRF-Token; each route names the least role it needs (viewer < operator < admin).
  * The operators' own sign-in and accounts are the operators' part (operators/http/); the screens
- * of their work are here, one file each.
+ * of their work are their parts' (decisions/, transactions/, management/ http/), each let in
+ * through the console's door: the session guard, with the operator it returns.
  */
 export function registerConsoleRoutes(
   app: FastifyInstance,
@@ -44,6 +46,8 @@ export function registerConsoleRoutes(
       reply.header("cache-control", "no-store");
     });
     const guard = consoleGuard(consoleService);
+    const door: OperatorDoor<ActingOperator> = async (request, reply, needed) =>
+      (await guard(request, reply, needed))?.operator;
 
     registerSignInRoutes(ops, consoleService, guard);
 
@@ -53,9 +57,26 @@ export function registerConsoleRoutes(
       if (!(await guard(request, reply, "viewer"))) return reply;
       return sendJson(reply, 200, await backoffice.firmNames());
     });
-    registerQueueRoutes(ops, { consoleService, backoffice, live, guard });
-    registerTransactionRoutes(ops, backoffice, guard);
-    registerManagementRoutes(ops, "/ops/api", backoffice, async (request, reply, needed) => {
+    registerQueueRoutes(ops, { decisions: backoffice, transactions: backoffice }, door);
+    // The live stream (decisions/http/live.ts): the queues' changes as they happen, for as long as
+    // the session lives. Long-lived: its duration is not a request's (http/ops/metrics.ts).
+    ops.get("/ops/api/events", { config: { longLived: true } }, async (request, reply) => {
+      const who = await guard(request, reply, "viewer");
+      if (!who) return reply;
+      const { token } = who.session;
+      return live.open(
+        reply,
+        { session: token, operator: who.operator.id },
+        async () => (await consoleService.session(token)) !== undefined,
+      );
+    });
+    registerTransactionRoutes(
+      ops,
+      { transactions: backoffice, now: backoffice.now, firmNames: backoffice.firmNames, outbox: backoffice },
+      door,
+    );
+    const management = { management: backoffice, audit: backoffice.audit };
+    registerManagementRoutes(ops, "/ops/api", management, async (request, reply, needed) => {
       const who = await guard(request, reply, needed);
       return who && operatorActor(who.operator.email);
     });

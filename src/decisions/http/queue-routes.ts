@@ -1,17 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { LiveStreams } from "../../decisions/http/live.js";
 import { operatorActor } from "../../domain/actors.js";
 import { METHODS } from "../../domain/methods.js";
 import { parseAmount } from "../../domain/money.js";
 import { refusal } from "../../domain/refusal.js";
 import { sendJson } from "../../http/envelope.js";
+import type { ActingOperator, OperatorDoor } from "../../http/operator-door.js";
 import { amountText, idText, nameSearchText, note } from "../../http/operator-fields.js";
 import { read, readBody, readId, sendRefusal } from "../../http/operator-io.js";
-import type { ConsoleGuard } from "../../operators/http/console-guard.js";
-import type { ConsoleOperator } from "../../operators/operator.js";
-import type { ConsoleService } from "../../operators/service.js";
-import type { Backoffice } from "../operator-services.js";
+import type { TransactionService } from "../../transactions/service.js";
+import type { DecisionService } from "../service.js";
 
 const decision = z.strictObject({ note: note.optional(), amount: z.string().optional() });
 const payingBody = z.strictObject({
@@ -33,55 +31,52 @@ const queue = z.object({
  */
 const QUEUE_PAGE = 500;
 
-/** The queue screen: the pending transactions, their live changes, paying-out marks and decisions. */
+/** What the queue screen uses: decisions, and a page of the pending transactions. */
+export interface QueueServices {
+  decisions: DecisionService;
+  transactions: Pick<TransactionService, "pageOfTransactions">;
+}
+
+/**
+ * The queue screen: the pending transactions, paying-out marks and decisions. Its live changes
+ * are decisions' live stream (live.ts), opened under the console's session (backoffice/).
+ */
 export function registerQueueRoutes(
   ops: FastifyInstance,
-  deps: { consoleService: ConsoleService; backoffice: Backoffice; live: LiveStreams; guard: ConsoleGuard },
+  services: QueueServices,
+  door: OperatorDoor<ActingOperator>,
 ) {
-  const { consoleService, backoffice, live, guard } = deps;
+  const { decisions } = services;
   ops.get("/ops/api/queue", async (request, reply) => {
-    if (!(await guard(request, reply, "viewer"))) return reply;
-    return pendingQueue(backoffice, request, reply);
-  });
-
-  // The live stream (decisions/http/live.ts): the queues' changes as they happen.
-  // Long-lived: its duration is not a request's (http/ops/metrics.ts).
-  ops.get("/ops/api/events", { config: { longLived: true } }, async (request, reply) => {
-    const who = await guard(request, reply, "viewer");
-    if (!who) return reply;
-    const { token } = who.session;
-    return live.open(
-      reply,
-      { session: token, operator: who.operator.id },
-      async () => (await consoleService.session(token)) !== undefined,
-    );
+    if (!(await door(request, reply, "viewer"))) return reply;
+    return pendingQueue(services, request, reply);
   });
 
   // An operator paying out a withdrawal says so (the console does on the first copy of its
   // fields), so that a colleague does not send the same money; `paying: false` lets go of it.
   ops.post<{ Params: { id: string } }>("/ops/api/transactions/:id/paying", async (request, reply) => {
-    const who = await guard(request, reply, "operator");
+    const who = await door(request, reply, "operator");
     if (!who) return reply;
-    return markPaying(backoffice, who.operator.email, request, reply);
+    return markPaying(decisions, who.email, request, reply);
   });
 
   for (const kind of ["approve", "reject"] as const) {
     ops.post<{ Params: { id: string } }>(`/ops/api/transactions/:id/${kind}`, async (request, reply) => {
-      const who = await guard(request, reply, "operator");
+      const who = await door(request, reply, "operator");
       if (!who) return reply;
-      return decide(backoffice, kind, who.operator, request, reply);
+      return decide(decisions, kind, who, request, reply);
     });
   }
 }
 
-async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, reply: FastifyReply) {
+async function pendingQueue(services: QueueServices, request: FastifyRequest, reply: FastifyReply) {
   const q = read(reply, queue, request.query, {
     code: "invalid_input",
     message:
       "type must be deposit or withdrawal, order oldest or newest; firm an id, amount an amount, name up to 5 words, method fast, eft or havale",
   });
   if (!q) return reply;
-  const page = await backoffice.pageOfTransactions({
+  const page = await services.transactions.pageOfTransactions({
     status: "pending",
     type: q.type,
     order: q.order,
@@ -98,7 +93,7 @@ async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, rep
   reply.header("x-total-count", String(page.total));
   if (q.type !== "withdrawal") return sendJson(reply, 200, page.rows);
   // Who is paying out each payout now, so that nobody else sends the same money.
-  const paying = await backoffice.payingOf(page.rows.map((r) => r.id));
+  const paying = await services.decisions.payingOf(page.rows.map((r) => r.id));
   // The page's rows are this answer's own: the two fields are added to them, not to copies (a copy
   // of 500 rows would be a large part of what a refresh allocates).
   return sendJson(
@@ -115,7 +110,7 @@ async function pendingQueue(backoffice: Backoffice, request: FastifyRequest, rep
 }
 
 async function markPaying(
-  backoffice: Backoffice,
+  decisions: DecisionService,
   email: string,
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
@@ -127,7 +122,7 @@ async function markPaying(
     message: "paying must be true or false; holder, if given, an operator's email",
   });
   if (!input) return reply;
-  const outcome = await backoffice.payingOut(
+  const outcome = await decisions.payingOut(
     id,
     email,
     { paying: input.paying, holder: input.holder },
@@ -140,9 +135,9 @@ async function markPaying(
 }
 
 async function decide(
-  backoffice: Backoffice,
+  decisions: DecisionService,
   kind: "approve" | "reject",
-  operator: ConsoleOperator,
+  operator: ActingOperator,
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ) {
@@ -163,7 +158,7 @@ async function decide(
       );
     amountMinor = parsed.minor;
   }
-  const outcome = await backoffice.decide(
+  const outcome = await decisions.decide(
     id,
     kind === "approve"
       ? {

@@ -1,7 +1,10 @@
-/** Request shapes of the operator API. Amounts are decimal strings, stored as minor units. */
+/**
+ * Request shapes of management's routes (routes.ts), the same under the admin API and the console.
+ * Amounts are decimal strings, stored as minor units.
+ */
 import { z } from "zod";
 import { isValidTurkishIban } from "../../domain/iban.js";
-import { amountText, idText, limitText, NO_CONTROL, noControl, note } from "../../http/operator-fields.js";
+import { amountText, limitText, NO_CONTROL, noControl } from "../../http/operator-fields.js";
 
 const amount = amountText.nullable();
 
@@ -168,62 +171,7 @@ export const banBody = z.strictObject({
   user_id: z.string().trim().min(1).max(50).refine(noControl, NO_CONTROL),
 });
 
-export const txListQuery = z.strictObject({
-  firm: idText.optional(),
-  status: z.enum(["pending", "approved", "rejected"]).optional(),
-  limit: limitText.optional(),
-});
-
-const actor = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .refine(noControl, { message: "must not contain control characters" });
-
-export const approveBody = z.strictObject({
-  actor,
-  note: note.optional(),
-  /** The amount the payer actually sent, when it differs from the one asked for. */
-  amount: amount.unwrap().optional(),
-});
-
-export const rejectBody = z.strictObject({ actor, note: note.optional() });
-
-export const callbackListQuery = z.strictObject({
-  status: z.enum(["pending", "delivered", "failed"]).optional(),
-  firm: idText.optional(),
-  limit: limitText.optional(),
-});
-
 const isoTime = z.iso.datetime({ offset: true });
-
-/**
- * An ISO 8601 time with its offset, or epoch milliseconds (a number, or digits as the CLI sends
- * them). Nothing looser: `Date.parse("1")` is a time in 2001, and "redeliver everything failed
- * since 2001" is not what anyone typed.
- */
-export const redeliverFailedBody = z.strictObject({
-  failed_since: z.union([z.number().int().min(0), z.string()]).transform((v, ctx) => {
-    const ms =
-      typeof v === "number"
-        ? v
-        : /^[0-9]{1,16}$/.test(v)
-          ? Number(v)
-          : isoTime.safeParse(v).success
-            ? Date.parse(v)
-            : Number.NaN;
-    if (!Number.isSafeInteger(ms)) {
-      ctx.addIssue({ code: "custom", message: "must be an ISO 8601 time or epoch milliseconds" });
-      return z.NEVER;
-    }
-    return ms;
-  }),
-});
-
-export const operatorEmail = z.strictObject({
-  email: z.string().trim().min(3).max(200).refine(noControl, NO_CONTROL),
-});
 
 export const auditQuery = z.strictObject({
   actor: z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL).optional(),

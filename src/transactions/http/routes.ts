@@ -1,17 +1,18 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { OutboxService } from "../../callbacks/outbox-service.js";
 import { operatorActor } from "../../domain/actors.js";
 import { maskIban } from "../../domain/masking.js";
 import { sendJson } from "../../http/envelope.js";
+import type { ActingOperator, OperatorDoor } from "../../http/operator-door.js";
 import { amountText, idText, limitText, nameSearchText, plainText } from "../../http/operator-fields.js";
 import { read, readId, sendRefusal } from "../../http/operator-io.js";
-import type { ConsoleGuard } from "../../operators/http/console-guard.js";
 import type { TransactionFilter } from "../../store/transactions/transactions.js";
-import { excelCsv, plainCsv } from "../../transactions/csv.js";
-import { withSearchWindow } from "../../transactions/search-window.js";
-import type { ExportRow } from "../../transactions/views.js";
-import type { Backoffice } from "../operator-services.js";
+import { excelCsv, plainCsv } from "../csv.js";
+import { withSearchWindow } from "../search-window.js";
+import type { TransactionService } from "../service.js";
+import type { ExportRow } from "../views.js";
 
 /** Rows a console search shows at once, and the most an export gives (web/console shows both). */
 export const SEARCH_PAGE = 200;
@@ -79,49 +80,65 @@ const search = z.object({
 });
 
 /**
+ * What the transactions screen uses besides transactions: the service's clock (a search's default
+ * dates count from it), the firms' names (an export's column) and the outbox's redelivery.
+ */
+export interface TransactionScreenServices {
+  transactions: TransactionService;
+  now(): number;
+  firmNames(): Promise<{ id: number; name: string }[]>;
+  outbox: Pick<OutboxService, "redeliver">;
+}
+
+/**
  * The transactions screen: search, export, one transaction's detail and national id, and a
  * callback sent again.
  */
-export function registerTransactionRoutes(ops: FastifyInstance, backoffice: Backoffice, guard: ConsoleGuard) {
+export function registerTransactionRoutes(
+  ops: FastifyInstance,
+  services: TransactionScreenServices,
+  door: OperatorDoor<ActingOperator>,
+) {
+  const { transactions, outbox } = services;
   ops.get("/ops/api/transactions", async (request, reply) => {
-    if (!(await guard(request, reply, "viewer"))) return reply;
-    const asked = searchOf(request, reply, backoffice.now());
+    if (!(await door(request, reply, "viewer"))) return reply;
+    const asked = searchOf(request, reply, services.now());
     if (asked === undefined) return reply;
     sayWindow(reply, asked.defaultedFrom);
-    return sendJson(reply, 200, await backoffice.listTransactions(asked.filter));
+    return sendJson(reply, 200, await transactions.listTransactions(asked.filter));
   });
 
   ops.get("/ops/api/transactions.csv", async (request, reply) => {
-    const who = await guard(request, reply, "viewer");
+    const who = await door(request, reply, "viewer");
     if (!who) return reply;
-    return exportTransactions(backoffice, who.operator.email, request, reply);
+    return exportTransactions(services, who.email, request, reply);
   });
 
   ops.get<{ Params: { id: string } }>("/ops/api/transactions/:id", async (request, reply) => {
-    const who = await guard(request, reply, "viewer");
+    const who = await door(request, reply, "viewer");
     if (!who) return reply;
     const id = readId(reply, request.params);
     if (id === undefined) return reply;
-    const detail = await backoffice.transactionDetail(id);
+    const detail = await transactions.transactionDetail(id);
     return detail.ok ? sendJson(reply, 200, detail.value) : sendRefusal(reply, detail);
   });
 
   // A change of sorts (POST, with the CSRF check): it writes the audit row that records who saw it.
   ops.post<{ Params: { id: string } }>("/ops/api/transactions/:id/national-id", async (request, reply) => {
-    const who = await guard(request, reply, "admin");
+    const who = await door(request, reply, "admin");
     if (!who) return reply;
     const id = readId(reply, request.params);
     if (id === undefined) return reply;
-    const shown = await backoffice.revealNationalId(id, operatorActor(who.operator.email));
+    const shown = await transactions.revealNationalId(id, operatorActor(who.email));
     return shown.ok ? sendJson(reply, 200, shown.value) : sendRefusal(reply, shown);
   });
 
   ops.post<{ Params: { id: string } }>("/ops/api/callbacks/:id/redeliver", async (request, reply) => {
-    const who = await guard(request, reply, "operator");
+    const who = await door(request, reply, "operator");
     if (!who) return reply;
     const id = readId(reply, request.params);
     if (id === undefined) return reply;
-    const outcome = await backoffice.redeliver(id, operatorActor(who.operator.email));
+    const outcome = await outbox.redeliver(id, operatorActor(who.email));
     return outcome.ok ? sendJson(reply, 200, outcome.value) : sendRefusal(reply, outcome);
   });
 }
@@ -170,23 +187,23 @@ function searchOf(request: FastifyRequest, reply: FastifyReply, now: number) {
 }
 
 async function exportTransactions(
-  backoffice: Backoffice,
+  services: TransactionScreenServices,
   email: string,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const asked = searchOf(request, reply, backoffice.now());
+  const asked = searchOf(request, reply, services.now());
   if (asked === undefined) return reply;
   sayWindow(reply, asked.defaultedFrom);
-  const names = new Map((await backoffice.firmNames()).map((f) => [f.id, f.name]));
-  const { rows, limited, pages } = await backoffice.exportOf(
+  const names = new Map((await services.firmNames()).map((f) => [f.id, f.name]));
+  const { rows, limited, pages } = await services.transactions.exportOf(
     asked.filter,
     CSV_LIMIT,
     CSV_PAGE,
     (id) => names.get(id) ?? "",
   );
   // Personal data leaving the console: who took which rows is in the audit log first.
-  await backoffice.recordExport(operatorActor(email), {
+  await services.transactions.recordExport(operatorActor(email), {
     filter: asked.given,
     rows,
     format: asked.excel ? "excel" : "csv",

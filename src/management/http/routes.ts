@@ -3,32 +3,33 @@
  * token, /admin/v1) and the console (session and role, /ops/api), each behind its own `access`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { OperatorRole } from "../../domain/actors.js";
 import { sendJson } from "../../http/envelope.js";
+import type { OperatorDoor } from "../../http/operator-door.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, read, readBody } from "../../http/operator-io.js";
-import type { Role } from "../../operators/operator.js";
-import type { Backoffice } from "../operator-services.js";
-import * as s from "./management-schemas.js";
+import type { AuditFilter } from "../../store/audited.js";
+import type { Management } from "../service.js";
+import * as s from "./schemas.js";
 
-/** Answers 401/403 itself and returns undefined, or returns who is acting, for the audit log. */
-export type Access = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  needed: Role,
-) => Promise<string | undefined>;
+/** Who is acting, as the audit log names them (`admin-api`, `operator:<email>`). */
+export type Access = OperatorDoor<string>;
+
+/** The audit log, every part's changes: the surfaces' (backoffice/operator-services.ts, `audit`). */
+export type AuditLog = (filter: AuditFilter) => Promise<unknown[]>;
 
 type Handler = (request: FastifyRequest, reply: FastifyReply, actor: string) => Promise<FastifyReply>;
 
 export function registerManagementRoutes(
   scope: FastifyInstance,
   prefix: string,
-  backoffice: Backoffice,
+  { management, audit }: { management: Management; audit: AuditLog },
   access: Access,
 ): void {
   const route = (
     method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
     path: string,
-    needed: Role,
+    needed: OperatorRole,
     handler: Handler,
   ) =>
     scope.route({
@@ -54,37 +55,37 @@ export function registerManagementRoutes(
       to: f.to === undefined ? undefined : Date.parse(f.to),
       limit: f.limit ?? 200,
     };
-    return sendJson(reply, 200, await backoffice.audit(filter));
+    return sendJson(reply, 200, await audit(filter));
   });
 
   route("GET", "/providers", "viewer", async (_request, reply) =>
-    sendJson(reply, 200, await backoffice.listProviders()),
+    sendJson(reply, 200, await management.listProviders()),
   );
   route("POST", "/providers", "admin", async (request, reply, actor) => {
     const input = readBody(reply, s.providerCreate, request);
     if (!input) return reply;
-    return answer(reply, await backoffice.createProvider(input, actor), 201);
+    return answer(reply, await management.createProvider(input, actor), 201);
   });
   route("PATCH", "/providers/:id", "admin", async (request, reply, actor) => {
     const p = id(request, reply);
     if (!p) return reply;
     const input = readBody(reply, s.providerUpdate, request);
     if (!input) return reply;
-    return answer(reply, await backoffice.updateProvider(p.id, input, actor));
+    return answer(reply, await management.updateProvider(p.id, input, actor));
   });
 
   route("GET", "/firms", "viewer", async (_request, reply) =>
-    sendJson(reply, 200, await backoffice.listFirms()),
+    sendJson(reply, 200, await management.listFirms()),
   );
   route("POST", "/firms", "admin", async (request, reply, actor) => {
     const input = readBody(reply, s.firmCreate, request);
     if (!input) return reply;
-    return answer(reply, await backoffice.createFirm(input, actor), 201);
+    return answer(reply, await management.createFirm(input, actor), 201);
   });
   route("GET", "/firms/:id", "viewer", async (request, reply) => {
     const p = id(request, reply);
     if (!p) return reply;
-    return answer(reply, await backoffice.getFirm(p.id));
+    return answer(reply, await management.getFirm(p.id));
   });
   route("PATCH", "/firms/:id", "admin", async (request, reply, actor) => {
     const p = id(request, reply);
@@ -97,18 +98,18 @@ export function registerManagementRoutes(
       deposits_open: deposits === undefined ? undefined : deposits === "open",
       withdrawals_open: withdrawals === undefined ? undefined : withdrawals === "open",
     };
-    return answer(reply, await backoffice.updateFirm(p.id, changes, actor));
+    return answer(reply, await management.updateFirm(p.id, changes, actor));
   });
   route("POST", "/firms/:id/rotate-secret", "admin", async (request, reply, actor) => {
     const p = id(request, reply);
     if (!p) return reply;
-    return answer(reply, await backoffice.rotateSecret(p.id, actor));
+    return answer(reply, await management.rotateSecret(p.id, actor));
   });
 
   route("GET", "/firms/:id/bans", "viewer", async (request, reply) => {
     const p = id(request, reply);
     if (!p) return reply;
-    return answer(reply, await backoffice.listBans(p.id));
+    return answer(reply, await management.listBans(p.id));
   });
   for (const [method, banned] of [
     ["PUT", true],
@@ -119,12 +120,12 @@ export function registerManagementRoutes(
       if (!p) return reply;
       const input = readBody(reply, s.banBody, request);
       if (!input) return reply;
-      return answer(reply, await backoffice.banUser(p.id, input.user_id, banned, actor));
+      return answer(reply, await management.banUser(p.id, input.user_id, banned, actor));
     });
   }
 
   route("GET", "/accounts", "viewer", async (_request, reply) =>
-    sendJson(reply, 200, await backoffice.listAccounts()),
+    sendJson(reply, 200, await management.listAccounts()),
   );
   route("POST", "/accounts", "admin", async (request, reply, actor) => {
     const input = readBody(reply, s.accountCreate, request);
@@ -132,7 +133,7 @@ export function registerManagementRoutes(
     const { min, max, ...rest } = input;
     return answer(
       reply,
-      await backoffice.addAccount({ ...rest, min_amount: min, max_amount: max }, actor),
+      await management.addAccount({ ...rest, min_amount: min, max_amount: max }, actor),
       201,
     );
   });
@@ -144,28 +145,28 @@ export function registerManagementRoutes(
     const { min, max, ...rest } = input;
     return answer(
       reply,
-      await backoffice.updateAccount(p.id, { ...rest, min_amount: min, max_amount: max }, actor),
+      await management.updateAccount(p.id, { ...rest, min_amount: min, max_amount: max }, actor),
     );
   });
 
   route("GET", "/channels", "viewer", async (_request, reply) =>
-    sendJson(reply, 200, await backoffice.listChannels()),
+    sendJson(reply, 200, await management.listChannels()),
   );
   route("POST", "/channels", "admin", async (request, reply, actor) => {
     const input = readBody(reply, s.channelCreate, request);
     if (!input) return reply;
-    return answer(reply, await backoffice.createChannel(input, actor), 201);
+    return answer(reply, await management.createChannel(input, actor), 201);
   });
   route("PATCH", "/channels/:code", "admin", async (request, reply, actor) => {
     const p = read(reply, s.codeParam, request.params);
     if (!p) return reply;
     const input = readBody(reply, s.channelUpdate, request);
     if (!input) return reply;
-    return answer(reply, await backoffice.updateChannel(p.code, input, actor));
+    return answer(reply, await management.updateChannel(p.code, input, actor));
   });
   route("POST", "/channels/:code/rotate-secret", "admin", async (request, reply, actor) => {
     const p = read(reply, s.codeParam, request.params);
     if (!p) return reply;
-    return answer(reply, await backoffice.rotateChannelSecret(p.code, actor));
+    return answer(reply, await management.rotateChannelSecret(p.code, actor));
   });
 }
