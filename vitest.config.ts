@@ -13,9 +13,11 @@ export default defineConfig({
     // files, a browser's sign-in alone can take over a second, expect.poll's own default.
     expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
-    // Each file starts its own servers on fresh databases; two workers fit the 2-core machine.
+    // Each file starts its own servers on fresh databases. Three workers on the 2-core machine: a
+    // file spends much of its time waiting on other processes (a browser, a child server, a
+    // database), which a third worker fills (docs/RELIABILITY.md, "The time of CI").
     pool: "forks",
-    maxWorkers: 2,
+    maxWorkers: 3,
     // A worker runs its files one after another in one process, the source loaded once: loading it
     // anew for each file cost a third of the suite's time. So a file closes what it opens (servers,
     // browsers, clients, children) and changes no global state; docs/RELIABILITY.md, "The time of CI".
