@@ -112,7 +112,9 @@ const envSchema = z.object({
   // domain/cap-share.ts: 100 gives a firm without its own share the whole cap, shared or not.
   PAYINTAKE_DEFAULT_CAP_SHARE: wholeNumber(1, 100, 50),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: wholeNumber(10, 3_600_000, 15_000),
-  // Under the server's own idle timeout (connectionTimeout, 60 s), which would cut the stream.
+  // How long a connection with a request in progress may be silent (Fastify's connectionTimeout).
+  PAYINTAKE_CONNECTION_SILENCE_MS: wholeNumber(1_000, 600_000, 60_000),
+  // Under the connection's silence allowance (checked below), which would cut the stream.
   PAYINTAKE_CONSOLE_HEARTBEAT_MS: wholeNumber(100, 50_000, 25_000),
   PAYINTAKE_CONSOLE_UNDO_SECONDS: wholeNumber(0, 30, 5),
   // PCI DSS 8.2.8 asks for 15 minutes at most; 12 hours is the session's own absolute limit.
@@ -205,6 +207,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** How long an idle keep-alive connection stays open (longer than the proxy's idle timeout). */
   keepAliveTimeoutMs: number;
+  /** How long a connection with a request in progress may be silent before it is closed. */
+  connectionSilenceMs: number;
   /** How long a request's body may take to arrive after its headers (body-deadline.ts). */
   requestTimeoutMs: number;
   /** How long a statement upload may take as a whole request. */
@@ -234,6 +238,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "invalid configuration:\n  PAYINTAKE_ROLE: api and worker need DATABASE_URL (the embedded store runs one process: all)",
     );
   }
+  if (e.PAYINTAKE_CONSOLE_HEARTBEAT_MS >= e.PAYINTAKE_CONNECTION_SILENCE_MS) {
+    throw new ConfigError(
+      "invalid configuration:\n  PAYINTAKE_CONSOLE_HEARTBEAT_MS must be below PAYINTAKE_CONNECTION_SILENCE_MS (a silent live stream is cut)",
+    );
+  }
   const unknownVariables = Object.keys(cleaned)
     .filter((name) => name.startsWith("PAYINTAKE_") && !CONFIG_VARIABLES.includes(name))
     .filter((name) => !OTHER_READERS.test(name))
@@ -261,6 +270,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logFormat: e.LOG_FORMAT,
     shutdownDrainMs: e.PAYINTAKE_SHUTDOWN_DRAIN_MS,
     keepAliveTimeoutMs: e.PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS,
+    connectionSilenceMs: e.PAYINTAKE_CONNECTION_SILENCE_MS,
     requestTimeoutMs: e.PAYINTAKE_REQUEST_TIMEOUT_MS,
     // Never shorter than an ordinary request's limit.
     uploadTimeoutMs: Math.max(e.PAYINTAKE_UPLOAD_TIMEOUT_MS, e.PAYINTAKE_REQUEST_TIMEOUT_MS),

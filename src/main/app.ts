@@ -99,7 +99,7 @@ export function buildApp(
     // Slow clients cannot hold a connection forever: headers within 10 s, a body within
     // PAYINTAKE_REQUEST_TIMEOUT_MS (body-deadline.ts), a statement upload within its own longer limit.
     requestTimeout: ctx.config.uploadTimeoutMs,
-    connectionTimeout: 60_000,
+    connectionTimeout: ctx.config.connectionSilenceMs,
     // Between requests this replaces the two above. Above every load balancer's idle timeout
     // (config.ts): a server that closes a connection the balancer is about to reuse makes a deposit
     // sent on it at that moment come back a 502 (POSTs are not retried by proxies).

@@ -51,8 +51,13 @@ describe("README's Configuration table, defaults and ranges", () => {
     expect(ranged.length).toBeGreaterThan(5);
   });
   it.each(ranged)("%s takes %d to %d", (name, min, max) => {
-    // The callback lease must stay at least twice the timeout: keep the timeout low while testing it.
-    const env = (v: number) => ({ PAYINTAKE_CALLBACK_TIMEOUT_MS: "100", [name]: String(v) });
+    // The callback lease must stay at least twice the timeout, and the console's heartbeat below a
+    // silent connection's allowance: keep the timeout and the heartbeat low while testing them.
+    const env = (v: number) => ({
+      PAYINTAKE_CALLBACK_TIMEOUT_MS: "100",
+      PAYINTAKE_CONSOLE_HEARTBEAT_MS: "100",
+      [name]: String(v),
+    });
     expect(() => parseConfig(env(min))).not.toThrow();
     expect(() => parseConfig(env(max))).not.toThrow();
     if (min > 0) expect(() => parseConfig(env(min - 1))).toThrow();

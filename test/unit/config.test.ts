@@ -100,3 +100,18 @@ describe("config: every bad setting said at once, in words", () => {
     expect(() => parseConfig({ PORT: "70000" })).toThrow(/PORT must be a number from 0 to 65535/);
   });
 });
+
+describe("config: a silent connection's allowance", () => {
+  it("is 60 s by default, and the console's heartbeat must stay below it", () => {
+    expect(parseConfig({}).connectionSilenceMs).toBe(60_000);
+    expect(
+      parseConfig({ PAYINTAKE_CONNECTION_SILENCE_MS: "6000", PAYINTAKE_CONSOLE_HEARTBEAT_MS: "1000" }),
+    ).toMatchObject({
+      connectionSilenceMs: 6_000,
+      consoleHeartbeatMs: 1_000,
+    });
+    expect(() => parseConfig({ PAYINTAKE_CONNECTION_SILENCE_MS: "20000" })).toThrow(
+      /PAYINTAKE_CONSOLE_HEARTBEAT_MS must be below PAYINTAKE_CONNECTION_SILENCE_MS/,
+    );
+  });
+});

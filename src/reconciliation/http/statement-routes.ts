@@ -15,8 +15,9 @@ export const STATEMENT_LIMIT_BYTES = 200 * 1024 * 1024;
 const TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
 /**
  * How long the connection may stay silent while a file is matched and written (the answer comes at
- * the end): the server's 60 s for every other request would cut a large file's answer off while
- * the import goes on. The CLI waits ten minutes for it; a 100,000-line file takes under one.
+ * the end): the allowance of every other request (PAYINTAKE_CONNECTION_SILENCE_MS, 60 s) would
+ * cut a large file's answer off while the import goes on. The CLI waits ten minutes for it; a
+ * 100,000-line file takes under one.
  */
 export const IMPORT_SILENCE_MS = 15 * 60_000;
 
