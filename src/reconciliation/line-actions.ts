@@ -4,9 +4,11 @@
  * the decision are written together (store/statements/statement-line-actions.ts); the decision is the normal
  * one, with its audit entry and its callback.
  */
+
 import { callbackDraft } from "../callbacks/message.js";
 import { planDecision, planRefusal } from "../decisions/plan.js";
 import type { Approver } from "../domain/actors.js";
+import { formatMinor } from "../domain/money.js";
 import type { Outcome, Refusal } from "../domain/refusal.js";
 import { notFound, refusal } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
@@ -66,7 +68,7 @@ export async function approveWithLine(
   lineId: number,
   transactionId: number,
   who: LineActor,
-): Promise<Outcome<{ line_id: number; transaction_id: number; amount_minor: number }>> {
+): Promise<Outcome<{ line_id: number; transaction_id: number; amount: string }>> {
   const { repos } = deps;
   const line = await repos.statements.get(lineId);
   if (!line) return refusal("statement_line_not_found", "statement line not found");
@@ -112,7 +114,11 @@ export async function approveWithLine(
     return refusal("decided_meanwhile", "transaction is not pending; it was decided meanwhile");
   }
   deps.decisionsMade();
-  return { ok: true, value: { line_id: lineId, transaction_id: transactionId, amount_minor: plan.amount } };
+  // In the form of every other answer's amount ("150.00"), as the deposit it approved now has it.
+  return {
+    ok: true,
+    value: { line_id: lineId, transaction_id: transactionId, amount: formatMinor(plan.amount) },
+  };
 }
 
 export async function markNotOurs(

@@ -225,6 +225,8 @@ describe.each(STORES)("statement feed and operators' lines (%s)", (kind) => {
       transaction_id: a.id,
     });
     expect(approved.status).toBe(200);
+    // The amount in the form of every other answer's.
+    expect(approved.json).toMatchObject({ line_id: result.id, transaction_id: a.id, amount: "290.00" });
     expect(await tx(a.id)).toMatchObject({ status: "approved", amount: "290.00", original_amount: "300.00" });
     expect((await tx(b.id)).status).toBe("pending");
     const twice = await server.admin("POST", `/admin/v1/statement-lines/${result.id}/approve`, {
