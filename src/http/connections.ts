@@ -1,10 +1,11 @@
 /**
  * The connections a stopping server closes itself. Node's own close ends the connections that are
  * idle when the listener closes, but not every connection without a request in progress counts as
- * idle to it: one that served a request a few seconds before the stop stayed open until its
- * keep-alive ran out (PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS, 65 s by default), and the stop waited that
- * long. So the server keeps its own count of requests in progress per connection: once it stops,
- * a connection with none closes at once, and one with some as soon as they are answered.
+ * idle to it: one whose live stream its client had given up (a console's /ops/api/events) stayed
+ * open until its keep-alive ran out (PAYINTAKE_KEEP_ALIVE_TIMEOUT_MS, 65 s by default), and the
+ * stop waited that long. So the server keeps its own count of requests in progress per connection:
+ * once it stops, a connection with none closes at once, and one with some as soon as they are
+ * answered.
  */
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
