@@ -43,9 +43,8 @@ export function registerManagementRoutes(
   const id = (request: FastifyRequest, reply: FastifyReply) => read(reply, idParam, request.params);
 
   route("GET", "/audit", "viewer", async (request, reply) => {
-    const q = read(reply, s.auditQuery, request.query);
-    if (!q) return reply;
-    const f = q;
+    const f = read(reply, s.auditQuery, request.query);
+    if (!f) return reply;
     const filter = {
       actor: f.actor,
       action: f.action,
