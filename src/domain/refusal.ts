@@ -91,6 +91,18 @@ export const REFUSAL_CODES = [
   "line_moved",
   "line_booked_before_deposit",
   "decided_meanwhile",
+  // Payouts: batches, their files and the two-person rule.
+  "payout_batch_not_found",
+  "payout_in_batch",
+  "payout_paid_by_statement",
+  "payout_batch_empty",
+  "payout_account_unusable",
+  "payout_batch_stage",
+  "payout_second_same_operator",
+  "payout_second_needs_operator",
+  "payout_second_approval_pending",
+  "payout_unknown_format",
+  "payout_template_invalid",
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
@@ -106,6 +118,14 @@ export type Outcome<T> = { ok: true; value: T } | Refusal;
 export const refusal = (code: RefusalCode, message: string): Refusal => ({ ok: false, code, message });
 
 /** What a request may name that is not there: each has its code, `<thing>_not_found`. */
-export type Missing = "transaction" | "callback" | "provider" | "firm" | "account" | "channel" | "operator";
+export type Missing =
+  | "transaction"
+  | "callback"
+  | "provider"
+  | "firm"
+  | "account"
+  | "channel"
+  | "operator"
+  | "payout_batch";
 
 export const notFound = (what: Missing): Refusal => refusal(`${what}_not_found`, `${what} not found`);

@@ -90,6 +90,17 @@ export const REFUSAL_STATUS: { [code in RefusalCode]: number } = {
   line_moved: 409,
   line_booked_before_deposit: 403,
   decided_meanwhile: 409,
+  payout_batch_not_found: 404,
+  payout_in_batch: 409,
+  payout_paid_by_statement: 409,
+  payout_batch_empty: 422,
+  payout_account_unusable: 422,
+  payout_batch_stage: 409,
+  payout_second_same_operator: 403,
+  payout_second_needs_operator: 403,
+  payout_second_approval_pending: 409,
+  payout_unknown_format: 422,
+  payout_template_invalid: 422,
 };
 
 /** A value read with its schema, or the refusal naming the first problem (`field: rule`). */

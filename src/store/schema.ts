@@ -359,6 +359,79 @@ export interface PayoutClaimTable {
   claimed_at: number;
 }
 
+/** Payout settings an admin set for a scope: 'all', 'firm:<id>' or 'account:<id>' (payouts/settings.ts). */
+export interface PayoutSettingsTable {
+  scope: string;
+  /** JSON of the keys set at this scope; a key absent is inherited from the wider scope. */
+  settings: string;
+  updated_by: string;
+  updated_at: number;
+}
+
+export type PayoutBatchStage = "second_approval" | "batched" | "sent" | "closed" | "cancelled";
+
+/** A batch of payouts from one company account (migration 20261206T1000, docs/payouts.md). */
+export interface PayoutBatchTable {
+  id: Generated<number>;
+  account_id: number;
+  firm_id: number | null;
+  stage: PayoutBatchStage;
+  payouts: number;
+  /** Minor units. */
+  total: number;
+  /** Why a second operator must approve it (the rule that asked); null when none must. */
+  second_reason: string | null;
+  created_by: string;
+  created_at: number;
+  approved_by: string | null;
+  approved_at: number | null;
+  sent_by: string | null;
+  sent_at: number | null;
+  cancelled_by: string | null;
+  updated_at: number;
+}
+
+export type PayoutAttemptStage =
+  | "second_approval"
+  | "batched"
+  | "sent"
+  | "paid"
+  | "returned"
+  | "failed"
+  | "cancelled";
+
+/** One attempt to pay a withdrawal: its own payment id, in one batch. */
+export interface PayoutAttemptTable {
+  id: Generated<number>;
+  transaction_id: number;
+  batch_id: number;
+  firm_id: number;
+  account_id: number;
+  /** ISO 20022 EndToEndId and the text the bank carries; never reused. */
+  payment_id: string;
+  amount: number;
+  payee_name: string;
+  payee_iban: string;
+  method: "FAST" | "EFT";
+  stage: PayoutAttemptStage;
+  /** The bank's or channel's reason for a return or a refusal. */
+  reason: string | null;
+  /** Raised for operators: overdue, returned after it was approved, possibly paid twice. */
+  flag: string | null;
+  created_by: string;
+  created_at: number;
+  sent_at: number | null;
+  ended_at: number | null;
+  updated_at: number;
+}
+
+/** A statement line that paid (debit) or sent back (return) a payout attempt. */
+export interface PayoutLineLinkTable {
+  line_id: number;
+  attempt_id: number;
+  role: "debit" | "return";
+}
+
 export interface StatementImportTable {
   id: Generated<number>;
   account_id: number;
@@ -428,6 +501,10 @@ export interface Database {
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_devices: OperatorDeviceTable;
   payout_claims: PayoutClaimTable;
+  payout_settings: PayoutSettingsTable;
+  payout_batches: PayoutBatchTable;
+  payout_attempts: PayoutAttemptTable;
+  payout_line_links: PayoutLineLinkTable;
   login_locks: LoginLockTable;
   audit_log: AuditLogTable;
   callback_attempts: CallbackAttemptTable;

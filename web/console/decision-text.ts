@@ -224,6 +224,50 @@ export const REFUSAL_WORDS: WordTable<RefusalCode> = {
     en: "The line was booked before the deposit was made: approving with it needs an admin. {message}",
   },
   decided_meanwhile: { tr: "İşleme bu arada karar verildi.", en: "The transaction was decided meanwhile." },
+  payout_batch_not_found: {
+    tr: "Ödeme partisi bulunamadı.",
+    en: "Payout batch not found.",
+  },
+  payout_in_batch: {
+    tr: "Bu çekim bir ödeme partisinde: sonucu bankanın hesap hareketi belirler. {message}",
+    en: "This withdrawal is in a payout batch: the bank's statement decides it. {message}",
+  },
+  payout_paid_by_statement: {
+    tr: "Bu firmanın çekimleri banka hareketiyle onaylanır; elle onay için yönetici gerekir.",
+    en: "This firm's withdrawals are approved by the bank's statement; approving one by hand needs an admin.",
+  },
+  payout_batch_empty: {
+    tr: "Partiye konacak ödeme yok: {message}",
+    en: "No payout can be put in a batch: {message}",
+  },
+  payout_account_unusable: {
+    tr: "Bu hesaptan ödeme yapılamaz: {message}",
+    en: "Payouts cannot be paid from this account: {message}",
+  },
+  payout_batch_stage: {
+    tr: "Parti bu işlem için uygun aşamada değil: {message}",
+    en: "The batch is not at a stage that allows this: {message}",
+  },
+  payout_second_same_operator: {
+    tr: "İkinci onayı partiyi oluşturan dışında bir operatör vermeli.",
+    en: "The second approval must come from an operator other than the one who made the batch.",
+  },
+  payout_second_needs_operator: {
+    tr: "İkinci onay yalnızca konsolda oturum açmış bir operatörce verilir.",
+    en: "Only an operator signed in to the console can give the second approval.",
+  },
+  payout_second_approval_pending: {
+    tr: "Parti ikinci onayı bekliyor.",
+    en: "The batch waits for a second operator's approval.",
+  },
+  payout_unknown_format: {
+    tr: "Bilinmeyen dosya biçimi: {message}",
+    en: "Unknown file format: {message}",
+  },
+  payout_template_invalid: {
+    tr: "Şablon geçersiz: {message}",
+    en: "The template is invalid: {message}",
+  },
 };
 
 /** The code of a refusal the server answered, when it sent one. */

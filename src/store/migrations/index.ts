@@ -33,6 +33,7 @@ import { nameTerms } from "./20261202T1100_name_terms.js";
 import { summaryHours } from "./20261203T1000_summary_hours.js";
 import { paymentCodeKey } from "./20261204T1000_payment_code_key.js";
 import { statementSequences } from "./20261205T1000_statement_sequences.js";
+import { payouts } from "./20261206T1000_payouts.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -72,6 +73,7 @@ export const migrations: readonly Migration[] = [
   summaryHours,
   paymentCodeKey,
   statementSequences,
+  payouts,
 ];
 
 export type { Migration };
