@@ -29,6 +29,7 @@ const USAGE = `payintake: payment intake service
                                   (PAYINTAKE_NEW_MASTER_KEY, or --generate for the embedded
                                   store's master.key); every server on the store must be stopped
   payintake channel-sim [--port P] [--host H] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
+        [--payout-behaviour accept|paid|refuse|hang|twice|return] [--payout-delay-ms D]
                                   a payment channel partner for development (docs/channels.md)
 
 Operator commands (talk to the running server; PAYINTAKE_URL, PAYINTAKE_ADMIN_TOKEN; each prints
@@ -129,24 +130,40 @@ async function serve(config: Config): Promise<void> {
 }
 
 const CHANNEL_SIM_USAGE = `  payintake channel-sim [--port P] [--host H] [--behaviour accept|slow|decline|hang|fail] [--delay-ms D]
+        [--payout-behaviour accept|paid|refuse|hang|twice|return] [--payout-delay-ms D]
       --port P        where it listens (default: a free port, printed)
       --host H        the address it listens on (default 127.0.0.1)
       --behaviour B   accept (default), slow, decline, hang or fail: how it answers each ask
-      --delay-ms D    how long it waits before it accepts (accept: 0, slow: 3000)`;
+      --delay-ms D    how long it waits before it accepts (accept: 0, slow: 3000)
+      --payout-behaviour B
+                      how it answers each payout (docs/channels.md, "Payouts by API"): accept
+                      (default; paid D ms later), paid (at once, as FAST), refuse (AC01 wrong
+                      IBAN), hang (pays, never answers), twice (pays, loses its first answer;
+                      a repeat learns paid) or return (paid, returned AC04 D ms later)
+      --payout-delay-ms D
+                      accept: until paid (default 1000); return: until returned (default 3600000)`;
 
 /**
  * `payintake channel-sim`: a channel partner for development and demos (docs/channels.md). Its
  * options are checked here; it starts when the run is called.
  */
 async function channelSim(flags: Record<string, string | true>): Promise<Run> {
-  const { behaviourFrom, startChannelSimulator } = await import("../routing/channels/simulator.js");
+  const { behaviourFrom, payoutBehaviourFrom, startChannelSimulator } = await import(
+    "../routing/channels/simulator.js"
+  );
   const text = (name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
   const port = Number(text("port") ?? "0");
   const delay = text("delay-ms");
   if (!Number.isInteger(port) || port < 0 || port > 65_535) fail("--port must be a port number", 2);
+  const payoutDelay = text("payout-delay-ms");
   let behaviour: ReturnType<typeof behaviourFrom>;
+  let payoutBehaviour: ReturnType<typeof payoutBehaviourFrom>;
   try {
     behaviour = behaviourFrom(text("behaviour"), delay === undefined ? undefined : Number(delay));
+    payoutBehaviour = payoutBehaviourFrom(
+      text("payout-behaviour"),
+      payoutDelay === undefined ? undefined : Number(payoutDelay),
+    );
   } catch (err) {
     fail((err as Error).message, 2);
   }
@@ -155,13 +172,15 @@ async function channelSim(flags: Record<string, string | true>): Promise<Run> {
       port,
       host: text("host") ?? "127.0.0.1",
       behaviour,
+      payoutBehaviour,
       onAsk: (ask) => print({ at: new Date(ask.at).toISOString(), ...ask.body }),
     });
     const stop = () => void sim.close().then(() => process.exit(0));
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
     // After the handlers, as for serve: a reader of this line may signal at once.
-    process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind})\n`);
+    const payouts = text("payout-behaviour") === undefined ? "" : `, ${payoutBehaviour.kind}`;
+    process.stdout.write(`channel simulator listening on ${sim.url} (${behaviour.kind}${payouts})\n`);
   };
 }
 
@@ -172,7 +191,7 @@ async function channelSim(flags: Record<string, string | true>): Promise<Run> {
 const SERVER_COMMAND_OPTIONS: Record<string, readonly string[]> = {
   serve: ["role"],
   migrate: [],
-  "channel-sim": ["port", "host", "behaviour", "delay-ms"],
+  "channel-sim": ["port", "host", "behaviour", "delay-ms", "payout-behaviour", "payout-delay-ms"],
   "master-key": ["generate", "operator"],
 };
 

@@ -25,21 +25,38 @@ export function askIdOf(req: Pick<RouteRequest, "askId" | "amountMinor">, accoun
 }
 
 /** The most of a channel's answer read: a decision is a few dozen bytes. */
-const ANSWER_LIMIT_BYTES = 16 * 1024;
+export const ANSWER_LIMIT_BYTES = 16 * 1024;
 
-/** A decline's reason for operators: no control or direction characters, whole characters only. */
-export function cleanReason(reason: unknown): string {
-  if (typeof reason !== "string") return "declined";
+/**
+ * A partner's reason for operators: no control or direction characters, whole characters only.
+ * `fallback` stands in for a missing or empty one (a payout's refusal is not a "decline").
+ */
+export function cleanReason(reason: unknown, fallback = "declined"): string {
+  if (typeof reason !== "string") return fallback;
   const clean = reason
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
   const cut = [...clean].slice(0, 200).join("");
-  return cut === "" ? "declined" : cut;
+  return cut === "" ? fallback : cut;
+}
+
+/**
+ * The headers of every request of the protocol (asks, releases, probes, payouts): the partner
+ * verifies X-Signature over X-Timestamp LF the raw body, and refuses stale timestamps.
+ */
+export function signedHeaders(secret: string, body: string, idempotencyKey: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return {
+    "content-type": "application/json; charset=utf-8",
+    "idempotency-key": idempotencyKey,
+    "x-timestamp": timestamp,
+    "x-signature": signCallback(secret, timestamp, body),
+  };
 }
 
 /** Reads at most `limit` bytes; undefined when the answer is longer (it is dropped unread). */
-async function readCapped(
+export async function readCapped(
   body: AsyncIterable<Buffer> & { destroy(): unknown },
   limit: number,
 ): Promise<string | undefined> {
@@ -82,21 +99,14 @@ export function createChannelClient(opts: { allowPrivate: boolean }): {
   close(): Promise<void>;
 } {
   /** One signed request of the protocol: an ask, a release or a probe. */
-  const post = (url: string, secret: string, body: string, idempotencyKey: string, signal: AbortSignal) => {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    return request(url, {
+  const post = (url: string, secret: string, body: string, idempotencyKey: string, signal: AbortSignal) =>
+    request(url, {
       method: "POST",
       dispatcher: agent,
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        "idempotency-key": idempotencyKey,
-        "x-timestamp": timestamp,
-        "x-signature": signCallback(secret, timestamp, body),
-      },
+      headers: signedHeaders(secret, body, idempotencyKey),
       body,
       signal,
     });
-  };
   /** Probes in flight, cut short when the server stops (no one waits for their answer). */
   const probes = new Set<AbortController>();
   let closing: Promise<void> | undefined;

@@ -4,10 +4,22 @@
  * partner; the routing under test is the real code. `payintake channel-sim` runs one.
  *
  * Like a real partner it reserves once per ask_id: a repeated accepted ask is answered "accept"
- * again without a second reservation, and a release frees it.
+ * again without a second reservation, and a release frees it. Payouts (payout-simulation.ts) have
+ * their own behaviour beside the deposits' one, so one channel can do both.
  */
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { signCallback } from "../../crypto/signature.js";
+import {
+  createPayoutBook,
+  isPayoutAction,
+  type SimPayout,
+  type SimPayoutBehaviour,
+} from "./payout-simulation.js";
+
+export type { SimPayout, SimPayoutBehaviour, SimPayoutStatus } from "./payout-simulation.js";
+export { payoutBehaviourFrom } from "./payout-simulation.js";
 
 export type SimBehaviour =
   | { kind: "accept"; delayMs?: number }
@@ -26,20 +38,39 @@ export interface ChannelSimulator {
   url: string;
   /** Asks and releases, in the order received. */
   asks: SimAsk[];
+  /** Payouts and payout status queries, in the order received, kept apart from the asks. */
+  payoutAsks: SimAsk[];
+  /** payment_id → the payout as this partner holds it (`paid` never more than 1). */
+  payouts: Map<string, SimPayout>;
   /** Background probes (`{"action":"probe"}`), kept apart from the asks. */
   probes: SimAsk[];
   /** ask_id → times reserved (never more than 1 while it holds). */
   reservations: Map<string, number>;
-  behave(b: SimBehaviour): void;
+  /** Sets the deposits' behaviour, or the payouts' one for a `payout-…` kind; the other stays. */
+  behave(b: SimBehaviour | SimPayoutBehaviour): void;
   close(): Promise<void>;
 }
 
 const MAX_BODY = 64 * 1024;
 
-export async function startChannelSimulator(
-  opts: { port?: number; host?: string; behaviour?: SimBehaviour; onAsk?: (ask: SimAsk) => void } = {},
-): Promise<ChannelSimulator> {
+export interface ChannelSimulatorOptions {
+  port?: number;
+  host?: string;
+  behaviour?: SimBehaviour;
+  /** How payouts are answered (default payout-accept). */
+  payoutBehaviour?: SimPayoutBehaviour;
+  /** The payouts' clock (default Date.now): tests step it to pay or return a payout. */
+  clock?: () => number;
+  /** When set, every request's X-Signature is verified as a partner does; a bad one is answered 401. */
+  secret?: string;
+  onAsk?: (ask: SimAsk) => void;
+}
+
+export async function startChannelSimulator(opts: ChannelSimulatorOptions = {}): Promise<ChannelSimulator> {
   let behaviour: SimBehaviour = opts.behaviour ?? { kind: "accept" };
+  let payoutBehaviour: SimPayoutBehaviour = opts.payoutBehaviour ?? { kind: "payout-accept" };
+  const book = createPayoutBook(opts.clock ?? Date.now);
+  const payoutAsks: SimAsk[] = [];
   const asks: SimAsk[] = [];
   const probes: SimAsk[] = [];
   const reservations = new Map<string, number>();
@@ -57,7 +88,10 @@ export async function startChannelSimulator(
         res.writeHead(status, { "content-type": "application/json" });
         res.end(body);
       };
-      const raw = Buffer.concat(chunks).toString("utf8");
+      const bytes = Buffer.concat(chunks);
+      if (opts.secret !== undefined && !signedWith(opts.secret, req.headers, bytes))
+        return json(401, '{"error":"bad signature or stale timestamp"}');
+      const raw = bytes.toString("utf8");
       let body: SimAsk["body"];
       try {
         body = JSON.parse(raw);
@@ -66,8 +100,16 @@ export async function startChannelSimulator(
       }
       const ask: SimAsk = { body, raw, headers: req.headers, at: Date.now() };
       const probe = body.action === "probe";
-      (probe ? probes : asks).push(ask);
+      const payout = isPayoutAction(body.action);
+      (probe ? probes : payout ? payoutAsks : asks).push(ask);
       opts.onAsk?.(ask);
+      if (payout) {
+        const reply = book.answer(body, payoutBehaviour);
+        if ("hang" in reply) hanging.add(res);
+        else if ("drop" in reply) res.destroy();
+        else json(reply.status, reply.body);
+        return;
+      }
       const id = String(body.ask_id ?? "");
       if (body.action === "release") {
         reservations.delete(id);
@@ -96,10 +138,13 @@ export async function startChannelSimulator(
   return {
     url: `http://${host}:${address.port}/asks`,
     asks,
+    payoutAsks,
+    payouts: book.payouts,
     probes,
     reservations,
     behave(b) {
-      behaviour = b;
+      if (b.kind.startsWith("payout-")) payoutBehaviour = b as SimPayoutBehaviour;
+      else behaviour = b as SimBehaviour;
     },
     async close() {
       for (const res of hanging) res.destroy();
@@ -107,6 +152,20 @@ export async function startChannelSimulator(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A request signed with `secret` as docs/channels.md says: HMAC-SHA256 over X-Timestamp LF the raw
+ * body bytes, the timestamp within five minutes of this clock. Constant-time.
+ */
+function signedWith(secret: string, headers: SimAsk["headers"], body: Buffer): boolean {
+  const timestamp = headers["x-timestamp"];
+  const signature = headers["x-signature"];
+  if (typeof timestamp !== "string" || typeof signature !== "string") return false;
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const expected = Buffer.from(signCallback(secret, timestamp, body), "utf8");
+  const given = Buffer.from(signature, "utf8");
+  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 /** Parses --behaviour for the CLI. */
