@@ -21,6 +21,7 @@ import { minorUnits, StatementError } from "./amounts.js";
 import { isRealDay } from "./booking-dates.js";
 import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
 import { STATEMENT_LIMITS } from "./statement-limits.js";
+import { endToEndIdOf, returnReasonOf, withNarrativeMarks } from "./transfer-texts.js";
 
 interface EntryDraft {
   amount?: string;
@@ -36,6 +37,16 @@ interface EntryDraft {
   ustrd: string[];
   ustrdChars: number;
   extra?: string;
+  /** Its transfers (TxDtls): more than one is a batch booked as one entry. */
+  transfers: number;
+  ids: string[];
+  creditorName?: string;
+  creditorIban?: string;
+  returned: boolean;
+  returnCode?: string;
+  returnText?: string;
+  returnFamily: boolean;
+  feeFamily: boolean;
 }
 
 interface BalanceDraft {
@@ -109,7 +120,59 @@ function closeEntryPart(e: EntryDraft, path: readonly string[], name: string, va
     if (e.ustrdChars <= STATEMENT_LIMITS.description) e.ustrd.push(value);
     e.ustrdChars += value.length + 1;
   } else if (name === "AddtlNtryInf") e.extra = value;
+  else closeTransferPart(e, path, name, value);
   return name === "Ntry";
+}
+
+/**
+ * Return sub-families of ISO's bank transaction codes: RRTN (a payment's return), RPCR (a payment
+ * sent back on a cancellation request). Proprietary codes differ per bank and are not read.
+ */
+const RETURN_SUBFAMILIES = new Set(["RRTN", "RPCR"]);
+/** Charges, fees and commissions: the family CHRG, or those sub-families under any family. */
+const FEE_SUBFAMILIES = new Set(["CHRG", "FEES", "COMM"]);
+
+/** Takes what an entry says of its transfers: payee, EndToEndIds, return, bank transaction code. */
+function closeTransferPart(e: EntryDraft, path: readonly string[], name: string, value: string): void {
+  const under = (...names: string[]) => names.every((n) => path.includes(n));
+  if (name === "TxDtls") e.transfers++;
+  else if (name === "EndToEndId" && under("TxDtls", "Refs")) {
+    const id = endToEndIdOf(value);
+    if (id === null) return;
+    if (e.ids.length >= STATEMENT_LIMITS.transfers)
+      throw new StatementError(`an entry of more than ${STATEMENT_LIMITS.transfers} transfers`);
+    e.ids.push(id);
+  } else if (name === "Nm" && under("RltdPties", "Cdtr")) e.creditorName ??= value;
+  else if (name === "IBAN" && under("RltdPties", "CdtrAcct")) e.creditorIban ??= value;
+  else if (name === "RtrInf") e.returned = true;
+  else if ((name === "Cd" || name === "Prtry") && under("RtrInf", "Rsn")) e.returnCode ??= value;
+  else if (name === "AddtlInf" && under("RtrInf")) e.returnText ??= value;
+  else if (name === "Cd" && path.at(-2) === "Fmly" && under("BkTxCd")) {
+    if (value === "CHRG") e.feeFamily = true;
+  } else if (name === "SubFmlyCd" && under("BkTxCd")) {
+    if (RETURN_SUBFAMILIES.has(value)) e.returnFamily = true;
+    if (FEE_SUBFAMILIES.has(value)) e.feeFamily = true;
+  }
+}
+
+/**
+ * A debit's payee and ids, a credit's return, a debit's charge: only what the entry says. A batch
+ * booked as one debit names no one payee; its transfers' ids are listed instead.
+ */
+function transferOf(e: EntryDraft, debit: boolean): Partial<StatementLine> {
+  const single = e.transfers <= 1;
+  const parts: Partial<StatementLine> = {};
+  if (single && e.ids[0] !== undefined) parts.endToEndId = e.ids[0];
+  if (!single && e.ids.length > 0) parts.endToEndIds = e.ids;
+  if (debit) {
+    parts.senderName = single ? (e.creditorName ?? null) : null;
+    parts.senderIban = single ? (e.creditorIban ?? null) : null;
+    if (e.feeFamily) parts.fee = true;
+  } else if (e.returned || e.returnFamily) {
+    const words = [e.returnCode, e.returnText].filter((w) => w !== undefined && w !== "").join(" ");
+    parts.returnInfo = { reason: returnReasonOf(words === "" ? null : words) };
+  }
+  return parts;
 }
 
 function toLine(e: EntryDraft, statementCurrency: string | null): StatementLine {
@@ -119,7 +182,7 @@ function toLine(e: EntryDraft, statementCurrency: string | null): StatementLine 
     );
   if (e.booked === undefined) throw new StatementError("an entry has no booking date");
   const amountMinor = Math.abs(signed(e.amount, "CRDT", "an entry"));
-  return {
+  return withNarrativeMarks({
     bookedAt: isoTime(e.booked, e.dateOnly, "an entry's booking date"),
     dateOnly: e.dateOnly,
     amountMinor,
@@ -130,7 +193,8 @@ function toLine(e: EntryDraft, statementCurrency: string | null): StatementLine 
     description: e.ustrd.length > 0 ? e.ustrd.join(" ") : (e.extra ?? ""),
     bankRef: e.ref ?? e.txRef ?? null,
     reversal: e.reversal === true,
-  };
+    ...transferOf(e, e.direction === "DBIT"),
+  });
 }
 
 export function camtReader(events: StatementEvents) {
@@ -177,7 +241,16 @@ export function camtReader(events: StatementEvents) {
     if (name === "Ntry") {
       if (!header) throw new StatementError("an entry (Ntry) outside any statement (Stmt)");
       if (entry) throw new StatementError("an entry (Ntry) inside another");
-      entry = { dateOnly: true, ustrd: [], ustrdChars: 0 };
+      entry = {
+        dateOnly: true,
+        ustrd: [],
+        ustrdChars: 0,
+        transfers: 0,
+        ids: [],
+        returned: false,
+        returnFamily: false,
+        feeFamily: false,
+      };
     }
     if (name === "Bal") balance = {};
     const ccy = (tag.attributes as Record<string, string>).Ccy;

@@ -8,6 +8,7 @@
  *   :28C: the statement number[/sequence]
  *   :60F: / :60M: the opening balance   C|D YYMMDD CCY amount
  *   :61:  an entry   YYMMDD [MMDD] C|D|RC|RD [funds code] amount N|F|S type ref [//bank ref] [\n more]
+ *         (type CHG or COM on a debit: a bank's charge; RTI on a credit: a returned item)
  *   :86:  the entry's narrative: Turkish banks write free text ("FAST GELEN ... AHMET YILMAZ ...");
  *         some use `?NN` subfields (?20–?29 the description, ?32–?33 the name, ?31 the IBAN)
  *   :62F: / :62M: the closing balance
@@ -26,6 +27,7 @@ import { isRealDay } from "./booking-dates.js";
 import { ibanInNarrative, senderInNarrative } from "./narrative.js";
 import { emptyHeader, type StatementEvents, type StatementHeader, type StatementLine } from "./statement.js";
 import { STATEMENT_LIMITS } from "./statement-limits.js";
+import { withNarrativeMarks } from "./transfer-texts.js";
 
 // dotAll: a payer's text may carry U+2028, which `.` would not cross without it.
 const TAG = /^:(\d\d[A-Z]?):(.*)$/s;
@@ -104,6 +106,10 @@ function endsNarrative(tag: string, value: string, ofEntry: boolean): boolean {
   return false;
 }
 
+/** SWIFT's transaction types of a bank's charge (CHG charges, COM commission). */
+const FEE_TYPES = new Set(["CHG", "COM"]);
+
+/** An entry; SWIFT's type RTI (a returned item) on a credit is a return, CHG or COM on a debit a fee. */
 function entryOf(value: string, h: StatementHeader, lineNo: number): StatementLine {
   const [first = "", ...more] = value.split(/\r?\n/);
   const m = ENTRY.exec(first.trim());
@@ -116,7 +122,10 @@ function entryOf(value: string, h: StatementHeader, lineNo: number): StatementLi
   // Only the bank's own reference (after "//"): the customer's part ("HAVALE", "NONREF") is the
   // same on many entries, and taken for a key it would make later payments duplicates.
   const bankRef = (m[8] ?? "").trim();
+  const type = (m[6] as string).slice(1);
   return {
+    ...(!credit && FEE_TYPES.has(type) ? { fee: true } : {}),
+    ...(credit && type === "RTI" ? { returnInfo: { reason: null } } : {}),
     bookedAt: bookingDay(m[1] as string, m[2]),
     reversal: mark.startsWith("R"),
     dateOnly: true,
@@ -154,7 +163,7 @@ export function mt940Reader(events: StatementEvents) {
       entry.senderName = n.name;
       entry.senderIban = n.iban;
     }
-    events.line(entry);
+    events.line(withNarrativeMarks(entry));
     entry = undefined;
   }
 

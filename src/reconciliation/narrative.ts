@@ -75,3 +75,33 @@ export function ibanInNarrative(text: string): string | null {
   const m = /\bTR\s?\d{2}(?:\s?\d){22}\b/i.exec(text);
   return m ? m[0].replace(/\s+/g, "").toUpperCase() : null;
 }
+
+/**
+ * Words that say a line gives money back ("İADE", "IADE", "İADESİ"): read with Turkish case rules,
+ * as whole words. A fee's refund ("KOMİSYON İADESİ") is no payout's return.
+ */
+const RETURN_WORD = /(?<![\p{L}\p{N}])(?:İADE|IADE|İADESİ|IADESI)(?![\p{L}\p{N}])/u;
+/** Words of a bank's charge: its fee, its commission, the tax on them (BSMV). */
+const FEE_WORD =
+  /(?<![\p{L}\p{N}])(?:MASRAF\p{L}*|ÜCRET\p{L}*|UCRET\p{L}*|KOMİSYON\p{L}*|KOMISYON\p{L}*|BSMV)(?![\p{L}\p{N}])/u;
+/** ISO 20022 return reasons banks write in a narrative (ExternalReturnReason1Code). */
+const RETURN_REASON =
+  /(?<![A-Z0-9])(AC0[1-9]|AC1[3-6]|AG0[1-3]|AM0[1-9]|AM1[0-9]|BE0[1-7]|MD0[1-7]|MS0[23]|RC0[1-9]|RR0[1-4]|FF0[1-5]|NARR)(?![A-Z0-9])/;
+
+const upper = (text: string) => text.toLocaleUpperCase("tr");
+
+/** A narrative that says the line returns a payout, with the ISO reason it names, or null. */
+export function returnInNarrative(text: string): { reason: string | null } | null {
+  const words = upper(text);
+  if (!RETURN_WORD.test(words) || FEE_WORD.test(words)) return null;
+  return { reason: RETURN_REASON.exec(text.toUpperCase())?.[1] ?? null };
+}
+
+/**
+ * Whether a debit's narrative is a bank's charge: a fee word and no IBAN. Conservative on purpose:
+ * a payout taken for a fee is only left unproven (operators see it), while a fee taken for a payout
+ * could prove one; a payout's narrative names its payee's IBAN, a charge's does not.
+ */
+export function feeInNarrative(text: string): boolean {
+  return FEE_WORD.test(upper(text)) && ibanInNarrative(text) === null;
+}

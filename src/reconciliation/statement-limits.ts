@@ -22,6 +22,12 @@ export const STATEMENT_LIMITS = {
   description: 500,
   /** The bank's reference of an entry, as the feed takes it. */
   reference: 64,
+  /** An EndToEndId: ISO 20022's Max35Text; longer is not the id we sent, and refuses the file. */
+  endToEndId: 35,
+  /** The transfers of one entry (a batch booked as one debit): their ids are kept while it is read. */
+  transfers: 20_000,
+  /** A return's reason: its code and the bank's words, cut past this. */
+  returnReason: 140,
   /** Any other value read (IBAN, amount, date, code, statement number). */
   value: 64,
   /** Text kept of any one XML element or MT940 field while it is read: past it, only its length counts. */

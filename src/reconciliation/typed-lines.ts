@@ -17,6 +17,7 @@ import {
 } from "./line-matcher.js";
 import type { HeldApprovals } from "./matching.js";
 import type { StatementLine } from "./statement.js";
+import { withNarrativeMarks } from "./transfer-texts.js";
 
 export interface RecordedLines extends LineCounts {
   /** Each line sent, in order: its id and state, or that it was known already. */
@@ -95,6 +96,13 @@ export interface TypedLine {
   sender_iban?: string | null | undefined;
   description?: string | undefined;
   bank_ref?: string | null | undefined;
+  /** The transfer's EndToEndId (for our payouts, the attempt's payment id). */
+  end_to_end_id?: string | null | undefined;
+  /** A credit that gives back an earlier payout, with the bank's reason (AC04, its words). */
+  is_return?: boolean | undefined;
+  return_reason?: string | null | undefined;
+  /** A debit that is a bank's charge. */
+  fee?: boolean | undefined;
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -131,15 +139,49 @@ export function readTypedLine(
   if (amountMinor === 0) return { ok: false, message: "amount: must be more than zero" };
   const texts = typedTexts(typed);
   if (!texts.ok) return texts;
+  const line: StatementLine = {
+    bookedAt,
+    dateOnly,
+    amountMinor,
+    direction: typed.direction ?? "credit",
+    currency: typed.currency ?? "TRY",
+    ...texts.value,
+  };
+  const transfer = typedTransfer(typed, line);
+  return transfer.ok ? { ok: true, line: transfer.line } : transfer;
+}
+
+/**
+ * A typed line's EndToEndId, return and charge. What the sender leaves out is read from the
+ * narrative as a file's line is (transfer-texts.ts), so a line reads the same whichever way it came;
+ * what it says, even `false`, stands.
+ */
+function typedTransfer(
+  typed: TypedLine,
+  line: StatementLine,
+): { ok: true; line: StatementLine } | { ok: false; message: string } {
+  const credit = line.direction === "credit";
+  if (typed.is_return === true && !credit)
+    return { ok: false, message: "is_return: only a credit gives a payout back" };
+  if (typed.fee === true && credit) return { ok: false, message: "fee: only a debit is a bank's charge" };
+  if (typed.return_reason != null && typed.is_return !== true)
+    return { ok: false, message: "return_reason: only with is_return: true" };
+  const id = typed.end_to_end_id == null ? "" : statementText(typed.end_to_end_id);
+  const reason = typed.return_reason == null ? "" : statementText(typed.return_reason);
+  if (id === undefined) return { ok: false, message: "end_to_end_id: must not contain control characters" };
+  if (reason === undefined)
+    return { ok: false, message: "return_reason: must not contain control characters" };
+  const marked = withNarrativeMarks(line);
+  const returnInfo =
+    typed.is_return === undefined ? marked.returnInfo : typed.is_return ? { reason: reason || null } : null;
+  const fee = typed.fee ?? marked.fee === true;
   return {
     ok: true,
     line: {
-      bookedAt,
-      dateOnly,
-      amountMinor,
-      direction: typed.direction ?? "credit",
-      currency: typed.currency ?? "TRY",
-      ...texts.value,
+      ...line,
+      ...(id !== "" && id !== "NOTPROVIDED" ? { endToEndId: id } : {}),
+      ...(returnInfo ? { returnInfo } : {}),
+      ...(fee ? { fee: true } : {}),
     },
   };
 }

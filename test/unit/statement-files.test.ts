@@ -113,6 +113,8 @@ describe("statement files", () => {
         description: "EFT MASRAFI",
         bankRef: null,
         reversal: false,
+        // A charge's words on a debit, no IBAN: the bank's fee (narrative.ts).
+        fee: true,
       },
     ]);
   });

@@ -45,6 +45,11 @@ export const typedLine = z.strictObject({
   sender_iban: z.string().max(42).nullable().optional(),
   description: z.string().max(500).optional(),
   bank_ref: z.string().max(64).nullable().optional(),
+  // What a debit or a return says of a payout (docs/reconciliation.md, "Debits and payouts").
+  end_to_end_id: z.string().max(35).nullable().optional(),
+  is_return: z.boolean().optional(),
+  return_reason: z.string().max(140).nullable().optional(),
+  fee: z.boolean().optional(),
 });
 
 /** A balance as the feed sends it: signed, two decimals at most ("-12.50", "1500.00"). */
