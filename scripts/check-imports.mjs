@@ -8,7 +8,7 @@ import { circles, importGraph, ROOT } from "./import-graph.mjs";
 const FOUNDATION = ["domain", "config", "crypto", "net", "metrics"];
 const EDGE = [...FOUNDATION, "store", "http"];
 /** The operators' capabilities, each a part of its own; backoffice puts them together for the surfaces. */
-const OPERATOR_WORK = ["management", "decisions", "transactions", "dashboard"];
+const OPERATOR_WORK = ["management", "decisions", "transactions", "dashboard", "payouts"];
 
 /** Which parts each part may import (besides itself). `main` wires everything and may import all. */
 export const ALLOWED = {
@@ -32,8 +32,11 @@ export const ALLOWED = {
   jobs: [...FOUNDATION, "store", "callbacks"],
   backoffice: [...EDGE, "operators", "callbacks", ...OPERATOR_WORK],
   intake: [...EDGE, "routing", "backoffice"],
-  // Bank statements against deposits: the matching is pure; a line's approval is a decision.
-  reconciliation: [...EDGE, "callbacks", "decisions", "transactions"],
+  // Withdrawals paid in batches: a paid payout's approval is a decision with its callback.
+  payouts: [...EDGE, "routing", "callbacks", "decisions", "transactions"],
+  // Bank statements against deposits and payouts: the matching is pure; a line's approval is a
+  // decision, a debit proves a payout.
+  reconciliation: [...EDGE, "callbacks", "decisions", "transactions", "payouts"],
   "payment-page": [...EDGE, "intake"],
   "api-reference": [...EDGE, "intake"],
   main: "*",
@@ -45,7 +48,15 @@ export const ALLOWED = {
  * compiles against the views the server answers, and runs none of the server's code.
  */
 export const TYPES_FROM = {
-  "web/console": ["backoffice", "dashboard", "management", "operators", "reconciliation", "transactions"],
+  "web/console": [
+    "backoffice",
+    "dashboard",
+    "management",
+    "operators",
+    "payouts",
+    "reconciliation",
+    "transactions",
+  ],
 };
 
 /** The files a file imports for their values (every import but `import type`), as root-relative stems. */

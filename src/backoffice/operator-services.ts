@@ -1,7 +1,7 @@
 /**
  * What operators can do, with no HTTP in it, put together for the admin API and the console:
  * management (management/), decisions (decisions/), transactions (transactions/), callbacks
- * (callbacks/outbox-service.ts), the dashboard (dashboard/) and the audit log. Inputs arrive
+ * (callbacks/outbox-service.ts), the dashboard (dashboard/), payouts (payouts/) and the audit log. Inputs arrive
  * already shaped by the HTTP schemas; the outcomes that are expected (unknown id, URL not allowed)
  * come back as values.
  */
@@ -10,6 +10,7 @@ import { dashboard } from "../dashboard/summary.js";
 import { createDecisionService } from "../decisions/service.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import { createManagement, type ManagementDeps } from "../management/service.js";
+import { createPayoutService } from "../payouts/service.js";
 import type { AuditFilter } from "../store/audited.js";
 import { createTransactionService } from "../transactions/service.js";
 
@@ -33,6 +34,9 @@ export function createBackoffice(deps: BackofficeDeps) {
     ...createOutboxService(deps),
     ...createDecisionService(deps),
     ...createTransactionService(deps),
+
+    /** Withdrawals paid in batches (payouts/): the Ödemeler screen and `payintake payout`. */
+    payouts: createPayoutService({ repos, now: deps.now, changed: deps.decided }),
 
     /** The service's clock: a search's default dates count from it (transactions/search-window.ts). */
     now: () => deps.now(),

@@ -4,6 +4,7 @@
  * its audit entry and its callback are written in one database transaction by the store.
  */
 import { callbackDraft } from "../callbacks/message.js";
+import { firmPaysInBatches } from "../domain/payout-settings.js";
 import { notFound, type Outcome, type Refusal, refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { operatorTransactionView } from "../transactions/views.js";
@@ -36,6 +37,26 @@ function claimedBy(operator: string, claimedAt: number): PayingElsewhere {
     paying_by: operator,
     paying_since: since,
   };
+}
+
+const inPayoutBatch = refusal(
+  "payout_in_batch",
+  "the withdrawal is in a payout batch: the bank's statement decides it (cancel the batch first if it was never sent)",
+);
+
+const paidByStatement = refusal(
+  "payout_paid_by_statement",
+  "this firm's withdrawals are approved when the bank's statement shows them paid; approving one by hand needs an admin",
+);
+
+/**
+ * A firm paid in batches has its withdrawals approved by the bank's debit; an admin (console or
+ * admin API) may still approve one by hand, as the record of a payout made outside the batches.
+ */
+function mayApproveWithoutBank(decision: Decision): boolean {
+  if (decision.kind !== "approve") return true;
+  const by = decision.by ?? { kind: "operator", role: "operator" };
+  return by.kind !== "operator" || by.role === "admin";
 }
 
 const testFirmsOwn = refusal(
@@ -103,6 +124,7 @@ export async function payingOut(
   if (outcome.reason === "not_found") return notFound("transaction");
   if (outcome.reason === "not_pending_withdrawal")
     return refusal("not_pending_withdrawal", "only a pending withdrawal can be marked as being paid");
+  if (outcome.reason === "in_payout_batch") return inPayoutBatch;
   return claimedBy(outcome.operator, outcome.claimedAt);
 }
 
@@ -126,6 +148,13 @@ export async function decide(
   const firm = await repos.firms.get(tx.firm_id);
   if (!firm) return notFound("firm");
   if (firm.sandbox === 1 && by === "operator") return testFirmsOwn;
+  if (
+    tx.type === "withdrawal" &&
+    planned.plan.status === "approved" &&
+    !mayApproveWithoutBank(decision) &&
+    firmPaysInBatches(await repos.payoutSettings.all(), firm.id)
+  )
+    return paidByStatement;
   const { plan } = planned;
   const result = await repos.decisions.decide({
     transactionId: id,
@@ -139,6 +168,7 @@ export async function decide(
   });
   if (!result.ok) {
     if (result.reason === "not_found") return notFound("transaction");
+    if (result.reason === "in_payout_batch") return inPayoutBatch;
     const now = await repos.transactions.get(id);
     return now ? decidedAlready(now.status) : notFound("transaction");
   }

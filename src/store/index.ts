@@ -15,6 +15,8 @@ import { createOperatorRepository, type OperatorRepository } from "./operators/o
 import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./operators/recovery-codes.js";
 import { createSessionRepository, type SessionRepository } from "./payment-page/payment-sessions.js";
 import { createUsualAmountRepository, type UsualAmountRepository } from "./payment-page/usual-amounts.js";
+import { createPayoutBatchRepository, type PayoutBatchRepository } from "./payouts/payout-batches.js";
+import { createPayoutSettingsRepository, type PayoutSettingsRepository } from "./payouts/payout-settings.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { type AccountRepository, createAccountRepository } from "./routing/accounts.js";
 import { type CapHoldRepository, createCapHoldRepository } from "./routing/cap-holds.js";
@@ -42,6 +44,8 @@ export interface Repositories {
   loginLocks: LoginLockRepository;
   operatorDevices: OperatorDeviceRepository;
   payoutClaims: PayoutClaimRepository;
+  payoutBatches: PayoutBatchRepository;
+  payoutSettings: PayoutSettingsRepository;
   capHolds: CapHoldRepository;
   statements: StatementRepository;
   feeds: FeedRepository;
@@ -69,6 +73,8 @@ export function createRepositories(store: Store): Repositories {
     loginLocks: createLoginLockRepository(store.db),
     operatorDevices: createOperatorDeviceRepository(store.db),
     payoutClaims: createPayoutClaimRepository(store.db),
+    payoutBatches: createPayoutBatchRepository(store.db),
+    payoutSettings: createPayoutSettingsRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
     statements: createStatementRepository(store.db),
     feeds: createFeedRepository(store.db),

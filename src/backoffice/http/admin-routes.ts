@@ -13,6 +13,7 @@ import { registerManagementRoutes } from "../../management/http/routes.js";
 import { ADMIN_API } from "../../management/service.js";
 import { operatorCreate } from "../../operators/http/operator-schemas.js";
 import type { ConsoleService } from "../../operators/service.js";
+import { registerPayoutRoutes } from "../../payouts/http/routes.js";
 import type { AdminTokenGuard } from "../admin-token-guard.js";
 import type { Backoffice } from "../operator-services.js";
 import * as s from "./admin-schemas.js";
@@ -57,6 +58,17 @@ export function registerAdminRoutes(
       "/admin/v1",
       { management: backoffice, audit: backoffice.audit },
       async () => ADMIN_API,
+    );
+
+    // The token's holder names who acts (the CLI's --operator); never a second person for sure.
+    registerPayoutRoutes(
+      admin,
+      "/admin/v1",
+      backoffice.payouts,
+      async (_request, _reply, _needed, named) => ({
+        actor: claimedBy(named ?? "admin"),
+        console: false,
+      }),
     );
 
     admin.get("/admin/v1/transactions", async (request, reply) => {

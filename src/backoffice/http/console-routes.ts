@@ -15,6 +15,7 @@ import { consoleGuard } from "../../operators/http/console-guard.js";
 import { registerOperatorAccountRoutes } from "../../operators/http/operator-account-routes.js";
 import { registerSignInRoutes } from "../../operators/http/sign-in-routes.js";
 import type { ConsoleService } from "../../operators/service.js";
+import { registerPayoutRoutes } from "../../payouts/http/routes.js";
 import { registerTransactionRoutes } from "../../transactions/http/routes.js";
 import type { Backoffice } from "../operator-services.js";
 
@@ -79,6 +80,10 @@ export function registerConsoleRoutes(
     registerManagementRoutes(ops, "/ops/api", management, async (request, reply, needed) => {
       const who = await guard(request, reply, needed);
       return who && operatorActor(who.operator.email);
+    });
+    registerPayoutRoutes(ops, "/ops/api", backoffice.payouts, async (request, reply, needed) => {
+      const who = await guard(request, reply, needed);
+      return who && { actor: operatorActor(who.operator.email), console: true };
     });
     registerOperatorAccountRoutes(ops, consoleService, guard);
 

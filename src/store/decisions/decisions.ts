@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CallbackDraft } from "../callbacks/callbacks.js";
+import { payoutViolation } from "../payouts/payout-errors.js";
 import type { Database } from "../schema.js";
 import type { TransactionRow } from "../transactions/transactions.js";
 
@@ -14,9 +15,15 @@ export interface DecisionWrite {
   callback(decided: TransactionRow): CallbackDraft;
 }
 
-export type DecisionResult =
+/** A decision written inside a larger database transaction (decideWithin). */
+export type DecisionWithin =
   | { ok: true; tx: TransactionRow; callbackId: number }
   | { ok: false; reason: "not_found" | "not_pending" };
+
+export type DecisionResult =
+  | DecisionWithin
+  /** The withdrawal is in a live payout batch: the bank's statement decides it (migration 20261206T1000). */
+  | { ok: false; reason: "in_payout_batch" };
 
 /** A pending deposit past its provider's auto-cancel time, with what its callback needs. */
 export type ExpiredDeposit = TransactionRow & {
@@ -76,7 +83,7 @@ export function dueDeposits(dialect: "sqlite" | "postgres", now: number, limit: 
 export async function decideWithin(
   trx: Transaction<Database>,
   write: DecisionWrite,
-): Promise<DecisionResult> {
+): Promise<DecisionWithin> {
   const decided = await trx
     .updateTable("transactions")
     .set({
@@ -138,8 +145,13 @@ export function createDecisionRepository(
   dialect: "sqlite" | "postgres",
 ): DecisionRepository {
   return {
-    decide(write) {
-      return db.transaction().execute((trx) => decideWithin(trx, write));
+    async decide(write) {
+      try {
+        return await db.transaction().execute((trx) => decideWithin(trx, write));
+      } catch (err) {
+        if (payoutViolation(err) === "payout_in_batch") return { ok: false, reason: "in_payout_batch" };
+        throw err;
+      }
     },
 
     autoCancel(now, limit, plan) {

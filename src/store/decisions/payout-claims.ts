@@ -10,12 +10,14 @@
  */
 import type { Kysely } from "kysely";
 import { writeAudit } from "../audited.js";
+import { payoutViolation } from "../payouts/payout-errors.js";
 import type { Database } from "../schema.js";
 
 export type ClaimOutcome =
   | { ok: true; claimedAt: number; fresh: boolean }
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "not_pending_withdrawal" }
+  | { ok: false; reason: "in_payout_batch" }
   | { ok: false; reason: "claimed"; operator: string; claimedAt: number };
 
 /** What letting go of a claim did: taken off, none there, or held by someone other than named. */
@@ -42,49 +44,14 @@ export interface PayoutClaimRepository {
 
 export function createPayoutClaimRepository(db: Kysely<Database>): PayoutClaimRepository {
   return {
-    claim(transactionId, operator, at, actor) {
-      return db.transaction().execute(async (trx): Promise<ClaimOutcome> => {
-        const tx = await trx
-          .selectFrom("transactions")
-          .select(["type", "status"])
-          .where("id", "=", transactionId)
-          .executeTakeFirst();
-        if (!tx) return { ok: false, reason: "not_found" };
-        if (tx.type !== "withdrawal" || tx.status !== "pending")
-          return { ok: false, reason: "not_pending_withdrawal" };
-        // Twice at most: a claim let go of between a lost insert and the read of its holder is
-        // free again, and the second insert (a new snapshot on PostgreSQL) takes it.
-        for (let attempt = 0; attempt < 2; attempt++) {
-          const taken = await trx
-            .insertInto("payout_claims")
-            .values({ transaction_id: transactionId, operator, claimed_at: at })
-            .onConflict((oc) => oc.column("transaction_id").doNothing())
-            .returning("claimed_at")
-            .executeTakeFirst();
-          if (taken) {
-            await writeAudit(
-              trx,
-              { actor, action: "transaction.paying", at },
-              "transaction",
-              String(transactionId),
-              null,
-              { paying: operator },
-            );
-            return { ok: true, claimedAt: at, fresh: true };
-          }
-          const held = await trx
-            .selectFrom("payout_claims")
-            .select(["operator", "claimed_at"])
-            .where("transaction_id", "=", transactionId)
-            .executeTakeFirst();
-          if (!held) continue;
-          const claimedAt = Number(held.claimed_at);
-          if (held.operator === operator) return { ok: true, claimedAt, fresh: false };
-          return { ok: false, reason: "claimed", operator: held.operator, claimedAt };
-        }
-        // Taken and let go of twice within one claim: as busy as claimed, by nobody in particular.
-        return { ok: false, reason: "claimed", operator: "", claimedAt: at };
-      });
+    async claim(transactionId, operator, at, actor) {
+      try {
+        return await claimIn(db, transactionId, operator, at, actor);
+      } catch (err) {
+        // A live payout batch holds it (migration 20261206T1000): nobody pays it by hand meanwhile.
+        if (payoutViolation(err) === "payout_in_batch") return { ok: false, reason: "in_payout_batch" };
+        throw err;
+      }
     },
 
     release(transactionId, holder, at, actor) {
@@ -129,4 +96,55 @@ export function createPayoutClaimRepository(db: Kysely<Database>): PayoutClaimRe
       );
     },
   };
+}
+
+function claimIn(
+  db: Kysely<Database>,
+  transactionId: number,
+  operator: string,
+  at: number,
+  actor: string,
+): Promise<ClaimOutcome> {
+  return db.transaction().execute(async (trx): Promise<ClaimOutcome> => {
+    const tx = await trx
+      .selectFrom("transactions")
+      .select(["type", "status"])
+      .where("id", "=", transactionId)
+      .executeTakeFirst();
+    if (!tx) return { ok: false, reason: "not_found" };
+    if (tx.type !== "withdrawal" || tx.status !== "pending")
+      return { ok: false, reason: "not_pending_withdrawal" };
+    // Twice at most: a claim let go of between a lost insert and the read of its holder is
+    // free again, and the second insert (a new snapshot on PostgreSQL) takes it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const taken = await trx
+        .insertInto("payout_claims")
+        .values({ transaction_id: transactionId, operator, claimed_at: at })
+        .onConflict((oc) => oc.column("transaction_id").doNothing())
+        .returning("claimed_at")
+        .executeTakeFirst();
+      if (taken) {
+        await writeAudit(
+          trx,
+          { actor, action: "transaction.paying", at },
+          "transaction",
+          String(transactionId),
+          null,
+          { paying: operator },
+        );
+        return { ok: true, claimedAt: at, fresh: true };
+      }
+      const held = await trx
+        .selectFrom("payout_claims")
+        .select(["operator", "claimed_at"])
+        .where("transaction_id", "=", transactionId)
+        .executeTakeFirst();
+      if (!held) continue;
+      const claimedAt = Number(held.claimed_at);
+      if (held.operator === operator) return { ok: true, claimedAt, fresh: false };
+      return { ok: false, reason: "claimed", operator: held.operator, claimedAt };
+    }
+    // Taken and let go of twice within one claim: as busy as claimed, by nobody in particular.
+    return { ok: false, reason: "claimed", operator: "", claimedAt: at };
+  });
 }

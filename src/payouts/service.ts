@@ -1,0 +1,112 @@
+/**
+ * Payouts, as operators work them (docs/payouts.md): the withdrawals waiting, batches made,
+ * approved by a second operator where the rules ask, their bank files, marked sent once, or
+ * cancelled before. The rules are rules.ts's and settings.ts's; the store writes each move with its
+ * audit entry, and the database keeps the money rules (migration 20261206T1000).
+ */
+
+import type { PayoutScope } from "../domain/payout-settings.js";
+import { notFound, type Outcome, refusal } from "../domain/refusal.js";
+import type { Repositories } from "../store/index.js";
+import type { PayoutBatchStage } from "../store/schema.js";
+import { type BatchRequest, createBatch } from "./batching.js";
+import { type BatchFileDownload, batchFileOf } from "./file-download.js";
+import { type SettingsChange, settingsIn, updateSettings } from "./settings-change.js";
+import { settingsSnapshot } from "./settings-store.js";
+import { batchView, waitingView } from "./views.js";
+
+export interface PayoutDeps {
+  repos: Repositories;
+  now(): number;
+  /** After batches moved: the consoles' screens are told. */
+  changed(): void;
+}
+
+/** Who gives a second approval: only a signed-in console operator names a person for sure. */
+export type SecondApprover = { kind: "console"; actor: string } | { kind: "admin_api" };
+
+const stageRefusal = (stage: PayoutBatchStage, doing: string) =>
+  stage === "second_approval"
+    ? refusal("payout_second_approval_pending", "the batch waits for a second operator's approval")
+    : refusal("payout_batch_stage", `the batch is ${stage}: it cannot be ${doing}`);
+
+export function createPayoutService(deps: PayoutDeps) {
+  const { repos } = deps;
+  const moved = <T>(outcome: Outcome<T>) => {
+    if (outcome.ok) deps.changed();
+    return outcome;
+  };
+  return {
+    waiting: (filter: { firmId?: number | undefined; limit: number }) => waiting(deps, filter),
+    createBatch: async (request: BatchRequest, actor: string) =>
+      moved(await createBatch(deps, request, actor)),
+    approve: async (id: number, who: SecondApprover) => moved(await approve(deps, id, who)),
+    markSent: async (id: number, actor: string) => moved(await markSent(deps, id, actor)),
+    cancel: async (id: number, actor: string, note: string | null) =>
+      moved(await cancel(deps, id, actor, note)),
+    show: (id: number) => show(deps, id),
+    async list(filter: { stage?: PayoutBatchStage | undefined; limit: number }) {
+      return { batches: (await repos.payoutBatches.list(filter)).map((b) => batchView(b)) };
+    },
+    file: (id: number, format: string, actor: string): Promise<Outcome<BatchFileDownload>> =>
+      batchFileOf(deps, id, format, actor),
+    settings: (scope: PayoutScope) => settingsIn(deps, scope),
+    updateSettings: (scope: PayoutScope, change: SettingsChange, actor: string) =>
+      updateSettings(deps, scope, change, actor),
+  };
+}
+
+export type PayoutService = ReturnType<typeof createPayoutService>;
+
+async function waiting(deps: PayoutDeps, filter: { firmId?: number | undefined; limit: number }) {
+  const settings = await settingsSnapshot(deps.repos);
+  const firms = (await deps.repos.firms.list()).filter(
+    (f) => (filter.firmId === undefined || f.id === filter.firmId) && settings.inForce(f.id, null).payouts,
+  );
+  const rows = await deps.repos.payoutBatches.waiting(
+    firms.map((f) => f.id),
+    filter.limit,
+  );
+  return { waiting: rows.map((r) => waitingView(r, settings.inForce(r.firm_id, null).fastLimit)) };
+}
+
+async function show(deps: PayoutDeps, id: number) {
+  const batch = await deps.repos.payoutBatches.get(id);
+  if (!batch) return notFound("payout_batch");
+  return { ok: true as const, value: batchView(batch, await deps.repos.payoutBatches.attemptsOf(id)) };
+}
+
+async function approve(deps: PayoutDeps, id: number, who: SecondApprover) {
+  if (who.kind === "admin_api")
+    return refusal(
+      "payout_second_needs_operator",
+      "the admin token names no one for sure: a signed-in console operator gives the second approval",
+    );
+  const moved = await deps.repos.payoutBatches.approve(id, who.actor, deps.now());
+  if (moved.ok) return { ok: true as const, value: batchView(moved.batch) };
+  if (moved.reason === "not_found") return notFound("payout_batch");
+  if (moved.reason === "same_operator")
+    return refusal("payout_second_same_operator", "the operator who made the batch cannot approve it");
+  return refusal(
+    "payout_batch_stage",
+    `the batch is ${moved.stage}: only a batch waiting for a second approval is approved`,
+  );
+}
+
+async function markSent(deps: PayoutDeps, id: number, actor: string) {
+  const moved = await deps.repos.payoutBatches.markSent(id, actor, deps.now());
+  if (moved.ok) return { ok: true as const, value: batchView(moved.batch) };
+  if (moved.reason === "not_found") return notFound("payout_batch");
+  if (moved.reason === "stage") return stageRefusal(moved.stage, "marked sent (a batch is marked sent once)");
+  return refusal("payout_batch_stage", "the batch cannot be marked sent");
+}
+
+async function cancel(deps: PayoutDeps, id: number, actor: string, note: string | null) {
+  const moved = await deps.repos.payoutBatches.cancel(id, actor, deps.now(), note);
+  if (moved.ok) return { ok: true as const, value: batchView(moved.batch) };
+  if (moved.reason === "not_found") return notFound("payout_batch");
+  return refusal(
+    "payout_batch_stage",
+    `the batch is ${"stage" in moved ? moved.stage : "moved"}: only a batch not yet sent can be cancelled (money may have left)`,
+  );
+}

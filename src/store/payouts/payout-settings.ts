@@ -1,0 +1,58 @@
+import type { Kysely } from "kysely";
+import { writeAudit } from "../audited.js";
+import type { Database } from "../schema.js";
+
+/** Each scope's settings as stored: JSON of the keys set there (payouts/settings.ts reads them). */
+export interface PayoutSettingsRepository {
+  /** The stored settings of these scopes, by scope; a scope never set is absent. */
+  of(scopes: readonly string[]): Promise<Map<string, Record<string, unknown>>>;
+  /** Every scope's stored settings (a handful of rows: the service, some firms, some accounts). */
+  all(): Promise<Map<string, Record<string, unknown>>>;
+  /** Replaces a scope's settings, with its audit entry. */
+  put(scope: string, settings: Record<string, unknown>, actor: string, at: number): Promise<void>;
+}
+
+export function createPayoutSettingsRepository(db: Kysely<Database>): PayoutSettingsRepository {
+  return {
+    async of(scopes) {
+      if (scopes.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("payout_settings")
+        .select(["scope", "settings"])
+        .where("scope", "in", scopes)
+        .execute();
+      return new Map(rows.map((r) => [r.scope, JSON.parse(r.settings) as Record<string, unknown>]));
+    },
+
+    async all() {
+      const rows = await db.selectFrom("payout_settings").select(["scope", "settings"]).execute();
+      return new Map(rows.map((r) => [r.scope, JSON.parse(r.settings) as Record<string, unknown>]));
+    },
+
+    put(scope, settings, actor, at) {
+      return db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom("payout_settings")
+          .select("settings")
+          .where("scope", "=", scope)
+          .executeTakeFirst();
+        const json = JSON.stringify(settings);
+        await trx
+          .insertInto("payout_settings")
+          .values({ scope, settings: json, updated_by: actor, updated_at: at })
+          .onConflict((oc) =>
+            oc.column("scope").doUpdateSet({ settings: json, updated_by: actor, updated_at: at }),
+          )
+          .execute();
+        await writeAudit(
+          trx,
+          { actor, action: "payout.settings", at },
+          "payout_settings",
+          scope,
+          before ? (JSON.parse(before.settings) as Record<string, unknown>) : null,
+          settings,
+        );
+      });
+    },
+  };
+}
