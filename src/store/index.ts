@@ -16,6 +16,7 @@ import { createRecoveryCodeRepository, type RecoveryCodeRepository } from "./ope
 import { createSessionRepository, type SessionRepository } from "./payment-page/payment-sessions.js";
 import { createUsualAmountRepository, type UsualAmountRepository } from "./payment-page/usual-amounts.js";
 import { createPayoutBatchRepository, type PayoutBatchRepository } from "./payouts/payout-batches.js";
+import { createPayoutOutcomeRepository, type PayoutOutcomeRepository } from "./payouts/payout-outcomes.js";
 import { createPayoutSettingsRepository, type PayoutSettingsRepository } from "./payouts/payout-settings.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { type AccountRepository, createAccountRepository } from "./routing/accounts.js";
@@ -46,6 +47,7 @@ export interface Repositories {
   payoutClaims: PayoutClaimRepository;
   payoutBatches: PayoutBatchRepository;
   payoutSettings: PayoutSettingsRepository;
+  payoutOutcomes: PayoutOutcomeRepository;
   capHolds: CapHoldRepository;
   statements: StatementRepository;
   feeds: FeedRepository;
@@ -75,6 +77,7 @@ export function createRepositories(store: Store): Repositories {
     payoutClaims: createPayoutClaimRepository(store.db),
     payoutBatches: createPayoutBatchRepository(store.db),
     payoutSettings: createPayoutSettingsRepository(store.db),
+    payoutOutcomes: createPayoutOutcomeRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
     statements: createStatementRepository(store.db),
     feeds: createFeedRepository(store.db),

@@ -477,7 +477,21 @@ export interface StatementLineTable {
   created_at: number;
   decided_at: number | null;
   decided_by: string | null;
+  /** What the line did for payouts (migration 20261206T1100); null for a line of no payout. */
+  payout_outcome: Generated<StatementLinePayoutOutcome | null>;
+  /** The payment id the bank carried (camt.053 EndToEndId, the feed's end_to_end_id). */
+  end_to_end_id: Generated<string | null>;
 }
+
+export type StatementLinePayoutOutcome =
+  | "paid"
+  | "suggested"
+  | "double_payment"
+  | "after_return"
+  | "fee"
+  | "unmatched"
+  | "return"
+  | "return_unknown";
 
 export interface Database {
   providers: ProviderTable;

@@ -1,0 +1,269 @@
+/**
+ * How a sent payout ends, by the bank's statement or a payout channel: paid (the attempt, then the
+ * withdrawal's approval with its callback, in one database transaction), returned (back to the
+ * operators, or flagged when it was approved already), failed (refused by a channel). Every move is
+ * conditional on the attempt's stage (`WHERE stage = 'sent'`), so a proof read twice, by two
+ * instances or by a channel and a statement at once, pays once; the other is told it moved.
+ */
+import { type Kysely, sql, type Transaction } from "kysely";
+import { writeAudit } from "../audited.js";
+import { type DecisionWrite, decideWithin } from "../decisions/decisions.js";
+import type { Database } from "../schema.js";
+
+export interface PayWrite {
+  attemptIds: readonly number[];
+  /** The statement line that proves it, when a line does (a channel's final word: none). */
+  lineId: number | null;
+  actor: string;
+  now: number;
+  /** The withdrawal's approval, for the attempt's transaction. */
+  decision(transactionId: number): DecisionWrite;
+}
+
+export interface PaidAttempt {
+  attemptId: number;
+  transactionId: number;
+  callbackId: number;
+}
+
+export type ReturnResult = "returned" | "returned_after_paid" | "moved";
+
+/** The payouts of these accounts a statement's lines are compared with (store rows). */
+export interface PoolRow {
+  id: number;
+  transaction_id: number;
+  batch_id: number;
+  payment_id: string;
+  amount: number;
+  payee_iban: string;
+  payee_name: string;
+  stage: string;
+  sent_at: number | null;
+  /** A later attempt of the same withdrawal exists: this one is superseded. */
+  later: number;
+}
+
+/** Pays the attempts still sent (the others moved meanwhile), each with its approval. */
+export async function payWithin(trx: Transaction<Database>, write: PayWrite): Promise<PaidAttempt[]> {
+  const paid: PaidAttempt[] = [];
+  for (const attemptId of write.attemptIds) {
+    const moved = await trx
+      .updateTable("payout_attempts")
+      .set({ stage: "paid", ended_at: write.now, updated_at: write.now })
+      .where("id", "=", attemptId)
+      .where("stage", "=", "sent")
+      .returning(["transaction_id", "batch_id"])
+      .executeTakeFirst();
+    if (!moved) continue;
+    const transactionId = Number(moved.transaction_id);
+    const decided = await decideWithin(trx, write.decision(transactionId));
+    // The database refuses any other decision while the attempt was live: only a bug gets here.
+    if (!decided.ok) throw new Error(`payout ${attemptId}: its withdrawal was ${decided.reason}`);
+    if (write.lineId !== null)
+      await trx
+        .insertInto("payout_line_links")
+        .values({ line_id: write.lineId, attempt_id: attemptId, role: "debit" })
+        .execute();
+    await writeAudit(
+      trx,
+      { actor: write.actor, action: "payout.paid", at: write.now },
+      "transaction",
+      String(transactionId),
+      null,
+      {
+        attempt: attemptId,
+        line: write.lineId,
+      },
+    );
+    await closeBatchIfDone(trx, Number(moved.batch_id), write.now);
+    paid.push({ attemptId, transactionId, callbackId: decided.callbackId });
+  }
+  return paid;
+}
+
+/**
+ * A return of a sent attempt ends it (the withdrawal goes back to the operators, pending); one of a
+ * paid attempt is flagged, and the merchant's answer stays as it was.
+ */
+export async function returnWithin(
+  trx: Transaction<Database>,
+  r: { attemptId: number; lineId: number | null; reason: string | null; actor: string; now: number },
+): Promise<ReturnResult> {
+  const ended = await trx
+    .updateTable("payout_attempts")
+    .set({ stage: "returned", reason: r.reason ?? "returned", ended_at: r.now, updated_at: r.now })
+    .where("id", "=", r.attemptId)
+    .where("stage", "=", "sent")
+    .returning(["transaction_id", "batch_id"])
+    .executeTakeFirst();
+  const flagged = ended
+    ? undefined
+    : await trx
+        .updateTable("payout_attempts")
+        .set({ flag: "returned_after_paid", reason: r.reason ?? "returned", updated_at: r.now })
+        .where("id", "=", r.attemptId)
+        .where("stage", "=", "paid")
+        .returning(["transaction_id", "batch_id"])
+        .executeTakeFirst();
+  const row = ended ?? flagged;
+  if (!row) return "moved";
+  if (r.lineId !== null)
+    await trx
+      .insertInto("payout_line_links")
+      .values({ line_id: r.lineId, attempt_id: r.attemptId, role: "return" })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  const action = ended ? "payout.returned" : "payout.returned_after_paid";
+  await writeAudit(
+    trx,
+    { actor: r.actor, action, at: r.now },
+    "transaction",
+    String(row.transaction_id),
+    null,
+    {
+      attempt: r.attemptId,
+      reason: r.reason,
+      line: r.lineId,
+    },
+  );
+  if (ended) await closeBatchIfDone(trx, Number(row.batch_id), r.now);
+  return ended ? "returned" : "returned_after_paid";
+}
+
+/** Raises a flag on an attempt for the operators (a possible double payment, overdue). */
+export async function flagWithin(
+  trx: Kysely<Database> | Transaction<Database>,
+  f: { attemptId: number; flag: string; actor: string; now: number; detail?: Record<string, unknown> },
+): Promise<void> {
+  const row = await trx
+    .updateTable("payout_attempts")
+    .set({ flag: f.flag, updated_at: f.now })
+    .where("id", "=", f.attemptId)
+    .returning("transaction_id")
+    .executeTakeFirst();
+  if (!row) return;
+  await writeAudit(
+    trx,
+    { actor: f.actor, action: `payout.${f.flag}`, at: f.now },
+    "transaction",
+    String(row.transaction_id),
+    null,
+    {
+      attempt: f.attemptId,
+      ...f.detail,
+    },
+  );
+}
+
+/** A sent batch whose attempts have all ended is closed. */
+async function closeBatchIfDone(trx: Transaction<Database>, batchId: number, now: number): Promise<void> {
+  await trx
+    .updateTable("payout_batches")
+    .set({ stage: "closed", updated_at: now })
+    .where("id", "=", batchId)
+    .where("stage", "=", "sent")
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("payout_attempts")
+            .select("id")
+            .where("batch_id", "=", batchId)
+            .where("stage", "=", "sent"),
+        ),
+      ),
+    )
+    .execute();
+}
+
+/**
+ * The attempts of these accounts sent since `since`, whatever became of them since: the sent ones a
+ * line may prove, the paid, returned and superseded ones a line may name again (a double payment).
+ */
+export async function payoutPoolRows(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+  since: number,
+): Promise<PoolRow[]> {
+  if (accountIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("payout_attempts as a")
+    .select([
+      "a.id",
+      "a.transaction_id",
+      "a.batch_id",
+      "a.payment_id",
+      "a.amount",
+      "a.payee_iban",
+      "a.payee_name",
+      "a.stage",
+      "a.sent_at",
+    ])
+    .select((eb) =>
+      eb
+        .selectFrom("payout_attempts as n")
+        .select(sql<number>`COUNT(*)`.as("c"))
+        .whereRef("n.transaction_id", "=", "a.transaction_id")
+        .whereRef("n.id", ">", "a.id")
+        .as("later"),
+    )
+    .where("a.account_id", "in", accountIds)
+    .where("a.sent_at", ">=", since)
+    .orderBy("a.id")
+    .execute();
+  return rows.map((r) => ({ ...r, later: Number(r.later ?? 0) })) as PoolRow[];
+}
+
+export interface PayoutOutcomeRepository {
+  pool(accountIds: readonly number[], since: number): Promise<PoolRow[]>;
+  /** A channel's final "paid": the attempts paid with their approvals, in one database transaction. */
+  pay(write: PayWrite): Promise<PaidAttempt[]>;
+  /** A channel's refusal of a sent attempt: failed, back to the operators with the reason. */
+  fail(attemptId: number, reason: string, actor: string, now: number): Promise<boolean>;
+  returned(r: {
+    attemptId: number;
+    reason: string | null;
+    actor: string;
+    now: number;
+  }): Promise<ReturnResult>;
+  flag(f: {
+    attemptId: number;
+    flag: string;
+    actor: string;
+    now: number;
+    detail?: Record<string, unknown>;
+  }): Promise<void>;
+}
+
+export function createPayoutOutcomeRepository(db: Kysely<Database>): PayoutOutcomeRepository {
+  return {
+    pool: (accountIds, since) => payoutPoolRows(db, accountIds, since),
+    pay: (write) => db.transaction().execute((trx) => payWithin(trx, write)),
+    fail: (attemptId, reason, actor, now) =>
+      db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable("payout_attempts")
+          .set({ stage: "failed", reason, ended_at: now, updated_at: now })
+          .where("id", "=", attemptId)
+          .where("stage", "=", "sent")
+          .returning(["transaction_id", "batch_id"])
+          .executeTakeFirst();
+        if (!row) return false;
+        await writeAudit(
+          trx,
+          { actor, action: "payout.failed", at: now },
+          "transaction",
+          String(row.transaction_id),
+          null,
+          {
+            attempt: attemptId,
+            reason,
+          },
+        );
+        await closeBatchIfDone(trx, Number(row.batch_id), now);
+        return true;
+      }),
+    returned: (r) => db.transaction().execute((trx) => returnWithin(trx, { ...r, lineId: null })),
+    flag: (f) => flagWithin(db, f),
+  };
+}
