@@ -48,6 +48,8 @@ export interface AdminClient {
     path: string,
     body?: unknown,
   ): Promise<{ status: number; json: unknown }>;
+  /** A GET whose answer is a file (a payout batch's bank file): its bytes, or the refusal's JSON. */
+  download(path: string): Promise<{ status: number; bytes: Buffer; json: unknown; notices: string[] }>;
 }
 
 export function createAdminClient(baseUrl: string, token: string): AdminClient {
@@ -76,6 +78,27 @@ export function createAdminClient(baseUrl: string, token: string): AdminClient {
         json = { success: false, message: text.slice(0, 200) };
       }
       return { status: res.statusCode, json };
+    },
+
+    async download(path) {
+      const res = await request(`${baseUrl}${path}`, {
+        method: "GET",
+        headers: { authorization: `Bearer ${token}` },
+        headersTimeout: 60_000,
+        bodyTimeout: 60_000,
+      });
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      const header = res.headers["x-payout-notices"];
+      const notices = typeof header === "string" ? (JSON.parse(decodeURIComponent(header)) as string[]) : [];
+      let json: unknown = null;
+      if (res.statusCode >= 400) {
+        try {
+          json = JSON.parse(bytes.toString("utf8"));
+        } catch {
+          json = { success: false, message: bytes.toString("utf8").slice(0, 200) };
+        }
+      }
+      return { status: res.statusCode, bytes, json, notices };
     },
   };
 }

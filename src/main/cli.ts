@@ -13,6 +13,7 @@ import {
   UsageError,
   usageOf,
 } from "./commands.js";
+import { RawOutput } from "./payout-commands.js";
 import { closest } from "./suggest.js";
 
 // The server, the store and the key rotation are loaded by the commands that run them: an operator
@@ -331,7 +332,9 @@ async function migrate(config: Config): Promise<void> {
 
 /** An operator command: its words checked by running it up to its call, then sent with the token. */
 async function operatorCommand(words: string[], flags: Record<string, string | true>): Promise<Run> {
-  const command = `${words[0]} ${words[1] ?? ""}`;
+  // Most commands are two words (`firm create`); payouts' batches take three (`payout batch create`).
+  const three = `${words[0]} ${words[1] ?? ""} ${words[2] ?? ""}`;
+  const command = COMMANDS[three] ? three : `${words[0]} ${words[1] ?? ""}`;
   const handler = COMMANDS[command];
   if (!handler) unknownCommand(words);
   // `firm create --env`: the new firm's credentials as shell lines, read by every snippet.
@@ -339,7 +342,12 @@ async function operatorCommand(words: string[], flags: Record<string, string | t
   if (env) delete flags.env;
   let prepared: PreparedCommand;
   try {
-    prepared = await prepareCommand(handler, words.slice(2), flags, optionsOf(command));
+    prepared = await prepareCommand(
+      handler,
+      words.slice(command.split(" ").length),
+      flags,
+      optionsOf(command),
+    );
   } catch (err) {
     if (err instanceof UsageError) fail(err.message, 2);
     throw err;
@@ -364,7 +372,8 @@ async function sendToServer(prepared: PreparedCommand, config: Config, env: bool
       `cannot reach the server at ${config.serverUrl} (${(err as Error).message}): is it running? PAYINTAKE_URL says where it listens (unset: http://HOST:PORT)`,
     );
   }
-  if (env && result.status < 400) printEnv(config.serverUrl, result.json);
+  if (result.json instanceof RawOutput) writeRaw(result.json);
+  else if (env && result.status < 400) printEnv(config.serverUrl, result.json);
   else print(result.json);
   writeWarnings(result.json);
   if (result.status >= 400) process.exitCode = 1;
@@ -375,6 +384,12 @@ async function sendToServer(prepared: PreparedCommand, config: Config, env: bool
     process.stderr.write(
       `the admin token was read from ${tokenFile}; a server started with PAYINTAKE_ADMIN_TOKEN or another PAYINTAKE_DATA_DIR needs the same here\n`,
     );
+}
+
+/** A file as the server sent it, on stdout; what the operator must know of it on stderr. */
+function writeRaw(raw: RawOutput): void {
+  process.stdout.write(raw.bytes);
+  for (const notice of raw.notices) process.stderr.write(`payintake: ${notice}\n`);
 }
 
 /**

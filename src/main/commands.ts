@@ -2,97 +2,33 @@
  * Operator commands: each maps argv to one call of the operator API and prints one JSON object.
  * Flags follow the issue tracker's spelling (--deposit-min, --webhook-url ...).
  */
-import { userInfo } from "node:os";
 import { type AdminClient, FileBody } from "./admin-client.js";
+
+export { actor, type Flags, type Handler, UsageError } from "./command-args.js";
+
+import {
+  actor,
+  bool,
+  clearable,
+  clearableInt,
+  defined,
+  type Flags,
+  type Handler,
+  id,
+  int,
+  need,
+  openClosed,
+  str,
+  UsageError,
+} from "./command-args.js";
+import { PAYOUT_COMMANDS, PAYOUT_SYNTAX } from "./payout-commands.js";
 import { closest } from "./suggest.js";
-
-export type Flags = Record<string, string | true>;
-
-export class UsageError extends Error {}
-
-function need(flags: Flags, name: string): string {
-  const v = flags[name];
-  if (typeof v !== "string" || v === "") throw new UsageError(`--${name} is required`);
-  return v;
-}
-
-function str(flags: Flags, name: string): string | undefined {
-  const v = flags[name];
-  if (v === true) throw new UsageError(`--${name} needs a value`);
-  return v;
-}
-
-/** A limit or link that may be taken off: `none` sends null (no limit, no channel), as the API takes it. */
-function clearable(flags: Flags, name: string): string | null | undefined {
-  const v = str(flags, name);
-  return v === "none" ? null : v;
-}
-
-function int(flags: Flags, name: string): number | undefined {
-  const v = str(flags, name);
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, 0 or more (got "${v}")`);
-  return Number(v);
-}
-
-/** A whole number that may be taken off with `none` (no bound). */
-function clearableInt(flags: Flags, name: string): number | null | undefined {
-  return flags[name] === "none" ? null : int(flags, name);
-}
-
-function bool(flags: Flags, name: string): boolean | undefined {
-  const v = flags[name];
-  if (v === undefined) return undefined;
-  if (v === true || v === "true") return true;
-  if (v === "false") return false;
-  throw new UsageError(`--${name} must be true or false`);
-}
-
-function openClosed(flags: Flags, name: string): "open" | "closed" | undefined {
-  const v = str(flags, name);
-  if (v === undefined || v === "open" || v === "closed") return v;
-  throw new UsageError(`--${name} must be open or closed`);
-}
-
-function id(positional: string[]): number {
-  const v = positional[0];
-  if (!v) throw new UsageError("an id is required");
-  if (!/^[1-9]\d{0,14}$/.test(v)) throw new UsageError(`the id must be a whole number above 0 (got "${v}")`);
-  return Number(v);
-}
-
-/**
- * Who decides: --operator, else PAYINTAKE_OPERATOR, else the OS user. The admin API records it as
- * `admin-api:<name>`: a name the token's holder gave, not a signed-in operator.
- */
-export function actor(flags: Flags): string {
-  return str(flags, "operator") ?? process.env.PAYINTAKE_OPERATOR ?? safeUsername();
-}
-
-function safeUsername(): string {
-  try {
-    return userInfo().username || "cli";
-  } catch {
-    return "cli";
-  }
-}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }
-
-/** Drops undefined keys so PATCH bodies carry only what the operator named. */
-function defined(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
-}
-
-type Handler = (
-  client: AdminClient,
-  positional: string[],
-  flags: Flags,
-) => Promise<{ status: number; json: unknown }>;
 
 const wrap = (key: string) => async (p: Promise<{ status: number; json: unknown }>) => {
   const r = await p;
@@ -326,6 +262,7 @@ export const COMMANDS: Record<string, Handler> = {
     }
     return c.call("POST", `/admin/v1/callbacks/${id(p)}/redeliver`);
   },
+  ...PAYOUT_COMMANDS,
 };
 
 /**
@@ -387,6 +324,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "callback list": "[--status pending|delivered|failed] [--firm ID] [--limit N]",
   "callback show": "ID",
   "callback redeliver": "ID | --failed-since TIME",
+  ...PAYOUT_SYNTAX,
 };
 
 /** The options a command's usage names ("firm create": name, provider, webhook-url, …). */
@@ -445,21 +383,28 @@ export async function prepareCommand(
   const checked = new Promise<void>((resolve) => {
     pass = resolve;
   });
+  const check = (method: string) => {
+    const unknown = Object.keys(flags).find((k) => !read.has(k));
+    if (unknown !== undefined) {
+      const meant = closest(unknown, options);
+      throw new UsageError(
+        `unknown option --${unknown} for this command${meant ? `; did you mean --${meant}?` : ""}`,
+      );
+    }
+    // An update that names nothing to change would answer 200 and change nothing.
+    if (method === "PATCH" && Object.keys(flags).length === 0)
+      throw new UsageError("nothing to change: give at least one option (--help lists them)");
+    if (positional.length > taken) throw new UsageError(`unexpected argument "${positional[taken]}"`);
+    pass();
+  };
   const held: AdminClient = {
     async call(method, path, body) {
-      const unknown = Object.keys(flags).find((k) => !read.has(k));
-      if (unknown !== undefined) {
-        const meant = closest(unknown, options);
-        throw new UsageError(
-          `unknown option --${unknown} for this command${meant ? `; did you mean --${meant}?` : ""}`,
-        );
-      }
-      // An update that names nothing to change would answer 200 and change nothing.
-      if (method === "PATCH" && Object.keys(flags).length === 0)
-        throw new UsageError("nothing to change: give at least one option (--help lists them)");
-      if (positional.length > taken) throw new UsageError(`unexpected argument "${positional[taken]}"`);
-      pass();
+      check(method);
       return (await given).call(method, path, body);
+    },
+    async download(path) {
+      check("GET");
+      return (await given).download(path);
     },
   };
   // A handler throws its usage errors while it builds the request (need, int, id) or from

@@ -25,6 +25,10 @@ const recorder = (): AdminClient & { calls: unknown[] } => {
       calls.push({ method, path, body });
       return { status: 200, json: {} };
     },
+    async download(path) {
+      calls.push({ method: "GET", path });
+      return { status: 200, bytes: Buffer.alloc(0), json: null, notices: [] };
+    },
   };
 };
 
