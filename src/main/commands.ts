@@ -274,7 +274,18 @@ function importCounts(json: unknown): Record<string, number> {
   for (const s of (r.statements as { sequence: string | null; doubts: string[] }[] | undefined) ?? [])
     for (const doubt of s.doubts)
       process.stderr.write(`statement ${s.sequence ?? "(no number)"}: ${doubt}\n`);
-  const keys = ["lines", "credits", "approved", "suggested", "unmatched", "duplicates"];
+  const keys = [
+    "lines",
+    "credits",
+    "approved",
+    "suggested",
+    "unmatched",
+    "duplicates",
+    "returns",
+    "debits",
+    "payouts_paid",
+    "payouts_suggested",
+  ];
   return Object.fromEntries(keys.map((k) => [k, Number(r[k] ?? 0)]));
 }
 

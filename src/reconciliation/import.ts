@@ -129,7 +129,7 @@ export async function importStatement(
       },
       options,
     );
-    if (summary.approved > summary.settled) deps.decisionsMade();
+    if (summary.approved > summary.settled || summary.payouts_paid > 0) deps.decisionsMade();
     return { ok: true, value: summary };
   } finally {
     await rm(dir, { recursive: true, force: true });

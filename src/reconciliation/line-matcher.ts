@@ -17,6 +17,14 @@ import type {
 } from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool.js";
 import { type DepositCandidate, type HeldApprovals, type MatchOutcome, matchLine } from "./matching.js";
+import {
+  PAYOUT_ACTOR,
+  PAYOUT_LOOKBACK_MS,
+  type PayoutLinePlan,
+  payoutLinePlan,
+  poolOf,
+} from "./payout-lines.js";
+import type { PayoutPool } from "./payout-pool.js";
 import { lineKey, type StatementLine } from "./statement.js";
 
 export interface ReconcileDeps {
@@ -26,13 +34,17 @@ export interface ReconcileDeps {
   now(): number;
   /** After lines approved deposits: their callbacks go out at once, the queues drop them. */
   decisionsMade(): void;
+  /** The most deposits one reading of the pool holds (candidate-pool.ts); tests make it small. */
+  poolCeiling?: number;
 }
 
 /**
  * `lines` every entry read, `duplicates` those already known, `credits` the new credits, and
  * approved + suggested + unmatched = credits: `approved` counts the lines whose deposit is approved
  * (now, or already: `settled` of them), `unmatched` those that approve nothing and suggest nothing
- * (`after_cancellation` of them paid a deposit already cancelled). Debits count in none of the four.
+ * (`after_cancellation` of them paid a deposit already cancelled), `returns` payouts' returns.
+ * Debits count in none of these: `debits`, and of what they name `payouts_paid` (payouts) and
+ * `payouts_suggested` (lines).
  */
 export interface LineCounts {
   lines: number;
@@ -43,6 +55,12 @@ export interface LineCounts {
   duplicates: number;
   settled: number;
   after_cancellation: number;
+  /** New debit lines; of the payouts they name, those paid and the lines only suggested. */
+  debits: number;
+  payouts_paid: number;
+  payouts_suggested: number;
+  /** Credits that are payouts' returns: approved + suggested + unmatched + returns = credits. */
+  returns: number;
 }
 
 export function emptyCounts(): LineCounts {
@@ -55,6 +73,10 @@ export function emptyCounts(): LineCounts {
     duplicates: 0,
     settled: 0,
     after_cancellation: 0,
+    debits: 0,
+    payouts_paid: 0,
+    payouts_suggested: 0,
+    returns: 0,
   };
 }
 
@@ -145,6 +167,7 @@ export function lineMatcher(
     clockToleranceMs: CLOCK_TOLERANCE_MS,
     policyOf: (firmId: number) => policies.get(firmId) ?? { autoApprove: false, nameMayApprove: false },
     approvalsHeld: null as HeldApprovals | null,
+    window: undefined as readonly Pooled[] | undefined,
   };
   const pool = candidatePool<Pooled>(
     {
@@ -152,6 +175,7 @@ export function lineMatcher(
       toCandidate: (row) => toCandidate(row, deps.paymentCodes),
     },
     where.span.lastBooked,
+    deps.poolCeiling,
   );
   /**
    * Deposits this matcher approved or settled in the batch not yet written: a window read again
@@ -183,16 +207,30 @@ export function lineMatcher(
     const results = await deps.repos.statements.recordBatch(batch.map((b) => b.item));
     for (const [i, result] of results.entries()) {
       if (result.kind === "duplicate") counts.duplicates++;
-      else if (batch[i]?.line.direction === "credit") count(counts, result.state);
+      else countLine(counts, batch[i]?.line.direction ?? "credit", result, batch[i]?.item);
       onResult?.(resultOf(result, batch[i]?.item));
     }
+    if (batch.some((b) => b.item.payout !== undefined)) payouts.refresh();
     batch.length = 0;
     unwritten.clear();
   };
+  const payouts = payoutPoolOf(deps, where);
   return {
     async line(line) {
+      const payout = payoutLinePlan(line, await payouts.pool(), {
+        now: deps.now(),
+        held: where.approvalsHeld ?? null,
+        middleNames: await payouts.middleNames(),
+      });
+      if (payout) {
+        counts.lines++;
+        batch.push({ line, item: payoutRecordOf(deps, where, line, payout) });
+        if (batch.length >= BATCH) await flush();
+        return;
+      }
       const around = await pool.around(line);
       learn(pool.current);
+      ctx.window = pool.current;
       counts.lines++;
       ctx.approvalsHeld = where.approvalsHeld ?? (around.complete ? null : CROWDED);
       const outcome = matchLine(line, around.candidates, ctx);
@@ -238,26 +276,99 @@ async function recordOf(
     });
   }
   return {
-    line: {
-      account_id: where.accountId,
-      line_key: lineKey(line),
-      import_id: where.importId,
-      source: where.source,
-      booked_at: line.bookedAt,
-      date_only: line.dateOnly ? 1 : 0,
-      amount: line.amountMinor,
-      direction: line.direction,
-      currency: line.currency,
-      sender_name: line.senderName,
-      sender_iban: line.senderIban,
-      description: line.description,
-      bank_ref: line.bankRef,
-      created_at: now,
-    },
+    line: lineRow(deps, where, line),
     outcome: plan.outcome,
     fallback: plan.fallback,
     decision,
   };
+}
+
+/** The line's row as written, whatever it is for. */
+function lineRow(deps: ReconcileDeps, where: LineSource, line: StatementLine): LineRecord["line"] {
+  return {
+    account_id: where.accountId,
+    line_key: lineKey(line),
+    import_id: where.importId,
+    source: where.source,
+    booked_at: line.bookedAt,
+    date_only: line.dateOnly ? 1 : 0,
+    amount: line.amountMinor,
+    direction: line.direction,
+    currency: line.currency,
+    sender_name: line.senderName,
+    sender_iban: line.senderIban,
+    description: line.description,
+    bank_ref: line.bankRef,
+    end_to_end_id: line.endToEndId ?? null,
+    created_at: deps.now(),
+  };
+}
+
+/** A line that pays, returns or names payouts: its row, its outcome and its effect. */
+function payoutRecordOf(
+  deps: ReconcileDeps,
+  where: LineSource,
+  line: StatementLine,
+  plan: PayoutLinePlan,
+): LineRecord {
+  const now = deps.now();
+  const closed = plan.state === "not_ours";
+  return {
+    line: { ...lineRow(deps, where, line), payout_outcome: plan.payoutOutcome },
+    outcome: {
+      state: plan.state,
+      transactionId: null,
+      evidence: plan.evidence,
+      decidedBy: closed ? PAYOUT_ACTOR : null,
+      now,
+    },
+    fallback: plan.state,
+    payout: plan.effect,
+  };
+}
+
+/** The account's payouts a run of lines is judged against, read again after each written batch. */
+function payoutPoolOf(deps: ReconcileDeps, where: LineSource) {
+  let pool: Promise<PayoutPool> | undefined;
+  let names: Promise<Map<number, boolean>> | undefined;
+  const since = () => Math.min(where.span.firstBooked ?? deps.now(), deps.now()) - PAYOUT_LOOKBACK_MS;
+  return {
+    pool() {
+      pool ??= deps.repos.payoutOutcomes.pool(where.accountIds, since()).then(poolOf);
+      return pool;
+    },
+    refresh() {
+      pool = undefined;
+    },
+    middleNames() {
+      names ??= deps.repos.firms
+        .list()
+        .then((firms) => new Map(firms.map((f) => [f.id, f.callback_middle_name === 1])));
+      return names;
+    },
+  };
+}
+
+function countLine(
+  counts: LineCounts,
+  direction: "credit" | "debit",
+  result: RecordResult & { kind: "recorded" },
+  item: LineRecord | undefined,
+) {
+  // What the write left (a payment that found its payouts moved is a suggestion), else what was planned.
+  const payoutOutcome = result.payoutOutcome !== undefined ? result.payoutOutcome : item?.line.payout_outcome;
+  if (direction === "debit") {
+    counts.debits++;
+    counts.payouts_paid += result.payoutsPaid ?? 0;
+    if (payoutOutcome === "suggested") counts.payouts_suggested++;
+    return;
+  }
+  if (payoutOutcome === "return") {
+    counts.credits++;
+    counts.returns++;
+    return;
+  }
+  count(counts, result.state);
 }
 
 function count(counts: LineCounts, state: StatementLineState): void {

@@ -57,7 +57,7 @@ export async function recordLines(
     for (const line of lines) await matcher.line(line);
     await matcher.finish();
   }
-  if (counts.approved > counts.settled) deps.decisionsMade();
+  if (counts.approved > counts.settled || counts.payouts_paid > 0) deps.decisionsMade();
   return { ok: true, value: { ...counts, results } };
 }
 

@@ -5,7 +5,14 @@
  */
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
-import type { Database, StatementImportTable, StatementLineState, StatementLineTable } from "../schema.js";
+import { flagWithin, type PayWrite, payWithin, returnWithin } from "../payouts/payout-outcomes.js";
+import type {
+  Database,
+  StatementImportTable,
+  StatementLinePayoutOutcome,
+  StatementLineState,
+  StatementLineTable,
+} from "../schema.js";
 import {
   type LineFigures,
   lineFigures,
@@ -51,7 +58,15 @@ export interface LineOutcome {
 export type RecordResult =
   | { kind: "duplicate" }
   /** Recorded with its outcome; `decided` when the outcome approved its deposit. */
-  | { kind: "recorded"; lineId: number; state: StatementLineState; decided?: DecisionResult & { ok: true } };
+  | {
+      kind: "recorded";
+      lineId: number;
+      state: StatementLineState;
+      decided?: DecisionResult & { ok: true };
+      /** The payouts the line paid (their approvals' callbacks are queued). */
+      payoutsPaid?: number;
+      payoutOutcome?: StatementLinePayoutOutcome | null;
+    };
 
 export interface StatementRepository {
   createImport(values: Omit<Insertable<StatementImportTable>, "id">): Promise<number>;
@@ -96,7 +111,20 @@ export interface LineRecord {
   outcome: LineOutcome;
   fallback: StatementLineState;
   decision?: ((lineId: number) => DecisionWrite) | undefined;
+  /** What the line does to payouts, written with it (store/payouts/payout-outcomes.ts). */
+  payout?: PayoutEffect | undefined;
 }
+
+/**
+ * A debit that pays payouts (their withdrawals approved with it), a credit that returns one, or a
+ * line that names a payout paid already or superseded (flagged). Should the payouts have moved by
+ * the time the line is written (paid or returned by another line, an instance, a channel), the
+ * line keeps what it proves no longer: a payment becomes a suggestion, a return a doubtful one.
+ */
+export type PayoutEffect =
+  | { kind: "pay"; write: Omit<PayWrite, "lineId"> }
+  | { kind: "return"; attemptId: number; reason: string | null; actor: string; now: number }
+  | { kind: "flag"; attemptId: number; flag: string; actor: string; now: number };
 
 async function recordIn(trx: Transaction<Database>, item: LineRecord): Promise<RecordResult> {
   const { line, outcome, fallback, decision } = item;
@@ -131,6 +159,7 @@ async function recordIn(trx: Transaction<Database>, item: LineRecord): Promise<R
     return { kind: "recorded" as const, lineId: Number(again.id), state: fallback };
   }
   const lineId = Number(inserted.id);
+  if (item.payout) return recordPayout(trx, lineId, item);
   if (!decision) return { kind: "recorded" as const, lineId, state: outcome.state };
   const decided = await decideWithin(trx, decision(lineId));
   if (decided.ok) return { kind: "recorded" as const, lineId, state: outcome.state, decided };
@@ -140,6 +169,37 @@ async function recordIn(trx: Transaction<Database>, item: LineRecord): Promise<R
     .where("id", "=", lineId)
     .execute();
   return { kind: "recorded" as const, lineId, state: fallback };
+}
+
+/** The line's payout effect, in the line's transaction; what it proves no longer, it keeps as doubt. */
+async function recordPayout(
+  trx: Transaction<Database>,
+  lineId: number,
+  item: LineRecord,
+): Promise<RecordResult> {
+  const effect = item.payout as PayoutEffect;
+  const state = item.outcome.state;
+  const planned = item.line.payout_outcome ?? null;
+  const downgrade = async (payoutOutcome: StatementLinePayoutOutcome, lineState: StatementLineState) => {
+    await trx
+      .updateTable("statement_lines")
+      .set({ payout_outcome: payoutOutcome, state: lineState, decided_at: null, decided_by: null })
+      .where("id", "=", lineId)
+      .execute();
+    return { kind: "recorded" as const, lineId, state: lineState, payoutOutcome };
+  };
+  if (effect.kind === "pay") {
+    const paid = await payWithin(trx, { ...effect.write, lineId });
+    if (paid.length === 0) return downgrade("suggested", state);
+    return { kind: "recorded" as const, lineId, state, payoutsPaid: paid.length, payoutOutcome: planned };
+  }
+  if (effect.kind === "return") {
+    const result = await returnWithin(trx, { ...effect, lineId });
+    if (result === "moved") return downgrade("return_unknown", "unmatched");
+    return { kind: "recorded" as const, lineId, state, payoutOutcome: planned };
+  }
+  await flagWithin(trx, { ...effect, detail: { line: lineId } });
+  return { kind: "recorded" as const, lineId, state, payoutOutcome: planned };
 }
 
 /**
@@ -162,6 +222,7 @@ async function recordPlain(
   const plain = items.flatMap((item, i) =>
     item.outcome.transactionId === null &&
     item.decision === undefined &&
+    item.payout === undefined &&
     seen.get(`${item.line.account_id}\u001f${item.line.line_key}`) === 1
       ? [i]
       : [],
