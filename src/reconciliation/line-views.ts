@@ -32,6 +32,9 @@ export function lineView(row: StatementLineRow) {
     created_at: isoTime(Number(row.created_at)),
     decided_at: row.decided_at === null ? null : isoTime(Number(row.decided_at)),
     decided_by: row.decided_by,
+    /** What the line did for payouts (paid, suggested, double_payment, return, …); null: none. */
+    payout_outcome: row.payout_outcome ?? null,
+    end_to_end_id: row.end_to_end_id ?? null,
   };
 }
 
