@@ -28,8 +28,9 @@ export const ALLOWED = {
   transactions: [...EDGE, "callbacks"],
   decisions: [...EDGE, "callbacks", "transactions"],
   dashboard: [...EDGE, "callbacks"],
-  // Background jobs: auto-cancel writes a decision with its callback.
-  jobs: [...FOUNDATION, "store", "callbacks"],
+  // Background jobs: auto-cancel writes a decision with its callback; the payout watch applies a
+  // payout channel's answers as a release does.
+  jobs: [...FOUNDATION, "store", "callbacks", "payouts"],
   backoffice: [...EDGE, "operators", "callbacks", ...OPERATOR_WORK],
   intake: [...EDGE, "routing", "backoffice"],
   // Withdrawals paid in batches: a paid payout's approval is a decision with its callback.

@@ -9,7 +9,9 @@ import { createOutboxService } from "../callbacks/outbox-service.js";
 import { dashboard } from "../dashboard/summary.js";
 import { createDecisionService } from "../decisions/service.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
+import type { Outcome } from "../domain/refusal.js";
 import { createManagement, type ManagementDeps } from "../management/service.js";
+import type { ReleaseView } from "../payouts/channel-release.js";
 import { createPayoutService } from "../payouts/service.js";
 import type { AuditFilter } from "../store/audited.js";
 import { createTransactionService } from "../transactions/service.js";
@@ -23,6 +25,8 @@ export interface BackofficeDeps extends ManagementDeps {
   decided(): void;
   /** Receivers this instance's callback worker sends to, with their speed (callbacks/worker.ts). */
   callbackReceivers(): ReceiverReport[];
+  /** Releases a batch through its paying account's payout channel (payouts/channel-release.ts). */
+  releasePayouts(batchId: number, actor: string): Promise<Outcome<ReleaseView>>;
 }
 
 export function createBackoffice(deps: BackofficeDeps) {
@@ -36,7 +40,10 @@ export function createBackoffice(deps: BackofficeDeps) {
     ...createTransactionService(deps),
 
     /** Withdrawals paid in batches (payouts/): the Ödemeler screen and `payintake payout`. */
-    payouts: createPayoutService({ repos, now: deps.now, changed: deps.decided }),
+    payouts: {
+      ...createPayoutService({ repos, now: deps.now, changed: deps.decided }),
+      release: deps.releasePayouts,
+    },
 
     /** The service's clock: a search's default dates count from it (transactions/search-window.ts). */
     now: () => deps.now(),

@@ -112,6 +112,7 @@ const envSchema = z.object({
   // domain/cap-share.ts: 100 gives a firm without its own share the whole cap, shared or not.
   PAYINTAKE_DEFAULT_CAP_SHARE: wholeNumber(1, 100, 50),
   PAYINTAKE_AUTO_CANCEL_INTERVAL_MS: wholeNumber(10, 3_600_000, 15_000),
+  PAYINTAKE_PAYOUT_WATCH_INTERVAL_MS: wholeNumber(10, 3_600_000, 30_000),
   // How long a connection with a request in progress may be silent (Fastify's connectionTimeout).
   PAYINTAKE_CONNECTION_SILENCE_MS: wholeNumber(1_000, 600_000, 60_000),
   // Under the connection's silence allowance (checked below), which would cut the stream.
@@ -172,6 +173,8 @@ export interface Config {
   };
   /** How often each instance looks for pending deposits past their provider's auto-cancel time. */
   autoCancelIntervalMs: number;
+  /** How often each instance asks payout channels of sent payouts and raises overdue ones. */
+  payoutWatchIntervalMs: number;
   /** How often a console's live stream is written to and its session checked (decisions/http/live.ts). */
   consoleHeartbeatMs: number;
   /**
@@ -283,6 +286,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.PAYINTAKE_CALLBACK_LEASE_MS,
     },
     autoCancelIntervalMs: e.PAYINTAKE_AUTO_CANCEL_INTERVAL_MS,
+    payoutWatchIntervalMs: e.PAYINTAKE_PAYOUT_WATCH_INTERVAL_MS,
     consoleHeartbeatMs: e.PAYINTAKE_CONSOLE_HEARTBEAT_MS,
     consoleUndoSeconds: e.PAYINTAKE_CONSOLE_UNDO_SECONDS,
     consoleIdleMinutes: e.PAYINTAKE_CONSOLE_IDLE_MINUTES,

@@ -107,6 +107,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clearInterval(purge);
     runtime.clock.stop();
     await runtime.depositRouting.close();
+    await runtime.payoutChannels.client.close();
     await runtime.sender.close();
     await runtime.store.close();
     throw err;
@@ -117,6 +118,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     runtime.outbox.start();
     runtime.autoCancel.start();
     runtime.feedWatch.start();
+    runtime.payoutChannels.watch.start();
     runtime.nameKeys.start();
   }
   const address = app.server.address();
@@ -139,6 +141,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Sends in flight finish and are recorded; anything not sent stays due in the outbox.
         await runtime.autoCancel.stop();
         runtime.feedWatch.stop();
+        // Questions in flight are cut short: their payouts stay sent, asked again at a later round.
+        const watchStopped = runtime.payoutChannels.watch.stop();
+        await runtime.payoutChannels.client.close();
+        await watchStopped;
         await runtime.nameKeys.stop();
         runtime.ctx.queueNotices.stop();
         await runtime.outbox.stop();

@@ -15,10 +15,13 @@ import { type AutoCancelJob, createAutoCancelJob } from "../jobs/auto-cancel.js"
 import { createDatabaseClock, type DatabaseClock } from "../jobs/database-clock.js";
 import { createFeedWatch, type FeedWatch } from "../jobs/feed-watch.js";
 import { createNameKeyJob, type NameKeyJob } from "../jobs/name-keys.js";
+import { createPayoutWatch, type PayoutWatch } from "../jobs/payout-watch.js";
 import { createMetrics, type Metrics } from "../metrics/metrics.js";
 import { createCallbackTargetCheck } from "../net/callback-target.js";
 import { type ConsoleService, createConsoleService } from "../operators/service.js";
 import { createHostedSessions } from "../payment-page/sessions.js";
+import { releaseBatch } from "../payouts/channel-release.js";
+import { createPayoutChannelClient, type PayoutChannelClient } from "../payouts/channels/payout-channel.js";
 import { createDepositRouting, type DepositRouting } from "../routing/deposit-routing.js";
 import type { ChangeTopic } from "../store/engine/change-feed.js";
 import { writeMayHaveHappened } from "../store/engine/errors.js";
@@ -43,6 +46,8 @@ export interface Runtime {
   depositRouting: { close(): Promise<void> };
   autoCancel: AutoCancelJob;
   feedWatch: FeedWatch;
+  /** Payouts sent through payout channels: the release, the watch, and their client. */
+  payoutChannels: PayoutChannels;
   /** Makes payer names of rows from before searchable (jobs/name-keys.ts). */
   nameKeys: NameKeyJob;
   sender: CallbackSender;
@@ -171,6 +176,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     log,
   });
   const feedWatch = createFeedWatch({ feeds: repos.feeds, now, intervalMs: FEED_WATCH_MS, log });
+  const payoutChannels = payoutChannelsOf(config, { repos, box, now, log, outbox, queueNotices });
   const announce = announcerOf(store, log);
   heedChanges(store, firms, routing, queueNotices);
   const backoffice = createBackoffice({
@@ -189,6 +195,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
       announce("accounts");
     },
     callbackQueued: () => outbox.poke(),
+    releasePayouts: payoutChannels.release,
     decided: () => queueNotices.changed(),
     channelHealth: () => new Map([...routing.breakers()].map(([id, b]) => [id, b.mode])),
     callbackReceivers: () => outbox.receivers(),
@@ -212,11 +219,55 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     outbox,
     autoCancel,
     feedWatch,
+    payoutChannels,
     nameKeys,
     sender,
     clock,
   };
   return { ...runtime, depositRouting: routing, warnings };
+}
+
+export interface PayoutChannels {
+  /** Releases a batch through its account's channel (payouts/channel-release.ts). */
+  release(batchId: number, actor: string): ReturnType<typeof releaseBatch>;
+  /** Sent payouts: channel statuses asked, overdue ones raised (jobs/payout-watch.ts). */
+  watch: PayoutWatch;
+  /** The payout channels' client: its requests in flight are cut short at stop. */
+  client: PayoutChannelClient;
+}
+
+/** The release and the watch share one client and one set of attempts in flight in this process. */
+function payoutChannelsOf(
+  config: Config,
+  deps: {
+    repos: Repositories;
+    box: SecretBox;
+    now(): number;
+    log: RuntimeLog;
+    outbox: OutboxWorker;
+    queueNotices: { changed(): void };
+  },
+): PayoutChannels {
+  const client = createPayoutChannelClient({ allowPrivate: config.allowPrivateCallbacks });
+  const channelDeps = {
+    repos: deps.repos,
+    box: deps.box,
+    client,
+    now: deps.now,
+    // A payment's callback goes out at once, as an operator's decision's does.
+    paid: () => {
+      deps.outbox.poke();
+      deps.queueNotices.changed();
+    },
+    changed: () => deps.queueNotices.changed(),
+    log: deps.log,
+    busy: new Set<number>(),
+  };
+  return {
+    release: (batchId, actor) => releaseBatch(channelDeps, batchId, actor),
+    watch: createPayoutWatch({ ...channelDeps, intervalMs: config.payoutWatchIntervalMs }),
+    client,
+  };
 }
 
 function nameKeyJob(repos: Repositories, log: RuntimeLog): NameKeyJob {

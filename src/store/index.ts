@@ -18,6 +18,7 @@ import { createUsualAmountRepository, type UsualAmountRepository } from "./payme
 import { createPayoutBatchRepository, type PayoutBatchRepository } from "./payouts/payout-batches.js";
 import { createPayoutOutcomeRepository, type PayoutOutcomeRepository } from "./payouts/payout-outcomes.js";
 import { createPayoutSettingsRepository, type PayoutSettingsRepository } from "./payouts/payout-settings.js";
+import { createPayoutWatchRepository, type PayoutWatchRepository } from "./payouts/payout-watch.js";
 import { createRateWindowRepository, type RateWindowRepository } from "./rate-windows.js";
 import { type AccountRepository, createAccountRepository } from "./routing/accounts.js";
 import { type CapHoldRepository, createCapHoldRepository } from "./routing/cap-holds.js";
@@ -48,6 +49,7 @@ export interface Repositories {
   payoutBatches: PayoutBatchRepository;
   payoutSettings: PayoutSettingsRepository;
   payoutOutcomes: PayoutOutcomeRepository;
+  payoutWatch: PayoutWatchRepository;
   capHolds: CapHoldRepository;
   statements: StatementRepository;
   feeds: FeedRepository;
@@ -78,6 +80,7 @@ export function createRepositories(store: Store): Repositories {
     payoutBatches: createPayoutBatchRepository(store.db),
     payoutSettings: createPayoutSettingsRepository(store.db),
     payoutOutcomes: createPayoutOutcomeRepository(store.db),
+    payoutWatch: createPayoutWatchRepository(store.db),
     capHolds: createCapHoldRepository(store.db, store.dialect),
     statements: createStatementRepository(store.db),
     feeds: createFeedRepository(store.db),

@@ -11,6 +11,7 @@ import { parseJsonBody } from "../../http/body.js";
 import { sendJson } from "../../http/envelope.js";
 import { answer, read, readBody, readId, sendRefusal } from "../../http/operator-io.js";
 import type { PayoutService } from "../service.js";
+import { type PayoutRelease, registerReleaseRoute } from "./release-routes.js";
 import * as s from "./schemas.js";
 
 /** Who acts on payouts: the audit's actor, and whether a console session names them for sure. */
@@ -52,7 +53,7 @@ const emptyBody = (request: FastifyRequest) => !Buffer.isBuffer(request.body) ||
 export function registerPayoutRoutes(
   app: FastifyInstance,
   prefix: string,
-  payouts: PayoutService,
+  payouts: PayoutService & PayoutRelease,
   door: PayoutDoor,
 ) {
   const guarded: Guarded =
@@ -65,6 +66,7 @@ export function registerPayoutRoutes(
   registerBatchRoutes(app, p, payouts, guarded);
   registerFileRoute(app, p, payouts, guarded);
   registerSettingsRoutes(app, p, payouts, guarded);
+  registerReleaseRoute(app, p, payouts, guarded, bodyActor);
 }
 
 function registerBatchRoutes(app: FastifyInstance, p: string, payouts: PayoutService, guarded: Guarded) {
