@@ -16,6 +16,8 @@ import { IdleWarning, idleTimeUp, LimitWarning, limitTimeUp, useIdleSignOut } fr
 import { type Ended, Login, type SignedIn, undoMsOf, unsentText } from "./login";
 import { roleLabel } from "./manage";
 import { Operators, PasswordForm } from "./operators";
+import { Payouts } from "./payouts";
+import { PAYOUT_WORDS } from "./payouts-words";
 import { Pool } from "./pool";
 import { Providers } from "./providers";
 import { Queue } from "./queue";
@@ -143,6 +145,7 @@ function App() {
     <>
       <Header
         t={t}
+        lang={lang}
         me={me}
         setUpFirst={setUpFirst}
         section={section}
@@ -223,6 +226,7 @@ function useSignOut(setEnded: (why: Ended) => void, setMe: (me: null) => void) {
 const SECTIONS = [
   "deposits",
   "withdrawals",
+  "payouts",
   "transactions",
   "statement-lines",
   "summary",
@@ -242,6 +246,7 @@ function sectionOf(path: string): string {
 
 function Header(props: {
   t: Shell["t"];
+  lang: Lang;
   me: Operator | null | undefined;
   setUpFirst: boolean;
   section: string;
@@ -252,6 +257,7 @@ function Header(props: {
   const tabs: [string, string][] = [
     ["/deposits", t("deposits")],
     ["/withdrawals", t("withdrawals")],
+    ["/payouts", PAYOUT_WORDS.payouts[props.lang]],
     ["/transactions", t("transactions")],
     ["/statement-lines", t("statementLines")],
     ["/summary", t("summary")],
@@ -310,6 +316,7 @@ function Screen(props: {
     <>
       {section === "deposits" && <Queue key="deposit" type="deposit" />}
       {section === "withdrawals" && <Queue key="withdrawal" type="withdrawal" />}
+      {section === "payouts" && <Payouts filter={filter} id={id} />}
       {section === "transactions" && <Transactions filter={filter} id={id} />}
       {section === "statement-lines" && <StatementLines filter={filter} id={id} />}
       {section === "summary" && <Summary />}
