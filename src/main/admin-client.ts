@@ -21,20 +21,19 @@ export class FileBody {
     }
   }
 
-  /** application/xml for a camt.053 (it starts with "<"), text/plain for an MT940. */
+  /** application/xml for a camt.053 (it starts with "<"), JSON for a bank template, text/plain for an MT940. */
   contentType(): string {
     const fd = openSync(this.path, "r");
     try {
       const head = Buffer.alloc(64);
       const n = readSync(fd, head, 0, 64, 0);
-      return head
+      const start = head
         .subarray(0, n)
         .toString("utf8")
         .replace(/^\uFEFF/, "")
-        .trimStart()
-        .startsWith("<")
-        ? "application/xml"
-        : "text/plain";
+        .trimStart();
+      if (start.startsWith("<")) return "application/xml";
+      return start.startsWith("{") ? "application/json" : "text/plain";
     } finally {
       closeSync(fd);
     }

@@ -4,6 +4,7 @@
  * which prints the file itself.
  */
 import { writeFileSync } from "node:fs";
+import { FileBody } from "./admin-client.js";
 import { actor, bool, defined, type Handler, id, int, need, str, UsageError } from "./command-args.js";
 
 /** A command's answer that is a file's bytes, written as they are instead of as JSON. */
@@ -73,6 +74,12 @@ export const PAYOUT_COMMANDS: Record<string, Handler> = {
     writeFileSync(out, r.bytes, { mode: 0o600 });
     return { status: 200, json: { batch, format, file: out, bytes: r.bytes.length, notices: r.notices } };
   },
+  "payout template list": (c) => c.call("GET", "/admin/v1/payouts/templates"),
+  "payout template add": async (c, _p, f) => {
+    const file = new FileBody(need(f, "file"));
+    const r = await c.call("POST", `/admin/v1/payouts/templates?actor=${encodeURIComponent(actor(f))}`, file);
+    return r.status === 201 ? { status: 200, json: r.json } : r;
+  },
   "payout settings": (c, _p, f) => {
     const scope = scopeQuery(f);
     const change = defined({
@@ -101,6 +108,8 @@ export const PAYOUT_SYNTAX: Record<keyof typeof PAYOUT_COMMANDS, string> = {
   "payout batch sent": "ID [--operator NAME]",
   "payout batch cancel": "ID [--note TEXT] [--operator NAME]",
   "payout batch file": "ID --format pain.001.001.09|pain.001.001.03|TEMPLATE [--out FILE] [--operator NAME]",
+  "payout template list": "",
+  "payout template add": "--file TEMPLATE.json [--operator NAME]",
   "payout settings":
     "[--firm ID | --account ID] [--payouts true|false] [--two-person-batch-above AMOUNT|none] [--two-person-payout-above AMOUNT|none] [--two-person-day-above AMOUNT|none] [--channel-final-approves true|false] [--fast-limit AMOUNT]",
 };

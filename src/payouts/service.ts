@@ -13,6 +13,7 @@ import { type BatchRequest, createBatch } from "./batching.js";
 import { type BatchFileDownload, batchFileOf } from "./file-download.js";
 import { type SettingsChange, settingsIn, updateSettings } from "./settings-change.js";
 import { settingsSnapshot } from "./settings-store.js";
+import { addTemplate, listTemplates } from "./templates.js";
 import { batchView, waitingView } from "./views.js";
 
 export interface PayoutDeps {
@@ -50,6 +51,8 @@ export function createPayoutService(deps: PayoutDeps) {
     },
     file: (id: number, format: string, actor: string): Promise<Outcome<BatchFileDownload>> =>
       batchFileOf(deps, id, format, actor),
+    templates: () => listTemplates(repos),
+    addTemplate: (json: unknown, actor: string) => addTemplate(deps, json, actor),
     settings: (scope: PayoutScope) => settingsIn(deps, scope),
     updateSettings: (scope: PayoutScope, change: SettingsChange, actor: string) =>
       updateSettings(deps, scope, change, actor),
