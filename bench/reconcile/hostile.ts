@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { Agent, request } from "undici";
+import { STATEMENT_LIMITS } from "../../src/reconciliation/statement-limits.js";
 import { depositJson, signedCall } from "../shared/client.js";
 import { createKeptStore, startServer } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
@@ -85,6 +86,29 @@ const SHAPES: { shape: string; type: string; file(): AsyncIterable<Buffer> }[] =
         // Balanced: the closing balance counts every entry.
         yield Buffer.from(
           `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${n}.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal></Stmt></BkToCstmrStmt></Document>`,
+        );
+      })();
+    },
+  },
+  {
+    shape: `${STATEMENT_LIMITS.entries.toLocaleString("en-US")} entries (the limit) with short texts (all read, matched and written)`,
+    type: "application/xml",
+    file: () => {
+      const at = new Date().toISOString();
+      return (async function* () {
+        yield Buffer.from(
+          `<Document><BkToCstmrStmt><Stmt><Acct><Id><IBAN>${IBAN}</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>`,
+        );
+        // Neither an amount nor a name any deposit has: each line is compared with every deposit
+        // in its reach (those the other cases made) and written unmatched.
+        for (let n = 0; n < STATEMENT_LIMITS.entries; ) {
+          let block = "";
+          for (let k = 0; k < 256 && n < STATEMENT_LIMITS.entries; k++, n++)
+            block += `<Ntry><Amt Ccy="TRY">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><DtTm>${at}</DtTm></BookgDt><AcctSvcrRef>S-${n}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Nm>HASAN KARA</Nm></Dbtr></RltdPties><RmtInf><Ustrd>ODEME ${n}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+          yield Buffer.from(block);
+        }
+        yield Buffer.from(
+          `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${STATEMENT_LIMITS.entries}.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal></Stmt></BkToCstmrStmt></Document>`,
         );
       })();
     },

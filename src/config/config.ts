@@ -94,6 +94,8 @@ const envSchema = z.object({
   PAYINTAKE_REQUEST_TIMEOUT_MS: wholeNumber(1_000, 600_000, 30_000),
   // A bank statement (up to 200 MB) as a whole: 30 minutes is 1 Mbit/s for the largest.
   PAYINTAKE_UPLOAD_TIMEOUT_MS: wholeNumber(1_000, 7_200_000, 1_800_000),
+  // Each import holds up to about 200 MB while its file is read: two at once stay within a small host.
+  PAYINTAKE_STATEMENT_IMPORTS: wholeNumber(1, 16, 2),
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
       message: "must be fatal, error, warn, info, debug, trace or silent",
@@ -216,6 +218,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long a statement upload may take as a whole request. */
   uploadTimeoutMs: number;
+  /** Statement imports one instance runs at once; a further upload is refused, to be tried again. */
+  statementImportsAtOnce: number;
   /**
    * PAYINTAKE_ variables set that payintake does not read: most likely a misspelt setting, which
    * would otherwise leave its default in force without a word (the server warns of them at start).
@@ -277,6 +281,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutMs: e.PAYINTAKE_REQUEST_TIMEOUT_MS,
     // Never shorter than an ordinary request's limit.
     uploadTimeoutMs: Math.max(e.PAYINTAKE_UPLOAD_TIMEOUT_MS, e.PAYINTAKE_REQUEST_TIMEOUT_MS),
+    statementImportsAtOnce: e.PAYINTAKE_STATEMENT_IMPORTS,
     callbacks: {
       timeoutMs: e.PAYINTAKE_CALLBACK_TIMEOUT_MS,
       concurrency: e.PAYINTAKE_CALLBACK_CONCURRENCY,

@@ -91,6 +91,7 @@ export const REFUSAL_CODES = [
   "line_moved",
   "line_booked_before_deposit",
   "decided_meanwhile",
+  "statement_imports_busy",
   // Payouts: batches, their files and the two-person rule.
   "payout_batch_not_found",
   "payout_in_batch",

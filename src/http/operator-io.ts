@@ -90,6 +90,7 @@ export const REFUSAL_STATUS: { [code in RefusalCode]: number } = {
   line_moved: 409,
   line_booked_before_deposit: 403,
   decided_meanwhile: 409,
+  statement_imports_busy: 503,
   payout_batch_not_found: 404,
   payout_in_batch: 409,
   payout_paid_by_statement: 409,

@@ -33,6 +33,7 @@ import type { ConsoleService } from "../operators/service.js";
 import type { PaymentPageContext } from "../payment-page/routes.js";
 import { registerHostedRoutes } from "../payment-page/routes.js";
 import { registerReconciliationRoutes } from "../reconciliation/http/routes.js";
+import { statementImportSlots } from "../reconciliation/http/statement-routes.js";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -226,6 +227,7 @@ export function buildApp(
         );
       },
     },
+    statementImportSlots(ctx.config.statementImportsAtOnce, (n) => ctx.metrics.statementImports.set(n)),
   );
   registerConsoleRoutes(app, consoleService, backoffice, ctx.queueNotices, ctx.config.consoleHeartbeatMs);
   registerConsolePage(app);

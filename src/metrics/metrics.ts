@@ -59,6 +59,11 @@ export function createMetrics() {
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
+    statementImports: new Gauge({
+      name: "payintake_statement_imports",
+      help: "Bank statement imports this instance is reading now (at most PAYINTAKE_STATEMENT_IMPORTS)",
+      registers: [registry],
+    }),
     /** Wires the scrape-time readings; before this they read as empty. */
     observe(s: MetricsSources) {
       sources = s;

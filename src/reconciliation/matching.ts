@@ -7,12 +7,14 @@
  * money that never came: where in doubt, this module suggests.
  */
 import { codesIn, oneOffKeys } from "../domain/payment-code.js";
+import { indexWindow, lookUp, type WindowIndex } from "./candidate-index.js";
 import {
   mayNamePayer,
   type NameEvidence,
   nameEvidence,
   nameFits,
   type PayerName,
+  payerKeyWords,
   type SenderName,
   sameName,
   senderName,
@@ -51,6 +53,11 @@ export interface MatchContext {
   policyOf(firmId: number): MatchPolicy;
   /** Why no line may approve now (a statement that does not balance): proven ones are suggested. */
   approvalsHeld?: HeldApprovals | null;
+  /**
+   * The pool's window the candidates are a stretch of (candidate-pool.ts), when there is one: the
+   * line then meets only the deposits it could point at, looked up (candidate-index.ts).
+   */
+  window?: readonly DepositCandidate[];
 }
 
 /**
@@ -204,7 +211,8 @@ export function matchLine(
   // Decided deposits are looked at as far back as they were given (their payment may come late),
   // but only those the line could be the money of: its amount, or its code. Pending ones only
   // within the window after which auto-cancel takes them.
-  const candidates = all.filter(
+  const pointed = ctx.window === undefined ? all : lookUp(indexOf(ctx.window), all, wantedBy(line, reading));
+  const candidates = pointed.filter(
     (c) =>
       !c.sandbox &&
       c.createdAt <= latest &&
@@ -243,6 +251,44 @@ export function matchLine(
   if (decided) return decided;
   if (proven.length > 1) return suggest(line, rated, "more than one deposit is proven");
   return suggest(line, rated, "no deposit is proven");
+}
+
+/** Each window's index, made when a line first meets it. */
+const windowIndexes = new WeakMap<readonly DepositCandidate[], WindowIndex<DepositCandidate>>();
+function indexOf(window: readonly DepositCandidate[]): WindowIndex<DepositCandidate> {
+  let index = windowIndexes.get(window);
+  if (!index) {
+    index = indexWindow(window, (c) => ({
+      amountMinor: c.amountMinor,
+      keys: [
+        ...(c.paymentCode === null
+          ? []
+          : [`c:${c.paymentCode}`, ...keysOf(c, c.paymentCode).map((k) => `k:${k}`)]),
+        ...idsOf(c).map((id) => `i:${id}`),
+      ],
+      words: payerKeyWords(c.payer),
+    }));
+    windowIndexes.set(window, index);
+  }
+  return index;
+}
+
+/** What pointsAt looks for in a deposit, as keys of the window's index: each of its tests, widened. */
+function wantedBy(line: StatementLine, reading: LineReading) {
+  const sender = reading.sender;
+  const last = sender?.words[sender.words.length - 1];
+  return {
+    // |line − c| ≤ 0.2 c: c from line / 1.2 to line / 0.8, with room for rounding.
+    amountFrom: Math.floor(line.amountMinor / 1.2) - 1,
+    amountTo: Math.ceil(line.amountMinor / 0.8) + 1,
+    keys: [
+      ...[...reading.exact].map((code) => `c:${code}`),
+      ...[...reading.nearKeys].map((k) => `k:${k}`),
+      ...[...reading.words].map((w) => `i:${w}`),
+      ...(sender?.words ?? []).map((w) => `w:${w}`),
+    ],
+    beginnings: sender?.cut && last !== undefined ? [last] : [],
+  };
 }
 
 type Rated = { c: DepositCandidate; e: Evidence };

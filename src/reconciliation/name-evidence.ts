@@ -210,6 +210,12 @@ export function mayNamePayer(sender: SenderName, payer: PayerName): boolean {
   return words.first.length > 0 && words.last.length > 0 && !sharesNoWord(sender, words);
 }
 
+/** The payer's first and last words, folded: a sender that shares none of them names no one (mayNamePayer). */
+export function payerKeyWords(payer: PayerName): string[] {
+  const words = wordsOf(payer);
+  return [...words.first, ...words.last];
+}
+
 /** Whether two payers' names are the same words: one person as far as a name can tell. */
 export function sameName(a: PayerName, b: PayerName): boolean {
   const key = (p: PayerName) => {

@@ -8,8 +8,12 @@
 export const STATEMENT_LIMITS = {
   /** Statements in one file: a bank sends one per account and day. */
   statements: 1_000,
-  /** Entries in one file, all statements together. */
-  entries: 300_000,
+  /**
+   * Entries in one file, all statements together: a file at this limit is read, matched and written
+   * within 60 s beside a busy day's deposits on two cores (docs/BENCHMARKS.md); a real account's
+   * day is far below it, and a 100,000-line statement fits.
+   */
+  entries: 150_000,
   /** How deep XML elements nest: camt.053's deepest path is about 14. */
   depth: 40,
   /** XML elements in one file: an entry takes about 30, so the entries' limit fits. */

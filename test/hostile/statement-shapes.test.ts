@@ -1,12 +1,18 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatementError } from "../../src/reconciliation/amounts.js";
+import { importStatement, type ReconcileDeps } from "../../src/reconciliation/import.js";
 import { type DepositCandidate, matchLine } from "../../src/reconciliation/matching.js";
 import type { StatementLine } from "../../src/reconciliation/statement.js";
 import { readStatementFile, type StatementTally } from "../../src/reconciliation/statement-file.js";
 import { CUT_MARK, STATEMENT_LIMITS } from "../../src/reconciliation/statement-limits.js";
+import { openStore, type Store } from "../../src/store/engine/open.js";
+import { createRepositories } from "../../src/store/index.js";
+import { storeEnv } from "../support/harness.js";
+import { insertAccount } from "../support/rows.js";
+import { storedPaymentCodes } from "../support/stored.js";
 
 /**
  * Statement files of hostile shapes (issue 45), read as the server reads them: whatever a file
@@ -212,6 +218,26 @@ describe("statement files of hostile shapes", () => {
       /more than 400 days ago/,
     ],
     [
+      "a booking in the year 2000 (docs/reconciliation.md, Formats)",
+      camt(camtStmt(camtEntry("").replace("2026-12-01", "2000-01-01"))),
+      /more than 400 days ago/,
+    ],
+    [
+      "a booking in the year 2100",
+      camt(camtStmt(camtEntry("").replace("2026-12-01", "2100-01-01"))),
+      /in the future/,
+    ],
+    [
+      "an MT940 booking in 00, the year 2000",
+      mt940([":61:000101C10,00NTRFX", ":86:X", ":62F:C261201TRY10,00"]),
+      /more than 400 days ago/,
+    ],
+    [
+      "an MT940 booking in 99, the year 2099",
+      mt940([":61:991231C10,00NTRFX", ":86:X", ":62F:C261201TRY10,00"]),
+      /in the future/,
+    ],
+    [
       "a booking in the future",
       camt(camtStmt(camtEntry("").replace("2026-12-01", "2026-12-09"))),
       /in the future/,
@@ -333,7 +359,11 @@ const dec = (m: number) => `${Math.floor(Math.abs(m) / 100)}.${String(Math.abs(m
 
 type StatementShape = typeof statementShape extends fc.Arbitrary<infer T> ? T : never;
 
-function camtOf(statements: StatementShape[]): {
+/** `ref`: each entry gets a bank reference of its own beginning with it. */
+function camtOf(
+  statements: StatementShape[],
+  ref?: string,
+): {
   file: string;
   expected: { moved: number; closing: number }[];
 } {
@@ -345,8 +375,8 @@ function camtOf(statements: StatementShape[]): {
       expected.push({ moved, closing });
       const entries = s.entries
         .map(
-          (e) =>
-            `<Ntry><Amt Ccy="TRY">${dec(e.minor)}</Amt><CdtDbtInd>${e.debit ? "DBIT" : "CRDT"}</CdtDbtInd>${e.reversal}<BookgDt><Dt>${e.day}</Dt></BookgDt><NtryDtls><TxDtls>${"<X>".repeat(e.nesting)}${"</X>".repeat(e.nesting)}<RltdPties><Dbtr><Nm>${xmlText(e.name)}</Nm></Dbtr></RltdPties><RmtInf><Ustrd>${xmlText(e.description)}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`,
+          (e, k) =>
+            `<Ntry><Amt Ccy="TRY">${dec(e.minor)}</Amt><CdtDbtInd>${e.debit ? "DBIT" : "CRDT"}</CdtDbtInd>${e.reversal}<BookgDt><Dt>${e.day}</Dt></BookgDt>${ref === undefined ? "" : `<AcctSvcrRef>${ref}-${expected.length}-${k}</AcctSvcrRef>`}<NtryDtls><TxDtls>${"<X>".repeat(e.nesting)}${"</X>".repeat(e.nesting)}<RltdPties><Dbtr><Nm>${xmlText(e.name)}</Nm></Dbtr></RltdPties><RmtInf><Ustrd>${xmlText(e.description)}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`,
         )
         .join("");
       return `<Stmt><Acct><Id><IBAN>${IBAN}</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${dec(closing)}</Amt><CdtDbtInd>${closing < 0 ? "DBIT" : "CRDT"}</CdtDbtInd></Bal>${entries}</Stmt>`;
@@ -379,6 +409,24 @@ describe("a fuzz of statement shapes", () => {
         expect(read.map((s) => s.unbalanced === null)).toEqual(expected.map((e) => e.moved === e.closing));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("any shape repeated to megabytes is read or refused within the heap budget", async () => {
+    // A file of FUZZ_MB: the budget is smaller than the file, so a reader that kept it would fail.
+    const FUZZ_MB = 24;
+    const FUZZ_BUDGET = 16 * MB;
+    await fc.assert(
+      fc.asyncProperty(fc.array(statementShape, { minLength: 1, maxLength: 3 }), async (statements) => {
+        const { file } = camtOf(statements);
+        const open = file.indexOf("<Stmt>");
+        const close = file.lastIndexOf("</Stmt>") + "</Stmt>".length;
+        const { grew } = await heapGrowth(
+          stream(file.slice(0, open), file.slice(open, close), FUZZ_MB * MB, file.slice(close)),
+        );
+        expect(grew).toBeLessThan(FUZZ_BUDGET);
+      }),
+      { numRuns: 8 },
     );
   });
 
@@ -431,6 +479,73 @@ describe("a fuzz of statement shapes", () => {
             });
         },
       ),
+    );
+  });
+});
+
+/**
+ * The same shapes imported into a real embedded store (src/reconciliation/import.ts): a file that is
+ * refused writes nothing, neither an import row nor a line; one that is read writes one import row
+ * per statement and one line per entry.
+ */
+describe("a fuzz of statement shapes, imported", () => {
+  let made: Awaited<ReturnType<typeof storeEnv>>;
+  let store: Store;
+  let deps: ReconcileDeps;
+  let accountId: number;
+
+  beforeAll(async () => {
+    made = await storeEnv("sqlite");
+    store = await openStore({
+      databaseUrl: undefined,
+      dataDir: made.env.PAYINTAKE_DATA_DIR as string,
+      pgPoolSize: 1,
+    });
+    accountId = await insertAccount(store, NOW);
+    await store.db.updateTable("payment_accounts").set({ iban: IBAN }).where("id", "=", accountId).execute();
+    deps = {
+      repos: createRepositories(store),
+      paymentCodes: await storedPaymentCodes(store, made.env),
+      now: () => NOW,
+      decisionsMade: () => {},
+    };
+  });
+  afterAll(async () => {
+    await store?.close();
+    await made?.cleanup();
+  });
+
+  const counts = async () => {
+    const imports = await store.db
+      .selectFrom("statement_imports")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    const lines = await store.db
+      .selectFrom("statement_lines")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    return { imports: Number(imports.n), lines: Number(lines.n) };
+  };
+
+  it("a refused file writes nothing; a read one writes its statements and lines, whole", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(statementShape, { minLength: 1, maxLength: 3 }), async (statements) => {
+        // Each run's entries its own: a line seen before is a duplicate, written once.
+        const { file } = camtOf(statements, `F${run++}`);
+        const before = await counts();
+        const outcome = await importStatement(deps, accountId, once(file), "fuzz");
+        const after = await counts();
+        if (!outcome.ok) {
+          expect(outcome.code).toBe("statement_refused");
+          expect(after).toEqual(before);
+          return;
+        }
+        expect(after.imports - before.imports).toBe(statements.length);
+        expect(after.lines - before.lines).toBe(outcome.value.lines);
+        expect(outcome.value.lines).toBe(statements.reduce((n, s) => n + s.entries.length, 0));
+      }),
+      { numRuns: 60 },
     );
   });
 });

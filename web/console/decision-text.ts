@@ -224,6 +224,10 @@ export const REFUSAL_WORDS: WordTable<RefusalCode> = {
     en: "The line was booked before the deposit was made: approving with it needs an admin. {message}",
   },
   decided_meanwhile: { tr: "İşleme bu arada karar verildi.", en: "The transaction was decided meanwhile." },
+  statement_imports_busy: {
+    tr: "Şu anda başka hesap özetleri içeri alınıyor. Bir dakika sonra yeniden gönderin.",
+    en: "Other statements are being imported right now. Send this one again in a minute.",
+  },
   payout_batch_not_found: {
     tr: "Ödeme partisi bulunamadı.",
     en: "Payout batch not found.",

@@ -23,6 +23,36 @@ export const IMPORT_SILENCE_MS = 15 * 60_000;
 
 class TooLarge extends Error {}
 
+/** How long a refused upload is told to wait: an import at the entries' limit takes under a minute. */
+const BUSY_RETRY_AFTER_S = 30;
+const BUSY = refusal(
+  "statement_imports_busy",
+  "Other statements are being imported; send this one again in a minute",
+);
+
+/**
+ * The statement imports one server runs at once, shared by the admin API's and the console's
+ * upload: each holds up to its file's budget of memory (about 200 MB, docs/reconciliation.md
+ * "Limits"), so a further upload is refused before its body is read, never queued with its
+ * connection open. `onChange` hears the count (the metrics' gauge).
+ */
+export function statementImportSlots(atOnce: number, onChange: (running: number) => void = () => {}) {
+  let running = 0;
+  return {
+    /** A slot, or false when all are taken; a slot taken is given back with `release`. */
+    take(): boolean {
+      if (running >= atOnce) return false;
+      onChange(++running);
+      return true;
+    },
+    release(): void {
+      onChange(--running);
+    },
+  };
+}
+
+export type StatementImportSlots = ReturnType<typeof statementImportSlots>;
+
 /** The body's bytes as they come, stopping at the limit (none when no body came). */
 async function* limited(body: IncomingMessage | undefined, limit: number): AsyncGenerator<Uint8Array> {
   if (body === undefined || body === null || typeof body[Symbol.asyncIterator] !== "function") return;
@@ -44,6 +74,7 @@ export function registerStatementUpload(
   prefix: string,
   deps: ReconcileDeps,
   access: LineAccess,
+  slots: StatementImportSlots,
 ): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -70,6 +101,10 @@ export function registerStatementUpload(
           );
         const declared = Number(request.headers["content-length"] ?? 0);
         if (declared > STATEMENT_LIMIT_BYTES) return sendRefusal(reply, TOO_LARGE);
+        if (!slots.take()) {
+          reply.header("retry-after", String(BUSY_RETRY_AFTER_S));
+          return sendRefusal(reply, BUSY);
+        }
         try {
           const outcome = await importStatement(
             deps,
@@ -81,6 +116,8 @@ export function registerStatementUpload(
         } catch (err) {
           if (err instanceof TooLarge) return sendRefusal(reply, TOO_LARGE);
           throw err;
+        } finally {
+          slots.release();
         }
       },
     );
