@@ -11,25 +11,12 @@ import { parseJsonBody } from "../../http/body.js";
 import { sendJson } from "../../http/envelope.js";
 import { answer, read, readBody, readId, sendRefusal } from "../../http/operator-io.js";
 import type { PayoutService } from "../service.js";
+import type { PayoutActor, PayoutDoor } from "./door.js";
 import { type PayoutRelease, registerReleaseRoute } from "./release-routes.js";
 import * as s from "./schemas.js";
+import { registerTemplateRoutes } from "./template-routes.js";
 
-/** Who acts on payouts: the audit's actor, and whether a console session names them for sure. */
-export interface PayoutActor {
-  actor: string;
-  console: boolean;
-}
-
-/**
- * Lets a request in (or answers 401/403 itself); `named` is the name the admin API's caller gave
- * (the CLI's --operator), which the console's door ignores.
- */
-export type PayoutDoor = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  needed: OperatorRole,
-  named: string | undefined,
-) => Promise<PayoutActor | undefined>;
+export type { PayoutActor, PayoutDoor } from "./door.js";
 
 type Handler = (request: FastifyRequest, reply: FastifyReply, who: PayoutActor) => Promise<FastifyReply>;
 type Named = (request: FastifyRequest) => string | undefined;
@@ -66,6 +53,7 @@ export function registerPayoutRoutes(
   registerBatchRoutes(app, p, payouts, guarded);
   registerFileRoute(app, p, payouts, guarded);
   registerSettingsRoutes(app, p, payouts, guarded);
+  registerTemplateRoutes(app, p, payouts, door);
   registerReleaseRoute(app, p, payouts, guarded, bodyActor);
 }
 

@@ -5,7 +5,7 @@ import { parseJsonBody } from "../../http/body.js";
 import { sendJson } from "../../http/envelope.js";
 import { answer, sendRefusal } from "../../http/operator-io.js";
 import type { PayoutService } from "../service.js";
-import type { PayoutDoor } from "./routes.js";
+import type { PayoutDoor } from "./door.js";
 
 export function registerTemplateRoutes(
   app: FastifyInstance,
