@@ -57,6 +57,8 @@ export const PAYOUT_COMMANDS: Record<string, Handler> = {
   "payout batch show": (c, p) => c.call("GET", `/admin/v1/payouts/batches/${id(p)}`),
   "payout batch sent": (c, p, f) =>
     c.call("POST", `/admin/v1/payouts/batches/${id(p)}/sent`, { actor: actor(f) }),
+  "payout batch release": (c, p, f) =>
+    c.call("POST", `/admin/v1/payouts/batches/${id(p)}/release`, { actor: actor(f) }),
   "payout batch cancel": (c, p, f) =>
     c.call(
       "POST",
@@ -106,6 +108,7 @@ export const PAYOUT_SYNTAX: Record<keyof typeof PAYOUT_COMMANDS, string> = {
   "payout batch list": "[--stage second_approval|batched|sent|closed|cancelled]",
   "payout batch show": "ID",
   "payout batch sent": "ID [--operator NAME]",
+  "payout batch release": "ID [--operator NAME]",
   "payout batch cancel": "ID [--note TEXT] [--operator NAME]",
   "payout batch file": "ID --format pain.001.001.09|pain.001.001.03|TEMPLATE [--out FILE] [--operator NAME]",
   "payout template list": "",
