@@ -59,6 +59,13 @@ function mayApproveWithoutBank(decision: Decision): boolean {
   return by.kind !== "operator" || by.role === "admin";
 }
 
+const LIVE_STAGES: readonly string[] = ["second_approval", "batched", "sent"];
+
+async function inLiveBatch(repos: Repositories, id: number): Promise<boolean> {
+  const attempts = await repos.payoutBatches.attemptsOfTransactions([id]);
+  return attempts.some((a) => LIVE_STAGES.includes(a.stage));
+}
+
 const testFirmsOwn = refusal(
   "test_firm_decides_itself",
   "a test firm's transactions are decided by the firm itself, with the sandbox helpers",
@@ -154,7 +161,8 @@ export async function decide(
     !mayApproveWithoutBank(decision) &&
     firmPaysInBatches(await repos.payoutSettings.all(), firm.id)
   )
-    return paidByStatement;
+    // In a live batch, nobody decides it (the trigger's word): that is the answer to give first.
+    return (await inLiveBatch(repos, id)) ? inPayoutBatch : paidByStatement;
   const { plan } = planned;
   const result = await repos.decisions.decide({
     transactionId: id,

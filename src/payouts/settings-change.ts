@@ -1,9 +1,12 @@
 /** An admin's change to a scope's payout settings, and what is in force there afterwards. */
 
 import { type PayoutScope, type ScopeSettings, scopeKey, settingsView } from "../domain/payout-settings.js";
-import { notFound, type Outcome } from "../domain/refusal.js";
+import { notFound, type Outcome, refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import { settingsSnapshot } from "./settings-store.js";
+
+/** What a paying account's scope (or the service's) sets: meaningless for a firm (settingsFor). */
+const ACCOUNT_KEYS = ["fastLimit", "channelFinalApproves"] as const;
 
 /** The keys an admin sets; an amount's `null` is "no such rule here" (the CLI's `none`). */
 export type SettingsChange = ScopeSettings;
@@ -21,7 +24,10 @@ export async function settingsIn(deps: { repos: Repositories }, scope: PayoutSco
     scope.kind === "firm" ? scope.id : null,
     scope.kind === "account" ? scope.id : null,
   );
-  return { ok: true as const, value: settingsView(scope, snapshot.scope(scope), inForce) };
+  const own = snapshot.scope(scope);
+  // At an account's scope `payouts` says whether the account may pay out (on unless set off there).
+  const shown = scope.kind === "account" ? { ...inForce, payouts: own.payouts ?? true } : inForce;
+  return { ok: true as const, value: settingsView(scope, own, shown) };
 }
 
 export async function updateSettings(
@@ -31,8 +37,12 @@ export async function updateSettings(
   actor: string,
 ): Promise<Outcome<ReturnType<typeof settingsView>>> {
   if (!(await scopeExists(deps.repos, scope))) return notFound(scope.kind === "firm" ? "firm" : "account");
-  const snapshot = await settingsSnapshot(deps.repos);
-  const next = { ...snapshot.scope(scope), ...change };
-  await deps.repos.payoutSettings.put(scopeKey(scope), next, actor, deps.now());
+  const misplaced = ACCOUNT_KEYS.filter((key) => scope.kind === "firm" && change[key] !== undefined);
+  if (misplaced.length > 0)
+    return refusal(
+      "invalid_input",
+      "fast_limit and channel_final_approves are set for the service or a paying account, not a firm",
+    );
+  await deps.repos.payoutSettings.change(scopeKey(scope), { ...change }, actor, deps.now());
   return settingsIn(deps, scope);
 }

@@ -15,8 +15,9 @@ import type { Migration } from "./migration.js";
  * - While an attempt is live (queued or sent), the withdrawal is decided by nobody
  *   (`payout_in_batch`): the payout's own path ends the attempt first, then decides.
  * - A payout mark (payout_claims) is refused while an attempt is live.
- * - An attempt's payment id, withdrawal, amount and payee never change, and an ended attempt
- *   (paid, returned, failed, cancelled) does not move again.
+ * - An attempt's payment id, withdrawal, amount, payee (name and IBAN), method, batch, account and
+ *   firm never change, and an ended attempt (paid, returned, failed, cancelled) does not move
+ *   again.
  *
  * `payout_line_links` ties statement lines to attempts: one debit line per attempt (the line may
  * pay a whole batch), and one return line per attempt. Settings are per scope ('all', 'firm:<id>',
@@ -100,7 +101,9 @@ CREATE TRIGGER payout_attempt_moved BEFORE UPDATE ON payout_attempts
 BEGIN
   SELECT RAISE(ABORT, 'payout_attempt_fixed')
   WHERE NEW.payment_id <> OLD.payment_id OR NEW.transaction_id <> OLD.transaction_id
-    OR NEW.amount <> OLD.amount OR NEW.payee_iban <> OLD.payee_iban OR NEW.batch_id <> OLD.batch_id
+    OR NEW.amount <> OLD.amount OR NEW.payee_iban <> OLD.payee_iban OR NEW.payee_name <> OLD.payee_name
+    OR NEW.batch_id <> OLD.batch_id OR NEW.account_id <> OLD.account_id OR NEW.firm_id <> OLD.firm_id
+    OR NEW.method <> OLD.method
     OR (OLD.stage IN ${ended} AND NEW.stage <> OLD.stage);
 END;
 CREATE TRIGGER payout_withdrawal_decided BEFORE UPDATE OF status ON transactions
@@ -137,7 +140,9 @@ CREATE TRIGGER payout_attempt_added BEFORE INSERT ON payout_attempts
 CREATE FUNCTION payout_attempt_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.payment_id <> OLD.payment_id OR NEW.transaction_id <> OLD.transaction_id
-    OR NEW.amount <> OLD.amount OR NEW.payee_iban <> OLD.payee_iban OR NEW.batch_id <> OLD.batch_id
+    OR NEW.amount <> OLD.amount OR NEW.payee_iban <> OLD.payee_iban OR NEW.payee_name <> OLD.payee_name
+    OR NEW.batch_id <> OLD.batch_id OR NEW.account_id <> OLD.account_id OR NEW.firm_id <> OLD.firm_id
+    OR NEW.method <> OLD.method
     OR (OLD.stage IN ${ended} AND NEW.stage <> OLD.stage) THEN
     RAISE EXCEPTION 'payout_attempt_fixed' USING ERRCODE = 'check_violation', CONSTRAINT = 'payout_attempt_fixed';
   END IF;

@@ -66,11 +66,14 @@ export type StageMove =
 const LIVE_OR_PAID = ["second_approval", "batched", "sent", "paid"] as const;
 
 export interface PayoutBatchRepository {
-  /** Pending withdrawals of these firms that no live or paid attempt holds, oldest first. */
-  waiting(firmIds: readonly number[], limit: number): Promise<WaitingRow[]>;
+  /** Pending withdrawals of these firms that no live or paid attempt holds, oldest first (after `afterId`). */
+  waiting(firmIds: readonly number[], limit: number, afterId?: number): Promise<WaitingRow[]>;
   create(batch: NewBatch): Promise<BatchWriteResult>;
-  /** What one operator batched since `since` (batches not cancelled), minor units. */
-  batchedBy(actor: string, since: number): Promise<number>;
+  /**
+   * What one operator (`actor`), or every actor whose name begins with `prefix`, batched since
+   * `since` (batches not cancelled), minor units.
+   */
+  batchedBy(who: { actor: string } | { prefix: string }, since: number): Promise<number>;
   get(id: number): Promise<PayoutBatchRow | undefined>;
   attemptsOf(batchId: number): Promise<PayoutAttemptRow[]>;
   list(filter: { stage?: PayoutBatchStage; limit: number }): Promise<PayoutBatchRow[]>;
@@ -89,14 +92,18 @@ export interface PayoutBatchRepository {
 
 export function createPayoutBatchRepository(db: Kysely<Database>): PayoutBatchRepository {
   return {
-    waiting: (firmIds, limit) => waitingWithdrawals(db, firmIds, limit),
+    waiting: (firmIds, limit, afterId = 0) => waitingWithdrawals(db, firmIds, limit, afterId),
     create: (batch) => createBatch(db, batch),
 
-    async batchedBy(actor, since) {
+    async batchedBy(who, since) {
       const row = await db
         .selectFrom("payout_batches")
         .select(sql<number>`COALESCE(SUM(total), 0)`.as("sum"))
-        .where("created_by", "=", actor)
+        .where((eb) =>
+          "actor" in who
+            ? eb("created_by", "=", who.actor)
+            : eb(sql`substr(created_by, 1, ${who.prefix.length})`, "=", who.prefix),
+        )
         .where("created_at", ">=", since)
         .where("stage", "<>", "cancelled")
         .executeTakeFirstOrThrow();
@@ -178,7 +185,12 @@ export function createPayoutBatchRepository(db: Kysely<Database>): PayoutBatchRe
   };
 }
 
-function waitingWithdrawals(db: Kysely<Database>, firmIds: readonly number[], limit: number) {
+function waitingWithdrawals(
+  db: Kysely<Database>,
+  firmIds: readonly number[],
+  limit: number,
+  afterId: number,
+) {
   if (firmIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom("transactions as t")
@@ -219,6 +231,7 @@ function waitingWithdrawals(db: Kysely<Database>, firmIds: readonly number[], li
     .where("t.status", "=", "pending")
     .where("t.type", "=", "withdrawal")
     .where("t.firm_id", "in", firmIds)
+    .where("t.id", ">", afterId)
     .where((eb) =>
       eb.not(
         eb.exists(

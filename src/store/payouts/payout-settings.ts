@@ -8,8 +8,14 @@ export interface PayoutSettingsRepository {
   of(scopes: readonly string[]): Promise<Map<string, Record<string, unknown>>>;
   /** Every scope's stored settings (a handful of rows: the service, some firms, some accounts). */
   all(): Promise<Map<string, Record<string, unknown>>>;
-  /** Replaces a scope's settings, with its audit entry. */
+  /** Replaces a scope's settings, with its audit entry (a bank template added by an admin). */
   put(scope: string, settings: Record<string, unknown>, actor: string, at: number): Promise<void>;
+  /**
+   * Sets these keys at a scope, the others set there kept, with its audit entry. Two admins
+   * changing one scope at once both keep their changes: the write is conditional on the settings
+   * read (compare and swap), read again when another change came first.
+   */
+  change(scope: string, keys: Record<string, unknown>, actor: string, at: number): Promise<void>;
 }
 
 export function createPayoutSettingsRepository(db: Kysely<Database>): PayoutSettingsRepository {
@@ -54,5 +60,52 @@ export function createPayoutSettingsRepository(db: Kysely<Database>): PayoutSett
         );
       });
     },
+
+    async change(scope, keys, actor, at) {
+      for (;;) if (await changeOnce(db, scope, keys, actor, at)) return;
+    },
   };
+}
+
+/** One compare-and-swap of a scope's settings; false when another change came first. */
+function changeOnce(
+  db: Kysely<Database>,
+  scope: string,
+  keys: Record<string, unknown>,
+  actor: string,
+  at: number,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom("payout_settings")
+      .select("settings")
+      .where("scope", "=", scope)
+      .executeTakeFirst();
+    const old = before ? (JSON.parse(before.settings) as Record<string, unknown>) : null;
+    const json = JSON.stringify({ ...old, ...keys });
+    const written = before
+      ? await trx
+          .updateTable("payout_settings")
+          .set({ settings: json, updated_by: actor, updated_at: at })
+          .where("scope", "=", scope)
+          .where("settings", "=", before.settings)
+          .returning("scope")
+          .executeTakeFirst()
+      : await trx
+          .insertInto("payout_settings")
+          .values({ scope, settings: json, updated_by: actor, updated_at: at })
+          .onConflict((oc) => oc.column("scope").doNothing())
+          .returning("scope")
+          .executeTakeFirst();
+    if (!written) return false;
+    await writeAudit(
+      trx,
+      { actor, action: "payout.settings", at },
+      "payout_settings",
+      scope,
+      old,
+      JSON.parse(json) as Record<string, unknown>,
+    );
+    return true;
+  });
 }
