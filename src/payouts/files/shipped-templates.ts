@@ -1,5 +1,5 @@
 /**
- * The bank templates shipped with payintake (docs/payout-files.md). They are shaped after the
+ * The bank templates shipped with payintake (docs/payouts.md). They are shaped after the
  * layouts Turkish banks commonly publish for bulk-payment uploads; no bank has certified them, so an
  * operator checks one against their bank's current layout before the first real upload, and an
  * admin adds a corrected copy as JSON where a bank differs.
