@@ -185,6 +185,33 @@ describe.each(STORES)("payouts proven by the statement (%s)", (kind) => {
     expect(rejected.status).toBe(200);
   });
 
+  it("a line an operator types proves a payout, and a typed return sends one back", async () => {
+    const { items } = await sentBatch(["45.00", "46.00"]);
+    const [paid, returned] = items;
+    const typed = (body: Record<string, unknown>) =>
+      server.admin("POST", `/admin/v1/accounts/${account.id}/statement-lines`, {
+        booked_at: new Date(server.clock.now()).toISOString(),
+        ...body,
+      });
+    const debit = await typed({ amount: "45.00", direction: "debit", end_to_end_id: paid.payment_id });
+    expect(debit.status, JSON.stringify(debit.json)).toBe(200);
+    expect((await tx(paid.transaction_id)).status).toBe("approved");
+    const back = await typed({
+      amount: "46.00",
+      direction: "credit",
+      end_to_end_id: returned.payment_id,
+      is_return: true,
+      return_reason: "AC04",
+    });
+    expect(back.status, JSON.stringify(back.json)).toBe(200);
+    const waiting = await server.admin("GET", `/admin/v1/payouts/waiting?firm=${firm.id}`);
+    expect(
+      waiting.json.waiting.find((w: any) => w.transaction_id === returned.transaction_id)?.last_attempt,
+    ).toMatchObject({
+      stage: "returned",
+    });
+  });
+
   it("a statement that does not balance pays nothing: its debit is only suggested", async () => {
     const { items } = await sentBatch(["77.00"]);
     const [item] = items;
