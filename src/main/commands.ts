@@ -239,6 +239,10 @@ export const COMMANDS: Record<string, Handler> = {
         sender_iban: str(f, "sender-iban"),
         description: str(f, "description"),
         bank_ref: str(f, "bank-ref"),
+        end_to_end_id: str(f, "end-to-end-id"),
+        is_return: bool(f, "return"),
+        return_reason: str(f, "return-reason"),
+        fee: bool(f, "fee"),
       }),
     ),
   "statement approve": (c, p, f) =>
@@ -325,7 +329,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
     "[--account ID] [--state open|matched|suggested|unmatched|after_cancellation|debit|not_ours] [--limit N]",
   "statement show": "ID",
   "statement add":
-    "--account ID --booked-at DATE|TIME --amount AMOUNT [--direction credit|debit] [--sender-name N] [--sender-iban IBAN] [--description TEXT] [--bank-ref REF]",
+    "--account ID --booked-at DATE|TIME --amount AMOUNT [--direction credit|debit] [--sender-name N] [--sender-iban IBAN] [--description TEXT] [--bank-ref REF] [--end-to-end-id ID] [--return true|false] [--return-reason TEXT] [--fee true|false]",
   "statement approve": "ID --transaction ID",
   "statement not-ours": "ID [--note TEXT]",
   "feed secret": "--account ID [--silence-minutes M]",
