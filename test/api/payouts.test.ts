@@ -365,8 +365,10 @@ describe.each(STORES)("payouts (%s)", (kind) => {
       ["payout_batch.file", "admin-api:files"],
       ["payout_batch.sent", op2.actor],
     ]);
-    const cancelTrail = (await audit("payout_batch", String(cancelled))).map((e) => e.action);
-    expect(cancelTrail).toContain("payout_batch.cancel");
+    const cancelTrail = await audit("payout_batch", String(cancelled));
+    expect(cancelTrail[0]).toMatchObject({ action: "payout_batch.cancel", actor: "admin-api:c" });
+    expect(JSON.stringify(cancelTrail[0])).toMatch(/batched/);
+    expect(JSON.stringify(cancelTrail[0])).not.toMatch(/second_approval/);
     const changes = await audit("payout_settings", "all");
     expect(changes.map((e) => e.action)).toContain("payout.settings");
     expect(changes.some((e) => e.actor === consoleAdmin.actor)).toBe(true);
@@ -451,5 +453,26 @@ describe.each(STORES)("payouts (%s)", (kind) => {
     expect((await shown(made.json.batch)).items.map((i: any) => i.transaction_id)).toEqual([good]);
     const none = await batchOf(firm);
     expect(none.json.message).toBe("1001 the IBAN is not a valid Turkish IBAN");
+  });
+  it("an EFT file made outside EFT hours says so; one made within them does not", async () => {
+    const firm = await createFirm(server);
+    await pendingWithdrawal(server, firm, { amount: "20.00", method: "eft" });
+    const id = (await batchOf(firm)).json.batch;
+    // Sunday 2026-12-06 12:00 and Monday 2026-12-07 10:00 in Türkiye (UTC+3).
+    const at = (iso: string) => {
+      server.clock.frozenAtMs = Date.parse(iso) - server.clock.offsetMs;
+    };
+    try {
+      at("2026-12-06T09:00:00Z");
+      const sunday = await adminFile(server, id, "pain.001.001.09");
+      expect(noticesOf(sunday.headers)).toEqual([expect.stringMatching(/outside EFT hours/)]);
+      at("2026-12-07T07:00:00Z");
+      const monday = await adminFile(server, id, "pain.001.001.09");
+      expect(noticesOf(monday.headers)).toEqual([]);
+      // The same bytes whenever downloaded: the batch's own time, not the clock's.
+      expect(monday.bytes.equals(sunday.bytes)).toBe(true);
+    } finally {
+      server.clock.frozenAtMs = undefined;
+    }
   });
 });

@@ -345,11 +345,19 @@ function moveBatch(
   move: Move,
 ): Promise<StageMove> {
   return db.transaction().execute(async (trx): Promise<StageMove> => {
+    // The stage read is the one moved from (the audit's `before`); the update is conditional on
+    // it, so a move made meanwhile by another is seen, never overwritten.
+    const current = await trx
+      .selectFrom("payout_batches")
+      .select("stage")
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (!current || !move.from.includes(current.stage)) return whyNotMoved(trx, id, actor, move);
     let update = trx
       .updateTable("payout_batches")
       .set({ stage: move.to, updated_at: now, ...stamp(move.to, actor, now) })
       .where("id", "=", id)
-      .where("stage", "in", move.from);
+      .where("stage", "=", current.stage);
     if (move.to === "batched") update = update.where("created_by", "<>", actor);
     const batch = await update.returningAll().executeTakeFirst();
     if (!batch) return whyNotMoved(trx, id, actor, move);
@@ -369,7 +377,7 @@ function moveBatch(
       { actor, action: move.action, at: now },
       "payout_batch",
       String(id),
-      { stage: "from" in move ? move.from.join("|") : null },
+      { stage: current.stage },
       {
         stage: move.to,
         ...(move.note ? { note: move.note } : {}),
