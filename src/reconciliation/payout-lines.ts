@@ -8,9 +8,9 @@
  */
 import { callbackDraft } from "../callbacks/message.js";
 import type { PoolRow } from "../store/payouts/payout-outcomes.js";
-import type { TransactionRow } from "../store/transactions/transactions.js";
 import type { StatementLinePayoutOutcome, StatementLineState } from "../store/schema.js";
 import type { PayoutEffect } from "../store/statements/statement-lines.js";
+import type { TransactionRow } from "../store/transactions/transactions.js";
 import type { HeldApprovals } from "./matching.js";
 import { type DebitOutcome, matchDebit, matchReturn, type ReturnOutcome } from "./payout-matching.js";
 import type { PayoutPool, SentBatch, SentPayout } from "./payout-pool.js";
@@ -79,7 +79,7 @@ export function payoutLinePlan(
   ctx: PayoutLineContext,
 ): PayoutLinePlan | null {
   if (line.direction === "debit") return debitPlan(matchDebit(line, pool), pool, ctx);
-  if (line.reversal) return null;
+  // A reversal is money the bank gives back: a payout's return when it fits one.
   const returned = matchReturn(line, pool);
   return returned ? returnPlan(returned, pool, ctx) : null;
 }
