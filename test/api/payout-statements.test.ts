@@ -209,12 +209,12 @@ describe.each(STORES)("payouts proven by the statement (%s)", (kind) => {
       waiting.json.waiting.find((w: any) => w.transaction_id === returned.transaction_id)?.last_attempt,
     ).toMatchObject({
       stage: "returned",
-      // Back with the operators: rejected here, so that the next test's batch holds only its own.
+    });
+    // Back with the operators: rejected here, so that the next test's batch holds only its own.
     const rejected = await server.admin("POST", `/admin/v1/transactions/${returned.transaction_id}/reject`, {
       actor: "ayse",
     });
     expect(rejected.status).toBe(200);
-  });
   });
 
   it("a statement that does not balance pays nothing: its debit is only suggested", async () => {
