@@ -38,6 +38,8 @@ export const ALLOWED = {
   // Bank statements against deposits and payouts: the matching is pure; a line's approval is a
   // decision, a debit proves a payout.
   reconciliation: [...EDGE, "callbacks", "decisions", "transactions", "payouts"],
+  // The ledger's rules (commissions, what posts when) are pure; its store is store/ledger/.
+  ledger: EDGE,
   "payment-page": [...EDGE, "intake"],
   "api-reference": [...EDGE, "intake"],
   main: "*",

@@ -5,6 +5,8 @@ import { createPayoutClaimRepository, type PayoutClaimRepository } from "./decis
 import type { Store } from "./engine/open.js";
 import { createFirmPendingRepository, type FirmPendingRepository } from "./firms/firm-pending.js";
 import { createFirmRepository, type FirmRepository } from "./firms/firms.js";
+import { type CommissionRepository, createCommissionRepository } from "./ledger/commissions.js";
+import { createLedgerRepository, type LedgerRepository } from "./ledger/ledger.js";
 import { createLoginLockRepository, type LoginLockRepository } from "./operators/login-locks.js";
 import { createLoginWindowRepository, type LoginWindowRepository } from "./operators/login-windows.js";
 import {
@@ -54,6 +56,8 @@ export interface Repositories {
   statements: StatementRepository;
   feeds: FeedRepository;
   usualAmounts: UsualAmountRepository;
+  ledger: LedgerRepository;
+  commissions: CommissionRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -85,5 +89,7 @@ export function createRepositories(store: Store): Repositories {
     statements: createStatementRepository(store.db),
     feeds: createFeedRepository(store.db),
     usualAmounts: createUsualAmountRepository(store.db),
+    ledger: createLedgerRepository(store.db),
+    commissions: createCommissionRepository(store.db),
   };
 }

@@ -528,3 +528,79 @@ export interface Database {
   statement_lines: StatementLineTable;
   schema_migrations: SchemaMigrationTable;
 }
+
+/** The ledger (migration 20261206T1200_ledger, docs/ledger.md): accounts by key. */
+export interface LedgerAccountTable {
+  id: Generated<number>;
+  /** `firm:7`, `in_transit:7`, `cash:TR…`, `commission`, … (domain/ledger.ts). */
+  key: string;
+  kind: string;
+  ref: string | null;
+  created_at: number;
+}
+
+/** A posting: written whole, with its entries, by its own insert; never changed or deleted. */
+export interface LedgerPostingTable {
+  id: Generated<number>;
+  idempotency_key: string;
+  kind: string;
+  at: number;
+  actor: string;
+  corrects: number | null;
+  memo: string | null;
+  flag: string | null;
+  /** Its entries as written: a JSON array the insert's trigger turns into `ledger_entries`. */
+  lines: string;
+}
+
+/** One entry: kuruş, debits positive, credits negative; TRY only. */
+export interface LedgerEntryTable {
+  id: Generated<number>;
+  posting_id: number;
+  account_id: number;
+  kind: string;
+  amount: number;
+  currency: "TRY";
+  at: number;
+}
+
+/** Each account's balance in a few counters (shards), kept by the posting's trigger (ADR 0019). */
+export interface LedgerBalanceTable {
+  account_id: number;
+  shard: number;
+  balance: number;
+}
+
+/** Each account's movements per Türkiye day, entry kind and shard, kept by the posting's trigger. */
+export interface LedgerDayTable {
+  account_id: number;
+  day_start: number;
+  kind: string;
+  shard: number;
+  amount: number;
+  entries: number;
+}
+
+/** A firm's commission schedule for deposits or withdrawals, in force from `from_at`. */
+export interface FirmCommissionTable {
+  id: Generated<number>;
+  firm_id: number;
+  kind: "deposit" | "withdrawal";
+  percent_bp: number;
+  fixed: number;
+  min: number | null;
+  max: number | null;
+  from_at: number;
+  created_by: string;
+  created_at: number;
+}
+
+/** The ledger's tables, merged into the store's `Database` above. */
+export interface Database {
+  ledger_accounts: LedgerAccountTable;
+  ledger_postings: LedgerPostingTable;
+  ledger_entries: LedgerEntryTable;
+  ledger_balances: LedgerBalanceTable;
+  ledger_days: LedgerDayTable;
+  firm_commissions: FirmCommissionTable;
+}

@@ -35,6 +35,7 @@ import { paymentCodeKey } from "./20261204T1000_payment_code_key.js";
 import { statementSequences } from "./20261205T1000_statement_sequences.js";
 import { payouts } from "./20261206T1000_payouts.js";
 import { statementLinePayouts } from "./20261206T1100_statement_line_payouts.js";
+import { ledger } from "./20261206T1200_ledger.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -76,6 +77,7 @@ export const migrations: readonly Migration[] = [
   statementSequences,
   payouts,
   statementLinePayouts,
+  ledger,
 ];
 
 export type { Migration };

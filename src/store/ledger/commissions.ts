@@ -1,0 +1,93 @@
+import type { Kysely } from "kysely";
+import type { CommissionSchedule } from "../../domain/ledger.js";
+import { uniqueViolation } from "../engine/errors.js";
+import type { Database } from "../schema.js";
+
+/** Firms' commission schedules (`firm_commissions`, migration 20261206T1200_ledger). */
+export interface CommissionRepository {
+  /** Adds a schedule; `exists` when the firm has one of that kind from that moment already. */
+  add(
+    schedule: CommissionSchedule,
+    by: string,
+    now: number,
+  ): Promise<{ ok: true; id: number } | { ok: false; reason: "exists" }>;
+  /** The firm's schedule of that kind in force at `at` (the latest from `at` or before); undefined: none. */
+  inForce(
+    firmId: number,
+    kind: CommissionSchedule["kind"],
+    at: number,
+  ): Promise<CommissionSchedule | undefined>;
+  /** Every schedule of the firm, oldest first, those still to come included. */
+  list(firmId: number): Promise<CommissionSchedule[]>;
+}
+
+type Row = Pick<
+  Database["firm_commissions"],
+  "firm_id" | "kind" | "percent_bp" | "fixed" | "min" | "max" | "from_at"
+>;
+
+const maybe = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+function scheduleOf(r: Row): CommissionSchedule {
+  return {
+    firmId: Number(r.firm_id),
+    kind: r.kind,
+    percentBp: Number(r.percent_bp),
+    fixed: Number(r.fixed),
+    min: maybe(r.min),
+    max: maybe(r.max),
+    fromAt: Number(r.from_at),
+  };
+}
+
+const COLUMNS = ["firm_id", "kind", "percent_bp", "fixed", "min", "max", "from_at"] as const;
+
+export function createCommissionRepository(db: Kysely<Database>): CommissionRepository {
+  return {
+    async add(s, by, now) {
+      try {
+        const row = await db
+          .insertInto("firm_commissions")
+          .values({
+            firm_id: s.firmId,
+            kind: s.kind,
+            percent_bp: s.percentBp,
+            fixed: s.fixed,
+            min: s.min,
+            max: s.max,
+            from_at: s.fromAt,
+            created_by: by,
+            created_at: now,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        return { ok: true, id: Number(row.id) };
+      } catch (err) {
+        if (uniqueViolation(err) !== null) return { ok: false, reason: "exists" };
+        throw err;
+      }
+    },
+    async inForce(firmId, kind, at) {
+      const row = await db
+        .selectFrom("firm_commissions")
+        .select(COLUMNS)
+        .where("firm_id", "=", firmId)
+        .where("kind", "=", kind)
+        .where("from_at", "<=", at)
+        .orderBy("from_at", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return row ? scheduleOf(row) : undefined;
+    },
+    async list(firmId) {
+      const rows = await db
+        .selectFrom("firm_commissions")
+        .select(COLUMNS)
+        .where("firm_id", "=", firmId)
+        .orderBy("from_at")
+        .orderBy("kind")
+        .execute();
+      return rows.map(scheduleOf);
+    },
+  };
+}
