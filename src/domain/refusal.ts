@@ -104,6 +104,10 @@ export const REFUSAL_CODES = [
   "payout_second_approval_pending",
   "payout_unknown_format",
   "payout_template_invalid",
+  "payout_batch_contended",
+  "payout_attempt_not_found",
+  "payout_flag_live",
+  "payout_flag_changed",
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
@@ -127,6 +131,7 @@ export type Missing =
   | "account"
   | "channel"
   | "operator"
-  | "payout_batch";
+  | "payout_batch"
+  | "payout_attempt";
 
 export const notFound = (what: Missing): Refusal => refusal(`${what}_not_found`, `${what} not found`);

@@ -102,6 +102,10 @@ export const REFUSAL_STATUS: { [code in RefusalCode]: number } = {
   payout_second_approval_pending: 409,
   payout_unknown_format: 422,
   payout_template_invalid: 422,
+  payout_batch_contended: 409,
+  payout_attempt_not_found: 404,
+  payout_flag_live: 409,
+  payout_flag_changed: 409,
 };
 
 /** A value read with its schema, or the refusal naming the first problem (`field: rule`). */

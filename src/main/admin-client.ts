@@ -1,5 +1,6 @@
 import { accessSync, closeSync, constants, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { request } from "undici";
+import type { FileNotice } from "../payouts/file-download.js";
 
 /** A file the command was given that cannot be read: said as such, not as a server out of reach. */
 export class UnreadableFile extends Error {}
@@ -48,7 +49,7 @@ export interface AdminClient {
     body?: unknown,
   ): Promise<{ status: number; json: unknown }>;
   /** A GET whose answer is a file (a payout batch's bank file): its bytes, or the refusal's JSON. */
-  download(path: string): Promise<{ status: number; bytes: Buffer; json: unknown; notices: string[] }>;
+  download(path: string): Promise<{ status: number; bytes: Buffer; json: unknown; notices: FileNotice[] }>;
 }
 
 export function createAdminClient(baseUrl: string, token: string): AdminClient {
@@ -88,7 +89,8 @@ export function createAdminClient(baseUrl: string, token: string): AdminClient {
       });
       const bytes = Buffer.from(await res.body.arrayBuffer());
       const header = res.headers["x-payout-notices"];
-      const notices = typeof header === "string" ? (JSON.parse(decodeURIComponent(header)) as string[]) : [];
+      const notices =
+        typeof header === "string" ? (JSON.parse(decodeURIComponent(header)) as FileNotice[]) : [];
       let json: unknown = null;
       if (res.statusCode >= 400) {
         try {

@@ -389,7 +389,7 @@ async function sendToServer(prepared: PreparedCommand, config: Config, env: bool
 /** A file as the server sent it, on stdout; what the operator must know of it on stderr. */
 function writeRaw(raw: RawOutput): void {
   process.stdout.write(raw.bytes);
-  for (const notice of raw.notices) process.stderr.write(`payintake: ${notice}\n`);
+  for (const notice of raw.notices) process.stderr.write(`payintake: ${notice.message}\n`);
 }
 
 /**

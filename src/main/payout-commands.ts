@@ -4,6 +4,7 @@
  * which prints the file itself.
  */
 import { writeFileSync } from "node:fs";
+import type { FileNotice } from "../payouts/file-download.js";
 import { FileBody } from "./admin-client.js";
 import { actor, bool, defined, type Handler, id, int, need, str, UsageError } from "./command-args.js";
 
@@ -11,7 +12,7 @@ import { actor, bool, defined, type Handler, id, int, need, str, UsageError } fr
 export class RawOutput {
   constructor(
     readonly bytes: Buffer,
-    readonly notices: string[],
+    readonly notices: FileNotice[],
   ) {}
 }
 
@@ -33,10 +34,23 @@ function scopeQuery(flags: Record<string, string | true>): string {
 export const PAYOUT_COMMANDS: Record<string, Handler> = {
   "payout waiting": (c, _p, f) => {
     const q = new URLSearchParams(
-      defined({ firm: str(f, "firm"), limit: str(f, "limit") }) as Record<string, string>,
+      defined({ firm: str(f, "firm"), account: str(f, "account"), limit: str(f, "limit") }) as Record<
+        string,
+        string
+      >,
     );
     return c.call("GET", `/admin/v1/payouts/waiting${q.size ? `?${q}` : ""}`);
   },
+  "payout flagged": (c, _p, f) => {
+    const limit = str(f, "limit");
+    return c.call("GET", `/admin/v1/payouts/flagged${limit ? `?limit=${encodeURIComponent(limit)}` : ""}`);
+  },
+  "payout flag clear": (c, p, f) =>
+    c.call(
+      "POST",
+      `/admin/v1/payouts/attempts/${id(p)}/clear-flag`,
+      defined({ flag: need(f, "flag"), note: str(f, "note"), actor: actor(f) }),
+    ),
   "payout batch create": async (c, _p, f) => {
     const r = await c.call(
       "POST",
@@ -103,7 +117,10 @@ export const PAYOUT_COMMANDS: Record<string, Handler> = {
 };
 
 export const PAYOUT_SYNTAX: Record<keyof typeof PAYOUT_COMMANDS, string> = {
-  "payout waiting": "[--firm ID] [--limit N]",
+  "payout waiting": "[--firm ID] [--account ID] [--limit N]",
+  "payout flagged": "[--limit N]",
+  "payout flag clear":
+    "ID --flag overdue|channel_unknown|channel_mismatch|double_payment|returned_after_paid [--note TEXT] [--operator NAME]",
   "payout batch create": "--account ID [--firm ID] [--max-count N] [--operator NAME]",
   "payout batch list": "[--stage second_approval|batched|sent|closed|cancelled]",
   "payout batch show": "ID",

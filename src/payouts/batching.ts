@@ -17,7 +17,12 @@ import {
   type NotBatchable,
   payeeName,
   payoutMethod,
+  type SecondRuleView,
   secondApprovalReason,
+  secondRuleOf,
+  secondRuleView,
+  secondRuleWords,
+  storedSecondRule,
   type WaitingWithdrawal,
   whyNotBatchable,
 } from "./rules.js";
@@ -38,6 +43,7 @@ export interface BatchMade {
   total: string;
   stage: "batched" | "second_approval";
   second_reason: string | null;
+  second_rule: SecondRuleView | null;
 }
 
 export function toWaiting(row: WaitingRow): WaitingWithdrawal {
@@ -123,7 +129,7 @@ export async function createBatch(
     if (attempts.length === 0) return refusal("payout_batch_empty", emptyReason(refused, firmIds.length));
     const now = deps.now();
     const total = attempts.reduce((sum, a) => sum + a.amount, 0);
-    const secondReason = secondApprovalReason(
+    const secondRule = secondApprovalReason(
       {
         total,
         largest: Math.max(...attempts.map((a) => a.amount)),
@@ -134,14 +140,17 @@ export async function createBatch(
     const written = await repos.payoutBatches.create({
       accountId: request.accountId,
       firmId: request.firmId ?? null,
-      secondReason,
+      secondReason: secondRule ? storedSecondRule(secondRule) : null,
       actor,
       now,
       attempts,
     });
     if (written.ok) return { ok: true, value: madeView(written.batch) };
   }
-  return refusal("payout_batch_empty", "other batchings took these withdrawals meanwhile; try again");
+  return refusal(
+    "payout_batch_contended",
+    "other batchings took these withdrawals twice in a row: read the waiting payouts again and retry",
+  );
 }
 
 /**
@@ -198,11 +207,13 @@ async function pickAttempts(
 }
 
 function madeView(batch: PayoutBatchRow): BatchMade {
+  const rule = secondRuleOf(batch.second_reason);
   return {
     batch: batch.id,
     payouts: batch.payouts,
     total: formatMinor(Number(batch.total)),
     stage: batch.stage === "second_approval" ? "second_approval" : "batched",
-    second_reason: batch.second_reason,
+    second_reason: rule ? secondRuleWords(rule) : batch.second_reason,
+    second_rule: rule ? secondRuleView(rule) : null,
   };
 }

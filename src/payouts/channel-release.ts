@@ -84,7 +84,10 @@ export async function releaseBatch(
   const after = (await repos.payoutBatches.get(batchId)) ?? moved.batch;
   return {
     ok: true,
-    value: { ...batchView(after, await repos.payoutBatches.attemptsOf(batchId)), outcomes: counts },
+    value: {
+      ...batchView(after, channel.channel.code, await repos.payoutBatches.attemptsOf(batchId)),
+      outcomes: counts,
+    },
   };
 }
 

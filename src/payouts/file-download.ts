@@ -15,11 +15,17 @@ import { PAIN001_VERSIONS } from "./files/pain001.js";
 import { SHIPPED_TEMPLATES } from "./files/shipped-templates.js";
 import { withinEftHours } from "./rules.js";
 
+/** What the operator must know of a file: a code for screens, and its words for the CLI. */
+export interface FileNotice {
+  code: "sent_already" | "outside_eft_hours";
+  message: string;
+}
+
 export interface BatchFileDownload {
   fileName: string;
   contentType: string;
   chunks: FileChunks;
-  notices: string[];
+  notices: FileNotice[];
 }
 
 export const TEMPLATE_SCOPE = "template:";
@@ -81,14 +87,19 @@ export async function batchFileOf(
   const problems = batchFileProblems(input);
   if (problems.length > 0)
     return refusal("payout_batch_stage", `the file cannot be written: ${problems.join("; ")}`);
-  const notices: string[] = [];
+  const notices: FileNotice[] = [];
   if (batch.sent_at !== null && format.kind === "template")
-    notices.push("this batch was marked sent already: uploading this file again pays it twice");
+    notices.push({
+      code: "sent_already",
+      message: "this batch was marked sent already: uploading this file again pays it twice",
+    });
   const now = deps.now();
   if (rows.some((r) => r.method === "EFT") && !withinEftHours(now))
-    notices.push(
-      "made outside EFT hours (weekdays 08:30–17:30 in Türkiye): its EFT payouts go at the next opening",
-    );
+    notices.push({
+      code: "outside_eft_hours",
+      message:
+        "made outside EFT hours (weekdays 08:30–17:30 in Türkiye): its EFT payouts go at the next opening",
+    });
   await repos.payoutBatches.fileTaken(id, formatName, actor, now);
   return { ok: true, value: { ...batchFileType(input, format), chunks: batchFile(input, format), notices } };
 }

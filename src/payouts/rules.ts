@@ -81,15 +81,68 @@ export interface BatchWeight {
   operatorToday: number;
 }
 
-/** Why a second operator must approve, or null when one operator is enough. */
-export function secondApprovalReason(weight: BatchWeight, rules: PayoutSettings): string | null {
-  const over = (what: string, amount: number, limit: number | null) =>
-    limit !== null && amount > limit ? `${what} ${formatMinor(amount)} is above ${formatMinor(limit)}` : null;
+/** Which two-person rule holds a batch for a second operator: its code, the amount judged and the limit. */
+export interface SecondRule {
+  code: "batch_total" | "payout" | "operator_day";
+  /** Minor units. */
+  amount: number;
+  /** Minor units. */
+  limit: number;
+}
+
+/** Why a second operator must approve (the first rule that holds), or null when one operator is enough. */
+export function secondApprovalReason(weight: BatchWeight, rules: PayoutSettings): SecondRule | null {
+  const over = (code: SecondRule["code"], amount: number, limit: number | null): SecondRule | null =>
+    limit !== null && amount > limit ? { code, amount, limit } : null;
   return (
-    over("the batch's total", weight.total, rules.twoPersonBatchAbove) ??
-    over("a payout of", weight.largest, rules.twoPersonPayoutAbove) ??
-    over("the operator's batches today", weight.operatorToday + weight.total, rules.twoPersonDayAbove)
+    over("batch_total", weight.total, rules.twoPersonBatchAbove) ??
+    over("payout", weight.largest, rules.twoPersonPayoutAbove) ??
+    over("operator_day", weight.operatorToday + weight.total, rules.twoPersonDayAbove)
   );
+}
+
+const SECOND_RULE_WORDS: Record<SecondRule["code"], string> = {
+  batch_total: "the batch's total",
+  payout: "a payout of",
+  operator_day: "the operator's batches today",
+};
+
+/** A second rule as the views carry it: its code, and the amounts as text ("120000.00"). */
+export interface SecondRuleView {
+  code: SecondRule["code"];
+  amount: string;
+  limit: string;
+}
+
+export const secondRuleView = (rule: SecondRule): SecondRuleView => ({
+  code: rule.code,
+  amount: formatMinor(rule.amount),
+  limit: formatMinor(rule.limit),
+});
+
+/** A second rule in words, for the CLI and the audit: "the batch's total 120000.00 is above 100000.00". */
+export function secondRuleWords(rule: SecondRule): string {
+  return `${SECOND_RULE_WORDS[rule.code]} ${formatMinor(rule.amount)} is above ${formatMinor(rule.limit)}`;
+}
+
+/**
+ * A second rule as the batch keeps it (payout_batches.second_reason): its JSON, so that the code
+ * and both amounts are read back as written, never parsed out of a sentence.
+ */
+export const storedSecondRule = (rule: SecondRule): string => JSON.stringify(rule);
+
+/** The rule a batch keeps, or null when it keeps none (or words from before rules were kept as JSON). */
+export function secondRuleOf(stored: string | null): SecondRule | null {
+  if (stored === null || !stored.startsWith("{")) return null;
+  try {
+    const v = JSON.parse(stored) as Partial<SecondRule>;
+    const codes: readonly unknown[] = Object.keys(SECOND_RULE_WORDS);
+    return codes.includes(v.code) && Number.isSafeInteger(v.amount) && Number.isSafeInteger(v.limit)
+      ? (v as SecondRule)
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 /** EFT runs on weekdays, 08:30 to 17:30 in Türkiye (public holidays are not known here). */

@@ -97,13 +97,21 @@ describe.each(STORES)("payouts (%s)", (kind) => {
     expect(waiting.get(small)).toMatchObject({
       amount: "250.50",
       payee_name: "Mehmet Öztürk",
+      method_judged_by: "service",
       not_batchable: null,
+      not_batchable_code: null,
     });
-    expect(waiting.get(badIban)?.not_batchable).toMatch(/IBAN/);
-    expect(waiting.get(byHand)?.not_batchable).toMatch(/by hand/);
+    expect(waiting.get(badIban)).toMatchObject({
+      not_batchable: expect.stringMatching(/IBAN/),
+      not_batchable_code: "iban_invalid",
+    });
+    expect(waiting.get(byHand)).toMatchObject({
+      not_batchable: expect.stringMatching(/by hand/),
+      not_batchable_code: "paying_by_hand",
+    });
     const idleWaiting = await waitingOf(idle);
-    expect(idleWaiting.map((w) => [w.transaction_id, w.not_batchable])).toEqual([
-      [inactive, "the firm is inactive"],
+    expect(idleWaiting.map((w) => [w.transaction_id, w.not_batchable, w.not_batchable_code])).toEqual([
+      [inactive, "the firm is inactive", "firm_inactive"],
     ]);
     // The console shows the same.
     expect((await viewer.call("GET", `${C}/waiting?firm=${firm.id}`)).json.waiting).toHaveLength(7);
@@ -140,8 +148,14 @@ describe.each(STORES)("payouts (%s)", (kind) => {
       total: "120000.00",
       stage: "second_approval",
       second_reason: "the batch's total 120000.00 is above 100000.00",
+      second_rule: { code: "batch_total", amount: "120000.00", limit: "100000.00" },
     });
     const id = made.json.batch;
+    expect(await shown(id)).toMatchObject({
+      second_reason: "the batch's total 120000.00 is above 100000.00",
+      second_rule: { code: "batch_total", amount: "120000.00", limit: "100000.00" },
+      channel: null,
+    });
     const file = await adminFile(server, id, "pain.001.001.09");
     expect([file.status, JSON.parse(file.bytes.toString()).code]).toEqual([
       409,
@@ -179,6 +193,7 @@ describe.each(STORES)("payouts (%s)", (kind) => {
     expect(big.json).toMatchObject({
       stage: "second_approval",
       second_reason: "a payout of 1500.00 is above 1000.00",
+      second_rule: { code: "payout", amount: "1500.00", limit: "1000.00" },
     });
     await pendingWithdrawals(server, single, 3, { amount: "1000.00" });
     expect((await batchOf(single)).json).toMatchObject({ stage: "batched", total: "3000.00" });
@@ -197,6 +212,7 @@ describe.each(STORES)("payouts (%s)", (kind) => {
     expect((await byConsole(dayA)).json).toMatchObject({
       stage: "second_approval",
       second_reason: "the operator's batches today 1200.00 is above 1000.00",
+      second_rule: { code: "operator_day", amount: "1200.00", limit: "1000.00" },
     });
     await pendingWithdrawal(server, daily, { amount: "600.00" });
     expect((await byConsole(dayB)).json.stage).toBe("batched");
@@ -297,7 +313,10 @@ describe.each(STORES)("payouts (%s)", (kind) => {
     expect((await op2.call("POST", `${C}/batches/${id}/sent`)).json.stage).toBe("sent");
     const after = await adminFile(server, id, "GARANTI");
     expect(after.bytes.equals(template.bytes)).toBe(true);
-    expect(noticesOf(after.headers)).toContainEqual(expect.stringMatching(/marked sent already/));
+    expect(noticesOf(after.headers)).toContainEqual({
+      code: "sent_already",
+      message: expect.stringMatching(/marked sent already/),
+    });
   });
 
   it("a batch is marked sent once and cancelled only before; a cancelled one's withdrawals wait again and get new payment ids", async () => {
@@ -465,7 +484,9 @@ describe.each(STORES)("payouts (%s)", (kind) => {
     try {
       at("2026-12-06T09:00:00Z");
       const sunday = await adminFile(server, id, "pain.001.001.09");
-      expect(noticesOf(sunday.headers)).toEqual([expect.stringMatching(/outside EFT hours/)]);
+      expect(noticesOf(sunday.headers)).toEqual([
+        { code: "outside_eft_hours", message: expect.stringMatching(/outside EFT hours/) },
+      ]);
       at("2026-12-07T07:00:00Z");
       const monday = await adminFile(server, id, "pain.001.001.09");
       expect(noticesOf(monday.headers)).toEqual([]);

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChannelSimulator, startChannelSimulator } from "../../src/routing/channels/simulator.js";
 import { axeViolations } from "../support/axe.js";
 import { launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { createConsoleOperators } from "../support/console-browser.js";
@@ -14,8 +15,12 @@ import { addAccount, createFirm, send, type TestFirm, withdrawalBody } from "../
  * batch over the two-person limit (default 100.000,00 TL), which then waits for a second operator;
  * its maker's approval is refused in Turkish; a second operator, in a browser of their own,
  * approves it, downloads its bank file (which names each payout's payment id) and, after
- * confirming, marks it uploaded (a dismissed confirmation sends nothing). axe finds nothing in each
- * state; 768 px and 320 px scroll nothing sideways.
+ * confirming, marks it uploaded (a dismissed confirmation sends nothing). Then a batch of an
+ * account on a payout channel (the simulator plays the partner) is sent to the channel from its
+ * button, after a confirmation naming it and its total, with no file offered; the bank returns it
+ * after approval, and "Needing attention" says so in words, links its batch, and clears the flag
+ * after a confirmation; a bank template an admin added is offered as a file format. axe finds
+ * nothing in each state; 768 px and 320 px scroll nothing sideways.
  */
 /** A sign-in hashes a password, a move writes and reads again: more than poll's default second on a busy machine. */
 const WAIT = { timeout: 10_000 };
@@ -27,6 +32,7 @@ describe.each(STORES)("console: payouts (%s)", (kind) => {
   let firm: TestFirm;
   let account: { id: number };
   let browser: Browser;
+  let sim: ChannelSimulator | undefined;
   const problems: string[] = [];
   const tx = { big: 0, small: 0, badIban: 0 };
 
@@ -73,6 +79,7 @@ describe.each(STORES)("console: payouts (%s)", (kind) => {
     // Every request went to the console's own origin, and no page threw.
     expect(problems).toEqual([]);
     await browser?.close();
+    await sim?.close();
     await server?.close();
   });
 
@@ -217,5 +224,119 @@ describe.each(STORES)("console: payouts (%s)", (kind) => {
     expect(await axeViolations(maker)).toEqual([]);
     await maker.context().close();
     await checker.context().close();
+  });
+
+  it("a batch on a payout channel is sent to the channel; a return after approval needs attention, its flag cleared after checking; an added template is offered", async () => {
+    sim = await startChannelSimulator({ payoutBehaviour: { kind: "payout-paid" } });
+    const code = `KANAL${kind.slice(0, 2).toUpperCase()}`;
+    const channel = await server.admin("POST", "/admin/v1/channels", { code, kind: "http", url: sim.url });
+    expect(channel.status).toBe(201);
+    const paying = await server.admin("POST", "/admin/v1/accounts", {
+      bank_name: "Kanal Bankası",
+      holder_name: "Ödeme Hizmetleri A.Ş.",
+      iban: "TR330006100519786457841326",
+      channel: code,
+    });
+    expect(paying.status).toBe(201);
+    const approves = await server.admin("PATCH", "/admin/v1/payouts/settings", {
+      account: paying.json.id,
+      channel_final_approves: true,
+    });
+    expect(approves.status).toBe(200);
+    const template = await server.admin("POST", "/admin/v1/payouts/templates?actor=t", {
+      code: "ORNEK-BANKA",
+      name: "Örnek Banka toplu ödeme",
+      headerRow: true,
+      separator: ";",
+      decimal: ",",
+      dateFormat: "DD.MM.YYYY",
+      encoding: "utf-8",
+      lineEnding: "\r\n",
+      columns: [
+        { header: "IBAN", field: "payeeIban" },
+        { header: "Ad", field: "payeeName" },
+        { header: "Tutar", field: "amount" },
+        { header: "Açıklama", field: "description" },
+      ],
+    });
+    expect(template.status, JSON.stringify(template.json)).toBe(201);
+    const paid = await withdrawal({
+      amount: "250.00",
+      first_name: "Zeynep",
+      last_name: "Kaya",
+      iban: VALID_IBAN,
+    });
+
+    const op = await signIn("operator@ops.example", "operator-password-123");
+    await expect.poll(() => waitingCard(op, paid).count(), WAIT).toBe(1);
+    // Choosing the paying account judges each method by its FAST limit.
+    await op.selectOption("#mb-account", String(paying.json.id));
+    await expect
+      .poll(() => text(op, "#waiting-method"), WAIT)
+      .toBe("FAST/EFT, seçilen ödeyen hesabın FAST sınırına göre gösteriliyor.");
+    await op.click("#make-batch-submit");
+    await expect.poll(() => message(op), WAIT).toBe("Parti #2 oluşturuldu: 1 ödeme, 250,00 TL.");
+    const card = op.locator('#payout-batches li[data-batch="2"]');
+    await expect.poll(() => card.getAttribute("data-stage"), WAIT).toBe("batched");
+    // On a channel: sent to it, never a file beside it.
+    expect(await card.locator("button.download, button.mark-sent").count()).toBe(0);
+    expect(await card.locator(".b-meta").textContent()).toContain(`${code} ödeme kanalıyla`);
+    const release = card.locator("button.release-batch");
+    expect(await release.textContent()).toBe("Kanala gönder");
+    expect(await release.getAttribute("aria-label")).toBe("Kanala gönder — Parti #2, 250,00 TL");
+    expect(await axeViolations(op)).toEqual([]);
+
+    const questions: string[] = [];
+    op.once("dialog", (d) => {
+      questions.push(d.message());
+      void d.dismiss();
+    });
+    await release.click();
+    await expect.poll(() => questions.length, WAIT).toBe(1);
+    expect(questions[0]).toBe(
+      `Parti #2 (1 ödeme, 250,00 TL) ${code} ödeme kanalına gönderilsin mi? Gönderilen ödeme geri alınamaz.`,
+    );
+    expect(await stageOf(2)).toBe("batched");
+    op.once("dialog", (d) => void d.accept());
+    await release.click();
+    await expect.poll(() => message(op), WAIT).toBe(`Parti #2 ${code} kanalına gönderildi: 1 ödendi.`);
+    expect(sim.payouts.size).toBe(1);
+
+    // The payee's bank sends it back after the approval: flagged, shown with its batch.
+    const [item] = (await server.admin("GET", "/admin/v1/payouts/batches/2")).json.items;
+    const back = await server.admin("POST", `/admin/v1/accounts/${paying.json.id}/statement-lines`, {
+      booked_at: new Date(server.clock.now()).toISOString(),
+      amount: "250.00",
+      direction: "credit",
+      end_to_end_id: item.payment_id,
+      is_return: true,
+      return_reason: "AC04",
+    });
+    expect(back.status, JSON.stringify(back.json)).toBe(200);
+    await op.reload();
+    const flagged = op.locator(`#payouts-flagged li[data-tx="${paid}"]`);
+    await expect.poll(() => flagged.count(), WAIT).toBe(1);
+    expect(await flagged.getAttribute("data-flag")).toBe("returned_after_paid");
+    expect(await flagged.locator(".a-flag").textContent()).toBe(
+      "⚠ onaylandıktan sonra bankadan döndü: üye işyerine ödendi denmişti",
+    );
+    expect(await flagged.locator("a.batch-link").getAttribute("href")).toBe("#/payouts/2");
+    expect(await axeViolations(op)).toEqual([]);
+    await fits(op, "#payouts-flagged li");
+    op.once("dialog", (d) => void d.accept());
+    await flagged.locator("button.clear-flag").click();
+    await expect.poll(() => message(op), WAIT).toBe(`İşlem #${paid}: işaret kaldırıldı.`);
+    await expect.poll(() => flagged.count(), WAIT).toBe(0);
+
+    // The batch's own screen names its channel; the file batch offers the template an admin added.
+    await op.goto(`${server.url}/ops#/payouts/2`);
+    await expect.poll(() => text(op, "#batch-stage"), WAIT).toBe("Kapandı");
+    expect(await op.locator("#payout-batch dl").textContent()).toContain(code);
+    await op.goto(`${server.url}/ops#/payouts/1`);
+    const added = op.locator('#payout-batch button.download[data-format="ORNEK-BANKA"]');
+    await expect.poll(() => added.count(), WAIT).toBe(1);
+    expect(await op.locator("#payout-batch button.download").count()).toBe(6);
+    expect(await axeViolations(op)).toEqual([]);
+    await op.context().close();
   });
 });

@@ -97,10 +97,12 @@ export async function adminFile(server: TestServer, batch: number, format: strin
   return { status: res.statusCode, bytes, headers: res.headers };
 }
 
-/** The notices a file came with (`x-payout-notices`), decoded; [] when none. */
-export function noticesOf(headers: Record<string, unknown>): string[] {
+/** The notices a file came with (`x-payout-notices`), decoded, `{code, message}` each; [] when none. */
+export function noticesOf(headers: Record<string, unknown>): { code: string; message: string }[] {
   const raw = headers["x-payout-notices"];
-  return typeof raw === "string" ? (JSON.parse(decodeURIComponent(raw)) as string[]) : [];
+  return typeof raw === "string"
+    ? (JSON.parse(decodeURIComponent(raw)) as { code: string; message: string }[])
+    : [];
 }
 
 /** Every value of an XML element in a file, in order. */

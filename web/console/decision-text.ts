@@ -272,6 +272,22 @@ export const REFUSAL_WORDS: WordTable<RefusalCode> = {
     tr: "Şablon geçersiz: {message}",
     en: "The template is invalid: {message}",
   },
+  payout_batch_contended: {
+    tr: "Bu çekimleri başka partiler aldı (iki kez üst üste): bekleyenleri yenileyip yeniden deneyin.",
+    en: "Other batchings took these withdrawals (twice in a row): read the waiting payouts again and retry.",
+  },
+  payout_attempt_not_found: {
+    tr: "Ödeme bulunamadı.",
+    en: "Payout not found.",
+  },
+  payout_flag_live: {
+    tr: "Bu ödeme hâlâ gönderildi aşamasında: işareti banka ya da kanal yanıt verince kalkar.",
+    en: "This payout is still sent: its flag lifts when the bank or the channel answers.",
+  },
+  payout_flag_changed: {
+    tr: "Bu ödemenin işareti bu arada değişti: yeniden bakın.",
+    en: "This payout's flag changed meanwhile: look at it again.",
+  },
 };
 
 /** The code of a refusal the server answered, when it sent one. */

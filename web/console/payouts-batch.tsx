@@ -1,11 +1,16 @@
 /**
  * A payout batch as operators work it (docs/console.md, "Ödemeler / Payouts"): its card in the
  * list, its detail with its payouts, and what may be done at its stage: the second approval, the
- * bank file in each format, marking it uploaded (after a confirmation: downloading is not
- * sending), cancelling it before it is sent.
+ * bank file in each format the server offers, marking it uploaded (after a confirmation:
+ * downloading is not sending), or, for an account on a payout channel, sending it to the channel
+ * (after a confirmation); cancelling it before it is sent.
  */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import type { ReleaseView } from "../../src/payouts/channel-release.js";
+import type { FileNotice } from "../../src/payouts/file-download.js";
+import type { Pain001Version } from "../../src/payouts/files/pain001.js";
+import type { TemplateListing } from "../../src/payouts/templates.js";
 import type { PayoutAttemptView, PayoutBatchView } from "../../src/payouts/views.js";
 import { api } from "./api";
 import { IbanText } from "./copy";
@@ -14,16 +19,29 @@ import {
   actorText,
   attemptStageText,
   batchStageText,
+  fileNoticeText,
   flagText,
   payoutWords,
+  releaseOutcomesText,
   returnReasonText,
-  secondReasonText,
-  serverSentence,
+  secondRuleText,
 } from "./payouts-words";
 import { canDecide, money2, type Shell, useLoad, useShell, when } from "./ui";
 
-/** The formats a batch's file is offered in: pain.001 and the shipped bank templates (src/payouts/files). */
-export const FILE_FORMATS = ["pain.001.001.09", "pain.001.001.03", "GENERIC-CSV", "AKBANK", "GARANTI"];
+/** pain.001's versions (src/payouts/files/pain001.ts PAIN001_VERSIONS); the bank templates come from the server. */
+const PAIN001: readonly Pain001Version[] = ["pain.001.001.09", "pain.001.001.03"];
+
+/**
+ * The formats a batch's file is offered in: pain.001, then the bank templates the server knows
+ * (the shipped ones and those an admin added), read when the screen opens.
+ */
+export function useFileFormats(): string[] {
+  const [templates] = useLoad(async () => {
+    const res = await api<{ templates: TemplateListing[] }>("GET", "/payouts/templates");
+    return res.ok ? res.json.templates.map((t) => t.code) : undefined;
+  }, "payout-templates");
+  return [...PAIN001, ...(templates ?? [])];
+}
 /** A batch's detail follows what colleagues and the bank's statement do to it. */
 const REFRESH_MS = 15_000;
 
@@ -55,7 +73,7 @@ async function downloadFile(shell: Shell, b: PayoutBatchView, format: string): P
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
-  const notices = noticesOf(res.headers.get("x-payout-notices")).map((n) => serverSentence(n, lang));
+  const notices = noticesOf(res.headers.get("x-payout-notices")).map((n) => fileNoticeText(n, lang));
   const done = w("downloaded", { id: b.batch, file: name });
   notify(
     notices.length ? `${done} ${w("fileNotices", { notices: notices.join("; ") })}` : done,
@@ -63,11 +81,17 @@ async function downloadFile(shell: Shell, b: PayoutBatchView, format: string): P
   );
 }
 
-function noticesOf(header: string | null): string[] {
+/** The file's notices: `{code, message}` each (src/payouts/file-download.ts FileNotice). */
+function noticesOf(header: string | null): FileNotice[] {
   if (!header) return [];
   try {
     const parsed: unknown = JSON.parse(decodeURIComponent(header));
-    return Array.isArray(parsed) ? parsed.filter((n): n is string => typeof n === "string") : [];
+    return Array.isArray(parsed)
+      ? parsed.filter(
+          (n): n is FileNotice =>
+            typeof n === "object" && n !== null && typeof (n as FileNotice).message === "string",
+        )
+      : [];
   } catch {
     return [];
   }
@@ -77,7 +101,8 @@ function noticesOf(header: string | null): string[] {
  * What may be done to a batch at its stage, each button named with the batch and its total. A
  * viewer sees none. A move is sent once at a time; the list or detail reads the batch again after.
  */
-export function BatchActions({ b, onChanged }: { b: PayoutBatchView; onChanged(): void }) {
+export function BatchActions(props: { b: PayoutBatchView; formats: readonly string[]; onChanged(): void }) {
+  const { b, onChanged } = props;
   const shell = useShell();
   const { lang, me, notify } = shell;
   const w = payoutWords(lang);
@@ -98,8 +123,24 @@ export function BatchActions({ b, onChanged }: { b: PayoutBatchView; onChanged()
       setBusy(false);
     }
   }
+  /** Sent through the channel once: the answers, counted, say what became of each payout. */
+  async function release(channel: string) {
+    if (!confirm(w("confirmRelease", { ...v, channel }))) return;
+    setBusy(true);
+    try {
+      const res = await api<ReleaseView>("POST", `/payouts/batches/${b.batch}/release`);
+      if (res.ok)
+        notify(w("released", { ...v, channel, outcomes: releaseOutcomesText(res.json.outcomes, lang) }));
+      else notify(refusalIn(res.json, res.status, lang), true);
+      onChanged();
+    } finally {
+      setBusy(false);
+    }
+  }
   const cancellable = b.stage === "second_approval" || b.stage === "batched";
-  const files = b.stage === "batched" || b.stage === "sent" || b.stage === "closed";
+  // A batch on a payout channel goes to the channel, never as a file: a file uploaded beside it
+  // would pay it twice.
+  const files = b.channel === null && (b.stage === "batched" || b.stage === "sent" || b.stage === "closed");
   return (
     <div class="batch-actions" data-batch={b.batch}>
       {b.stage === "second_approval" && (
@@ -122,7 +163,7 @@ export function BatchActions({ b, onChanged }: { b: PayoutBatchView; onChanged()
           </legend>
           {b.stage === "batched" && <p class="help">{w("filesHelp")}</p>}
           <div class="file-buttons">
-            {FILE_FORMATS.map((f) => (
+            {props.formats.map((f) => (
               <button
                 key={f}
                 type="button"
@@ -137,7 +178,21 @@ export function BatchActions({ b, onChanged }: { b: PayoutBatchView; onChanged()
           </div>
         </fieldset>
       )}
-      {b.stage === "batched" && (
+      {b.stage === "batched" && b.channel !== null && (
+        <div class="batch-release">
+          <p class="help">{w("releaseHelp")}</p>
+          <button
+            type="button"
+            class="release-batch"
+            disabled={busy}
+            aria-label={w("releaseName", v)}
+            onClick={() => b.channel && void release(b.channel.code)}
+          >
+            {w("release")}
+          </button>
+        </div>
+      )}
+      {b.stage === "batched" && b.channel === null && (
         <button
           type="button"
           class="mark-sent"
@@ -175,7 +230,12 @@ export function BatchActions({ b, onChanged }: { b: PayoutBatchView; onChanged()
 }
 
 /** A batch in the list: its number (a link to its detail), stage, total, account, who made it, and its actions. */
-export function BatchCard(props: { b: PayoutBatchView; account: string; onChanged(): void }) {
+export function BatchCard(props: {
+  b: PayoutBatchView;
+  account: string;
+  formats: readonly string[];
+  onChanged(): void;
+}) {
   const { lang } = useShell();
   const w = payoutWords(lang);
   const { b } = props;
@@ -190,12 +250,12 @@ export function BatchCard(props: { b: PayoutBatchView; account: string; onChange
         <span class={`b-stage ${b.stage}`}>{batchStageText(b.stage, lang)}</span>
       </div>
       <div class="b-meta muted">
-        {w("payoutsCount", v)} · {props.account} · {actorText(b.created_by)} · {when(b.created_at, lang)}
+        {w("payoutsCount", v)} · {props.account}
+        {b.channel && ` (${w("byChannel", { channel: b.channel.code })})`} · {actorText(b.created_by)} ·{" "}
+        {when(b.created_at, lang)}
       </div>
-      {b.second_reason && (
-        <p class="b-reason">{w("secondReason", { reason: secondReasonText(b.second_reason, lang) })}</p>
-      )}
-      <BatchActions b={b} onChanged={props.onChanged} />
+      {b.second_reason && <p class="b-reason">{w("secondReason", { reason: secondRuleText(b, lang) })}</p>}
+      <BatchActions b={b} formats={props.formats} onChanged={props.onChanged} />
     </li>
   );
 }
@@ -204,6 +264,7 @@ export function BatchCard(props: { b: PayoutBatchView; account: string; onChange
 export function BatchDetail(props: { id: number; accounts: Map<number, string> }) {
   const { lang, notify } = useShell();
   const w = payoutWords(lang);
+  const formats = useFileFormats();
   const [b, reload] = useLoad(
     async () => {
       const res = await api<PayoutBatchView>("GET", `/payouts/batches/${props.id}`);
@@ -230,10 +291,11 @@ export function BatchDetail(props: { id: number; accounts: Map<number, string> }
             <Row label={w("total")}>{tl(b.total)} TL</Row>
             <Row label={w("count")}>{b.payouts}</Row>
             <Row label={w("account")}>{props.accounts.get(b.account_id) ?? `#${b.account_id}`}</Row>
+            {b.channel && <Row label={w("channel")}>{b.channel.code}</Row>}
             <Row label={w("madeBy")}>
               {actorText(b.created_by)} · {when(b.created_at, lang)}
             </Row>
-            {b.second_reason && <Row label={w("reason")}>{secondReasonText(b.second_reason, lang)}</Row>}
+            {b.second_reason && <Row label={w("reason")}>{secondRuleText(b, lang)}</Row>}
             {b.approved_by && (
               <Row label={w("approvedBy")}>
                 {actorText(b.approved_by)} · {b.approved_at ? when(b.approved_at, lang) : ""}
@@ -245,7 +307,7 @@ export function BatchDetail(props: { id: number; accounts: Map<number, string> }
               </Row>
             )}
           </dl>
-          <BatchActions b={b} onChanged={reload} />
+          <BatchActions b={b} formats={formats} onChanged={reload} />
           <h2>{w("items")}</h2>
           <ul class="payout-items">
             {(b.items ?? []).map((a) => (

@@ -1,11 +1,18 @@
 /**
  * The "Ödemeler" screen's words (payouts.tsx, payouts-batch.tsx), a table of words (words.ts), and
- * the server's payout texts in the console's language: stages and flags by their codes, and the few
- * sentences the payout views still send as English text (why a payout cannot be batched, why a
- * batch needs a second operator, a file's notices), shown as they came when these words do not know
- * them.
+ * the server's payout texts in the console's language, each by its code: stages, flags, why a payout
+ * cannot be batched, why a batch needs a second operator, a file's notices, a release's outcomes. A
+ * code these words do not know (a newer server's) shows the server's own words.
  */
-import type { PayoutAttemptView, PayoutBatchView } from "../../src/payouts/views.js";
+import type { ReleaseCounts } from "../../src/payouts/channel-release.js";
+import type { FileNotice } from "../../src/payouts/file-download.js";
+import type {
+  NotBatchable,
+  PayoutAttemptView,
+  PayoutBatchView,
+  SecondRuleView,
+  WaitingPayoutView,
+} from "../../src/payouts/views.js";
 import { money2 } from "./ui";
 import { fill, type Lang, type WordTable, wordsIn } from "./words";
 
@@ -19,6 +26,30 @@ export const PAYOUT_WORDS = {
   attentionHelp: {
     tr: "Bankadan dönen ya da başarısız olan ödemeler: bilgileri kontrol edip yeniden partiye koyun ya da çekimi reddedin.",
     en: "Payouts the bank sent back or that failed: check them, then batch them again or reject the withdrawal.",
+  },
+  flaggedTitle: { tr: "İşaretli ödemeler", en: "Flagged payouts" },
+  flaggedHelp: {
+    tr: "Onaylandıktan sonra dönen, iki kez ödenmiş olabilecek, gecikmiş ya da kanalın yanıtı belirsiz ödemeler. Kontrol edin; sona ermiş bir ödemenin işaretini kontrolden sonra kaldırabilirsiniz.",
+    en: "Payouts returned after approval, possibly paid twice, overdue, or with a channel's unclear answer. Check them; an ended payout's flag may be cleared after checking.",
+  },
+  openBatchOf: { tr: "Parti #{id} ayrıntısı", en: "Batch #{id} details" },
+  clearFlag: { tr: "Kontrol ettim: işareti kaldır", en: "Checked: clear the flag" },
+  clearFlagName: {
+    tr: "Kontrol ettim: işareti kaldır — İşlem #{tx}, {flag}",
+    en: "Checked: clear the flag — Transaction #{tx}, {flag}",
+  },
+  confirmClearFlag: {
+    tr: "İşlem #{tx} ({amount} TL) işareti kaldırılsın mı? ({flag}) Yalnızca kontrol ettikten sonra kaldırın.",
+    en: "Clear the flag of transaction #{tx} ({amount} TL)? ({flag}) Clear it only after checking.",
+  },
+  flagCleared: { tr: "İşlem #{tx}: işaret kaldırıldı.", en: "Transaction #{tx}: flag cleared." },
+  methodService: {
+    tr: "FAST/EFT, genel FAST sınırına göre gösteriliyor; parti ödeyen hesabın sınırını kullanır (aşağıda bir hesap seçince ona göre gösterilir).",
+    en: "FAST/EFT is shown by the service-wide FAST limit; a batch uses its paying account's (choose an account below to see it by that one).",
+  },
+  methodAccount: {
+    tr: "FAST/EFT, seçilen ödeyen hesabın FAST sınırına göre gösteriliyor.",
+    en: "FAST/EFT is shown by the chosen paying account's FAST limit.",
   },
   waiting: { tr: "Bekleyen ödemeler", en: "Payouts waiting" },
   waitingCount: { tr: "{n} ödeme, partiye konabilir: {ok}", en: "{n} payouts, may be batched: {ok}" },
@@ -85,6 +116,25 @@ export const PAYOUT_WORDS = {
   },
   downloaded: { tr: "Parti #{id}: {file} indirildi.", en: "Batch #{id}: {file} downloaded." },
   fileNotices: { tr: "Dikkat: {notices}", en: "Note: {notices}" },
+  channel: { tr: "Ödeme kanalı", en: "Payout channel" },
+  byChannel: { tr: "{channel} ödeme kanalıyla", en: "through payout channel {channel}" },
+  releaseHelp: {
+    tr: "Bu partinin hesabı bir ödeme kanalına bağlı: dosya yüklenmez, parti kanala gönderilir. Her ödeme bir kez gönderilir.",
+    en: "This batch's account is on a payout channel: no file is uploaded, the batch is sent to the channel. Each payout is sent once.",
+  },
+  release: { tr: "Kanala gönder", en: "Send to the channel" },
+  releaseName: {
+    tr: "Kanala gönder — Parti #{id}, {total} TL",
+    en: "Send to the channel — Batch #{id}, {total} TL",
+  },
+  confirmRelease: {
+    tr: "Parti #{id} ({n} ödeme, {total} TL) {channel} ödeme kanalına gönderilsin mi? Gönderilen ödeme geri alınamaz.",
+    en: "Send batch #{id} ({n} payouts, {total} TL) to payout channel {channel}? A payout sent cannot be taken back.",
+  },
+  released: {
+    tr: "Parti #{id} {channel} kanalına gönderildi: {outcomes}.",
+    en: "Batch #{id} sent to channel {channel}: {outcomes}.",
+  },
   markSent: { tr: "Bankaya yüklendi olarak işaretle", en: "Mark as uploaded to the bank" },
   markSentName: {
     tr: "Bankaya yüklendi olarak işaretle — Parti #{id}, {total} TL",
@@ -151,7 +201,10 @@ export const ATTEMPT_STAGE_WORDS = {
   cancelled: { tr: "İptal edildi", en: "Cancelled" },
 } satisfies WordTable<PayoutAttemptView["stage"]>;
 
-/** Flags raised on an attempt for operators (src/store/payouts/payout-outcomes.ts). */
+/**
+ * Flags raised on an attempt for operators (src/store/payouts/payout-outcomes.ts, payout-watch.ts,
+ * src/reconciliation/payout-lines.ts).
+ */
 export const FLAG_WORDS = {
   returned_after_paid: {
     tr: "onaylandıktan sonra bankadan döndü: üye işyerine ödendi denmişti",
@@ -165,6 +218,14 @@ export const FLAG_WORDS = {
     tr: "gönderildi ama bankadaki çıkışı hâlâ görünmüyor",
     en: "sent, but its debit has not shown on the statement yet",
   },
+  channel_unknown: {
+    tr: "ödeme kanalının yanıtı belirsiz: yeniden gönderilmez, durumu soruluyor",
+    en: "the payout channel's answer was unclear: it is never sent again, its status is asked",
+  },
+  channel_mismatch: {
+    tr: "ödeme kanalının yanıtı ödemeyle uyuşmuyor: kanalın sözüyle onaylanmaz",
+    en: "the payout channel's answer does not match the payout: never approved on its word",
+  },
 } satisfies WordTable;
 
 /** The return reasons banks send most (ISO 20022 codes), said before the code itself. */
@@ -175,47 +236,84 @@ export const RETURN_REASON_WORDS = {
   MS03: { tr: "neden belirtilmedi", en: "reason not specified" },
 } satisfies WordTable;
 
-/**
- * The sentences the payout views send in English (src/payouts/rules.ts NOT_BATCHABLE_WORDS, the
- * file's notices), matched whole; a sentence these words do not know is shown as it came.
- */
-const SERVER_SENTENCES_TR: Readonly<Record<string, string>> = {
-  "the IBAN is not a valid Turkish IBAN": "IBAN geçerli bir TR IBAN'ı değil",
-  "the payee's name is empty": "alıcının adı boş",
-  "the firm is inactive": "firma pasif",
-  "an operator marked it as being paid by hand": "bir operatör elle ödediğini işaretledi",
-  "a test firm's withdrawals are never paid out": "test firmasının çekimleri ödenmez",
-  "this batch was marked sent already: uploading this file again pays it twice":
-    "bu parti zaten gönderildi olarak işaretlendi: dosyayı yeniden yüklemek ödemeleri iki kez yapar",
-  "made outside EFT hours (weekdays 08:30–17:30 in Türkiye): its EFT payouts go at the next opening":
-    "EFT saatleri dışında oluşturuldu (hafta içi 08:30–17:30): EFT ödemeleri ilk açılışta gider",
-};
+/** Why a payout cannot be batched, by its code (src/payouts/rules.ts NotBatchable). */
+export const NOT_BATCHABLE_CODE_WORDS = {
+  iban_invalid: { tr: "IBAN geçerli bir TR IBAN'ı değil", en: "the IBAN is not a valid Turkish IBAN" },
+  payee_name_empty: { tr: "alıcının adı boş", en: "the payee's name is empty" },
+  firm_inactive: { tr: "firma pasif", en: "the firm is inactive" },
+  paying_by_hand: {
+    tr: "bir operatör elle ödediğini işaretledi",
+    en: "an operator marked it as being paid by hand",
+  },
+  test_firm: { tr: "test firmasının çekimleri ödenmez", en: "a test firm's withdrawals are never paid out" },
+} satisfies WordTable<NotBatchable>;
 
-/** A sentence of the server's in the console's language: English as sent, Turkish when known. */
-export function serverSentence(text: string, lang: Lang): string {
-  return lang === "tr" && Object.hasOwn(SERVER_SENTENCES_TR, text)
-    ? (SERVER_SENTENCES_TR[text] ?? text)
-    : text;
+/** What the server notes about a file, by its code (src/payouts/file-download.ts FileNotice). */
+export const FILE_NOTICE_WORDS = {
+  sent_already: {
+    tr: "bu parti zaten gönderildi olarak işaretlendi: dosyayı yeniden yüklemek ödemeleri iki kez yapar",
+    en: "this batch was marked sent already: uploading this file again pays it twice",
+  },
+  outside_eft_hours: {
+    tr: "EFT saatleri dışında oluşturuldu (hafta içi 08:30–17:30): EFT ödemeleri ilk açılışta gider",
+    en: "made outside EFT hours (weekdays 08:30–17:30 in Türkiye): its EFT payouts go at the next opening",
+  },
+} satisfies WordTable<FileNotice["code"]>;
+
+/** Which two-person rule holds a batch (src/payouts/rules.ts SecondRule), amounts filled in. */
+export const SECOND_RULE_WORDS = {
+  batch_total: {
+    tr: "partinin toplamı {amount}, sınır {limit}",
+    en: "the batch's total {amount} is above {limit}",
+  },
+  payout: { tr: "tek bir ödeme {amount}, sınır {limit}", en: "a payout of {amount} is above {limit}" },
+  operator_day: {
+    tr: "operatörün bugünkü partileri {amount}, sınır {limit}",
+    en: "the operator's batches today {amount} is above {limit}",
+  },
+} satisfies WordTable<SecondRuleView["code"]>;
+
+/** What a payout channel's answers did to a released batch's payouts (src/payouts/channel-release.ts). */
+export const RELEASE_OUTCOME_WORDS = {
+  paid: { tr: "{n} ödendi", en: "{n} paid" },
+  awaiting_statement: { tr: "{n} hesap hareketini bekliyor", en: "{n} awaiting the statement" },
+  accepted: { tr: "{n} kabul edildi", en: "{n} accepted" },
+  failed: { tr: "{n} reddedildi", en: "{n} refused" },
+  returned: { tr: "{n} geri döndü", en: "{n} returned" },
+  unknown: { tr: "{n} yanıtı belirsiz", en: "{n} with no clear answer" },
+  mismatch: { tr: "{n} uyuşmuyor", en: "{n} mismatched" },
+  moved: { tr: "{n} bu arada değişti", en: "{n} moved meanwhile" },
+} satisfies WordTable<keyof ReleaseCounts>;
+
+/** A payout's reason not to be batched: the code's words, else the server's words as they came. */
+export function notBatchableText(p: WaitingPayoutView, lang: Lang): string {
+  const words = p.not_batchable_code
+    ? wordsIn(NOT_BATCHABLE_CODE_WORDS, p.not_batchable_code, lang)
+    : undefined;
+  return words ?? p.not_batchable ?? "";
 }
 
-/**
- * Why a batch needs a second operator (src/payouts/rules.ts secondApprovalReason: "the batch's
- * total 105000.00 is above 100000.00"), with the amounts as the console writes money.
- */
-export function secondReasonText(reason: string, lang: Lang): string {
-  const m =
-    /^(the batch's total|a payout of|the operator's batches today) (\d+\.\d{2}) is above (\d+\.\d{2})$/.exec(
-      reason,
-    );
-  if (!m) return reason;
-  const [, what = "", amount = "", limit = ""] = m;
-  const whatTr = {
-    "the batch's total": "partinin toplamı",
-    "a payout of": "tek bir ödeme",
-    "the operator's batches today": "operatörün bugünkü partileri",
-  }[what];
-  const [a, l] = [`${money2(amount)} TL`, `${money2(limit)} TL`];
-  return lang === "tr" ? `${whatTr} ${a}, sınır ${l}` : `${what} ${a} is above ${l}`;
+/** A file's notice in the console's language: by its code, else as the server wrote it. */
+export const fileNoticeText = (n: { code: string; message: string }, lang: Lang) =>
+  wordsIn(FILE_NOTICE_WORDS, n.code, lang) ?? n.message;
+
+/** Why a batch needs a second operator: its rule with the amounts as the console writes money. */
+export function secondRuleText(
+  b: Pick<PayoutBatchView, "second_rule" | "second_reason">,
+  lang: Lang,
+): string {
+  const rule = b.second_rule;
+  const words = rule ? wordsIn(SECOND_RULE_WORDS, rule.code, lang) : undefined;
+  if (!rule || !words) return b.second_reason ?? "";
+  return fill(words, { amount: `${money2(rule.amount)} TL`, limit: `${money2(rule.limit)} TL` });
+}
+
+/** A release's outcomes in words, the ones that happened only. */
+export function releaseOutcomesText(counts: ReleaseCounts, lang: Lang): string {
+  return Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => fill(wordsIn(RELEASE_OUTCOME_WORDS, k, lang) ?? `{n} ${k}`, { n }))
+    .join(", ");
 }
 
 /** A bank's return reason: the words for a known code before it, else as the bank wrote it. */
@@ -232,3 +330,16 @@ export const batchStageText = (stage: string, lang: Lang) => wordsIn(BATCH_STAGE
 export const attemptStageText = (stage: string, lang: Lang) =>
   wordsIn(ATTEMPT_STAGE_WORDS, stage, lang) ?? stage;
 export const flagText = (flag: string, lang: Lang) => wordsIn(FLAG_WORDS, flag, lang) ?? flag;
+
+/** Every table of words above, for the translations test (test/unit/translations.test.ts). */
+export const PAYOUT_TABLES = {
+  PAYOUT_WORDS,
+  BATCH_STAGE_WORDS,
+  ATTEMPT_STAGE_WORDS,
+  FLAG_WORDS,
+  RETURN_REASON_WORDS,
+  NOT_BATCHABLE_CODE_WORDS,
+  FILE_NOTICE_WORDS,
+  SECOND_RULE_WORDS,
+  RELEASE_OUTCOME_WORDS,
+};

@@ -1,24 +1,27 @@
 /**
  * "Ödemeler" (docs/console.md, "Ödemeler / Payouts"): withdrawals of firms paid in batches, from
- * waiting to the bank. What needs a person first (payouts the bank sent back or that failed), the
- * payouts waiting (each that cannot be batched says why), making a batch from a paying account,
- * and the batches by stage with what may be done at each; a batch opens on its own screen
- * (#/payouts/12, payouts-batch.tsx). Firms paid by hand keep the withdrawal queue.
+ * waiting to the bank. What needs a person first (flagged payouts across batches, payouts the bank
+ * sent back or that failed), the payouts waiting (each that cannot be batched says why), making a
+ * batch from a paying account, and the batches by stage with what may be done at each; a batch
+ * opens on its own screen (#/payouts/12, payouts-batch.tsx). Firms paid by hand keep the
+ * withdrawal queue.
  */
+import { useState } from "preact/hooks";
 import type { AccountView } from "../../src/management/views.js";
-import type { PayoutBatchView, WaitingPayoutView } from "../../src/payouts/views.js";
+import type { FlaggedPayoutView, PayoutBatchView, WaitingPayoutView } from "../../src/payouts/views.js";
 import { api, query } from "./api";
 import { IbanText } from "./copy";
 import { refusalIn } from "./decision-text";
-import { BatchCard, BatchDetail } from "./payouts-batch";
+import { BatchCard, BatchDetail, useFileFormats } from "./payouts-batch";
+import { FlaggedList } from "./payouts-flagged";
 import {
   attemptStageText,
   BATCH_STAGES,
   batchStageText,
+  notBatchableText,
   type PW,
   payoutWords,
   returnReasonText,
-  serverSentence,
 } from "./payouts-words";
 import { accountLabel } from "./statement-words";
 import { age, canDecide, Field, formValue, listOf, money2, useLoad, useShell } from "./ui";
@@ -42,13 +45,26 @@ function Overview(props: { stage: string; accounts: AccountView[]; names: Map<nu
   const { lang, notify } = useShell();
   const w = payoutWords(lang);
   const { stage, names } = props;
+  const formats = useFileFormats();
+  // The paying account chosen for a batch: the waiting payouts' methods are judged by its FAST limit.
+  const [account, setAccount] = useState("");
   const [waiting, reloadWaiting] = useLoad(
     async () => {
-      const res = await api<{ waiting: WaitingPayoutView[] }>("GET", "/payouts/waiting");
+      const q = query({ account: account || undefined });
+      const res = await api<{ waiting: WaitingPayoutView[] }>("GET", `/payouts/waiting${q ? `?${q}` : ""}`);
       if (!res.ok) notify(refusalIn(res.json, res.status, lang), true);
       return res.ok ? res.json.waiting : undefined;
     },
-    "payouts-waiting",
+    `payouts-waiting-${account}`,
+    REFRESH_MS,
+  );
+  const [flagged, reloadFlagged] = useLoad(
+    async () => {
+      const res = await api<{ flagged: FlaggedPayoutView[] }>("GET", "/payouts/flagged");
+      if (!res.ok) notify(refusalIn(res.json, res.status, lang), true);
+      return res.ok ? res.json.flagged : undefined;
+    },
+    "payouts-flagged",
     REFRESH_MS,
   );
   const [batches, reloadBatches] = useLoad(
@@ -65,6 +81,7 @@ function Overview(props: { stage: string; accounts: AccountView[]; names: Map<nu
   );
   const reload = () => {
     reloadWaiting();
+    reloadFlagged();
     reloadBatches();
   };
   const attention = (waiting ?? []).filter(needsAttention);
@@ -73,11 +90,16 @@ function Overview(props: { stage: string; accounts: AccountView[]; names: Map<nu
     <section id="payouts">
       <h1>{w("payouts")}</h1>
       <p class="help">{w("payoutsIntro")}</p>
-      {attention.length > 0 && (
+      {(attention.length > 0 || (flagged ?? []).length > 0) && (
         <section id="payouts-attention" class="panel alert" aria-labelledby="payouts-attention-h">
           <h2 id="payouts-attention-h">{w("attention")}</h2>
-          <p class="help">{w("attentionHelp")}</p>
-          <WaitingList list={attention} w={w} />
+          {(flagged ?? []).length > 0 && <FlaggedList list={flagged ?? []} onChanged={reload} />}
+          {attention.length > 0 && (
+            <>
+              <p class="help">{w("attentionHelp")}</p>
+              <WaitingList list={attention} w={w} />
+            </>
+          )}
         </section>
       )}
       <section id="payouts-waiting" aria-labelledby="payouts-waiting-h">
@@ -87,10 +109,21 @@ function Overview(props: { stage: string; accounts: AccountView[]; names: Map<nu
             {w("waitingCount", { n: waiting.length, ok: waiting.filter((p) => !p.not_batchable).length })}
           </p>
         )}
+        {waiting && waiting.length > 0 && (
+          <p class="help" id="waiting-method">
+            {w(waiting[0]?.method_judged_by === "account" ? "methodAccount" : "methodService")}
+          </p>
+        )}
         {waiting && waiting.length === 0 && <p class="help">{w("noWaiting")}</p>}
         <WaitingList list={rest} w={w} />
       </section>
-      <MakeBatch accounts={props.accounts} waiting={waiting ?? []} onMade={reload} />
+      <MakeBatch
+        accounts={props.accounts}
+        waiting={waiting ?? []}
+        account={account}
+        onAccount={setAccount}
+        onMade={reload}
+      />
       <section id="payout-batches" aria-labelledby="payout-batches-h">
         <h2 id="payout-batches-h">{w("batches")}</h2>
         <StageTabs stage={stage} />
@@ -101,6 +134,7 @@ function Overview(props: { stage: string; accounts: AccountView[]; names: Map<nu
               key={b.batch}
               b={b}
               account={names.get(b.account_id) ?? `#${b.account_id}`}
+              formats={formats}
               onChanged={reload}
             />
           ))}
@@ -159,9 +193,7 @@ function WaitingList({ list, w }: { list: WaitingPayoutView[]; w: PW }) {
           <div class="muted">
             <bdi>{p.firm}</bdi> · <bdi>{p.reference}</bdi>
           </div>
-          {p.not_batchable && (
-            <p class="why-not">{w("notBatchable", { why: serverSentence(p.not_batchable, lang) })}</p>
-          )}
+          {p.not_batchable && <p class="why-not">{w("notBatchable", { why: notBatchableText(p, lang) })}</p>}
           {p.last_attempt && (
             <p class="last-attempt">
               {w("lastAttempt", { stage: attemptStageText(p.last_attempt.stage, lang) })}
@@ -180,7 +212,13 @@ function WaitingList({ list, w }: { list: WaitingPayoutView[]; w: PW }) {
  * sandbox's or an inactive one), optionally one firm and a count. The new batch shows among the open
  * ones, with what comes next.
  */
-function MakeBatch(props: { accounts: AccountView[]; waiting: WaitingPayoutView[]; onMade(): void }) {
+function MakeBatch(props: {
+  accounts: AccountView[];
+  waiting: WaitingPayoutView[];
+  account: string;
+  onAccount(account: string): void;
+  onMade(): void;
+}) {
   const { lang, me, notify } = useShell();
   const w = payoutWords(lang);
   if (!canDecide(me.role)) return null;
@@ -207,6 +245,7 @@ function MakeBatch(props: { accounts: AccountView[]; waiting: WaitingPayoutView[
     const { batch, payouts, total, stage } = res.json;
     const values = { id: batch, n: payouts, total: money2(total) };
     form.reset();
+    props.onAccount("");
     props.onMade();
     notify(w(stage === "second_approval" ? "batchMadeSecond" : "batchMade", values));
   }
@@ -215,7 +254,13 @@ function MakeBatch(props: { accounts: AccountView[]; waiting: WaitingPayoutView[
       <h2 id="make-batch-h">{w("makeBatch")}</h2>
       <p class="help wide-note">{w("makeBatchHelp")}</p>
       <Field label={w("payingAccount")}>
-        <select name="account" id="mb-account" required>
+        <select
+          name="account"
+          id="mb-account"
+          required
+          value={props.account}
+          onChange={(e) => props.onAccount((e.currentTarget as HTMLSelectElement).value)}
+        >
           <option value="">{w("chooseAccount")}</option>
           {paying.map((a) => (
             <option key={a.id} value={String(a.id)}>

@@ -63,8 +63,31 @@ function registerBatchRoutes(app: FastifyInstance, p: string, payouts: PayoutSer
     guarded("viewer", async (request, reply) => {
       const q = read(reply, s.waitingQuery, request.query);
       if (!q) return reply;
-      return sendJson(reply, 200, await payouts.waiting({ firmId: q.firm, limit: q.limit ?? 500 }));
+      const filter = { firmId: q.firm, accountId: q.account, limit: q.limit ?? 500 };
+      return answer(reply, await payouts.waiting(filter));
     }),
+  );
+  app.get(
+    `${p}/flagged`,
+    guarded("viewer", async (request, reply) => {
+      const q = read(reply, s.flaggedQuery, request.query);
+      if (!q) return reply;
+      return sendJson(reply, 200, await payouts.flagged(q.limit ?? 200));
+    }),
+  );
+  app.post(
+    `${p}/attempts/:id/clear-flag`,
+    guarded(
+      "operator",
+      async (request, reply, who) => {
+        const id = readId(reply, request.params);
+        if (id === undefined) return reply;
+        const body = readBody(reply, s.flagClear, request);
+        if (!body) return reply;
+        return answer(reply, await payouts.clearFlag(id, body.flag, who.actor, body.note ?? null));
+      },
+      bodyActor,
+    ),
   );
   app.post(
     `${p}/batches`,

@@ -19,7 +19,20 @@ export const batchList = z.strictObject({
   limit: limitText.optional(),
 });
 
-export const waitingQuery = z.strictObject({ firm: idText.optional(), limit: limitText.optional() });
+export const waitingQuery = z.strictObject({
+  firm: idText.optional(),
+  account: idText.optional(),
+  limit: limitText.optional(),
+});
+
+export const flaggedQuery = z.strictObject({ limit: limitText.optional() });
+
+/** The flag the operator checked (cleared only if it is still that one), and a note. */
+export const flagClear = z.strictObject({
+  flag: z.string().min(1).max(40).refine(noControl, NO_CONTROL),
+  note: note.optional(),
+  actor: actorName.optional(),
+});
 
 export const fileQuery = z.strictObject({
   format: z.string().min(1).max(60).refine(noControl, NO_CONTROL),

@@ -8,6 +8,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { writeAudit } from "../audited.js";
 import type { Database, PayoutAttemptTable, PayoutBatchStage, PayoutBatchTable } from "../schema.js";
 import { deadlock, payoutViolation } from "./payout-errors.js";
+import { clearFlag, type FlagClear, type FlagClearing } from "./payout-flags.js";
 
 export type PayoutBatchRow = Selectable<PayoutBatchTable>;
 export type PayoutAttemptRow = Selectable<PayoutAttemptTable>;
@@ -46,6 +47,7 @@ export interface NewAttempt {
 export interface NewBatch {
   accountId: number;
   firmId: number | null;
+  /** Why a second operator must approve, as payouts/rules.ts keeps it (`storedSecondRule`). */
   secondReason: string | null;
   actor: string;
   now: number;
@@ -62,6 +64,9 @@ export type StageMove =
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "stage"; stage: PayoutBatchStage }
   | { ok: false; reason: "same_operator" };
+
+/** A flagged attempt, with its withdrawal's merchant reference. */
+export type FlaggedAttemptRow = PayoutAttemptRow & { reference: string };
 
 const LIVE_OR_PAID = ["second_approval", "batched", "sent", "paid"] as const;
 
@@ -88,6 +93,12 @@ export interface PayoutBatchRepository {
   fileTakenAfterSent(batchId: number, sentAt: number): Promise<boolean>;
   /** The attempts of these withdrawals, newest first. */
   attemptsOfTransactions(ids: readonly number[]): Promise<PayoutAttemptRow[]>;
+  /** Attempts carrying a flag, across batches, newest first (payout_attempts_flag_idx). */
+  flagged(limit: number): Promise<FlaggedAttemptRow[]>;
+  /** An operator checked an ended attempt's flag: cleared, if it is still `flag`, with its audit entry. */
+  clearFlag(c: FlagClearing): Promise<FlagClear>;
+  /** The http payout channel's code of each of these accounts that has one. */
+  payoutChannelsOf(accountIds: readonly number[]): Promise<Map<number, string>>;
 }
 
 export function createPayoutBatchRepository(db: Kysely<Database>): PayoutBatchRepository {
@@ -181,6 +192,31 @@ export function createPayoutBatchRepository(db: Kysely<Database>): PayoutBatchRe
         .where("transaction_id", "in", ids)
         .orderBy("id", "desc")
         .execute();
+    },
+
+    flagged: (limit) =>
+      db
+        .selectFrom("payout_attempts as a")
+        .innerJoin("transactions as t", "t.id", "a.transaction_id")
+        .selectAll("a")
+        .select("t.reference")
+        .where("a.flag", "is not", null)
+        .orderBy("a.id", "desc")
+        .limit(limit)
+        .execute(),
+
+    clearFlag: (c) => clearFlag(db, c),
+
+    async payoutChannelsOf(accountIds) {
+      if (accountIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("payment_accounts as p")
+        .innerJoin("channels as c", "c.id", "p.channel_id")
+        .select(["p.id", "c.code"])
+        .where("p.id", "in", accountIds)
+        .where("c.kind", "=", "http")
+        .execute();
+      return new Map(rows.map((r) => [Number(r.id), r.code]));
     },
   };
 }
