@@ -58,6 +58,8 @@ export function createPayoutWatch(deps: PayoutChannelDeps & { intervalMs: number
   async function round(): Promise<PayoutWatchRound> {
     const asked = await askStatuses(deps);
     const overdue = await flagOverdue(deps);
+    // A batch whose last payouts ended in parallel, or in a process stopped before its own sweep.
+    await deps.repos.payoutOutcomes.closeDone(deps.now());
     return { asked, overdue };
   }
 

@@ -8,8 +8,9 @@
  * - `accepted`: stays sent; the watch asks again.
  * - `refused`: failed, back to the operators with the reason.
  * - `returned`: back to the operators with the reason (flagged when approved already).
- * - `unknown` to a send: flagged `channel_unknown`; the attempt is never sent again, only its status
- *   asked. To a status query: left as it is (the overdue rule raises it in time).
+ * - `unknown` to a send: flagged `channel_unknown`; the attempt is never sent again blindly, only its
+ *   status asked. To a status query: left as it is (the overdue rule raises it in time), but when
+ *   the partner says it never heard of the payment id, it is sent under that same id.
  * - `mismatch`: flagged `channel_mismatch`, and never approved on any later answer.
  *
  * Every move is the store's conditional one (`WHERE stage = 'sent'`): a channel's answer and a
@@ -136,7 +137,14 @@ export async function settleAnswer(
       return moved(deps, r === "moved" ? "moved" : "returned");
     }
     case "unknown": {
-      if (opts.question === "status") return "unknown";
+      if (opts.question === "status") {
+        if (answer.cause !== "not_found") return "unknown";
+        // The partner never heard of it: a release stopped before this payout was sent. Sent now
+        // under its own payment id, the idempotency key: a partner that had it after all answers
+        // as before, and pays nothing twice.
+        const sent = await deps.client.send(channel, orderOf(a));
+        return settleAnswer(deps, a, channel, sent, { ...opts, question: "send" });
+      }
       const detail = { channel: channel.code, cause: answer.cause, why: answer.why };
       await flag(deps, a, CHANNEL_UNKNOWN, detail, now);
       return "unknown";

@@ -18,6 +18,8 @@ import type {
 import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool.js";
 import { type DepositCandidate, type HeldApprovals, type MatchOutcome, matchLine } from "./matching.js";
 import {
+  type AwaitingReturnLine,
+  awaitingReturnLine,
   PAYOUT_ACTOR,
   PAYOUT_LOOKBACK_MS,
   type PayoutLinePlan,
@@ -217,10 +219,12 @@ export function lineMatcher(
   const payouts = payoutPoolOf(deps, where);
   return {
     async line(line) {
-      const payout = payoutLinePlan(line, await payouts.pool(), {
+      const read = await payouts.pool();
+      const payout = payoutLinePlan(line, read.pool, {
         now: deps.now(),
         held: where.approvalsHeld ?? null,
         middleNames: await payouts.middleNames(),
+        awaitingReturnLine: read.awaitingReturnLine,
       });
       if (payout) {
         counts.lines++;
@@ -329,12 +333,14 @@ function payoutRecordOf(
 
 /** The account's payouts a run of lines is judged against, read again after each written batch. */
 function payoutPoolOf(deps: ReconcileDeps, where: LineSource) {
-  let pool: Promise<PayoutPool> | undefined;
+  let pool: Promise<{ pool: PayoutPool; awaitingReturnLine: AwaitingReturnLine }> | undefined;
   let names: Promise<Map<number, boolean>> | undefined;
   const since = () => Math.min(where.span.firstBooked ?? deps.now(), deps.now()) - PAYOUT_LOOKBACK_MS;
   return {
     pool() {
-      pool ??= deps.repos.payoutOutcomes.pool(where.accountIds, since()).then(poolOf);
+      pool ??= deps.repos.payoutOutcomes
+        .pool(where.accountIds, since())
+        .then((rows) => ({ pool: poolOf(rows), awaitingReturnLine: awaitingReturnLine(rows) }));
       return pool;
     },
     refresh() {

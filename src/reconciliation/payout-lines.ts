@@ -23,13 +23,23 @@ export const PAYOUT_ACTOR = "service:reconcile";
 
 function stageOf(row: PoolRow): SentPayout["stage"] {
   if (row.stage === "sent") return "sent";
-  if (row.stage === "paid") return "paid";
+  // Paid on a channel's final word, its debit not yet seen: the debit to come is its proof, not a
+  // second payment, so the rule meets it as sent (the store then ties the line, pays nothing).
+  if (row.stage === "paid") return row.has_debit ? "paid" : "sent";
+  // Money that left and came back: a debit naming it is that payout's own, after its return.
+  if (row.stage === "returned") return "returned";
   // A failed attempt's money never left (a channel refused it): a debit naming it is suspect.
-  if (row.stage === "failed" || row.later > 0) return "superseded";
-  return "returned";
+  return "superseded";
 }
 
 /** The pool the rule reads: each attempt, and each sent batch's attempts. */
+/** The attempts returned (by a channel's word) whose return credit no line has shown yet. */
+export type AwaitingReturnLine = ReadonlySet<number>;
+
+export function awaitingReturnLine(rows: readonly PoolRow[]): AwaitingReturnLine {
+  return new Set(rows.filter((r) => r.stage === "returned" && !r.has_return).map((r) => Number(r.id)));
+}
+
 export function poolOf(rows: readonly PoolRow[]): PayoutPool {
   const payouts = rows.map(
     (r): SentPayout => ({
@@ -70,6 +80,8 @@ export interface PayoutLineContext {
   held: HeldApprovals | null;
   /** Whose callbacks carry the middle name, by firm (as deposits' do). */
   middleNames: ReadonlyMap<number, boolean>;
+  /** Attempts a channel said came back whose bank credit has not shown yet. */
+  awaitingReturnLine: AwaitingReturnLine;
 }
 
 /** A debit's plan; a credit's when it is a payout's return; null for a credit of the deposits. */
@@ -121,6 +133,22 @@ function debitPlan(outcome: DebitOutcome, pool: PayoutPool, ctx: PayoutLineConte
 
 function returnPlan(outcome: ReturnOutcome, pool: PayoutPool, ctx: PayoutLineContext): PayoutLinePlan {
   const evidence = JSON.stringify(ctx.held ? { ...outcome, held: ctx.held } : outcome);
+  const [only] = outcome.kind === "return_unknown" ? outcome.attemptIds : [];
+  if (
+    outcome.kind === "return_unknown" &&
+    outcome.why === "already_returned" &&
+    outcome.attemptIds.length === 1 &&
+    only !== undefined &&
+    ctx.awaitingReturnLine.has(only) &&
+    !ctx.held
+  )
+    // A channel said it came back first; this is the bank's credit of that return.
+    return {
+      state: "not_ours",
+      payoutOutcome: "return",
+      evidence,
+      effect: { kind: "return", attemptId: only, reason: null, actor: PAYOUT_ACTOR, now: ctx.now },
+    };
   if (outcome.kind === "return_unknown" || ctx.held)
     return { state: "unmatched", payoutOutcome: "return_unknown", evidence };
   markStage(pool, [outcome.attemptId], outcome.afterPaid ? "paid" : "returned");

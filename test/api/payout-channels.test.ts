@@ -106,6 +106,16 @@ describe.each(STORES)("payout channels (%s)", (kind) => {
       flag: string | null;
       reason: string | null;
     }>;
+  /** A line an operator types on the paying account (a debit or a credit), and the line as stored. */
+  async function typedLine(account: number, body: Record<string, unknown>) {
+    const res = await server.admin("POST", `/admin/v1/accounts/${account}/statement-lines`, {
+      booked_at: new Date(server.clock.now()).toISOString(),
+      ...body,
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const id = res.json.results[0].id as number;
+    return (await server.admin("GET", `/admin/v1/statement-lines/${id}`)).json;
+  }
   const audit = async (action: string) =>
     (await server.admin("GET", `/admin/v1/audit?action=${action}`)).json as Array<{
       entity_id: string;
@@ -143,6 +153,27 @@ describe.each(STORES)("payout channels (%s)", (kind) => {
     expect(again.status).toBe(409);
     expect(again.json.code).toBe("payout_batch_stage");
     expect(c.sim.payouts.get(payment)).toMatchObject({ sends: 1, paid: 1 });
+  });
+
+  it("the bank's debit of a payout the channel paid is its proof, never a second payment", async () => {
+    const c = await partner({ kind: "payout-paid" }, { finalApproves: true });
+    const w = await withdrawal(c.firm, "321.00");
+    const batch = await batchOf(c);
+    expect((await release(batch)).json.outcomes).toMatchObject({ paid: 1 });
+    const payment = (await attemptsOf(batch))[0]?.payment_id;
+    const line = await typedLine(c.account, { amount: "321.00", direction: "debit", end_to_end_id: payment });
+    expect(line.payout_outcome).toBe("paid");
+    expect((await attemptsOf(batch))[0]).toMatchObject({ stage: "paid", flag: null });
+    // The same debit named again by another line is a second payment: raised.
+    const again = await typedLine(c.account, {
+      amount: "321.00",
+      direction: "debit",
+      end_to_end_id: payment,
+      description: "again",
+    });
+    expect(again.payout_outcome).toBe("double_payment");
+    expect((await attemptsOf(batch))[0]?.flag).toBe("double_payment");
+    expect(await statusOf(server, w.id)).toBe("approved");
   });
 
   it("paid where the account does not allow it: stays sent for the statement", async () => {
@@ -207,6 +238,16 @@ describe.each(STORES)("payout channels (%s)", (kind) => {
     await expect.poll(async () => (await attemptsOf(batch))[0]?.stage).toBe("returned");
     expect((await attemptsOf(batch))[0]?.reason).toBe("AC04 closed account");
     expect(await statusOf(server, w.id)).toBe("pending");
+    // The bank's credit of that return, arriving after the channel's word, is that return's line.
+    const payment = (await attemptsOf(batch))[0]?.payment_id;
+    const back = await typedLine(c.account, {
+      amount: "250.50",
+      direction: "credit",
+      end_to_end_id: payment,
+      is_return: true,
+      return_reason: "AC04",
+    });
+    expect(back).toMatchObject({ payout_outcome: "return", state: "not_ours" });
   });
 
   it("another amount in the answer: a mismatch flagged, never approved", async () => {
@@ -258,21 +299,21 @@ describe.each(STORES)("payout channels (%s)", (kind) => {
     );
   });
 
-  it("a release cut short after the batch was marked sent: the watch asks, and never sends the payout", async () => {
+  it("a release cut short after the batch was marked sent: the watch asks, and sends it once under its own id", async () => {
     const c = await partner({ kind: "payout-paid" }, { finalApproves: true });
     const w = await withdrawal(c.firm);
     const batch = await batchOf(c);
     // As a process killed between marking the batch sent and its first send leaves it.
     expect((await server.admin("POST", `/admin/v1/payouts/batches/${batch}/sent`, {})).status).toBe(200);
-    const payment = (await attemptsOf(batch))[0]?.payment_id;
-    await expect
-      .poll(() => c.sim.payoutAsks.filter((a) => a.body.payment_id === payment).length)
-      .toBeGreaterThan(1);
-    expect(c.sim.payoutAsks.every((a) => a.body.action === "payout_status")).toBe(true);
-    expect(c.sim.payouts.has(payment as string)).toBe(false);
-    expect((await attemptsOf(batch))[0]).toMatchObject({ stage: "sent", flag: null });
-    expect(await statusOf(server, w.id)).toBe("pending");
-    // Nor does a release send it: the batch is sent already.
+    const payment = (await attemptsOf(batch))[0]?.payment_id as string;
+    // The watch asks first; the partner never heard of it, so it is sent under the same payment id.
+    await expect.poll(async () => (await attemptsOf(batch))[0]?.stage).toBe("paid");
+    const asks = c.sim.payoutAsks.filter((a) => a.body.payment_id === payment);
+    expect(asks[0]?.body.action).toBe("payout_status");
+    expect(asks.filter((a) => a.body.action === "payout")).toHaveLength(1);
+    expect(c.sim.payouts.get(payment)).toMatchObject({ sends: 1, paid: 1 });
+    expect(await statusOf(server, w.id)).toBe("approved");
+    // Nor does a release send it again: the batch is sent already.
     expect((await release(batch)).json.code).toBe("payout_batch_stage");
   });
 

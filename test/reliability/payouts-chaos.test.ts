@@ -12,9 +12,8 @@ import { STORES } from "../support/stores.js";
  * releases and statement imports through both instances while a process is killed with SIGKILL
  * every 2 s; then it settles. No withdrawal paid twice (by the database and by the money's own
  * books), none lost, each in one stage, one callback per decision, no 500.
- *
- * The batches' own stage is printed, not asserted: a channel batch whose last payouts end at once
- * on PostgreSQL can stay `sent` with every payout ended (reported with the run's figures).
+ * Each batch's own stage fits its payouts' (a batch whose last payouts end in parallel is closed
+ * by the sweep after each commit and by the payout watch).
  */
 let world: World | undefined;
 afterEach(async () => {
@@ -33,9 +32,9 @@ describe.runIf(STORES.includes("postgres"))(`payouts under kill -9 on PostgreSQL
       settleMs: 30_000,
       seed: SEED,
     });
-    const { batchStageMismatch, ...payoutChecks } = s.checks;
+    const payoutChecks = s.checks;
     console.log(
-      `payouts chaos (seed ${SEED}): ${JSON.stringify({ seconds: s.seconds, merchants: s.merchants, operators: s.operators, kills: s.kills, census: s.census, batchStageMismatch })}`,
+      `payouts chaos (seed ${SEED}): ${JSON.stringify({ seconds: s.seconds, merchants: s.merchants, operators: s.operators, kills: s.kills, census: s.census })}`,
     );
     // The run did what it is for: withdrawals paid by file and by both channels, kills landed.
     expect(s.merchants.answered200).toBeGreaterThan(50);

@@ -41,11 +41,26 @@ export interface PoolRow {
   sent_at: number | null;
   /** A later attempt of the same withdrawal exists: this one is superseded. */
   later: number;
+  /** A statement line already proves its debit / its return (1), or none does (0). */
+  has_debit: number;
+  has_return: number;
 }
 
 /** Pays the attempts still sent (the others moved meanwhile), each with its approval. */
 export async function payWithin(trx: Transaction<Database>, write: PayWrite): Promise<PaidAttempt[]> {
+  return (await payOrLinkWithin(trx, write)).paid;
+}
+
+/**
+ * Pays the attempts still sent, and ties the line to those a channel's final word paid already
+ * (their debit, arriving after: the money's proof, not a second payment). `linked` names those.
+ */
+export async function payOrLinkWithin(
+  trx: Transaction<Database>,
+  write: PayWrite,
+): Promise<{ paid: PaidAttempt[]; linked: number[] }> {
   const paid: PaidAttempt[] = [];
+  const linked: number[] = [];
   for (const attemptId of write.attemptIds) {
     const moved = await trx
       .updateTable("payout_attempts")
@@ -54,7 +69,11 @@ export async function payWithin(trx: Transaction<Database>, write: PayWrite): Pr
       .where("stage", "=", "sent")
       .returning(["transaction_id", "batch_id"])
       .executeTakeFirst();
-    if (!moved) continue;
+    if (!moved) {
+      if (write.lineId !== null && (await linkDebitOfPaid(trx, attemptId, write.lineId)))
+        linked.push(attemptId);
+      continue;
+    }
     const transactionId = Number(moved.transaction_id);
     const decided = await decideWithin(trx, write.decision(transactionId));
     // The database refuses any other decision while the attempt was live: only a bug gets here.
@@ -78,7 +97,29 @@ export async function payWithin(trx: Transaction<Database>, write: PayWrite): Pr
     await closeBatchIfDone(trx, Number(moved.batch_id), write.now);
     paid.push({ attemptId, transactionId, callbackId: decided.callbackId });
   }
-  return paid;
+  return { paid, linked };
+}
+
+/** A paid attempt no debit line proves yet (a channel paid it) takes this line as its debit. */
+async function linkDebitOfPaid(
+  trx: Transaction<Database>,
+  attemptId: number,
+  lineId: number,
+): Promise<boolean> {
+  const paid = await trx
+    .selectFrom("payout_attempts")
+    .select("id")
+    .where("id", "=", attemptId)
+    .where("stage", "=", "paid")
+    .executeTakeFirst();
+  if (!paid) return false;
+  const link = await trx
+    .insertInto("payout_line_links")
+    .values({ line_id: lineId, attempt_id: attemptId, role: "debit" })
+    .onConflict((oc) => oc.doNothing())
+    .returning("attempt_id")
+    .executeTakeFirst();
+  return link !== undefined;
 }
 
 /**
@@ -106,7 +147,7 @@ export async function returnWithin(
         .returning(["transaction_id", "batch_id"])
         .executeTakeFirst();
   const row = ended ?? flagged;
-  if (!row) return "moved";
+  if (!row) return (await linkReturnOfReturned(trx, r.attemptId, r.lineId)) ? "returned" : "moved";
   if (r.lineId !== null)
     await trx
       .insertInto("payout_line_links")
@@ -128,6 +169,29 @@ export async function returnWithin(
   );
   if (ended) await closeBatchIfDone(trx, Number(row.batch_id), r.now);
   return ended ? "returned" : "returned_after_paid";
+}
+
+/** A returned attempt (a channel said so first) takes the bank's return credit as its return line. */
+async function linkReturnOfReturned(
+  trx: Transaction<Database>,
+  attemptId: number,
+  lineId: number | null,
+): Promise<boolean> {
+  if (lineId === null) return false;
+  const returned = await trx
+    .selectFrom("payout_attempts")
+    .select("id")
+    .where("id", "=", attemptId)
+    .where("stage", "=", "returned")
+    .executeTakeFirst();
+  if (!returned) return false;
+  const link = await trx
+    .insertInto("payout_line_links")
+    .values({ line_id: lineId, attempt_id: attemptId, role: "return" })
+    .onConflict((oc) => oc.doNothing())
+    .returning("attempt_id")
+    .executeTakeFirst();
+  return link !== undefined;
 }
 
 /** Raises a flag on an attempt for the operators (a possible double payment, overdue). */
@@ -153,6 +217,31 @@ export async function flagWithin(
       ...f.detail,
     },
   );
+}
+
+/**
+ * Every sent batch none of whose attempts is still sent, closed. Attempts of one batch ended in
+ * parallel transactions (a channel's answers, a statement and a channel) each see the others still
+ * sent and leave the batch open; run after each commits, the last one's sweep sees them all ended.
+ * The payout watch runs it too, for a process that stopped between a commit and its sweep.
+ */
+export async function closeDoneBatches(db: Kysely<Database>, now: number): Promise<void> {
+  await db
+    .updateTable("payout_batches")
+    .set({ stage: "closed", updated_at: now })
+    .where("stage", "=", "sent")
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("payout_attempts as a")
+            .select("a.id")
+            .whereRef("a.batch_id", "=", "payout_batches.id")
+            .where("a.stage", "=", "sent"),
+        ),
+      ),
+    )
+    .execute();
 }
 
 /** A sent batch whose attempts have all ended is closed. */
@@ -207,11 +296,30 @@ export async function payoutPoolRows(
         .whereRef("n.id", ">", "a.id")
         .as("later"),
     )
+    .select((eb) => [
+      eb
+        .selectFrom("payout_line_links as d")
+        .select(sql<number>`COUNT(*)`.as("c"))
+        .whereRef("d.attempt_id", "=", "a.id")
+        .where("d.role", "=", "debit")
+        .as("has_debit"),
+      eb
+        .selectFrom("payout_line_links as r")
+        .select(sql<number>`COUNT(*)`.as("c"))
+        .whereRef("r.attempt_id", "=", "a.id")
+        .where("r.role", "=", "return")
+        .as("has_return"),
+    ])
     .where("a.account_id", "in", accountIds)
     .where("a.sent_at", ">=", since)
     .orderBy("a.id")
     .execute();
-  return rows.map((r) => ({ ...r, later: Number(r.later ?? 0) })) as PoolRow[];
+  return rows.map((r) => ({
+    ...r,
+    later: Number(r.later ?? 0),
+    has_debit: Number(r.has_debit ?? 0) > 0 ? 1 : 0,
+    has_return: Number(r.has_return ?? 0) > 0 ? 1 : 0,
+  })) as PoolRow[];
 }
 
 export interface PayoutOutcomeRepository {
@@ -233,37 +341,54 @@ export interface PayoutOutcomeRepository {
     now: number;
     detail?: Record<string, unknown>;
   }): Promise<void>;
+  /** Closes the sent batches whose attempts have all ended (closeDoneBatches). */
+  closeDone(now: number): Promise<void>;
 }
 
 export function createPayoutOutcomeRepository(db: Kysely<Database>): PayoutOutcomeRepository {
   return {
     pool: (accountIds, since) => payoutPoolRows(db, accountIds, since),
-    pay: (write) => db.transaction().execute((trx) => payWithin(trx, write)),
+    async pay(write) {
+      const paid = await db.transaction().execute((trx) => payWithin(trx, write));
+      if (paid.length > 0) await closeDoneBatches(db, write.now);
+      return paid;
+    },
     fail: (attemptId, reason, actor, now) =>
-      db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable("payout_attempts")
-          .set({ stage: "failed", reason, ended_at: now, updated_at: now })
-          .where("id", "=", attemptId)
-          .where("stage", "=", "sent")
-          .returning(["transaction_id", "batch_id"])
-          .executeTakeFirst();
-        if (!row) return false;
-        await writeAudit(
-          trx,
-          { actor, action: "payout.failed", at: now },
-          "transaction",
-          String(row.transaction_id),
-          null,
-          {
-            attempt: attemptId,
-            reason,
-          },
-        );
-        await closeBatchIfDone(trx, Number(row.batch_id), now);
-        return true;
-      }),
-    returned: (r) => db.transaction().execute((trx) => returnWithin(trx, { ...r, lineId: null })),
+      db
+        .transaction()
+        .execute(async (trx) => {
+          const row = await trx
+            .updateTable("payout_attempts")
+            .set({ stage: "failed", reason, ended_at: now, updated_at: now })
+            .where("id", "=", attemptId)
+            .where("stage", "=", "sent")
+            .returning(["transaction_id", "batch_id"])
+            .executeTakeFirst();
+          if (!row) return false;
+          await writeAudit(
+            trx,
+            { actor, action: "payout.failed", at: now },
+            "transaction",
+            String(row.transaction_id),
+            null,
+            {
+              attempt: attemptId,
+              reason,
+            },
+          );
+          await closeBatchIfDone(trx, Number(row.batch_id), now);
+          return true;
+        })
+        .then(async (failed) => {
+          if (failed) await closeDoneBatches(db, now);
+          return failed;
+        }),
+    async returned(r) {
+      const result = await db.transaction().execute((trx) => returnWithin(trx, { ...r, lineId: null }));
+      if (result === "returned") await closeDoneBatches(db, r.now);
+      return result;
+    },
+    closeDone: (now) => closeDoneBatches(db, now),
     flag: (f) => flagWithin(db, f),
   };
 }

@@ -5,7 +5,13 @@
  */
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
-import { flagWithin, type PayWrite, payWithin, returnWithin } from "../payouts/payout-outcomes.js";
+import {
+  closeDoneBatches,
+  flagWithin,
+  type PayWrite,
+  payOrLinkWithin,
+  returnWithin,
+} from "../payouts/payout-outcomes.js";
 import type {
   Database,
   StatementImportTable,
@@ -189,8 +195,8 @@ async function recordPayout(
     return { kind: "recorded" as const, lineId, state: lineState, payoutOutcome };
   };
   if (effect.kind === "pay") {
-    const paid = await payWithin(trx, { ...effect.write, lineId });
-    if (paid.length === 0) return downgrade("suggested", state);
+    const { paid, linked } = await payOrLinkWithin(trx, { ...effect.write, lineId });
+    if (paid.length === 0 && linked.length === 0) return downgrade("suggested", state);
     return { kind: "recorded" as const, lineId, state, payoutsPaid: paid.length, payoutOutcome: planned };
   }
   if (effect.kind === "return") {
@@ -343,12 +349,15 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
       })) as CandidateRow[];
     },
 
-    recordBatch(items) {
-      return db.transaction().execute(async (trx) => {
+    async recordBatch(items) {
+      const results = await db.transaction().execute(async (trx) => {
         const results = await recordPlain(trx, items);
         for (const [i, item] of items.entries()) results[i] ??= await recordIn(trx, item);
         return results as RecordResult[];
       });
+      const payout = items.find((item) => item.payout !== undefined);
+      if (payout) await closeDoneBatches(db, payout.outcome.now);
+      return results;
     },
 
     get: (id) => db.selectFrom("statement_lines").selectAll().where("id", "=", id).executeTakeFirst(),
