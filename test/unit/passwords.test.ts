@@ -35,12 +35,19 @@ describe("operator passwords", () => {
   it("a burst of checks leaves libuv's thread pool to DNS lookups (channel asks, callbacks)", async () => {
     // As sign-ins from many addresses at once make them: each a scrypt on the thread pool. Before,
     // all of them queued there, and a lookup waited behind every one (18 s behind 200).
+    // Judged by order, not by time (a busy machine slows both alike): the lookup is answered while
+    // most checks still wait, never after the burst.
     const stored = await hashPassword("correct horse battery");
-    const checks = Array.from({ length: 60 }, () => verifyPassword("wrong guess", stored));
-    const started = performance.now();
+    let done = 0;
+    const checks = Array.from({ length: 60 }, () =>
+      verifyPassword("wrong guess", stored).then((ok) => {
+        done++;
+        return ok;
+      }),
+    );
     await lookup("localhost");
-    const waited = performance.now() - started;
+    const doneAtLookup = done;
     expect(await Promise.all(checks)).toEqual(Array(60).fill(false));
-    expect(waited).toBeLessThan(500);
+    expect(doneAtLookup).toBeLessThan(30);
   });
 });
