@@ -129,18 +129,16 @@ export async function createBatch(
     if (attempts.length === 0) return refusal("payout_batch_empty", emptyReason(refused, firmIds.length));
     const now = deps.now();
     const total = attempts.reduce((sum, a) => sum + a.amount, 0);
-    const secondRule = secondApprovalReason(
-      {
-        total,
-        largest: Math.max(...attempts.map((a) => a.amount)),
-        operatorToday: await repos.payoutBatches.batchedBy(dayOf(actor), startOfTurkeyDay(now)),
-      },
-      rulesOfBatch(settings, request.accountId, new Set(attempts.map((a) => a.firmId))),
-    );
+    const rules = rulesOfBatch(settings, request.accountId, new Set(attempts.map((a) => a.firmId)));
+    const largest = Math.max(...attempts.map((a) => a.amount));
     const written = await repos.payoutBatches.create({
       accountId: request.accountId,
       firmId: request.firmId ?? null,
-      secondReason: secondRule ? storedSecondRule(secondRule) : null,
+      secondReasonFor: (operatorToday) => {
+        const rule = secondApprovalReason({ total, largest, operatorToday }, rules);
+        return rule ? storedSecondRule(rule) : null;
+      },
+      day: { who: dayOf(actor), since: startOfTurkeyDay(now) },
       actor,
       now,
       attempts,

@@ -81,7 +81,7 @@ export function createRepositories(store: Store): Repositories {
     loginLocks: createLoginLockRepository(store.db),
     operatorDevices: createOperatorDeviceRepository(store.db),
     payoutClaims: createPayoutClaimRepository(store.db),
-    payoutBatches: createPayoutBatchRepository(store.db),
+    payoutBatches: createPayoutBatchRepository(store.db, store.dialect),
     payoutSettings: createPayoutSettingsRepository(store.db),
     payoutOutcomes: createPayoutOutcomeRepository(store.db),
     payoutWatch: createPayoutWatchRepository(store.db),

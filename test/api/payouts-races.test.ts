@@ -173,6 +173,27 @@ describe.each(STORES)("payout races (%s)", (kind) => {
     }
     expect(tally.batched + tally.approved + tally.rejected + tally.marked).toBe(ROUNDS * PER_ROUND);
   });
+  it("one operator batching twice at once under the day's rule: the second batching sees the first", async () => {
+    const firm = await createFirm(server);
+    const racer3 = await consoleOperator(server, "operator", "racer3");
+    const set = (body: Record<string, unknown>) =>
+      server.admin("PATCH", "/admin/v1/payouts/settings", { firm: firm.id, ...body });
+    // Each batch alone is within the day's 300.00; two together are above it.
+    expect((await set({ payouts: true, two_person_day_above: "300.00" })).status).toBe(200);
+    await pendingWithdrawals(server, firm, 2, { amount: "200.00" });
+    const made = await Promise.all([
+      racer3.call("POST", "/ops/api/payouts/batches", { account, firm: firm.id, max_count: 1 }),
+      racer3.call("POST", "/ops/api/payouts/batches", { account, firm: firm.id, max_count: 1 }),
+    ]);
+    expect(made.map((m) => m.status)).toEqual([201, 201]);
+    expect(made.map((m) => m.json.stage).sort()).toEqual(["batched", "second_approval"]);
+    expect(made.find((m) => m.json.stage === "second_approval")?.json.second_rule).toMatchObject({
+      code: "operator_day",
+    });
+    for (const m of made) await server.admin("POST", `/admin/v1/payouts/batches/${m.json.batch}/cancel`, {});
+    expect((await set({ payouts: false })).status).toBe(200);
+  });
+
   it("two admins changing different settings of one scope at once: both changes stay", async () => {
     const firm = await createFirm(server);
     const other = second ?? server;

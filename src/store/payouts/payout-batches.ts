@@ -48,7 +48,14 @@ export interface NewBatch {
   accountId: number;
   firmId: number | null;
   /** Why a second operator must approve, as payouts/rules.ts keeps it (`storedSecondRule`). */
-  secondReason: string | null;
+  /**
+   * Why a second operator must approve, judged with what the maker batched in the day so far
+   * (`day`): read in the batch's own database transaction, one batching of a maker's day at a time
+   * (a PostgreSQL advisory lock on the day's key), so two at once cannot both pass the day's rule.
+   * Null: no second operator.
+   */
+  secondReasonFor(batchedToday: number): string | null;
+  day: { who: DayOf; since: number };
   actor: string;
   now: number;
   attempts: readonly NewAttempt[];
@@ -78,7 +85,7 @@ export interface PayoutBatchRepository {
    * What one operator (`actor`), or every actor whose name begins with `prefix`, batched since
    * `since` (batches not cancelled), minor units.
    */
-  batchedBy(who: { actor: string } | { prefix: string }, since: number): Promise<number>;
+  batchedBy(who: DayOf, since: number): Promise<number>;
   get(id: number): Promise<PayoutBatchRow | undefined>;
   attemptsOf(batchId: number): Promise<PayoutAttemptRow[]>;
   list(filter: { stage?: PayoutBatchStage; limit: number }): Promise<PayoutBatchRow[]>;
@@ -101,25 +108,33 @@ export interface PayoutBatchRepository {
   payoutChannelsOf(accountIds: readonly number[]): Promise<Map<number, string>>;
 }
 
-export function createPayoutBatchRepository(db: Kysely<Database>): PayoutBatchRepository {
+/** Whose day a batch counts in: one actor's, or every actor's of a prefix (the admin token's). */
+export type DayOf = { actor: string } | { prefix: string };
+
+function batchedByIn(q: Kysely<Database> | Transaction<Database>, who: DayOf, since: number) {
+  return q
+    .selectFrom("payout_batches")
+    .select(sql<number>`COALESCE(SUM(total), 0)`.as("sum"))
+    .where((eb) =>
+      "actor" in who
+        ? eb("created_by", "=", who.actor)
+        : eb(sql`substr(created_by, 1, ${who.prefix.length})`, "=", who.prefix),
+    )
+    .where("created_at", ">=", since)
+    .where("stage", "<>", "cancelled")
+    .executeTakeFirstOrThrow()
+    .then((row) => Number(row.sum));
+}
+
+export function createPayoutBatchRepository(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+): PayoutBatchRepository {
   return {
     waiting: (firmIds, limit, afterId = 0) => waitingWithdrawals(db, firmIds, limit, afterId),
-    create: (batch) => createBatch(db, batch),
+    create: (batch) => createBatch(db, dialect, batch),
 
-    async batchedBy(who, since) {
-      const row = await db
-        .selectFrom("payout_batches")
-        .select(sql<number>`COALESCE(SUM(total), 0)`.as("sum"))
-        .where((eb) =>
-          "actor" in who
-            ? eb("created_by", "=", who.actor)
-            : eb(sql`substr(created_by, 1, ${who.prefix.length})`, "=", who.prefix),
-        )
-        .where("created_at", ">=", since)
-        .where("stage", "<>", "cancelled")
-        .executeTakeFirstOrThrow();
-      return Number(row.sum);
-    },
+    batchedBy: (who, since) => batchedByIn(db, who, since),
 
     get: (id) => db.selectFrom("payout_batches").selectAll().where("id", "=", id).executeTakeFirst(),
 
@@ -289,12 +304,21 @@ function waitingWithdrawals(
  * of overlapping withdrawals lock them in the same order). Anything taken meanwhile (a live attempt
  * of another batch, a decision, a payout mark) undoes the whole batch; the service reads again.
  */
-async function createBatch(db: Kysely<Database>, b: NewBatch): Promise<BatchWriteResult> {
+async function createBatch(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  b: NewBatch,
+): Promise<BatchWriteResult> {
   const attempts = [...b.attempts].sort((x, y) => x.transactionId - y.transactionId);
   const total = attempts.reduce((sum, a) => sum + a.amount, 0);
-  const stage = b.secondReason === null ? "batched" : "second_approval";
   try {
     return await db.transaction().execute(async (trx) => {
+      // SQLite runs one transaction at a time; PostgreSQL orders a maker's batchings by this lock.
+      const dayKey = "actor" in b.day.who ? `actor:${b.day.who.actor}` : `prefix:${b.day.who.prefix}`;
+      if (dialect === "postgres")
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`payout-day:${dayKey}`}))`.execute(trx);
+      const secondReason = b.secondReasonFor(await batchedByIn(trx, b.day.who, b.day.since));
+      const stage = secondReason === null ? "batched" : "second_approval";
       const batch = await trx
         .insertInto("payout_batches")
         .values({
@@ -303,7 +327,7 @@ async function createBatch(db: Kysely<Database>, b: NewBatch): Promise<BatchWrit
           stage,
           payouts: attempts.length,
           total,
-          second_reason: b.secondReason,
+          second_reason: secondReason,
           created_by: b.actor,
           created_at: b.now,
           updated_at: b.now,
@@ -322,7 +346,7 @@ async function createBatch(db: Kysely<Database>, b: NewBatch): Promise<BatchWrit
           payouts: attempts.length,
           total,
           account_id: b.accountId,
-          second_reason: b.secondReason,
+          second_reason: secondReason,
         },
       );
       return { ok: true as const, batch };
