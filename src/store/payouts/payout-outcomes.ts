@@ -64,7 +64,13 @@ export async function payOrLinkWithin(
   for (const attemptId of write.attemptIds) {
     const moved = await trx
       .updateTable("payout_attempts")
-      .set({ stage: "paid", ended_at: write.now, updated_at: write.now })
+      // A channel's unknown answer is settled by the payment: its flag goes with it.
+      .set({
+        stage: "paid",
+        ended_at: write.now,
+        updated_at: write.now,
+        flag: sql<string | null>`CASE WHEN flag = 'channel_unknown' THEN NULL ELSE flag END`,
+      })
       .where("id", "=", attemptId)
       .where("stage", "=", "sent")
       .returning(["transaction_id", "batch_id"])
