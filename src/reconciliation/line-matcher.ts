@@ -212,7 +212,9 @@ export function lineMatcher(
       else countLine(counts, batch[i]?.line.direction ?? "credit", result, batch[i]?.item);
       onResult?.(resultOf(result, batch[i]?.item));
     }
-    if (batch.some((b) => b.item.payout !== undefined)) payouts.refresh();
+    // The pool in memory follows what this run's lines did; it is read again only when a write
+    // found payouts moved by someone else (another instance, a channel) and kept doubt instead.
+    if (results.some((r, i) => r.kind === "recorded" && movedMeanwhile(r, batch[i]?.item))) payouts.refresh();
     batch.length = 0;
     unwritten.clear();
   };
@@ -353,6 +355,15 @@ function payoutPoolOf(deps: ReconcileDeps, where: LineSource) {
       return names;
     },
   };
+}
+
+/** A payout line the write left other than planned: its payouts moved meanwhile. */
+function movedMeanwhile(result: RecordResult & { kind: "recorded" }, item: LineRecord | undefined): boolean {
+  return (
+    item?.payout !== undefined &&
+    result.payoutOutcome !== undefined &&
+    result.payoutOutcome !== (item.line.payout_outcome ?? null)
+  );
 }
 
 function countLine(

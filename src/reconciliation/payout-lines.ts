@@ -171,13 +171,33 @@ function returnPlan(outcome: ReturnOutcome, pool: PayoutPool, ctx: PayoutLineCon
  * or returned here is no longer sent. The pool's indexes hold these same objects.
  */
 function markStage(pool: PayoutPool, attemptIds: readonly number[], stage: SentPayout["stage"]): void {
-  const ids = new Set(attemptIds);
-  for (const p of pool.payouts) if (ids.has(p.attemptId)) (p as { stage: SentPayout["stage"] }).stage = stage;
+  const byAttempt = lookupOf(pool).byAttempt;
+  for (const id of attemptIds) {
+    const p = byAttempt.get(id);
+    if (p) (p as { stage: SentPayout["stage"] }).stage = stage;
+  }
 }
 
-/** The approvals of the paid payouts' withdrawals (at the attempt's amount, which is the withdrawal's). */
+/** A pool's payouts by attempt and withdrawal, built once per pool: each line looks up, never walks. */
+const lookups = new WeakMap<
+  PayoutPool,
+  { byAttempt: Map<number, SentPayout>; amountOf: Map<number, number> }
+>();
+
+function lookupOf(pool: PayoutPool) {
+  let lookup = lookups.get(pool);
+  if (!lookup) {
+    lookup = {
+      byAttempt: new Map(pool.payouts.map((p) => [p.attemptId, p])),
+      amountOf: new Map(pool.payouts.map((p) => [p.transactionId, p.amountMinor])),
+    };
+    lookups.set(pool, lookup);
+  }
+  return lookup;
+}
+
 function payWrite(attemptIds: readonly number[], pool: PayoutPool, ctx: PayoutLineContext) {
-  const amounts = new Map(pool.payouts.map((p) => [p.transactionId, p.amountMinor]));
+  const amounts = lookupOf(pool).amountOf;
   return {
     attemptIds,
     actor: PAYOUT_ACTOR,
