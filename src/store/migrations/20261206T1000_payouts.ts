@@ -76,6 +76,7 @@ CREATE UNIQUE INDEX payout_attempts_one_live_uq ON payout_attempts (transaction_
 CREATE INDEX payout_attempts_transaction_idx ON payout_attempts (transaction_id, id);
 CREATE INDEX payout_attempts_batch_idx ON payout_attempts (batch_id, id);
 CREATE INDEX payout_attempts_sent_idx ON payout_attempts (account_id, sent_at) WHERE stage = 'sent';
+CREATE INDEX payout_attempts_batch_sent_idx ON payout_attempts (batch_id) WHERE stage = 'sent';
 CREATE INDEX payout_attempts_flag_idx ON payout_attempts (id) WHERE flag IS NOT NULL;
 CREATE TABLE payout_line_links (
   line_id ${bigint} NOT NULL REFERENCES statement_lines(id),

@@ -73,7 +73,7 @@ export async function payOrLinkWithin(
       })
       .where("id", "=", attemptId)
       .where("stage", "=", "sent")
-      .returning(["transaction_id", "batch_id"])
+      .returning("transaction_id")
       .executeTakeFirst();
     if (!moved) {
       if (write.lineId !== null && (await linkDebitOfPaid(trx, attemptId, write.lineId)))
@@ -100,7 +100,7 @@ export async function payOrLinkWithin(
         line: write.lineId,
       },
     );
-    await closeBatchIfDone(trx, Number(moved.batch_id), write.now);
+    // Its batch is closed by the sweep after the commit (closeDoneBatches), once per transaction.
     paid.push({ attemptId, transactionId, callbackId: decided.callbackId });
   }
   return { paid, linked };
