@@ -27,7 +27,8 @@ const recorder = (): AdminClient & { calls: unknown[] } => {
     },
     async download(path) {
       calls.push({ method: "GET", path });
-      return { status: 200, bytes: Buffer.alloc(0), json: null, notices: [] };
+      // Not found: a command given --out writes no file into the test's working directory.
+      return { status: 404, bytes: Buffer.alloc(0), json: {}, notices: [] };
     },
   };
 };
