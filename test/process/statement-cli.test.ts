@@ -65,7 +65,7 @@ describe.each(STORES)("payintake statement commands on %s", (kind) => {
     const imported = await cli.run("statement", "import", "--account", String(account.id), file);
     expect(imported.code).toBe(0);
     expect(imported.stdout.trim()).toBe(
-      '{"lines":2,"credits":1,"approved":1,"suggested":0,"unmatched":0,"duplicates":0}',
+      '{"lines":2,"credits":1,"approved":1,"suggested":0,"unmatched":0,"duplicates":0,"returns":0,"debits":1,"payouts_paid":0,"payouts_suggested":0}',
     );
     expect(await cli.ok("statement", "import", "--account", String(account.id), file)).toEqual({
       lines: 2,
@@ -74,6 +74,10 @@ describe.each(STORES)("payintake statement commands on %s", (kind) => {
       suggested: 0,
       unmatched: 0,
       duplicates: 2,
+      returns: 0,
+      debits: 0,
+      payouts_paid: 0,
+      payouts_suggested: 0,
     });
     expect((await cli.ok("tx", "show", String(id))).status).toBe("approved");
 
