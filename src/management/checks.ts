@@ -52,7 +52,11 @@ export async function checkCallbackTarget(
   what = "Callback URL",
 ): Promise<Refusal | null> {
   if (url === null || url === undefined) return null;
-  if (!(await deps.callbackTargetAllowed(url))) return refusal("url_not_allowed", `${what} is not allowed`);
+  if (!(await deps.callbackTargetAllowed(url)))
+    return refusal(
+      "url_not_allowed",
+      `${what} is not allowed: it must be http or https to a public address; a server started with PAYINTAKE_ALLOW_PRIVATE_CALLBACKS=true also takes private and local ones (for development)`,
+    );
   return null;
 }
 

@@ -179,8 +179,17 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
   // Another change to the limits landed between the check above and this write.
   if (row === "refused") return refusal("min_above_max", "the minimum must not exceed the maximum");
   deps.firmsChanged();
-  return row ? { ok: true as const, value: firmView(row) } : notFound("firm");
+  if (!row) return notFound("firm");
+  const view = firmView(row);
+  // A transaction keeps the callback URL it was made with (its callback retries for about 45 hours).
+  return changes.webhook_url !== undefined && changes.webhook_url !== existing.webhook_url
+    ? { ok: true as const, value: { ...view, note: WEBHOOK_NOTE } }
+    : { ok: true as const, value: view };
 }
+
+/** Said with a changed webhook: what the change does not reach. */
+const WEBHOOK_NOTE =
+  "transactions made before this change keep the callback URL they were made with, and their callbacks still go there (retried for about 45 hours); redeliver one with `callback redeliver` once its receiver answers";
 
 export async function rotateSecret(deps: ManagementDeps, id: number, actor = ADMIN_API) {
   const { repos, box } = deps;

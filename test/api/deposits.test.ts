@@ -4,6 +4,10 @@ import { startServer } from "../../src/main/server.js";
 import { STORES, startTestServer, storeEnv, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
 
+/** What an operator is told to do about a refused URL (the admin API; the merchant API's text is the contract's). */
+const HINT =
+  ": it must be http or https to a public address; a server started with PAYINTAKE_ALLOW_PRIVATE_CALLBACKS=true also takes private and local ones (for development)";
+
 const DEPOSITS = "/paymentapi/v1/deposits";
 
 describe.each(STORES)("POST /paymentapi/v1/deposits on %s", (kind) => {
@@ -565,7 +569,7 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
           expect(res.json).toEqual({
             success: false,
             code: "url_not_allowed",
-            message: "Callback URL is not allowed",
+            message: `Callback URL is not allowed${HINT}`,
           });
         }
         const res = await send(strict, firm, { path: DEPOSITS, body: depositBody() });
@@ -587,7 +591,7 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
           expect(ch.json).toEqual({
             success: false,
             code: "url_not_allowed",
-            message: "Channel URL is not allowed",
+            message: `Channel URL is not allowed${HINT}`,
           });
         }
         const ok = await strict.admin("POST", "/admin/v1/channels", {
@@ -601,7 +605,7 @@ describe.each(STORES)("callback targets on %s without private targets allowed", 
         expect(moved.json).toEqual({
           success: false,
           code: "url_not_allowed",
-          message: "Channel URL is not allowed",
+          message: `Channel URL is not allowed${HINT}`,
         });
         // Public but plain http: refused too, asks would cross the internet unencrypted.
         for (const url of ["http://93.184.215.14/ask", "HTTP://93.184.215.14/ask"]) {
