@@ -69,6 +69,19 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * On PostgreSQL every instance must share its master key and admin token, so both come from the
+ * environment: a server missing them says so for both at once, not one per start.
+ */
+export function requireSharedSecrets(config: Config): void {
+  if (!config.databaseUrl) return;
+  const missing = [
+    config.masterKeyHex ? undefined : "PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)",
+    config.adminToken ? undefined : "PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL",
+  ].filter((line): line is string => line !== undefined);
+  if (missing.length > 0) throw new ConfigError(`invalid configuration:\n  ${missing.join("\n  ")}`);
+}
+
+/**
  * The admin token: the environment's, or on the embedded store one generated into the data
  * directory. PostgreSQL deployments run several instances, which must share one, so there it has to
  * come from the environment.

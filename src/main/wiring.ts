@@ -30,7 +30,7 @@ import { createRepositories, type Repositories } from "../store/index.js";
 import type { AppContext } from "./app.js";
 import { createBrokenSealReport } from "./broken-seal-report.js";
 import { chooseMasterKey } from "./master-key.js";
-import { adminTokenOf, configurationWarnings, openKeyedStore } from "./start-up.js";
+import { adminTokenOf, configurationWarnings, openKeyedStore, requireSharedSecrets } from "./start-up.js";
 
 /** How often each instance looks for statement feeds gone silent (jobs/feed-watch.ts). */
 const FEED_WATCH_MS = 60_000;
@@ -79,6 +79,7 @@ export interface WireOptions {
 
 export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = {}): Promise<Runtime> {
   const warnings: string[] = [];
+  requireSharedSecrets(config);
   const masterKey = chooseMasterKey(config, warnings);
   warnings.push(...configurationWarnings(config));
   const adminToken = adminTokenOf(config);
