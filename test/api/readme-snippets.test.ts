@@ -88,4 +88,29 @@ describe("the README's first deposit runs as written", () => {
       data: { reference: "ORD-1", user_id: "43", amount: 150, type: "deposit", method: "fast" },
     });
   });
+
+  it("the node snippet says what is missing, not a stack trace: no variables, then no server", async () => {
+    writeFileSync(join(dir, "deposit.mjs"), blocks[1]?.code ?? "");
+    const bare = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((k) => k.startsWith("PAYINTAKE_"))
+        .map((k) => [k, ""]),
+    );
+    const unset = await run(process.execPath, [join(dir, "deposit.mjs")], bare);
+    expect(unset.status).toBe(1);
+    expect(unset.stderr.trim()).toBe(
+      "Set PAYINTAKE_URL, PAYINTAKE_API_KEY and PAYINTAKE_SECRET_KEY first (the export and eval lines above).",
+    );
+    const stopped = await run(process.execPath, [join(dir, "deposit.mjs")], {
+      // A privileged port nothing listens on (fetch itself refuses some, such as 9, before connecting;
+      // a high one could be any test server's).
+      PAYINTAKE_URL: "http://127.0.0.1:3",
+      PAYINTAKE_API_KEY: "k",
+      PAYINTAKE_SECRET_KEY: "s",
+    });
+    expect(stopped.status).toBe(1);
+    expect(stopped.stderr.trim()).toMatch(
+      /^No answer from http:\/\/127\.0\.0\.1:3 \(ECONNREFUSED\): is the server running there\?$/,
+    );
+  });
 });
