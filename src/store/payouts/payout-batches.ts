@@ -96,8 +96,6 @@ export interface PayoutBatchRepository {
   fileTaken(id: number, format: string, actor: string, now: number): Promise<void>;
   /** The batch's attempts with each withdrawal's merchant reference, for its file. */
   fileRowsOf(batchId: number): Promise<(PayoutAttemptRow & { reference: string })[]>;
-  /** Whether a file of the batch was downloaded after it was marked sent. */
-  fileTakenAfterSent(batchId: number, sentAt: number): Promise<boolean>;
   /** The attempts of these withdrawals, newest first. */
   attemptsOfTransactions(ids: readonly number[]): Promise<PayoutAttemptRow[]>;
   /** Attempts carrying a flag, across batches, newest first (payout_attempts_flag_idx). */
@@ -185,19 +183,6 @@ export function createPayoutBatchRepository(
         .where("a.batch_id", "=", batchId)
         .orderBy("a.id")
         .execute(),
-
-    async fileTakenAfterSent(batchId, sentAt) {
-      const row = await db
-        .selectFrom("audit_log")
-        .select("id")
-        .where("entity_type", "=", "payout_batch")
-        .where("entity_id", "=", String(batchId))
-        .where("action", "=", "payout_batch.file")
-        .where("at", ">", sentAt)
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
 
     async attemptsOfTransactions(ids) {
       if (ids.length === 0) return [];
