@@ -94,7 +94,7 @@ const CROWDED: HeldApprovals = {
  * Lines written per database transaction: each line with its approval is whole either way, and a
  * crash loses at most the batch being written, which the same file imported again writes.
  */
-const BATCH = 500;
+export const BATCH = 200;
 
 /** The booking times a set of lines spans: the deposits they may pay were made around them. */
 export interface BookedSpan {

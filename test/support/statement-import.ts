@@ -40,8 +40,8 @@ export interface ImportScene {
   cleanup(): Promise<void>;
 }
 
-/** Lines written per database transaction (src/reconciliation/line-matcher.ts, BATCH). */
-export const BATCH = 500;
+/** Lines written per database transaction: the server's own figure. */
+export { BATCH } from "../../src/reconciliation/line-matcher.js";
 
 const IBAN = "TR330006100519786457841326";
 
