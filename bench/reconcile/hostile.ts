@@ -114,6 +114,29 @@ const SHAPES: { shape: string; type: string; file(): AsyncIterable<Buffer> }[] =
     },
   },
   {
+    shape: `${STATEMENT_LIMITS.entries.toLocaleString("en-US")} entries naming the payer and the amount of every deposit made meanwhile`,
+    type: "application/xml",
+    file: () => {
+      const at = new Date().toISOString();
+      return (async function* () {
+        yield Buffer.from(
+          `<Document><BkToCstmrStmt><Stmt><Acct><Id><IBAN>${IBAN}</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>`,
+        );
+        // Every deposit the merchants make is Ayşe Yılmaz's, of 150.00 (depositJson): each line
+        // could be any of the thousands pending, and meets a line's budget of them (matching.ts).
+        for (let n = 0; n < STATEMENT_LIMITS.entries; ) {
+          let block = "";
+          for (let k = 0; k < 256 && n < STATEMENT_LIMITS.entries; k++, n++)
+            block += `<Ntry><Amt Ccy="TRY">150.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><DtTm>${at}</DtTm></BookgDt><AcctSvcrRef>P-${n}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Nm>AYSE YILMAZ</Nm></Dbtr></RltdPties><RmtInf><Ustrd>ODEME ${n}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+          yield Buffer.from(block);
+        }
+        yield Buffer.from(
+          `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${STATEMENT_LIMITS.entries * 150}.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal></Stmt></BkToCstmrStmt></Document>`,
+        );
+      })();
+    },
+  },
+  {
     shape: "300 k levels of nesting inside an entry",
     type: "application/xml",
     file: () => repeated(`<Document><BkToCstmrStmt><Stmt><Ntry>`, "<a>", 900_000, ""),

@@ -3,7 +3,8 @@
  * meets the few deposits it could point at, not every deposit of its reach: asking each of a busy
  * account's thousands of deposits took a 300,000-line file four minutes (docs/BENCHMARKS.md,
  * "Reconciliation: hostile statements"). The lookup may return more than point at the line, never
- * fewer; matching.ts asks each one found as it asked every one before.
+ * fewer unless it says it is incomplete (a line's budget spent); matching.ts asks each one found as
+ * it asked every one before.
  */
 
 /** What a deposit can be found by: its amount, and keys (its codes, ids and payer's words). */
@@ -17,21 +18,21 @@ export interface IndexedAs {
 export interface WindowIndex<C> {
   window: readonly C[];
   position: Map<C, number>;
-  /** Positions in the window, by key. */
+  /** Positions in the window, in order, by key. */
   byKey: Map<string, number[]>;
   /** The distinct words, sorted, for a search by beginning. */
   words: string[];
   byWord: Map<string, number[]>;
-  /** Positions in the window, in order of amount, and their amounts. */
-  byAmount: { amount: number; at: number }[];
+  /** Positions in the window, in order, by amount. */
+  byAmount: Map<number, number[]>;
 }
 
 export function indexWindow<C>(window: readonly C[], indexedAs: (c: C) => IndexedAs): WindowIndex<C> {
   const position = new Map<C, number>();
   const byKey = new Map<string, number[]>();
   const byWord = new Map<string, number[]>();
-  const byAmount: { amount: number; at: number }[] = [];
-  const add = (map: Map<string, number[]>, key: string, at: number) => {
+  const byAmount = new Map<number, number[]>();
+  const add = <K>(map: Map<K, number[]>, key: K, at: number) => {
     const list = map.get(key);
     if (list === undefined) map.set(key, [at]);
     else if (list[list.length - 1] !== at) list.push(at);
@@ -39,72 +40,139 @@ export function indexWindow<C>(window: readonly C[], indexedAs: (c: C) => Indexe
   window.forEach((c, at) => {
     position.set(c, at);
     const { amountMinor, keys, words } = indexedAs(c);
-    byAmount.push({ amount: amountMinor, at });
+    add(byAmount, amountMinor, at);
     for (const key of keys) add(byKey, key, at);
     for (const word of words) {
       add(byKey, `w:${word}`, at);
       add(byWord, word, at);
     }
   });
-  byAmount.sort((a, b) => a.amount - b.amount);
-  return { window, position, byKey, byWord, words: [...byWord.keys()].sort(), byAmount };
+  return {
+    window,
+    position,
+    byKey,
+    byWord,
+    words: [...byWord.keys()].sort(),
+    byAmount,
+  };
 }
 
-/** What a line asks for: an amount range, keys, and beginnings of words. */
-export interface Wanted {
-  amountFrom: number;
-  amountTo: number;
+/** What a line asks for: keys, its amount, words whole or by their beginnings, and near amounts. */
+export interface Wanted<C> {
+  /** Codes and ids: few deposits share one, so every deposit found by one is taken. */
   keys: Iterable<string>;
+  amount: number;
+  /** The sender's words. */
+  words: Iterable<string>;
   beginnings: readonly string[];
+  /**
+   * Deposits found by an amount near the line's alone: only the newest `count` of those `keeps`
+   * takes matter (they are ranked among themselves by their time, newest first), so only they
+   * are looked for, the stretch read from its newest end.
+   */
+  near: { keeps(c: C): boolean; time(c: C): number; count: number };
 }
+
+export interface LookedUp<C> {
+  /** In window order. */
+  found: C[];
+  /**
+   * Whether every deposit of the stretch with the line's amount was taken, and every one with a
+   * sender's word (whole or by its beginning). `found` always holds every one found by a key, then
+   * those with the amount, then those with the words, the newest of each first, while the budget
+   * lasted; then the newest of the near ones, which never make a lookup incomplete.
+   */
+  complete: { amount: boolean; words: boolean };
+}
+
+/** A line's budgets: deposits taken or words visited beyond the keys; deposits read for near ones. */
+export interface Budget {
+  decisive: number;
+  near: number;
+}
+
+const UNBOUNDED: Budget = { decisive: Number.POSITIVE_INFINITY, near: Number.POSITIVE_INFINITY };
 
 /**
  * The window's candidates within `stretch` (a run of the window, as candidate-pool.ts hands a line)
- * that have an amount in range, a key wanted, or a word beginning as wanted: in window order.
+ * with a key wanted, the line's amount, a word whole or beginning as wanted, and the newest near
+ * ones. A line's work is bounded by `budget`: a file whose lines all name the payer, or the amount,
+ * of thousands of deposits costs each line no more.
  */
-export function lookUp<C>(index: WindowIndex<C>, stretch: readonly C[], wanted: Wanted): C[] {
-  if (stretch.length === 0) return [];
+export function lookUp<C>(
+  index: WindowIndex<C>,
+  stretch: readonly C[],
+  wanted: Wanted<C>,
+  budget: Budget = UNBOUNDED,
+): LookedUp<C> {
+  const all = { amount: true, words: true };
+  if (stretch.length === 0) return { found: [], complete: all };
   const from = index.position.get(stretch[0] as C);
   const to = index.position.get(stretch[stretch.length - 1] as C);
   // A stretch from another window: every one of it, as if there were no index.
-  if (from === undefined || to === undefined || to - from + 1 !== stretch.length) return [...stretch];
+  if (from === undefined || to === undefined || to - from + 1 !== stretch.length)
+    return { found: [...stretch], complete: all };
   const found = new Set<number>();
-  const take = (at: number) => {
-    if (at >= from && at <= to) found.add(at);
+  let room = budget.decisive;
+  /** A list's positions inside the stretch, newest first, while room lasts; false if cut short. */
+  const takeRun = (positions: readonly number[] | undefined, free = false): boolean => {
+    if (positions === undefined) return true;
+    const first = lowerBound(positions, from);
+    for (let i = lowerBound(positions, to + 1) - 1; i >= first; i--) {
+      const at = positions[i] as number;
+      if (found.has(at)) continue;
+      if (!free && room-- <= 0) return false;
+      found.add(at);
+    }
+    return true;
   };
-  for (let i = lowerBound(index.byAmount, wanted.amountFrom); i < index.byAmount.length; i++) {
-    const entry = index.byAmount[i] as { amount: number; at: number };
-    if (entry.amount > wanted.amountTo) break;
-    take(entry.at);
-  }
-  for (const key of wanted.keys) for (const at of index.byKey.get(key) ?? []) take(at);
-  for (const beginning of wanted.beginnings) {
-    for (let i = lowerWord(index.words, beginning); i < index.words.length; i++) {
+  for (const key of wanted.keys) takeRun(index.byKey.get(key), true);
+  const complete = { amount: takeRun(index.byAmount.get(wanted.amount)), words: true };
+  for (const word of wanted.words) complete.words = takeRun(index.byKey.get(`w:${word}`)) && complete.words;
+  for (const beginning of wanted.beginnings)
+    for (let i = lowerBound(index.words, beginning); i < index.words.length; i++) {
       const word = index.words[i] as string;
       if (!word.startsWith(beginning)) break;
-      for (const at of index.byWord.get(word) ?? []) take(at);
+      if (room-- <= 0 || !takeRun(index.byWord.get(word))) {
+        complete.words = false;
+        break;
+      }
     }
-  }
-  return [...found].sort((a, b) => a - b).map((at) => index.window[at] as C);
+  takeNewestNear(index.window, from, to, found, wanted.near, budget.near);
+  return { found: [...found].sort((a, b) => a - b).map((at) => index.window[at] as C), complete };
 }
 
-function lowerBound(sorted: readonly { amount: number }[], amount: number): number {
+/**
+ * The newest `near.count` of the stretch's deposits that `near.keeps` (and any as new as the last
+ * of them: equals keep their window order), reading at most `reads` of them from the newest.
+ */
+function takeNewestNear<C>(
+  window: readonly C[],
+  from: number,
+  to: number,
+  found: Set<number>,
+  near: Wanted<C>["near"],
+  reads: number,
+): void {
+  let kept = 0;
+  let lastTime = Number.NaN;
+  for (let at = to; at >= from && reads-- > 0; at--) {
+    const c = window[at] as C;
+    if (kept >= near.count && near.time(c) !== lastTime) return;
+    if (found.has(at) || !near.keeps(c)) continue;
+    found.add(at);
+    kept++;
+    lastTime = near.time(c);
+  }
+}
+
+/** The first index of `sorted` whose value is at least `value`. */
+function lowerBound<T extends number | string>(sorted: readonly T[], value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as { amount: number }).amount < amount) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function lowerWord(sorted: readonly string[], word: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as string) < word) lo = mid + 1;
+    if ((sorted[mid] as T) < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

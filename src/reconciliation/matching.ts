@@ -7,16 +7,23 @@
  * money that never came: where in doubt, this module suggests.
  */
 import { codesIn, oneOffKeys } from "../domain/payment-code.js";
-import { indexWindow, lookUp, type WindowIndex } from "./candidate-index.js";
+import {
+  type Budget,
+  indexWindow,
+  type LookedUp,
+  lookUp,
+  type Wanted,
+  type WindowIndex,
+} from "./candidate-index.js";
 import {
   mayNamePayer,
   type NameEvidence,
   nameEvidence,
   nameFits,
+  nameKey,
   type PayerName,
   payerKeyWords,
   type SenderName,
-  sameName,
   senderName,
 } from "./name-evidence.js";
 import type { StatementLine } from "./statement.js";
@@ -102,6 +109,18 @@ export type MatchOutcome =
 const DAY_MS = 86_400_000;
 /** Suggestions shown for one line: an operator reads a few, not a list. */
 const MAX_SUGGESTIONS = 5;
+/**
+ * The deposits a line is compared with beyond those its codes and ids find (candidate-index.ts,
+ * `lookUp`'s budget): with its amount or its sender's words, and of amounts near it. More than
+ * this many share a line's amount or name only in a file made to exhaust the server, or on an
+ * account where neither could tell payers apart anyway.
+ */
+export const LINE_BUDGET: Budget = { decisive: 500, near: 2_000 };
+const CROWDED_BY_LINE: HeldApprovals = {
+  code: "crowded",
+  differenceMinor: null,
+  why: "more deposits share this line's amount or name than one line is compared with",
+};
 
 /** The latest a deposit may have been made to be paid by this line, and the earliest. */
 function window(line: StatementLine, ctx: MatchContext): { latest: number; earliest: number } {
@@ -211,7 +230,11 @@ export function matchLine(
   // Decided deposits are looked at as far back as they were given (their payment may come late),
   // but only those the line could be the money of: its amount, or its code. Pending ones only
   // within the window after which auto-cancel takes them.
-  const pointed = ctx.window === undefined ? all : lookUp(indexOf(ctx.window), all, wantedBy(line, reading));
+  const looked: LookedUp<DepositCandidate> =
+    ctx.window === undefined
+      ? { found: [...all], complete: { amount: true, words: true } }
+      : lookUp(indexOf(ctx.window), all, wantedBy(line, reading, { latest, earliest }), LINE_BUDGET);
+  const pointed = looked.found;
   const candidates = pointed.filter(
     (c) =>
       !c.sandbox &&
@@ -228,6 +251,9 @@ export function matchLine(
     if (scoreOf(e, line, c) > 0) rated.push({ c, e });
   }
   if (reading.sender?.cut) provedByCutNameAlone(rated, reading.sender);
+  // Every deposit with the line's amount decides whether a name proves one; a cut name, also every
+  // one with its words (another payer it fits).
+  const crowded = !looked.complete.amount || (reading.sender?.cut === true && !looked.complete.words);
   // A reversal is the bank's own refund, and deposits are in lira: neither is proven for anyone.
   if (line.reversal === true) return suggest(line, rated, "a reversal is money coming back, not a payment");
   if (line.currency !== "TRY")
@@ -237,7 +263,8 @@ export function matchLine(
   );
   if (proven.length === 1) {
     const [{ c, e }] = proven as [(typeof proven)[number]];
-    const held = ctx.approvalsHeld;
+    // A name proves a payer only against every deposit the line could be for; a code, alone.
+    const held = ctx.approvalsHeld ?? (crowded && e.code !== "exact" ? CROWDED_BY_LINE : null);
     if (held) {
       const suggested = suggest(line, rated, held.why);
       if (suggested.kind !== "suggest") return suggested;
@@ -247,7 +274,7 @@ export function matchLine(
       return { kind: "approve", depositId: c.id, proof: e.code === "exact" ? "code" : "name", evidence: e };
     return suggest(line, rated, "the firm approves by hand");
   }
-  const decided = pointsAtDecided(rated);
+  const decided = pointsAtDecided(rated, crowded);
   if (decided) return decided;
   if (proven.length > 1) return suggest(line, rated, "more than one deposit is proven");
   return suggest(line, rated, "no deposit is proven");
@@ -274,20 +301,35 @@ function indexOf(window: readonly DepositCandidate[]): WindowIndex<DepositCandid
 }
 
 /** What pointsAt looks for in a deposit, as keys of the window's index: each of its tests, widened. */
-function wantedBy(line: StatementLine, reading: LineReading) {
+function wantedBy(
+  line: StatementLine,
+  reading: LineReading,
+  { latest, earliest }: { latest: number; earliest: number },
+): Wanted<DepositCandidate> {
   const sender = reading.sender;
   const last = sender?.words[sender.words.length - 1];
   return {
-    // |line − c| ≤ 0.2 c: c from line / 1.2 to line / 0.8, with room for rounding.
-    amountFrom: Math.floor(line.amountMinor / 1.2) - 1,
-    amountTo: Math.ceil(line.amountMinor / 0.8) + 1,
     keys: [
       ...[...reading.exact].map((code) => `c:${code}`),
       ...[...reading.nearKeys].map((k) => `k:${k}`),
       ...[...reading.words].map((w) => `i:${w}`),
-      ...(sender?.words ?? []).map((w) => `w:${w}`),
     ],
+    amount: line.amountMinor,
+    words: sender?.words ?? [],
     beginnings: sender?.cut && last !== undefined ? [last] : [],
+    // Found by a near amount alone, a deposit scores as a close amount and nothing else: it can only
+    // be suggested, ranked by its time among its equals (suggest).
+    near: {
+      keeps: (c) =>
+        c.status === "pending" &&
+        !c.settled &&
+        !c.sandbox &&
+        c.createdAt >= earliest &&
+        c.createdAt <= latest &&
+        Math.abs(line.amountMinor - c.amountMinor) <= c.amountMinor * 0.2,
+      time: (c) => c.createdAt,
+      count: MAX_SUGGESTIONS,
+    },
   };
 }
 
@@ -300,11 +342,11 @@ type Rated = { c: DepositCandidate; e: Evidence };
  * it is among the rated.
  */
 function provedByCutNameAlone(rated: Rated[], sender: SenderName): void {
+  const fitting = new Set<string>();
+  for (const { c } of rated) if (nameFits(sender, c.payer)) fitting.add(nameKey(c.payer));
   for (const r of rated) {
     if (r.e.name !== "full") continue;
-    const another = rated.some(
-      ({ c }) => c.id !== r.c.id && !sameName(c.payer, r.c.payer) && nameFits(sender, c.payer),
-    );
+    const another = fitting.size > 1 || (fitting.size === 1 && !fitting.has(nameKey(r.c.payer)));
     if (another) r.e = { ...r.e, name: "partial" };
   }
 }
@@ -337,14 +379,18 @@ function isProven(
  * already decided: approved, it settles it; rejected or auto-cancelled, the contract keeps it
  * final, so the money is to be refunded or the merchant asked, never the deposit approved.
  */
-function pointsAtDecided(rated: readonly Rated[]): MatchOutcome | undefined {
+function pointsAtDecided(rated: readonly Rated[], crowded: boolean): MatchOutcome | undefined {
   const strong = (r: Rated) =>
     r.e.amount === "exact" && (r.e.code === "exact" || (r.e.name === "full" && r.e.code !== "near"));
   const pending = rated.filter((r) => r.c.status === "pending" && strong(r));
   const decided = rated.filter((r) => r.c.status !== "pending" && strong(r));
   const byCode = decided.filter((r) => r.e.code === "exact");
   const pick =
-    byCode.length === 1 ? byCode[0] : pending.length === 0 && decided.length === 1 ? decided[0] : undefined;
+    byCode.length === 1
+      ? byCode[0]
+      : !crowded && pending.length === 0 && decided.length === 1
+        ? decided[0]
+        : undefined;
   if (!pick) return undefined;
   if (pick.c.status === "approved")
     return pick.c.settled ? undefined : { kind: "settles", depositId: pick.c.id, evidence: pick.e };

@@ -216,13 +216,10 @@ export function payerKeyWords(payer: PayerName): string[] {
   return [...words.first, ...words.last];
 }
 
-/** Whether two payers' names are the same words: one person as far as a name can tell. */
-export function sameName(a: PayerName, b: PayerName): boolean {
-  const key = (p: PayerName) => {
-    const w = wordsOf(p);
-    return [...w.first, ...w.middle, ...w.last].join(" ");
-  };
-  return a === b || key(a) === key(b);
+/** A payer's name as its words: two payers with one key are one person as far as a name can tell. */
+export function nameKey(payer: PayerName): string {
+  const w = wordsOf(payer);
+  return [...w.first, ...w.middle, ...w.last].join(" ");
 }
 
 /** Most deposits a line is compared with share no word with it: answered without building anything. */

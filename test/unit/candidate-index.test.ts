@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type DepositCandidate, matchLine } from "../../src/reconciliation/matching.js";
+import { newPaymentCode } from "../../src/domain/payment-code.js";
+import { indexWindow, lookUp } from "../../src/reconciliation/candidate-index.js";
+import { type DepositCandidate, LINE_BUDGET, matchLine } from "../../src/reconciliation/matching.js";
 import type { StatementLine } from "../../src/reconciliation/statement.js";
 import { generateDay, PENDING_WINDOW_MS } from "../support/statements.js";
 
@@ -118,5 +120,118 @@ describe("matching through the window's index", () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("a line's work is bounded, and a name proves no one where the bound cut the deposits short", () => {
+  const NOW = Date.parse("2026-12-05T12:00:00Z");
+  let id = 0;
+  const deposit = (
+    payer: { firstName: string; middleName?: string | null; lastName: string },
+    amountMinor: number,
+    extra: Partial<DepositCandidate> = {},
+  ): DepositCandidate => {
+    id += 1;
+    return {
+      id,
+      firmId: 1,
+      accountId: 1,
+      status: "pending",
+      amountMinor,
+      createdAt: NOW - 3_600_000 + id,
+      payer: { middleName: null, ...payer },
+      paymentCode: null,
+      userId: `u-${id}`,
+      reference: `r-${id}`,
+      sandbox: false,
+      settled: false,
+      ...extra,
+    };
+  };
+  const lineOf = (senderName: string, amountMinor: number, description = "ODEME"): StatementLine => ({
+    bookedAt: NOW,
+    dateOnly: false,
+    amountMinor,
+    direction: "credit",
+    currency: "TRY",
+    senderName,
+    senderIban: null,
+    description,
+    bankRef: null,
+  });
+  const windowOf = (deposits: DepositCandidate[]) => deposits.sort((a, b) => a.createdAt - b.createdAt);
+  const viaIndex = (line: StatementLine, window: DepositCandidate[]) =>
+    matchLine(line, stretchOf(window, line), { ...ctx, window });
+
+  it("a line naming the payer and the amount of thousands of deposits meets the budget's worth", () => {
+    const window = windowOf(
+      Array.from({ length: 20_000 }, () => deposit({ firstName: "Ayşe", lastName: "Yılmaz" }, 15_000)),
+    );
+    const index = indexWindow(window, (c) => ({
+      amountMinor: c.amountMinor,
+      keys: [],
+      words: ["ayse", "yilmaz"],
+    }));
+    const looked = lookUp(
+      index,
+      window,
+      {
+        keys: [],
+        amount: 15_000,
+        words: ["ayse", "yilmaz"],
+        beginnings: [],
+        near: { keeps: () => true, time: (c) => c.createdAt, count: 5 },
+      },
+      LINE_BUDGET,
+    );
+    expect(looked.found.length).toBeLessThanOrEqual(LINE_BUDGET.decisive + 5);
+    expect(looked.complete).toEqual({ amount: false, words: false });
+    // The newest first: the last deposit made is among those met.
+    expect(looked.found.at(-1)).toBe(window.at(-1));
+    const outcome = viaIndex(lineOf("AYSE YILMAZ", 15_000), window);
+    expect(outcome.kind).toBe("suggest");
+  });
+
+  // HACIMUSTAFAOGULLARI MEHMET ABDURRAH: 35 characters, cut inside Abdurrahim's name.
+  const CUT = "HACIMUSTAFAOGULLARI MEHMET ABDURRAH";
+  const proven = () => deposit({ firstName: "Mehmet Abdurrahim", lastName: "Hacımustafaoğulları" }, 15_000);
+
+  it("a cut name proves its payer where every deposit with its words was met", () => {
+    const target = proven();
+    const window = windowOf([
+      target,
+      ...Array.from({ length: 50 }, (_, i) =>
+        deposit({ firstName: "Mehmet", lastName: `Demir${i}` }, 99_900),
+      ),
+    ]);
+    expect(viaIndex(lineOf(CUT, 15_000), window)).toMatchObject({ kind: "approve", depositId: target.id });
+  });
+
+  it("but not where more deposits share its words than a line meets: held as crowded", () => {
+    const target = proven();
+    const window = windowOf([
+      target,
+      ...Array.from({ length: LINE_BUDGET.decisive + 100 }, (_, i) =>
+        deposit({ firstName: "Mehmet", lastName: `Demir${i}` }, 99_900),
+      ),
+    ]);
+    const outcome = viaIndex(lineOf(CUT, 15_000), window);
+    expect(outcome).toMatchObject({ kind: "suggest", held: { code: "crowded" } });
+    expect(outcome.kind === "suggest" && outcome.suggestions[0]?.depositId).toBe(target.id);
+  });
+
+  it("a payment code still proves its deposit among thousands with the line's amount", () => {
+    const code = newPaymentCode();
+    const target = deposit({ firstName: "Ali", lastName: "Kaya" }, 15_000, { paymentCode: code });
+    const window = windowOf([
+      ...Array.from({ length: 2_000 }, () => deposit({ firstName: "Ayşe", lastName: "Yılmaz" }, 15_000)),
+      target,
+      ...Array.from({ length: 2_000 }, () => deposit({ firstName: "Ayşe", lastName: "Yılmaz" }, 15_000)),
+    ]);
+    expect(viaIndex(lineOf("AYSE YILMAZ", 15_000, `ODEME ${code}`), window)).toMatchObject({
+      kind: "approve",
+      depositId: target.id,
+      proof: "code",
+    });
   });
 });

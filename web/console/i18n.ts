@@ -705,8 +705,8 @@ export const CONSOLE_WORDS = {
     en: "The statement gives no opening or closing balance: whether it is whole cannot be told. Its lines approve nothing by themselves; check with the bank before approving.",
   },
   heldCrowded: {
-    tr: "Bu satırın saatlerinde bir okumada tutulandan çok yatırım var: kendiliğinden onaylanmadı, önerileri kontrol edin.",
-    en: "More deposits were made around this line than one reading holds: it did not approve by itself, check the suggestions.",
+    tr: "Bu satırın saatlerinde ya da aynı tutar veya adla, bir satırın karşılaştırılabileceğinden çok yatırım var: kendiliğinden onaylanmadı, önerileri kontrol edin.",
+    en: "More deposits were made around this line, or share its amount or name, than one line is compared with: it did not approve by itself, check the suggestions.",
   },
   typeLine: { tr: "Bankadaki hareketi elle gir", en: "Type a line from the bank's screen" },
   typeLineHelp: {
