@@ -58,6 +58,9 @@ export function runDay(day: GeneratedDay, figures: Figures, mistakes: Mistake[])
     pendingWindowMs: PENDING_WINDOW_MS,
     clockToleranceMs: 60_000,
     policyOf: () => ({ autoApprove: true, nameMayApprove: true }),
+    // The day's deposits as the pool's window, as the line matcher hands them: each line meets
+    // those it could point at (candidate-index.ts), within its budget.
+    window: deposits,
   };
   let from = 0;
   for (const { line, hazard, truth } of day.lines) {
