@@ -62,9 +62,13 @@ export interface Wanted<C> {
   /** Codes and ids: few deposits share one, so every deposit found by one is taken. */
   keys: Iterable<string>;
   amount: number;
+  /** Of the deposits with the line's amount, those that bear on its outcome (the pending ones). */
+  byAmount(c: C): boolean;
   /** The sender's words. */
   words: Iterable<string>;
   beginnings: readonly string[];
+  /** Of the deposits with a sender's word, those that bear on its outcome (the line's candidates). */
+  byWord(c: C): boolean;
   /**
    * Deposits found by an amount near the line's alone: only the newest `count` of those `keeps`
    * takes matter (they are ranked among themselves by their time, newest first), so only they
@@ -77,21 +81,29 @@ export interface LookedUp<C> {
   /** In window order. */
   found: C[];
   /**
-   * Whether every deposit of the stretch with the line's amount was taken, and every one with a
-   * sender's word (whole or by its beginning). `found` always holds every one found by a key, then
-   * those with the amount, then those with the words, the newest of each first, while the budget
-   * lasted; then the newest of the near ones, which never make a lookup incomplete.
+   * Whether every deposit of the stretch that bears on the line by its amount was taken, and every
+   * one by a sender's word (whole or by its beginning). `found` always holds every one found by a
+   * key, then those by the amount, then those by the words, the newest of each first, while the
+   * budget lasted; then the newest of the near ones, which never make a lookup incomplete.
    */
   complete: { amount: boolean; words: boolean };
 }
 
-/** A line's budgets: deposits taken or words visited beyond the keys; deposits read for near ones. */
+/**
+ * A line's budgets beyond its keys: deposits taken by its amount and words (`taken`), deposits and
+ * words read to find them (`reads`), deposits read for the near ones (`near`).
+ */
 export interface Budget {
-  decisive: number;
+  taken: number;
+  reads: number;
   near: number;
 }
 
-const UNBOUNDED: Budget = { decisive: Number.POSITIVE_INFINITY, near: Number.POSITIVE_INFINITY };
+const UNBOUNDED: Budget = {
+  taken: Number.POSITIVE_INFINITY,
+  reads: Number.POSITIVE_INFINITY,
+  near: Number.POSITIVE_INFINITY,
+};
 
 /**
  * The window's candidates within `stretch` (a run of the window, as candidate-pool.ts hands a line)
@@ -113,27 +125,35 @@ export function lookUp<C>(
   if (from === undefined || to === undefined || to - from + 1 !== stretch.length)
     return { found: [...stretch], complete: all };
   const found = new Set<number>();
-  let room = budget.decisive;
-  /** A list's positions inside the stretch, newest first, while room lasts; false if cut short. */
-  const takeRun = (positions: readonly number[] | undefined, free = false): boolean => {
+  let { taken, reads } = budget;
+  /**
+   * A list's positions inside the stretch, newest first, those `bears` on taken while the budget
+   * lasts (every one, for a key); false if cut short.
+   */
+  const takeRun = (positions: readonly number[] | undefined, bears?: (c: C) => boolean): boolean => {
     if (positions === undefined) return true;
     const first = lowerBound(positions, from);
     for (let i = lowerBound(positions, to + 1) - 1; i >= first; i--) {
       const at = positions[i] as number;
       if (found.has(at)) continue;
-      if (!free && room-- <= 0) return false;
+      if (bears !== undefined) {
+        if (reads-- <= 0) return false;
+        if (!bears(index.window[at] as C)) continue;
+        if (taken-- <= 0) return false;
+      }
       found.add(at);
     }
     return true;
   };
-  for (const key of wanted.keys) takeRun(index.byKey.get(key), true);
-  const complete = { amount: takeRun(index.byAmount.get(wanted.amount)), words: true };
-  for (const word of wanted.words) complete.words = takeRun(index.byKey.get(`w:${word}`)) && complete.words;
+  for (const key of wanted.keys) takeRun(index.byKey.get(key));
+  const complete = { amount: takeRun(index.byAmount.get(wanted.amount), wanted.byAmount), words: true };
+  for (const word of wanted.words)
+    complete.words = takeRun(index.byKey.get(`w:${word}`), wanted.byWord) && complete.words;
   for (const beginning of wanted.beginnings)
     for (let i = lowerBound(index.words, beginning); i < index.words.length; i++) {
       const word = index.words[i] as string;
       if (!word.startsWith(beginning)) break;
-      if (room-- <= 0 || !takeRun(index.byWord.get(word))) {
+      if (reads-- <= 0 || !takeRun(index.byWord.get(word), wanted.byWord)) {
         complete.words = false;
         break;
       }

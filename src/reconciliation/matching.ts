@@ -115,7 +115,7 @@ const MAX_SUGGESTIONS = 5;
  * this many share a line's amount or name only in a file made to exhaust the server, or on an
  * account where neither could tell payers apart anyway.
  */
-export const LINE_BUDGET: Budget = { decisive: 500, near: 2_000 };
+export const LINE_BUDGET: Budget = { taken: 100, reads: 4_000, near: 2_000 };
 const CROWDED_BY_LINE: HeldApprovals = {
   code: "crowded",
   differenceMinor: null,
@@ -308,6 +308,8 @@ function wantedBy(
 ): Wanted<DepositCandidate> {
   const sender = reading.sender;
   const last = sender?.words[sender.words.length - 1];
+  const pendingHere = (c: DepositCandidate) =>
+    c.status === "pending" && !c.sandbox && c.createdAt >= earliest && c.createdAt <= latest;
   return {
     keys: [
       ...[...reading.exact].map((code) => `c:${code}`),
@@ -315,18 +317,19 @@ function wantedBy(
       ...[...reading.words].map((w) => `i:${w}`),
     ],
     amount: line.amountMinor,
+    // A decided deposit with the line's amount bears on it only by its payer's name (isProven,
+    // pointsAtDecided): found by the words, if at all.
+    byAmount: pendingHere,
     words: sender?.words ?? [],
     beginnings: sender?.cut && last !== undefined ? [last] : [],
+    byWord: (c) =>
+      pendingHere(c) ||
+      (c.status !== "pending" && !c.sandbox && c.createdAt <= latest && c.amountMinor === line.amountMinor),
     // Found by a near amount alone, a deposit scores as a close amount and nothing else: it can only
     // be suggested, ranked by its time among its equals (suggest).
     near: {
       keeps: (c) =>
-        c.status === "pending" &&
-        !c.settled &&
-        !c.sandbox &&
-        c.createdAt >= earliest &&
-        c.createdAt <= latest &&
-        Math.abs(line.amountMinor - c.amountMinor) <= c.amountMinor * 0.2,
+        pendingHere(c) && !c.settled && Math.abs(line.amountMinor - c.amountMinor) <= c.amountMinor * 0.2,
       time: (c) => c.createdAt,
       count: MAX_SUGGESTIONS,
     },

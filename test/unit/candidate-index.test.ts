@@ -178,13 +178,15 @@ describe("a line's work is bounded, and a name proves no one where the bound cut
       {
         keys: [],
         amount: 15_000,
+        byAmount: () => true,
         words: ["ayse", "yilmaz"],
         beginnings: [],
+        byWord: () => true,
         near: { keeps: () => true, time: (c) => c.createdAt, count: 5 },
       },
       LINE_BUDGET,
     );
-    expect(looked.found.length).toBeLessThanOrEqual(LINE_BUDGET.decisive + 5);
+    expect(looked.found.length).toBeLessThanOrEqual(LINE_BUDGET.taken + 5);
     expect(looked.complete).toEqual({ amount: false, words: false });
     // The newest first: the last deposit made is among those met.
     expect(looked.found.at(-1)).toBe(window.at(-1));
@@ -211,7 +213,7 @@ describe("a line's work is bounded, and a name proves no one where the bound cut
     const target = proven();
     const window = windowOf([
       target,
-      ...Array.from({ length: LINE_BUDGET.decisive + 100 }, (_, i) =>
+      ...Array.from({ length: LINE_BUDGET.taken + 100 }, (_, i) =>
         deposit({ firstName: "Mehmet", lastName: `Demir${i}` }, 99_900),
       ),
     ]);
