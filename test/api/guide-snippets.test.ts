@@ -44,6 +44,27 @@ const RUNNERS: Record<string, { ext: string; command: (file: string) => [string,
   php: { ext: "php", command: (f) => ["php", [f]] },
 };
 
+/** What the hosted-mode snippets say, in each guide's language, when they cannot send. */
+const MISSING: Record<string, { variables: string; server: RegExp }> = {
+  "integration-guide.md": {
+    variables: "Set PAYINTAKE_URL, PAYINTAKE_API_KEY and PAYINTAKE_SECRET_KEY first (section 1).",
+    server: /^No answer from http:\/\/127\.0\.0\.1:3 \([^\n]+\): is the server running there\?\n$/,
+  },
+  "entegrasyon-rehberi.md": {
+    variables:
+      "Önce PAYINTAKE_URL, PAYINTAKE_API_KEY ve PAYINTAKE_SECRET_KEY değişkenlerini ayarlayın (bölüm 1).",
+    server: /^http:\/\/127\.0\.0\.1:3 adresinden cevap yok \([^\n]+\): sunucu orada çalışıyor mu\?\n$/,
+  },
+};
+
+/** The address opens the hosted payment page of a live session: 200, and the page's status open. */
+async function expectOpenPaymentPage(url: string) {
+  const page = await fetch(url);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+  expect(await page.text()).toContain('<script type="application/json" id="status">{"status":"open"');
+}
+
 describe("integration guide snippets run as written", () => {
   let server: TestServer;
   let firm: TestFirm;
@@ -108,11 +129,12 @@ describe("integration guide snippets run as written", () => {
   }
 
   const all = snippets();
-  it("finds the four languages' signing and verifying snippets in both guides", () => {
+  it("finds the four languages' signing, hosted-mode and verifying snippets in both guides", () => {
     const names = all.map((s) => `${s.guide}:${s.name}`).sort();
     for (const guide of GUIDES) {
       for (const n of ["curl", "ts", "python", "php"]) {
         expect(names).toContain(`${guide}:sign-${n}`);
+        expect(names).toContain(`${guide}:hosted-${n}`);
         expect(names).toContain(`${guide}:verify-${n}`);
       }
     }
@@ -132,6 +154,47 @@ describe("integration guide snippets run as written", () => {
         expect(out.stdout).toMatch(/^200 (True|true) Yatırım talebiniz alındı TR809999900000000000000001$/);
       }
     });
+  }
+
+  for (const s of all.filter((x) => x.name.startsWith("hosted-"))) {
+    it.runIf(s.lang !== "php" || hasPhp)(
+      `${s.guide} ${s.name} opens a payment session and prints the page's full address`,
+      async () => {
+        const out = await run(s, {});
+        expect(out.stderr).toBe("");
+        expect(out.status).toBe(0);
+        const lines = out.stdout.split("\n");
+        expect(lines).toHaveLength(2);
+        if (s.lang === "sh") {
+          expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+            success: true,
+            message: "Ödeme sayfasına yönlendiriniz",
+            payment_url: expect.stringMatching(/^\/t\//),
+          });
+        } else {
+          expect(lines[0]).toMatch(/^200 (True|true) Ödeme sayfasına yönlendiriniz$/);
+        }
+        // The server has no PAYMENT_PAGE_URL: its relative answer is joined to the API's address.
+        expect(lines[1]).toMatch(new RegExp(`^${server.url.replaceAll(".", "\\.")}/t/[\\w-]+$`));
+        await expectOpenPaymentPage(lines[1] ?? "");
+      },
+    );
+
+    it.runIf(s.lang !== "php" || hasPhp)(
+      `${s.guide} ${s.name} says in one line what is missing: its variables, then the server`,
+      async () => {
+        const words = MISSING[s.guide] as (typeof MISSING)[string];
+        const unset = await run(s, { PAYINTAKE_URL: "", PAYINTAKE_API_KEY: "", PAYINTAKE_SECRET_KEY: "" });
+        expect(unset.status).toBe(1);
+        expect(unset.stdout).toBe("");
+        expect(unset.stderr).toBe(`${words.variables}\n`);
+        // A privileged port nothing listens on (fetch refuses some, such as 9, before connecting).
+        const stopped = await run(s, { PAYINTAKE_URL: "http://127.0.0.1:3" });
+        expect(stopped.status).toBe(1);
+        expect(stopped.stdout).toBe("");
+        expect(stopped.stderr).toMatch(words.server);
+      },
+    );
   }
 
   for (const s of all.filter((x) => x.name.startsWith("verify-"))) {
