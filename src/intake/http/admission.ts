@@ -4,7 +4,8 @@ import { parseJsonBody } from "../../http/body.js";
 import type { BusinessFacts } from "../../store/transactions/transactions.js";
 import { IGNORED_FIELDS_HEADER, ignoredFieldsHeader } from "../ignored-fields.js";
 import type { Parsed, PayerFields } from "../requests.js";
-import { verifyRequest } from "./authenticate.js";
+import { refuseAuthentication } from "./auth-refusals.js";
+import { NONCE_REUSED, verifyRequest } from "./authenticate.js";
 import { resolveCallback } from "./common.js";
 import type { IntakeContext } from "./context.js";
 import { sendMerchantRefusal } from "./rejection-responses.js";
@@ -45,10 +46,10 @@ export async function admit<T>(
       { firmId: firm.id, nonce: nonce.value, expiresAt: nonce.expiresAt },
       key,
     );
-    if (!read.nonceFresh) return void sendMerchantRefusal(reply, "nonce_used");
+    if (!read.nonceFresh) return refuseAuthentication(request, reply, firm, NONCE_REUSED);
     facts = read.facts;
   } else if (!(await ctx.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt))) {
-    return void sendMerchantRefusal(reply, "nonce_used");
+    return refuseAuthentication(request, reply, firm, NONCE_REUSED);
   }
 
   if (!callback.ok) return void sendMerchantRefusal(reply, "invalid_request", callback.message);

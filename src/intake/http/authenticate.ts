@@ -3,7 +3,9 @@ import { verifyRequestSignature } from "../../crypto/signature.js";
 import type { Firm } from "../../domain/firm.js";
 import type { RateLimiter } from "../../http/rate-limit/rate-limiter.js";
 import type { NonceRepository } from "../../store/transactions/nonces.js";
+import { type AuthFault, signatureFault, signedFacts } from "../auth-faults.js";
 import type { FirmDirectory } from "../firm-directory.js";
+import { refuseAuthentication } from "./auth-refusals.js";
 import { sendMerchantRefusal } from "./rejection-responses.js";
 
 export const TIMESTAMP_WINDOW_S = 300;
@@ -23,6 +25,9 @@ export function nonceExpiresAt(timestampS: number): number {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** A nonce this firm used already: refused here and by the intake routes, which use it up themselves. */
+export const NONCE_REUSED: AuthFault = { reason: "nonce_reused", facts: {} };
 
 export interface AuthDeps {
   firms: FirmDirectory;
@@ -56,25 +61,32 @@ export async function verifyRequest(
 ): Promise<{ firm: Firm; nonce: PendingNonce } | undefined> {
   const apiKey = header(request, "x-api-key");
   const firm = apiKey ? await deps.firms.findByApiKey(apiKey) : undefined;
-  if (!firm) return void sendMerchantRefusal(reply, "invalid_api_key");
-  if (!firm.active) return void sendMerchantRefusal(reply, "api_key_inactive");
+  if (!firm) return refuseAuthentication(request, reply, undefined, { reason: "api_key_unknown", facts: {} });
+  if (!firm.active)
+    return refuseAuthentication(request, reply, firm, { reason: "api_key_inactive", facts: {} });
 
   const signature = header(request, "x-signature");
   const timestamp = header(request, "x-timestamp");
   const nonce = header(request, "x-nonce");
-  if (!signature || !timestamp || !nonce) return void sendMerchantRefusal(reply, "missing_auth_headers");
-
-  if (!/^\d{1,12}$/.test(timestamp) || !timestampAccepted(Number(timestamp), deps.now())) {
-    return void sendMerchantRefusal(reply, "timestamp_out_of_range");
+  if (!signature || !timestamp || !nonce) {
+    const missing = AUTH_HEADERS.filter((name) => !header(request, name)).join(",");
+    return refuseAuthentication(request, reply, firm, { reason: "missing_headers", facts: { missing } });
   }
-  if (nonce.length < 8 || nonce.length > 64) return void sendMerchantRefusal(reply, "invalid_nonce");
+  const early = timestampOrNonceFault(timestamp, nonce, deps.now());
+  if (early) return refuseAuthentication(request, reply, firm, early);
 
   const path = request.url.split("?", 1)[0] ?? "";
   const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
   const parts = { method: request.method, path, body, timestamp, nonce };
   // A firm whose sealed secret does not open (Firm.secret) has no signature that verifies.
-  if (firm.secret === null || !verifyRequestSignature(firm.secret, parts, signature))
-    return void sendMerchantRefusal(reply, "invalid_signature");
+  if (firm.secret === null) {
+    return refuseAuthentication(request, reply, firm, { reason: "secret_unavailable", facts: {} });
+  }
+  if (!verifyRequestSignature(firm.secret, parts, signature)) {
+    // Only a test firm is shown what was signed; the log names the request by method and path.
+    const facts = firm.sandbox ? signedFacts(parts) : { method: parts.method, path };
+    return refuseAuthentication(request, reply, firm, signatureFault(signature, facts));
+  }
 
   const retryAfter = await deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
   if (retryAfter > 0) {
@@ -83,6 +95,27 @@ export async function verifyRequest(
   }
 
   return { firm, nonce: { value: nonce, expiresAt: nonceExpiresAt(Number(timestamp)) } };
+}
+
+/** The headers every signed request carries besides X-API-Key, as the hint names the missing ones. */
+const AUTH_HEADERS = ["x-signature", "x-timestamp", "x-nonce"] as const;
+
+/** The timestamp's form and window, then the nonce's length, in the contract's order; null when both pass. */
+function timestampOrNonceFault(timestamp: string, nonce: string, nowMs: number): AuthFault | null {
+  const serverTime = Math.floor(nowMs / 1000);
+  if (!/^\d{1,12}$/.test(timestamp)) {
+    return {
+      reason: "timestamp_malformed",
+      facts: { timestamp: timestamp.slice(0, 32), server_time: serverTime },
+    };
+  }
+  if (!timestampAccepted(Number(timestamp), nowMs)) {
+    const facts = { timestamp, server_time: serverTime, window_s: TIMESTAMP_WINDOW_S };
+    return { reason: "timestamp_outside_window", facts };
+  }
+  if (nonce.length < 8 || nonce.length > 64)
+    return { reason: "nonce_length", facts: { length: nonce.length } };
+  return null;
 }
 
 /** verifyRequest, then the nonce used up: the whole of authentication. Undefined after answering. */
@@ -95,6 +128,6 @@ export async function authenticate(
   if (!verified) return undefined;
   const { firm, nonce } = verified;
   if (!(await deps.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt)))
-    return void sendMerchantRefusal(reply, "nonce_used");
+    return refuseAuthentication(request, reply, firm, NONCE_REUSED);
   return firm;
 }
