@@ -7,7 +7,7 @@ import { isoTime } from "../domain/transaction-view.js";
 import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import { operatorTransactionView } from "../transactions/views.js";
 import type { FeedDeps } from "./feed.js";
-import type { Evidence, HeldApprovals, Suggestion } from "./matching.js";
+import type { Evidence, HeldApprovals, Stop, StopCode, Suggestion } from "./matching.js";
 
 /** A line as operators see it: amounts as the contract writes them, times in ISO 8601. */
 export function lineView(row: StatementLineRow) {
@@ -28,6 +28,7 @@ export function lineView(row: StatementLineRow) {
     transaction_id: row.transaction_id === null ? null : Number(row.transaction_id),
     evidence,
     held: heldView(evidence),
+    stopped_by: stoppedByView(evidence),
     source: row.source,
     created_at: isoTime(Number(row.created_at)),
     decided_at: row.decided_at === null ? null : isoTime(Number(row.decided_at)),
@@ -51,6 +52,21 @@ function heldView(evidence: unknown): { code: HeldApprovals["code"]; difference:
     code: held.code,
     difference: d === null ? null : `${d < 0 ? "-" : ""}${formatMinor(Math.abs(d))}`,
   };
+}
+
+/**
+ * What stopped a suggested line from approving (matching.ts, Stop): `deposit_id` the suggestion a
+ * reason is about (null: the line), `deposits` the others that stood in its way. Empty for any other
+ * line, and for lines matched before the reasons were kept.
+ */
+function stoppedByView(evidence: unknown): {
+  code: StopCode;
+  deposit_id: number | null;
+  deposits: { id: number; status: string }[];
+}[] {
+  const stops = (evidence as { stoppedBy?: Stop[] } | null)?.stoppedBy;
+  if (!Array.isArray(stops)) return [];
+  return stops.map((s) => ({ code: s.code, deposit_id: s.depositId ?? null, deposits: s.others ?? [] }));
 }
 
 /** The deposits a line's evidence names, best first: its own, or the ranked suggestions. */

@@ -92,6 +92,48 @@ export interface Suggestion {
   evidence: Evidence;
 }
 
+/**
+ * What stopped a line from approving, as values beside its `why` (docs/reconciliation.md, "Reading a
+ * suggestion's reasons"). With `depositId`, about that suggestion: why it is not proven, or (for a
+ * proven one) why the line still did not approve it; without, about the line. `others` are the
+ * deposits that stood in its way, with their status when the line was matched.
+ */
+export interface Stop {
+  code: StopCode;
+  depositId?: number;
+  others?: { id: number; status: DepositCandidate["status"] }[];
+}
+
+export type StopCode =
+  /** The suggestion's amount is not the line's. */
+  | "amount_differs"
+  /** The sender's name is not the payer's in full (Evidence.name says how far it fits). */
+  | "name_differs"
+  /** The sender's name is cut by the bank, and what is seen of it fits other payers too (`others`). */
+  | "cut_name_fits_others"
+  /** A code in the description is one character off this deposit's: a hint, no proof. */
+  | "code_near"
+  /** The description names a valid code that is not this deposit's. */
+  | "other_code"
+  /** Amount and full name, but the firm lets only a payment code approve. */
+  | "name_may_not_approve"
+  /** Other pending deposits with the same amount (`others`): the amount cannot tell payers apart. */
+  | "same_amount_pending"
+  /** Decided deposits with the same amount whose payer the name fits too (`others`): it may be theirs, come late. */
+  | "same_amount_decided"
+  /** Proven, but the firm approves by hand. */
+  | "firm_approves_by_hand"
+  /** Proven, but its statement (or feed batch) does not balance or gives no balances. */
+  | "held_unbalanced"
+  /** Proven by name, but more deposits bear on the line than it is compared with. */
+  | "held_crowded"
+  /** More than one deposit is proven (`others`). */
+  | "more_than_one_proven"
+  /** The line is the bank's reversal: money coming back. */
+  | "reversal"
+  /** The line is in another currency than the deposits' lira. */
+  | "other_currency";
+
 export type MatchOutcome =
   | { kind: "debit" }
   | { kind: "approve"; depositId: number; proof: "code" | "name"; evidence: Evidence }
@@ -103,6 +145,8 @@ export type MatchOutcome =
       why: string;
       /** Set when a deposit was proven but approvals were held back (HeldApprovals). */
       held?: Pick<HeldApprovals, "code" | "differenceMinor">;
+      /** What stopped each suggestion and the line (rows stored before it have none: line-views.ts). */
+      stoppedBy: Stop[];
     }
   | { kind: "unmatched"; why: string };
 
@@ -254,10 +298,19 @@ export function matchLine(
   // Every deposit with the line's amount decides whether a name proves one; a cut name, also every
   // one with its words (another payer it fits).
   const crowded = !looked.complete.amount || (reading.sender?.cut === true && !looked.complete.words);
+  const judged: Judged = {
+    rated,
+    codes: reading.codes.codes,
+    policyOf: ctx.policyOf,
+    sender: reading.sender,
+  };
   // A reversal is the bank's own refund, and deposits are in lira: neither is proven for anyone.
-  if (line.reversal === true) return suggest(line, rated, "a reversal is money coming back, not a payment");
+  if (line.reversal === true)
+    return suggest(line, judged, "a reversal is money coming back, not a payment", [{ code: "reversal" }]);
   if (line.currency !== "TRY")
-    return suggest(line, rated, `the line is in ${line.currency}, deposits in TRY`);
+    return suggest(line, judged, `the line is in ${line.currency}, deposits in TRY`, [
+      { code: "other_currency" },
+    ]);
   const proven = rated.filter(({ c, e }) =>
     isProven(c, e, rated, reading.codes.codes, ctx.policyOf(c.firmId)),
   );
@@ -266,18 +319,27 @@ export function matchLine(
     // A name proves a payer only against every deposit the line could be for; a code, alone.
     const held = ctx.approvalsHeld ?? (crowded && e.code !== "exact" ? CROWDED_BY_LINE : null);
     if (held) {
-      const suggested = suggest(line, rated, held.why);
+      const stop: Stop = {
+        code: held.code === "crowded" ? "held_crowded" : "held_unbalanced",
+        depositId: c.id,
+      };
+      const suggested = suggest(line, judged, held.why, [stop]);
       if (suggested.kind !== "suggest") return suggested;
       return { ...suggested, held: { code: held.code, differenceMinor: held.differenceMinor } };
     }
     if (ctx.policyOf(c.firmId).autoApprove)
       return { kind: "approve", depositId: c.id, proof: e.code === "exact" ? "code" : "name", evidence: e };
-    return suggest(line, rated, "the firm approves by hand");
+    return suggest(line, judged, "the firm approves by hand", [
+      { code: "firm_approves_by_hand", depositId: c.id },
+    ]);
   }
   const decided = pointsAtDecided(rated, crowded);
   if (decided) return decided;
-  if (proven.length > 1) return suggest(line, rated, "more than one deposit is proven");
-  return suggest(line, rated, "no deposit is proven");
+  if (proven.length > 1)
+    return suggest(line, judged, "more than one deposit is proven", [
+      { code: "more_than_one_proven", others: othersOf(proven) },
+    ]);
+  return suggest(line, judged, "no deposit is proven");
 }
 
 /** Each window's index, made when a line first meets it. */
@@ -336,7 +398,8 @@ function wantedBy(
   };
 }
 
-type Rated = { c: DepositCandidate; e: Evidence };
+/** A candidate with its evidence; `cutFitsOthers` when a cut name fits another payer too. */
+type Rated = { c: DepositCandidate; e: Evidence; cutFitsOthers?: true };
 
 /**
  * A cut name proves a payer only when what is seen of it fits no other candidate's payer of another
@@ -350,7 +413,9 @@ function provedByCutNameAlone(rated: Rated[], sender: SenderName): void {
   for (const r of rated) {
     if (r.e.name !== "full") continue;
     const another = fitting.size > 1 || (fitting.size === 1 && !fitting.has(nameKey(r.c.payer)));
-    if (another) r.e = { ...r.e, name: "partial" };
+    if (!another) continue;
+    r.e = { ...r.e, name: "partial" };
+    r.cutFitsOthers = true;
   }
 }
 
@@ -400,16 +465,70 @@ function pointsAtDecided(rated: readonly Rated[], crowded: boolean): MatchOutcom
   return { kind: "after_cancellation", depositId: pick.c.id, evidence: pick.e };
 }
 
-function suggest(line: StatementLine, rated: readonly Rated[], why: string): MatchOutcome {
-  const suggestions = rated
+/** What the rule judged a line's candidates by, for the reasons beside its suggestions. */
+interface Judged {
+  rated: readonly Rated[];
+  /** The valid codes the description names. */
+  codes: readonly string[];
+  policyOf(firmId: number): MatchPolicy;
+  sender: SenderName | null;
+}
+
+function suggest(line: StatementLine, judged: Judged, why: string, stops: Stop[] = []): MatchOutcome {
+  const chosen = judged.rated
     .filter(({ c }) => c.status === "pending" && !c.settled)
-    .map(({ c, e }) => ({ c, e, score: scoreOf(e, line, c) }))
+    .map((r) => ({ r, score: scoreOf(r.e, line, r.c) }))
     .filter((s) => s.score > 0)
     // The strongest first; of equals, the deposit made last before the payment.
-    .sort((a, b) => b.score - a.score || b.c.createdAt - a.c.createdAt)
-    .slice(0, MAX_SUGGESTIONS)
-    .map(({ c, e, score }) => ({ depositId: c.id, score, evidence: e }));
-  return suggestions.length === 0
-    ? { kind: "unmatched", why: "no pending deposit of this account matches the line" }
-    : { kind: "suggest", suggestions, why };
+    .sort((a, b) => b.score - a.score || b.r.c.createdAt - a.r.c.createdAt)
+    .slice(0, MAX_SUGGESTIONS);
+  if (chosen.length === 0)
+    return { kind: "unmatched", why: "no pending deposit of this account matches the line" };
+  return {
+    kind: "suggest",
+    suggestions: chosen.map(({ r, score }) => ({ depositId: r.c.id, score, evidence: r.e })),
+    why,
+    stoppedBy: [...stops, ...chosen.flatMap(({ r }) => stopsOf(r, judged))],
+  };
+}
+
+/**
+ * Why a suggested deposit is not proven, isProven's tests in its order (and named by value): none
+ * for a proven one, which only the line's reasons stopped. A wrong amount says all; otherwise each
+ * of the rest that failed, the deposits that stood in the way named.
+ */
+function stopsOf(r: Rated, judged: Judged): Stop[] {
+  const { c, e } = r;
+  const { rated, codes } = judged;
+  if (isProven(c, e, rated, codes, judged.policyOf(c.firmId))) return [];
+  if (e.amount !== "exact") return [{ code: "amount_differs", depositId: c.id }];
+  // A code with the exact amount proves by itself: from here on the deposit's code is not in the line.
+  const stops: Stop[] = [];
+  const about = (code: StopCode, others?: readonly Rated[]) =>
+    stops.push({ code, depositId: c.id, ...(others && { others: othersOf(others) }) });
+  if (e.code === "near") about("code_near");
+  if (r.cutFitsOthers && judged.sender)
+    about("cut_name_fits_others", otherPayersFitting(judged.sender, c, rated));
+  else if (e.name !== "full") about("name_differs");
+  else if (!judged.policyOf(c.firmId).nameMayApprove) about("name_may_not_approve");
+  if (codes.some((code) => code !== c.paymentCode)) about("other_code");
+  const sameAmount = rated.filter(({ c: o }) => o.id !== c.id && o.amountMinor === c.amountMinor);
+  const pending = sameAmount.filter(({ c: o }) => o.status === "pending");
+  const decided = sameAmount.filter(
+    ({ c: o, e: seen }) => o.status !== "pending" && !o.settled && seen.name !== "none",
+  );
+  if (pending.length > 0) about("same_amount_pending", pending);
+  if (decided.length > 0) about("same_amount_decided", decided);
+  return stops;
+}
+
+/** The candidates of another name than `c`'s payer's that a cut sender name fits (provedByCutNameAlone). */
+function otherPayersFitting(sender: SenderName, c: DepositCandidate, rated: readonly Rated[]): Rated[] {
+  const key = nameKey(c.payer);
+  return rated.filter(({ c: o }) => nameKey(o.payer) !== key && nameFits(sender, o.payer));
+}
+
+/** Deposits named in a reason, by id: the same whichever order the rule met them in. */
+function othersOf(rated: readonly Rated[]): { id: number; status: DepositCandidate["status"] }[] {
+  return rated.map(({ c }) => ({ id: c.id, status: c.status })).sort((a, b) => a.id - b.id);
 }
