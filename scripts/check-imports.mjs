@@ -26,7 +26,7 @@ export const ALLOWED = {
   // A transaction's detail and the dashboard show callbacks; a decision writes one and answers
   // with the transaction as operators see it.
   transactions: [...EDGE, "callbacks"],
-  decisions: [...EDGE, "callbacks", "transactions"],
+  decisions: [...EDGE, "callbacks", "transactions", "ledger"],
   dashboard: [...EDGE, "callbacks"],
   // Background jobs: auto-cancel writes a decision with its callback; the payout watch applies a
   // payout channel's answers as a release does.
@@ -34,10 +34,10 @@ export const ALLOWED = {
   backoffice: [...EDGE, "operators", "callbacks", ...OPERATOR_WORK],
   intake: [...EDGE, "routing", "backoffice"],
   // Withdrawals paid in batches: a paid payout's approval is a decision with its callback.
-  payouts: [...EDGE, "routing", "callbacks", "decisions", "transactions"],
+  payouts: [...EDGE, "routing", "callbacks", "decisions", "transactions", "ledger"],
   // Bank statements against deposits and payouts: the matching is pure; a line's approval is a
   // decision, a debit proves a payout.
-  reconciliation: [...EDGE, "callbacks", "decisions", "transactions", "payouts"],
+  reconciliation: [...EDGE, "callbacks", "decisions", "transactions", "payouts", "ledger"],
   // The ledger's rules (commissions, what posts when) are pure; its store is store/ledger/.
   ledger: EDGE,
   "payment-page": [...EDGE, "intake"],

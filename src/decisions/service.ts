@@ -6,6 +6,7 @@
 import { callbackDraft } from "../callbacks/message.js";
 import { firmPaysInBatches } from "../domain/payout-settings.js";
 import { notFound, type Outcome, type Refusal, refusal } from "../domain/refusal.js";
+import { approvalPosting } from "../ledger/approval-posting.js";
 import type { Repositories } from "../store/index.js";
 import { operatorTransactionView } from "../transactions/views.js";
 import { type Decision, decidedAlready, planDecision, planRefusal } from "./plan.js";
@@ -173,6 +174,7 @@ export async function decide(
     note: plan.note,
     now: deps.now(),
     callback: (decided) => callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
+    posting: approvalPosting,
   });
   if (!result.ok) {
     if (result.reason === "not_found") return notFound("transaction");

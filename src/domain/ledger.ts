@@ -166,3 +166,14 @@ export interface CommissionSchedule {
   max: number | null;
   fromAt: number;
 }
+
+/**
+ * What an approval's posting needs beyond the transaction, read by the store in the decision's own
+ * database transaction: the firm is a test firm (its money is not real: nothing posts), the IBAN of
+ * the payment account, and the firm's commission in force.
+ */
+export interface ApprovalFacts {
+  sandbox: boolean;
+  iban: string | null;
+  schedule: CommissionSchedule | undefined;
+}

@@ -54,6 +54,8 @@ export function createAutoCancelJob(deps: AutoCancelDeps): AutoCancelJob {
           note: `auto-cancelled: pending for more than ${tx.auto_cancel_minutes} minutes`,
           callback: (decided) =>
             callbackDraft(decided, { callbackMiddleName: tx.callback_middle_name === 1 }),
+          // A rejection moves no money.
+          posting: null,
         };
       });
       all.push(...ids);

@@ -68,8 +68,11 @@ export function depositApproved(
     firmId: number;
     amount: number;
     commission: Commission;
-    /** Where the money is: the payment account's IBAN, or the statement line that held it for nobody. */
-    source: { iban: string } | { heldLineId: number };
+    /**
+     * Where the money is: the payment account's IBAN, the statement line that held it for nobody,
+     * or (a deposit approved without a payment account) nowhere known yet: suspense.
+     */
+    source: { iban: string } | { heldLineId: number } | { unplaced: true };
   },
 ): PostingDraft {
   const money = "iban" in e.source ? cashAccount(e.source.iban) : "suspense";
@@ -112,16 +115,33 @@ export function payoutPaid(
   );
 }
 
-/** A withdrawal paid by hand (approved by an operator, no payout batch): out of the firm and the bank at once. */
+/**
+ * A withdrawal paid by hand (approved by an operator, no payout batch): out of the firm, and out of
+ * the bank account it was paid from; where that is not known (an operator's approval names none),
+ * into the firm's transit, where the bank's debit finds it.
+ */
 export function withdrawalPaidByHand(
-  e: Event & { transactionId: number; firmId: number; iban: string; amount: number; commission: Commission },
+  e: Event & {
+    transactionId: number;
+    firmId: number;
+    iban: string | null;
+    amount: number;
+    commission: Commission;
+  },
 ): PostingDraft {
+  const from = e.iban === null ? inTransitAccount(e.firmId) : cashAccount(e.iban);
   return draft(
     `withdrawal-paid:${e.transactionId}`,
     "withdrawal_paid",
     e,
     [
-      ...move(firmAccount(e.firmId), cashAccount(e.iban), e.amount, "withdrawal"),
+      ...move(
+        firmAccount(e.firmId),
+        from,
+        e.amount,
+        "withdrawal",
+        e.iban === null ? "transit" : "withdrawal",
+      ),
       ...commissionLines(e.firmId, e.commission),
     ],
     { flag: cappedFlag(e.commission) },

@@ -19,6 +19,7 @@
 import { callbackDraft } from "../callbacks/message.js";
 import { sealContext } from "../crypto/seal-context.js";
 import { openOrUndefined, type SecretBox } from "../crypto/secret-box.js";
+import { approvalPosting } from "../ledger/approval-posting.js";
 import type { Repositories } from "../store/index.js";
 import type { PayoutAttemptRow } from "../store/payouts/payout-batches.js";
 import { CHANNEL_MISMATCH, CHANNEL_UNKNOWN, type PaidAccountChannel } from "../store/payouts/payout-watch.js";
@@ -179,6 +180,7 @@ async function payNow(
       note: `paid: payout channel ${channel.code} answered paid for ${a.payment_id}`,
       now,
       callback: (decided) => callbackDraft(decided, { callbackMiddleName: middle }),
+      posting: approvalPosting,
     }),
   });
   if (paid.length === 0) return "moved";

@@ -13,6 +13,7 @@ import type { Outcome, Refusal } from "../domain/refusal.js";
 import { notFound, refusal } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
 import { turkeyDayOf } from "../domain/turkey-time.js";
+import { approvalPosting } from "../ledger/approval-posting.js";
 import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS } from "./candidate-pool.js";
 import type { ReconcileDeps } from "./line-matcher.js";
@@ -104,6 +105,7 @@ export async function approveWithLine(
     note: `bank statement line ${lineId}`,
     now: deps.now(),
     callback: (decided) => callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
+    posting: approvalPosting,
   });
   if (!settled.ok) {
     if (settled.reason === "settled_elsewhere")

@@ -6,6 +6,7 @@
 import { callbackDraft } from "../callbacks/message.js";
 import type { PaymentCodes } from "../domain/payment-code.js";
 import { RECONCILE_ACTOR } from "../domain/statement-lines.js";
+import { approvalPosting } from "../ledger/approval-posting.js";
 import type { DecisionWrite } from "../store/decisions/decisions.js";
 import type { Repositories } from "../store/index.js";
 import type { StatementLineState } from "../store/schema.js";
@@ -279,6 +280,7 @@ async function recordOf(
       note: `bank statement line ${lineId}`,
       now,
       callback: (decided) => callbackDraft(decided, { callbackMiddleName: middle }),
+      posting: approvalPosting,
     });
   }
   return {

@@ -7,6 +7,7 @@
  * names a payout paid already raised as a possible double payment.
  */
 import { callbackDraft } from "../callbacks/message.js";
+import { approvalPosting } from "../ledger/approval-posting.js";
 import type { PoolRow } from "../store/payouts/payout-outcomes.js";
 import type { StatementLinePayoutOutcome, StatementLineState } from "../store/schema.js";
 import type { PayoutEffect } from "../store/statements/statement-lines.js";
@@ -212,6 +213,7 @@ function payWrite(attemptIds: readonly number[], pool: PayoutPool, ctx: PayoutLi
       now: ctx.now,
       callback: (decided: TransactionRow) =>
         callbackDraft(decided, { callbackMiddleName: ctx.middleNames.get(decided.firm_id) ?? false }),
+      posting: approvalPosting,
     }),
   };
 }

@@ -58,6 +58,7 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
           decidedBy: "service:auto-cancel",
           note: "test",
           callback: (d) => callbackDraft(d, { callbackMiddleName: false }),
+          posting: null,
         })),
       ),
     );
@@ -74,6 +75,7 @@ describe.skipIf(!STORES.includes("postgres"))("several instances on one PostgreS
               decidedBy: "service:auto-cancel",
               note: "test",
               callback: (d) => callbackDraft(d, { callbackMiddleName: false }),
+              posting: null,
             })),
           ),
         )

@@ -1,5 +1,8 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import type { ApprovalFacts, PostingDraft } from "../../domain/ledger.js";
 import type { CallbackDraft } from "../callbacks/callbacks.js";
+import { approvalFacts } from "../ledger/approval-facts.js";
+import { post } from "../ledger/ledger.js";
 import { payoutViolation } from "../payouts/payout-errors.js";
 import type { Database } from "../schema.js";
 import type { TransactionRow } from "../transactions/transactions.js";
@@ -13,6 +16,11 @@ export interface DecisionWrite {
   note: string | null;
   now: number;
   callback(decided: TransactionRow): CallbackDraft;
+  /**
+   * The approval's ledger posting (ledger/approval-posting.ts), written in this same database
+   * transaction; null where the caller posts the money itself or nothing moves.
+   */
+  posting: ((decided: TransactionRow, facts: ApprovalFacts) => PostingDraft | null) | null;
 }
 
 /** A decision written inside a larger database transaction (decideWithin). */
@@ -120,6 +128,10 @@ export async function decideWithin(
       at: write.now,
     })
     .execute();
+  if (decided.status === "approved" && write.posting !== null) {
+    const posting = write.posting(decided, await approvalFacts(trx, decided, write.now));
+    if (posting !== null) await post(trx, posting);
+  }
   const draft = write.callback(decided);
   const callback = await trx
     .insertInto("callbacks")

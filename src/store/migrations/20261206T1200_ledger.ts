@@ -12,9 +12,12 @@ import type { Migration } from "./migration.js";
  *   writer's own transaction. On SQLite, which has no deferred trigger, this is the whole answer:
  *   an entry is refused unless its posting is still being written (fewer entries so far than its
  *   lines), so no entry can join a posting afterwards.
- * - On PostgreSQL a deferred constraint trigger on `ledger_entries` checks again at commit that each
- *   posting given an entry in the transaction has exactly its lines' entries and sums to zero: an
- *   entry written by any other path makes the commit fail.
+ * - On PostgreSQL likewise an entry is refused unless its posting is still being written, and a
+ *   deferred constraint trigger on `ledger_postings` checks again at commit that each posting written
+ *   in the transaction has exactly its lines' entries and sums to zero.
+ * - An entry's account is the one its line names, joined by the trigger: no foreign key to the
+ *   accounts, whose check would lock a firm's account row for every posting (PostgreSQL's FOR KEY
+ *   SHARE), the one row all of a firm's concurrent decisions share.
  * - Entries and postings are never updated or deleted (nor truncated); a correction is a new
  *   posting naming the one it corrects (`corrects`).
  * - Turkish lira only (`ledger_entry_try_only`), kuruş as integers, never zero.
@@ -61,7 +64,7 @@ CREATE INDEX ledger_postings_corrects_idx ON ledger_postings (corrects) WHERE co
 CREATE TABLE ledger_entries (
   id ${serial},
   posting_id ${bigint} NOT NULL REFERENCES ledger_postings(id),
-  account_id ${bigint} NOT NULL REFERENCES ledger_accounts(id),
+  account_id ${bigint} NOT NULL,
   kind TEXT NOT NULL CHECK (${shape("kind")}),
   amount ${bigint} NOT NULL CONSTRAINT ledger_entry_amount CHECK (amount <> 0),
   currency TEXT NOT NULL CONSTRAINT ledger_entry_try_only CHECK (currency = 'TRY'),
@@ -216,21 +219,29 @@ const postgresTriggers = `
 ${pgPostingFunction(LEDGER_SHARDS)}
 CREATE TRIGGER ledger_posting_written AFTER INSERT ON ledger_postings
   FOR EACH ROW EXECUTE FUNCTION ledger_posting_written();
+CREATE FUNCTION ledger_entry_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF (SELECT count(*) FROM ledger_entries WHERE posting_id = NEW.posting_id)
+      >= coalesce((SELECT jsonb_array_length(lines::jsonb) FROM ledger_postings WHERE id = NEW.posting_id), 0) THEN
+    ${raise("ledger_entry_outside_posting", "entries are written only with their posting")};
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER ledger_entry_added BEFORE INSERT ON ledger_entries
+  FOR EACH ROW EXECUTE FUNCTION ledger_entry_added();
 CREATE FUNCTION ledger_posting_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   found_entries bigint;
   total numeric;
-  expected integer;
 BEGIN
   SELECT count(*), coalesce(sum(amount), 0) INTO found_entries, total
-  FROM ledger_entries WHERE posting_id = NEW.posting_id;
-  SELECT jsonb_array_length(lines::jsonb) INTO expected FROM ledger_postings WHERE id = NEW.posting_id;
-  IF total <> 0 OR found_entries < 2 OR found_entries IS DISTINCT FROM expected::bigint THEN
+  FROM ledger_entries WHERE posting_id = NEW.id;
+  IF total <> 0 OR found_entries < 2 OR found_entries <> jsonb_array_length(NEW.lines::jsonb) THEN
     ${raise("ledger_posting_unbalanced", "at commit, a posting''s entries are its own lines and sum to zero")};
   END IF;
   RETURN NULL;
 END $$;
-CREATE CONSTRAINT TRIGGER ledger_posting_balanced AFTER INSERT ON ledger_entries
+CREATE CONSTRAINT TRIGGER ledger_posting_balanced AFTER INSERT ON ledger_postings
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_posting_balanced();
 CREATE FUNCTION ledger_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
