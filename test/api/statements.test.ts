@@ -96,6 +96,36 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
     expect((await server.admin("GET", `/admin/v1/statement-lines/${line.id}`)).json.state).toBe("suggested");
   });
 
+  it("the README's deposit suggested, not approved: the line says an earlier deposit of the same name and amount stopped it", async () => {
+    const payer = { first_name: "Ayşe", last_name: "Yılmaz", amount: "150.00" };
+    const earlier = await deposit(payer);
+    const approved = await server.admin("POST", `/admin/v1/transactions/${earlier.id}/approve`, {
+      actor: "operator:t",
+    });
+    expect(approved.status).toBe(200);
+    const d = await deposit(payer);
+    const r = await upload(
+      file([{ amount: "150.00", name: "AYSE YILMAZ", ref: `R-${d.id}`, at: d.at + 1_000 }]),
+    );
+    expect(r.json).toMatchObject({ credits: 1, approved: 0, suggested: 1 });
+    const lines = await server.admin(
+      "GET",
+      `/admin/v1/statement-lines?account=${account.id}&state=suggested`,
+    );
+    const id = lines.json.find((l: { bank_ref: string }) => l.bank_ref === `R-${d.id}`).id;
+    const line = (await server.admin("GET", `/admin/v1/statement-lines/${id}`)).json;
+    // The words stay; beside them, the reason names the earlier deposit and its status.
+    expect(line.evidence.why).toBe("no deposit is proven");
+    expect(line.candidates.map((c: { transaction: { id: number } }) => c.transaction.id)).toEqual([d.id]);
+    expect(line.stopped_by).toEqual([
+      {
+        code: "same_amount_decided",
+        deposit_id: d.id,
+        deposits: [{ id: earlier.id, status: "approved" }],
+      },
+    ]);
+  });
+
   it("debits are lines, not credits; a payment nothing fits is unmatched; a test firm's deposit is never approved", async () => {
     const sandbox = await createFirm(server, { sandbox: true, webhook_url: receiver.url });
     const s = await deposit({ first_name: "Test", last_name: "Kişi", amount: "444.00" }, sandbox);
