@@ -21,7 +21,7 @@ import {
   str,
   UsageError,
 } from "./command-args.js";
-import { PAYOUT_COMMANDS, PAYOUT_SYNTAX } from "./payout-commands.js";
+import { PAYOUT_COMMANDS, PAYOUT_SYNTAX, RawOutput } from "./payout-commands.js";
 import { closest } from "./suggest.js";
 
 async function readStdin(): Promise<string> {
@@ -217,6 +217,12 @@ export const COMMANDS: Record<string, Handler> = {
     const r = await c.call("POST", `/admin/v1/accounts/${account}/statements`, new FileBody(file));
     return r.status === 200 ? { status: 200, json: importCounts(r.json) } : r;
   },
+  "statement sample": async (c, _p, f) => {
+    const account = int(f, "account") ?? need(f, "account");
+    const q = new URLSearchParams(defined({ format: str(f, "format") }) as Record<string, string>);
+    const r = await c.call("GET", `/admin/v1/accounts/${account}/statement-sample${q.size ? `?${q}` : ""}`);
+    return r.status === 200 ? { status: 200, json: sampleFile(r.json) } : r;
+  },
   "statement list": (c, _p, f) => {
     const q = new URLSearchParams(
       defined({ account: str(f, "account"), state: str(f, "state"), limit: str(f, "limit") }) as Record<
@@ -294,6 +300,29 @@ function importCounts(json: unknown): Record<string, number> {
 }
 
 /**
+ * What `statement sample` prints: the file itself on stdout, to be redirected into a file and
+ * imported; what it is and what it pays on stderr, where the file stays unmixed.
+ */
+function sampleFile(json: unknown): unknown {
+  const r = json as {
+    file?: unknown;
+    purpose: string;
+    deposits: number;
+    total: string;
+    pending_before_window: number;
+  };
+  // An answer without a file (another server's) is printed as it came.
+  if (typeof r.file !== "string") return json;
+  process.stderr.write(`${r.purpose}\n`);
+  process.stderr.write(`pays ${r.deposits} pending deposits, ${r.total} in all\n`);
+  if (r.pending_before_window > 0)
+    process.stderr.write(
+      `left out: ${r.pending_before_window} pending deposits made more than 24 hours ago, which no line booked now approves\n`,
+    );
+  return new RawOutput(Buffer.from(r.file, "utf8"), []);
+}
+
+/**
  * What each command takes, for `--help` and the usage text (upper case: a value to give; `none`
  * takes a limit or a link off). test/unit/cli-usage.test.ts holds it to what the commands read.
  */
@@ -325,6 +354,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "tx list": "[--firm ID] [--status pending|approved|rejected] [--limit N]",
   "tx show": "ID",
   "statement import": "--account ID FILE",
+  "statement sample": "--account ID [--format camt053|mt940]",
   "statement list":
     "[--account ID] [--state open|matched|suggested|unmatched|after_cancellation|debit|not_ours] [--limit N]",
   "statement show": "ID",

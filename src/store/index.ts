@@ -25,6 +25,10 @@ import { createRateWindowRepository, type RateWindowRepository } from "./rate-wi
 import { type AccountRepository, createAccountRepository } from "./routing/accounts.js";
 import { type CapHoldRepository, createCapHoldRepository } from "./routing/cap-holds.js";
 import { type ChannelRepository, createChannelRepository } from "./routing/channels.js";
+import {
+  createSampleStatementRepository,
+  type SampleStatementRepository,
+} from "./statements/sample-statements.js";
 import { createFeedRepository, type FeedRepository } from "./statements/statement-feeds.js";
 import { createStatementRepository, type StatementRepository } from "./statements/statement-lines.js";
 import { createNonceRepository, type NonceRepository } from "./transactions/nonces.js";
@@ -55,6 +59,7 @@ export interface Repositories {
   capHolds: CapHoldRepository;
   statements: StatementRepository;
   feeds: FeedRepository;
+  sampleStatements: SampleStatementRepository;
   usualAmounts: UsualAmountRepository;
   ledger: LedgerRepository;
   commissions: CommissionRepository;
@@ -88,6 +93,7 @@ export function createRepositories(store: Store): Repositories {
     capHolds: createCapHoldRepository(store.db, store.dialect),
     statements: createStatementRepository(store.db),
     feeds: createFeedRepository(store.db),
+    sampleStatements: createSampleStatementRepository(store.db),
     usualAmounts: createUsualAmountRepository(store.db),
     ledger: createLedgerRepository(store.db),
     commissions: createCommissionRepository(store.db),
