@@ -66,6 +66,10 @@ describe.each(STORES)("console: a line held back by an unbalanced statement (%s)
     expect(await held.textContent()).toContain("-1.234,56 TL");
     // The deposit it proves is still offered to the operator, who decides.
     await expect.poll(() => page.locator("#candidates li").count(), WAIT).toBe(1);
+    // The candidate says it was proven and what held it (issue 49).
+    expect(await page.locator('#candidates [data-stop="held_unbalanced"]').textContent()).toBe(
+      "kanıtlandı, ama ekstre tutmuyor ya da bakiyesi yok (yukarıda)",
+    );
     await page.context().close();
   });
 });

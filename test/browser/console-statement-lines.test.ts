@@ -108,6 +108,11 @@ describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
     await expect.poll(() => lineIds(page), WAIT).toEqual([ids.late, ids.suggested, ids.unmatched]);
     await page.click(`#lines li[data-id="${ids.suggested}"] a`);
     await expect.poll(() => candidate(page, ids.a).isVisible(), WAIT).toBe(true);
+    // Each candidate says what stopped it (issue 49): here the bank's 290.00 against 300.00 asked.
+    expect(await candidate(page, ids.a).locator('[data-stop="amount_differs"]').textContent()).toBe(
+      "tutar istenen tutar değil: kanıt sayılmaz",
+    );
+    expect(await candidate(page, ids.a).locator(".stopped").textContent()).toMatch(/^Onaylanmama nedeni: /);
     expect(await page.locator("#line-detail button, #type-line, #upload-statement").count()).toBe(0);
     expect(await page.locator("#approve-by-id").count()).toBe(0);
     await page.context().close();

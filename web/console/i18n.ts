@@ -708,6 +708,64 @@ export const CONSOLE_WORDS = {
     tr: "Bu satırın saatlerinde ya da aynı tutar veya adla, bir satırın karşılaştırılabileceğinden çok yatırım var: kendiliğinden onaylanmadı, önerileri kontrol edin.",
     en: "More deposits were made around this line, or share its amount or name, than one line is compared with: it did not approve by itself, check the suggestions.",
   },
+  stoppedLine: { tr: "Neden kendiliğinden onaylanmadı", en: "Why it did not approve by itself" },
+  stoppedDeposit: { tr: "Onaylanmama nedeni", en: "Not approved because" },
+  stopAmountDiffers: {
+    tr: "tutar istenen tutar değil: kanıt sayılmaz",
+    en: "the amount is not the one asked: no proof",
+  },
+  stopNameDiffers: {
+    tr: "gönderenin adı ödeyenin tam adı değil",
+    en: "the sender's name is not the payer's in full",
+  },
+  stopCutNameFitsOthers: {
+    tr: "banka gönderenin adını kesmiş; görünen kısmı başka ödeyenlere de uyuyor: {deposits}",
+    en: "the bank cut the sender's name, and what is seen of it fits other payers too: {deposits}",
+  },
+  stopCodeNear: {
+    tr: "açıklamadaki kod bu yatırımınkinden bir karakter farklı: kanıt sayılmaz",
+    en: "the code in the description is one character off this deposit's: no proof",
+  },
+  stopOtherCode: {
+    tr: "açıklamada başka bir yatırımın ödeme kodu yazıyor",
+    en: "the description names another deposit's payment code",
+  },
+  stopNameMayNotApprove: {
+    tr: "firma yalnızca ödeme koduyla kendiliğinden onay istiyor; tutar ve ad yetmez",
+    en: "the firm lets only a payment code approve by itself; amount and name are not enough",
+  },
+  stopSameAmountPending: {
+    tr: "aynı tutarlı başka bekleyen yatırım var, tutar ödeyenleri ayıramaz: {deposits}",
+    en: "other pending deposits have the same amount, which cannot tell the payers apart: {deposits}",
+  },
+  stopSameAmountDecided: {
+    tr: "aynı tutarlı ve adı uyan, daha önce karara bağlanmış yatırım var; para onun olabilir: {deposits}",
+    en: "an earlier, decided deposit has the same amount and a name that fits; the money may be its: {deposits}",
+  },
+  stopFirmByHand: {
+    tr: "kanıtlandı, ama firma yatırımlarını elle onaylıyor",
+    en: "proven, but the firm approves its deposits by hand",
+  },
+  stopHeldUnbalanced: {
+    tr: "kanıtlandı, ama ekstre tutmuyor ya da bakiyesi yok (yukarıda)",
+    en: "proven, but the statement does not balance or gives no balances (above)",
+  },
+  stopHeldCrowded: {
+    tr: "kanıtlandı, ama satırın karşılaştırılabileceğinden çok yatırım var (yukarıda)",
+    en: "proven, but more deposits bear on the line than it is compared with (above)",
+  },
+  stopMoreThanOneProven: {
+    tr: "birden fazla yatırım kanıtlandı: {deposits}",
+    en: "more than one deposit is proven: {deposits}",
+  },
+  stopReversal: {
+    tr: "satır bankanın ters kaydı (geri dönen para), ödeme değil",
+    en: "the line is the bank's reversal (money coming back), not a payment",
+  },
+  stopOtherCurrency: {
+    tr: "satır başka bir para biriminde, yatırımlar TL",
+    en: "the line is in another currency, deposits in TL",
+  },
   typeLine: { tr: "Bankadaki hareketi elle gir", en: "Type a line from the bank's screen" },
   typeLineHelp: {
     tr: "Saat boşsa yalnızca gün kaydedilir; saat Türkiye saatidir.",

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { LineDetailView as LineWithCandidates } from "../../src/reconciliation/line-views.js";
 import { api } from "./api";
 import { refusalIn } from "./decision-text";
+import { Stops } from "./line-stops";
 import {
   bookedText,
   evidenceWords,
@@ -99,6 +100,13 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
         )}
       </dl>
       {!credit && <p class="help">{t("notDeposit")}</p>}
+      <Stops
+        id="ld-stopped"
+        title={t("stoppedLine")}
+        stops={line.stopped_by.filter(
+          (s) => s.deposit_id === null || !line.candidates.some((c) => c.transaction.id === s.deposit_id),
+        )}
+      />
       {credit && REFUNDABLE.includes(line.state) && (
         <Candidates line={line} mayApprove={mayApprove} onChanged={changed} />
       )}
@@ -173,6 +181,10 @@ function Candidates(props: { line: LineWithCandidates; mayApprove: boolean; onCh
                 {evidenceWords(evidence, t).join(" · ")}
                 {score !== null && ` (${t("score")} ${score})`}
               </div>
+              <Stops
+                title={t("stoppedDeposit")}
+                stops={line.stopped_by.filter((s) => s.deposit_id === tx.id)}
+              />
               {props.mayApprove && pending && (
                 <div class="approve-with">
                   <p class={differs ? "amount-note differs" : "amount-note"}>{amountText}</p>
