@@ -56,17 +56,24 @@ function heldView(evidence: unknown): { code: HeldApprovals["code"]; difference:
 
 /**
  * What stopped a suggested line from approving (matching.ts, Stop): `deposit_id` the suggestion a
- * reason is about (null: the line), `deposits` the others that stood in its way. Empty for any other
- * line, and for lines matched before the reasons were kept.
+ * reason is about (null: the line), `deposits` the others that stood in its way (the newest five),
+ * `deposit_count` how many did. Empty for any other line, and for lines matched before the reasons
+ * were kept.
  */
 function stoppedByView(evidence: unknown): {
   code: StopCode;
   deposit_id: number | null;
   deposits: { id: number; status: string }[];
+  deposit_count: number;
 }[] {
   const stops = (evidence as { stoppedBy?: Stop[] } | null)?.stoppedBy;
   if (!Array.isArray(stops)) return [];
-  return stops.map((s) => ({ code: s.code, deposit_id: s.depositId ?? null, deposits: s.others ?? [] }));
+  return stops.map((s) => ({
+    code: s.code,
+    deposit_id: s.depositId ?? null,
+    deposits: s.others ?? [],
+    deposit_count: s.othersCount ?? s.others?.length ?? 0,
+  }));
 }
 
 /** The deposits a line's evidence names, best first: its own, or the ranked suggestions. */

@@ -102,7 +102,12 @@ export interface Stop {
   code: StopCode;
   depositId?: number;
   others?: { id: number; status: DepositCandidate["status"] }[];
+  /** How many stood in its way, when more than `others` names. */
+  othersCount?: number;
 }
+
+/** The most deposits one reason names (othersOf). */
+const NAMED_IN_A_REASON = 5;
 
 export type StopCode =
   /** The suggestion's amount is not the line's. */
@@ -337,7 +342,7 @@ export function matchLine(
   if (decided) return decided;
   if (proven.length > 1)
     return suggest(line, judged, "more than one deposit is proven", [
-      { code: "more_than_one_proven", others: othersOf(proven) },
+      { code: "more_than_one_proven", ...othersOf(proven) },
     ]);
   return suggest(line, judged, "no deposit is proven");
 }
@@ -505,7 +510,7 @@ function stopsOf(r: Rated, judged: Judged): Stop[] {
   // A code with the exact amount proves by itself: from here on the deposit's code is not in the line.
   const stops: Stop[] = [];
   const about = (code: StopCode, others?: readonly Rated[]) =>
-    stops.push({ code, depositId: c.id, ...(others && { others: othersOf(others) }) });
+    stops.push({ code, depositId: c.id, ...(others && othersOf(others)) });
   if (e.code === "near") about("code_near");
   if (r.cutFitsOthers && judged.sender)
     about("cut_name_fits_others", otherPayersFitting(judged.sender, c, rated));
@@ -528,7 +533,15 @@ function otherPayersFitting(sender: SenderName, c: DepositCandidate, rated: read
   return rated.filter(({ c: o }) => nameKey(o.payer) !== key && nameFits(sender, o.payer));
 }
 
-/** Deposits named in a reason, by id: the same whichever order the rule met them in. */
-function othersOf(rated: readonly Rated[]): { id: number; status: DepositCandidate["status"] }[] {
-  return rated.map(({ c }) => ({ id: c.id, status: c.status })).sort((a, b) => a.id - b.id);
+/**
+ * Deposits named in a reason, the newest (by id) first whichever order the rule met them in, and at
+ * most a few: the reasons are stored with every suggested line, and a line may meet a hundred
+ * deposits of its amount (LINE_BUDGET), so beyond those named only their number is kept.
+ */
+function othersOf(rated: readonly Rated[]): Pick<Stop, "others" | "othersCount"> {
+  const others = rated
+    .map(({ c }) => ({ id: c.id, status: c.status }))
+    .sort((a, b) => b.id - a.id)
+    .slice(0, NAMED_IN_A_REASON);
+  return rated.length > others.length ? { others, othersCount: rated.length } : { others };
 }

@@ -122,6 +122,7 @@ describe.each(STORES)("bank statements (%s)", (kind) => {
         code: "same_amount_decided",
         deposit_id: d.id,
         deposits: [{ id: earlier.id, status: "approved" }],
+        deposit_count: 1,
       },
     ]);
   });

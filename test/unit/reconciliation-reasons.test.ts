@@ -84,16 +84,16 @@ describe("a suggestion says what stopped it", () => {
         code: "same_amount_pending",
         depositId: 3,
         others: [
-          { id: 1, status: "pending" },
           { id: 2, status: "pending" },
+          { id: 1, status: "pending" },
         ],
       },
       {
         code: "same_amount_pending",
         depositId: 1,
         others: [
-          { id: 2, status: "pending" },
           { id: 3, status: "pending" },
+          { id: 2, status: "pending" },
         ],
       },
       { code: "name_differs", depositId: 2 },
@@ -101,8 +101,8 @@ describe("a suggestion says what stopped it", () => {
         code: "same_amount_pending",
         depositId: 2,
         others: [
-          { id: 1, status: "pending" },
           { id: 3, status: "pending" },
+          { id: 1, status: "pending" },
         ],
       },
     ]);
@@ -177,11 +177,22 @@ describe("a suggestion says what stopped it", () => {
       {
         code: "more_than_one_proven",
         others: [
-          { id: 1, status: "pending" },
           { id: 2, status: "pending" },
+          { id: 1, status: "pending" },
         ],
       },
     ]);
+  });
+
+  it("names the newest five deposits in its way, and how many there were", () => {
+    const many = Array.from({ length: 12 }, (_, i) => deposit(i + 1));
+    const [top] = stops(matchLine(line(), many, ctx));
+    expect(top).toEqual({
+      code: "same_amount_pending",
+      depositId: 12,
+      others: [11, 10, 9, 8, 7].map((id) => ({ id, status: "pending" })),
+      othersCount: 11,
+    });
   });
 
   it("a name the bank cut that fits another payer too: that payer's deposit named", () => {
@@ -227,10 +238,28 @@ describe("the line's view", () => {
     const earlier = deposit(1, { status: "rejected", createdAt: NOW - 7_200_000 });
     const view = lineView(row(matchLine(line(), [earlier, deposit(2)], ctx)));
     expect(view.stopped_by).toEqual([
-      { code: "same_amount_decided", deposit_id: 2, deposits: [{ id: 1, status: "rejected" }] },
+      {
+        code: "same_amount_decided",
+        deposit_id: 2,
+        deposits: [{ id: 1, status: "rejected" }],
+        deposit_count: 1,
+      },
     ]);
     const reversal = lineView(row(matchLine(line({ reversal: true }), [deposit(1)], ctx)));
-    expect(reversal.stopped_by).toEqual([{ code: "reversal", deposit_id: null, deposits: [] }]);
+    expect(reversal.stopped_by).toEqual([
+      { code: "reversal", deposit_id: null, deposits: [], deposit_count: 0 },
+    ]);
+    const crowd = lineView(
+      row(
+        matchLine(
+          line(),
+          Array.from({ length: 9 }, (_, i) => deposit(i + 1)),
+          ctx,
+        ),
+      ),
+    );
+    expect(crowd.stopped_by[0]).toMatchObject({ deposit_id: 9, deposit_count: 8 });
+    expect(crowd.stopped_by[0]?.deposits).toHaveLength(5);
   });
 
   it("a line matched before the reasons were kept still shows, with none", () => {

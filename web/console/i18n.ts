@@ -758,6 +758,7 @@ export const CONSOLE_WORDS = {
     tr: "birden fazla yatırım kanıtlandı: {deposits}",
     en: "more than one deposit is proven: {deposits}",
   },
+  stopMoreDeposits: { tr: "ve {n} yatırım daha", en: "and {n} more" },
   stopReversal: {
     tr: "satır bankanın ters kaydı (geri dönen para), ödeme değil",
     en: "the line is the bank's reversal (money coming back), not a payment",

@@ -71,6 +71,8 @@ function StopText({ stop, t }: { stop: LineStop; t: T }) {
           ({statusText(d.status, t)})
         </span>
       ))}
+      {stop.deposit_count > stop.deposits.length &&
+        ` ${fill(t("stopMoreDeposits"), { n: stop.deposit_count - stop.deposits.length })}`}
       {after}
     </>
   );
