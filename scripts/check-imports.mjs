@@ -8,7 +8,7 @@ import { circles, importGraph, ROOT } from "./import-graph.mjs";
 const FOUNDATION = ["domain", "config", "crypto", "net", "metrics"];
 const EDGE = [...FOUNDATION, "store", "http"];
 /** The operators' capabilities, each a part of its own; backoffice puts them together for the surfaces. */
-const OPERATOR_WORK = ["management", "decisions", "transactions", "dashboard", "payouts"];
+const OPERATOR_WORK = ["management", "decisions", "transactions", "dashboard", "payouts", "ledger"];
 
 /** Which parts each part may import (besides itself). `main` wires everything and may import all. */
 export const ALLOWED = {

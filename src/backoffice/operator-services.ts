@@ -1,7 +1,8 @@
 /**
  * What operators can do, with no HTTP in it, put together for the admin API and the console:
  * management (management/), decisions (decisions/), transactions (transactions/), callbacks
- * (callbacks/outbox-service.ts), the dashboard (dashboard/), payouts (payouts/) and the audit log. Inputs arrive
+ * (callbacks/outbox-service.ts), the dashboard (dashboard/), payouts (payouts/), the ledger's balances
+ * (ledger/) and the audit log. Inputs arrive
  * already shaped by the HTTP schemas; the outcomes that are expected (unknown id, URL not allowed)
  * come back as values.
  */
@@ -10,6 +11,7 @@ import { dashboard } from "../dashboard/summary.js";
 import { createDecisionService } from "../decisions/service.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import type { Outcome } from "../domain/refusal.js";
+import { createLedgerService } from "../ledger/service.js";
 import { createManagement, type ManagementDeps } from "../management/service.js";
 import type { ReleaseView } from "../payouts/channel-release.js";
 import { createPayoutService } from "../payouts/service.js";
@@ -44,6 +46,9 @@ export function createBackoffice(deps: BackofficeDeps) {
       ...createPayoutService({ repos, now: deps.now, changed: deps.decided }),
       release: deps.releasePayouts,
     },
+
+    /** What the service owes each firm (ledger/): `payintake ledger balance`. */
+    ledger: createLedgerService({ repos, now: deps.now }),
 
     /** The service's clock: a search's default dates count from it (transactions/search-window.ts). */
     now: () => deps.now(),

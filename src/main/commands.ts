@@ -21,6 +21,7 @@ import {
   str,
   UsageError,
 } from "./command-args.js";
+import { LEDGER_COMMANDS, LEDGER_SYNTAX } from "./ledger-commands.js";
 import { PAYOUT_COMMANDS, PAYOUT_SYNTAX, RawOutput } from "./payout-commands.js";
 import { closest } from "./suggest.js";
 
@@ -273,6 +274,7 @@ export const COMMANDS: Record<string, Handler> = {
     return c.call("POST", `/admin/v1/callbacks/${id(p)}/redeliver`);
   },
   ...PAYOUT_COMMANDS,
+  ...LEDGER_COMMANDS,
 };
 
 /**
@@ -370,6 +372,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "callback show": "ID",
   "callback redeliver": "ID | --failed-since TIME",
   ...PAYOUT_SYNTAX,
+  ...LEDGER_SYNTAX,
 };
 
 /** The options a command's usage names ("firm create": name, provider, webhook-url, …). */

@@ -9,6 +9,7 @@ import { refusal } from "../../domain/refusal.js";
 import { sendJson } from "../../http/envelope.js";
 import { idParam } from "../../http/operator-fields.js";
 import { answer, read, readBody, sendRefusal } from "../../http/operator-io.js";
+import { registerLedgerRoutes } from "../../ledger/http/routes.js";
 import { registerManagementRoutes } from "../../management/http/routes.js";
 import { ADMIN_API } from "../../management/service.js";
 import { operatorCreate } from "../../operators/http/operator-schemas.js";
@@ -70,6 +71,8 @@ export function registerAdminRoutes(
         console: false,
       }),
     );
+
+    registerLedgerRoutes(admin, "/admin/v1", backoffice.ledger);
 
     admin.get("/admin/v1/transactions", async (request, reply) => {
       const q = read(reply, s.txListQuery, request.query);

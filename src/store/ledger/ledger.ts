@@ -77,6 +77,8 @@ export interface LedgerRepository {
   dayFigures(firmId: number, day: string, now: number): Promise<DayFiguresOutcome<FirmDayFigures>>;
   /** The same figures for any account. */
   accountDay(account: AccountKey, day: string, now: number): ReturnType<typeof accountDay>;
+  /** What a firm's payouts in live batches not yet sent hold back (batched, second approval): kuruş. */
+  heldInBatches(firmId: number): Promise<number>;
 }
 
 type PostingRow = {
@@ -273,5 +275,15 @@ export function createLedgerRepository(db: Kysely<Database>): LedgerRepository {
 
     dayFigures: (firmId, day, now) => dayFigures(db, firmId, day, now),
     accountDay: (account, day, now) => accountDay(db, account, day, now),
+
+    async heldInBatches(firmId) {
+      const row = await db
+        .selectFrom("payout_attempts")
+        .select(sql<string | number | null>`sum(amount)`.as("held"))
+        .where("firm_id", "=", firmId)
+        .where("stage", "in", ["batched", "second_approval"])
+        .executeTakeFirst();
+      return num(row?.held);
+    },
   };
 }
