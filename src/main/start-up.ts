@@ -23,7 +23,7 @@ export function configurationWarnings(config: Config): string[] {
   // Names only, never values: a misspelt PAYINTAKE_MASTER_KEY would still be a secret.
   if (config.unknownVariables.length > 0)
     warnings.push(
-      `${config.unknownVariables.join(", ")}: not a setting payintake reads, ignored (misspelt? the settings are listed in README.md, Configuration)`,
+      `${config.unknownVariables.join(", ")}: not a setting payintake reads, ignored (misspelt? the settings are listed in docs/configuration.md)`,
     );
   // Allowed (a development server), but a merchant that redirects to a relative payment_url sends
   // its payer to a path on its own site. Only instances that answer the API open hosted sessions.

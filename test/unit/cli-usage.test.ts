@@ -156,15 +156,56 @@ describe("a command's words, checked before there is a client", () => {
   });
 });
 
-describe("the README's CLI table and --help", () => {
+/**
+ * docs/cli.md's "The operator CLI", to the next heading of its level or above. Missing or without
+ * its table, it fails here rather than letting the checks below pass over nothing.
+ */
+function cliSection(): string {
+  const page = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
+  const section = page.split(/^# The operator CLI\n/m)[1]?.split(/\n#{1,2} /)[0];
+  if (section === undefined) throw new Error('docs/cli.md has no "# The operator CLI" heading');
+  if (!section.includes("\n| Command | What it does |\n"))
+    throw new Error('docs/cli.md\'s "The operator CLI" has no table of commands');
+  return section;
+}
+
+/** The commands the table's first column names, each alternative spelled out (`tx list`, `tx show`). */
+function documentedCommands(section: string): Set<string> {
+  const commands = new Set<string>();
+  for (const row of section.split("\n").filter((l) => l.startsWith("| `"))) {
+    const firstCell = row.split(/(?<!\\)\|/)[1] ?? "";
+    for (const [, code] of firstCell.matchAll(/`([^`]+)`/g)) {
+      const words: string[] = [];
+      for (const word of (code as string).replaceAll("\\|", "|").split(" ")) {
+        if (!/^[a-z][a-z0-9-]*(\|[a-z][a-z0-9-]*)*$/.test(word)) break;
+        words.push(word);
+      }
+      const spelled = words.reduce<string[]>(
+        (prefixes, word) => prefixes.flatMap((p) => word.split("|").map((w) => (p ? `${p} ${w}` : w))),
+        [""],
+      );
+      for (const command of spelled) commands.add(command);
+    }
+  }
+  return commands;
+}
+
+describe("docs/cli.md's table and --help", () => {
+  it("names every command, and nothing else", () => {
+    // The server's own commands, which cli.ts runs itself rather than through COMMANDS.
+    const local = ["serve", "migrate", "master-key rotate", "channel-sim"];
+    const documented = [...documentedCommands(cliSection())].sort();
+    expect(documented).toEqual([...Object.keys(COMMANDS), ...local].sort());
+  });
+
   it("write each option the same way: one that takes a value is shown with one", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const table = readme.slice(readme.indexOf("## The operator CLI"), readme.indexOf("## PostgreSQL"));
+    const table = cliSection();
     // Options --help shows without a value: the operator commands' and master-key rotate's.
     const bare = new Set(["generate"]);
     for (const syntax of Object.values(SYNTAX))
       for (const m of syntax.matchAll(/--([a-z0-9-]+)(?=\]|$)/g)) bare.add(m[1] as string);
     const shownBare = [...table.matchAll(/--([a-z0-9-]+)\]/g)].map((m) => m[1] as string);
+    expect(shownBare.length).toBeGreaterThan(0);
     for (const flag of shownBare) expect([flag, bare.has(flag)]).toEqual([flag, true]);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config.js";
 
 /**
- * README.md's Configuration table: the default and the range it gives each variable are the ones
+ * docs/configuration.md's table: the default and the range it gives each variable are the ones
  * the schema applies (config-docs.test.ts checks the names). A default changed in the code (the
  * keep-alive timeout's 5 s becoming 65 s) must not leave the table naming the old one.
  */
@@ -14,8 +14,8 @@ interface Row {
 }
 
 function rows(): Row[] {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const section = readme.split("\n## Configuration\n")[1]?.split("\n## ")[0] ?? "";
+  const page = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+  const section = page.split(/^# Configuration\n/m)[1]?.split("\n## ")[0] ?? "";
   return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| (.*?) \| (.*) \|$/gm)].map((m) => ({
     name: m[1] as string,
     defaultText: m[2] as string,
@@ -29,7 +29,7 @@ const settled = (env: Record<string, string>) => {
   return rest;
 };
 
-describe("README's Configuration table, defaults and ranges", () => {
+describe("docs/configuration.md's table, defaults and ranges", () => {
   const table = rows();
 
   it("is read", () => {
