@@ -21,7 +21,8 @@ export const ALLOWED = {
   http: [...FOUNDATION, "store"],
   routing: EDGE,
   operators: EDGE,
-  management: EDGE,
+  // A firm's commissions are read by the ledger's rule (ledger/commission.ts).
+  management: [...EDGE, "ledger"],
   callbacks: EDGE,
   // A transaction's detail and the dashboard show callbacks; a decision writes one and answers
   // with the transaction as operators see it.

@@ -135,7 +135,7 @@ const CLI_VARIABLES = ["PAYINTAKE_OPERATOR"];
  */
 const OTHER_READERS = /^PAYINTAKE_(TEST_[A-Z0-9_]*|CHROMIUM|SCREENSHOTS|REAL_PG_RESTART|API_KEY|SECRET_KEY)$/;
 
-/** Every variable payintake reads: the table in README.md lists exactly these. */
+/** Every variable payintake reads: the table in docs/configuration.md lists exactly these. */
 export const CONFIG_VARIABLES: readonly string[] = [...Object.keys(envSchema.shape), ...CLI_VARIABLES];
 
 export interface Config {

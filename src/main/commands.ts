@@ -101,6 +101,8 @@ export const COMMANDS: Record<string, Handler> = {
         max_cap_share: clearableInt(f, "max-cap-share"),
         display_name: clearable(f, "display-name"),
         usual_amount_max: clearable(f, "usual-amount-max"),
+        commission_deposit: str(f, "commission-deposit"),
+        commission_withdrawal: str(f, "commission-withdrawal"),
       }),
     ),
   "firm rotate-secret": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/rotate-secret`),
@@ -336,7 +338,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "firm create":
     "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME] [--usual-amount-max AMOUNT] [--sandbox true|false] [--env]",
   "firm update":
-    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME|none] [--usual-amount-max AMOUNT|none]",
+    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME|none] [--usual-amount-max AMOUNT|none] [--commission-deposit PERCENT[+FIXED]] [--commission-withdrawal PERCENT[+FIXED]]",
   "firm rotate-secret": "ID",
   "firm list": "",
   "firm show": "ID",

@@ -14,6 +14,7 @@ import {
   newSecretKey,
   PROVIDER_URL_KINDS,
 } from "./checks.js";
+import { type CommissionChanges, readCommissions, setCommissions } from "./firm-commissions.js";
 import { firmView, providerView } from "./views.js";
 
 export interface ProviderInput {
@@ -40,7 +41,7 @@ export interface FirmInput {
   sandbox: boolean;
 }
 
-export interface FirmChanges {
+export interface FirmChanges extends CommissionChanges {
   deposits_open?: boolean;
   withdrawals_open?: boolean;
   active?: boolean;
@@ -153,6 +154,8 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
       changes.deposit_max === undefined ? existing.deposit_max : changes.deposit_max,
     );
   if (refused) return refused;
+  const commissions = readCommissions(changes);
+  if (!Array.isArray(commissions)) return commissions;
   const update: FirmUpdate = {
     deposits_open: flag(changes.deposits_open),
     withdrawals_open: flag(changes.withdrawals_open),
@@ -180,7 +183,10 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
   if (row === "refused") return refusal("min_above_max", "the minimum must not exceed the maximum");
   deps.firmsChanged();
   if (!row) return notFound("firm");
-  const view = firmView(row);
+  const view =
+    commissions.length === 0
+      ? firmView(row)
+      : { ...firmView(row), commissions: await setCommissions(deps, id, commissions, actor) };
   // A transaction keeps the callback URL it was made with (its callback retries for about 45 hours).
   return changes.webhook_url !== undefined && changes.webhook_url !== existing.webhook_url
     ? { ok: true as const, value: { ...view, note: WEBHOOK_NOTE } }

@@ -73,6 +73,29 @@ describe.each(STORES)("a firm's balance in the ledger (%s)", (kind) => {
     expect((await balance(`?at=${encodeURIComponent(later)}`)).json.message).toMatch(/still to come/);
   });
 
+  it("a commission set on the firm is taken from each later approval, to the kuruş", async () => {
+    const other = await createFirm(server, { webhook_url: "http://127.0.0.1:9/cb" });
+    const set = await server.admin("PATCH", `/admin/v1/firms/${other.id}`, {
+      commission_deposit: "1.75+1.00",
+      commission_withdrawal: "0+2.50",
+    });
+    expect(set.status).toBe(200);
+    expect(set.json.commissions).toEqual({ deposit: "1.75+1.00", withdrawal: "0+2.50" });
+    const was = firm;
+    firm = other;
+    try {
+      // 1.75 % of 250.01 is 4.375175: 4.38 half up, and the fixed 1.00.
+      await decide(await made("deposits", "250.01"), "approve");
+      await decide(await made("withdrawals", "10.00"), "approve");
+      expect((await balance()).json).toMatchObject({ balance: `${(25_001 - 538 - 1_000 - 250) / 100}` });
+    } finally {
+      firm = was;
+    }
+    const bad = await server.admin("PATCH", `/admin/v1/firms/${other.id}`, { commission_deposit: "1.755" });
+    expect(bad).toMatchObject({ status: 400, json: { code: "invalid_input" } });
+    expect(bad.json.message).toMatch(/^commission_deposit: has a percentage of at most two decimals/);
+  });
+
   it("an unknown firm, a bad id or a bad time: clear refusals", async () => {
     expect((await server.admin("GET", "/admin/v1/ledger/firms/999999/balance")).json.code).toBe(
       "firm_not_found",

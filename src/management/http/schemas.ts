@@ -115,6 +115,9 @@ export const firmUpdate = z.strictObject({
   display_name: displayName.optional(),
   /** Above it the payment page warns of an unusual amount; null: judged by recent deposits. */
   usual_amount_max: amount.optional(),
+  /** The firm's commission from now on, `PERCENT[+FIXED]` (docs/ledger.md); read by the service. */
+  commission_deposit: z.string().max(32).optional(),
+  commission_withdrawal: z.string().max(32).optional(),
 });
 
 export const accountCreate = z.strictObject({
