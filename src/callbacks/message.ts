@@ -2,6 +2,8 @@
  * The callback that tells the merchant of a decision: its body as decisions.md lists it, the body as
  * sent with its `hashcode`, the receiver's origin and the outbox row a decision writes.
  */
+
+import { callbackOrigin } from "../domain/callback-origin.js";
 import { formatMinor } from "../domain/money.js";
 import { isoTime, methodOf, RawJson, type TransactionRecord, toJson } from "../domain/transaction-view.js";
 import type { CallbackDraft } from "../store/callbacks/callbacks.js";
@@ -58,12 +60,7 @@ export function callbackBody(payload: string, hashcode: string): string {
   return `${payload.slice(0, -1)},"hashcode":${JSON.stringify(hashcode)}}`;
 }
 
-/** scheme://host:port, default ports written out, so two spellings of one receiver count as one. */
-export function callbackOrigin(url: string): string {
-  const u = new URL(url);
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  return `${u.protocol}//${u.hostname}:${port}`;
-}
+export { callbackOrigin };
 
 /** The outbox row of a decided transaction, to the URL resolved when it was created. */
 export function callbackDraft(

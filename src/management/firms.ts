@@ -1,6 +1,8 @@
 /** Managing providers and firms: their callback URLs, limits, switches and secrets. */
 import { sealContext } from "../crypto/seal-context.js";
+import { callbackOrigin } from "../domain/callback-origin.js";
 import { notFound, refusal } from "../domain/refusal.js";
+import type { KeptCallbacks } from "../store/firms/callback-moves.js";
 import type { FirmUpdate } from "../store/firms/firms.js";
 import type { ProviderTable } from "../store/schema.js";
 import {
@@ -188,14 +190,34 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
       ? firmView(row)
       : { ...firmView(row), commissions: await setCommissions(deps, id, commissions, actor) };
   // A transaction keeps the callback URL it was made with (its callback retries for about 45 hours).
-  return changes.webhook_url !== undefined && changes.webhook_url !== existing.webhook_url
-    ? { ok: true as const, value: { ...view, note: WEBHOOK_NOTE } }
-    : { ok: true as const, value: view };
+  if (
+    changes.webhook_url === undefined ||
+    changes.webhook_url === existing.webhook_url ||
+    row.webhook_url === null
+  )
+    return { ok: true as const, value: view };
+  const kept = await repos.callbackMoves.keptElsewhere(id, row.webhook_url);
+  return { ok: true as const, value: { ...view, note: webhookNote(kept), kept_elsewhere: kept } };
 }
 
-/** Said with a changed webhook: what the change does not reach. */
-const WEBHOOK_NOTE =
-  "transactions made before this change keep the callback URL they were made with, and their callbacks still go there (retried for about 45 hours); redeliver one with `callback redeliver` once its receiver answers";
+/** Said with a changed webhook: what the change does not reach, and how to move it. */
+function webhookNote(kept: KeptCallbacks): string {
+  return `transactions made before this change keep the callback URL they were made with, and their callbacks still go there (retried for about 45 hours): ${kept.transactions} pending transaction(s), ${kept.callbacks} callback(s) not yet delivered and ${kept.sessions} open payment page(s) now; \`firm move-callbacks ID\` moves them to the new webhook (audited), or redeliver one with \`callback redeliver\` once its receiver answers`;
+}
+
+/** Moves what still goes to an earlier webhook (pending transactions, undelivered callbacks, open pages) to the firm's webhook. */
+export async function moveCallbacks(deps: ManagementDeps, id: number, actor = ADMIN_API) {
+  const firm = await deps.repos.firms.get(id);
+  if (!firm) return notFound("firm");
+  if (firm.webhook_url === null)
+    return refusal("invalid_input", "the firm has no webhook: its callbacks go to its provider's URL");
+  const moved = await deps.repos.callbackMoves.move(id, firm.webhook_url, callbackOrigin(firm.webhook_url), {
+    actor,
+    action: "firm.move_callbacks",
+    at: deps.now(),
+  });
+  return { ok: true as const, value: { firm: id, webhook_url: firm.webhook_url, moved } };
+}
 
 export async function rotateSecret(deps: ManagementDeps, id: number, actor = ADMIN_API) {
   const { repos, box } = deps;

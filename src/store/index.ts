@@ -3,6 +3,7 @@ import { type CallbackRepository, createCallbackRepository } from "./callbacks/c
 import { createDecisionRepository, type DecisionRepository } from "./decisions/decisions.js";
 import { createPayoutClaimRepository, type PayoutClaimRepository } from "./decisions/payout-claims.js";
 import type { Store } from "./engine/open.js";
+import { type CallbackMoves, createCallbackMoves } from "./firms/callback-moves.js";
 import { createFirmPendingRepository, type FirmPendingRepository } from "./firms/firm-pending.js";
 import { createFirmRepository, type FirmRepository } from "./firms/firms.js";
 import { type CommissionRepository, createCommissionRepository } from "./ledger/commissions.js";
@@ -36,6 +37,8 @@ import { createTransactionRepository, type TransactionRepository } from "./trans
 
 export interface Repositories {
   firms: FirmRepository;
+  /** A firm's callbacks still going to an earlier webhook, counted and moved (firm update). */
+  callbackMoves: CallbackMoves;
   firmPending: FirmPendingRepository;
   accounts: AccountRepository;
   nonces: NonceRepository;
@@ -68,6 +71,7 @@ export interface Repositories {
 export function createRepositories(store: Store): Repositories {
   return {
     firms: createFirmRepository(store.db),
+    callbackMoves: createCallbackMoves(store.db),
     firmPending: createFirmPendingRepository(store.db),
     accounts: createAccountRepository(store.db),
     nonces: createNonceRepository(store.db, store.prepared),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { createFirm } from "../support/merchant.js";
+import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
 
 /**
  * A changed webhook says what it does not reach (issue 49, point 4): the transactions made before
@@ -21,11 +21,61 @@ describe.each(STORES)("a firm's webhook changed (%s)", (kind) => {
     expect(changed.status).toBe(200);
     expect(changed.json.webhook_url).toBe("http://127.0.0.1:9/new");
     expect(changed.json.note).toMatch(/^transactions made before this change keep the callback URL/);
+    expect(changed.json.kept_elsewhere).toEqual({ transactions: 0, callbacks: 0, sessions: 0 });
     const same = await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, {
       webhook_url: "http://127.0.0.1:9/new",
     });
     expect(same.json.note).toBeUndefined();
     const other = await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, { rate_limit_per_second: 50 });
     expect(other.json.note).toBeUndefined();
+  });
+
+  it("counts what still goes to the old webhook, and moves it on an admin's word, audited", async () => {
+    await addAccount(server);
+    const firm = await createFirm(server, { webhook_url: "http://127.0.0.1:9/before" });
+    const made: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const body = depositBody();
+      expect((await send(server, firm, { path: "/paymentapi/v1/deposits", body })).status).toBe(200);
+      const q = await send(server, firm, {
+        path: `/paymentapi/v1/transactions/by-reference/${body.reference}`,
+      });
+      made.push(q.json.data.id as number);
+    }
+    // One decided before the change: its callback is queued to the old URL (nobody listens there).
+    expect(
+      (await server.admin("POST", `/admin/v1/transactions/${made[0]}/reject`, { actor: "cli:test" })).status,
+    ).toBe(200);
+    const changed = await server.admin("PATCH", `/admin/v1/firms/${firm.id}`, {
+      webhook_url: "http://127.0.0.1:9/after",
+    });
+    expect(changed.json.kept_elsewhere).toMatchObject({ transactions: 2 });
+    expect(changed.json.kept_elsewhere.callbacks).toBeGreaterThanOrEqual(0);
+    expect(changed.json.note).toMatch(/2 pending transaction\(s\)/);
+    expect(changed.json.note).toMatch(/firm move-callbacks ID/);
+
+    const moved = await server.admin("POST", `/admin/v1/firms/${firm.id}/move-callbacks`, {
+      actor: "cli:test",
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.json).toMatchObject({ firm: firm.id, webhook_url: "http://127.0.0.1:9/after" });
+    expect(moved.json.moved.transactions).toBe(2);
+    // Nothing is left to move: a second move moves nothing.
+    const again = await server.admin("POST", `/admin/v1/firms/${firm.id}/move-callbacks`, {});
+    expect(again.json.moved).toEqual({ transactions: 0, callbacks: 0, sessions: 0 });
+    const audit = await server.admin("GET", `/admin/v1/audit?entity_type=firm&entity_id=${firm.id}`);
+    expect(JSON.stringify(audit.json)).toContain("firm.move_callbacks");
+    // The pending ones now call the new webhook when decided.
+    expect(
+      (await server.admin("POST", `/admin/v1/transactions/${made[1]}/approve`, { actor: "cli:test" })).status,
+    ).toBe(200);
+    const cbs = await server.admin("GET", `/admin/v1/transactions/${made[1]}`);
+    expect(JSON.stringify(cbs.json)).toContain("http://127.0.0.1:9/after");
+  });
+
+  it("an unknown firm is refused", async () => {
+    expect((await server.admin("POST", "/admin/v1/firms/999999/move-callbacks", {})).json.code).toBe(
+      "firm_not_found",
+    );
   });
 });

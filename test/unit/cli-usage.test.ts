@@ -112,7 +112,7 @@ describe("operator CLI usage", () => {
   });
 
   it("a group's usage lists its commands with their options", () => {
-    expect(usageOf("firm").split("\n")).toHaveLength(5);
+    expect(usageOf("firm").split("\n")).toHaveLength(6);
     expect(usageOf("firm create")).toMatch(/^ {2}payintake firm create --name N \[--provider ID\]/);
     expect(usageOf("frobnicate")).toBe("");
   });

@@ -19,6 +19,13 @@ export type Access = OperatorDoor<string>;
 export type AuditLog = (filter: AuditFilter) => Promise<unknown[]>;
 
 type Handler = (request: FastifyRequest, reply: FastifyReply, actor: string) => Promise<FastifyReply>;
+type Route = (
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  path: string,
+  needed: OperatorRole,
+  handler: Handler,
+) => unknown;
+type IdOf = (request: FastifyRequest, reply: FastifyReply) => { id: number } | undefined;
 
 export function registerManagementRoutes(
   scope: FastifyInstance,
@@ -73,55 +80,7 @@ export function registerManagementRoutes(
     return answer(reply, await management.updateProvider(p.id, input, actor));
   });
 
-  route("GET", "/firms", "viewer", async (_request, reply) =>
-    sendJson(reply, 200, await management.listFirms()),
-  );
-  route("POST", "/firms", "admin", async (request, reply, actor) => {
-    const input = readBody(reply, s.firmCreate, request);
-    if (!input) return reply;
-    return answer(reply, await management.createFirm(input, actor), 201);
-  });
-  route("GET", "/firms/:id", "viewer", async (request, reply) => {
-    const p = id(request, reply);
-    if (!p) return reply;
-    return answer(reply, await management.getFirm(p.id));
-  });
-  route("PATCH", "/firms/:id", "admin", async (request, reply, actor) => {
-    const p = id(request, reply);
-    if (!p) return reply;
-    const input = readBody(reply, s.firmUpdate, request);
-    if (!input) return reply;
-    const { deposits, withdrawals, ...rest } = input;
-    const changes = {
-      ...rest,
-      deposits_open: deposits === undefined ? undefined : deposits === "open",
-      withdrawals_open: withdrawals === undefined ? undefined : withdrawals === "open",
-    };
-    return answer(reply, await management.updateFirm(p.id, changes, actor));
-  });
-  route("POST", "/firms/:id/rotate-secret", "admin", async (request, reply, actor) => {
-    const p = id(request, reply);
-    if (!p) return reply;
-    return answer(reply, await management.rotateSecret(p.id, actor));
-  });
-
-  route("GET", "/firms/:id/bans", "viewer", async (request, reply) => {
-    const p = id(request, reply);
-    if (!p) return reply;
-    return answer(reply, await management.listBans(p.id));
-  });
-  for (const [method, banned] of [
-    ["PUT", true],
-    ["DELETE", false],
-  ] as const) {
-    route(method, "/firms/:id/bans", "operator", async (request, reply, actor) => {
-      const p = id(request, reply);
-      if (!p) return reply;
-      const input = readBody(reply, s.banBody, request);
-      if (!input) return reply;
-      return answer(reply, await management.banUser(p.id, input.user_id, banned, actor));
-    });
-  }
+  registerFirmRoutes(route, management, id);
 
   route("GET", "/accounts", "viewer", async (_request, reply) =>
     sendJson(reply, 200, await management.listAccounts()),
@@ -168,4 +127,62 @@ export function registerManagementRoutes(
     if (!p) return reply;
     return answer(reply, await management.rotateChannelSecret(p.code, actor));
   });
+}
+
+/** Firms: their settings, secrets, callbacks moved after a webhook change, and their banned users. */
+function registerFirmRoutes(route: Route, management: Management, id: IdOf): void {
+  route("GET", "/firms", "viewer", async (_request, reply) =>
+    sendJson(reply, 200, await management.listFirms()),
+  );
+  route("POST", "/firms", "admin", async (request, reply, actor) => {
+    const input = readBody(reply, s.firmCreate, request);
+    if (!input) return reply;
+    return answer(reply, await management.createFirm(input, actor), 201);
+  });
+  route("GET", "/firms/:id", "viewer", async (request, reply) => {
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await management.getFirm(p.id));
+  });
+  route("PATCH", "/firms/:id", "admin", async (request, reply, actor) => {
+    const p = id(request, reply);
+    if (!p) return reply;
+    const input = readBody(reply, s.firmUpdate, request);
+    if (!input) return reply;
+    const { deposits, withdrawals, ...rest } = input;
+    const changes = {
+      ...rest,
+      deposits_open: deposits === undefined ? undefined : deposits === "open",
+      withdrawals_open: withdrawals === undefined ? undefined : withdrawals === "open",
+    };
+    return answer(reply, await management.updateFirm(p.id, changes, actor));
+  });
+  route("POST", "/firms/:id/move-callbacks", "admin", async (request, reply, actor) => {
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await management.moveCallbacks(p.id, actor));
+  });
+  route("POST", "/firms/:id/rotate-secret", "admin", async (request, reply, actor) => {
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await management.rotateSecret(p.id, actor));
+  });
+
+  route("GET", "/firms/:id/bans", "viewer", async (request, reply) => {
+    const p = id(request, reply);
+    if (!p) return reply;
+    return answer(reply, await management.listBans(p.id));
+  });
+  for (const [method, banned] of [
+    ["PUT", true],
+    ["DELETE", false],
+  ] as const) {
+    route(method, "/firms/:id/bans", "operator", async (request, reply, actor) => {
+      const p = id(request, reply);
+      if (!p) return reply;
+      const input = readBody(reply, s.banBody, request);
+      if (!input) return reply;
+      return answer(reply, await management.banUser(p.id, input.user_id, banned, actor));
+    });
+  }
 }
