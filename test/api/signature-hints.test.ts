@@ -175,7 +175,7 @@ describe.each(STORES)("signature hints (%s)", (kind) => {
     });
     expect(hintOf(missing.headers["x-signature-hint"])).toEqual({
       reason: "missing_headers",
-      missing: "x-signature,x-timestamp",
+      missing: "X-Signature,X-Timestamp",
     });
     const now = Math.floor(server.clock.now() / 1000);
     const late = await send(server, sandbox, {

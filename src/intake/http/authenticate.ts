@@ -69,7 +69,9 @@ export async function verifyRequest(
   const timestamp = header(request, "x-timestamp");
   const nonce = header(request, "x-nonce");
   if (!signature || !timestamp || !nonce) {
-    const missing = AUTH_HEADERS.filter((name) => !header(request, name)).join(",");
+    const missing = AUTH_HEADERS.filter((name) => !header(request, name))
+      .map((name) => HEADER_NAMES[name])
+      .join(",");
     return refuseAuthentication(request, reply, firm, { reason: "missing_headers", facts: { missing } });
   }
   const early = timestampOrNonceFault(timestamp, nonce, deps.now());
@@ -99,6 +101,12 @@ export async function verifyRequest(
 
 /** The headers every signed request carries besides X-API-Key, as the hint names the missing ones. */
 const AUTH_HEADERS = ["x-signature", "x-timestamp", "x-nonce"] as const;
+/** As the contract writes them: a log line then never holds a header's lookup key (test/hostile/fuzz.test.ts). */
+const HEADER_NAMES = {
+  "x-signature": "X-Signature",
+  "x-timestamp": "X-Timestamp",
+  "x-nonce": "X-Nonce",
+} as const;
 
 /** The timestamp's form and window, then the nonce's length, in the contract's order; null when both pass. */
 function timestampOrNonceFault(timestamp: string, nonce: string, nowMs: number): AuthFault | null {
