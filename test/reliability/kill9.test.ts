@@ -3,7 +3,8 @@ import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { KILLS, SEED, seeded } from "../support/seed.js";
-import { killAll, operator, sendSigned, sleep, startServe } from "../support/spawn.js";
+import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
+import { withStore } from "../support/stored.js";
 
 /**
  * The server is killed with SIGKILL at seeded random moments while clients create deposits and
@@ -142,8 +143,23 @@ describe.each(STORES)(`kill -9 at random moments under load on %s (seed ${SEED})
       if (Date.now() > deadline) throw new Error(`callbacks never delivered for ${missing.join(", ")}`);
       await sleep(200);
     }
+
+    // Every approval has its ledger posting and every posting its approval (issue 48): they commit
+    // together or not at all, whatever the kills cut. Read once the last server has stopped.
+    expect(await stopServe(server)).toEqual({ code: 0, signal: null });
+    const postings = await withStore(env, async (s) => ({
+      approved: await s.db.selectFrom("transactions").select("id").where("status", "=", "approved").execute(),
+      posted: await s.db
+        .selectFrom("ledger_postings")
+        .select("idempotency_key")
+        .where("kind", "=", "deposit_approved")
+        .execute(),
+    }));
+    expect(postings.posted.map((p) => p.idempotency_key).sort()).toEqual(
+      postings.approved.map((t) => `deposit-approved:${t.id}`).sort(),
+    );
     console.log(
-      `kill -9 (${kind}, seed ${SEED}): ${KILLS} kills, ${sent.size} deposits sent, ${answered.size} answered, ${decided.length} decided, ${receiver.received.length} callback deliveries`,
+      `kill -9 (${kind}, seed ${SEED}): ${KILLS} kills, ${sent.size} deposits sent, ${answered.size} answered, ${decided.length} decided (${postings.approved.length} approved, each posted once), ${receiver.received.length} callback deliveries`,
     );
   }, 300_000);
 });
