@@ -229,27 +229,54 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-export function parseConfig(env: Record<string, string | undefined>): Config {
+/** The rules between settings, read from the raw values where a variable's own rule failed. */
+function crossProblems(
+  raw: Record<string, string | undefined>,
+  e: z.infer<typeof envSchema> | undefined,
+  serving: boolean,
+): string[] {
+  const problems: string[] = [];
+  // One embedded store, one process: an api-only instance there would never send a callback.
+  const role = raw.PAYINTAKE_ROLE ?? "all";
+  if ((role === "api" || role === "worker") && raw.DATABASE_URL === undefined)
+    problems.push(
+      "PAYINTAKE_ROLE: api and worker need DATABASE_URL (the embedded store runs one process: all)",
+    );
+  if (e && e.PAYINTAKE_CONSOLE_HEARTBEAT_MS >= e.PAYINTAKE_CONNECTION_SILENCE_MS)
+    problems.push(
+      "PAYINTAKE_CONSOLE_HEARTBEAT_MS must be below PAYINTAKE_CONNECTION_SILENCE_MS (a silent live stream is cut)",
+    );
+  // Instances on one PostgreSQL store share their master key and admin token (the embedded store
+  // keeps its own in the data directory).
+  if (serving && raw.DATABASE_URL !== undefined) {
+    if (raw.PAYINTAKE_MASTER_KEY === undefined)
+      problems.push("PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)");
+    if (raw.PAYINTAKE_ADMIN_TOKEN === undefined)
+      problems.push("PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL");
+  }
+  return problems;
+}
+
+/**
+ * The settings, or every bad and missing one in one report (ConfigError): the variables' own rules,
+ * the rules between them, and, for a server (`serving`) on PostgreSQL, the secrets every instance
+ * shares. A start then never fails on one setting after another.
+ */
+export function parseConfig(
+  env: Record<string, string | undefined>,
+  opts: { serving?: boolean } = {},
+): Config {
   // An empty variable is treated as unset, as shells and compose files often leave them empty.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    // Every bad setting at once, each as a sentence: "PORT must be a number from 0 to 65535".
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
-  }
+  // Each as a sentence: "PORT must be a number from 0 to 65535".
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+  problems.push(...crossProblems(cleaned, parsed.success ? parsed.data : undefined, opts.serving === true));
+  if (problems.length > 0 || !parsed.success)
+    throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   const e = parsed.data;
-  // One embedded store, one process: an api-only instance there would never send a callback.
-  if (e.PAYINTAKE_ROLE !== "all" && e.DATABASE_URL === undefined) {
-    throw new ConfigError(
-      "invalid configuration:\n  PAYINTAKE_ROLE: api and worker need DATABASE_URL (the embedded store runs one process: all)",
-    );
-  }
-  if (e.PAYINTAKE_CONSOLE_HEARTBEAT_MS >= e.PAYINTAKE_CONNECTION_SILENCE_MS) {
-    throw new ConfigError(
-      "invalid configuration:\n  PAYINTAKE_CONSOLE_HEARTBEAT_MS must be below PAYINTAKE_CONNECTION_SILENCE_MS (a silent live stream is cut)",
-    );
-  }
   const unknownVariables = Object.keys(cleaned)
     .filter((name) => name.startsWith("PAYINTAKE_") && !CONFIG_VARIABLES.includes(name))
     .filter((name) => !OTHER_READERS.test(name))

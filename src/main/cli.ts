@@ -245,7 +245,8 @@ async function main(): Promise<void> {
   const run = await checkWords(words, flags);
   let config: Config;
   try {
-    config = parseConfig(process.env);
+    // A server also needs what its instances share: named in the same report as the rest.
+    config = parseConfig(process.env, { serving: words[0] === "serve" });
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message, 2);
     throw err;

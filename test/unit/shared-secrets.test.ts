@@ -30,4 +30,30 @@ describe("the secrets every PostgreSQL instance shares", () => {
   it("asks nothing of the embedded store, which keeps its own in the data directory", () => {
     expect(missing({})).toEqual([]);
   });
+
+  it("a server's start names every bad and missing setting in one report, whatever kind", () => {
+    const report = (env: Record<string, string>) => {
+      try {
+        parseConfig(env, { serving: true });
+        return [];
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message
+          .split("\n")
+          .slice(1)
+          .map((l) => l.trim().split(/[: ]/)[0]);
+      }
+    };
+    // A bad port, a bad pool size and both secrets missing: one report, not four starts.
+    expect(report({ ...url, PORT: "99999", PAYINTAKE_PG_POOL_SIZE: "0" })).toEqual([
+      "PORT",
+      "PAYINTAKE_PG_POOL_SIZE",
+      "PAYINTAKE_MASTER_KEY",
+      "PAYINTAKE_ADMIN_TOKEN",
+    ]);
+    // An api-only instance on the embedded store, with a bad port beside it.
+    expect(report({ PAYINTAKE_ROLE: "api", PORT: "x" })).toEqual(["PORT", "PAYINTAKE_ROLE"]);
+    // An operator command needs no store secret: only its own settings are read.
+    expect(() => parseConfig(url)).not.toThrow();
+  });
 });
