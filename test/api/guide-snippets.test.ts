@@ -44,7 +44,7 @@ const RUNNERS: Record<string, { ext: string; command: (file: string) => [string,
   php: { ext: "php", command: (f) => ["php", [f]] },
 };
 
-/** What the hosted-mode snippets say, in each guide's language, when they cannot send. */
+/** What the signing and hosted-mode snippets say, in each guide's language, when they cannot send. */
 const MISSING: Record<string, { variables: string; server: RegExp }> = {
   "integration-guide.md": {
     variables: "Set PAYINTAKE_URL, PAYINTAKE_API_KEY and PAYINTAKE_SECRET_KEY first (section 1).",
@@ -179,7 +179,11 @@ describe("integration guide snippets run as written", () => {
         await expectOpenPaymentPage(lines[1] ?? "");
       },
     );
+  }
 
+  // The snippets that talk to the server (signing and hosted mode) check their variables and the
+  // server first, each in the same words.
+  for (const s of all.filter((x) => /^(sign|hosted)-/.test(x.name))) {
     it.runIf(s.lang !== "php" || hasPhp)(
       `${s.guide} ${s.name} says in one line what is missing: its variables, then the server`,
       async () => {
