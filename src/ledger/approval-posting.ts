@@ -4,7 +4,7 @@
  * transaction, so an approval and its posting commit together or not at all. A test firm's money is
  * not real: nothing posts. A rejection moves no money.
  */
-import type { ApprovalFacts, PostingDraft } from "../domain/ledger.js";
+import { type ApprovalFacts, cashAccount, type PostingDraft, parseAccountKey } from "../domain/ledger.js";
 import type { TransactionRow } from "../store/transactions/transactions.js";
 import { commissionFor } from "./commission.js";
 import { depositApproved, withdrawalPaidByHand } from "./postings.js";
@@ -20,10 +20,20 @@ export function approvalPosting(decided: TransactionRow, facts: ApprovalFacts): 
     amount,
     commission: commissionFor(facts.schedule, amount),
   };
+  const iban = cashIban(facts.iban);
   if (decided.type === "deposit")
-    return depositApproved({
-      ...event,
-      source: facts.iban === null ? { unplaced: true } : { iban: facts.iban },
-    });
-  return withdrawalPaidByHand({ ...event, iban: null });
+    return depositApproved({ ...event, source: iban === null ? { unplaced: true } : { iban } });
+  // Paid by a payout: out of the paying account; by hand: into transit (facts name no account).
+  return withdrawalPaidByHand({ ...event, iban });
+}
+
+/**
+ * The IBAN as the ledger names a bank account's cash (no spaces, upper case), or null where the
+ * account holds none it can name (an account written before IBANs were checked): the money then
+ * waits in suspense, since no ledger rule may refuse a decision the contract allows.
+ */
+function cashIban(iban: string | null): string | null {
+  if (iban === null) return null;
+  const bankForm = iban.replace(/[\s-]+/g, "").toUpperCase();
+  return parseAccountKey(cashAccount(bankForm)) === undefined ? null : bankForm;
 }
