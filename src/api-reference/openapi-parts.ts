@@ -72,7 +72,26 @@ export const errors = (...groups: Messages[]) => {
     for (const [status, messages] of Object.entries(group))
       merged[status] = [...(merged[status] ?? []), ...messages];
   }
-  return Object.fromEntries(Object.entries(merged).map(([status, messages]) => [status, error(messages)]));
+  return Object.fromEntries(
+    Object.entries(merged).map(([status, messages]) => [
+      status,
+      status === "401" ? { ...error(messages), headers: signatureHintHeaders } : error(messages),
+    ]),
+  );
+};
+
+/** The answer header that shows a test firm what the server signed, when its signature failed. */
+const signatureHintHeaders = {
+  "X-Signature-Hint": {
+    required: false,
+    schema: {
+      type: "string",
+      example:
+        "reason=signature_mismatch; method=POST; path=/paymentapi/v1/deposits; body_sha256=…; body_bytes=187; timestamp=1764990000; nonce=…",
+    },
+    description:
+      "Test (sandbox) firms only, on a 401: which check failed and the message the server signed (method, path, the body's SHA-256 and length, timestamp, nonce; never the secret), to compare with the one the client signed (docs/sandbox.md). A live firm's answers never carry it; the body is the contract's text either way.",
+  },
 };
 export const BODY_ERRORS: Messages = {
   "400": [
