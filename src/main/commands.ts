@@ -106,7 +106,8 @@ export const COMMANDS: Record<string, Handler> = {
       }),
     ),
   "firm rotate-secret": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/rotate-secret`),
-  "firm move-callbacks": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/move-callbacks`),
+  "firm move-callbacks": (c, p, f) =>
+    c.call("POST", `/admin/v1/firms/${id(p)}/move-callbacks`, { from: need(f, "from") }),
   "firm list": (c) => wrap("firms")(c.call("GET", "/admin/v1/firms")),
   "firm show": (c, p) => c.call("GET", `/admin/v1/firms/${id(p)}`),
   "account add": (c, _p, f) =>
@@ -341,7 +342,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "firm update":
     "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME|none] [--usual-amount-max AMOUNT|none] [--commission-deposit PERCENT[+FIXED]] [--commission-withdrawal PERCENT[+FIXED]]",
   "firm rotate-secret": "ID",
-  "firm move-callbacks": "ID",
+  "firm move-callbacks": "ID --from URL",
   "firm list": "",
   "firm show": "ID",
   "account add":

@@ -196,27 +196,36 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
     row.webhook_url === null
   )
     return { ok: true as const, value: view };
-  const kept = await repos.callbackMoves.keptElsewhere(id, row.webhook_url);
+  if (existing.webhook_url === null) return { ok: true as const, value: view };
+  const kept = await repos.callbackMoves.keptAt(id, existing.webhook_url);
   return { ok: true as const, value: { ...view, note: webhookNote(kept), kept_elsewhere: kept } };
 }
 
 /** Said with a changed webhook: what the change does not reach, and how to move it. */
 function webhookNote(kept: KeptCallbacks): string {
-  return `transactions made before this change keep the callback URL they were made with, and their callbacks still go there (retried for about 45 hours): ${kept.transactions} pending transaction(s), ${kept.callbacks} callback(s) not yet delivered and ${kept.sessions} open payment page(s) now; \`firm move-callbacks ID\` moves them to the new webhook (audited), or redeliver one with \`callback redeliver\` once its receiver answers`;
+  return `transactions made before this change keep the callback URL they were made with, and their callbacks still go there (retried for about 45 hours): ${kept.transactions} pending transaction(s), ${kept.callbacks} callback(s) not yet delivered and ${kept.sessions} open payment page(s) now; \`firm move-callbacks ID --from <the earlier webhook>\` moves them to the new one (audited), or redeliver one with \`callback redeliver\` once its receiver answers`;
 }
 
 /** Moves what still goes to an earlier webhook (pending transactions, undelivered callbacks, open pages) to the firm's webhook. */
-export async function moveCallbacks(deps: ManagementDeps, id: number, actor = ADMIN_API) {
+export async function moveCallbacks(deps: ManagementDeps, id: number, from: string, actor = ADMIN_API) {
   const firm = await deps.repos.firms.get(id);
   if (!firm) return notFound("firm");
   if (firm.webhook_url === null)
     return refusal("invalid_input", "the firm has no webhook: its callbacks go to its provider's URL");
-  const moved = await deps.repos.callbackMoves.move(id, firm.webhook_url, callbackOrigin(firm.webhook_url), {
-    actor,
-    action: "firm.move_callbacks",
-    at: deps.now(),
-  });
-  return { ok: true as const, value: { firm: id, webhook_url: firm.webhook_url, moved } };
+  if (from === firm.webhook_url)
+    return refusal("invalid_input", "from: that is the firm's webhook now; name the earlier one");
+  const moved = await deps.repos.callbackMoves.move(
+    id,
+    from,
+    firm.webhook_url,
+    callbackOrigin(firm.webhook_url),
+    {
+      actor,
+      action: "firm.move_callbacks",
+      at: deps.now(),
+    },
+  );
+  return { ok: true as const, value: { firm: id, from, webhook_url: firm.webhook_url, moved } };
 }
 
 export async function rotateSecret(deps: ManagementDeps, id: number, actor = ADMIN_API) {

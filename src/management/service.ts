@@ -68,7 +68,7 @@ export function createManagement(deps: ManagementDeps) {
 
     updateFirm: (id: number, changes: FirmChanges, actor = ADMIN_API) => updateFirm(deps, id, changes, actor),
     rotateSecret: (id: number, actor = ADMIN_API) => rotateSecret(deps, id, actor),
-    moveCallbacks: (id: number, actor = ADMIN_API) => moveCallbacks(deps, id, actor),
+    moveCallbacks: (id: number, from: string, actor = ADMIN_API) => moveCallbacks(deps, id, from, actor),
     addAccount: (input: AccountInput, actor = ADMIN_API) => addAccount(deps, input, actor),
     updateAccount: (id: number, changes: AccountChanges, actor = ADMIN_API) =>
       updateAccount(deps, id, changes, actor),

@@ -42,6 +42,17 @@ describe.each(STORES)("a firm's webhook changed (%s)", (kind) => {
       });
       made.push(q.json.data.id as number);
     }
+    // One chose its own callback URL (same host as the webhook): it is not the webhook's, and stays.
+    const own = depositBody();
+    const ownSent = await send(server, firm, {
+      path: "/paymentapi/v1/deposits",
+      body: own,
+      headers: { "x-callback-url": "http://127.0.0.1:9/own" },
+    });
+    expect(ownSent.status).toBe(200);
+    const ownId = (
+      await send(server, firm, { path: `/paymentapi/v1/transactions/by-reference/${own.reference}` })
+    ).json.data.id as number;
     // One decided before the change: its callback is queued to the old URL (nobody listens there).
     expect(
       (await server.admin("POST", `/admin/v1/transactions/${made[0]}/reject`, { actor: "cli:test" })).status,
@@ -52,17 +63,23 @@ describe.each(STORES)("a firm's webhook changed (%s)", (kind) => {
     expect(changed.json.kept_elsewhere).toMatchObject({ transactions: 2 });
     expect(changed.json.kept_elsewhere.callbacks).toBeGreaterThanOrEqual(0);
     expect(changed.json.note).toMatch(/2 pending transaction\(s\)/);
-    expect(changed.json.note).toMatch(/firm move-callbacks ID/);
+    expect(changed.json.note).toMatch(/firm move-callbacks ID --from/);
 
-    const moved = await server.admin("POST", `/admin/v1/firms/${firm.id}/move-callbacks`, {
-      actor: "cli:test",
-    });
+    const from = { from: "http://127.0.0.1:9/before" };
+    const moves = `/admin/v1/firms/${firm.id}/move-callbacks`;
+    const moved = await server.admin("POST", moves, from);
     expect(moved.status).toBe(200);
-    expect(moved.json).toMatchObject({ firm: firm.id, webhook_url: "http://127.0.0.1:9/after" });
+    expect(moved.json).toMatchObject({ firm: firm.id, ...from, webhook_url: "http://127.0.0.1:9/after" });
     expect(moved.json.moved.transactions).toBe(2);
     // Nothing is left to move: a second move moves nothing.
-    const again = await server.admin("POST", `/admin/v1/firms/${firm.id}/move-callbacks`, {});
-    expect(again.json.moved).toEqual({ transactions: 0, callbacks: 0, sessions: 0 });
+    expect((await server.admin("POST", moves, from)).json.moved).toEqual({
+      transactions: 0,
+      callbacks: 0,
+      sessions: 0,
+    });
+    // The webhook it has now is no earlier one; and a move names what it moves from.
+    expect((await server.admin("POST", moves, { from: "http://127.0.0.1:9/after" })).status).toBe(400);
+    expect((await server.admin("POST", moves, {})).json.code).toBe("invalid_input");
     const audit = await server.admin("GET", `/admin/v1/audit?entity_type=firm&entity_id=${firm.id}`);
     expect(JSON.stringify(audit.json)).toContain("firm.move_callbacks");
     // The pending ones now call the new webhook when decided.
@@ -71,10 +88,17 @@ describe.each(STORES)("a firm's webhook changed (%s)", (kind) => {
     ).toBe(200);
     const cbs = await server.admin("GET", `/admin/v1/transactions/${made[1]}`);
     expect(JSON.stringify(cbs.json)).toContain("http://127.0.0.1:9/after");
+    expect(
+      (await server.admin("POST", `/admin/v1/transactions/${ownId}/approve`, { actor: "cli:test" })).status,
+    ).toBe(200);
+    const ownCallbacks = JSON.stringify((await server.admin("GET", `/admin/v1/transactions/${ownId}`)).json);
+    expect(ownCallbacks).toContain("http://127.0.0.1:9/own");
+    expect(ownCallbacks).not.toContain("http://127.0.0.1:9/after");
   });
 
   it("an unknown firm is refused", async () => {
-    expect((await server.admin("POST", "/admin/v1/firms/999999/move-callbacks", {})).json.code).toBe(
+    const from = { from: "http://127.0.0.1:9/x" };
+    expect((await server.admin("POST", "/admin/v1/firms/999999/move-callbacks", from)).json.code).toBe(
       "firm_not_found",
     );
   });

@@ -160,7 +160,9 @@ function registerFirmRoutes(route: Route, management: Management, id: IdOf): voi
   route("POST", "/firms/:id/move-callbacks", "admin", async (request, reply, actor) => {
     const p = id(request, reply);
     if (!p) return reply;
-    return answer(reply, await management.moveCallbacks(p.id, actor));
+    const input = readBody(reply, s.callbackMove, request);
+    if (!input) return reply;
+    return answer(reply, await management.moveCallbacks(p.id, input.from, actor));
   });
   route("POST", "/firms/:id/rotate-secret", "admin", async (request, reply, actor) => {
     const p = id(request, reply);

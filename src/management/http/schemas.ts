@@ -120,6 +120,9 @@ export const firmUpdate = z.strictObject({
   commission_withdrawal: z.string().max(32).optional(),
 });
 
+/** The earlier webhook whose callbacks move to the firm's current one. */
+export const callbackMove = z.strictObject({ from: z.string().trim().min(1).max(2048) });
+
 export const accountCreate = z.strictObject({
   bank_name: name,
   holder_name: name,
