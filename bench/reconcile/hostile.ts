@@ -42,6 +42,28 @@ async function* repeated(head: string, unit: string, bytes: number, tail: string
   yield Buffer.from(tail);
 }
 
+/**
+ * A balanced camt.053 of the entries' limit, every entry `amount` kuruş from `name`, booked now, each
+ * with its own bank reference (`<ref>-<n>`) and description.
+ */
+async function* entriesAtTheLimit(e: { amount: number; name: string; ref: string }) {
+  const at = new Date().toISOString();
+  const amount = (e.amount / 100).toFixed(2);
+  yield Buffer.from(
+    `<Document><BkToCstmrStmt><Stmt><Acct><Id><IBAN>${IBAN}</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>`,
+  );
+  for (let n = 0; n < STATEMENT_LIMITS.entries; ) {
+    let block = "";
+    for (let k = 0; k < 256 && n < STATEMENT_LIMITS.entries; k++, n++)
+      block += `<Ntry><Amt Ccy="TRY">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><DtTm>${at}</DtTm></BookgDt><AcctSvcrRef>${e.ref}-${n}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Nm>${e.name}</Nm></Dbtr></RltdPties><RmtInf><Ustrd>ODEME ${n}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+    yield Buffer.from(block);
+  }
+  const closing = ((STATEMENT_LIMITS.entries * e.amount) / 100).toFixed(2);
+  yield Buffer.from(
+    `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${closing}</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal></Stmt></BkToCstmrStmt></Document>`,
+  );
+}
+
 const SHAPES: { shape: string; type: string; file(): AsyncIterable<Buffer> }[] = [
   {
     shape: "2.6 M empty statements",
@@ -93,48 +115,16 @@ const SHAPES: { shape: string; type: string; file(): AsyncIterable<Buffer> }[] =
   {
     shape: `${STATEMENT_LIMITS.entries.toLocaleString("en-US")} entries (the limit) with short texts (all read, matched and written)`,
     type: "application/xml",
-    file: () => {
-      const at = new Date().toISOString();
-      return (async function* () {
-        yield Buffer.from(
-          `<Document><BkToCstmrStmt><Stmt><Acct><Id><IBAN>${IBAN}</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>`,
-        );
-        // Neither an amount nor a name any deposit has: each line is compared with every deposit
-        // in its reach (those the other cases made) and written unmatched.
-        for (let n = 0; n < STATEMENT_LIMITS.entries; ) {
-          let block = "";
-          for (let k = 0; k < 256 && n < STATEMENT_LIMITS.entries; k++, n++)
-            block += `<Ntry><Amt Ccy="TRY">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><DtTm>${at}</DtTm></BookgDt><AcctSvcrRef>S-${n}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Nm>HASAN KARA</Nm></Dbtr></RltdPties><RmtInf><Ustrd>ODEME ${n}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
-          yield Buffer.from(block);
-        }
-        yield Buffer.from(
-          `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${STATEMENT_LIMITS.entries}.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal></Stmt></BkToCstmrStmt></Document>`,
-        );
-      })();
-    },
+    // Neither an amount nor a name any deposit has: each line is compared with every deposit in its
+    // reach (those the other cases made) and written unmatched.
+    file: () => entriesAtTheLimit({ amount: 100, name: "HASAN KARA", ref: "S" }),
   },
   {
     shape: `${STATEMENT_LIMITS.entries.toLocaleString("en-US")} entries naming the payer and the amount of every deposit made meanwhile`,
     type: "application/xml",
-    file: () => {
-      const at = new Date().toISOString();
-      return (async function* () {
-        yield Buffer.from(
-          `<Document><BkToCstmrStmt><Stmt><Acct><Id><IBAN>${IBAN}</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal>`,
-        );
-        // Every deposit the merchants make is Ayşe Yılmaz's, of 150.00 (depositJson): each line
-        // could be any of the thousands pending, and meets a line's budget of them (matching.ts).
-        for (let n = 0; n < STATEMENT_LIMITS.entries; ) {
-          let block = "";
-          for (let k = 0; k < 256 && n < STATEMENT_LIMITS.entries; k++, n++)
-            block += `<Ntry><Amt Ccy="TRY">150.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><DtTm>${at}</DtTm></BookgDt><AcctSvcrRef>P-${n}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Nm>AYSE YILMAZ</Nm></Dbtr></RltdPties><RmtInf><Ustrd>ODEME ${n}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
-          yield Buffer.from(block);
-        }
-        yield Buffer.from(
-          `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="TRY">${STATEMENT_LIMITS.entries * 150}.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal></Stmt></BkToCstmrStmt></Document>`,
-        );
-      })();
-    },
+    // Every deposit the merchants make is Ayşe Yılmaz's, of 150.00 (depositJson): each line could be
+    // any of the thousands pending, and meets a line's budget of them (matching.ts).
+    file: () => entriesAtTheLimit({ amount: 15_000, name: "AYSE YILMAZ", ref: "P" }),
   },
   {
     shape: "300 k levels of nesting inside an entry",

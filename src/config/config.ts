@@ -246,15 +246,31 @@ function crossProblems(
     problems.push(
       "PAYINTAKE_CONSOLE_HEARTBEAT_MS must be below PAYINTAKE_CONNECTION_SILENCE_MS (a silent live stream is cut)",
     );
-  // Instances on one PostgreSQL store share their master key and admin token (the embedded store
-  // keeps its own in the data directory).
-  if (serving && raw.DATABASE_URL !== undefined) {
-    if (raw.PAYINTAKE_MASTER_KEY === undefined)
-      problems.push("PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)");
-    if (raw.PAYINTAKE_ADMIN_TOKEN === undefined)
-      problems.push("PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL");
-  }
+  if (serving)
+    problems.push(
+      ...sharedSecretProblems({
+        databaseUrl: raw.DATABASE_URL,
+        masterKeyHex: raw.PAYINTAKE_MASTER_KEY,
+        adminToken: raw.PAYINTAKE_ADMIN_TOKEN,
+      }),
+    );
   return problems;
+}
+
+/**
+ * Instances on one PostgreSQL store share their master key and admin token, which a server there
+ * must be given (the embedded store keeps its own in the data directory): what is missing, each a line.
+ */
+export function sharedSecretProblems(c: {
+  databaseUrl?: string | undefined;
+  masterKeyHex?: string | undefined;
+  adminToken?: string | undefined;
+}): string[] {
+  if (!c.databaseUrl) return [];
+  return [
+    c.masterKeyHex ? undefined : "PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)",
+    c.adminToken ? undefined : "PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL",
+  ].filter((line): line is string => line !== undefined);
 }
 
 /**

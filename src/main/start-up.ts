@@ -1,4 +1,4 @@
-import { type Config, ConfigError } from "../config/config.js";
+import { type Config, ConfigError, sharedSecretProblems } from "../config/config.js";
 import { readOrCreateLocalSecret } from "../config/local-secrets.js";
 import { createSecretBox, type SecretBox, sealOnlyWhile } from "../crypto/secret-box.js";
 import type { PaymentCodes } from "../domain/payment-code.js";
@@ -73,11 +73,7 @@ function isLoopbackHost(hostname: string): boolean {
  * environment: a server missing them says so for both at once, not one per start.
  */
 export function requireSharedSecrets(config: Config): void {
-  if (!config.databaseUrl) return;
-  const missing = [
-    config.masterKeyHex ? undefined : "PAYINTAKE_MASTER_KEY: required with DATABASE_URL (64 hex characters)",
-    config.adminToken ? undefined : "PAYINTAKE_ADMIN_TOKEN: required with DATABASE_URL",
-  ].filter((line): line is string => line !== undefined);
+  const missing = sharedSecretProblems(config);
   if (missing.length > 0) throw new ConfigError(`invalid configuration:\n  ${missing.join("\n  ")}`);
 }
 

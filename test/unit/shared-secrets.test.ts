@@ -7,18 +7,20 @@ describe("the secrets every PostgreSQL instance shares", () => {
   const url = { DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" };
   const key = { PAYINTAKE_MASTER_KEY: "a".repeat(64) };
   const token = { PAYINTAKE_ADMIN_TOKEN: "t".repeat(32) };
-  const missing = (env: Record<string, string>) => {
+  /** The settings a report names, in its order; none when `read` throws nothing. */
+  const named = (read: () => unknown) => {
     try {
-      requireSharedSecrets(parseConfig(env));
+      read();
       return [];
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       return (err as Error).message
         .split("\n")
         .slice(1)
-        .map((l) => l.trim().split(":")[0]);
+        .map((l) => l.trim().split(/[: ]/)[0]);
     }
   };
+  const missing = (env: Record<string, string>) => named(() => requireSharedSecrets(parseConfig(env)));
 
   it("names both when both are missing, each alone when one is", () => {
     expect(missing(url)).toEqual(["PAYINTAKE_MASTER_KEY", "PAYINTAKE_ADMIN_TOKEN"]);
@@ -32,18 +34,7 @@ describe("the secrets every PostgreSQL instance shares", () => {
   });
 
   it("a server's start names every bad and missing setting in one report, whatever kind", () => {
-    const report = (env: Record<string, string>) => {
-      try {
-        parseConfig(env, { serving: true });
-        return [];
-      } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError);
-        return (err as Error).message
-          .split("\n")
-          .slice(1)
-          .map((l) => l.trim().split(/[: ]/)[0]);
-      }
-    };
+    const report = (env: Record<string, string>) => named(() => parseConfig(env, { serving: true }));
     // A bad port, a bad pool size and both secrets missing: one report, not four starts.
     expect(report({ ...url, PORT: "99999", PAYINTAKE_PG_POOL_SIZE: "0" })).toEqual([
       "PORT",
