@@ -10,10 +10,10 @@ const INPUTS = [
   "src",
   "web",
   "packages/client/src",
+  "scripts/build-server.mjs",
   "scripts/copy-static.mjs",
   "scripts/build-console.mjs",
   "tsconfig.json",
-  "tsconfig.build.json",
   "packages/client/tsconfig.json",
   "package-lock.json",
 ];

@@ -1,9 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { call, depositJson, pool, signedCall } from "../shared/client.js";
-import { DEPOSIT_PATH, percentile } from "../shared/load.js";
+import { percentile } from "../shared/load.js";
 import type { PayintakeInstance } from "../shared/payintake.js";
+import { approver, everyNth, pendingDeposits, sleep, startReceiver, until } from "./scene.js";
 
 /**
  * Callbacks when a receiver misbehaves (issue 38), with default callback settings:
@@ -38,113 +35,6 @@ export interface KillResult {
   missing: number;
 }
 
-interface Receiver {
-  url: string;
-  /** First arrival per callback id that was answered 200, on the bench's clock. */
-  delivered: Map<number, number>;
-  requests: Map<number, number>;
-  /** Decides whether to leave this request unanswered. */
-  hold: (id: number, attempt: number) => boolean;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const held = new Set<ServerResponse>();
-  const r: Receiver = {
-    url: "",
-    delivered: new Map(),
-    requests: new Map(),
-    hold: () => false,
-    close: async () => {},
-  };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const at = performance.now();
-      const id = JSON.parse(Buffer.concat(chunks).toString("utf8")).id as number;
-      r.requests.set(id, (r.requests.get(id) ?? 0) + 1);
-      if (r.hold(id, Number(req.headers["x-callback-attempt"]))) {
-        held.add(res);
-        res.on("close", () => held.delete(res));
-        return;
-      }
-      res.writeHead(200).end("ok");
-      if (!r.delivered.has(id)) r.delivered.set(id, at);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
-  r.close = async () => {
-    for (const res of held) res.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return r;
-}
-
-/** A firm whose webhook is the receiver, an account, and `n` pending deposits; their ids. */
-async function pendingDeposits(server: PayintakeInstance, webhook: string, n: number): Promise<number[]> {
-  const url = server.child.url;
-  const headers = { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" };
-  const firm = await call(
-    url,
-    "POST",
-    "/admin/v1/firms",
-    headers,
-    JSON.stringify({
-      name: "Isolation Bench",
-      webhook_url: webhook,
-      rate_limit_per_second: 1_000_000,
-      max_pending_count: null,
-      max_pending_amount: null,
-    }),
-  );
-  if (firm.status !== 201) throw new Error(`firm create answered ${firm.status}`);
-  const creds = { apiKey: firm.json.api_key as string, secret: firm.json.secret_key as string };
-  await call(
-    url,
-    "POST",
-    "/admin/v1/accounts",
-    headers,
-    JSON.stringify({ bank_name: "Akbank", holder_name: "Bench", iban: "TR020006100519786457841399" }),
-  );
-  const run = randomBytes(4).toString("hex");
-  const ids: number[] = new Array(n).fill(0);
-  await pool(
-    Array.from({ length: n }, (_v, i) => i),
-    16,
-    async (i) => {
-      const res = await signedCall(url, creds, "POST", DEPOSIT_PATH, depositJson(`${run}-${i}`));
-      if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
-      const q = await signedCall(url, creds, "GET", `/paymentapi/v1/transactions/by-reference/R-${run}-${i}`);
-      ids[i] = q.json.data.id as number;
-    },
-  );
-  return ids;
-}
-
-function approver(server: PayintakeInstance) {
-  const headers = { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" };
-  return async (id: number) => {
-    const res = await call(
-      server.child.url,
-      "POST",
-      `/admin/v1/transactions/${id}/approve`,
-      headers,
-      '{"actor":"operator:bench"}',
-    );
-    if (res.status !== 200) throw new Error(`approve ${id} answered ${res.status}`);
-  };
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check() && performance.now() < deadline) await sleep(50);
-}
-
 export async function benchSteadyReceiver(
   server: PayintakeInstance,
   opts: { rate: number; seconds: number; hangShare: number },
@@ -152,12 +42,11 @@ export async function benchSteadyReceiver(
   const receiver = await startReceiver();
   try {
     const count = Math.round(opts.rate * opts.seconds);
-    const ids = await pendingDeposits(server, receiver.url, count);
-    // Which callbacks hang is drawn up front (every 1/share-th, spread evenly), so runs compare.
-    const every = opts.hangShare > 0 ? Math.round(1 / opts.hangShare) : 0;
-    const hanging = new Set(every > 0 ? ids.filter((_id, i) => i % every === every - 1) : []);
-    receiver.hold = (id, attempt) => attempt === 1 && hanging.has(id);
-    const approve = approver(server);
+    const ids = await pendingDeposits(server.child.url, server.adminToken, receiver.url, count);
+    // Which callbacks hang is drawn up front, so runs compare.
+    const hanging = everyNth(ids, opts.hangShare);
+    receiver.answer = (id, attempt) => (attempt === 1 && hanging.has(id) ? "hold" : 200);
+    const approve = approver(server.child.url, server.adminToken);
     const sentAt = new Map<number, number>();
     const started = performance.now();
     const decisions: Promise<void>[] = [];
@@ -205,11 +94,11 @@ export async function benchKilledWorker(
 ): Promise<KillResult> {
   const receiver = await startReceiver();
   let holding = true;
-  receiver.hold = () => holding;
+  receiver.answer = () => (holding ? "hold" : 200);
   let peer: PayintakeInstance | undefined;
   try {
-    const ids = await pendingDeposits(first, receiver.url, opts.callbacks);
-    const approve = approver(first);
+    const ids = await pendingDeposits(first.child.url, first.adminToken, receiver.url, opts.callbacks);
+    const approve = approver(first.child.url, first.adminToken);
     for (const id of ids) await approve(id);
     // The first instance has claimed them all (some sent and held open, the rest waiting in its memory).
     await until(() => receiver.requests.size >= Math.min(ids.length, 16), 30_000);

@@ -1,6 +1,9 @@
 import type { StoreKind } from "../shared/payintake.js";
 import type { CallbackBenchResult } from "./delivery.js";
 import type { KillResult, SteadyResult } from "./isolation.js";
+import type { KillsResult } from "./kills-under-load.js";
+import { FLOOD_CONNECTIONS } from "./load-scene.js";
+import type { BusyResult, Spread } from "./under-load.js";
 
 /** At idle, p99 under 200 ms; delivery alone (the burst's drain) at least 1,000 callbacks a second. */
 export const CALLBACK_TARGETS = { p99Ms: 200, perSecond: 1_000 };
@@ -107,5 +110,138 @@ export function callbacksSection(date: string, version: string, runs: CallbackRu
       "open; a second instance starts beside it; the first is killed with SIGKILL and the receiver starts " +
       "answering; times from the kill to each callback's arrival (sent by the second instance once the " +
       "dead one's 10 s leases lapse).",
+  ].join("\n");
+}
+
+/**
+ * Under a saturating load: the hanging case's p99 within 1.5 × the same run's p99 without hanging,
+ * and under 2 s; with kills, every callback delivered within 60 s of the load's end.
+ */
+export const LOAD_TARGETS = { ratio: 1.5, p99Ms: 2_000, afterLoadMs: 60_000 };
+
+/** The callbacks-under-load cases of one run (PostgreSQL only). */
+export interface CallbackLoadRun {
+  healthy?: BusyResult;
+  hanging?: BusyResult;
+  kills?: KillsResult;
+  failure?: string;
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "—");
+const thousands = (x: number) => Math.round(x).toLocaleString("en-US");
+const spreadCell = (s: Spread) => `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`;
+
+/** Whether the hanging case held its targets against the same run's case without hanging. */
+export function busyVerdict(healthy: BusyResult, hanging: BusyResult): boolean {
+  return (
+    hanging.p99 <= LOAD_TARGETS.ratio * healthy.p99 &&
+    hanging.p99 < LOAD_TARGETS.p99Ms &&
+    hanging.missing === 0 &&
+    healthy.missing === 0
+  );
+}
+
+export function killsVerdict(k: KillsResult): boolean {
+  return k.pendingAt60 === 0 && k.missing === 0;
+}
+
+function busyRows(run: CallbackLoadRun): { outcome: string[]; stages: string[] } {
+  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
+  const outcome: string[] = [];
+  const stages: string[] = [];
+  for (const [name, x] of [
+    ["no hanging", run.healthy],
+    [`${(run.hanging?.hangShare ?? 0.02) * 100} % of first attempts hang`, run.hanging],
+  ] as const) {
+    if (!x) continue;
+    const target =
+      x === run.hanging && run.healthy
+        ? `p99 ≤ ${LOAD_TARGETS.ratio} × ${ms(run.healthy.p99)} and < ${LOAD_TARGETS.p99Ms} ms: ${mark(busyVerdict(run.healthy, x))}`
+        : "";
+    outcome.push(
+      `| ${name} | ${thousands(x.flood.okPerSecond)} (p99 ${x.flood.p99.toFixed(0)} ms) | ${x.flood.machineBusyPct.toFixed(0)} % (${x.flood.stealPct.toFixed(0)} %) | ` +
+        `${x.flood.apiCores.reduce((a, b) => a + b, 0).toFixed(2)} / ${x.flood.workerCores.toFixed(2)} / ${x.flood.dbCores.toFixed(2)} | ` +
+        `${x.count} (${x.hung} hung) | ${ms(x.p50)} | ${ms(x.p99)} | ${ms(x.max)} | ${spreadCell(x.fromSending)} | ${x.missing} | ${target} |`,
+    );
+    const s = x.slowest;
+    stages.push(
+      `| ${name} | ${spreadCell(x.stages.decision)} | ${spreadCell(x.stages.afterAnswer)} | ` +
+        `${spreadCell(x.stages.send)} | ${x.attemptedBeforeAnswer} | ${ms(s.total)} = ${ms(s.decision)} + ${ms(s.afterAnswer)} + ${ms(s.send)} | ${x.maxHeld} |`,
+    );
+  }
+  return { outcome, stages };
+}
+
+function killsRow(k: KillsResult): string {
+  const mark = (ok: boolean) => (ok ? "ok" : "**MISSED**");
+  const kills = k.kills.map((x) => `${x.atS.toFixed(0)} s (${(x.restartMs / 1000).toFixed(1)} s)`).join(", ");
+  return (
+    `| ${k.callbacks} | ${k.failingFirst} / ${k.hangingFirst} | ${kills} | ${k.interrupted} | ${k.pendingAt60} | ` +
+    `${Number.isFinite(k.lastAfterLoadMs) ? `${(k.lastAfterLoadMs / 1000).toFixed(1)} s` : "—"} | ` +
+    `${k.dueAfterRestart.count}: ${ms(k.dueAfterRestart.p99)} / ${ms(k.dueAfterRestart.max)}` +
+    `${k.dueAfterRestart.unattempted > 0 ? ` (${k.dueAfterRestart.unattempted} not attempted before the next kill)` : ""} | ` +
+    `${k.heldByDead.count}: ${ms(k.heldByDead.p99)} / ${ms(k.heldByDead.max)} | ${k.repeatedAttemptNumbers} | ` +
+    `${k.failed} / ${k.missing} | all within ${LOAD_TARGETS.afterLoadMs / 1000} s: ${mark(killsVerdict(k))} |`
+  );
+}
+
+/** The "callbacks-load" section of docs/BENCHMARKS.md, beside the callbacks section. */
+export function callbacksLoadSection(date: string, version: string, run: CallbackLoadRun): string {
+  const busy = busyRows(run);
+  const steady = run.healthy ?? run.hanging;
+  const k = run.kills;
+  return [
+    "## Callbacks under a saturating deposit load",
+    "",
+    `Measured ${date} on ${version} by \`npm run bench\` (bench/callbacks/under-load.ts, kills-under-load.ts); ` +
+      "this section is rewritten by every run that measures it.",
+    ...(run.failure ? ["", `Failed: ${run.failure}`] : []),
+    "",
+    "| Case | deposits/s (their p99) | machine busy (steal) | cores: api / worker / postgres | Callbacks | p50 ms | p99 ms | max ms | from sending the approval: p50 / p99 / max ms | not arrived | Target |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...busy.outcome,
+    "",
+    "Where the callbacks that did not hang spent their time, ms (p50 / p99 / max of each stage on its own):",
+    "",
+    "| Case | approval sent → answered | answered → first attempt | first attempt → arrival | first attempt before the answer | slowest: total = the three | most held at once |",
+    "|---|---:|---:|---:|---:|---|---:|",
+    ...busy.stages,
+    "",
+    "With the worker killed three times:",
+    "",
+    "| Callbacks | first attempts 500 / hanging | kills, s into the load (restart) | attempts interrupted | pending 60 s after the load | last arrival after the load | due at a restart: n, p99 / max ms | held by a dead worker, kill → next attempt: n, p99 / max ms | an attempt number twice | failed / lost | Target |",
+    "|---:|---:|---|---:|---:|---:|---|---|---:|---:|---|",
+    ...(k ? [killsRow(k)] : []),
+    "",
+    "- One PostgreSQL schema, one `worker` instance sending every callback and two `api` instances, default " +
+      "settings. " +
+      `${FLOOD_CONNECTIONS} clients deposit flat out on another firm (autocannon, in a process of its own, ` +
+      "split over the api instances) from 3 s before the first approval; machine busy is the share of both cores over the flood, steal the share the hypervisor gave to others; " +
+      "cores: what the api instances (together), the worker and PostgreSQL used over the flood (1.00 = one core).",
+    steady
+      ? `- One receiver, approvals at ${steady.rate}/s for ${steady.seconds} s (${steady.rate * steady.seconds} callbacks) ` +
+        "round-robin over the api instances; p50, p99 and max from the decision (the approval's answer: the " +
+        "callback row is committed by then) to the callback's arrival, for the callbacks that did not hang; beside " +
+        "them the same from sending the approval, which adds the approval's own time on the busy api instances. " +
+        "The two cases run one after the other, the one without hanging first, each on fresh instances and schema. " +
+        `In the hanging case every ${Math.round(1 / (run.hanging?.hangShare ?? 0.02))}th callback's first attempt is ` +
+        "never answered (cut at 10 s, retried 10 s later)."
+      : "- The busy receiver's cases did not run.",
+    "- Where the time went: the approval's answer (its callback row is committed by then), the first attempt's " +
+      "`started_at` from the store's record, and the arrival, on one machine's clock. Answered → first attempt " +
+      "is the wait for the worker, below zero for the callbacks whose first " +
+      "attempt started before the approval's answer reached the bench (counted beside it). Most held at once: " +
+      "the hanging first attempts the receiver held open at one time.",
+    k
+      ? `- Kills: the same load for ${k.seconds} s at ${k.rate} approvals/s; the worker instance is killed with SIGKILL ` +
+        `${k.kills.length} times (at the times in the table) and started again at once (the time it took to listen in brackets). The receiver answers 500 to 8 % of first ` +
+        "attempts and never answers 2 %, and takes every later attempt, so every callback's schedule has it " +
+        "delivered within 60 s of the load's end. Due at a restart: callbacks decided before the new worker " +
+        "listened and not attempted before the kill, those a dead worker held left out; from the later of " +
+        "their decision and the restart to their first arrival. Held by a dead worker: the callbacks leased " +
+        "when a worker was killed (read from the store as its successor starts); from the kill to their next " +
+        "arrival (a lease runs 10 s). Attempts interrupted: attempts on record as cut by a worker's death. " +
+        "An attempt number twice: callbacks whose receiver got one X-Callback-Attempt number in two requests."
+      : "- The kill case did not run.",
   ].join("\n");
 }

@@ -12,9 +12,13 @@ export interface Scenario {
   failure?: string;
 }
 
+/**
+ * What payintake's deposits are held to (issue 50): at least this share of the store floor's 200/s
+ * on the same store in the same round, and the p99. The ratio to the bare endpoint is shown, not
+ * judged: on this 2-core machine it measures the load generator as much as the server.
+ */
 export const TARGETS = {
-  sqliteRatio: 0.35,
-  postgresRatio: 0.3,
+  floorRatio: 0.75,
   p99Ms: 25,
 } as const;
 
@@ -60,6 +64,18 @@ export function resultsTable(scenarios: Scenario[]): string {
   return rows.join("\n");
 }
 
+/** The store floor measured on `s`'s store in `s`'s round, for the payintake servers. */
+function floorOf(scenarios: Scenario[], s: Scenario): Scenario | undefined {
+  const key = s.key === "sqlite" ? "floor-sqlite" : s.key === "postgres" ? "floor-postgres" : undefined;
+  return scenarios.find((x) => x.key === key && (x.round ?? 1) === (s.round ?? 1));
+}
+
+/** 200/s ÷ the same store's floor's 200/s in the same round. */
+export function ratioToFloor(s: Scenario, floor: Scenario | undefined): number {
+  if (!s.result || !floor?.result || floor.result.okPerSec <= 0) return Number.NaN;
+  return s.result.okPerSec / floor.result.okPerSec;
+}
+
 function bareOf(scenarios: Scenario[], round: number): Scenario {
   return (
     scenarios.find((s) => s.key === "bare" && (s.round ?? 1) === round) ?? { key: "bare", label: "bare" }
@@ -90,6 +106,9 @@ export interface Summary {
   okPerSec: number;
   ratios: number[];
   ratio: number;
+  /** payintake's servers: each round's ratio to its store's floor, and their median. */
+  floorRatios: number[];
+  floorRatio: number;
   p50: number;
   p99: number;
   worstP99: number;
@@ -105,6 +124,7 @@ export function summarise(scenarios: Scenario[]): Summary[] {
     const ratios = measured.map((s) =>
       key === "bare" ? 1 : ratioToBare(s, bareOf(scenarios, s.round ?? 1)),
     );
+    const floorRatios = measured.map((s) => ratioToFloor(s, floorOf(scenarios, s)));
     const all = new Float64Array(measured.reduce((n, s) => n + (s.result?.latencies.length ?? 0), 0));
     let at = 0;
     for (const s of measured) {
@@ -120,6 +140,8 @@ export function summarise(scenarios: Scenario[]): Summary[] {
       okPerSec: median(measured.map((s) => s.result?.okPerSec ?? Number.NaN)),
       ratios,
       ratio: median(ratios),
+      floorRatios,
+      floorRatio: median(floorRatios),
       p50: percentile(all, 0.5),
       p99: percentile(all, 0.99),
       worstP99:
@@ -135,13 +157,18 @@ export function summaryChecks(s: Summary): Check[] {
   const answered = { text: "non-2xx = 0", met: s.non2xx === 0 && s.errors === 0 };
   // A round without its own measurement (of the store, or of the bare endpoint it is compared
   // with) is a failed round, never one quietly left out of the median.
-  const everyRound =
-    s.measured === s.rounds && s.ratios.length === s.rounds && s.ratios.every(Number.isFinite);
+  const everyRound = s.measured === s.rounds;
   if (!everyRound) return [{ text: "measured in every round", met: false }];
   if (s.key === "bare" || s.key === "floor-sqlite" || s.key === "floor-postgres") return [answered];
-  const min = s.key === "sqlite" ? TARGETS.sqliteRatio : TARGETS.postgresRatio;
+  // A round without its store's floor is a failed round, never one quietly left out of the median.
+  const floored = s.floorRatios.length === s.rounds && s.floorRatios.every(Number.isFinite);
   return [
-    { text: `median ratio ≥ ${min.toFixed(2)}x`, met: s.ratio >= min },
+    floored
+      ? {
+          text: `median ratio to the store floor ≥ ${TARGETS.floorRatio.toFixed(2)}x`,
+          met: s.floorRatio >= TARGETS.floorRatio,
+        }
+      : { text: "the store floor measured in every round", met: false },
     { text: `p99 < ${TARGETS.p99Ms} ms in every round`, met: s.worstP99 < TARGETS.p99Ms },
     answered,
   ];
@@ -149,14 +176,16 @@ export function summaryChecks(s: Summary): Check[] {
 
 export function summaryTable(summaries: Summary[]): string {
   const rows = [
-    "| Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (all rounds) | p99 ms (worst round) | non-2xx | errors | ratio to bare (median; each round) | Targets |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    "| Server | rounds | 200/s (median) | p50 ms (all rounds) | p99 ms (all rounds) | p99 ms (worst round) | non-2xx | errors | ratio to the store floor (median; each round) | ratio to bare (median) | Targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|",
   ];
   for (const s of summaries) {
-    const each = s.ratios.map((r) => r.toFixed(2)).join(", ");
-    const ratio = s.key === "bare" ? "1.00x" : `**${s.ratio.toFixed(2)}x** (${each})`;
+    const each = s.floorRatios.map((r) => r.toFixed(2)).join(", ");
+    const toFloor =
+      s.key === "sqlite" || s.key === "postgres" ? `**${s.floorRatio.toFixed(2)}x** (${each})` : "—";
+    const toBare = s.key === "bare" ? "1.00x" : `${s.ratio.toFixed(2)}x`;
     rows.push(
-      `| ${s.label} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.worstP99)} | ${s.non2xx} | ${s.errors} | ${ratio} | ${checkCell(summaryChecks(s))} |`,
+      `| ${s.label} | ${s.measured}/${s.rounds} | ${int(s.okPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.worstP99)} | ${s.non2xx} | ${s.errors} | ${toFloor} | ${toBare} | ${checkCell(summaryChecks(s))} |`,
     );
   }
   return rows.join("\n");

@@ -9,7 +9,9 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchCallbacks } from "../callbacks/delivery.js";
 import { benchKilledWorker, benchSteadyReceiver, type SteadyResult } from "../callbacks/isolation.js";
+import { loadComplete, loadDocSection, runLoadCases } from "../callbacks/load-cases.js";
 import { type CallbackRun, callbacksSection } from "../callbacks/section.js";
+import type { Track } from "../callbacks/under-load.js";
 import { benchMixed, type MixedResult, mixedSection } from "../mixed/workload.js";
 import { benchRouting } from "../routing/hanging-channel.js";
 import { ROUTING, type RoutingRun, routingSection } from "../routing/section.js";
@@ -60,6 +62,12 @@ import {
 
 const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
+/**
+ * The callbacks under a saturating deposit load (PostgreSQL): on with the other callbacks cases
+ * unless BENCH_CALLBACK_LOAD is 0, false or no; alone with BENCH_ONLY=callbacks-load.
+ */
+const CALLBACK_LOAD = !["0", "false", "no"].includes(process.env.BENCH_CALLBACK_LOAD ?? "");
+
 // Everything started is stopped again, also on Ctrl-C.
 const cleanups: (() => Promise<void>)[] = [];
 async function cleanupAll(): Promise<void> {
@@ -68,6 +76,13 @@ async function cleanupAll(): Promise<void> {
     await fn?.().catch((err: Error) => log(`cleanup failed: ${err.message}`));
   }
 }
+const track: Track = (cleanup) => {
+  cleanups.push(cleanup);
+  return () => {
+    const i = cleanups.indexOf(cleanup);
+    if (i !== -1) cleanups.splice(i, 1);
+  };
+};
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     log(`${signal}: cleaning up`);
@@ -267,6 +282,10 @@ async function runCallbacks(kind: StoreKind, rt: Runtime = OWN): Promise<Callbac
   return run;
 }
 
+/** The callbacks under a saturating deposit load (bench/callbacks/load-cases.ts), with this run's settings. */
+const runCallbacksLoad = () =>
+  runLoadCases({ cwd: ROOT, ...STEADY, quietSeconds: QUIET_WAIT_SECONDS, log, track });
+
 async function runRouting(kind: StoreKind): Promise<RoutingRun> {
   let server: PayintakeInstance | undefined;
   try {
@@ -308,15 +327,28 @@ async function runMixed(): Promise<MixedResult[]> {
 async function runCallbacksOnly(date: string, version: string): Promise<void> {
   const runs: CallbackRun[] = [];
   for (const kind of STORES) runs.push(await runCallbacks(kind));
-  if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
-  else {
-    writeDocSections(BENCHMARKS_DOC, [
-      { name: "callbacks", body: callbacksSection(date, version, runs, STEADY) },
-    ]);
+  const loadRun = CALLBACK_LOAD && STORES.includes("postgres") ? await runCallbacksLoad() : undefined;
+  if (STORES.length !== 2) log("BENCH_STORES narrowed: the callbacks section left unchanged");
+  const sections = [
+    ...(STORES.length === 2
+      ? [{ name: "callbacks", body: callbacksSection(date, version, runs, STEADY) }]
+      : []),
+    ...(loadRun ? [loadDocSection(date, version, loadRun)] : []),
+  ];
+  if (sections.length > 0) {
+    writeDocSections(BENCHMARKS_DOC, sections);
     log(`wrote ${BENCHMARKS_DOC}`);
   }
   await cleanupAll();
-  if (runs.some((r) => r.failure)) process.exitCode = 1;
+  if (runs.some((r) => r.failure) || !loadComplete(loadRun)) process.exitCode = 1;
+}
+
+async function runCallbacksLoadOnly(date: string, version: string): Promise<void> {
+  const loadRun = await runCallbacksLoad();
+  writeDocSections(BENCHMARKS_DOC, [loadDocSection(date, version, loadRun)]);
+  log(`wrote ${BENCHMARKS_DOC}`);
+  await cleanupAll();
+  if (!loadComplete(loadRun)) process.exitCode = 1;
 }
 
 async function runMixedOnly(date: string, version: string): Promise<void> {
@@ -378,6 +410,7 @@ async function main(): Promise<void> {
 
   if (ONLY === "mixed") return runMixedOnly(date, version);
   if (ONLY === "callbacks") return runCallbacksOnly(date, version);
+  if (ONLY === "callbacks-load") return runCallbacksLoadOnly(date, version);
   const runtimes = parseRuntimes(process.env.BENCH_RUNTIMES, log);
   if (runtimes.length > 0) return runRuntimes(runtimes, date, version);
   const scenarios: Scenario[] = [];
@@ -393,6 +426,10 @@ async function main(): Promise<void> {
   }
   const callbackRuns: CallbackRun[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) callbackRuns.push(await runCallbacks(kind));
+  const loadRun =
+    CALLBACKS && !PROFILE && CALLBACK_LOAD && STORES.includes("postgres")
+      ? await runCallbacksLoad()
+      : undefined;
   const routingRuns: RoutingRun[] = [];
   if (CALLBACKS && !PROFILE) for (const kind of STORES) routingRuns.push(await runRouting(kind));
   const mixedRuns = CALLBACKS && !PROFILE && STORES.includes("postgres") ? await runMixed() : [];
@@ -407,6 +444,7 @@ async function main(): Promise<void> {
   const complete =
     scenarios.every((s) => s.result) &&
     callbackRuns.every((r) => !r.failure) &&
+    loadComplete(loadRun) &&
     routingRuns.every((r) => r.result);
   if (PROFILE) log("profiling run: docs/BENCHMARKS.md left unchanged (the profiler slows the server down)");
   else if (STORES.length !== 2) log("BENCH_STORES narrowed: docs/BENCHMARKS.md left unchanged");
@@ -417,6 +455,7 @@ async function main(): Promise<void> {
       ...(callbackRuns.length > 0
         ? [{ name: "callbacks", body: callbacksSection(date, version, callbackRuns, STEADY) }]
         : []),
+      ...(loadRun ? [loadDocSection(date, version, loadRun)] : []),
       ...(routingRuns.length > 0
         ? [{ name: "routing", body: routingSection(date, version, routingRuns) }]
         : []),

@@ -30,20 +30,28 @@ A run replaces only its sections, between their \`bench:<name>:start\` and \`:en
 outside them are kept by hand. A run on one store only, or with the CPU profiler on, writes nothing here.
 `;
 
-/** Replaces the text between the section's markers, or appends the section when it is not there yet. */
-export function upsertSection(doc: string, name: string, body: string): string {
+/**
+ * Replaces the text between the section's markers. A section not there yet goes in just before the
+ * start marker of the section named `before`, when the doc has it, else at the end.
+ */
+export function upsertSection(doc: string, name: string, body: string, before?: string): string {
   const start = `<!-- bench:${name}:start -->`;
   const end = `<!-- bench:${name}:end -->`;
   const block = `${start}\n${body.trim()}\n${end}`;
   const i = doc.indexOf(start);
   const j = doc.indexOf(end);
   if (i !== -1 && j > i) return doc.slice(0, i) + block + doc.slice(j + end.length);
+  const next = before === undefined ? -1 : doc.indexOf(`<!-- bench:${before}:start -->`);
+  if (next !== -1) return `${doc.slice(0, next)}${block}\n\n${doc.slice(next)}`;
   return `${doc.trimEnd()}\n\n${block}\n`;
 }
 
-export function writeDocSections(file: string, sections: { name: string; body: string }[]): void {
+export function writeDocSections(
+  file: string,
+  sections: { name: string; body: string; before?: string }[],
+): void {
   let doc = existsSync(file) ? readFileSync(file, "utf8") : DOC_INTRO;
-  for (const s of sections) doc = upsertSection(doc, s.name, s.body);
+  for (const s of sections) doc = upsertSection(doc, s.name, s.body, s.before);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, doc.endsWith("\n") ? doc : `${doc}\n`);
 }

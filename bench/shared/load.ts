@@ -68,7 +68,7 @@ export function signedDepositRequest(creds: Credentials): autocannon.Request {
 const CLK_TCK = 100;
 
 /** CPU seconds (user + system) a process has used so far; 0 when it is gone or unreadable. */
-function processCpuSeconds(pid: number): number {
+export function processCpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

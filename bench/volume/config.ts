@@ -21,6 +21,14 @@ export interface VolumeConfig {
   seed: number;
   /** From this size on, the volume migrations' index builds are timed too (0: never). */
   buildsFrom: number;
+  /** Busy days (busy-day.ts): transactions made in today's Türkiye day, one fresh store each; none: skipped. */
+  busyDays: number[];
+  /** Pending transactions among a busy day's. */
+  busyPending: number;
+  /** With VOLUME_BUSY_AB_BASE: a month of this many transactions compared too (0: none). */
+  busyMonth: number;
+  /** What runs: the growing store's sizes, the busy days, or both. */
+  only: "sizes" | "busy-day" | undefined;
 }
 
 /** The fewest measured calls a path gets before its time budget may stop it. */
@@ -38,6 +46,15 @@ export function volumeConfig(env: NodeJS.ProcessEnv = process.env): VolumeConfig
   ]
     .filter((n) => n > 0)
     .sort((a, b) => a - b);
+  const busyDays = (env.VOLUME_BUSY_DAY ?? "200000")
+    .split(",")
+    .map((s) => s.trim().replaceAll("_", ""))
+    .filter((s) => s !== "")
+    .map((s) => whole(s, "VOLUME_BUSY_DAY"))
+    .filter((n) => n > 0);
+  const only = env.VOLUME_ONLY;
+  if (only !== undefined && only !== "sizes" && only !== "busy-day")
+    throw new Error(`VOLUME_ONLY: sizes or busy-day, not "${only}"`);
   const stores = (env.VOLUME_STORES ?? "sqlite,postgres")
     .split(",")
     .map((s) => s.trim())
@@ -55,6 +72,10 @@ export function volumeConfig(env: NodeJS.ProcessEnv = process.env): VolumeConfig
     pending: whole(env.VOLUME_PENDING ?? "3000", "VOLUME_PENDING"),
     seed: whole(env.VOLUME_SEED ?? "33", "VOLUME_SEED"),
     buildsFrom: whole(env.VOLUME_BUILDS_FROM ?? "1000000", "VOLUME_BUILDS_FROM"),
+    busyDays,
+    busyPending: whole(env.VOLUME_BUSY_PENDING ?? "10000", "VOLUME_BUSY_PENDING"),
+    busyMonth: whole(env.VOLUME_BUSY_AB_MONTH ?? "0", "VOLUME_BUSY_AB_MONTH"),
+    only,
   };
 }
 

@@ -11,6 +11,12 @@
  *   VOLUME_PATH_BUDGET_S=120               a path stops early once its calls took this long
  *   VOLUME_PER_DAY=20000 VOLUME_PENDING=3000 VOLUME_SEED=33   the seeded history's shape
  *   VOLUME_BUILDS_FROM=1000000             from this size on, time the migrations' index builds (0: never)
+ *   VOLUME_BUSY_DAY=200000 VOLUME_BUSY_PENDING=10000   the summary on a busy day: transactions
+ *                                          made in today's Türkiye day (a list: one store each; 0: none)
+ *   VOLUME_BUSY_AB_BASE=/path/to/checkout   the busy day against that checkout (built), call by
+ *                                          call on two stores at once; printed, the doc untouched
+ *   VOLUME_BUSY_AB_MONTH=10000000          with it, also a month of that many transactions
+ *   VOLUME_ONLY=sizes|busy-day             one of the two cases (default both)
  *   VOLUME_KEEP=1                          keep the last store (its settings are logged) to look into it
  */
 
@@ -30,6 +36,9 @@ import {
 } from "../shared/kept-store.js";
 import type { StoreKind } from "../shared/payintake.js";
 import { codeVersion, ROOT } from "../shared/tree.js";
+import { type BusyDayResult, measureBusyDay } from "./busy-day.js";
+import { type BusyDayComparison, compareBusyDay, compareMonth, comparisonLine } from "./busy-day-ab.js";
+import { busyDaySection } from "./busy-day-section.js";
 import { sizeLabel, volumeConfig } from "./config.js";
 import { CONSOLE_PATHS } from "./console-paths.js";
 import { bytesPerTransaction, ensureRoom } from "./disk.js";
@@ -230,18 +239,44 @@ async function main(): Promise<void> {
     `${version}; sizes ${cfg.sizes.map(sizeLabel).join(", ")} on ${cfg.stores.join(" and ")}; ${cfg.calls} calls per path`,
   );
   const runs: StoreRun[] = [];
-  for (const kind of cfg.stores) runs.push(await runStore(kind));
+  if (cfg.only !== "busy-day") for (const kind of cfg.stores) runs.push(await runStore(kind));
+  const busy: BusyDayResult[] = [];
+  const compared: BusyDayComparison[] = [];
+  const base = process.env.VOLUME_BUSY_AB_BASE;
+  if (cfg.only !== "sizes") {
+    for (const size of cfg.busyDays)
+      for (const kind of cfg.stores)
+        if (base) compared.push(await compareBusyDay(kind, size, base, cfg, timing, cleanups, log));
+        else busy.push(await measureBusyDay(kind, size, cfg, timing, cleanups, log));
+    if (base && cfg.busyMonth > 0)
+      for (const kind of cfg.stores)
+        compared.push(await compareMonth(kind, cfg.busyMonth, base, cfg, timing, cleanups, log));
+  }
+  for (const c of compared)
+    log(`busy day, ${c.kind}, ${c.size.toLocaleString("en-US")}: ${comparisonLine(c)}`);
   const outDir = join(ROOT, ".bench-tmp");
   mkdirSync(outDir, { recursive: true });
   const raw = join(outDir, `volume-${date.replaceAll(":", "")}.json`);
-  writeFileSync(raw, `${JSON.stringify({ date, version, config: cfg, runs }, null, 1)}\n`);
-  const section = volumeSection(runs, cfg, date, version);
-  process.stdout.write(`\n${section}\n\n`);
+  writeFileSync(raw, `${JSON.stringify({ date, version, config: cfg, runs, busy, compared }, null, 1)}\n`);
   log(`raw figures in ${raw}`);
-  if (cfg.stores.length === 2 && Math.max(...cfg.sizes) >= 100_000) {
-    writeDocSections(BENCHMARKS_DOC, [{ name: "volume", body: section }]);
-    log(`wrote ${BENCHMARKS_DOC}`);
-  } else log("one store or sizes under 100,000: docs/BENCHMARKS.md left unchanged");
+  const sections: { name: string; body: string }[] = [];
+  if (runs.length > 0) {
+    const section = volumeSection(runs, cfg, date, version);
+    process.stdout.write(`\n${section}\n\n`);
+    if (cfg.stores.length === 2 && Math.max(...cfg.sizes) >= 100_000)
+      sections.push({ name: "volume", body: section });
+    else log("one store or sizes under 100,000: the volume section left unchanged");
+  }
+  if (busy.length > 0) {
+    const section = busyDaySection(busy, cfg, date, version);
+    process.stdout.write(`\n${section}\n\n`);
+    if (cfg.stores.length === 2) sections.push({ name: "volume-busy-day", body: section });
+    else log("one store: the busy day's section left unchanged");
+  }
+  if (sections.length > 0) {
+    writeDocSections(BENCHMARKS_DOC, sections);
+    log(`wrote ${sections.map((s) => s.name).join(", ")} in ${BENCHMARKS_DOC}`);
+  }
   if (runs.some((r) => r.failure)) process.exitCode = 1;
 }
 

@@ -14,7 +14,7 @@ export function openApiDocument() {
     info: {
       title: "payintake merchant API",
       version: "1",
-      description: `Signed HTTP API for deposits (bank transfer: FAST, EFT, havale), withdrawals and queries.\n\n## Signing\n\n${SIGNING}`,
+      description: `Signed HTTP API for deposits (bank transfer: FAST, EFT, havale), withdrawals, queries and the firm's balance.\n\n## Signing\n\n${SIGNING}`,
     },
     // Relative: the document is served by the server it describes.
     servers: [{ url: "/" }],
@@ -23,6 +23,11 @@ export function openApiDocument() {
       { name: "Deposits" },
       { name: "Withdrawals" },
       { name: "Transactions" },
+      {
+        name: "Balance",
+        description:
+          "The calling firm's own ledger figures: its balance, and each Türkiye day's totals and movements (gross, fee, net, with the transaction each belongs to). Amounts are lira as text (\"1234.50\"). A test firm's are all zero: its money is not real.",
+      },
       {
         name: "Sandbox",
         description:

@@ -19,7 +19,7 @@ const code = (s: unknown) => `\`${String(s).replace(/\|/g, "\\|")}\``;
 
 function rules(s: Schema): string {
   const parts: string[] = [];
-  if (s.type) parts.push(String(s.type));
+  if (s.type) parts.push(Array.isArray(s.type) ? s.type.join(" or ") : String(s.type));
   if (s.enum) parts.push(`one of ${(s.enum as unknown[]).map(code).join(", ")}`);
   if (s.const !== undefined) parts.push(`always ${code(JSON.stringify(s.const))}`);
   if (s.minLength !== undefined && s.maxLength !== undefined)
@@ -27,6 +27,7 @@ function rules(s: Schema): string {
   else if (s.maxLength !== undefined) parts.push(`at most ${s.maxLength} characters`);
   else if (s.minLength !== undefined) parts.push(`at least ${s.minLength} characters`);
   if (s.minimum !== undefined) parts.push(`at least ${s.minimum}`);
+  if (s.maximum !== undefined) parts.push(`at most ${s.maximum}`);
   if (s.pattern) parts.push(`pattern ${code(s.pattern)}`);
   if (s.default !== undefined) parts.push(`default ${code(JSON.stringify(s.default))}`);
   return parts.join(", ");
@@ -38,7 +39,12 @@ function fieldTable(schema: Schema): string[] {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required ?? []) as string[]);
   const rows = Object.entries(props).map(([name, p]) => {
-    const type = p.$ref ? `[${refName(p.$ref)}](#${refName(p.$ref).toLowerCase()})` : rules(p);
+    const items = (p.items as Schema | undefined)?.$ref;
+    const type = p.$ref
+      ? `[${refName(p.$ref)}](#${refName(p.$ref).toLowerCase()})`
+      : items
+        ? `array of [${refName(items)}](#${refName(items).toLowerCase()})`
+        : rules(p);
     const named = p["x-field"] ? code(p["x-field"]) : "";
     return `| ${code(name)} | ${required.has(name) ? "yes" : "no"} | ${cell(type)} | ${named} | ${cell(p.description ?? "")} |`;
   });

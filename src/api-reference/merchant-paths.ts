@@ -1,4 +1,5 @@
 import { MERCHANT_PATHS } from "../intake/http/paths.js";
+import { balancePaths } from "./balance-paths.js";
 import {
   AMOUNT_ERRORS,
   AUTH_ERRORS,
@@ -83,6 +84,7 @@ export function merchantPaths() {
         responses: transactionResponses,
       },
     },
+    ...balancePaths(path),
     ...sandboxPaths(
       path(MERCHANT_PATHS.sandboxApprove),
       path(MERCHANT_PATHS.sandboxReject),

@@ -27,6 +27,8 @@ function constraints(s: Schema): string {
   if (s.const !== undefined) parts.push(`always ${JSON.stringify(s.const)}`);
   if (s.minLength !== undefined) parts.push(`≥ ${s.minLength} chars`);
   if (s.maxLength !== undefined) parts.push(`≤ ${s.maxLength} chars`);
+  if (s.minimum !== undefined) parts.push(`≥ ${s.minimum}`);
+  if (s.maximum !== undefined) parts.push(`≤ ${s.maximum}`);
   if (s.pattern) parts.push(`pattern ${s.pattern}`);
   if (s.default !== undefined) parts.push(`default ${JSON.stringify(s.default)}`);
   return parts.join(", ");
@@ -39,7 +41,9 @@ function fieldTable(schema: Schema): string {
     .map(
       ([name, p]) =>
         `<tr><td><code>${esc(name)}</code>${required.has(name) ? " <b>required</b>" : ""}</td><td>${esc(
-          p.type ?? (p.$ref ? String(p.$ref).split("/").pop() : ""),
+          Array.isArray(p.type)
+            ? p.type.join(" or ")
+            : (p.type ?? (p.$ref ? String(p.$ref).split("/").pop() : "")),
         )}</td><td>${esc(constraints(p))}</td><td>${esc(p.description ?? "")}${
           p["x-field"] ? ` <small>(messages name it <code>${esc(p["x-field"])}</code>)</small>` : ""
         }</td></tr>`,
@@ -111,7 +115,15 @@ export function renderReference(doc: Doc): string {
       );
     }
   }
-  const results = ["Transaction", "DepositAccepted", "HostedDepositAccepted", "WithdrawalAccepted"]
+  const results = [
+    "Transaction",
+    "DepositAccepted",
+    "HostedDepositAccepted",
+    "WithdrawalAccepted",
+    "Balance",
+    "BalanceDay",
+    "BalanceMovement",
+  ]
     .map((name) => `<h3 id="schema-${name}">${name}</h3>${fieldTable(schemas[name] as Schema)}`)
     .join("");
   const guides = GUIDES.map(([file, title]) => {

@@ -1,5 +1,6 @@
 import { middleNameDoc, withdrawalMethodDoc } from "../intake/fields.js";
 import { DEPOSIT_FIELDS, WITHDRAWAL_FIELDS } from "../intake/requests.js";
+import { balanceSchemas } from "./balance-paths.js";
 import { jsonOf, objectOf } from "./openapi-parts.js";
 
 /** The document's named schemas: the two requests, built from the field tables, and the answers. */
@@ -117,5 +118,6 @@ export function componentSchemas() {
         updated_at: { type: "string", format: "date-time" },
       },
     },
+    ...balanceSchemas(),
   };
 }

@@ -11,6 +11,8 @@ import { dashboard } from "../dashboard/summary.js";
 import { createDecisionService } from "../decisions/service.js";
 import type { ReceiverReport } from "../domain/receiver-report.js";
 import type { Outcome } from "../domain/refusal.js";
+import { createMerchantBalances } from "../ledger/merchant-balance.js";
+import { createLedgerOverview } from "../ledger/overview.js";
 import { createLedgerService } from "../ledger/service.js";
 import { createManagement, type ManagementDeps } from "../management/service.js";
 import type { ReleaseView } from "../payouts/channel-release.js";
@@ -19,6 +21,17 @@ import type { AuditFilter } from "../store/audited.js";
 import { createTransactionService } from "../transactions/service.js";
 
 export type { Outcome, Refusal } from "../domain/refusal.js";
+// The ledger's views as the console's Bakiyeler reads them (its compile follows a changed view).
+export type { AccountCheckView } from "../ledger/accounts.js";
+export type { DayPosting, DayTotals } from "../ledger/day-report.js";
+export type {
+  BalancesView,
+  BankAccountLine,
+  BankAccountState,
+  FirmBalanceLine,
+  FirmDaysView,
+} from "../ledger/overview.js";
+export type { FirmDayView } from "../ledger/service.js";
 
 export interface BackofficeDeps extends ManagementDeps {
   /** Called after a decision queued its callback, so it goes out at once. */
@@ -34,6 +47,7 @@ export interface BackofficeDeps extends ManagementDeps {
 export function createBackoffice(deps: BackofficeDeps) {
   const { repos } = deps;
   const management = createManagement(deps);
+  const ledger = createLedgerService({ repos, now: deps.now });
 
   return {
     ...management,
@@ -48,7 +62,14 @@ export function createBackoffice(deps: BackofficeDeps) {
     },
 
     /** What the service owes each firm (ledger/): `payintake ledger balance`. */
-    ledger: createLedgerService({ repos, now: deps.now }),
+    ledger,
+    /**
+     * The same figures as a firm's merchant asks for its own (the merchant API's balance routes,
+     * intake/http/balance.ts), shaped for it: nothing of other firms, no posting or account keys.
+     */
+    merchantBalances: createMerchantBalances({ ledger, repos, now: deps.now }),
+    /** Every firm's balance and every bank account's check at once, and a firm's days: the console's Bakiyeler. */
+    ledgerOverview: createLedgerOverview({ repos, ledger, now: deps.now }),
 
     /** The service's clock: a search's default dates count from it (transactions/search-window.ts). */
     now: () => deps.now(),

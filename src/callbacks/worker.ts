@@ -19,6 +19,10 @@
  *   without attempts), and slow receivers together, in flight or claimed, hold at most half of
  *   `concurrency` (Svix and Stripe throttle failing endpoints the same way).
  * - Nothing is sent before the decision behind it (and the lease) are durable: `settle()`.
+ * - Nothing is sent on a lease with less than half of it left (a process stalled since its claim or
+ *   its last renewal): the row goes back rather than risk a second worker sending it at once.
+ * - An attempt cut by a worker's death keeps its number: the claim numbers the attempt, so the next
+ *   claim of that row sends the next number and records the cut one as interrupted.
  */
 import { randomBytes } from "node:crypto";
 import { hashcodeOf, signCallback } from "../crypto/signature.js";
@@ -76,25 +80,25 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   const owner = `worker-${process.pid}-${randomBytes(6).toString("hex")}`;
   const limits = createReceiverLimits(options, deps.now);
   const flights = new Map<number, Flight>();
+  const leases = new Map<number, number>(); // each row in flight: its lease as claimed or renewed
   const inFlight = new Set<Promise<void>>();
   /** Claimed rows waiting for a free slot of their origin, oldest first; held under our lease. */
   const queued = new Map<string, Waiting[]>();
   let queuedCount = 0;
   let timer: NodeJS.Timeout | undefined;
   let beat: NodeJS.Timeout | undefined;
-  let renewing = false;
-  let ticking = false;
-  let again = false;
-  let stopped = true;
+  let [renewing, ticking, again, stopped] = [false, false, false, true];
 
-  function launch(c: ClaimedCallback): void {
+  function launch(c: ClaimedCallback, leaseUntil: number): void {
     const flight = limits.started(c.origin);
     flights.set(c.id, flight);
-    const run: Promise<void> = deliver(deps, owner, c, limits.finished)
+    leases.set(c.id, leaseUntil);
+    const run: Promise<void> = deliver(deps, owner, c, limits.finished, () => leases.get(c.id) ?? 0)
       .catch((err) => deps.log.error({ err, callback: c.id }, "callback attempt could not be recorded"))
       .finally(() => {
         limits.ended(flight);
         flights.delete(c.id);
+        leases.delete(c.id);
         inFlight.delete(run);
         if (!stopped) void tick();
       });
@@ -117,7 +121,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
           void callbacks.release(next.c.id, owner).catch(() => {});
           continue;
         }
-        launch(next.c);
+        launch(next.c, next.leaseUntil);
       }
       if (rows.length === 0) queued.delete(origin);
     }
@@ -183,8 +187,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
     renewing = true;
     try {
       // Read after the renewal: rows queued meanwhile are counted already.
-      const dropped = await renewLeases(deps, owner, [...flights.keys()], queued);
-      queuedCount -= dropped;
+      queuedCount -= await renewLeases(deps, owner, leases, queued);
     } catch (err) {
       deps.log.warn({ err }, "callback leases not renewed; trying again at the next heartbeat");
     } finally {
@@ -227,10 +230,29 @@ async function deliver(
   owner: string,
   c: ClaimedCallback,
   finished: (origin: string, result: SendOutcome) => void,
+  leaseUntil: () => number,
 ): Promise<void> {
   const key = await deps.secretFor(c.firm_id);
+  // A process stalled since the claim (a busy machine, a long pause) may hold a lease about to run
+  // out, and another worker may claim the row once it does: sent now, the receiver could get two
+  // attempts of one callback at once. With less than half the lease left, the row goes back.
+  if (deps.now() > leaseUntil() - deps.options.leaseMs / 2) {
+    await deps.callbacks.release(c.id, owner);
+    deps.log.warn(
+      { callback: c.id, transaction: c.transaction_id },
+      "callback lease nearly out before sending; given back",
+    );
+    return;
+  }
   const startedAt = deps.now();
-  const attempt = c.attempts + 1;
+  // The claim's number: past any attempt a stopped worker had under way (recorded as interrupted).
+  const attempt = c.claimed_attempt;
+  if (attempt - c.attempts > 1) {
+    deps.log.warn(
+      { callback: c.id, transaction: c.transaction_id, attempt, interrupted: attempt - c.attempts - 1 },
+      "callback attempt interrupted by a stopped worker; sending the next",
+    );
+  }
   let result: SendOutcome;
   if ("unsignable" in key) {
     // Nothing can be sent, but it is an attempt all the same: on record with the reason, retried
@@ -263,6 +285,7 @@ async function deliver(
     callbackId: c.id,
     owner,
     attempt,
+    recordedBefore: c.attempts,
     startedAt,
     durationMs: result.durationMs,
     httpStatus: result.status ?? null,
@@ -293,14 +316,15 @@ async function deliver(
 async function renewLeases(
   deps: OutboxWorkerDeps,
   owner: string,
-  flying: number[],
+  flying: Map<number, number>,
   queued: Map<string, Waiting[]>,
 ): Promise<number> {
-  const ids = [...flying];
+  const ids = [...flying.keys()];
   for (const rows of queued.values()) for (const w of rows) ids.push(w.c.id);
   if (ids.length === 0) return 0;
   const leaseUntil = deps.now() + deps.options.leaseMs;
   const held = new Set(await deps.callbacks.renewLeases(ids, owner, leaseUntil));
+  for (const id of held) if (flying.has(id)) flying.set(id, leaseUntil);
   const asked = new Set(ids);
   let dropped = 0;
   for (const [origin, rows] of queued) {

@@ -4,6 +4,9 @@ import type { ReceiverReport } from "../domain/receiver-report.js";
 import { feedSilent, RECONCILE_ACTOR } from "../domain/statement-lines.js";
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { Repositories } from "../store/index.js";
+import type { FeedRow } from "../store/statements/statement-feeds.js";
+import type { CreditFigures } from "../store/statements/summary-line-figures.js";
+import type { HourTotal } from "../store/transactions/summary-figures.js";
 import { firmsAtPendingBound } from "./pending-bounds.js";
 
 /**
@@ -28,17 +31,20 @@ export type DashboardView = Awaited<ReturnType<typeof dashboard>>;
 
 export async function dashboard(deps: DashboardDeps) {
   const { repos } = deps;
-  const since = startOfTurkeyDay(deps.now());
-  const [totals, queues, median, callbacks, delivered, retrying, channels, statements, pending] =
+  const figures = repos.summaryFigures;
+  const now = deps.now();
+  const since = startOfTurkeyDay(now);
+  const [totals, queues, median, callbacks, delivered, retrying, channels, credits, feeds, pending] =
     await Promise.all([
-      repos.transactions.totalsSince(since),
-      repos.transactions.pendingQueues(),
-      repos.transactions.medianDecisionMsSince(since),
+      figures.totalsSince(since),
+      figures.pendingQueues(),
+      figures.medianDecisionMsSince(since),
       repos.callbacks.countOpen(FAILED_CALLBACKS_SHOWN),
-      repos.callbacks.countDeliveredSince(since),
+      figures.deliveredSince(since),
       repos.callbacks.countRetrying(),
       repos.channels.list(),
-      statementFigures(deps, since),
+      figures.credits(since, now + 1, RECONCILE_ACTOR),
+      repos.feeds.list(),
       repos.firmPending.list(),
     ]);
   const of = (type: string) => {
@@ -90,7 +96,7 @@ export async function dashboard(deps: DashboardDeps) {
       retrying,
       receivers: troubled.map(receiverView),
     },
-    statements,
+    statements: statementFigures(totals, credits, feeds, now),
     /** Firms at a bound of their pending deposits, or refused at one within the hour. */
     pending_bounds: firmsAtPendingBound(pending, deps.now()),
     channels: channels.map((c) => ({
@@ -104,24 +110,30 @@ export async function dashboard(deps: DashboardDeps) {
 
 /**
  * What the bank statements did today: the share of today's approved deposits a line approved by
- * itself, the median time from a line's arrival to its callback's delivery, the money received that
- * no deposit took yet, and the live feeds silent longer than their accounts allow.
+ * itself (from the hours' buckets, like the totals: live firms' deposits made today), the median
+ * time from a line's arrival to its callback's delivery, the money received that no deposit took
+ * yet, and the live feeds silent longer than their accounts allow.
  */
-async function statementFigures(deps: DashboardDeps, since: number) {
-  const now = deps.now();
-  const [f, feeds] = await Promise.all([
-    deps.repos.statements.figures(since, now + 1, RECONCILE_ACTOR),
-    deps.repos.feeds.list(),
-  ]);
-  const sorted = [...f.creditToCallbackMs].sort((a, b) => a - b);
-  const median = sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
+function statementFigures(
+  totals: readonly HourTotal[],
+  credits: CreditFigures,
+  feeds: readonly FeedRow[],
+  now: number,
+) {
+  let approved = 0;
+  let auto = 0;
+  for (const t of totals)
+    if (t.type === "deposit" && t.status === "approved") {
+      approved += t.count;
+      auto += t.auto;
+    }
+  const median = credits.creditToCallbackMs;
   return {
-    approved_automatically: f.approvedByStatement,
-    approved_automatically_share:
-      f.approved === 0 ? null : Math.round((f.approvedByStatement / f.approved) * 1000) / 1000,
+    approved_automatically: auto,
+    approved_automatically_share: approved === 0 ? null : Math.round((auto / approved) * 1000) / 1000,
     median_seconds_credit_to_callback: median === null ? null : Math.round(median / 100) / 10,
-    unmatched_credits: f.openCredits,
-    unmatched_amount: formatMinor(f.openAmount),
+    unmatched_credits: credits.openCredits,
+    unmatched_amount: formatMinor(credits.openAmount),
     feeds: feeds.length,
     silent_feeds: feeds.filter((feed) => feedSilent(feed, now)).map((feed) => feed.account_id),
   };

@@ -4,10 +4,12 @@
  * its audit entry and its callback are written in one database transaction by the store.
  */
 import { callbackDraft } from "../callbacks/message.js";
+import { formatMinor } from "../domain/money.js";
 import { firmPaysInBatches } from "../domain/payout-settings.js";
 import { notFound, type Outcome, type Refusal, refusal } from "../domain/refusal.js";
 import { approvalPosting } from "../ledger/approval-posting.js";
 import type { Repositories } from "../store/index.js";
+import type { RoomOf } from "../store/payouts/payout-guard.js";
 import { operatorTransactionView } from "../transactions/views.js";
 import { type Decision, decidedAlready, planDecision, planRefusal } from "./plan.js";
 
@@ -58,6 +60,20 @@ function mayApproveWithoutBank(decision: Decision): boolean {
   if (decision.kind !== "approve") return true;
   const by = decision.by ?? { kind: "operator", role: "operator" };
   return by.kind !== "operator" || by.role === "admin";
+}
+
+/**
+ * The ledger's guard on a payout paid by hand (docs/payouts.md, "The ledger's guard"): an
+ * operator's approval of a withdrawal its firm's balance (less its unsent batches, plus its
+ * overdraft) does not cover is refused; an admin's is the record of money that left anyway, and
+ * stands, as the bank's statement's and a channel's proof do.
+ */
+function overBalance(room: RoomOf, amount: number): Refusal {
+  const available = room.balance - room.held;
+  return refusal(
+    "payout_over_balance",
+    `the firm's balance does not cover this withdrawal: ${formatMinor(amount)} asked, ${formatMinor(available)} available (balance ${formatMinor(room.balance)}, ${formatMinor(room.held)} held in batches not yet sent), overdraft ${formatMinor(room.overdraft)}; an admin may approve it, or give the firm an overdraft`,
+  );
 }
 
 const LIVE_STAGES: readonly string[] = ["second_approval", "batched", "sent"];
@@ -175,10 +191,12 @@ export async function decide(
     now: deps.now(),
     callback: (decided) => callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
     posting: approvalPosting,
+    guardBalance: tx.type === "withdrawal" && !mayApproveWithoutBank(decision),
   });
   if (!result.ok) {
     if (result.reason === "not_found") return notFound("transaction");
     if (result.reason === "in_payout_batch") return inPayoutBatch;
+    if (result.reason === "over_balance") return overBalance(result.room, plan.amount);
     const now = await repos.transactions.get(id);
     return now ? decidedAlready(now.status) : notFound("transaction");
   }

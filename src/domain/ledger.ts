@@ -60,6 +60,16 @@ export function parseAccountKey(key: string): ParsedAccountKey | undefined {
   return /^[1-9][0-9]{0,9}$/.test(ref) ? { kind, ref } : undefined;
 }
 
+/**
+ * The IBAN as the ledger names a bank account's cash (no spaces, upper case), or null where the
+ * account holds none it can name (an account written before IBANs were checked).
+ */
+export function cashIbanOf(iban: string | null): string | null {
+  if (iban === null) return null;
+  const bankForm = iban.replace(/[\s-]+/g, "").toUpperCase();
+  return parseAccountKey(cashAccount(bankForm)) === undefined ? null : bankForm;
+}
+
 /** A balance as the store keeps it (debits positive) turned to the account's normal side. */
 export function normalBalance(kind: AccountKind, debitMinusCredit: number): number {
   return ACCOUNT_KINDS[kind] === "debit" ? debitMinusCredit : -debitMinusCredit || 0;
@@ -93,6 +103,7 @@ export const POSTING_KINDS = [
   "withdrawal_returned",
   "line_held",
   "refund_due",
+  "refund_paid",
   "bank_fee",
   "settlement",
   "adjustment",

@@ -9,6 +9,9 @@
  *   own rule can make a batch of its payouts stricter, never looser than the service's.
  * - `channelFinalApproves`: a payout channel's final "paid" approves the withdrawal without waiting
  *   for the statement (account scope: the channel is the account's).
+ * - `balanceGuard`: the ledger's guard (docs/payouts.md): a firm's payouts are held to its balance
+ *   (less what its unsent batches hold, plus its overdraft). On by default; a firm's own setting
+ *   wins over the service's; an account sets none.
  */
 import { formatMinor } from "./money.js";
 
@@ -21,6 +24,7 @@ export interface PayoutSettings {
   channelFinalApproves: boolean;
   /** FAST's most per transfer; above it a payout goes by EFT. */
   fastLimit: number;
+  balanceGuard: boolean;
 }
 
 /** What one scope sets: the keys present are set there, the rest inherited. */
@@ -35,6 +39,7 @@ export const DEFAULT_PAYOUT_SETTINGS: PayoutSettings = {
   twoPersonDayAbove: null,
   channelFinalApproves: false,
   fastLimit: 10_000_000,
+  balanceGuard: true,
 };
 
 export function scopeKey(scope: PayoutScope): string {
@@ -63,6 +68,7 @@ export function settingsFor(all: ScopeSettings, firm: ScopeSettings, account: Sc
     twoPersonDayAbove: rule("twoPersonDayAbove"),
     channelFinalApproves: account.channelFinalApproves ?? serviceWide(all, "channelFinalApproves"),
     fastLimit: account.fastLimit ?? serviceWide(all, "fastLimit"),
+    balanceGuard: firm.balanceGuard ?? serviceWide(all, "balanceGuard"),
   };
 }
 
@@ -77,6 +83,7 @@ export function settingsView(scope: PayoutScope, own: ScopeSettings, inForce: Pa
     two_person_day_above: amount(inForce.twoPersonDayAbove),
     channel_final_approves: inForce.channelFinalApproves,
     fast_limit: formatMinor(inForce.fastLimit),
+    balance_guard: inForce.balanceGuard,
     set_here: Object.keys(own).sort(),
   };
 }
@@ -87,7 +94,7 @@ const AMOUNT_KEYS = [
   "twoPersonDayAbove",
   "fastLimit",
 ] as const;
-const FLAG_KEYS = ["payouts", "channelFinalApproves"] as const;
+const FLAG_KEYS = ["payouts", "channelFinalApproves", "balanceGuard"] as const;
 
 /**
  * A scope's stored JSON read back. It is the service's own (written from checked input), read

@@ -89,6 +89,9 @@ export const REFUSAL_CODES = [
   "test_firm_line",
   "line_settles_another",
   "line_moved",
+  "refund_needs_debit",
+  "refund_not_due",
+  "refund_amount_differs",
   "line_booked_before_deposit",
   "decided_meanwhile",
   "statement_imports_busy",
@@ -108,6 +111,9 @@ export const REFUSAL_CODES = [
   "payout_attempt_not_found",
   "payout_flag_live",
   "payout_flag_changed",
+  "payout_over_balance",
+  "ledger_key_reused",
+  "ledger_opening_set",
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -88,6 +88,9 @@ export const REFUSAL_STATUS: { [code in RefusalCode]: number } = {
   test_firm_line: 409,
   line_settles_another: 409,
   line_moved: 409,
+  refund_needs_debit: 409,
+  refund_not_due: 409,
+  refund_amount_differs: 409,
   line_booked_before_deposit: 403,
   decided_meanwhile: 409,
   statement_imports_busy: 503,
@@ -106,6 +109,9 @@ export const REFUSAL_STATUS: { [code in RefusalCode]: number } = {
   payout_attempt_not_found: 404,
   payout_flag_live: 409,
   payout_flag_changed: 409,
+  payout_over_balance: 409,
+  ledger_key_reused: 409,
+  ledger_opening_set: 409,
 };
 
 /** A value read with its schema, or the refusal naming the first problem (`field: rule`). */

@@ -53,10 +53,18 @@ export function paymentPagePurges(
   ];
 }
 
-/** What the minute's run purges: nonces past their window, then the payment pages' rows. */
-export function minutePurges(repos: Pick<Repositories, "nonces" | "sessions">, now: () => number): Purge[] {
+/**
+ * What the minute's run purges: nonces past their window, then the payment pages' rows; and on
+ * PostgreSQL the summary's deltas, folded into the hours' buckets (store/transactions/summary-hours.ts),
+ * so that the summary reads one minute's changes at most besides the buckets.
+ */
+export function minutePurges(
+  repos: Pick<Repositories, "nonces" | "sessions" | "summaryFigures">,
+  now: () => number,
+): Purge[] {
   return [
     { name: "nonce purge", run: (limit) => repos.nonces.purgeExpired(now(), limit) },
     ...paymentPagePurges(repos.sessions, now),
+    { name: "summary hours fold", run: (limit) => repos.summaryFigures.foldHours(limit) },
   ];
 }

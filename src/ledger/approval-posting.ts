@@ -3,13 +3,20 @@
  * admin API): decideWithin (store/decisions/decisions.ts) writes it in the decision's own database
  * transaction, so an approval and its posting commit together or not at all. A test firm's money is
  * not real: nothing posts. A rejection moves no money.
+ *
+ * A withdrawal a payout paid whose sending posted (`payout-sent:<attemptId>`) left the firm's
+ * balance then: its approval moves the money out of transit to the paying account's cash, with the
+ * commission (`payout-paid:<attemptId>`), so the firm is never debited twice. One approved by hand,
+ * or paid by a payout sent before sending posted, is debited to the firm now
+ * (`withdrawal-paid:<txId>`).
  */
-import { type ApprovalFacts, cashAccount, type PostingDraft, parseAccountKey } from "../domain/ledger.js";
+import { cashAccount, type PostingDraft, parseAccountKey } from "../domain/ledger.js";
+import type { ApprovalPostingFacts } from "../store/ledger/approval-facts.js";
 import type { TransactionRow } from "../store/transactions/transactions.js";
 import { commissionFor } from "./commission.js";
-import { depositApproved, withdrawalPaidByHand } from "./postings.js";
+import { depositApproved, payoutPaid, payoutPaidUnplaced, withdrawalPaidByHand } from "./postings.js";
 
-export function approvalPosting(decided: TransactionRow, facts: ApprovalFacts): PostingDraft | null {
+export function approvalPosting(decided: TransactionRow, facts: ApprovalPostingFacts): PostingDraft | null {
   if (facts.sandbox || decided.status !== "approved") return null;
   const amount = Number(decided.amount);
   const event = {
@@ -23,6 +30,10 @@ export function approvalPosting(decided: TransactionRow, facts: ApprovalFacts): 
   const iban = cashIban(facts.iban);
   if (decided.type === "deposit")
     return depositApproved({ ...event, source: iban === null ? { unplaced: true } : { iban } });
+  if (facts.payout?.sentPosted) {
+    const paid = { ...event, attemptId: facts.payout.attemptId };
+    return iban === null ? payoutPaidUnplaced(paid) : payoutPaid({ ...paid, iban });
+  }
   // Paid by a payout: out of the paying account; by hand: into transit (facts name no account).
   return withdrawalPaidByHand({ ...event, iban });
 }

@@ -14,41 +14,14 @@ import {
   firmAccount,
   inTransitAccount,
   type PostingDraft,
-  type PostingKind,
   type PostingLine,
   parseAccountKey,
 } from "../domain/ledger.js";
+import { draft, type PostingEvent as Event, move } from "../domain/payout-postings.js";
 import type { Commission } from "./commission.js";
 
-interface Event {
-  at: number;
-  actor: string;
-}
-
-/** `amount` moved from one account to another: `to` debited, `from` credited. */
-function move(
-  to: AccountKey,
-  from: AccountKey,
-  amount: number,
-  kind: EntryKind,
-  fromKind = kind,
-): PostingLine[] {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`not an amount in kuruş: ${amount}`);
-  return [
-    { account: to, amount, kind },
-    { account: from, amount: -amount, kind: fromKind },
-  ];
-}
-
-function draft(
-  key: string,
-  kind: PostingKind,
-  e: Event,
-  lines: PostingLine[],
-  extra: Partial<Pick<PostingDraft, "memo" | "flag">> = {},
-): PostingDraft {
-  return { key, kind, at: e.at, actor: e.actor, corrects: null, memo: null, flag: null, ...extra, lines };
-}
+/** A payout sent, and one come back: the store posts them itself with the stage (domain/payout-postings.ts). */
+export { payoutReturned, payoutSent } from "../domain/payout-postings.js";
 
 /** The firm pays its commission to the company; nothing when it is zero. */
 const commissionLines = (firmId: number, c: Commission): PostingLine[] =>
@@ -89,16 +62,6 @@ export function depositApproved(
   );
 }
 
-/** A payout sent to the bank: the firm's money leaves its balance and waits in transit. */
-export function payoutSent(e: Event & { attemptId: number; firmId: number; amount: number }): PostingDraft {
-  return draft(
-    `payout-sent:${e.attemptId}`,
-    "withdrawal_sent",
-    e,
-    move(firmAccount(e.firmId), inTransitAccount(e.firmId), e.amount, "withdrawal", "transit"),
-  );
-}
-
 /** A payout the bank shows paid: out of the bank account, and the firm's withdrawal commission. */
 export function payoutPaid(
   e: Event & { attemptId: number; firmId: number; iban: string; amount: number; commission: Commission },
@@ -113,6 +76,19 @@ export function payoutPaid(
     ],
     { flag: cappedFlag(e.commission) },
   );
+}
+
+/**
+ * A payout the bank shows paid from an account whose IBAN the ledger cannot name (one written
+ * before IBANs were checked): the money stays in transit, where the bank check finds it, and the
+ * commission is taken. Null when there is no commission: nothing moves.
+ */
+export function payoutPaidUnplaced(
+  e: Event & { attemptId: number; firmId: number; commission: Commission },
+): PostingDraft | null {
+  const lines = commissionLines(e.firmId, e.commission);
+  if (lines.length === 0) return null;
+  return draft(`payout-paid:${e.attemptId}`, "withdrawal_paid", e, lines, { flag: cappedFlag(e.commission) });
 }
 
 /**
@@ -148,31 +124,6 @@ export function withdrawalPaidByHand(
   );
 }
 
-/**
- * A payout that came back: from the bank account when it had left (its commission given back too),
- * or from transit when it never left (failed, cancelled after it was sent). Back to the firm.
- */
-export function payoutReturned(
-  e: Event & {
-    attemptId: number;
-    firmId: number;
-    amount: number;
-    reason: string;
-    /** Paid first: the bank account it left and the commission it was charged; null: it never left. */
-    paid: { iban: string; commission: number } | null;
-  },
-): PostingDraft {
-  const lines = e.paid
-    ? [
-        ...move(cashAccount(e.paid.iban), firmAccount(e.firmId), e.amount, "return"),
-        ...(e.paid.commission > 0
-          ? move("commission", firmAccount(e.firmId), e.paid.commission, "commission")
-          : []),
-      ]
-    : move(inTransitAccount(e.firmId), firmAccount(e.firmId), e.amount, "transit", "return");
-  return draft(`payout-returned:${e.attemptId}`, "withdrawal_returned", e, lines, { memo: e.reason });
-}
-
 /** A statement credit that pays nobody yet (unmatched, after cancellation, not ours): held in suspense. */
 export function lineHeld(e: Event & { lineId: number; iban: string; amount: number }): PostingDraft {
   return draft(
@@ -190,6 +141,16 @@ export function refundDue(e: Event & { lineId: number; amount: number }): Postin
     "refund_due",
     e,
     move("suspense", "refunds_due", e.amount, "refund"),
+  );
+}
+
+/** A refund owed to a payer, paid by a debit of the bank account `iban`: out of refunds due and the cash. */
+export function refundPaid(e: Event & { lineId: number; iban: string; amount: number }): PostingDraft {
+  return draft(
+    `refund-paid:${e.lineId}`,
+    "refund_paid",
+    e,
+    move("refunds_due", cashAccount(e.iban), e.amount, "refund"),
   );
 }
 

@@ -22,6 +22,7 @@ import { REFUSAL_STATUS } from "../http/operator-io.js";
 import { registerHealthRoutes } from "../http/ops/health.js";
 import { registerMetrics } from "../http/ops/metrics.js";
 import { warnOfUntrustedProxy } from "../http/proxy-hint.js";
+import { registerBalanceRoutes } from "../intake/http/balance.js";
 import type { IntakeContext } from "../intake/http/context.js";
 import { registerDepositRoute } from "../intake/http/deposits.js";
 import { registerSandboxRoutes } from "../intake/http/sandbox.js";
@@ -194,6 +195,7 @@ export function buildApp(
   registerWithdrawalRoute(app, ctx);
   registerSandboxRoutes(app, ctx, backoffice);
   registerTransactionRoutes(app, ctx);
+  registerBalanceRoutes(app, ctx, backoffice.merchantBalances);
   const adminGuard = createAdminTokenGuard({
     token: ctx.adminToken,
     store: ctx.repos.loginWindows,

@@ -103,6 +103,12 @@ export const COMMANDS: Record<string, Handler> = {
         usual_amount_max: clearable(f, "usual-amount-max"),
         commission_deposit: str(f, "commission-deposit"),
         commission_withdrawal: str(f, "commission-withdrawal"),
+        commission_deposit_min: clearable(f, "commission-deposit-min"),
+        commission_deposit_max: clearable(f, "commission-deposit-max"),
+        commission_withdrawal_min: clearable(f, "commission-withdrawal-min"),
+        commission_withdrawal_max: clearable(f, "commission-withdrawal-max"),
+        commission_from: str(f, "commission-from"),
+        overdraft: clearable(f, "overdraft"),
       }),
     ),
   "firm rotate-secret": (c, p) => c.call("POST", `/admin/v1/firms/${id(p)}/rotate-secret`),
@@ -262,6 +268,12 @@ export const COMMANDS: Record<string, Handler> = {
     }),
   "statement not-ours": (c, p, f) =>
     c.call("POST", `/admin/v1/statement-lines/${id(p)}/not-ours`, defined({ note: str(f, "note") })),
+  "statement refund": (c, p, f) =>
+    c.call(
+      "POST",
+      `/admin/v1/statement-lines/${id(p)}/refund`,
+      defined({ of: int(f, "of") ?? need(f, "of"), note: str(f, "note") }),
+    ),
   "feed secret": (c, _p, f) =>
     c.call(
       "POST",
@@ -340,7 +352,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
   "firm create":
     "--name N [--provider ID] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT] [--deposit-max AMOUNT] [--rate-limit PER_SECOND] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME] [--usual-amount-max AMOUNT] [--sandbox true|false] [--env]",
   "firm update":
-    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME|none] [--usual-amount-max AMOUNT|none] [--commission-deposit PERCENT[+FIXED]] [--commission-withdrawal PERCENT[+FIXED]]",
+    "ID [--deposits open|closed] [--withdrawals open|closed] [--active true|false] [--webhook-url URL] [--legacy-http true|false] [--callback-middle-name true|false] [--deposit-min AMOUNT|none] [--deposit-max AMOUNT|none] [--rate-limit PER_SECOND] [--reconcile-auto true|false] [--reconcile-by-name true|false] [--answer-payment-code true|false] [--max-pending-count N|none] [--max-pending-amount AMOUNT|none] [--max-cap-share PERCENT|none] [--display-name NAME|none] [--usual-amount-max AMOUNT|none] [--commission-deposit PERCENT[+FIXED]] [--commission-withdrawal PERCENT[+FIXED]] [--commission-deposit-min AMOUNT|none] [--commission-deposit-max AMOUNT|none] [--commission-withdrawal-min AMOUNT|none] [--commission-withdrawal-max AMOUNT|none] [--commission-from TIME] [--overdraft AMOUNT|none]",
   "firm rotate-secret": "ID",
   "firm move-callbacks": "ID --from URL",
   "firm list": "",
@@ -369,6 +381,7 @@ export const SYNTAX: Record<keyof typeof COMMANDS, string> = {
     "--account ID --booked-at DATE|TIME --amount AMOUNT [--direction credit|debit] [--sender-name N] [--sender-iban IBAN] [--description TEXT] [--bank-ref REF] [--end-to-end-id ID] [--return true|false] [--return-reason TEXT] [--fee true|false]",
   "statement approve": "ID --transaction ID",
   "statement not-ours": "ID [--note TEXT]",
+  "statement refund": "ID --of ID [--note TEXT]",
   "feed secret": "--account ID [--silence-minutes M]",
   "feed list": "",
   "tx approve": "ID [--amount AMOUNT] [--note TEXT] [--operator NAME]",

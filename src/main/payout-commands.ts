@@ -105,6 +105,7 @@ export const PAYOUT_COMMANDS: Record<string, Handler> = {
       two_person_day_above: rule(f, "two-person-day-above"),
       channel_final_approves: bool(f, "channel-final-approves"),
       fast_limit: rule(f, "fast-limit"),
+      balance_guard: bool(f, "balance-guard"),
     });
     if (Object.keys(change).length === 0) return c.call("GET", `/admin/v1/payouts/settings${scope}`);
     const where = Object.fromEntries(new URLSearchParams(scope.slice(1)));
@@ -131,5 +132,5 @@ export const PAYOUT_SYNTAX: Record<keyof typeof PAYOUT_COMMANDS, string> = {
   "payout template list": "",
   "payout template add": "--file TEMPLATE.json [--operator NAME]",
   "payout settings":
-    "[--firm ID | --account ID] [--payouts true|false] [--two-person-batch-above AMOUNT|none] [--two-person-payout-above AMOUNT|none] [--two-person-day-above AMOUNT|none] [--channel-final-approves true|false] [--fast-limit AMOUNT]",
+    "[--firm ID | --account ID] [--payouts true|false] [--two-person-batch-above AMOUNT|none] [--two-person-payout-above AMOUNT|none] [--two-person-day-above AMOUNT|none] [--channel-final-approves true|false] [--fast-limit AMOUNT] [--balance-guard true|false]",
 };

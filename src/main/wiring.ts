@@ -29,6 +29,7 @@ import type { Store } from "../store/engine/open.js";
 import { createRepositories, type Repositories } from "../store/index.js";
 import type { AppContext } from "./app.js";
 import { createBrokenSealReport } from "./broken-seal-report.js";
+import { sharedOutbox } from "./callback-notices.js";
 import { chooseMasterKey } from "./master-key.js";
 import { adminTokenOf, configurationWarnings, openKeyedStore, requireSharedSecrets } from "./start-up.js";
 
@@ -155,16 +156,7 @@ export async function wire(config: Config, log: RuntimeLog, opts: WireOptions = 
     draining: false,
     now,
   };
-  const { sender, outbox } = createCallbackDelivery({
-    settings: config.callbacks,
-    allowPrivate: config.allowPrivateCallbacks,
-    callbacks: repos.callbacks,
-    secretOf: (firmId) => firms.secretOf(firmId),
-    onAttempt: (outcome) => metrics.callbackDeliveries.inc({ outcome }),
-    settle: () => store.settle(),
-    now,
-    log,
-  });
+  const { sender, outbox } = deliveryOf({ config, repos, firms, metrics, store, now, log });
   observeGauges(metrics, repos, routing, outbox);
   const autoCancel = createAutoCancelJob({
     decisions: repos.decisions,
@@ -377,6 +369,40 @@ function rateLimiterOf(store: Store, repos: Repositories, now: () => number, log
           log.warn({ err }, "rate limits cannot be shared now: each instance limits on its own"),
       })
     : createRateLimiter(now);
+}
+
+/**
+ * The callbacks' sender and worker; on PostgreSQL the worker is told of callbacks queued on other
+ * instances at once (callback-notices.ts).
+ */
+function deliveryOf(deps: {
+  config: Config;
+  repos: Repositories;
+  firms: FirmDirectory;
+  metrics: AppContext["metrics"];
+  store: Store;
+  now(): number;
+  log: RuntimeLog;
+}): { sender: CallbackSender; outbox: OutboxWorker } {
+  const { config, repos, firms, metrics, store, now, log } = deps;
+  const { sender, outbox } = createCallbackDelivery({
+    settings: config.callbacks,
+    allowPrivate: config.allowPrivateCallbacks,
+    callbacks: repos.callbacks,
+    secretOf: (firmId) => firms.secretOf(firmId),
+    onAttempt: (outcome) => metrics.callbackDeliveries.inc({ outcome }),
+    settle: () => store.settle(),
+    now,
+    log,
+  });
+  const feed = store.dialect === "postgres" ? store.changes : undefined;
+  const shared = sharedOutbox(outbox, feed, (err) =>
+    log.warn(
+      { err },
+      "could not tell the other workers of queued callbacks; they find them at their next poll",
+    ),
+  );
+  return { sender, outbox: shared };
 }
 
 function announcerOf(store: Store, log: RuntimeLog) {

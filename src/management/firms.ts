@@ -16,7 +16,7 @@ import {
   newSecretKey,
   PROVIDER_URL_KINDS,
 } from "./checks.js";
-import { type CommissionChanges, readCommissions, setCommissions } from "./firm-commissions.js";
+import { type CommissionChanges, planCommissions, setCommissions } from "./firm-commissions.js";
 import { firmView, providerView } from "./views.js";
 
 export interface ProviderInput {
@@ -61,6 +61,8 @@ export interface FirmChanges extends CommissionChanges {
   max_cap_share?: number | null;
   display_name?: string | null;
   usual_amount_max?: number | null;
+  /** How far below zero the firm's balance may go for its payouts, minor units; null: not at all. */
+  overdraft?: number | null;
 }
 
 export async function createProvider(deps: ManagementDeps, input: ProviderInput, actor = ADMIN_API) {
@@ -156,8 +158,11 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
       changes.deposit_max === undefined ? existing.deposit_max : changes.deposit_max,
     );
   if (refused) return refused;
-  const commissions = readCommissions(changes);
-  if (!Array.isArray(commissions)) return commissions;
+  const plan = await planCommissions(deps, id, changes);
+  if ("code" in plan) return plan;
+  const commissions =
+    plan.schedules.length === 0 ? undefined : await setCommissions(deps, plan, changes, actor);
+  if (commissions && !commissions.ok) return commissions;
   const update: FirmUpdate = {
     deposits_open: flag(changes.deposits_open),
     withdrawals_open: flag(changes.withdrawals_open),
@@ -178,6 +183,8 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
     max_cap_share: changes.max_cap_share,
     display_name: changes.display_name,
     usual_amount_max: changes.usual_amount_max,
+    // Read by the payout guard inside each batching's and approval's own transaction, never cached.
+    overdraft: changes.overdraft,
     updated_at: deps.now(),
   };
   const row = await repos.audited.updateChecked("firms", id, update, auditEntry(deps, actor, "firm.update"));
@@ -186,9 +193,7 @@ export async function updateFirm(deps: ManagementDeps, id: number, changes: Firm
   deps.firmsChanged();
   if (!row) return notFound("firm");
   const view =
-    commissions.length === 0
-      ? firmView(row)
-      : { ...firmView(row), commissions: await setCommissions(deps, id, commissions, actor) };
+    commissions === undefined ? firmView(row) : { ...firmView(row), commissions: commissions.value };
   // A transaction keeps the callback URL it was made with (its callback retries for about 45 hours).
   if (
     changes.webhook_url === undefined ||

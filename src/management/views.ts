@@ -48,6 +48,7 @@ export function firmView(f: FirmRow) {
     answer_payment_code: f.answer_payment_code === 1,
     display_name: f.display_name,
     usual_amount_max: money(f.usual_amount_max === null ? null : Number(f.usual_amount_max)),
+    overdraft: money(f.overdraft === null ? null : Number(f.overdraft)),
     created_at: isoTime(f.created_at),
     updated_at: isoTime(f.updated_at),
     // Allowed settings an operator should hear of: the CLI writes them to stderr.

@@ -4,7 +4,9 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
-const N = 32_768;
+/** scrypt's cost N for new hashes; a stored hash names its own, so a change never locks anyone out. */
+export const HASH_COST = 32_768;
+const cost = { n: HASH_COST };
 const R = 8;
 const P = 1;
 const KEY = 32;
@@ -45,10 +47,39 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number)
   );
 }
 
+/**
+ * Sets N for the hashes this process makes from now on, and returns the one before. The service
+ * never calls it: the test suites, which start their servers in their own process and sign
+ * operators in thousands of times, make their operators' hashes with a smaller N
+ * (test/support/harness.ts; docs/RELIABILITY.md, "The time of CI"). The code and the checks are
+ * the same; the tests of the cost itself set it back.
+ */
+export function setHashCost(n: number): number {
+  const before = cost.n;
+  cost.n = n;
+  return before;
+}
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, N, R, P);
-  return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+  const n = cost.n;
+  const key = await derive(password, salt, n, R, P);
+  return `scrypt$${n}$${R}$${P}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+}
+
+const dummies = new Map<number, Promise<string>>();
+
+/**
+ * A hash of nobody's password, made once per cost: an attempt for an email that is no active
+ * operator's is checked against it, so that it costs the same work as a real one.
+ */
+export function dummyHash(): Promise<string> {
+  let dummy = dummies.get(cost.n);
+  if (!dummy) {
+    dummy = hashPassword(newPassword());
+    dummies.set(cost.n, dummy);
+  }
+  return dummy;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -14,7 +14,7 @@ import {
 } from "./devices.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import { operatorView } from "./operator.js";
-import { hashPassword, newPassword, verifyPassword } from "./passwords.js";
+import { dummyHash, verifyPassword } from "./passwords.js";
 import { auditRecoveryCodeUsed, openSecret } from "./second-factor.js";
 import {
   FORGET_FAILURES_MS,
@@ -46,8 +46,6 @@ export const SIGN_INS_AT_ONCE = 32;
  * working through a stranger's lockout. Telling costs two reads, never a password check.
  */
 export const KNOWN_BROWSER_SIGN_INS_AT_ONCE = 8;
-// Verified against when the email is unknown, so an unknown email costs the same time as a wrong password.
-let dummyHash: Promise<string> | undefined;
 
 /** What a sign-in needs: the store, the clock, the address throttle, and this instance's counts. */
 export interface SignInContext {
@@ -160,8 +158,7 @@ export async function login(
       const counter = keyCounter(repos, unknownEmailLockKey(normalised));
       if (!(await counter.claim(now, now + LOCK_MS)))
         return { ok: false as const, reason: "locked" as const };
-      dummyHash ??= hashPassword(newPassword());
-      await verifyPassword(password, await dummyHash);
+      await verifyPassword(password, await dummyHash());
       return { ok: false as const, reason: "invalid" as const };
     }
     let codeWrong = false;

@@ -10,6 +10,7 @@ import { notFound, type Outcome, refusal } from "../domain/refusal.js";
 import { startOfTurkeyDay } from "../domain/turkey-time.js";
 import type { Repositories } from "../store/index.js";
 import type { NewAttempt, PayoutBatchRow, WaitingRow } from "../store/payouts/payout-batches.js";
+import { roomsByFirm } from "../store/payouts/payout-guard.js";
 import { newPaymentId } from "./payment-id.js";
 import {
   compactIban,
@@ -17,6 +18,7 @@ import {
   type NotBatchable,
   payeeName,
   payoutMethod,
+  roomTaker,
   type SecondRuleView,
   secondApprovalReason,
   secondRuleOf,
@@ -25,6 +27,7 @@ import {
   storedSecondRule,
   type WaitingWithdrawal,
   whyNotBatchable,
+  withinRooms,
 } from "./rules.js";
 import { type SettingsSnapshot, settingsSnapshot } from "./settings-store.js";
 
@@ -128,13 +131,15 @@ export async function createBatch(
     const { attempts, refused } = await pickAttempts(repos, settings, request.accountId, firmIds, max);
     if (attempts.length === 0) return refusal("payout_batch_empty", emptyReason(refused, firmIds.length));
     const now = deps.now();
-    const total = attempts.reduce((sum, a) => sum + a.amount, 0);
-    const rules = rulesOfBatch(settings, request.accountId, new Set(attempts.map((a) => a.firmId)));
-    const largest = Math.max(...attempts.map((a) => a.amount));
     const written = await repos.payoutBatches.create({
       accountId: request.accountId,
       firmId: request.firmId ?? null,
-      secondReasonFor: (operatorToday) => {
+      // The guard again, in the batch's own transaction under its firms' locks.
+      admit: (rooms) => withinRooms(attempts, rooms).fit,
+      secondReasonFor: (operatorToday, kept) => {
+        const total = kept.reduce((sum, a) => sum + a.amount, 0);
+        const largest = Math.max(...kept.map((a) => a.amount));
+        const rules = rulesOfBatch(settings, request.accountId, new Set(kept.map((a) => a.firmId)));
         const rule = secondApprovalReason({ total, largest, operatorToday }, rules);
         return rule ? storedSecondRule(rule) : null;
       },
@@ -166,7 +171,9 @@ const PAGE = 1_000;
 /**
  * The first `max` waiting withdrawals that may go, oldest first, and how many were passed over and
  * why. Pages on past those that may not go, so that a pile of them (invalid IBANs waiting for an
- * operator's rejection) never keeps newer withdrawals out of every batch.
+ * operator's rejection, payouts beyond a firm's balance) never keeps newer withdrawals out of
+ * every batch. Each firm's room (the ledger's guard) is read once and taken oldest first; the
+ * batch's write judges it again under the firms' locks.
  */
 async function pickAttempts(
   repos: Repositories,
@@ -178,13 +185,14 @@ async function pickAttempts(
   const refused = new Map<NotBatchable, number>();
   const attempts: NewAttempt[] = [];
   if (firmIds.length === 0) return { attempts, refused };
+  const fits = roomTaker(roomsByFirm(await repos.payoutBatches.rooms(firmIds)));
   let after = 0;
   for (;;) {
     const rows = await repos.payoutBatches.waiting(firmIds, PAGE, after);
     for (const row of rows) {
       if (attempts.length >= max) return { attempts, refused };
       const w = toWaiting(row);
-      const why = whyNotBatchable(w);
+      const why = whyNotBatchable(w) ?? (fits(w) ? null : "over_balance");
       if (why) {
         refused.set(why, (refused.get(why) ?? 0) + 1);
         continue;

@@ -7,7 +7,8 @@
  * Crash safety: the batch and its attempts are `sent` before the first byte leaves, and a release
  * runs only for the caller whose markSent moved the batch, so no attempt is sent by two releases.
  * A process that dies mid-release leaves attempts `sent` with no answer: the watch
- * (jobs/payout-watch.ts) asks their status, and nothing sends them again.
+ * (jobs/payout-watch.ts) asks their status, and sends one the partner never heard of. Each send,
+ * the release's and the watch's, first takes the attempt by the same claim: one of them sends it.
  */
 import { notFound, type Outcome, refusal } from "../domain/refusal.js";
 import {
@@ -95,12 +96,16 @@ export async function releaseBatch(
 async function sendOnce(
   deps: PayoutChannelDeps,
   channel: PayoutChannelInfo,
-  a: Parameters<typeof orderOf>[0],
+  a: Parameters<typeof orderOf>[0] & { updated_at: number },
   approves: boolean,
 ): Promise<ChannelOutcome> {
   if (deps.busy.has(a.id)) return "moved";
   deps.busy.add(a.id);
   try {
+    // Another instance's watch may reach an attempt before this release does (a long batch, a
+    // stalled process), learn that the partner never heard of it, and send it itself. Both take
+    // the attempt by the watch's claim (a compare-and-set of `updated_at`) before sending: one sends.
+    if (!(await deps.repos.payoutWatch.claim(a.id, a.updated_at, deps.now()))) return "moved";
     const answer = await deps.client.send(channel, orderOf(a));
     return await settleAnswer(deps, a, channel, answer, { approves, question: "send" });
   } catch (err) {

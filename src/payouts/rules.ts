@@ -31,7 +31,8 @@ export type NotBatchable =
   | "payee_name_empty"
   | "firm_inactive"
   | "paying_by_hand"
-  | "test_firm";
+  | "test_firm"
+  | "over_balance";
 
 export const NOT_BATCHABLE_WORDS: Record<NotBatchable, string> = {
   iban_invalid: "the IBAN is not a valid Turkish IBAN",
@@ -39,6 +40,7 @@ export const NOT_BATCHABLE_WORDS: Record<NotBatchable, string> = {
   firm_inactive: "the firm is inactive",
   paying_by_hand: "an operator marked it as being paid by hand",
   test_firm: "a test firm's withdrawals are never paid out",
+  over_balance: "the firm's balance (with its overdraft) does not cover it",
 };
 
 /** The payee's name as the contract gives it: first, middle (when a valid one was sent), last. */
@@ -59,6 +61,37 @@ export function whyNotBatchable(w: WaitingWithdrawal): NotBatchable | null {
   if (w.iban === null || !isValidTurkishIban(w.iban)) return "iban_invalid";
   if (payeeName(w) === "") return "payee_name_empty";
   return null;
+}
+
+/**
+ * The ledger's guard (docs/payouts.md): which payouts fit their firms' rooms (the firm's balance,
+ * less what its unsent batches hold, plus its overdraft; null: not guarded), taken in the order
+ * given (oldest first): each fits what the older ones that fit left. One that does not fit is left
+ * out, and a later smaller one may still fit.
+ */
+export function withinRooms<P extends { firmId: number; amount: number }>(
+  payouts: readonly P[],
+  rooms: ReadonlyMap<number, number | null>,
+): { fit: P[]; over: P[] } {
+  const fits = roomTaker(rooms);
+  const fit: P[] = [];
+  const over: P[] = [];
+  for (const p of payouts) (fits(p) ? fit : over).push(p);
+  return { fit, over };
+}
+
+/** `withinRooms` one payout at a time: true when it fits what is left, which it then takes. */
+export function roomTaker(
+  rooms: ReadonlyMap<number, number | null>,
+): (p: { firmId: number; amount: number }) => boolean {
+  const left = new Map(rooms);
+  return (p) => {
+    const room = left.get(p.firmId) ?? null;
+    if (room === null) return true;
+    if (p.amount > room) return false;
+    left.set(p.firmId, room - p.amount);
+    return true;
+  };
 }
 
 /**

@@ -9,9 +9,11 @@ import type { PayoutScope } from "../domain/payout-settings.js";
 import { notFound, type Outcome, refusal } from "../domain/refusal.js";
 import type { Repositories } from "../store/index.js";
 import type { PayoutAttemptRow, PayoutBatchRow } from "../store/payouts/payout-batches.js";
+import { roomsByFirm } from "../store/payouts/payout-guard.js";
 import type { PayoutBatchStage } from "../store/schema.js";
 import { type BatchRequest, createBatch } from "./batching.js";
 import { type BatchFileDownload, batchFileOf } from "./file-download.js";
+import { roomTaker } from "./rules.js";
 import { type SettingsChange, settingsIn, updateSettings } from "./settings-change.js";
 import { settingsSnapshot } from "./settings-store.js";
 import { addTemplate, listTemplates } from "./templates.js";
@@ -90,10 +92,15 @@ async function waiting(deps: PayoutDeps, filter: WaitingFilter) {
     filter.limit,
   );
   const judgedBy = account === null ? "service" : "account";
+  const fits = roomTaker(
+    roomsByFirm(await deps.repos.payoutBatches.rooms([...new Set(rows.map((r) => r.firm_id))])),
+  );
   return {
     ok: true as const,
     value: {
-      waiting: rows.map((r) => waitingView(r, settings.inForce(r.firm_id, account).fastLimit, judgedBy)),
+      waiting: rows.map((r) =>
+        waitingView(r, settings.inForce(r.firm_id, account).fastLimit, judgedBy, fits),
+      ),
     },
   };
 }

@@ -43,6 +43,8 @@ export async function updateSettings(
       "invalid_input",
       "fast_limit and channel_final_approves are set for the service or a paying account, not a firm",
     );
+  if (scope.kind === "account" && change.balanceGuard !== undefined)
+    return refusal("invalid_input", "balance_guard is set for the service or a firm, not an account");
   await deps.repos.payoutSettings.change(scopeKey(scope), { ...change }, actor, deps.now());
   return settingsIn(deps, scope);
 }

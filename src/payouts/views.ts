@@ -11,6 +11,7 @@ import {
   secondRuleOf,
   secondRuleView,
   secondRuleWords,
+  type WaitingWithdrawal,
   whyNotBatchable,
 } from "./rules.js";
 
@@ -129,13 +130,19 @@ export interface WaitingPayoutView {
   last_attempt: { stage: string; reason: string | null } | null;
 }
 
+/**
+ * A waiting payout as operators see it. `fits`: the ledger's guard, taken in the list's order
+ * (oldest first, as a batching takes them; rules.ts `roomTaker`), asked only of one that may
+ * otherwise go.
+ */
 export function waitingView(
   row: WaitingRow,
   fastLimit: number,
   judgedBy: WaitingPayoutView["method_judged_by"],
+  fits: (w: WaitingWithdrawal) => boolean,
 ): WaitingPayoutView {
   const w = toWaiting(row);
-  const why = whyNotBatchable(w);
+  const why = whyNotBatchable(w) ?? (fits(w) ? null : "over_balance");
   return {
     transaction_id: row.id,
     reference: row.reference,

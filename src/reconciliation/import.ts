@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import type { Outcome } from "../domain/refusal.js";
 import { notFound, refusal } from "../domain/refusal.js";
+import { checkStatement, type LedgerCheckView, ledgerCheckView, statementEnd } from "../ledger/bank-check.js";
 import { StatementError } from "./amounts.js";
 import { heapBudget } from "./heap-budget.js";
 import {
@@ -20,14 +21,22 @@ import {
   lineMatcher,
   type ReconcileDeps,
 } from "./line-matcher.js";
-import { readStatementFile } from "./statement-file.js";
+import { readStatementFile, type StatementTally } from "./statement-file.js";
 
 export type { ReconcileDeps };
 
 /** The counts (line-matcher.ts, LineCounts), and each statement of the file. */
 export interface ImportSummary extends LineCounts {
-  /** Each statement of the file: its number and why it does not add up, if it does not. */
-  statements: { import_id: number; sequence: string | null; doubts: string[] }[];
+  /**
+   * Each statement of the file: its number, why it does not add up, if it does not, and the bank's
+   * check of the ledger at its end (null for an account whose IBAN the ledger cannot name).
+   */
+  statements: {
+    import_id: number;
+    sequence: string | null;
+    doubts: string[];
+    ledger_check: LedgerCheckView | null;
+  }[];
 }
 
 /** What a large import may add to the server's heap before it asks for a collection (heap-budget.ts). */
@@ -93,6 +102,7 @@ export async function importStatement(
         import_id: importId,
         sequence: statement.header.sequence,
         doubts: statement.doubts,
+        ledger_check: null,
       });
       matchers.push(
         lineMatcher(
@@ -100,6 +110,7 @@ export async function importStatement(
           {
             accountId,
             accountIds: accounts.ids,
+            iban: accounts.iban,
             importId,
             source: "file",
             span: statement,
@@ -130,9 +141,38 @@ export async function importStatement(
       options,
     );
     if (summary.approved > summary.settled || summary.payouts_paid > 0) deps.decisionsMade();
+    await checkTheLedger(deps, { accountId, ...accounts }, read.statements, summary);
     return { ok: true, value: summary };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Each statement's closing balance against the ledger, once its lines are written (ledger/bank-check.ts). */
+async function checkTheLedger(
+  deps: ReconcileDeps,
+  account: { accountId: number; ids: number[]; iban: string },
+  statements: readonly StatementTally[],
+  summary: ImportSummary,
+): Promise<void> {
+  const now = deps.now();
+  for (const [i, statement] of statements.entries()) {
+    const made = summary.statements[i];
+    if (!made) continue;
+    const check = await checkStatement(
+      deps.repos,
+      {
+        accountId: account.accountId,
+        accountIds: account.ids,
+        iban: account.iban,
+        importId: made.import_id,
+        source: "file",
+        closing: statement.header.closingMinor,
+        end: statementEnd(statement.header.periodTo, statement.lastBooked, now),
+      },
+      now,
+    );
+    made.ledger_check = check && ledgerCheckView(check);
   }
 }
 

@@ -14,8 +14,10 @@ import { notFound, refusal } from "../domain/refusal.js";
 import { isoTime } from "../domain/transaction-view.js";
 import { turkeyDayOf } from "../domain/turkey-time.js";
 import { approvalPosting } from "../ledger/approval-posting.js";
+import { refundDue } from "../ledger/postings.js";
 import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS } from "./candidate-pool.js";
+import { fromSuspense } from "./held-lines.js";
 import type { ReconcileDeps } from "./line-matcher.js";
 
 export interface LineActor {
@@ -105,7 +107,8 @@ export async function approveWithLine(
     note: `bank statement line ${lineId}`,
     now: deps.now(),
     callback: (decided) => callbackDraft(decided, { callbackMiddleName: firm.callback_middle_name === 1 }),
-    posting: approvalPosting,
+    // A held line's money is in suspense already: the approval takes it from there.
+    posting: line.held_posting_id === null ? approvalPosting : (d, f) => fromSuspense(approvalPosting(d, f)),
   });
   if (!settled.ok) {
     if (settled.reason === "settled_elsewhere")
@@ -133,7 +136,10 @@ export async function markNotOurs(
   if (!line) return refusal("statement_line_not_found", "statement line not found");
   if (line.direction === "debit")
     return refusal("line_is_debit", "a debit is the account's own: nothing to refund");
-  const moved = await deps.repos.statements.markNotOurs(lineId, { actor, at: deps.now(), note });
+  const at = deps.now();
+  const moved = await deps.repos.statements.markNotOurs(lineId, { actor, at, note }, (held) =>
+    refundDue({ ...held, at, actor }),
+  );
   if (!moved) return lineClosed((await deps.repos.statements.get(lineId)) ?? line);
   return { ok: true, value: { line_id: lineId, state: "not_ours" } };
 }

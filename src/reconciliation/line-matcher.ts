@@ -3,6 +3,7 @@
  * outcome and the approval it makes (store/statements/statement-lines.ts): a file's statements, the live
  * feed's requests and the lines operators type all go through here.
  */
+
 import { callbackDraft } from "../callbacks/message.js";
 import type { PaymentCodes } from "../domain/payment-code.js";
 import { RECONCILE_ACTOR } from "../domain/statement-lines.js";
@@ -17,6 +18,7 @@ import type {
   RecordResult,
 } from "../store/statements/statement-lines.js";
 import { CLOCK_TOLERANCE_MS, candidatePool, LOOKBACK_MS } from "./candidate-pool.js";
+import { holdLines } from "./held-lines.js";
 import { type DepositCandidate, type HeldApprovals, type MatchOutcome, matchLine } from "./matching.js";
 import {
   type AwaitingReturnLine,
@@ -111,6 +113,8 @@ export interface BookedSpan {
 export type LineSource = {
   accountId: number;
   accountIds: number[];
+  /** The bank account's IBAN: the ledger's cash its held lines and fees post to (held-lines.ts). */
+  iban: string;
   importId: number | null;
   span: BookedSpan;
   /**
@@ -207,7 +211,10 @@ export function lineMatcher(
   const batch: { line: StatementLine; item: LineRecord }[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const results = await deps.repos.statements.recordBatch(batch.map((b) => b.item));
+    const results = await deps.repos.statements.recordBatch(
+      batch.map((b) => b.item),
+      holdLines(where.iban, deps.now(), approverOf(where)),
+    );
     for (const [i, result] of results.entries()) {
       if (result.kind === "duplicate") counts.duplicates++;
       else countLine(counts, batch[i]?.line.direction ?? "credit", result, batch[i]?.item);

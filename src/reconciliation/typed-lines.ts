@@ -44,6 +44,7 @@ export async function recordLines(
       {
         accountId,
         accountIds: accounts.ids,
+        iban: accounts.iban,
         importId: null,
         ...(from === "feed"
           ? { source: "feed" as const }

@@ -6,8 +6,14 @@ import type { Store } from "./engine/open.js";
 import { type CallbackMoves, createCallbackMoves } from "./firms/callback-moves.js";
 import { createFirmPendingRepository, type FirmPendingRepository } from "./firms/firm-pending.js";
 import { createFirmRepository, type FirmRepository } from "./firms/firms.js";
+import { type BankCheckRepository, createBankCheckRepository } from "./ledger/bank-checks.js";
 import { type CommissionRepository, createCommissionRepository } from "./ledger/commissions.js";
 import { createLedgerRepository, type LedgerRepository } from "./ledger/ledger.js";
+import {
+  createMovementTransactionRepository,
+  type MovementTransactionRepository,
+} from "./ledger/movement-transactions.js";
+import { createLedgerOverviewRepository, type LedgerOverviewRepository } from "./ledger/overview.js";
 import { createLoginLockRepository, type LoginLockRepository } from "./operators/login-locks.js";
 import { createLoginWindowRepository, type LoginWindowRepository } from "./operators/login-windows.js";
 import {
@@ -33,6 +39,10 @@ import {
 import { createFeedRepository, type FeedRepository } from "./statements/statement-feeds.js";
 import { createStatementRepository, type StatementRepository } from "./statements/statement-lines.js";
 import { createNonceRepository, type NonceRepository } from "./transactions/nonces.js";
+import {
+  createSummaryFigureRepository,
+  type SummaryFigureRepository,
+} from "./transactions/summary-figures.js";
 import { createTransactionRepository, type TransactionRepository } from "./transactions/transactions.js";
 
 export interface Repositories {
@@ -65,7 +75,14 @@ export interface Repositories {
   sampleStatements: SampleStatementRepository;
   usualAmounts: UsualAmountRepository;
   ledger: LedgerRepository;
+  bankChecks: BankCheckRepository;
   commissions: CommissionRepository;
+  /** The transactions behind a page of a firm's ledger movements (the merchant API's balance days). */
+  movementTransactions: MovementTransactionRepository;
+  /** Every live firm's balance in one statement (the console's Bakiyeler). */
+  ledgerOverview: LedgerOverviewRepository;
+  /** What the console's summary reads: the hours' buckets, the queues, the medians. */
+  summaryFigures: SummaryFigureRepository;
 }
 
 export function createRepositories(store: Store): Repositories {
@@ -100,6 +117,10 @@ export function createRepositories(store: Store): Repositories {
     sampleStatements: createSampleStatementRepository(store.db),
     usualAmounts: createUsualAmountRepository(store.db),
     ledger: createLedgerRepository(store.db),
+    bankChecks: createBankCheckRepository(store.db),
     commissions: createCommissionRepository(store.db),
+    movementTransactions: createMovementTransactionRepository(store.db),
+    ledgerOverview: createLedgerOverviewRepository(store.db),
+    summaryFigures: createSummaryFigureRepository(store.db, store.dialect),
   };
 }

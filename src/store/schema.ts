@@ -61,6 +61,8 @@ export interface FirmTable {
   display_name: Generated<string | null>;
   /** Above it (minor units) the payment page warns of an unusual amount; null: judged by recent deposits. */
   usual_amount_max: Generated<number | null>;
+  /** How far below zero the firm's balance may go for its payouts, minor units; null: not at all. */
+  overdraft: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }
@@ -110,7 +112,21 @@ export interface TransactionHoursTable {
   count: number;
   /** The amounts' sum, minor units. */
   volume: number;
+  /** Of `count`, those the statement rule decided (`decided_by` 'service:reconcile'). */
+  auto: number;
 }
+
+/** PostgreSQL: changes to `transaction_hours` not folded into it yet (migration 20261208T1000). */
+export type TransactionHourDeltasTable = TransactionHoursTable;
+
+/** Callbacks by the hour of their last delivery (`delivered_at - delivered_at % 3600000`). */
+export interface CallbackHoursTable {
+  hour_start: number;
+  delivered: number;
+}
+
+/** PostgreSQL: changes to `callback_hours` not folded into it yet. */
+export type CallbackHourDeltasTable = CallbackHoursTable;
 
 export interface PaymentAccountTable {
   id: Generated<number>;
@@ -184,6 +200,11 @@ export interface CallbackTable {
   /** Position in the retry schedule since the last (re)delivery request. */
   step: number;
   attempts: number;
+  /**
+   * The attempt the last claim was for: ahead of `attempts` while a worker holds the row, or after
+   * one stopped holding it without recording (migration 20261209T1000).
+   */
+  claimed_attempt: Generated<number>;
   next_attempt_at: number;
   /** A worker that claimed the row holds it until then; 0 when free. */
   lease_until: number;
@@ -481,6 +502,10 @@ export interface StatementLineTable {
   payout_outcome: Generated<StatementLinePayoutOutcome | null>;
   /** The payment id the bank carried (camt.053 EndToEndId, the feed's end_to_end_id). */
   end_to_end_id: Generated<string | null>;
+  /** The posting that took the line's money in when it was written (held for nobody, a bank fee; migration 20261207T1200). */
+  held_posting_id: Generated<number | null>;
+  /** On a debit that paid a refund: the credit line marked not ours it sent back (migration 20261210T1000). */
+  refund_of: Generated<number | null>;
 }
 
 export type StatementLinePayoutOutcome =
@@ -511,6 +536,9 @@ export interface Database {
   account_day_use: AccountDayUseTable;
   transaction_days: TransactionDaysTable;
   transaction_hours: TransactionHoursTable;
+  transaction_hour_deltas: TransactionHourDeltasTable;
+  callback_hours: CallbackHoursTable;
+  callback_hour_deltas: CallbackHourDeltasTable;
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_devices: OperatorDeviceTable;

@@ -80,7 +80,15 @@ describe.each(STORES)("a firm's balance in the ledger (%s)", (kind) => {
       commission_withdrawal: "0+2.50",
     });
     expect(set.status).toBe(200);
-    expect(set.json.commissions).toEqual({ deposit: "1.75+1.00", withdrawal: "0+2.50" });
+    expect(set.json.commissions).toEqual({
+      deposit: "1.75+1.00",
+      deposit_min: null,
+      deposit_max: null,
+      withdrawal: "0+2.50",
+      withdrawal_min: null,
+      withdrawal_max: null,
+      from: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+    });
     const was = firm;
     firm = other;
     try {
@@ -94,6 +102,65 @@ describe.each(STORES)("a firm's balance in the ledger (%s)", (kind) => {
     const bad = await server.admin("PATCH", `/admin/v1/firms/${other.id}`, { commission_deposit: "1.755" });
     expect(bad).toMatchObject({ status: 400, json: { code: "invalid_input" } });
     expect(bad.json.message).toMatch(/^commission_deposit: has a percentage of at most two decimals/);
+  });
+
+  it("a commission's minimum and maximum, and a schedule to come, each from its moment", async () => {
+    const other = await createFirm(server, { webhook_url: "http://127.0.0.1:9/cb" });
+    const patch = (body: object) => server.admin("PATCH", `/admin/v1/firms/${other.id}`, body);
+    expect((await patch({ commission_deposit: "2" })).status).toBe(200);
+    // The minimum alone keeps the percentage in force.
+    const bounded = await patch({ commission_deposit_min: "5.00", commission_deposit_max: "8.00" });
+    expect(bounded.json.commissions).toMatchObject({
+      deposit: "2+0.00",
+      deposit_min: "5.00",
+      deposit_max: "8.00",
+    });
+    server.clock.advance(1_000);
+    const later = new Date(server.clock.now() + 60_000).toISOString();
+    const coming = await patch({
+      commission_deposit: "1",
+      commission_deposit_min: null,
+      commission_from: later,
+    });
+    expect(coming.json.commissions).toEqual({
+      deposit: "1",
+      deposit_min: null,
+      deposit_max: "8.00",
+      from: later,
+    });
+    const was = firm;
+    firm = other;
+    try {
+      // 2 % of 100.00 is 2.00, raised to the minimum 5.00; of 1,000.00 it is 20.00, lowered to 8.00.
+      await decide(await made("deposits", "100.00"), "approve");
+      await decide(await made("deposits", "1000.00"), "approve");
+      expect((await balance()).json.balance).toBe("1087.00");
+      server.clock.advance(61_000);
+      // From the later moment: 1 %, no minimum, the maximum kept.
+      await decide(await made("deposits", "100.00"), "approve");
+      expect((await balance()).json.balance).toBe("1186.00");
+    } finally {
+      firm = was;
+    }
+    const past = new Date(server.clock.now() - 1_000).toISOString();
+    const refused = await patch({ commission_deposit: "3", commission_from: past });
+    expect(refused).toMatchObject({ status: 400, json: { code: "invalid_input" } });
+    expect(refused.json.message).toBe("commission_from: must be now or later");
+    const crossed = await patch({ commission_withdrawal_min: "9.00", commission_withdrawal_max: "1.00" });
+    expect(crossed).toMatchObject({ status: 400, json: { code: "min_above_max" } });
+    expect((await patch({ commission_from: later })).json.message).toMatch(/^commission_from: goes with/);
+    // Two changes from one moment at once: one is written, whole; the other is refused.
+    const moment = new Date(server.clock.now() + 7_200_000).toISOString();
+    const both = await Promise.all([
+      patch({ commission_deposit: "4", commission_withdrawal: "4", commission_from: moment }),
+      patch({ commission_deposit: "5", commission_withdrawal: "5", commission_from: moment }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    const won = both.find((r) => r.status === 200);
+    expect(both.find((r) => r.status === 400)?.json.message).toMatch(
+      /^commission_from: the firm's \w+ commission changes at that moment already$/,
+    );
+    expect(won?.json.commissions.withdrawal).toBe(won?.json.commissions.deposit);
   });
 
   it("an unknown firm, a bad id or a bad time: clear refusals", async () => {

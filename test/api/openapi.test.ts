@@ -3,8 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { turkeyDayOf } from "../../src/domain/turkey-time.js";
+import { BALANCE_PAGE } from "../../src/intake/http/balance.js";
 import { MERCHANT_PATHS } from "../../src/intake/http/paths.js";
 import { REJECTIONS } from "../../src/intake/http/rejection-responses.js";
+import { DAY_MOVEMENTS } from "../../src/ledger/day-report.js";
+import { MOVEMENT_TYPES } from "../../src/ledger/merchant-balance.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, send, type TestFirm } from "../support/merchant.js";
 
@@ -74,7 +78,7 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
   it("every documented operation exists and is authenticated", async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const method of Object.keys(item as object)) {
-        const url = path.replace("{id}", "1").replace("{reference}", "R-1");
+        const url = path.replace("{id}", "1").replace("{reference}", "R-1").replace("{date}", "2026-01-01");
         const res = await request(`${server.url}${url}`, { method: method.toUpperCase() as "GET" });
         expect(res.statusCode, `${method} ${path}`).toBe(401);
         expect(await res.body.json()).toEqual({ success: false, message: "Invalid API key" });
@@ -188,6 +192,37 @@ describe.each(STORES)("OpenAPI document and server agree (%s)", (kind) => {
     }
     const missing = rows.map((r) => `${r.status} ${r.message}`).filter((r) => !documented.has(r));
     expect(missing).toEqual([]);
+  });
+
+  it("the balance operations answer the documented shapes, every movement type and day total named", async () => {
+    const balance = await send(server, firm, { path: MERCHANT_PATHS.balance });
+    expect(balance.status, balance.text).toBe(200);
+    const shape = schemaOf("Balance");
+    expect(Object.keys(balance.json.data).sort()).toEqual([...shape.required].sort());
+    const date = turkeyDayOf(server.clock.now());
+    const day = await send(server, firm, { path: `/paymentapi/v1/balance/days/${date}` });
+    expect(day.status, day.text).toBe(200);
+    const dayShape = schemaOf("BalanceDay");
+    for (const k of dayShape.required) expect(day.json.data, k).toHaveProperty(k);
+    for (const k of Object.keys(day.json.data)) expect(Object.keys(dayShape.properties), k).toContain(k);
+    // Every total the ledger's day names is documented, and every movement type it can give.
+    expect(Object.keys(dayShape.properties)).toEqual(expect.arrayContaining(Object.keys(DAY_MOVEMENTS)));
+    expect([...schemaOf("BalanceMovement").properties.type.enum].sort()).toEqual(
+      [...new Set(Object.values(MOVEMENT_TYPES))].sort(),
+    );
+    const limit = operation(MERCHANT_PATHS.balanceDay, "get").parameters.find(
+      (p: Schema) => p.name === "limit",
+    );
+    expect(limit.schema).toMatchObject({
+      minimum: 1,
+      maximum: BALANCE_PAGE.max,
+      default: BALANCE_PAGE.default,
+    });
+    const atMost = await send(server, firm, {
+      path: `/paymentapi/v1/balance/days/${date}?limit=${BALANCE_PAGE.max}`,
+      signPath: `/paymentapi/v1/balance/days/${date}`,
+    });
+    expect(atMost.status).toBe(200);
   });
 
   it("a transaction found by reference has the documented Transaction shape", async () => {

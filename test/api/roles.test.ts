@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config.js";
 import { type RunningServer, startServer } from "../../src/main/server.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
-import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
+import { addAccount, createFirm, depositBody, pendingDeposit, send } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 
 const get = async (url: string, headers: Record<string, string> = {}) => {
@@ -191,6 +191,39 @@ describe.runIf(STORES.includes("postgres"))("api and worker roles on one Postgre
       ).status,
     ).toBe(404);
     expect((await get(`${api.url}/healthz`)).json.role).toBe("api");
+  });
+});
+
+describe.runIf(STORES.includes("postgres"))("a worker hears of callbacks another instance queued", () => {
+  let api: TestServer;
+  let worker: RunningServer | undefined;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    api = await startTestServer("postgres", { LOG_LEVEL: "warn", PAYINTAKE_ROLE: "api" });
+    receiver = await startReceiver();
+    // It polls once a minute: only the database's notice can bring it a decision sooner.
+    worker = await startServer(
+      parseConfig({ ...api.env, PORT: "0", PAYINTAKE_ROLE: "worker", PAYINTAKE_CALLBACK_POLL_MS: "60000" }),
+    );
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await receiver?.close();
+    await api?.close();
+  });
+
+  it("an approval on an api instance reaches the merchant within seconds, not at the worker's next poll", async () => {
+    const firm = await createFirm(api, { webhook_url: receiver.url });
+    await addAccount(api);
+    for (let i = 0; i < 3; i++) {
+      const id = await pendingDeposit(api, firm);
+      expect((await api.admin("POST", `/admin/v1/transactions/${id}/approve`, { actor: "t" })).status).toBe(
+        200,
+      );
+      const [got] = (await receiver.waitFor(i + 1, 10_000)).slice(i);
+      expect(JSON.parse(got?.body ?? "{}")).toMatchObject({ id, event: "deposit.approved" });
+    }
   });
 });
 

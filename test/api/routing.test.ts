@@ -238,11 +238,12 @@ describe.each(STORES)("routing across payment channels (%s)", (kind) => {
           const channels = (await second.admin("GET", "/admin/v1/channels")).json;
           expect(channels.find((c: { code: string }) => c.code === "DOWN").breaker).toBe("open");
         });
-        const t0 = Date.now();
         const res = await send(second, firm, { path: "/paymentapi/v1/deposits", body: depositBody() });
         expect(res.status).toBe(200);
         expect(res.json.assigned_iban).toBe("TR770000000000000000000042");
-        expect(Date.now() - t0).toBeLessThan(250);
+        // The payer did not wait to learn it: the second instance never asked the hanging channel
+        // (an ask would be the fourth, and wait out its 300 ms). Counted, not timed: a busy machine
+        // answers a deposit in more than the 250 ms this once measured.
         expect(down.sim.asks.filter((a) => a.body.action === "ask")).toHaveLength(3);
         // Opened once, audited once: by the instance whose asks failed.
         const audit = (await server.admin("GET", "/admin/v1/audit?action=channel.breaker_open")).json;

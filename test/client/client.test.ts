@@ -182,6 +182,75 @@ describe.each(STORES)("@payintake/client against the server (%s)", (kind) => {
     });
   });
 
+  it("reads the firm's balance and a day's movements page by page; bad input and its own rate limit are typed failures", async () => {
+    const own = await createFirm(server, { webhook_url: receiver.url });
+    const set = await server.admin("PATCH", `/admin/v1/firms/${own.id}`, { commission_deposit: "1.00" });
+    expect(set.status).toBe(200);
+    const ownClient = new PayintakeClient({ baseUrl: server.url, apiKey: own.apiKey, secretKey: own.secret });
+    const references: string[] = [];
+    for (const amount of ["100.00", "50.00"]) {
+      const p = payer();
+      expect((await ownClient.createDeposit({ ...p, amount })).ok).toBe(true);
+      const tx = await ownClient.getTransactionByReference(p.reference);
+      if (!tx.ok) throw new Error(tx.error.message);
+      const approved = await server.admin("POST", `/admin/v1/transactions/${tx.value.id}/approve`, {
+        actor: "cli:test",
+      });
+      expect(approved.status).toBe(200);
+      references.push(p.reference);
+    }
+    // The server's clock stands still while the balance bucket is counted (bursts of 10).
+    server.clock.frozenAtMs = Date.now();
+    try {
+      expect(await ownClient.getBalance()).toEqual({
+        ok: true,
+        value: {
+          balance: "148.50",
+          in_transit: "0.00",
+          available: "148.50",
+          currency: "TRY",
+          as_of: expect.any(String),
+        },
+      });
+      const today = new Date(server.clock.now());
+      const movements: { reference: string | null; amount: string; fee: string; net: string }[] = [];
+      let after: string | undefined;
+      do {
+        const page = await ownClient.getBalanceDay(today, { after, limit: 1 });
+        if (!page.ok) throw new Error(page.error.message);
+        expect(page.value).toMatchObject({ deposits: "150.00", commissions: "-1.50", closing: "148.50" });
+        movements.push(...page.value.movements);
+        after = page.value.next ?? undefined;
+      } while (after !== undefined);
+      expect(movements.map((m) => [m.reference, m.amount, m.fee, m.net])).toEqual([
+        [references[0], "100.00", "1.00", "99.00"],
+        [references[1], "50.00", "0.50", "49.50"],
+      ]);
+      expect(await ownClient.getBalanceDay("2026-02-30")).toEqual({
+        ok: false,
+        error: {
+          code: "validation",
+          message: "Validation failed: date: not a day (YYYY-MM-DD)",
+          status: 400,
+        },
+      });
+      const later = await ownClient.getBalance({ at: new Date(server.clock.now() + 3_600_000) });
+      expect(later.ok || later.error.code).toBe("validation");
+      // 5 of the burst's 10 are spent: the sixth after them is the first refused.
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await ownClient.getBalance());
+      expect(answers.map((a) => a.ok)).toEqual([true, true, true, true, true, false]);
+      expect(answers[5]).toEqual({
+        ok: false,
+        error: { code: "rate_limited", message: "Too many requests", status: 429 },
+      });
+      // The firm's own limit is untouched: a deposit still goes through.
+      expect((await ownClient.createDeposit({ ...payer(), amount: "10.00" })).ok).toBe(true);
+    } finally {
+      server.clock.frozenAtMs = undefined;
+    }
+  });
+
   it("a withdrawal whose answer was lost is found by its reference, not reported as a duplicate", async () => {
     // The first answer is lost after the server made the withdrawal (a connection cut on the way back).
     let cut = true;

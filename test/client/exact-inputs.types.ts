@@ -22,6 +22,13 @@ export async function exactInputs(client: PayintakeClient): Promise<void> {
   await client.createHostedDeposit({ ...payer, return_url: "https://shop.example/back" });
   await client.createWithdrawal({ ...payer, amount: "250.50", iban: "TR330006100519786457841326" });
 
+  // The balance's options: a misspelt one would be dropped from the query without a word.
+  await client.getBalance({ at: new Date() });
+  await client.getBalanceDay("2026-12-07", { after: "1.2", limit: 500 });
+  const paging = { after: "1.2", limmit: 500 };
+  // @ts-expect-error limmit is not an option: limit is
+  await client.getBalanceDay("2026-12-07", paging);
+
   // A misspelt field in a literal.
   // @ts-expect-error returnUrl is not a field: return_url is
   await client.createHostedDeposit({ ...payer, returnUrl: "https://shop.example/back" });

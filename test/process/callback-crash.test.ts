@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
-import { killAll, operator, sendSigned, startServe, stopServe } from "../support/spawn.js";
+import { killAll, sendSigned, startServe, stopServe } from "../support/spawn.js";
 
 /**
  * Crash safety of callbacks: the server is killed with SIGKILL between a decision and the delivery
@@ -31,7 +32,7 @@ describe.each(STORES)("SIGKILL between decision and callback on %s", (kind) => {
       PAYINTAKE_CALLBACK_POLL_MS: "50",
     };
     const server = await startServe(env);
-    const cli = operator(server.url, server.env);
+    const cli = adminCommands(server.url, server.env);
     await cli.addAccount({ bank: "B", holder: "H", iban: "TR950000000000000000000009" });
     const firm = await cli.ok("firm", "create", "--name", "Crash", "--webhook-url", receiver.url);
     const creds = { apiKey: firm.api_key as string, secret: firm.secret_key as string };
@@ -67,9 +68,9 @@ describe.each(STORES)("SIGKILL between decision and callback on %s", (kind) => {
     expect(events.get(ids[1])).toBe("deposit.rejected");
 
     // Both end delivered, and every copy of one callback had the same bytes.
-    const list = await operator(again.url, again.env).ok("callback", "list", "--firm", String(firm.id));
+    const list = await adminCommands(again.url, again.env).ok("callback", "list", "--firm", String(firm.id));
     await eventually(async () => {
-      const l = await operator(again.url, again.env).ok("callback", "list", "--firm", String(firm.id));
+      const l = await adminCommands(again.url, again.env).ok("callback", "list", "--firm", String(firm.id));
       return l.callbacks.every((c: { status: string }) => c.status === "delivered") ? true : undefined;
     }, 30_000);
     expect(list.callbacks).toHaveLength(2);
@@ -79,7 +80,11 @@ describe.each(STORES)("SIGKILL between decision and callback on %s", (kind) => {
       const { hashcode: _h0, ...rest0 } = JSON.parse(first[0]?.body ?? "");
       expect(rest).toEqual(rest0);
     }
-    const shown = await operator(again.url, again.env).ok("callback", "show", String(list.callbacks[0].id));
+    const shown = await adminCommands(again.url, again.env).ok(
+      "callback",
+      "show",
+      String(list.callbacks[0].id),
+    );
     expect(shown.attempts.length).toBeGreaterThan(0);
     await stopServe(again);
   });

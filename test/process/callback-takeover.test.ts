@@ -1,14 +1,17 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { INTERRUPTED } from "../../src/store/callbacks/callbacks.js";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
-import { killAll, operator, sendSigned, startServe } from "../support/spawn.js";
+import { killAll, sendSigned, startServe } from "../support/spawn.js";
 
 /**
  * Two workers on one PostgreSQL: while the sender of a callback lives, its heartbeat keeps a lease
  * shorter than the attempt; once it is killed mid-send, the lease lapses and the other worker
- * sends the callback. (The embedded store runs one process and frees leases at start.)
+ * sends the callback, as the next attempt: the cut one is on record as interrupted. (The embedded
+ * store runs one process and frees leases at start.)
  */
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -37,7 +40,7 @@ describe.runIf(STORES.includes("postgres"))("a callback whose sender is killed m
       LOG_LEVEL: "warn",
     };
     const first = await startServe(env);
-    const cli = operator(first.url, first.env);
+    const cli = adminCommands(first.url, first.env);
     await cli.addAccount({ bank: "B", holder: "H", iban: "TR950000000000000000000009" });
     const firm = await cli.ok("firm", "create", "--name", "Takeover", "--webhook-url", receiver.url);
     const creds = { apiKey: firm.api_key as string, secret: firm.secret_key as string };
@@ -74,13 +77,25 @@ describe.runIf(STORES.includes("postgres"))("a callback whose sender is killed m
 
     first.child.kill("SIGKILL");
     await first.child.waitExit(10_000);
-    const [, again] = await receiver.waitFor(2, 15_000);
+    const [cut, again] = await receiver.waitFor(2, 15_000);
     expect(again?.headers["x-callback-id"]).toBe(String(callbackId));
+    // The cut attempt keeps its number: the takeover sends the next one.
+    expect([cut?.headers["x-callback-attempt"], again?.headers["x-callback-attempt"]]).toEqual(["1", "2"]);
     const shown = await eventually(async () => {
-      const c = await operator(second.url, second.env).ok("callback", "show", String(callbackId));
+      const c = await adminCommands(second.url, second.env).ok("callback", "show", String(callbackId));
       return c.status === "delivered" ? c : undefined;
     }, 10_000);
-    expect(shown.attempts).toHaveLength(1);
+    // On record: the cut attempt as interrupted (whether it arrived is not known), then the delivery.
+    expect(
+      shown.attempts.map((a: { attempt: number; outcome: string; error: string | null }) => [
+        a.attempt,
+        a.outcome,
+        a.error,
+      ]),
+    ).toEqual([
+      [1, "retry", INTERRUPTED],
+      [2, "delivered", null],
+    ]);
     expect((await lease()).lease_owner).toBeNull();
   });
 });

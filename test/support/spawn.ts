@@ -225,18 +225,23 @@ export function operator(url: string, env: Record<string, string | undefined>) {
     },
     /** `account add`: a payment account deposits can be routed to. */
     addAccount(account: { bank: string; holder: string; iban: string }): Promise<any> {
-      return this.ok(
-        "account",
-        "add",
-        "--bank-name",
-        account.bank,
-        "--holder-name",
-        account.holder,
-        "--iban",
-        account.iban,
-      );
+      return this.ok(...accountAddArgs(account));
     },
   };
+}
+
+/** `account add`'s words for a payment account (the built CLI's and the in-process commands'). */
+export function accountAddArgs(account: { bank: string; holder: string; iban: string }): string[] {
+  return [
+    "account",
+    "add",
+    "--bank-name",
+    account.bank,
+    "--holder-name",
+    account.holder,
+    "--iban",
+    account.iban,
+  ];
 }
 
 export interface Credentials {

@@ -8,6 +8,8 @@ export interface Entry {
   name?: string;
   description?: string;
   ref?: string;
+  /** TRY unless given. */
+  currency?: string;
   /** Booking time, epoch ms. */
   at: number;
 }
@@ -28,7 +30,7 @@ export function camtFile(opts: {
   const closing = opening + moved + (opts.closingOff ?? 0);
   const entry = (e: Entry) => `
    <Ntry>
-    <Amt Ccy="TRY">${e.amount}</Amt><CdtDbtInd>${e.direction === "debit" ? "DBIT" : "CRDT"}</CdtDbtInd>
+    <Amt Ccy="${e.currency ?? "TRY"}">${e.amount}</Amt><CdtDbtInd>${e.direction === "debit" ? "DBIT" : "CRDT"}</CdtDbtInd>
     <BookgDt><DtTm>${new Date(e.at).toISOString()}</DtTm></BookgDt>
     ${e.ref ? `<AcctSvcrRef>${xml(e.ref)}</AcctSvcrRef>` : ""}
     <NtryDtls><TxDtls>

@@ -39,6 +39,7 @@ function sample(placeholder: string): string {
   if (/^(ID|M|N|MS|PER_SECOND|PERCENT|AMOUNT)$/.test(first)) return "1";
   if (first === "TR...") return "TR330006100519786457841326";
   if (first === "TIME") return "2026-11-27T00:00:00Z";
+  if (first === "YYYY-MM-DD") return "2026-11-27";
   return first.toLowerCase() === first ? first : "x";
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, toCsv, toExcelCsv } from "../../src/transactions/csv.js";
+import { csvCell, toCsv, toExcelCsv } from "../../src/http/csv.js";
 
 describe("CSV export", () => {
   it("quotes what needs quoting and keeps the rest as is", () => {
@@ -75,6 +75,20 @@ describe("CSV export", () => {
     expect(cells("=1+1")).toBe("'=1+1;5,00");
     // The machines' file is untouched.
     expect(toCsv(["ref"], [{ ref: "000123" }])).toBe("ref\r\n000123\r\n");
+  });
+
+  it("a signed amount in an amount column is the number it is, in both files; anywhere else it is guarded", () => {
+    const rows = [{ date: "2026-12-01", withdrawals: "-20.00", closing: "126.00", memo: "=1+1" }];
+    const columns = ["date", "withdrawals", "closing", "memo"];
+    expect(toCsv(columns, rows, ["withdrawals", "closing"])).toBe(
+      "date,withdrawals,closing,memo\r\n2026-12-01,-20.00,126.00,'=1+1\r\n",
+    );
+    expect(toExcelCsv(columns, rows, ["withdrawals", "closing"]).split("\r\n")[1]).toBe(
+      '"=""2026-12-01""";-20,00;126,00;\'=1+1',
+    );
+    // Not an amount column, or more than a signed decimal: the formula guard as before.
+    expect(toCsv(["memo"], [{ memo: "-20.00" }])).toBe("memo\r\n'-20.00\r\n");
+    expect(toCsv(["amount"], [{ amount: "-20.00+1" }], ["amount"])).toBe("amount\r\n'-20.00+1\r\n");
   });
 
   it("telling the text Excel would convert takes time in proportion to the text (it was quadratic)", () => {

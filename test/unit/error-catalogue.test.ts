@@ -12,6 +12,7 @@ const sources = [
   "withdrawals.ts",
   "transactions.ts",
   "sandbox.ts",
+  "balance.ts",
 ].map((f) => readFileSync(new URL(`../../src/intake/http/${f}`, import.meta.url), "utf8"));
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -18,6 +18,7 @@ const row = (id: number, origin = "http://a:80"): ClaimedCallback => ({
   hash_input: "r|deposit|approved|1.00",
   step: 0,
   attempts: 0,
+  claimed_attempt: 1,
   schedule_version: 0,
 });
 
@@ -288,5 +289,54 @@ describe("outbox worker, lease heartbeat", () => {
     await until(() => sent.length === 4);
     await worker.stop();
     expect(sent).toEqual(["1", "2", "3", "4"]);
+  });
+});
+
+describe("outbox worker, a lease nearly out", () => {
+  it("sends nothing once its process stalled past half the lease since the claim: the row goes back", async () => {
+    const callbacks = table([row(1)]);
+    const events: string[] = [];
+    const release = callbacks.release.bind(callbacks);
+    callbacks.release = async (id, owner) => {
+      events.push(`release ${id}`);
+      await release(id, owner);
+    };
+    (callbacks as unknown as { renewLeases: unknown }).renewLeases = async () => [];
+    let clock = 1_000_000;
+    let stall = true;
+    const worker = createOutboxWorker({
+      callbacks,
+      // The first lookup comes back 1.2 s of a 2 s lease later, as after a long pause.
+      secretFor: async () => {
+        if (stall) {
+          stall = false;
+          clock += 1_200;
+        }
+        return { secret: "sk" };
+      },
+      sender: {
+        async send(_url, _body, headers) {
+          events.push(`send ${headers["x-callback-id"]}`);
+          return { status: 200, durationMs: 1 };
+        },
+        close: async () => {},
+      },
+      settle: async () => {},
+      now: () => clock,
+      random: () => 0.5,
+      log: { warn: () => {}, error: () => {} },
+      options: {
+        concurrency: 4,
+        perOrigin: 2,
+        hangingPerOrigin: 1,
+        pollMs: 10,
+        leaseMs: 2_000,
+        slowAfterMs: 60_000,
+      },
+    });
+    worker.start();
+    // Given back unsent; claimed again (a fresh lease), it goes out.
+    await expect.poll(() => events, { interval: 5 }).toEqual(["release 1", "send 1"]);
+    await worker.stop();
   });
 });

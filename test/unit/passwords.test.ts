@@ -1,8 +1,24 @@
 import { lookup } from "node:dns/promises";
-import { describe, expect, it } from "vitest";
-import { hashPassword, newPassword, verifyPassword } from "../../src/operators/passwords.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  dummyHash,
+  HASH_COST,
+  hashPassword,
+  newPassword,
+  setHashCost,
+  verifyPassword,
+} from "../../src/operators/passwords.js";
 
 describe("operator passwords", () => {
+  // The service's cost: a server started earlier in this worker may have lowered it for its tests.
+  let before = HASH_COST;
+  beforeAll(() => {
+    before = setHashCost(HASH_COST);
+  });
+  afterAll(() => {
+    setHashCost(before);
+  });
+
   it("hashes with scrypt and a fresh salt; verifies only the right password", async () => {
     const a = await hashPassword("correct horse battery");
     const b = await hashPassword("correct horse battery");
@@ -24,6 +40,23 @@ describe("operator passwords", () => {
     ]) {
       expect(await verifyPassword("x", stored)).toBe(false);
     }
+  });
+
+  it("an unknown email is checked against a hash of the cost in force, made once per cost", async () => {
+    const full = await dummyHash();
+    expect(full).toMatch(/^scrypt\$32768\$/);
+    expect(await dummyHash()).toBe(full);
+    setHashCost(1024);
+    try {
+      expect(await dummyHash()).toMatch(/^scrypt\$1024\$/);
+      // A hash keeps its own cost: one made at the lower cost still verifies at the higher.
+      const low = await hashPassword("correct horse battery");
+      setHashCost(HASH_COST);
+      expect(await verifyPassword("correct horse battery", low)).toBe(true);
+    } finally {
+      setHashCost(HASH_COST);
+    }
+    expect(await dummyHash()).toBe(full);
   });
 
   it("one-time passwords are 24 URL-safe characters and differ", () => {

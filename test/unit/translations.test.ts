@@ -6,12 +6,13 @@ import { describe, expect, it } from "vitest";
 // imports, and the page's plain JavaScript is checked by nothing but this test.
 type Table = Record<string, unknown>;
 const load = (path: string) => import(path) as Promise<Record<string, unknown>>;
-const [i18n, refusals, audit, detail, payouts, page] = await Promise.all([
+const [i18n, refusals, audit, detail, payouts, balances, page] = await Promise.all([
   load("../../web/console/i18n.ts"),
   load("../../web/console/decision-text.ts"),
   load("../../web/console/audit-words.ts"),
   load("../../web/console/detail-words.ts"),
   load("../../web/console/payouts-words.ts"),
+  load("../../web/console/balances-words.ts"),
   load("../../src/payment-page/browser/page-text.js"),
 ]);
 
@@ -21,6 +22,7 @@ const CONSOLE_TABLES: Record<string, Table> = {
   ...(audit.AUDIT_TABLES as Record<string, Table>),
   ...(detail.DETAIL_TABLES as Record<string, Table>),
   ...(payouts.PAYOUT_TABLES as Record<string, Table>),
+  ...(balances.BALANCE_TABLES as Record<string, Table>),
 };
 /** Every object page-text.js exports is a table of words; its functions and codes are not. */
 const PAGE_TABLES = Object.fromEntries(

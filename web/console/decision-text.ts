@@ -219,11 +219,31 @@ export const REFUSAL_WORDS: WordTable<RefusalCode> = {
     tr: "Bu hareket bu arada karşılandı ya da işaretlendi.",
     en: "This line was settled or marked meanwhile.",
   },
+  refund_needs_debit: {
+    tr: "İadeyi ödeyen hareket bir çıkış olmalı.",
+    en: "The line that pays a refund is a debit.",
+  },
+  refund_not_due: {
+    tr: "Bu giriş kimseye iade borcu değil: bizim değil diye işaretlenmemiş ya da zaten iade edilmiş.",
+    en: "This credit is owed back to nobody: not marked not ours, or refunded already.",
+  },
+  refund_amount_differs: {
+    tr: "Çıkışın tutarı iadenin tutarı değil.",
+    en: "The debit's amount is not the refund's.",
+  },
   line_booked_before_deposit: {
     tr: "Hareket yatırımdan önce kaydedilmiş: bununla onay için yönetici gerekir. {message}",
     en: "The line was booked before the deposit was made: approving with it needs an admin. {message}",
   },
   decided_meanwhile: { tr: "İşleme bu arada karar verildi.", en: "The transaction was decided meanwhile." },
+  ledger_key_reused: {
+    tr: "Bu anahtar başka bir kayıt için kullanıldı; aynı isteği yineleyin ya da yeni bir anahtar verin.",
+    en: "This key was used for another posting; repeat the same request, or give a new key.",
+  },
+  ledger_opening_set: {
+    tr: "Bu hesabın açılış bakiyesi zaten girildi; değişiklik bir düzeltme kaydıyla yapılır.",
+    en: "This account's opening balance is set already; a change is a correction.",
+  },
   statement_imports_busy: {
     tr: "Şu anda başka hesap özetleri içeri alınıyor. Bir dakika sonra yeniden gönderin.",
     en: "Other statements are being imported right now. Send this one again in a minute.",
@@ -287,6 +307,10 @@ export const REFUSAL_WORDS: WordTable<RefusalCode> = {
   payout_flag_changed: {
     tr: "Bu ödemenin işareti bu arada değişti: yeniden bakın.",
     en: "This payout's flag changed meanwhile: look at it again.",
+  },
+  payout_over_balance: {
+    tr: "Firmanın bakiyesi (eksi bakiye limitiyle) bu çekimi karşılamıyor: bir yönetici onaylayabilir ya da firmaya eksi bakiye limiti tanımlayabilir.",
+    en: "The firm's balance (with its overdraft) does not cover this withdrawal: an admin may approve it, or give the firm an overdraft.",
   },
 };
 

@@ -8,6 +8,8 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { idleMinutesAre, sessionStarted } from "./activity";
 import { api, setCsrf, whenSignedOut } from "./api";
 import { Audit } from "./audit";
+import { Balances } from "./balances";
+import { BALANCE_WORDS } from "./balances-words";
 import { Summary } from "./dashboard";
 import { Firms } from "./firms";
 import { sendHeldNow, useUnsent } from "./held-decisions";
@@ -230,6 +232,7 @@ const SECTIONS = [
   "transactions",
   "statement-lines",
   "summary",
+  "balances",
   "firms",
   "pool",
   "providers",
@@ -261,6 +264,10 @@ function Header(props: {
     ["/transactions", t("transactions")],
     ["/statement-lines", t("statementLines")],
     ["/summary", t("summary")],
+    // Every firm's money and the company's bank accounts: admins only (docs/console.md).
+    ...(me && isAdmin(me.role)
+      ? ([["/balances", BALANCE_WORDS.balances[props.lang]]] as [string, string][])
+      : []),
     ["/firms", t("firms")],
     ["/pool", t("pool")],
     ["/providers", t("providers")],
@@ -320,6 +327,7 @@ function Screen(props: {
       {section === "transactions" && <Transactions filter={filter} id={id} />}
       {section === "statement-lines" && <StatementLines filter={filter} id={id} />}
       {section === "summary" && <Summary />}
+      {section === "balances" && isAdmin(me.role) && <Balances filter={filter} id={id} />}
       {section === "firms" && <Firms id={id} />}
       {section === "pool" && <Pool />}
       {section === "providers" && <Providers />}

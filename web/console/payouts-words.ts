@@ -246,6 +246,10 @@ export const NOT_BATCHABLE_CODE_WORDS = {
     en: "an operator marked it as being paid by hand",
   },
   test_firm: { tr: "test firmasının çekimleri ödenmez", en: "a test firm's withdrawals are never paid out" },
+  over_balance: {
+    tr: "firmanın bakiyesi (eksi bakiye limitiyle) bu ödemeyi karşılamıyor",
+    en: "the firm's balance (with its overdraft) does not cover it",
+  },
 } satisfies WordTable<NotBatchable>;
 
 /** What the server notes about a file, by its code (src/payouts/file-download.ts FileNotice). */

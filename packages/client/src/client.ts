@@ -127,6 +127,91 @@ export interface Transaction {
   updated_at: string;
 }
 
+/** Your firm's balance (GET /paymentapi/v1/balance): lira as exact text, signed ("1234.50"). */
+export interface Balance {
+  /** What the service owes your firm: deposits less commissions, less withdrawals paid or on their way. */
+  balance: string;
+  /** Withdrawals that left the balance and are not yet seen leaving the bank. */
+  in_transit: string;
+  /** The balance less what payouts in batches not yet sent hold back. */
+  available: string;
+  currency: "TRY";
+  /** The moment the figures are of (ISO 8601). */
+  as_of: string;
+}
+
+export type BalanceMovementType =
+  | "deposit"
+  | "withdrawal_sent"
+  | "withdrawal_paid"
+  | "withdrawal_returned"
+  | "settlement"
+  | "adjustment"
+  | "opening_balance"
+  | "correction"
+  | "other";
+
+/** One change of your balance: `net` = `amount` − `fee`. */
+export interface BalanceMovement {
+  id: number;
+  type: BalanceMovementType;
+  /** Your transaction it belongs to; null for one of no transaction (a settlement, an adjustment). */
+  transaction_id: number | null;
+  /** That transaction's reference, yours; null with `transaction_id`. */
+  reference: string | null;
+  /** Gross, before the commission (a withdrawal negative). */
+  amount: string;
+  /** The commission (negative when one was given back). */
+  fee: string;
+  net: string;
+  at: string;
+}
+
+/** One Türkiye day of your balance (GET /paymentapi/v1/balance/days/{date}): a page of it. */
+export interface BalanceDay {
+  date: string;
+  /** Each total is signed as it moved the balance: `opening` plus them is `closing`. */
+  opening: string;
+  deposits: string;
+  withdrawals: string;
+  commissions: string;
+  returns: string;
+  settlements: string;
+  adjustments: string;
+  opening_balance: string;
+  /** Only when not zero. */
+  other?: string;
+  closing: string;
+  currency: "TRY";
+  in_transit: { opening: string; closing: string };
+  movements: BalanceMovement[];
+  /** Pass it as `after` for the next page; null on the day's last page. */
+  next: string | null;
+}
+
+export interface BalanceOptions {
+  /** A past moment: the figures as they stood then. */
+  at?: Date | string;
+}
+
+export interface BalanceDayOptions {
+  /** The `next` of the page before. */
+  after?: string;
+  /** Movements on a page: 100 unless given, at most 500. */
+  limit?: number;
+}
+
+/** Türkiye's calendar day (UTC+03:00 all year) of a moment: the days the balance is counted in. */
+function turkeyDay(at: Date): string {
+  return new Date(at.getTime() + 3 * 3_600_000).toISOString().slice(0, 10);
+}
+
+/** A query string of the values given; the signature covers the path alone. */
+function queryOf(values: Record<string, string | number | undefined>): string {
+  const given = Object.entries(values).filter((e): e is [string, string | number] => e[1] !== undefined);
+  return given.length === 0 ? "" : `?${new URLSearchParams(given.map(([k, v]) => [k, String(v)]))}`;
+}
+
 const CODES: Record<string, ErrorCode> = {
   "Bu islem numarasi zaten kullanilmis": "duplicate_reference",
   "Halihazirda bekleyen talebiniz var": "pending_exists",
@@ -285,8 +370,11 @@ export class PayintakeClient {
             }
           : { ok: true, value };
       }
-      if (found.error.code !== "not_found" || attempt >= this.#opts.recoveryAttempts) return found;
-      // Not created: the same reference may be sent again.
+      // Not created, or the look-up's own answer lost too (still unknown): the same reference may be
+      // sent again; the server never makes a second transaction of it.
+      const unknown = found.error.code === "timeout" || found.error.code === "network";
+      if ((found.error.code !== "not_found" && !unknown) || attempt >= this.#opts.recoveryAttempts)
+        return found;
     }
   }
 
@@ -344,15 +432,51 @@ export class PayintakeClient {
     return this.#call("GET", path, undefined, undefined, (json) => json.data as Transaction);
   }
 
+  /**
+   * Your firm's balance now, or as of a past moment (`at`). The balance routes have a rate limit of
+   * their own (5 a second), so polling them never slows your deposits.
+   */
+  async getBalance<T extends BalanceOptions>(options?: Exact<BalanceOptions, T>): Promise<Result<Balance>> {
+    const at = options?.at instanceof Date ? options.at.toISOString() : options?.at;
+    return this.#call(
+      "GET",
+      "/paymentapi/v1/balance",
+      undefined,
+      undefined,
+      (json) => json.data as Balance,
+      queryOf({ at }),
+    );
+  }
+
+  /**
+   * One Türkiye day of your balance (`YYYY-MM-DD`, or the Türkiye day of a Date): its totals and a
+   * page of its movements. Pass `next` back as `after` until it is null.
+   */
+  async getBalanceDay<T extends BalanceDayOptions>(
+    date: string | Date,
+    options?: Exact<BalanceDayOptions, T>,
+  ): Promise<Result<BalanceDay>> {
+    const day = date instanceof Date ? turkeyDay(date) : date;
+    return this.#call(
+      "GET",
+      `/paymentapi/v1/balance/days/${encodeURIComponent(day)}`,
+      undefined,
+      undefined,
+      (json) => json.data as BalanceDay,
+      queryOf({ after: options?.after, limit: options?.limit }),
+    );
+  }
+
   async #call<T>(
     method: "GET" | "POST",
     path: string,
     body: unknown,
     callbackUrl: string | undefined,
     read: (json: Record<string, unknown>) => T,
+    query = "",
   ): Promise<Result<T>> {
     try {
-      return this.#result(await this.#send(method, path, body, callbackUrl), read);
+      return this.#result(await this.#send(method, path, body, callbackUrl, query), read);
     } catch (e) {
       return { ok: false, error: this.#lost(e) };
     }
@@ -378,7 +502,14 @@ export class PayintakeClient {
       : { code: "network", message: e instanceof Error ? e.message : String(e), status: 0 };
   }
 
-  async #send(method: "GET" | "POST", path: string, body: unknown, callbackUrl: string | undefined) {
+  /** `query` is sent after the path and never signed: the signature covers the path alone. */
+  async #send(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    callbackUrl: string | undefined,
+    query = "",
+  ) {
     const text = body === undefined ? "" : JSON.stringify(body);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const nonce = newNonce();
@@ -393,7 +524,7 @@ export class PayintakeClient {
     let res: Response;
     let raw: string;
     try {
-      res = await this.#opts.fetch(`${this.#opts.baseUrl}${path}`, {
+      res = await this.#opts.fetch(`${this.#opts.baseUrl}${path}${query}`, {
         method,
         headers,
         body: body === undefined ? undefined : text,

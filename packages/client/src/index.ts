@@ -1,6 +1,12 @@
 export { type CallbackCheck, type CallbackEvent, verifyCallback } from "./callbacks.js";
 export {
   type ApiError,
+  type Balance,
+  type BalanceDay,
+  type BalanceDayOptions,
+  type BalanceMovement,
+  type BalanceMovementType,
+  type BalanceOptions,
   type ClientOptions,
   type Deposit,
   type DepositInput,

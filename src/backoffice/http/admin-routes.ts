@@ -72,7 +72,7 @@ export function registerAdminRoutes(
       }),
     );
 
-    registerLedgerRoutes(admin, "/admin/v1", backoffice.ledger);
+    registerLedgerRoutes(admin, "/admin/v1", backoffice.ledger, (named) => claimedBy(named ?? "admin"));
 
     admin.get("/admin/v1/transactions", async (request, reply) => {
       const q = read(reply, s.txListQuery, request.query);

@@ -10,6 +10,7 @@ import type { QueueNotices } from "../../decisions/queue-notices.js";
 import { operatorActor } from "../../domain/actors.js";
 import { sendJson } from "../../http/envelope.js";
 import type { ActingOperator, OperatorDoor } from "../../http/operator-door.js";
+import { registerLedgerConsoleRoutes } from "../../ledger/http/ops-routes.js";
 import { registerManagementRoutes } from "../../management/http/routes.js";
 import { consoleGuard } from "../../operators/http/console-guard.js";
 import { registerOperatorAccountRoutes } from "../../operators/http/operator-account-routes.js";
@@ -85,6 +86,11 @@ export function registerConsoleRoutes(
       const who = await guard(request, reply, needed);
       return who && { actor: operatorActor(who.operator.email), console: true };
     });
+    registerLedgerConsoleRoutes(
+      ops,
+      { ledger: backoffice.ledger, overview: backoffice.ledgerOverview },
+      door,
+    );
     registerOperatorAccountRoutes(ops, consoleService, guard);
 
     ops.get("/ops/api/dashboard", async (request, reply) => {

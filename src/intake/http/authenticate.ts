@@ -48,16 +48,30 @@ export interface PendingNonce {
   expiresAt: number;
 }
 
+/** Which rate limit a request counts against: its firm's key and requests per second. */
+export interface RateBucket {
+  key(firm: Firm): number | string;
+  perSecond(firm: Firm): number;
+}
+
+/** The firm's own limit (its `rate_limit`): deposits, withdrawals, queries, the sandbox helpers. */
+export const FIRM_BUCKET: RateBucket = {
+  key: (firm) => firm.id,
+  perSecond: (firm) => firm.rateLimitPerSecond,
+};
+
 /**
  * Authenticates a signed merchant request in the order decisions.md fixes: key, active, headers
- * present, timestamp window, nonce length, signature; then the nonce must be used up (by the caller:
- * `authenticate` below, or the intake routes, which do it in the same round trip as their business
- * reads). A request that fails any check cannot burn a nonce. Undefined after answering.
+ * present, timestamp window, nonce length, signature, rate limit (the firm's own unless a route
+ * counts in a bucket of its own); then the nonce must be used up (by the caller: `authenticate`
+ * below, or the intake routes, which do it in the same round trip as their business reads). A
+ * request that fails any check cannot burn a nonce. Undefined after answering.
  */
 export async function verifyRequest(
   deps: AuthDeps,
   request: FastifyRequest,
   reply: FastifyReply,
+  bucket: RateBucket = FIRM_BUCKET,
 ): Promise<{ firm: Firm; nonce: PendingNonce } | undefined> {
   const apiKey = header(request, "x-api-key");
   const firm = apiKey ? await deps.firms.findByApiKey(apiKey) : undefined;
@@ -90,7 +104,7 @@ export async function verifyRequest(
     return refuseAuthentication(request, reply, firm, signatureFault(signature, facts));
   }
 
-  const retryAfter = await deps.rateLimiter.take(firm.id, firm.rateLimitPerSecond);
+  const retryAfter = await deps.rateLimiter.take(bucket.key(firm), bucket.perSecond(firm));
   if (retryAfter > 0) {
     reply.header("retry-after", String(retryAfter));
     return void sendMerchantRefusal(reply, "too_many_requests");
@@ -131,8 +145,9 @@ export async function authenticate(
   deps: AuthDeps,
   request: FastifyRequest,
   reply: FastifyReply,
+  bucket: RateBucket = FIRM_BUCKET,
 ): Promise<Firm | undefined> {
-  const verified = await verifyRequest(deps, request, reply);
+  const verified = await verifyRequest(deps, request, reply, bucket);
   if (!verified) return undefined;
   const { firm, nonce } = verified;
   if (!(await deps.repos.nonces.record(firm.id, nonce.value, nonce.expiresAt)))

@@ -7,6 +7,9 @@ export const MERCHANT_PATHS = {
   withdrawals: "/paymentapi/v1/withdrawals",
   byReference: "/paymentapi/v1/transactions/by-reference/:reference",
   byId: "/paymentapi/v1/transactions/:id",
+  /** The firm's own ledger figures (docs/api.md, "Balance"), with a rate limit of their own. */
+  balance: "/paymentapi/v1/balance",
+  balanceDay: "/paymentapi/v1/balance/days/:date",
   /** Test helpers, for sandbox firms only (docs/sandbox.md). */
   sandboxApprove: "/paymentapi/v1/sandbox/transactions/:id/approve",
   sandboxReject: "/paymentapi/v1/sandbox/transactions/:id/reject",

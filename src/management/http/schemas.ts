@@ -118,6 +118,15 @@ export const firmUpdate = z.strictObject({
   /** The firm's commission from now on, `PERCENT[+FIXED]` (docs/ledger.md); read by the service. */
   commission_deposit: z.string().max(32).optional(),
   commission_withdrawal: z.string().max(32).optional(),
+  /** The least and the most commission on one movement; null: none. Unnamed, kept from the schedule in force. */
+  commission_deposit_min: amount.optional(),
+  commission_deposit_max: amount.optional(),
+  commission_withdrawal_min: amount.optional(),
+  commission_withdrawal_max: amount.optional(),
+  /** When the commissions set here come into force; now when absent, never in the past. */
+  commission_from: z.iso.datetime({ offset: true }).optional(),
+  /** How far below zero the firm's balance may go for its payouts (docs/payouts.md); null: not at all. */
+  overdraft: amount.optional(),
 });
 
 /** The earlier webhook whose callbacks move to the firm's current one. */

@@ -181,6 +181,7 @@ function changeOf(body: NonNullable<ReturnType<typeof s.settingsBody.parse>>): S
   if (body.two_person_day_above !== undefined) change.twoPersonDayAbove = body.two_person_day_above;
   if (body.channel_final_approves !== undefined) change.channelFinalApproves = body.channel_final_approves;
   if (body.fast_limit !== undefined) change.fastLimit = body.fast_limit;
+  if (body.balance_guard !== undefined) change.balanceGuard = body.balance_guard;
   return change;
 }
 

@@ -53,5 +53,7 @@ export const settingsBody = z.strictObject({
   two_person_day_above: ruleAmount.optional(),
   channel_final_approves: z.boolean().optional(),
   fast_limit: amountText.optional(),
+  /** The ledger's guard (docs/payouts.md): the firm's payouts held to its balance. */
+  balance_guard: z.boolean().optional(),
   actor: actorName.optional(),
 });

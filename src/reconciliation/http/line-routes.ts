@@ -13,8 +13,17 @@ import { answer, read, readBody, sendRefusal } from "../../http/operator-io.js";
 import { type FeedDeps, feeds, makeFeedSecret } from "../feed.js";
 import { approveWithLine, type LineActor, markNotOurs } from "../line-actions.js";
 import { lineDetail, lineView } from "../line-views.js";
+import { markRefundPaid } from "../refund-actions.js";
 import { readTypedLine, typeLine } from "../typed-lines.js";
-import { approveBody, feedSecretBody, listQuery, notOursBody, STATES, typedLine } from "./line-schemas.js";
+import {
+  approveBody,
+  feedSecretBody,
+  listQuery,
+  notOursBody,
+  refundBody,
+  STATES,
+  typedLine,
+} from "./line-schemas.js";
 
 export type Role = "viewer" | "operator" | "admin";
 export type LineAccess = (
@@ -77,6 +86,16 @@ export function registerLineRoutes(
     const body = readBody(reply, notOursBody, request);
     if (!body) return reply;
     return answer(reply, await markNotOurs(deps, p.id, who.actor, body.note?.trim() || null));
+  });
+
+  scope.post(`${prefix}/statement-lines/:id/refund`, async (request, reply) => {
+    const who = await access(request, reply, "operator");
+    if (!who) return reply;
+    const p = id(request, reply);
+    if (!p) return reply;
+    const body = readBody(reply, refundBody, request);
+    if (!body) return reply;
+    return answer(reply, await markRefundPaid(deps, p.id, body.of, who.actor, body.note?.trim() || null));
   });
 
   scope.post(`${prefix}/accounts/:id/statement-lines`, async (request, reply) => {

@@ -83,6 +83,11 @@ export function feedBodyOf(value: unknown): { ok: true; value: FeedBatch } | { o
 
 export const approveBody = z.strictObject({ transaction_id: z.number().int().positive() });
 export const notOursBody = z.strictObject({ note: plainText(500).optional() });
+/** The credit marked not ours that the debit in the path paid back. */
+export const refundBody = z.strictObject({
+  of: z.number().int().positive(),
+  note: plainText(500).optional(),
+});
 export const feedSecretBody = z.strictObject({
   silence_minutes: z.number().int().min(1).max(10_080).optional(),
 });

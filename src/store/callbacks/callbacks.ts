@@ -28,13 +28,20 @@ export type ClaimedCallback = Pick<
   | "hash_input"
   | "step"
   | "attempts"
+  | "claimed_attempt"
   | "schedule_version"
 >;
 
 export interface AttemptRecord {
   callbackId: number;
   owner: string;
+  /** This attempt's number: the claim's (`claimed_attempt`). */
   attempt: number;
+  /**
+   * The attempts recorded when the row was claimed: the numbers between it and `attempt` are
+   * attempts a worker that stopped had under way or about to go out, recorded as interrupted.
+   */
+  recordedBefore: number;
   startedAt: number;
   durationMs: number;
   httpStatus: number | null;
@@ -85,7 +92,7 @@ export interface CallbackRepository {
    * one statement, and says which they were.
    */
   renewLeases(ids: readonly number[], owner: string, leaseUntil: number): Promise<number[]>;
-  /** Gives back a claimed row without an attempt (its receiver was busy). */
+  /** Gives back a claimed row without an attempt (its receiver was busy), and its claim's number. */
   release(id: number, owner: string): Promise<void>;
   /** Stores one attempt and what follows from it, in one database transaction. */
   recordAttempt(record: AttemptRecord): Promise<void>;
@@ -145,7 +152,7 @@ export function createCallbackRepository(
     async release(id, owner) {
       await db
         .updateTable("callbacks")
-        .set({ lease_until: 0, lease_owner: null })
+        .set((eb) => ({ lease_until: 0, lease_owner: null, claimed_attempt: eb("claimed_attempt", "-", 1) }))
         .where("id", "=", id)
         .where("lease_owner", "=", owner)
         .execute();
@@ -268,11 +275,14 @@ async function claimDue(
       ? sql`${perOrigin}`
       : // Typed, for PostgreSQL: untyped parameters in a CASE would be text, compared to a bigint.
         sql`CASE WHEN origin IN (${sql.join(slowOrigins.map((o) => sql`${o}`))}) THEN CAST(${perSlowOrigin} AS INTEGER) ELSE CAST(${perOrigin} AS INTEGER) END`;
+  const larger = dialect === "postgres" ? sql`GREATEST` : sql`MAX`;
   // The oldest due rows (locked, skipping rows another worker holds), then at most `perOrigin` of
   // them per receiver (`perSlowOrigin` for slow ones). Rows looked at but not taken are unlocked
-  // when the statement ends.
+  // when the statement ends. Each is claimed for the attempt after both the recorded ones and any
+  // a stopped worker had claimed.
   const result = await sql<ClaimedCallback>`
-    UPDATE callbacks SET lease_until = ${leaseUntil}, lease_owner = ${owner}
+    UPDATE callbacks SET lease_until = ${leaseUntil}, lease_owner = ${owner},
+      claimed_attempt = ${larger}(attempts, claimed_attempt) + 1
     WHERE id IN (
       SELECT id FROM (
         SELECT id, origin, next_attempt_at,
@@ -287,9 +297,8 @@ async function claimDue(
       WHERE nth <= ${cap}
       ORDER BY next_attempt_at
       LIMIT ${limit})
-    RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts, schedule_version`.execute(
-    db,
-  );
+    RETURNING id, transaction_id, firm_id, event, url, origin, payload, hash_input, step, attempts,
+      claimed_attempt, schedule_version`.execute(db);
   return result.rows;
 }
 
@@ -309,12 +318,17 @@ async function recordAttempt(
     response_excerpt: r.excerpt,
     outcome: r.outcome,
   };
+  // Never back: an attempt of a worker whose lease ran out may be recorded after a later one.
+  const attempts =
+    dialect === "postgres"
+      ? sql<number>`GREATEST(attempts, ${r.attempt})`
+      : sql<number>`MAX(attempts, ${r.attempt})`;
   const update = (qc: QueryCreator<Database>) =>
     qc
       .updateTable("callbacks")
-      .set((eb) => ({
-        attempts: eb("attempts", "+", 1),
-        step: eb("step", "+", 1),
+      .set({
+        attempts,
+        step: sql`step + 1`,
         last_attempt_at: r.startedAt,
         last_result: r.summary,
         updated_at: r.now,
@@ -325,7 +339,7 @@ async function recordAttempt(
           : r.outcome === "failed"
             ? { status: "failed" as const, failed_at: r.now }
             : { next_attempt_at: r.nextAttemptAt ?? r.now }),
-      }))
+      })
       .where("id", "=", r.callbackId)
       // Only the worker still holding the lease moves the schedule on, and only if no
       // redelivery was asked while it sent. One whose lease ran out while it waited (another
@@ -338,18 +352,19 @@ async function recordAttempt(
   const handBack = (qc: QueryCreator<Database>) =>
     qc
       .updateTable("callbacks")
-      .set((eb) => ({
-        attempts: eb("attempts", "+", 1),
+      .set({
+        attempts,
         last_attempt_at: r.startedAt,
         last_result: r.summary,
         updated_at: r.now,
         lease_until: 0,
         lease_owner: null,
-      }))
+      })
       .where("id", "=", r.callbackId)
       .where("lease_owner", "=", r.owner)
       .where("schedule_version", "<>", r.scheduleVersion);
-  if (dialect === "postgres") {
+  const interrupted = r.attempt - r.recordedBefore > 1;
+  if (dialect === "postgres" && !interrupted) {
     // One statement, so one round trip and one commit: the attempt is a data-modifying CTE.
     const moved = await update(
       // The CTE adds a name the update never reads; to the builder it is the same query creator.
@@ -361,8 +376,47 @@ async function recordAttempt(
     return;
   }
   await db.transaction().execute(async (trx) => {
+    if (interrupted) await recordInterrupted(trx, r);
     await trx.insertInto("callback_attempts").values(attempt).execute();
     const moved = await update(trx).executeTakeFirst();
     if (Number(moved.numUpdatedRows) === 0) await handBack(trx).execute();
   });
 }
+
+/**
+ * The attempts a stopped worker had claimed and never recorded, each on record once (a worker
+ * whose lease ran out may have recorded its own since): when this worker found them, with no
+ * answer, since none is known.
+ */
+async function recordInterrupted(trx: Kysely<Database>, r: AttemptRecord): Promise<void> {
+  const recorded = await trx
+    .selectFrom("callback_attempts")
+    .select("attempt")
+    .where("callback_id", "=", r.callbackId)
+    .where("attempt", ">", r.recordedBefore)
+    .where("attempt", "<", r.attempt)
+    .execute();
+  const seen = new Set(recorded.map((a) => a.attempt));
+  const missing: number[] = [];
+  for (let n = r.recordedBefore + 1; n < r.attempt; n++) if (!seen.has(n)) missing.push(n);
+  if (missing.length === 0) return;
+  await trx
+    .insertInto("callback_attempts")
+    .values(
+      missing.map((n) => ({
+        callback_id: r.callbackId,
+        attempt: n,
+        started_at: r.startedAt,
+        duration_ms: 0,
+        http_status: null,
+        error: INTERRUPTED,
+        response_excerpt: null,
+        outcome: "retry" as const,
+      })),
+    )
+    .execute();
+}
+
+/** What an interrupted attempt's record says: whether it went out is not known. */
+export const INTERRUPTED =
+  "interrupted: the worker sending it stopped before an answer (the receiver may have had it)";

@@ -1,9 +1,10 @@
 import { type Kysely, sql, type Transaction } from "kysely";
-import type { ApprovalFacts, PostingDraft } from "../../domain/ledger.js";
+import type { PostingDraft } from "../../domain/ledger.js";
 import type { CallbackDraft } from "../callbacks/callbacks.js";
-import { approvalFacts } from "../ledger/approval-facts.js";
+import { type ApprovalPostingFacts, approvalFacts } from "../ledger/approval-facts.js";
 import { post } from "../ledger/ledger.js";
 import { payoutViolation } from "../payouts/payout-errors.js";
+import { lockFirmBalances, type RoomOf, roomsOf } from "../payouts/payout-guard.js";
 import type { Database } from "../schema.js";
 import type { TransactionRow } from "../transactions/transactions.js";
 
@@ -20,7 +21,14 @@ export interface DecisionWrite {
    * The approval's ledger posting (ledger/approval-posting.ts), written in this same database
    * transaction; null where the caller posts the money itself or nothing moves.
    */
-  posting: ((decided: TransactionRow, facts: ApprovalFacts) => PostingDraft | null) | null;
+  posting: ((decided: TransactionRow, facts: ApprovalPostingFacts) => PostingDraft | null) | null;
+  /**
+   * The ledger's guard (docs/payouts.md): a withdrawal's approval is refused (`over_balance`) when
+   * its firm's room (balance, less its unsent batches, plus its overdraft) does not cover it, read
+   * under the firm's lock in this decision's transaction. Only `decide` judges it: for an
+   * operator's approval by hand; an admin's, a statement's or a channel's is never refused.
+   */
+  guardBalance?: boolean;
 }
 
 /** A decision written inside a larger database transaction (decideWithin). */
@@ -31,7 +39,9 @@ export type DecisionWithin =
 export type DecisionResult =
   | DecisionWithin
   /** The withdrawal is in a live payout batch: the bank's statement decides it (migration 20261206T1000). */
-  | { ok: false; reason: "in_payout_batch" };
+  | { ok: false; reason: "in_payout_batch" }
+  /** `guardBalance`: the firm's room does not cover the withdrawal; what the room is made of. */
+  | { ok: false; reason: "over_balance"; room: RoomOf };
 
 /** A pending deposit past its provider's auto-cancel time, with what its callback needs. */
 export type ExpiredDeposit = TransactionRow & {
@@ -152,6 +162,30 @@ export async function decideWithin(
   return { ok: true, tx: decided, callbackId: callback.id };
 }
 
+/**
+ * A pending withdrawal's approval its firm's room does not cover, or null (a deposit, a rejection,
+ * a firm not guarded, a transaction no longer pending: the decision itself says so). The firm's
+ * lock is taken before the room is read, so a batching or another approval of the firm on another
+ * instance is either seen whole or waits for this one (store/payouts/payout-guard.ts).
+ */
+async function overBalance(
+  trx: Transaction<Database>,
+  dialect: "sqlite" | "postgres",
+  write: DecisionWrite,
+): Promise<DecisionResult | null> {
+  if (write.status !== "approved") return null;
+  const tx = await trx
+    .selectFrom("transactions")
+    .select(["firm_id", "type", "status"])
+    .where("id", "=", write.transactionId)
+    .executeTakeFirst();
+  if (tx?.type !== "withdrawal" || tx.status !== "pending") return null;
+  await lockFirmBalances(trx, dialect, [tx.firm_id]);
+  const [room] = await roomsOf(trx, [tx.firm_id]);
+  if (!room || room.room === null || write.amount <= room.room) return null;
+  return { ok: false, reason: "over_balance", room };
+}
+
 export function createDecisionRepository(
   db: Kysely<Database>,
   dialect: "sqlite" | "postgres",
@@ -159,7 +193,10 @@ export function createDecisionRepository(
   return {
     async decide(write) {
       try {
-        return await db.transaction().execute((trx) => decideWithin(trx, write));
+        return await db.transaction().execute(async (trx): Promise<DecisionResult> => {
+          const over = write.guardBalance ? await overBalance(trx, dialect, write) : null;
+          return over ?? decideWithin(trx, write);
+        });
       } catch (err) {
         if (payoutViolation(err) === "payout_in_batch") return { ok: false, reason: "in_payout_batch" };
         throw err;

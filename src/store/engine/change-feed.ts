@@ -6,12 +6,14 @@
  * back (everything is dropped then, as anything may have changed meanwhile). `queue`: the pending
  * queues changed, for the consoles listening on each instance (decisions/queue-notices.ts).
  * `channel-down:<id>`: an instance's breaker opened for that channel (routing/router.ts heardDown).
+ * `callbacks`: callbacks were queued (a decision): every worker looks for due ones at once instead
+ * of at its next poll (main/callback-notices.ts).
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
 
-export type ChangeTopic = "firms" | "accounts" | "queue" | `channel-down:${number}`;
-const TOPICS: readonly string[] = ["firms", "accounts", "queue"] satisfies ChangeTopic[];
+export type ChangeTopic = "firms" | "accounts" | "queue" | "callbacks" | `channel-down:${number}`;
+const TOPICS: readonly string[] = ["firms", "accounts", "queue", "callbacks"] satisfies ChangeTopic[];
 const isTopic = (payload: string): payload is ChangeTopic =>
   TOPICS.includes(payload) || /^channel-down:[1-9][0-9]{0,14}$/.test(payload);
 

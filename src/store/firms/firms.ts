@@ -23,7 +23,8 @@ type FirmDefaulted =
   | "max_pending_amount"
   | "max_cap_share"
   | "display_name"
-  | "usual_amount_max";
+  | "usual_amount_max"
+  | "overdraft";
 
 export interface FirmRepository {
   findByApiKey(apiKey: string): Promise<FirmWithProvider | undefined>;

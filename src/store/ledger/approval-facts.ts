@@ -3,9 +3,20 @@ import type { ApprovalFacts } from "../../domain/ledger.js";
 import type { Database } from "../schema.js";
 import type { TransactionRow } from "../transactions/transactions.js";
 
+/**
+ * An approval's facts (domain/ledger.ts, ApprovalFacts) and, for a withdrawal a payout paid, that
+ * payout: its attempt, and whether its sending posted (`payout-sent:<attemptId>`), in which case
+ * the firm's money left its balance then and the approval only moves it out of transit.
+ */
+export interface ApprovalPostingFacts extends ApprovalFacts {
+  payout: { attemptId: number; sentPosted: boolean } | null;
+}
+
 interface FactsRow {
   sandbox: number;
   iban: string | null;
+  attempt_id: number | string | null;
+  sent_posting: number | string | null;
   percent_bp: number | null;
   fixed: number | null;
   min: number | null;
@@ -14,24 +25,31 @@ interface FactsRow {
 }
 
 /**
- * What an approval's posting needs (domain/ledger.ts, ApprovalFacts), in one read inside the
- * decision's transaction: the firm's test flag, the IBAN the money is at (a deposit's payment
- * account; a withdrawal's paying account, when a payout paid it) and the firm's commission in force.
+ * What an approval's posting needs, in one read inside the decision's transaction: the firm's test
+ * flag, the IBAN the money is at (a deposit's payment account; a withdrawal's paying account, when
+ * a payout paid it, with that payout's attempt and its sent posting) and the firm's commission in
+ * force.
  */
 export async function approvalFacts(
   trx: Kysely<Database>,
   decided: TransactionRow,
   at: number,
-): Promise<ApprovalFacts> {
+): Promise<ApprovalPostingFacts> {
   const kind = decided.type === "deposit" ? "deposit" : "withdrawal";
-  const account =
+  const money =
     decided.type === "deposit"
-      ? sql`(SELECT iban FROM payment_accounts WHERE id = ${decided.account_id})`
-      : sql`(SELECT a.iban FROM payout_attempts p JOIN payment_accounts a ON a.id = p.account_id
-          WHERE p.transaction_id = ${decided.id} AND p.stage IN ('sent', 'paid') ORDER BY p.id DESC LIMIT 1)`;
+      ? sql`LEFT JOIN payment_accounts pa ON pa.id = ${decided.account_id}
+          LEFT JOIN payout_attempts p ON 1 = 0
+          LEFT JOIN ledger_postings lp ON 1 = 0`
+      : sql`LEFT JOIN payout_attempts p ON p.id = (SELECT id FROM payout_attempts
+            WHERE transaction_id = ${decided.id} AND stage IN ('sent', 'paid') ORDER BY id DESC LIMIT 1)
+          LEFT JOIN payment_accounts pa ON pa.id = p.account_id
+          LEFT JOIN ledger_postings lp ON lp.idempotency_key = 'payout-sent:' || CAST(p.id AS TEXT)`;
   const { rows } = await sql<FactsRow>`
-    SELECT f.sandbox, ${account} AS iban, c.percent_bp, c.fixed, c.min, c.max, c.from_at
+    SELECT f.sandbox, pa.iban, p.id AS attempt_id, lp.id AS sent_posting,
+      c.percent_bp, c.fixed, c.min, c.max, c.from_at
     FROM firms f
+    ${money}
     LEFT JOIN firm_commissions c ON c.id = (
       SELECT id FROM firm_commissions
       WHERE firm_id = f.id AND kind = ${kind} AND from_at <= CAST(${at} AS BIGINT)
@@ -39,9 +57,11 @@ export async function approvalFacts(
     WHERE f.id = ${decided.firm_id}`.execute(trx);
   const row = rows[0];
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const attemptId = n(row?.attempt_id);
   return {
     sandbox: Number(row?.sandbox ?? 0) === 1,
     iban: row?.iban ?? null,
+    payout: attemptId === null ? null : { attemptId, sentPosted: n(row?.sent_posting) !== null },
     schedule:
       row === undefined || row.percent_bp === null
         ? undefined

@@ -11,6 +11,15 @@ export interface CommissionRepository {
     by: string,
     now: number,
   ): Promise<{ ok: true; id: number } | { ok: false; reason: "exists" }>;
+  /**
+   * Adds several schedules in one database transaction: all or none. `exists` names the kind of
+   * the first that the firm has from that moment already.
+   */
+  addAll(
+    schedules: CommissionSchedule[],
+    by: string,
+    now: number,
+  ): Promise<{ ok: true } | { ok: false; reason: "exists"; kind: CommissionSchedule["kind"] }>;
   /** The firm's schedule of that kind in force at `at` (the latest from `at` or before); undefined: none. */
   inForce(
     firmId: number,
@@ -42,28 +51,57 @@ function scheduleOf(r: Row): CommissionSchedule {
 
 const COLUMNS = ["firm_id", "kind", "percent_bp", "fixed", "min", "max", "from_at"] as const;
 
+const rowOf = (s: CommissionSchedule, by: string, now: number) => ({
+  firm_id: s.firmId,
+  kind: s.kind,
+  percent_bp: s.percentBp,
+  fixed: s.fixed,
+  min: s.min,
+  max: s.max,
+  from_at: s.fromAt,
+  created_by: by,
+  created_at: now,
+});
+
+class Exists extends Error {
+  constructor(readonly kind: CommissionSchedule["kind"]) {
+    super("exists");
+  }
+}
+
 export function createCommissionRepository(db: Kysely<Database>): CommissionRepository {
   return {
     async add(s, by, now) {
       try {
         const row = await db
           .insertInto("firm_commissions")
-          .values({
-            firm_id: s.firmId,
-            kind: s.kind,
-            percent_bp: s.percentBp,
-            fixed: s.fixed,
-            min: s.min,
-            max: s.max,
-            from_at: s.fromAt,
-            created_by: by,
-            created_at: now,
-          })
+          .values(rowOf(s, by, now))
           .returning("id")
           .executeTakeFirstOrThrow();
         return { ok: true, id: Number(row.id) };
       } catch (err) {
         if (uniqueViolation(err) !== null) return { ok: false, reason: "exists" };
+        throw err;
+      }
+    },
+    async addAll(schedules, by, now) {
+      try {
+        await db.transaction().execute(async (trx) => {
+          for (const s of schedules) {
+            try {
+              await trx
+                .insertInto("firm_commissions")
+                .values(rowOf(s, by, now))
+                .execute();
+            } catch (err) {
+              if (uniqueViolation(err) !== null) throw new Exists(s.kind);
+              throw err;
+            }
+          }
+        });
+        return { ok: true };
+      } catch (err) {
+        if (err instanceof Exists) return { ok: false, reason: "exists", kind: err.kind };
         throw err;
       }
     },

@@ -10,9 +10,17 @@ import {
   postingProblem,
 } from "../../domain/ledger.js";
 import { startOfTurkeyDay } from "../../domain/turkey-time.js";
+import { writeAudit } from "../audited.js";
 import type { Database } from "../schema.js";
 import { LedgerPostingError, ledgerViolation } from "./ledger-errors.js";
-import { accountDay, type DayFiguresOutcome, dayFigures, type FirmDayFigures } from "./ledger-reads.js";
+import {
+  accountDay,
+  accountDays,
+  type DayFiguresOutcome,
+  dayFigures,
+  type FirmDayFigures,
+} from "./ledger-reads.js";
+import { type DecidedSums, decidedBeforeLedger } from "./openings.js";
 
 /** A posting as the ledger holds it. */
 export interface Posting extends Omit<PostingDraft, "kind"> {
@@ -31,6 +39,8 @@ export type BalanceAt = { ok: true; balance: number } | { ok: false; reason: "fu
 
 /** One entry of an account, its `amount` as the account's balance moved (its normal side positive). */
 export interface EntryView {
+  /** The entry's own id: with `at`, where a page of entries ends (`entries`' `after`). */
+  id: number;
   postingId: number;
   postingKey: string;
   postingKind: string;
@@ -71,14 +81,37 @@ export interface LedgerRepository {
   balance(account: AccountKey): Promise<number>;
   /** The account's balance as of `at` (entries at `at` included), read in one statement. */
   balanceAt(account: AccountKey, at: number, now: number): Promise<BalanceAt>;
-  /** The account's entries with `from <= at < to`, oldest first, at most `limit`. */
-  entries(account: AccountKey, from: number, to: number, limit?: number): Promise<EntryView[]>;
+  /**
+   * The account's entries with `from <= at < to`, oldest first (by time, then id), at most `limit`,
+   * after the entry `after` names when given (the last one of the page before).
+   */
+  entries(
+    account: AccountKey,
+    from: number,
+    to: number,
+    limit?: number,
+    after?: { at: number; id: number },
+  ): Promise<EntryView[]>;
   /** A firm's day (Türkiye's, YYYY-MM-DD): its balance's opening, movements by kind and closing, and its payouts in transit. */
   dayFigures(firmId: number, day: string, now: number): Promise<DayFiguresOutcome<FirmDayFigures>>;
   /** The same figures for any account. */
   accountDay(account: AccountKey, day: string, now: number): ReturnType<typeof accountDay>;
+  /** An account's figures for each day from `from` to `to` (YYYY-MM-DD, both included), in one statement. */
+  accountDays(account: AccountKey, from: string, to: string, now: number): ReturnType<typeof accountDays>;
   /** What a firm's payouts in live batches not yet sent hold back (batched, second approval): kuruş. */
   heldInBatches(firmId: number): Promise<number>;
+  /**
+   * A posting an operator made (an adjustment, a settlement, an opening balance) with its audit
+   * row, in one database transaction; a replayed key writes neither again.
+   */
+  postAudited(
+    draft: PostingDraft,
+    audit: { action: string; entityType: string; entityId: string },
+  ): Promise<PostOutcome>;
+  /** The opening balances set, by the account they open (on its normal side). */
+  openings(): Promise<Map<AccountKey, number>>;
+  /** Each real firm's and IBAN's sums of approvals made before the ledger began (store/ledger/openings.ts). */
+  decidedBeforeLedger(now: number): Promise<DecidedSums>;
 }
 
 type PostingRow = {
@@ -246,23 +279,38 @@ export function createLedgerRepository(db: Kysely<Database>): LedgerRepository {
       return { ok: true, balance: parsed ? normalBalance(parsed.kind, num(row.balance)) : 0 };
     },
 
-    async entries(account, from, to, limit = 1000) {
+    async entries(account, from, to, limit = 1000, after) {
       const parsed = parseAccountKey(account);
       if (!parsed) return [];
-      const rows = await db
+      // The account's id as a subquery, not a join: PostgreSQL then knows it when it plans, walks
+      // (account, at, id) in order and stops at the page's end; joined, it read and sorted the rest
+      // of the day on every page.
+      const accountId = db.selectFrom("ledger_accounts").select("id").where("key", "=", account);
+      let query = db
         .selectFrom("ledger_entries as e")
-        .innerJoin("ledger_accounts as a", "a.id", "e.account_id")
         .innerJoin("ledger_postings as p", "p.id", "e.posting_id")
-        .select(["e.posting_id", "p.idempotency_key", "p.kind as posting_kind", "e.kind", "e.at", "e.amount"])
+        .select([
+          "e.id",
+          "e.posting_id",
+          "p.idempotency_key",
+          "p.kind as posting_kind",
+          "e.kind",
+          "e.at",
+          "e.amount",
+        ])
         .select("p.memo")
-        .where("a.key", "=", account)
+        .where("e.account_id", "=", accountId)
         .where("e.at", ">=", from)
-        .where("e.at", "<", to)
-        .orderBy("e.at")
-        .orderBy("e.id")
-        .limit(limit)
-        .execute();
+        .where("e.at", "<", to);
+      // Past the page before: the index's range starts at its time (`e.at >=`), the rest only
+      // sorts out that one moment (an OR alone would read the day from its start on every page).
+      if (after)
+        query = query
+          .where("e.at", ">=", after.at)
+          .where((w) => w.or([w("e.at", ">", after.at), w("e.id", ">", after.id)]));
+      const rows = await query.orderBy("e.at").orderBy("e.id").limit(limit).execute();
       return rows.map((r) => ({
+        id: Number(r.id),
         postingId: Number(r.posting_id),
         postingKey: r.idempotency_key,
         postingKind: r.posting_kind,
@@ -275,6 +323,40 @@ export function createLedgerRepository(db: Kysely<Database>): LedgerRepository {
 
     dayFigures: (firmId, day, now) => dayFigures(db, firmId, day, now),
     accountDay: (account, day, now) => accountDay(db, account, day, now),
+    accountDays: (account, from, to, now) => accountDays(db, account, from, to, now),
+
+    postAudited: (draft, audit) =>
+      db.transaction().execute(async (trx) => {
+        const outcome = await post(trx, draft);
+        if (!outcome.replayed)
+          await writeAudit(
+            trx,
+            { actor: draft.actor, action: audit.action, at: draft.at },
+            audit.entityType,
+            audit.entityId,
+            null,
+            { posting: outcome.posting.id, key: draft.key, memo: draft.memo, lines: draft.lines },
+          );
+        return outcome;
+      }),
+
+    async openings() {
+      const rows = await db
+        .selectFrom("ledger_postings")
+        .selectAll()
+        .where("kind", "=", "opening_balance")
+        .execute();
+      const set = new Map<AccountKey, number>();
+      for (const row of rows) {
+        const account = row.idempotency_key.slice("opening:".length);
+        const parsed = parseAccountKey(account);
+        const line = postingOf(row).lines.find((l) => l.account === account);
+        if (parsed && line) set.set(account, normalBalance(parsed.kind, line.amount));
+      }
+      return set;
+    },
+
+    decidedBeforeLedger: (now) => decidedBeforeLedger(db, now),
 
     async heldInBatches(firmId) {
       const row = await db

@@ -36,6 +36,11 @@ import { statementSequences } from "./20261205T1000_statement_sequences.js";
 import { payouts } from "./20261206T1000_payouts.js";
 import { statementLinePayouts } from "./20261206T1100_statement_line_payouts.js";
 import { ledger } from "./20261206T1200_ledger.js";
+import { bankChecks } from "./20261207T1200_bank_checks.js";
+import { firmOverdraft } from "./20261207T1500_firm_overdraft.js";
+import { summaryBusyDay } from "./20261208T1000_summary_busy_day.js";
+import { callbackClaims } from "./20261209T1000_callback_claims.js";
+import { refundLines } from "./20261210T1000_refund_lines.js";
 import type { Migration } from "./migration.js";
 
 /** In the order they apply. Never edit one that has shipped; add a new one. */
@@ -78,6 +83,11 @@ export const migrations: readonly Migration[] = [
   payouts,
   statementLinePayouts,
   ledger,
+  bankChecks,
+  firmOverdraft,
+  summaryBusyDay,
+  callbackClaims,
+  refundLines,
 ];
 
 export type { Migration };

@@ -4,14 +4,25 @@
  * conditional UPDATE (`WHERE stage = …`): of two operators marking one batch sent at the same
  * moment, or approving and cancelling it, one moves it and the other is told its stage.
  */
-import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Kysely, Selectable, Transaction } from "kysely";
 import { writeAudit } from "../audited.js";
 import type { Database, PayoutAttemptTable, PayoutBatchStage, PayoutBatchTable } from "../schema.js";
-import { deadlock, payoutViolation } from "./payout-errors.js";
+import {
+  type BatchWriteResult,
+  batchedByIn,
+  createBatch,
+  type DayOf,
+  type NewBatch,
+} from "./payout-batch-create.js";
+import { deadlock } from "./payout-errors.js";
 import { clearFlag, type FlagClear, type FlagClearing } from "./payout-flags.js";
+import { lockFirmBalances, type RoomOf, roomsOf } from "./payout-guard.js";
+import { postSent } from "./payout-postings.js";
 
 export type PayoutBatchRow = Selectable<PayoutBatchTable>;
 export type PayoutAttemptRow = Selectable<PayoutAttemptTable>;
+export type { BatchWriteResult, DayOf, NewAttempt, NewBatch } from "./payout-batch-create.js";
 
 /** A pending withdrawal that no live or paid attempt holds, with what the batching judges. */
 export interface WaitingRow {
@@ -34,38 +45,6 @@ export interface WaitingRow {
   last_reason: string | null;
 }
 
-export interface NewAttempt {
-  transactionId: number;
-  firmId: number;
-  paymentId: string;
-  amount: number;
-  payeeName: string;
-  payeeIban: string;
-  method: "FAST" | "EFT";
-}
-
-export interface NewBatch {
-  accountId: number;
-  firmId: number | null;
-  /** Why a second operator must approve, as payouts/rules.ts keeps it (`storedSecondRule`). */
-  /**
-   * Why a second operator must approve, judged with what the maker batched in the day so far
-   * (`day`): read in the batch's own database transaction, one batching of a maker's day at a time
-   * (a PostgreSQL advisory lock on the day's key), so two at once cannot both pass the day's rule.
-   * Null: no second operator.
-   */
-  secondReasonFor(batchedToday: number): string | null;
-  day: { who: DayOf; since: number };
-  actor: string;
-  now: number;
-  attempts: readonly NewAttempt[];
-}
-
-export type BatchWriteResult =
-  | { ok: true; batch: PayoutBatchRow }
-  /** Another batching (or a decision, or a payout mark) took one of these withdrawals meanwhile. */
-  | { ok: false; reason: "taken_meanwhile" };
-
 export type StageMove =
   | { ok: true; batch: PayoutBatchRow }
   | { ok: false; reason: "not_found" }
@@ -81,6 +60,8 @@ export interface PayoutBatchRepository {
   /** Pending withdrawals of these firms that no live or paid attempt holds, oldest first (after `afterId`). */
   waiting(firmIds: readonly number[], limit: number, afterId?: number): Promise<WaitingRow[]>;
   create(batch: NewBatch): Promise<BatchWriteResult>;
+  /** What each firm's payouts may still take (the ledger's guard), read now, outside any batching. */
+  rooms(firmIds: readonly number[]): Promise<RoomOf[]>;
   /**
    * What one operator (`actor`), or every actor whose name begins with `prefix`, batched since
    * `since` (batches not cancelled), minor units.
@@ -106,24 +87,6 @@ export interface PayoutBatchRepository {
   payoutChannelsOf(accountIds: readonly number[]): Promise<Map<number, string>>;
 }
 
-/** Whose day a batch counts in: one actor's, or every actor's of a prefix (the admin token's). */
-export type DayOf = { actor: string } | { prefix: string };
-
-function batchedByIn(q: Kysely<Database> | Transaction<Database>, who: DayOf, since: number) {
-  return q
-    .selectFrom("payout_batches")
-    .select(sql<number>`COALESCE(SUM(total), 0)`.as("sum"))
-    .where((eb) =>
-      "actor" in who
-        ? eb("created_by", "=", who.actor)
-        : eb(sql`substr(created_by, 1, ${who.prefix.length})`, "=", who.prefix),
-    )
-    .where("created_at", ">=", since)
-    .where("stage", "<>", "cancelled")
-    .executeTakeFirstOrThrow()
-    .then((row) => Number(row.sum));
-}
-
 export function createPayoutBatchRepository(
   db: Kysely<Database>,
   dialect: "sqlite" | "postgres",
@@ -131,6 +94,7 @@ export function createPayoutBatchRepository(
   return {
     waiting: (firmIds, limit, afterId = 0) => waitingWithdrawals(db, firmIds, limit, afterId),
     create: (batch) => createBatch(db, dialect, batch),
+    rooms: (firmIds) => roomsOf(db, firmIds),
 
     batchedBy: (who, since) => batchedByIn(db, who, since),
 
@@ -151,8 +115,7 @@ export function createPayoutBatchRepository(
         to: "batched",
         action: "payout_batch.approve",
       }),
-    markSent: (id, actor, now) =>
-      moveBatch(db, id, actor, now, { from: ["batched"], to: "sent", action: "payout_batch.sent" }),
+    markSent: (id, actor, now) => sendBatch(db, dialect, id, actor, now),
     cancel: (id, actor, now, note) =>
       moveBatch(db, id, actor, now, {
         from: ["second_approval", "batched"],
@@ -284,96 +247,6 @@ function waitingWithdrawals(
     .execute() as Promise<WaitingRow[]>;
 }
 
-/**
- * The batch and its attempts in one database transaction, withdrawals in id order (two batchings
- * of overlapping withdrawals lock them in the same order). Anything taken meanwhile (a live attempt
- * of another batch, a decision, a payout mark) undoes the whole batch; the service reads again.
- */
-async function createBatch(
-  db: Kysely<Database>,
-  dialect: "sqlite" | "postgres",
-  b: NewBatch,
-): Promise<BatchWriteResult> {
-  const attempts = [...b.attempts].sort((x, y) => x.transactionId - y.transactionId);
-  const total = attempts.reduce((sum, a) => sum + a.amount, 0);
-  try {
-    return await db.transaction().execute(async (trx) => {
-      // SQLite runs one transaction at a time; PostgreSQL orders a maker's batchings by this lock.
-      const dayKey = "actor" in b.day.who ? `actor:${b.day.who.actor}` : `prefix:${b.day.who.prefix}`;
-      if (dialect === "postgres")
-        await sql`SELECT pg_advisory_xact_lock(hashtext(${`payout-day:${dayKey}`}))`.execute(trx);
-      const secondReason = b.secondReasonFor(await batchedByIn(trx, b.day.who, b.day.since));
-      const stage = secondReason === null ? "batched" : "second_approval";
-      const batch = await trx
-        .insertInto("payout_batches")
-        .values({
-          account_id: b.accountId,
-          firm_id: b.firmId,
-          stage,
-          payouts: attempts.length,
-          total,
-          second_reason: secondReason,
-          created_by: b.actor,
-          created_at: b.now,
-          updated_at: b.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      for (const a of attempts) await insertAttempt(trx, batch, a, b);
-      await writeAudit(
-        trx,
-        { actor: b.actor, action: "payout_batch.create", at: b.now },
-        "payout_batch",
-        String(batch.id),
-        null,
-        {
-          stage,
-          payouts: attempts.length,
-          total,
-          account_id: b.accountId,
-          second_reason: secondReason,
-        },
-      );
-      return { ok: true as const, batch };
-    });
-  } catch (err) {
-    if (payoutViolation(err) || deadlock(err)) return { ok: false, reason: "taken_meanwhile" };
-    throw err;
-  }
-}
-
-async function insertAttempt(trx: Transaction<Database>, batch: PayoutBatchRow, a: NewAttempt, b: NewBatch) {
-  await trx
-    .insertInto("payout_attempts")
-    .values({
-      transaction_id: a.transactionId,
-      batch_id: batch.id,
-      firm_id: a.firmId,
-      account_id: b.accountId,
-      payment_id: a.paymentId,
-      amount: a.amount,
-      payee_name: a.payeeName,
-      payee_iban: a.payeeIban,
-      method: a.method,
-      stage: batch.stage === "second_approval" ? "second_approval" : "batched",
-      created_by: b.actor,
-      created_at: b.now,
-      updated_at: b.now,
-    })
-    .execute();
-  await writeAudit(
-    trx,
-    { actor: b.actor, action: "payout.batched", at: b.now },
-    "transaction",
-    String(a.transactionId),
-    null,
-    {
-      batch: batch.id,
-      payment_id: a.paymentId,
-    },
-  );
-}
-
 interface Move {
   from: PayoutBatchStage[];
   to: PayoutBatchStage;
@@ -381,15 +254,61 @@ interface Move {
   note?: string | null;
 }
 
-/** Moves a batch and its attempts from one of `from` to `to`, with the audit entry. */
+/** How many times a send that PostgreSQL ended for a deadlock is run again. */
+const SEND_TRIES = 5;
+
+/**
+ * Marks a batch sent, each payout's sending posted with it. Those postings, one per payout, add to
+ * the ledger's counters of its firm and the firm's transit on the shards their ids pick: another
+ * transaction of several postings on the same firm (a statement import paying its payouts) may meet
+ * them in the other order, and PostgreSQL ends one of the two. The move is conditional on the
+ * batch's stage, so it is simply run again; and the sends of one firm's batches take its guard lock
+ * (payout-guard.ts) first, so two of them never meet so.
+ */
+async function sendBatch(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  id: number,
+  actor: string,
+  now: number,
+): Promise<StageMove> {
+  const move: Move = { from: ["batched"], to: "sent", action: "payout_batch.sent" };
+  for (let tries = 1; ; tries++) {
+    try {
+      return await moveBatch(db, id, actor, now, move, async (trx) => {
+        const firms = await trx
+          .selectFrom("payout_attempts")
+          .select("firm_id")
+          .distinct()
+          .where("batch_id", "=", id)
+          .execute();
+        await lockFirmBalances(
+          trx,
+          dialect,
+          firms.map((f) => Number(f.firm_id)),
+        );
+      });
+    } catch (err) {
+      if (!deadlock(err) || tries >= SEND_TRIES) throw err;
+      await sleep(tries * 10 + Math.floor(Math.random() * 20));
+    }
+  }
+}
+
+/**
+ * Moves a batch and its attempts from one of `from` to `to`, with the audit entry; `first` runs at
+ * the start of its transaction (the locks a send takes).
+ */
 function moveBatch(
   db: Kysely<Database>,
   id: number,
   actor: string,
   now: number,
   move: Move,
+  first?: (trx: Transaction<Database>) => Promise<void>,
 ): Promise<StageMove> {
   return db.transaction().execute(async (trx): Promise<StageMove> => {
+    await first?.(trx);
     // The stage read is the one moved from (the audit's `before`); the update is conditional on
     // it, so a move made meanwhile by another is seen, never overwritten.
     const current = await trx
@@ -406,7 +325,7 @@ function moveBatch(
     if (move.to === "batched") update = update.where("created_by", "<>", actor);
     const batch = await update.returningAll().executeTakeFirst();
     if (!batch) return whyNotMoved(trx, id, actor, move);
-    await trx
+    const moved = await trx
       .updateTable("payout_attempts")
       .set({
         stage: move.to === "sent" ? "sent" : move.to === "cancelled" ? "cancelled" : "batched",
@@ -416,7 +335,10 @@ function moveBatch(
       })
       .where("batch_id", "=", id)
       .where("stage", "in", ["second_approval", "batched"])
+      .returning(["id", "firm_id", "amount"])
       .execute();
+    // Sent: each firm's money leaves its balance into transit, with the move (payout-postings.ts).
+    if (move.to === "sent") await postSent(trx, moved, actor, now);
     await writeAudit(
       trx,
       { actor, action: move.action, at: now },

@@ -1,7 +1,8 @@
 /**
  * How a sent payout ends, by the bank's statement or a payout channel: paid (the attempt, then the
  * withdrawal's approval with its callback, in one database transaction), returned (back to the
- * operators, or flagged when it was approved already), failed (refused by a channel). Every move is
+ * operators, or flagged when it was approved already), failed (refused by a channel); a return or
+ * a failure posts the money back to the firm in the ledger with the move. Every move is
  * conditional on the attempt's stage (`WHERE stage = 'sent'`), so a proof read twice, by two
  * instances or by a channel and a statement at once, pays once; the other is told it moved.
  */
@@ -9,6 +10,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { writeAudit } from "../audited.js";
 import { type DecisionWrite, decideWithin } from "../decisions/decisions.js";
 import type { Database } from "../schema.js";
+import { postReturn } from "./payout-postings.js";
 
 export interface PayWrite {
   attemptIds: readonly number[];
@@ -130,7 +132,8 @@ async function linkDebitOfPaid(
 
 /**
  * A return of a sent attempt ends it (the withdrawal goes back to the operators, pending); one of a
- * paid attempt is flagged, and the merchant's answer stays as it was.
+ * paid attempt is flagged, and the merchant's answer stays as it was. Either way its money comes
+ * back to the firm in the ledger, in this transaction (payout-postings.ts, `postReturn`).
  */
 export async function returnWithin(
   trx: Transaction<Database>,
@@ -160,6 +163,8 @@ export async function returnWithin(
       .values({ line_id: r.lineId, attempt_id: r.attemptId, role: "return" })
       .onConflict((oc) => oc.doNothing())
       .execute();
+  // Back to the firm, in the return's own transaction (a second line naming one paid posts once).
+  await postReturn(trx, { attemptId: r.attemptId, reason: r.reason, actor: r.actor, now: r.now });
   const action = ended ? "payout.returned" : "payout.returned_after_paid";
   await writeAudit(
     trx,
@@ -371,6 +376,7 @@ export function createPayoutOutcomeRepository(db: Kysely<Database>): PayoutOutco
             .returning(["transaction_id", "batch_id"])
             .executeTakeFirst();
           if (!row) return false;
+          await postReturn(trx, { attemptId, reason, actor, now });
           await writeAudit(
             trx,
             { actor, action: "payout.failed", at: now },

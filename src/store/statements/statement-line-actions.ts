@@ -4,9 +4,11 @@
  * ours. Only a line still open moves: two operators acting on it at once, one of them wins.
  */
 import type { Kysely, Transaction } from "kysely";
+import type { PostingDraft } from "../../domain/ledger.js";
 import { writeAudit } from "../audited.js";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
 import { uniqueViolation } from "../engine/errors.js";
+import { post } from "../ledger/ledger.js";
 import type { Database, StatementLineState } from "../schema.js";
 
 export const OPEN_CREDIT: readonly StatementLineState[] = ["suggested", "unmatched"];
@@ -64,16 +66,27 @@ export async function settleLine(
   }
 }
 
-/** The line marked not ours (to be refunded), audited; false when it is no longer open. */
+/**
+ * The money of a line marked not ours, owed back to its payer: the posting that moves it out of
+ * suspense, given the line's amount. Only a line the ledger holds is asked (one written before the
+ * ledger began never came into it).
+ */
+export type RefundDue = (line: { lineId: number; amount: number }) => PostingDraft;
+
+/**
+ * The line marked not ours (to be refunded), audited, and the money it held owed back to its payer,
+ * in one database transaction; false when it is no longer open.
+ */
 export async function markNotOurs(
   db: Kysely<Database>,
   lineId: number,
   audit: { actor: string; at: number; note: string | null },
+  refundDue: RefundDue,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx: Transaction<Database>) => {
     const before = await trx
       .selectFrom("statement_lines")
-      .select(["state"])
+      .select(["state", "amount", "held_posting_id"])
       .where("id", "=", lineId)
       .executeTakeFirst();
     const moved = await trx
@@ -83,6 +96,8 @@ export async function markNotOurs(
       .where("state", "in", MAY_BE_NOT_OURS)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return false;
+    if (before?.held_posting_id != null)
+      await post(trx, refundDue({ lineId, amount: Number(before.amount) }));
     await writeAudit(
       trx,
       { actor: audit.actor, action: "statement_line.not_ours", at: audit.at },
@@ -93,58 +108,4 @@ export async function markNotOurs(
     );
     return true;
   });
-}
-
-/** Today's figures for the console's summary (times in ms). */
-export interface LineFigures {
-  /** Deposits made in the window and approved, and of them those a statement line approved. */
-  approved: number;
-  approvedByStatement: number;
-  /** For each deposit a line approved in the window: from the line's arrival to its callback's delivery. */
-  creditToCallbackMs: number[];
-  /** Lira credits no deposit took yet (suggested, unmatched, paid after cancellation): count and sum. */
-  openCredits: number;
-  openAmount: number;
-}
-
-export async function lineFigures(
-  db: Kysely<Database>,
-  from: number,
-  to: number,
-  actor: string,
-): Promise<LineFigures> {
-  const approved = await db
-    .selectFrom("transactions")
-    .select((eb) => [
-      eb.fn.countAll<number>().as("n"),
-      eb.fn.sum<number>(eb.case().when("decided_by", "=", actor).then(1).else(0).end()).as("auto"),
-    ])
-    .where("type", "=", "deposit")
-    .where("status", "=", "approved")
-    .where("created_at", ">=", from)
-    .where("created_at", "<", to)
-    .executeTakeFirstOrThrow();
-  const latencies = await db
-    .selectFrom("statement_lines as l")
-    .innerJoin("callbacks as c", "c.transaction_id", "l.transaction_id")
-    .select(["l.created_at as line_at", "c.delivered_at"])
-    .where("l.decided_by", "=", actor)
-    .where("l.decided_at", ">=", from)
-    .where("l.decided_at", "<", to)
-    .where("c.delivered_at", "is not", null)
-    .execute();
-  const open = await db
-    .selectFrom("statement_lines")
-    .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.sum<number>("amount").as("total")])
-    .where("state", "in", ["suggested", "unmatched", "after_cancellation"])
-    .where("direction", "=", "credit")
-    .where("currency", "=", "TRY")
-    .executeTakeFirstOrThrow();
-  return {
-    approved: Number(approved.n),
-    approvedByStatement: Number(approved.auto ?? 0),
-    creditToCallbackMs: latencies.map((r) => Number(r.delivered_at) - Number(r.line_at)),
-    openCredits: Number(open.n),
-    openAmount: Number(open.total ?? 0),
-  };
 }

@@ -4,7 +4,10 @@
  * transaction as the line, so that a crash leaves either both or neither.
  */
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { PostingDraft } from "../../domain/ledger.js";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
+import { post as postToLedger } from "../ledger/ledger.js";
+import { deadlock } from "../payouts/payout-errors.js";
 import {
   closeDoneBatches,
   flagWithin,
@@ -19,13 +22,8 @@ import type {
   StatementLineState,
   StatementLineTable,
 } from "../schema.js";
-import {
-  type LineFigures,
-  lineFigures,
-  markNotOurs,
-  type SettleResult,
-  settleLine,
-} from "./statement-line-actions.js";
+import { payRefund, type RefundOutcome, type RefundPaid } from "./refund-lines.js";
+import { markNotOurs, type RefundDue, type SettleResult, settleLine } from "./statement-line-actions.js";
 
 export type StatementLineRow = Selectable<StatementLineTable>;
 export type NewStatementLine = Omit<
@@ -92,14 +90,24 @@ export interface StatementRepository {
    * writes (another instance, an operator), the line is recorded as `fallback` instead and nothing
    * is decided.
    */
-  recordBatch(items: readonly LineRecord[]): Promise<RecordResult[]>;
+  recordBatch(items: readonly LineRecord[], hold?: HoldLines): Promise<RecordResult[]>;
   get(id: number): Promise<StatementLineRow | undefined>;
   /** The line that settles (approved, or found approved) this transaction, if one does. */
   settling(transactionId: number): Promise<StatementLineRow | undefined>;
   /** An open credit line approves a pending deposit, both in one database transaction. */
   settle(lineId: number, write: DecisionWrite): Promise<SettleResult>;
-  markNotOurs(lineId: number, audit: { actor: string; at: number; note: string | null }): Promise<boolean>;
-  figures(from: number, to: number, actor: string): Promise<LineFigures>;
+  /** The line not ours, and the money it held owed back to its payer (`refundDue`'s posting). */
+  markNotOurs(
+    lineId: number,
+    audit: { actor: string; at: number; note: string | null },
+    refundDue: RefundDue,
+  ): Promise<boolean>;
+  /** A debit pays back a credit marked not ours, with the refund's posting (refund-lines.ts). */
+  payRefund(
+    ids: { debitId: number; creditId: number },
+    audit: { actor: string; at: number; note: string | null },
+    refundPaid: RefundPaid,
+  ): Promise<RefundOutcome>;
   list(filter: {
     accountId?: number;
     states?: readonly StatementLineState[];
@@ -111,6 +119,30 @@ export interface StatementRepository {
     limit: number;
   }): Promise<StatementLineRow[]>;
 }
+
+/** A line whose money the ledger takes in at its writing: a credit for nobody yet, or a bank's fee. */
+export interface HeldLine {
+  lineId: number;
+  amount: number;
+}
+
+/**
+ * The postings that take a batch's money in (reconciliation/held-lines.ts): its credits that pay
+ * nobody yet held in suspense, its bank fees; written in the batch's own database transaction,
+ * each line marked with the posting that holds it (`held_posting_id`).
+ */
+export type HoldLines = (lines: {
+  held: HeldLine[];
+  fees: HeldLine[];
+}) => { draft: PostingDraft; lineIds: number[] }[];
+
+/** A credit in these states pays nobody yet: its money waits in suspense until an operator decides. */
+export const HELD_STATES: ReadonlySet<StatementLineState> = new Set([
+  "unmatched",
+  "suggested",
+  "after_cancellation",
+  "not_ours",
+]);
 
 export interface LineRecord {
   line: NewStatementLine;
@@ -265,6 +297,38 @@ async function recordPlain(
   return results;
 }
 
+/** How many times a batch PostgreSQL ended for a deadlock is written again. */
+const BATCH_TRIES = 3;
+
+/** The batch's held credits and bank fees posted, each line marked with its posting. */
+async function holdWithin(
+  trx: Transaction<Database>,
+  items: readonly LineRecord[],
+  results: readonly RecordResult[],
+  hold: HoldLines,
+): Promise<void> {
+  const held: HeldLine[] = [];
+  const fees: HeldLine[] = [];
+  for (const [i, r] of results.entries()) {
+    const line = items[i]?.line;
+    if (r.kind !== "recorded" || !line || line.currency !== "TRY") continue;
+    const outcome = r.payoutOutcome === undefined ? line.payout_outcome : r.payoutOutcome;
+    if (line.direction === "credit" && HELD_STATES.has(r.state) && outcome !== "return")
+      held.push({ lineId: r.lineId, amount: Number(line.amount) });
+    else if (line.direction === "debit" && outcome === "fee")
+      fees.push({ lineId: r.lineId, amount: Number(line.amount) });
+  }
+  if (held.length === 0 && fees.length === 0) return;
+  for (const { draft, lineIds } of hold({ held, fees })) {
+    const { posting } = await postToLedger(trx, draft);
+    await trx
+      .updateTable("statement_lines")
+      .set({ held_posting_id: posting.id })
+      .where("id", "in", lineIds)
+      .execute();
+  }
+}
+
 export function createStatementRepository(db: Kysely<Database>): StatementRepository {
   return {
     async createImport(values) {
@@ -349,12 +413,26 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
       })) as CandidateRow[];
     },
 
-    async recordBatch(items) {
-      const results = await db.transaction().execute(async (trx) => {
-        const results = await recordPlain(trx, items);
-        for (const [i, item] of items.entries()) results[i] ??= await recordIn(trx, item);
-        return results as RecordResult[];
-      });
+    async recordBatch(items, hold) {
+      const write = () =>
+        db.transaction().execute(async (trx) => {
+          const results = await recordPlain(trx, items);
+          for (const [i, item] of items.entries()) results[i] ??= await recordIn(trx, item);
+          if (hold) await holdWithin(trx, items, results as RecordResult[], hold);
+          return results as RecordResult[];
+        });
+      // A batch's postings add to the counters on the shards their ids pick: another transaction of
+      // several postings (another import, a send) may meet them in the other order, and PostgreSQL
+      // undoes one of the two. Undone whole, the batch is written again.
+      let results: RecordResult[];
+      for (let tries = 1; ; tries++) {
+        try {
+          results = await write();
+          break;
+        } catch (err) {
+          if (!deadlock(err) || tries >= BATCH_TRIES) throw err;
+        }
+      }
       const payout = items.find((item) => item.payout !== undefined);
       if (payout) await closeDoneBatches(db, payout.outcome.now);
       return results;
@@ -368,8 +446,8 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
         .where("transaction_id", "=", transactionId)
         .executeTakeFirst(),
     settle: (lineId, write) => settleLine(db, lineId, write),
-    markNotOurs: (lineId, audit) => markNotOurs(db, lineId, audit),
-    figures: (from, to, actor) => lineFigures(db, from, to, actor),
+    markNotOurs: (lineId, audit, refundDue) => markNotOurs(db, lineId, audit, refundDue),
+    payRefund: (ids, audit, refundPaid) => payRefund(db, ids, audit, refundPaid),
 
     list(filter) {
       let q = db.selectFrom("statement_lines").selectAll();

@@ -5,7 +5,6 @@ import { planEachTime, prepared, type StatementRunner } from "../engine/prepared
 import type { Database, TransactionTable } from "../schema.js";
 import { INSERT_COLUMN_LIST, INSERT_COLUMNS } from "./insert-columns.js";
 import { RECORD_NONCE } from "./nonces.js";
-import { type HourTotal, medianDecisionMsSince, pendingQueues, totalsSince } from "./summary-figures.js";
 import {
   createPgIntakeBatches,
   firmPendingOf,
@@ -49,10 +48,6 @@ export interface TransactionRepository {
     nonce: { firmId: number; nonce: string; expiresAt: number },
     facts: { reference: string; userId: string; type: TransactionRow["type"] },
   ): Promise<{ nonceFresh: boolean; facts: BusinessFacts }>;
-  /** Counts and volumes per type, status and hour of the live firms' transactions since `since`, an hour's start. */
-  totalsSince(since: number): Promise<HourTotal[]>;
-  /** The median ms from creation to decision of those decided since `since` (summary-figures.ts). */
-  medianDecisionMsSince(since: number): Promise<number | null>;
   findForFirm(firmId: number, id: number): Promise<TransactionRow | undefined>;
   findByReference(firmId: number, reference: string): Promise<TransactionRow | undefined>;
   /** The user's pending deposit at the firm (at most one: transactions_one_pending_uq). */
@@ -63,8 +58,6 @@ export interface TransactionRepository {
   search(filter: TransactionFilter): TransactionSearch;
   /** The newest transaction's id, 0 on an empty store. */
   newestId(): Promise<number>;
-  /** Live firms' pending transactions of each type: how many, and when the oldest was created. */
-  pendingQueues(): Promise<{ type: string; count: number; oldestAt: number | null }[]>;
   /**
    * Up to `limit` rows after `afterId` written before `payer_name_key` existed, by id
    * (jobs/name-keys.ts).
@@ -217,9 +210,6 @@ export function createTransactionRepository(
       return batches ? batches.insert(values) : oneInsert(values);
     },
 
-    totalsSince: (since) => totalsSince(db, dialect, since),
-    medianDecisionMsSince: (since) => medianDecisionMsSince(db, since),
-
     findForFirm(firmId, id) {
       return db
         .selectFrom("transactions")
@@ -253,7 +243,6 @@ export function createTransactionRepository(
     list: (filter) => listTransactions(db, dialect, filter),
     search: (filter) => searchTransactions(db, dialect, filter),
     newestId: () => newestTransactionId(db),
-    pendingQueues: () => pendingQueues(db),
     withoutNameKey: (afterId, limit) => withoutNameKey(db, afterId, limit),
     setNameKeys: (keys) => setNameKeys(db, dialect, keys),
   };

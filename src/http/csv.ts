@@ -1,9 +1,11 @@
 import { LAYOUT_CONTROL } from "../domain/text-rules.js";
 
 /**
- * CSV for reconciliation exports: RFC 4180 quoting, CRLF lines, and cells that a spreadsheet would
- * run as a formula (=, +, -, @, tab, CR) prefixed with an apostrophe: a payer's name is no formula.
- * The same inside a cell after the separator this file does not use (below).
+ * CSV for the operators' exports (transactions, the ledger's reports): RFC 4180 quoting, CRLF lines,
+ * and cells that a spreadsheet would run as a formula (=, +, -, @, tab, CR) prefixed with an
+ * apostrophe: a payer's name is no formula. The same inside a cell after the separator this file
+ * does not use (below). An amount column's signed decimal ("-20.00") is written as the number it
+ * is: digits with one sign and one point run nothing.
  */
 export function csvCell(value: unknown, separator = ","): string {
   if (value === null || value === undefined) return "";
@@ -27,29 +29,40 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const FORMULA_AFTER_COMMA = /(,"*)(?=[=+\-@\t\r])/g;
 const FORMULA_AFTER_SEMICOLON = /(;"*)(?=[=+\-@\t\r])/g;
 
+/** An amount as the API writes it, its sign too: the ledger's figures are signed as they moved a balance. */
+const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
+
 /** An export's text made piece by piece: its start (with the header line), then a line per row. */
 export interface CsvWriter {
   start: string;
   line(row: Readonly<Record<string, unknown>>): string;
 }
 
-/** The plain export, for machines: comma-separated UTF-8 without a byte order mark. */
-export function plainCsv(columns: readonly string[]): CsvWriter {
+/**
+ * The plain export, for machines: comma-separated UTF-8 without a byte order mark. A signed amount
+ * in `amountColumns` is written without the formula guard's apostrophe ("-20.00", not "'-20.00").
+ */
+export function plainCsv(columns: readonly string[], amountColumns: readonly string[] = []): CsvWriter {
+  const amounts = new Set(amountColumns);
+  const cell = (column: string, value: unknown) =>
+    typeof value === "string" && amounts.has(column) && SIGNED_DECIMAL.test(value) ? value : csvCell(value);
   return {
     start: `${columns.join(",")}\r\n`,
-    line: (row) => `${columns.map((c) => csvCell(row[c])).join(",")}\r\n`,
+    line: (row) => `${columns.map((c) => cell(c, row[c])).join(",")}\r\n`,
   };
 }
 
-export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  return whole(plainCsv(columns), rows);
+export function toCsv(
+  columns: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  amountColumns: readonly string[] = [],
+): string {
+  return whole(plainCsv(columns, amountColumns), rows);
 }
 
 function whole(writer: CsvWriter, rows: readonly Record<string, unknown>[]): string {
   return writer.start + rows.map((row) => writer.line(row)).join("");
 }
-
-const DECIMAL = /^\d+\.\d+$/;
 
 /**
  * Text that Excel would turn into something else on opening: a digits-only reference or user id
@@ -75,8 +88,8 @@ const NUMBER_CHARACTERS_ONLY = /^[\d .:/+\-%eE]+$/;
 export function excelCsv(columns: readonly string[], amountColumns: readonly string[]): CsvWriter {
   const amounts = new Set(amountColumns);
   const cell = (column: string, value: unknown) => {
-    if (typeof value === "string" && amounts.has(column) && DECIMAL.test(value))
-      return csvCell(value.replace(".", ","), ";");
+    if (typeof value === "string" && amounts.has(column) && SIGNED_DECIMAL.test(value))
+      return value.replace(".", ",");
     if (typeof value === "string" && !amounts.has(column) && excelWouldConvert(value))
       return `"=""${value}"""`;
     return csvCell(value, ";");
