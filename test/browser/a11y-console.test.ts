@@ -2,7 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { axeViolations } from "../support/axe.js";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -27,7 +27,7 @@ const WIDTHS = [
 /** A sign-in hashes a password, a screen asks the server: more than poll's default second on a busy machine. */
 const WAIT = { timeout: 10_000 };
 
-describe("console: axe-core finds no WCAG 2.1 A/AA violation", () => {
+describe("console: axe-core finds no WCAG 2.1 A/AA violation", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let account: { id: number; iban: string };

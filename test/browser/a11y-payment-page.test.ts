@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "../support/axe.js";
-import { launchChromium, withoutEmbeddedStatus } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, withoutEmbeddedStatus } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -27,7 +27,7 @@ const STATUS = /\/api\/pay\/[^/]+$/;
 /** The page checks its status every 3 s: a decision shows within one check or two (and a busy machine is slow). */
 const DECIDED = { timeout: 10_000 };
 
-describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", () => {
+describe("payment page: axe-core finds no WCAG 2.1 A/AA violation", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let limited: TestFirm;

@@ -4,7 +4,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOfTurkeyDay, turkeyDayOf } from "../../src/domain/turkey-time.js";
 import { axeViolations } from "../support/axe.js";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositWithCode, type TestFirm } from "../support/merchant.js";
@@ -18,7 +18,7 @@ import { camtFile } from "../support/statement-files.js";
  */
 const WAIT = { timeout: 10_000 };
 
-describe("console: balances, in Chromium", () => {
+describe("console: balances, in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
   let firm: TestFirm;

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send } from "../support/merchant.js";
@@ -10,7 +10,7 @@ import { addAccount, createFirm, depositBody, send } from "../support/merchant.j
  * without a word: a live firm's plain-http webhook (its callbacks carry payers' names in clear), and
  * the fields a merchant sent that the API ignores (a misspelt `returnUrl`).
  */
-describe("the console's warnings on firms and transactions, in Chromium", () => {
+describe("the console's warnings on firms and transactions, in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
   const errors: string[] = [];

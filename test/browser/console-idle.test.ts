@@ -1,7 +1,7 @@
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "../support/axe.js";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { consoleCall } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -16,7 +16,7 @@ const SLOW = { timeout: 15_000 };
  * minute before the end the page warns and offers to stay signed in; at the end it signs out and
  * says why; input that sends nothing (a key) is told to the server.
  */
-describe("operator console: signed out after minutes without activity", () => {
+describe("operator console: signed out after minutes without activity", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
   const pageErrors: string[] = [];
@@ -189,7 +189,7 @@ const underWay = new WeakMap<Page, Set<unknown>>();
  * before, then the page signs out itself (held decisions first) and says why. The idle timeout is
  * set to its longest (12 hours) and kept from running out by one click half-way.
  */
-describe("operator console: the 12 hours of a session", () => {
+describe("operator console: the 12 hours of a session", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
   const pageErrors: string[] = [];

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
@@ -9,7 +9,7 @@ import { STORES, startTestServer, type TestServer } from "../support/harness.js"
  * browser the operator works in (ADR 0007), while a browser the operator never used is locked out.
  */
 
-describe("console sign-in from a known browser, in Chromium", () => {
+describe("console sign-in from a known browser, in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
 

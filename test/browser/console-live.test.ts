@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, pendingDeposit, statusOf, type TestFirm } from "../support/merchant.js";
@@ -10,7 +10,7 @@ import { addAccount, createFirm, pendingDeposit, statusOf, type TestFirm } from 
  * it polls only every 30 s, so a row that comes or goes within a few seconds came by the stream.
  */
 
-describe("console queue, live, in Chromium", () => {
+describe("console queue, live, in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let browser: Browser;

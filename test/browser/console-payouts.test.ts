@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChannelSimulator, startChannelSimulator } from "../../src/routing/channels/simulator.js";
 import { axeViolations } from "../support/axe.js";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { createConsoleOperators } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, send, type TestFirm, withdrawalBody } from "../support/merchant.js";
@@ -27,7 +27,7 @@ const WAIT = { timeout: 10_000 };
 const SECOND = "second@ops.example";
 const VALID_IBAN = "TR330006100519786457841326";
 
-describe.each(STORES)("console: payouts (%s)", (kind) => {
+describe.each(STORES)("console: payouts (%s)", BROWSER_TEST, (kind) => {
   let server: TestServer;
   let firm: TestFirm;
   let account: { id: number };

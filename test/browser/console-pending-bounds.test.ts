@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositBody, send, type TestFirm } from "../support/merchant.js";
@@ -13,7 +13,7 @@ import { addAccount, createFirm, depositBody, send, type TestFirm } from "../sup
 const WAIT = { timeout: 10_000 };
 const NO_ACCOUNT = '{"success":false,"message":"Bu tutar icin uygun hesap yok"}';
 
-describe.each(STORES)("console: bounds of a firm's pending deposits (%s)", (kind) => {
+describe.each(STORES)("console: bounds of a firm's pending deposits (%s)", BROWSER_TEST, (kind) => {
   let server: TestServer;
   let browser: Browser;
   let bounded: TestFirm;

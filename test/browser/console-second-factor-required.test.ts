@@ -2,12 +2,12 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
 import { axeViolations } from "../support/axe.js";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 
 /** A console that requires two-step sign-in, in Chromium: an operator without one sets it up first. */
 
-describe("a console that requires two-step sign-in, in Chromium", () => {
+describe("a console that requires two-step sign-in, in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
 

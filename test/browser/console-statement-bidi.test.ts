@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, pendingDeposit } from "../support/merchant.js";
@@ -16,7 +16,7 @@ const SENDER = "محمد علي";
 /** The description shown after the sender on a deposit's detail: digits take the direction before them. */
 const DESCRIPTION = "12345";
 
-describe.each(STORES)("console: a sender's name written right to left (%s)", (kind) => {
+describe.each(STORES)("console: a sender's name written right to left (%s)", BROWSER_TEST, (kind) => {
   let server: TestServer;
   let browser: Browser;
   let lineId = 0;

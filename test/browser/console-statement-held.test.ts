@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, depositWithCode } from "../support/merchant.js";
@@ -13,7 +13,7 @@ import { camtFile } from "../support/statement-files.js";
  */
 const WAIT = { timeout: 10_000 };
 
-describe.each(STORES)("console: a line held back by an unbalanced statement (%s)", (kind) => {
+describe.each(STORES)("console: a line held back by an unbalanced statement (%s)", BROWSER_TEST, (kind) => {
   let server: TestServer;
   let browser: Browser;
   let lineId = 0;

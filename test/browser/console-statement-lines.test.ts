@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, paymentCodeOf, pendingDeposit, type TestFirm } from "../support/merchant.js";
 import { camtFile } from "../support/statement-files.js";
@@ -16,7 +16,7 @@ import { camtFile } from "../support/statement-files.js";
 /** A sign-in hashes a password, a decision writes and refreshes: more than poll's default second on a busy machine. */
 const WAIT = { timeout: 10_000 };
 
-describe.each(STORES)("console: bank statement lines (%s)", (kind) => {
+describe.each(STORES)("console: bank statement lines (%s)", BROWSER_TEST, (kind) => {
   let server: TestServer;
   let firm: TestFirm;
   let account: { id: number; iban: string };

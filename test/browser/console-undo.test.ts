@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { consoleCall, consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -22,7 +22,7 @@ const HOLD_S = 3;
  * before sending it. Meanwhile the server, and so the merchant, has seen nothing; an undo brings the
  * row back with nothing sent; leaving the screen or the page sends what is held at once.
  */
-describe("operator console: decisions held so they can be taken back", () => {
+describe("operator console: decisions held so they can be taken back", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let receiver: Receiver;
@@ -346,7 +346,7 @@ describe("operator console: decisions held so they can be taken back", () => {
 const LONG_HOLD_S = 30;
 const SENT_WITHIN_MS = 15_000;
 
-describe("operator console: decisions held are sent when the operator leaves", () => {
+describe("operator console: decisions held are sent when the operator leaves", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let browser: Browser;

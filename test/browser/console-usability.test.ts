@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOfTurkeyDay } from "../../src/domain/turkey-time.js";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { type ConsoleRole, createConsoleOperators, signInConsole } from "../support/console-browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -16,7 +16,7 @@ import {
 
 /** The console read and worked on a tablet, by a screen reader and by keyboard (issue 35). */
 
-describe("console usability in Chromium", () => {
+describe("console usability in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let browser: Browser;

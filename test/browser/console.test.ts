@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromBase32, totpCode, totpStep } from "../../src/operators/totp.js";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { consoleLogin } from "../support/console.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
@@ -19,7 +19,7 @@ import { eventually, type Receiver, startReceiver } from "../support/receiver.js
 
 /** The operator console in Debian's Chromium: log in, decide deposits, manage, find it in the audit log. */
 
-describe("operator console in Chromium", () => {
+describe("operator console in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let receiver: Receiver;

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -58,7 +58,7 @@ const watched = (page: Page) =>
     return { violations: w.__violations, first: w.__first } as Watched;
   });
 
-describe("the payment page's first screen comes with its HTML (Chromium)", () => {
+describe("the payment page's first screen comes with its HTML (Chromium)", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let browser: Browser;

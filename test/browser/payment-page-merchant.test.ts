@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, SCREENSHOTS } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -19,7 +19,7 @@ import {
  */
 const PHONE = { width: 360, height: 740 };
 
-describe("the payment page names the shop and warns of an unusual amount (Chromium)", () => {
+describe("the payment page names the shop and warns of an unusual amount (Chromium)", BROWSER_TEST, () => {
   let server: TestServer;
   let browser: Browser;
 

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { encode } from "uqr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPaymentCode } from "../../src/domain/payment-code.js";
-import { launchChromium, SCREENSHOTS, withoutEmbeddedStatus } from "../support/browser.js";
+import { BROWSER_TEST, launchChromium, SCREENSHOTS, withoutEmbeddedStatus } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import {
   addAccount,
@@ -33,7 +33,7 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
-describe("hosted payment page in Chromium", () => {
+describe("hosted payment page in Chromium", BROWSER_TEST, () => {
   let server: TestServer;
   let firm: TestFirm;
   let browser: Browser;

@@ -7,6 +7,13 @@ export const SCREENSHOTS =
     ? new URL("../../docs/screenshots/", import.meta.url).pathname
     : null;
 
+/**
+ * A browser test's time limit, passed to each browser file's describe: on a busy 2-core machine
+ * (CI's on a slow day) a screen took up to four times as long as on a quiet one, and a test of some
+ * ten screens then passed the suite's 30 s.
+ */
+export const BROWSER_TEST = { timeout: 60_000 } as const;
+
 /** Debian's Chromium, which .ci/run installs; PAYINTAKE_CHROMIUM names another. */
 const CHROMIUM = process.env.PAYINTAKE_CHROMIUM ?? "/usr/bin/chromium";
 
