@@ -72,7 +72,8 @@ describe("operator passwords", () => {
     // most checks still wait, never after the burst.
     const stored = await hashPassword("correct horse battery");
     let done = 0;
-    const checks = Array.from({ length: 60 }, () =>
+    // Thirty at the service's cost: a few seconds on a quiet machine, well inside the limit on a busy one.
+    const checks = Array.from({ length: 30 }, () =>
       verifyPassword("wrong guess", stored).then((ok) => {
         done++;
         return ok;
@@ -80,7 +81,7 @@ describe("operator passwords", () => {
     );
     await lookup("localhost");
     const doneAtLookup = done;
-    expect(await Promise.all(checks)).toEqual(Array(60).fill(false));
-    expect(doneAtLookup).toBeLessThan(30);
+    expect(await Promise.all(checks)).toEqual(Array(30).fill(false));
+    expect(doneAtLookup).toBeLessThan(15);
   });
 });
