@@ -36,7 +36,19 @@ export function lineView(row: StatementLineRow) {
     /** What the line did for payouts (paid, suggested, double_payment, return, …); null: none. */
     payout_outcome: row.payout_outcome ?? null,
     end_to_end_id: row.end_to_end_id ?? null,
+    /** The credit marked not ours this debit paid back (docs/ledger.md, "A refund paid"); else null. */
+    refund_of: row.refund_of === null ? null : Number(row.refund_of),
   };
+}
+
+/** A debit no payout, fee or refund has taken: it may be recorded as paying back a credit. */
+function freeDebit(row: StatementLineRow): boolean {
+  return (
+    row.direction === "debit" &&
+    row.refund_of === null &&
+    row.held_posting_id === null &&
+    (row.payout_outcome === null || row.payout_outcome === "unmatched")
+  );
 }
 
 /**
@@ -98,7 +110,16 @@ export async function lineDetail(deps: Pick<FeedDeps, "repos">, row: StatementLi
         evidence: named.evidence,
       });
   }
-  return { ...view, candidates };
+  // A refund's two ends: the credits a free debit may pay back (null: the debit is taken, or a
+  // credit), and the debit that paid a credit marked not ours back.
+  const refundCandidates = freeDebit(row)
+    ? (await deps.repos.statements.refundCandidates(row)).map(lineView)
+    : null;
+  const refundedBy =
+    row.direction === "credit" && row.state === "not_ours"
+      ? await deps.repos.statements.refundingDebit(Number(row.id))
+      : null;
+  return { ...view, candidates, refund_candidates: refundCandidates, refunded_by: refundedBy };
 }
 
 export type LineView = ReturnType<typeof lineView>;

@@ -241,6 +241,13 @@ describe.each(STORES)("the bank's check of the ledger (%s)", (kind) => {
     });
     expect((await refund(lineOf("IADE EUR"), credit)).json.code).toBe("line_currency");
     expect((await refund(debit, 999_999)).status).toBe(404);
+    // A free debit's detail offers the credits of its amount owed back; a credit's offers nothing.
+    const detail = async (id: number) => (await server.admin("GET", `/admin/v1/statement-lines/${id}`)).json;
+    const offered = async (id: number) =>
+      ((await detail(id)).refund_candidates as { id: number }[] | null)?.map((c) => c.id) ?? null;
+    expect(await offered(debit)).toContain(credit);
+    expect(await offered(other)).not.toContain(credit);
+    expect(await detail(credit)).toMatchObject({ refund_candidates: null, refunded_by: null, refund_of: null });
 
     const cli = adminCommands(server.url, { PAYINTAKE_ADMIN_TOKEN: server.adminToken });
     const paid = await cli.ok("statement", "refund", String(debit), "--of", String(credit));
@@ -254,6 +261,10 @@ describe.each(STORES)("the bank's check of the ledger (%s)", (kind) => {
     expect(Number(after.refunds_due)).toBeCloseTo(Number(owed.refunds_due) - 12, 2);
     expect(after).toMatchObject({ suspense: owed.suspense, commission: owed.commission });
     expect(Number(await cash())).toBeCloseTo(Number(cashBefore) - 12, 2);
+    // Each end names the other; the debit offers nothing more, and no debit offers the credit again.
+    expect(await detail(debit)).toMatchObject({ refund_of: credit, refund_candidates: null });
+    expect(await detail(credit)).toMatchObject({ refunded_by: debit });
+    expect(await offered(second)).not.toContain(credit);
     // Once: the same debit again, or another debit for the same credit, moves nothing.
     expect((await refund(debit, credit)).json.code).toBe("line_closed");
     expect((await refund(second, credit)).json.code).toBe("refund_not_due");

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "../support/axe.js";
 import { BROWSER_TEST, launchChromium, SCREENSHOTS } from "../support/browser.js";
 import { STORES, startTestServer, type TestServer } from "../support/harness.js";
 import { addAccount, createFirm, paymentCodeOf, pendingDeposit, type TestFirm } from "../support/merchant.js";
@@ -228,6 +229,54 @@ describe.each(STORES)("console: bank statement lines (%s)", BROWSER_TEST, (kind)
     const settling = page.locator('#d-fields [data-field="statement_line"] dd');
     await expect.poll(() => settling.textContent(), WAIT).toContain(`#${ids.suggested} · 290,00 TL`);
     expect(await settling.textContent()).toContain("ZEYNEP KOC · havale · elle girildi");
+    await page.context().close();
+  });
+
+  it("an operator records the bank's debit that sent a not-ours credit back: chosen from those offered, each end names the other", async () => {
+    const credit = await typeLine({
+      amount: "45.67",
+      sender_name: "YANLIS GONDEREN",
+      sender_iban: "TR330006100519786457841326",
+      description: "havale",
+    });
+    expect((await server.admin("POST", `/admin/v1/statement-lines/${credit.id}/not-ours`, {})).status).toBe(
+      200,
+    );
+    const debit = await typeLine({
+      amount: "45.67",
+      direction: "debit",
+      sender_iban: "TR330006100519786457841326",
+      description: "IADE",
+    });
+    const page = await signIn("operator");
+    await page.goto(`${server.url}/ops#/statement-lines/${debit.id}`);
+    const offered = page.locator(`#refund-candidates li[data-line="${credit.id}"]`);
+    await expect.poll(() => offered.isVisible(), WAIT).toBe(true);
+    expect(await offered.textContent()).toContain("gönderenin IBAN'ına");
+    expect(await axeViolations(page)).toEqual([]);
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await offered.locator("button.refund-this").click();
+    await expect
+      .poll(() => message(page), WAIT)
+      .toBe(`#${debit.id}: #${credit.id} alacağının iadesi olarak kaydedildi.`);
+    expect(asked).toBe(
+      `#${debit.id} borcu, #${credit.id} alacağının iadesi olarak kaydedilsin mi? (45,67 TL)`,
+    );
+    await expect
+      .poll(() => page.locator("#ld-refund").textContent(), WAIT)
+      .toBe(`İadesi olduğu alacak: #${credit.id}`);
+    expect(await page.locator("#refund-offer").count()).toBe(0);
+    expect((await server.admin("GET", `/admin/v1/statement-lines/${debit.id}`)).json.refund_of).toBe(
+      credit.id,
+    );
+    await page.click(`#ld-refund a`);
+    await expect
+      .poll(() => page.locator("#ld-refund").textContent(), WAIT)
+      .toBe(`İade eden borç: #${debit.id}`);
     await page.context().close();
   });
 

@@ -696,6 +696,33 @@ export const CONSOLE_WORDS = {
     en: "Approve another deposit (transaction number)",
   },
   notDeposit: { tr: "Bu satır bir yatırımı onaylamaz.", en: "This line approves no deposit." },
+  refundTitle: { tr: "Bir iade mi?", en: "A refund?" },
+  refundHelp: {
+    tr: "Bu borç, bizim değil olarak işaretlenmiş bir alacağı geri gönderdiyse onu seçin: alacak kapanır, defter iadeyi kaydeder.",
+    en: "If this debit sent back a credit marked not ours, choose it: the credit is closed and the ledger records the refund.",
+  },
+  refundNone: {
+    tr: "Bu tutarda iade bekleyen bir alacak yok.",
+    en: "No credit of this amount waits for a refund.",
+  },
+  refundSameIban: { tr: "gönderenin IBAN'ına", en: "to the sender's IBAN" },
+  refundThisOne: { tr: "Bunun iadesi", en: "Refunds this one" },
+  refundById: { tr: "İade edilen alacak (satır no)", en: "The credit refunded (line number)" },
+  refundRecord: { tr: "İade olarak kaydet", en: "Record as its refund" },
+  refundConfirm: {
+    tr: "#{debit} borcu, #{credit} alacağının iadesi olarak kaydedilsin mi? ({amount} TL)",
+    en: "Record debit #{debit} as the refund of credit #{credit}? ({amount} TL)",
+  },
+  refundRecorded: {
+    tr: "#{credit} alacağının iadesi olarak kaydedildi.",
+    en: "recorded as the refund of credit #{credit}.",
+  },
+  refundOf: { tr: "İadesi olduğu alacak", en: "Refund of credit" },
+  refundedBy: { tr: "İade eden borç", en: "Refunded by debit" },
+  refundWaiting: {
+    tr: "İade bekliyor: bankadaki iade borcu gelince o satırdan kaydedin.",
+    en: "Waiting for its refund: record it from the bank's debit line when it arrives.",
+  },
   heldUnbalanced: {
     tr: "Ekstre tutmuyor: kapanış bakiyesi açılış ve hareketlerden {difference} TL farklı. Bu ekstrenin satırları kendiliğinden onaylamaz; eksik ya da eklenmiş bir hareket olabilir, onaylamadan önce bankadan kontrol edin.",
     en: "The statement does not balance: the closing balance differs by {difference} TL from the opening plus the entries. Its lines approve nothing by themselves; an entry may be missing or added, check with the bank before approving.",

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { LineDetailView as LineWithCandidates } from "../../src/reconciliation/line-views.js";
 import { api } from "./api";
 import { refusalIn } from "./decision-text";
+import { RefundOffer } from "./line-refund";
 import { Stops } from "./line-stops";
 import {
   bookedText,
@@ -99,7 +100,11 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
           </div>
         )}
       </dl>
+      <RefundLinks line={line} />
       {!credit && <p class="help">{t("notDeposit")}</p>}
+      {!credit && canDecide(me.role) && line.refund_candidates !== null && (
+        <RefundOffer line={line} candidates={line.refund_candidates} onChanged={changed} />
+      )}
       <Stops
         id="ld-stopped"
         title={t("stoppedLine")}
@@ -116,6 +121,26 @@ export function LineDetail(props: { id: number; names: Map<number, string>; onCh
       )}
     </article>
   );
+}
+
+/** A refund's other end: the credit a debit paid back, or the debit that paid a credit back (or none yet). */
+function RefundLinks({ line }: { line: LineWithCandidates }) {
+  const { t } = useShell();
+  const other = line.refund_of ?? line.refunded_by;
+  if (other !== null)
+    return (
+      <p id="ld-refund">
+        {t(line.refund_of !== null ? "refundOf" : "refundedBy")}:{" "}
+        <a href={`#/statement-lines/${other}`}>#{other}</a>
+      </p>
+    );
+  if (line.direction === "credit" && line.state === "not_ours")
+    return (
+      <p id="ld-refund" class="help">
+        {t("refundWaiting")}
+      </p>
+    );
+  return null;
 }
 
 /**

@@ -4,12 +4,12 @@
  * posting takes the money out of refunds due and the account's cash, in one database transaction;
  * the unique index on `refund_of` refunds a credit once, and only a debit no one has taken moves.
  */
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely, Selectable, Transaction } from "kysely";
 import type { PostingDraft } from "../../domain/ledger.js";
 import { writeAudit } from "../audited.js";
 import { uniqueViolation } from "../engine/errors.js";
 import { post } from "../ledger/ledger.js";
-import type { Database } from "../schema.js";
+import type { Database, StatementLineTable } from "../schema.js";
 
 /** The refund's posting, given the credit refunded, the paying account's IBAN and the amount. */
 export type RefundPaid = (refund: { lineId: number; iban: string; amount: number }) => PostingDraft | null;
@@ -100,4 +100,53 @@ function lineWithIban(trx: Transaction<Database>, id: number) {
     .select(["l.direction", "l.state", "l.amount", "l.currency", "l.held_posting_id", "a.iban"])
     .where("l.id", "=", id)
     .executeTakeFirst();
+}
+
+/** How many credits a debit's detail offers as the refund it may pay. */
+const REFUND_CANDIDATES = 5;
+
+/**
+ * The credits a free debit may pay back: marked not ours, their money held, not refunded yet, of the
+ * debit's amount in lira. Those sent from the IBAN the debit went to first (the payer's own account
+ * is where a refund goes), then those on the debit's own account, each newest first.
+ */
+export function refundCandidates(
+  db: Kysely<Database>,
+  debit: Selectable<StatementLineTable>,
+): Promise<Selectable<StatementLineTable>[]> {
+  if (debit.direction !== "debit" || debit.currency !== "TRY") return Promise.resolve([]);
+  return db
+    .selectFrom("statement_lines as c")
+    .selectAll("c")
+    .where("c.direction", "=", "credit")
+    .where("c.state", "=", "not_ours")
+    .where("c.currency", "=", "TRY")
+    .where("c.amount", "=", debit.amount)
+    .where("c.held_posting_id", "is not", null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom("statement_lines as d").select("d.id").whereRef("d.refund_of", "=", "c.id"))),
+    )
+    .orderBy((eb) =>
+      eb
+        .case()
+        .when("c.sender_iban", "=", debit.sender_iban ?? "")
+        .then(0)
+        .else(1)
+        .end(),
+    )
+    .orderBy((eb) => eb.case().when("c.account_id", "=", debit.account_id).then(0).else(1).end())
+    .orderBy("c.booked_at", "desc")
+    .orderBy("c.id", "desc")
+    .limit(REFUND_CANDIDATES)
+    .execute();
+}
+
+/** The debit that paid back this credit, if one did. */
+export async function refundingDebit(db: Kysely<Database>, creditId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom("statement_lines")
+    .select("id")
+    .where("refund_of", "=", creditId)
+    .executeTakeFirst();
+  return row ? Number(row.id) : null;
 }

@@ -22,7 +22,13 @@ import type {
   StatementLineState,
   StatementLineTable,
 } from "../schema.js";
-import { payRefund, type RefundOutcome, type RefundPaid } from "./refund-lines.js";
+import {
+  payRefund,
+  type RefundOutcome,
+  type RefundPaid,
+  refundCandidates,
+  refundingDebit,
+} from "./refund-lines.js";
 import { markNotOurs, type RefundDue, type SettleResult, settleLine } from "./statement-line-actions.js";
 
 export type StatementLineRow = Selectable<StatementLineTable>;
@@ -108,6 +114,10 @@ export interface StatementRepository {
     audit: { actor: string; at: number; note: string | null },
     refundPaid: RefundPaid,
   ): Promise<RefundOutcome>;
+  /** The credits this debit may pay back, the likeliest first (refund-lines.ts). */
+  refundCandidates(debit: StatementLineRow): Promise<StatementLineRow[]>;
+  /** The debit that paid back this credit, if one did. */
+  refundingDebit(creditId: number): Promise<number | null>;
   list(filter: {
     accountId?: number;
     states?: readonly StatementLineState[];
@@ -448,6 +458,8 @@ export function createStatementRepository(db: Kysely<Database>): StatementReposi
     settle: (lineId, write) => settleLine(db, lineId, write),
     markNotOurs: (lineId, audit, refundDue) => markNotOurs(db, lineId, audit, refundDue),
     payRefund: (ids, audit, refundPaid) => payRefund(db, ids, audit, refundPaid),
+    refundCandidates: (debit) => refundCandidates(db, debit),
+    refundingDebit: (creditId) => refundingDebit(db, creditId),
 
     list(filter) {
       let q = db.selectFrom("statement_lines").selectAll();
