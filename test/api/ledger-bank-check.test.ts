@@ -247,7 +247,11 @@ describe.each(STORES)("the bank's check of the ledger (%s)", (kind) => {
       ((await detail(id)).refund_candidates as { id: number }[] | null)?.map((c) => c.id) ?? null;
     expect(await offered(debit)).toContain(credit);
     expect(await offered(other)).not.toContain(credit);
-    expect(await detail(credit)).toMatchObject({ refund_candidates: null, refunded_by: null, refund_of: null });
+    expect(await detail(credit)).toMatchObject({
+      refund_candidates: null,
+      refunded_by: null,
+      refund_of: null,
+    });
 
     const cli = adminCommands(server.url, { PAYINTAKE_ADMIN_TOKEN: server.adminToken });
     const paid = await cli.ok("statement", "refund", String(debit), "--of", String(credit));
