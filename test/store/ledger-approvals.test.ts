@@ -40,7 +40,7 @@ describe.each(STORES)("approvals post to the ledger (%s)", (kind: StoreKind) => 
       const bp = commission[k];
       if (bp === undefined) continue;
       const schedule = { firmId: firm, kind: k, percentBp: bp, fixed: 100, min: null, max: null, fromAt: T0 };
-      expect((await repos.commissions.add(schedule, "test", T0)).ok).toBe(true);
+      expect((await repos.commissions.addAll([schedule], "test", T0)).ok).toBe(true);
     }
     return firm;
   }

@@ -248,12 +248,13 @@ describe.each(STORES)("the ledger's rules in the database (%s)", (kind: StoreKin
     const firm = await insertFirm(store, 1);
     const base = { firmId: firm, kind: "deposit" as const, fixed: 0, min: null, max: null };
     expect(await repos.commissions.inForce(firm, "deposit", T0)).toBeUndefined();
-    await repos.commissions.add({ ...base, percentBp: 150, fromAt: T0 }, "admin", T0);
-    await repos.commissions.add({ ...base, percentBp: 200, fromAt: T0 + 86_400_000 }, "admin", T0);
-    await repos.commissions.add({ ...base, kind: "withdrawal", percentBp: 50, fromAt: T0 }, "admin", T0);
-    expect(await repos.commissions.add({ ...base, percentBp: 1, fromAt: T0 }, "admin", T0)).toEqual({
+    await repos.commissions.addAll([{ ...base, percentBp: 150, fromAt: T0 }], "admin", T0);
+    await repos.commissions.addAll([{ ...base, percentBp: 200, fromAt: T0 + 86_400_000 }], "admin", T0);
+    await repos.commissions.addAll([{ ...base, kind: "withdrawal", percentBp: 50, fromAt: T0 }], "admin", T0);
+    expect(await repos.commissions.addAll([{ ...base, percentBp: 1, fromAt: T0 }], "admin", T0)).toEqual({
       ok: false,
       reason: "exists",
+      kind: "deposit",
     });
     expect((await repos.commissions.inForce(firm, "deposit", T0 - 1)) ?? null).toBeNull();
     expect((await repos.commissions.inForce(firm, "deposit", T0 + 5))?.percentBp).toBe(150);

@@ -5,12 +5,6 @@ import type { Database } from "../schema.js";
 
 /** Firms' commission schedules (`firm_commissions`, migration 20261206T1200_ledger). */
 export interface CommissionRepository {
-  /** Adds a schedule; `exists` when the firm has one of that kind from that moment already. */
-  add(
-    schedule: CommissionSchedule,
-    by: string,
-    now: number,
-  ): Promise<{ ok: true; id: number } | { ok: false; reason: "exists" }>;
   /**
    * Adds several schedules in one database transaction: all or none. `exists` names the kind of
    * the first that the firm has from that moment already.
@@ -71,19 +65,6 @@ class Exists extends Error {
 
 export function createCommissionRepository(db: Kysely<Database>): CommissionRepository {
   return {
-    async add(s, by, now) {
-      try {
-        const row = await db
-          .insertInto("firm_commissions")
-          .values(rowOf(s, by, now))
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        return { ok: true, id: Number(row.id) };
-      } catch (err) {
-        if (uniqueViolation(err) !== null) return { ok: false, reason: "exists" };
-        throw err;
-      }
-    },
     async addAll(schedules, by, now) {
       try {
         await db.transaction().execute(async (trx) => {
