@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { PostingDraft } from "../../domain/ledger.js";
 import type { CallbackDraft } from "../callbacks/callbacks.js";
 import { type ApprovalPostingFacts, approvalFacts } from "../ledger/approval-facts.js";
@@ -93,6 +93,9 @@ export function dueDeposits(dialect: "sqlite" | "postgres", now: number, limit: 
     ${lock}`;
 }
 
+/** PostgreSQL locks rows a transaction reads FOR UPDATE; SQLite has no such clause (nor need). */
+const takesRowLocks = (trx: Transaction<Database>) => trx.getExecutor().adapter instanceof PostgresAdapter;
+
 /**
  * A decision inside the caller's database transaction: the row moves only from pending, with its
  * audit entry and its callback's outbox row. Also used where a decision is part of a larger write
@@ -102,22 +105,16 @@ export async function decideWithin(
   trx: Transaction<Database>,
   write: DecisionWrite,
 ): Promise<DecisionWithin> {
-  const decided = await trx
-    .updateTable("transactions")
-    .set({
-      status: write.status,
-      amount: write.amount,
-      original_amount: write.originalAmount,
-      decided_at: write.now,
-      decided_by: write.decidedBy,
-      decision_note: write.note,
-      updated_at: write.now,
-    })
+  // The row's own lock first (PostgreSQL: a concurrent decision of this row waits here, then finds
+  // it decided; SQLite runs one write transaction at a time). The move itself comes last, below.
+  let read = trx
+    .selectFrom("transactions")
+    .selectAll()
     .where("id", "=", write.transactionId)
-    .where("status", "=", "pending")
-    .returningAll()
-    .executeTakeFirst();
-  if (!decided) {
+    .where("status", "=", "pending");
+  if (takesRowLocks(trx)) read = read.forUpdate();
+  const pending = await read.executeTakeFirst();
+  if (!pending) {
     const exists = await trx
       .selectFrom("transactions")
       .select("id")
@@ -125,6 +122,16 @@ export async function decideWithin(
       .executeTakeFirst();
     return { ok: false, reason: exists ? "not_pending" : "not_found" };
   }
+  const decided: TransactionRow = {
+    ...pending,
+    status: write.status,
+    amount: write.amount,
+    original_amount: write.originalAmount,
+    decided_at: write.now,
+    decided_by: write.decidedBy,
+    decision_note: write.note,
+    updated_at: write.now,
+  };
   // Every decision is in the audit log, written in the same database transaction.
   await trx
     .insertInto("audit_log")
@@ -159,7 +166,25 @@ export async function decideWithin(
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  return { ok: true, tx: decided, callbackId: callback.id };
+  // The move last: its triggers update the firm's own rows (its pending bound, the summary's hours),
+  // which every other decision and deposit of the firm then waits on until this commits. Taken
+  // first, they were held through the posting and the callback too (docs/BENCHMARKS.md, "Ledger").
+  const moved = await trx
+    .updateTable("transactions")
+    .set({
+      status: write.status,
+      amount: write.amount,
+      original_amount: write.originalAmount,
+      decided_at: write.now,
+      decided_by: write.decidedBy,
+      decision_note: write.note,
+      updated_at: write.now,
+    })
+    .where("id", "=", write.transactionId)
+    .where("status", "=", "pending")
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ok: true, tx: moved, callbackId: callback.id };
 }
 
 /**
