@@ -67,7 +67,7 @@ describe.runIf(STORES.includes("postgres"))(
           (
             await watch.query(
               `SELECT 1 FROM pg_stat_activity
-                 WHERE $1 = ANY(pg_blocking_pids(pid)) AND query ILIKE 'select % from "transactions" % for update'`,
+                 WHERE $1 = ANY(pg_blocking_pids(pid)) AND query ILIKE 'update "transactions"%'`,
               [lock.pid],
             )
           ).rowCount

@@ -81,7 +81,7 @@ async function killInsideBatch(server: Server, scene: ImportScene, written: numb
         (
           await watch.query(
             `SELECT pid FROM pg_stat_activity
-             WHERE $1 = ANY(pg_blocking_pids(pid)) AND query ILIKE 'select % from "transactions" % for update'
+             WHERE $1 = ANY(pg_blocking_pids(pid)) AND query ILIKE 'update "transactions"%'
                AND backend_xid IS NOT NULL`,
             [lockPid],
           )

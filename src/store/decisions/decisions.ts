@@ -1,9 +1,9 @@
-import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { PostingDraft } from "../../domain/ledger.js";
 import type { CallbackDraft } from "../callbacks/callbacks.js";
 import { type ApprovalPostingFacts, approvalFacts } from "../ledger/approval-facts.js";
 import { post } from "../ledger/ledger.js";
-import { payoutViolation } from "../payouts/payout-errors.js";
+import { deadlock, payoutViolation } from "../payouts/payout-errors.js";
 import { lockFirmBalances, type RoomOf, roomsOf } from "../payouts/payout-guard.js";
 import type { Database } from "../schema.js";
 import type { TransactionRow } from "../transactions/transactions.js";
@@ -93,9 +93,6 @@ export function dueDeposits(dialect: "sqlite" | "postgres", now: number, limit: 
     ${lock}`;
 }
 
-/** PostgreSQL locks rows a transaction reads FOR UPDATE; SQLite has no such clause (nor need). */
-const takesRowLocks = (trx: Transaction<Database>) => trx.getExecutor().adapter instanceof PostgresAdapter;
-
 /**
  * A decision inside the caller's database transaction: the row moves only from pending, with its
  * audit entry and its callback's outbox row. Also used where a decision is part of a larger write
@@ -105,16 +102,22 @@ export async function decideWithin(
   trx: Transaction<Database>,
   write: DecisionWrite,
 ): Promise<DecisionWithin> {
-  // The row's own lock first (PostgreSQL: a concurrent decision of this row waits here, then finds
-  // it decided; SQLite runs one write transaction at a time). The move itself comes last, below.
-  let read = trx
-    .selectFrom("transactions")
-    .selectAll()
+  const decided = await trx
+    .updateTable("transactions")
+    .set({
+      status: write.status,
+      amount: write.amount,
+      original_amount: write.originalAmount,
+      decided_at: write.now,
+      decided_by: write.decidedBy,
+      decision_note: write.note,
+      updated_at: write.now,
+    })
     .where("id", "=", write.transactionId)
-    .where("status", "=", "pending");
-  if (takesRowLocks(trx)) read = read.forUpdate();
-  const pending = await read.executeTakeFirst();
-  if (!pending) {
+    .where("status", "=", "pending")
+    .returningAll()
+    .executeTakeFirst();
+  if (!decided) {
     const exists = await trx
       .selectFrom("transactions")
       .select("id")
@@ -122,16 +125,6 @@ export async function decideWithin(
       .executeTakeFirst();
     return { ok: false, reason: exists ? "not_pending" : "not_found" };
   }
-  const decided: TransactionRow = {
-    ...pending,
-    status: write.status,
-    amount: write.amount,
-    original_amount: write.originalAmount,
-    decided_at: write.now,
-    decided_by: write.decidedBy,
-    decision_note: write.note,
-    updated_at: write.now,
-  };
   // Every decision is in the audit log, written in the same database transaction.
   await trx
     .insertInto("audit_log")
@@ -166,25 +159,7 @@ export async function decideWithin(
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  // The move last: its triggers update the firm's own rows (its pending bound, the summary's hours),
-  // which every other decision and deposit of the firm then waits on until this commits. Taken
-  // first, they were held through the posting and the callback too (docs/BENCHMARKS.md, "Ledger").
-  const moved = await trx
-    .updateTable("transactions")
-    .set({
-      status: write.status,
-      amount: write.amount,
-      original_amount: write.originalAmount,
-      decided_at: write.now,
-      decided_by: write.decidedBy,
-      decision_note: write.note,
-      updated_at: write.now,
-    })
-    .where("id", "=", write.transactionId)
-    .where("status", "=", "pending")
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { ok: true, tx: moved, callbackId: callback.id };
+  return { ok: true, tx: decided, callbackId: callback.id };
 }
 
 /**
@@ -211,20 +186,28 @@ async function overBalance(
   return { ok: false, reason: "over_balance", room };
 }
 
+/** How many times a decision PostgreSQL ended in a deadlock is made again before it fails. */
+const DECISION_TRIES = 3;
+
 export function createDecisionRepository(
   db: Kysely<Database>,
   dialect: "sqlite" | "postgres",
 ): DecisionRepository {
   return {
     async decide(write) {
-      try {
-        return await db.transaction().execute(async (trx): Promise<DecisionResult> => {
-          const over = write.guardBalance ? await overBalance(trx, dialect, write) : null;
-          return over ?? decideWithin(trx, write);
-        });
-      } catch (err) {
-        if (payoutViolation(err) === "payout_in_batch") return { ok: false, reason: "in_payout_batch" };
-        throw err;
+      for (let tries = 1; ; tries++) {
+        try {
+          return await db.transaction().execute(async (trx): Promise<DecisionResult> => {
+            const over = write.guardBalance ? await overBalance(trx, dialect, write) : null;
+            return over ?? decideWithin(trx, write);
+          });
+        } catch (err) {
+          if (payoutViolation(err) === "payout_in_batch") return { ok: false, reason: "in_payout_batch" };
+          // A statement's batch deciding several of the firm's deposits in one transaction takes the
+          // ledger's rows and the firm's in an order of its own: should PostgreSQL end a cycle by
+          // failing this side, the whole decision, rolled back, is made again.
+          if (!deadlock(err) || tries >= DECISION_TRIES) throw err;
+        }
       }
     },
 

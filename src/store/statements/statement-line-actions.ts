@@ -9,6 +9,7 @@ import { writeAudit } from "../audited.js";
 import { type DecisionResult, type DecisionWrite, decideWithin } from "../decisions/decisions.js";
 import { uniqueViolation } from "../engine/errors.js";
 import { post } from "../ledger/ledger.js";
+import { deadlock } from "../payouts/payout-errors.js";
 import type { Database, StatementLineState } from "../schema.js";
 
 export const OPEN_CREDIT: readonly StatementLineState[] = ["suggested", "unmatched"];
@@ -28,11 +29,29 @@ class Undone extends Error {
   }
 }
 
+/** How many times a settling PostgreSQL ended in a deadlock is made again before it fails. */
+const SETTLE_TRIES = 3;
+
+/**
+ * An open credit line approves a pending deposit, both in one database transaction; made again,
+ * whole, when PostgreSQL ends it in a deadlock (a statement's batch deciding the same firm's
+ * deposits takes the ledger's rows and the firm's in another order).
+ */
 export async function settleLine(
   db: Kysely<Database>,
   lineId: number,
   write: DecisionWrite,
 ): Promise<SettleResult> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await settleOnce(db, lineId, write);
+    } catch (err) {
+      if (!deadlock(err) || tries >= SETTLE_TRIES) throw err;
+    }
+  }
+}
+
+async function settleOnce(db: Kysely<Database>, lineId: number, write: DecisionWrite): Promise<SettleResult> {
   try {
     return await db.transaction().execute(async (trx) => {
       const elsewhere = await trx
