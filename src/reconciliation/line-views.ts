@@ -8,6 +8,7 @@ import type { StatementLineRow } from "../store/statements/statement-lines.js";
 import { operatorTransactionView } from "../transactions/views.js";
 import type { FeedDeps } from "./feed.js";
 import type { Evidence, HeldApprovals, Stop, StopCode, Suggestion } from "./matching.js";
+import { normalIban } from "./payout-pool.js";
 
 /** A line as operators see it: amounts as the contract writes them, times in ISO 8601. */
 export function lineView(row: StatementLineRow) {
@@ -41,10 +42,11 @@ export function lineView(row: StatementLineRow) {
   };
 }
 
-/** A debit no payout, fee or refund has taken: it may be recorded as paying back a credit. */
+/** A debit in lira no payout, fee or refund has taken: it may be recorded as paying back a credit. */
 function freeDebit(row: StatementLineRow): boolean {
   return (
     row.direction === "debit" &&
+    row.currency === "TRY" &&
     row.refund_of === null &&
     row.held_posting_id === null &&
     (row.payout_outcome === null || row.payout_outcome === "unmatched")
@@ -113,13 +115,38 @@ export async function lineDetail(deps: Pick<FeedDeps, "repos">, row: StatementLi
   // A refund's two ends: the credits a free debit may pay back (null: the debit is taken, or a
   // credit), and the debit that paid a credit marked not ours back.
   const refundCandidates = freeDebit(row)
-    ? (await deps.repos.statements.refundCandidates(row)).map(lineView)
+    ? rankRefunds(row, await deps.repos.statements.refundCandidates(row)).map(lineView)
     : null;
-  const refundedBy =
-    row.direction === "credit" && row.state === "not_ours"
-      ? await deps.repos.statements.refundingDebit(Number(row.id))
-      : null;
-  return { ...view, candidates, refund_candidates: refundCandidates, refunded_by: refundedBy };
+  const notOurs = row.direction === "credit" && row.state === "not_ours";
+  const refundedBy = notOurs ? await deps.repos.statements.refundingDebit(Number(row.id)) : null;
+  // Owed back: its money held in lira (a refund is recorded against it) and no debit has paid it yet.
+  const refundDue = notOurs && row.held_posting_id !== null && row.currency === "TRY" && refundedBy === null;
+  return {
+    ...view,
+    candidates,
+    refund_candidates: refundCandidates,
+    refunded_by: refundedBy,
+    refund_due: refundDue,
+  };
+}
+
+/** How many credits a debit's detail offers as the refund it may pay. */
+const REFUNDS_OFFERED = 5;
+
+/**
+ * The credits a debit most likely paid back, best first: those sent from the IBAN the debit went to
+ * (a refund goes to the payer's own account; IBANs compared as the bank's form, without spaces),
+ * then those on the debit's own account, each newest first (as read).
+ */
+function rankRefunds(debit: StatementLineRow, credits: StatementLineRow[]): StatementLineRow[] {
+  const to = normalIban(debit.sender_iban);
+  const rank = (c: StatementLineRow) =>
+    (to !== "" && normalIban(c.sender_iban) === to ? 0 : 2) + (c.account_id === debit.account_id ? 0 : 1);
+  return credits
+    .map((c, i) => ({ c, i, r: rank(c) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .slice(0, REFUNDS_OFFERED)
+    .map((x) => x.c);
 }
 
 export type LineView = ReturnType<typeof lineView>;

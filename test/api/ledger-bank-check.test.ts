@@ -251,7 +251,9 @@ describe.each(STORES)("the bank's check of the ledger (%s)", (kind) => {
       refund_candidates: null,
       refunded_by: null,
       refund_of: null,
+      refund_due: true,
     });
+    expect((await detail(lineOf("IADE EUR"))).refund_candidates).toBeNull();
 
     const cli = adminCommands(server.url, { PAYINTAKE_ADMIN_TOKEN: server.adminToken });
     const paid = await cli.ok("statement", "refund", String(debit), "--of", String(credit));
@@ -267,7 +269,7 @@ describe.each(STORES)("the bank's check of the ledger (%s)", (kind) => {
     expect(Number(await cash())).toBeCloseTo(Number(cashBefore) - 12, 2);
     // Each end names the other; the debit offers nothing more, and no debit offers the credit again.
     expect(await detail(debit)).toMatchObject({ refund_of: credit, refund_candidates: null });
-    expect(await detail(credit)).toMatchObject({ refunded_by: debit });
+    expect(await detail(credit)).toMatchObject({ refunded_by: debit, refund_due: false });
     expect(await offered(second)).not.toContain(credit);
     // Once: the same debit again, or another debit for the same credit, moves nothing.
     expect((await refund(debit, credit)).json.code).toBe("line_closed");

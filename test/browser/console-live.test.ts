@@ -144,7 +144,7 @@ describe("console queue, live, in Chromium", BROWSER_TEST, () => {
       for (const resolve of hung) resolve();
       await page.unroute("**/ops/api/queue?**");
     }
-  }, 40_000);
+  });
 
   it("says so when the stream is refused, and polls every 5 s again", async () => {
     // A proxy that cuts streams, or an old browser: the page works as before.

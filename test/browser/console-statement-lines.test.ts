@@ -239,19 +239,31 @@ describe.each(STORES)("console: bank statement lines (%s)", BROWSER_TEST, (kind)
       sender_iban: "TR330006100519786457841326",
       description: "havale",
     });
-    expect((await server.admin("POST", `/admin/v1/statement-lines/${credit.id}/not-ours`, {})).status).toBe(
-      200,
-    );
+    const markNotOurs = async (id: number) =>
+      expect((await server.admin("POST", `/admin/v1/statement-lines/${id}/not-ours`, {})).status).toBe(200);
+    await markNotOurs(credit.id);
+    // Newer, of the same amount, from someone else: offered after the one the debit went back to.
+    const stranger = await typeLine({
+      amount: "45.67",
+      sender_name: "BASKA BIRI",
+      sender_iban: "TR320010009999901234567890",
+      description: "havale",
+    });
+    await markNotOurs(stranger.id);
     const debit = await typeLine({
       amount: "45.67",
       direction: "debit",
-      sender_iban: "TR330006100519786457841326",
+      sender_iban: "TR33 0006 1005 1978 6457 8413 26",
       description: "IADE",
     });
     const page = await signIn("operator");
     await page.goto(`${server.url}/ops#/statement-lines/${debit.id}`);
     const offered = page.locator(`#refund-candidates li[data-line="${credit.id}"]`);
     await expect.poll(() => offered.isVisible(), WAIT).toBe(true);
+    const order = await page
+      .locator("#refund-candidates li")
+      .evaluateAll((lis) => lis.map((li) => Number(li.getAttribute("data-line"))));
+    expect(order).toEqual([credit.id, stranger.id]);
     expect(await offered.textContent()).toContain("gönderenin IBAN'ına");
     expect(await axeViolations(page)).toEqual([]);
     let asked = "";

@@ -707,6 +707,7 @@ export const CONSOLE_WORDS = {
   },
   refundSameIban: { tr: "gönderenin IBAN'ına", en: "to the sender's IBAN" },
   refundThisOne: { tr: "Bunun iadesi", en: "Refunds this one" },
+  refundThisOneOf: { tr: "Bunun iadesi: #{credit}", en: "Refunds this one: #{credit}" },
   refundById: { tr: "İade edilen alacak (satır no)", en: "The credit refunded (line number)" },
   refundRecord: { tr: "İade olarak kaydet", en: "Record as its refund" },
   refundConfirm: {

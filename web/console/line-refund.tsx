@@ -5,6 +5,10 @@ import { bookedText, lineAmount } from "./statement-words";
 import { formValue, money2, useShell } from "./ui";
 import { fill } from "./words";
 
+/** Two IBANs as the bank's form writes them (no spaces, upper case), both present. */
+const bare = (iban: string | null) => (iban ?? "").replace(/\s+/g, "").toUpperCase();
+const sameIban = (a: string | null, b: string | null) => bare(a) !== "" && bare(a) === bare(b);
+
 /**
  * "Bir iade mi?" on a debit no payout, fee or refund has taken: the credits marked not ours it may
  * have paid back (the server offers those of its amount, sent from the IBAN it went to first), each
@@ -50,9 +54,14 @@ export function RefundOffer(props: { line: LineDetailView; candidates: LineView[
             </div>
             <div class="muted">
               {bookedText(c, lang)}
-              {c.sender_iban !== null && c.sender_iban === line.sender_iban && ` · ${t("refundSameIban")}`}
+              {sameIban(c.sender_iban, line.sender_iban) && ` · ${t("refundSameIban")}`}
             </div>
-            <button type="button" class="refund-this" onClick={() => record(c.id)}>
+            <button
+              type="button"
+              class="refund-this"
+              aria-label={fill(t("refundThisOneOf"), { credit: c.id })}
+              onClick={() => record(c.id)}
+            >
               {t("refundThisOne")}
             </button>
           </li>

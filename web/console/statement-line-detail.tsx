@@ -134,7 +134,7 @@ function RefundLinks({ line }: { line: LineWithCandidates }) {
         <a href={`#/statement-lines/${other}`}>#{other}</a>
       </p>
     );
-  if (line.direction === "credit" && line.state === "not_ours")
+  if (line.refund_due)
     return (
       <p id="ld-refund" class="help">
         {t("refundWaiting")}

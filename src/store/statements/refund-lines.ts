@@ -102,13 +102,13 @@ function lineWithIban(trx: Transaction<Database>, id: number) {
     .executeTakeFirst();
 }
 
-/** How many credits a debit's detail offers as the refund it may pay. */
-const REFUND_CANDIDATES = 5;
+/** How many credits owed back of one amount a debit's detail reads, newest first, to rank. */
+const REFUND_CANDIDATES = 50;
 
 /**
  * The credits a free debit may pay back: marked not ours, their money held, not refunded yet, of the
- * debit's amount in lira. Those sent from the IBAN the debit went to first (the payer's own account
- * is where a refund goes), then those on the debit's own account, each newest first.
+ * debit's amount in lira; newest first (reconciliation/line-views.ts ranks them). Read through
+ * their own index (migration 20261210T1000_refund_lines), not the whole statement_lines table.
  */
 export function refundCandidates(
   db: Kysely<Database>,
@@ -120,21 +120,12 @@ export function refundCandidates(
     .selectAll("c")
     .where("c.direction", "=", "credit")
     .where("c.state", "=", "not_ours")
-    .where("c.currency", "=", "TRY")
-    .where("c.amount", "=", debit.amount)
     .where("c.held_posting_id", "is not", null)
+    .where("c.amount", "=", debit.amount)
+    .where("c.currency", "=", "TRY")
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom("statement_lines as d").select("d.id").whereRef("d.refund_of", "=", "c.id"))),
     )
-    .orderBy((eb) =>
-      eb
-        .case()
-        .when("c.sender_iban", "=", debit.sender_iban ?? "")
-        .then(0)
-        .else(1)
-        .end(),
-    )
-    .orderBy((eb) => eb.case().when("c.account_id", "=", debit.account_id).then(0).else(1).end())
     .orderBy("c.booked_at", "desc")
     .orderBy("c.id", "desc")
     .limit(REFUND_CANDIDATES)
