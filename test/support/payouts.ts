@@ -36,7 +36,9 @@ export async function pendingWithdrawals(
     );
     ids.push(...(await Promise.all(chunk)));
   }
-  return ids;
+  // By id, the order the store made them in (asked at once, they are not made in the order asked),
+  // which is the order a batch takes them in.
+  return ids.sort((a, b) => a - b);
 }
 
 /** A signed-in console operator: calls the console's API with its session and CSRF token. */
