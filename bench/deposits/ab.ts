@@ -5,18 +5,15 @@
  * as for the main benchmark. Writes the "ab" section of docs/BENCHMARKS.md.
  */
 
-import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { BENCHMARKS_DOC, writeDocSections } from "../shared/doc-sections.js";
-import { ROOT } from "../shared/tree.js";
+import { ROOT, shortCommit } from "../shared/tree.js";
 import { CONNECTIONS, interleave, mediansTable, ROUNDS, SECONDS, STORES } from "./interleaved.js";
 
 const BASE = process.env.BENCH_AB_BASE;
 if (!BASE) throw new Error("BENCH_AB_BASE: the checkout to compare with (built with npm run build)");
 const log = (line: string) => process.stdout.write(`[ab] ${line}\n`);
-const commit = (cwd: string) =>
-  execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd, encoding: "utf8" }).trim();
-const names = { base: `before (${commit(BASE)})`, here: `this tree (${commit(ROOT)})` };
+const names = { base: `before (${shortCommit(BASE)})`, here: `this tree (${shortCommit(ROOT)})` };
 
 const runs = await interleave(
   {

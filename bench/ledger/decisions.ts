@@ -10,7 +10,6 @@
  * Run: `BENCH_AB_BASE=/path/to/base node --import tsx bench/ledger/decisions.ts`; BENCH_ROUNDS (3),
  * LEDGER_DECISIONS (2000), LEDGER_OPERATORS (16), BENCH_STORES (sqlite,postgres). Prints a table.
  */
-import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { adminHeaders, call, depositJson, pool, signedCall } from "../shared/client.js";
 import type { Credentials } from "../shared/load.js";
@@ -21,7 +20,7 @@ import {
   startPayintake,
   startPeer,
 } from "../shared/payintake.js";
-import { ROOT } from "../shared/tree.js";
+import { ROOT, shortCommit } from "../shared/tree.js";
 
 const BASE = process.env.BENCH_AB_BASE;
 if (!BASE) throw new Error("BENCH_AB_BASE: the checkout to compare with (built with npm run build)");
@@ -30,11 +29,9 @@ const DECISIONS = Number(process.env.LEDGER_DECISIONS ?? 2000);
 const OPERATORS = Number(process.env.LEDGER_OPERATORS ?? 16);
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",") as StoreKind[];
 const log = (line: string) => process.stdout.write(`[ledger-decisions] ${line}\n`);
-const commit = (cwd: string) =>
-  execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd, encoding: "utf8" }).trim();
 const trees = [
-  { name: `without the ledger (${commit(BASE)})`, cwd: resolve(BASE) },
-  { name: `with the ledger (${commit(ROOT)})`, cwd: ROOT },
+  { name: `without the ledger (${shortCommit(BASE)})`, cwd: resolve(BASE) },
+  { name: `with the ledger (${shortCommit(ROOT)})`, cwd: ROOT },
 ];
 
 /** The ids of `count` pending deposits made for the firm. */

@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { cpSync, rmSync } from "node:fs";
 import type { StoreKind } from "../shared/payintake.js";
 import type { Answer } from "../shared/timed-http.js";
-import { ROOT } from "../shared/tree.js";
+import { ROOT, shortCommit } from "../shared/tree.js";
 import {
   type BusyStore,
   type Cleanups,
@@ -31,9 +30,6 @@ export interface BusyDayComparison {
   p99: [number, number];
   calls: number;
 }
-
-const commit = (cwd: string) =>
-  execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd, encoding: "utf8" }).trim();
 
 export async function compareBusyDay(
   kind: StoreKind,
@@ -94,7 +90,10 @@ async function interleave(
   cleanups: Cleanups,
   log: Log,
 ): Promise<BusyDayComparison> {
-  const names: [string, string] = [`before (${commit(a.cwd)})`, `this tree (${commit(b.cwd)} + changes)`];
+  const names: [string, string] = [
+    `before (${shortCommit(a.cwd)})`,
+    `this tree (${shortCommit(b.cwd)} + changes)`,
+  ];
   return serving(a.vs, a.cwd, cleanups, (serverA) =>
     serving(b.vs, b.cwd, cleanups, async (serverB) => {
       const callers = [await summaryCaller(serverA, a.prov), await summaryCaller(serverB, b.prov)];

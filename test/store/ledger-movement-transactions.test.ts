@@ -5,7 +5,7 @@ import {
   type MovementTransactionRepository,
 } from "../../src/store/ledger/movement-transactions.js";
 import { STORES, type StoreKind } from "../support/harness.js";
-import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
+import { depositRow, insertAccount, insertFirm, insertSentPayout } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 
 /**
@@ -46,44 +46,13 @@ describe.each(STORES)("a page of movements' transactions in the store (%s)", (ki
   /** A withdrawal of the firm with one payout attempt: the transaction and the attempt's id. */
   async function paidOut(firmId: number) {
     const tx = await transaction(firmId, "withdrawal");
-    const batch = await store.db
-      .insertInto("payout_batches")
-      .values({
-        account_id: accountId,
-        firm_id: firmId,
-        stage: "sent",
-        payouts: 1,
-        total: 10_000,
-        second_reason: null,
-        created_by: "t",
-        created_at: NOW,
-        sent_by: "t",
-        sent_at: NOW,
-        updated_at: NOW,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    const attempt = await store.db
-      .insertInto("payout_attempts")
-      .values({
-        transaction_id: tx.id,
-        batch_id: Number(batch.id),
-        firm_id: firmId,
-        account_id: accountId,
-        payment_id: `PIMOVE${String(seq).padStart(9, "0")}`,
-        amount: 10_000,
-        payee_name: "Ali Veli",
-        payee_iban: "TR330006100519786457841326",
-        method: "FAST",
-        stage: "sent",
-        created_by: "t",
-        created_at: NOW,
-        sent_at: NOW,
-        updated_at: NOW,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return { ...tx, attempt: Number(attempt.id) };
+    const paymentId = `PIMOVE${String(seq).padStart(9, "0")}`;
+    const attempt = await insertSentPayout(
+      store,
+      { transactionId: tx.id, firmId, accountId, paymentId },
+      NOW,
+    );
+    return { ...tx, attempt };
   }
 
   it("finds the firm's own transactions by id and by attempt, and nothing of another firm's", async () => {

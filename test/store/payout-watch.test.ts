@@ -8,7 +8,7 @@ import {
   type PayoutWatchRepository,
 } from "../../src/store/payouts/payout-watch.js";
 import { STORES, type StoreKind } from "../support/harness.js";
-import { depositRow, insertAccount, insertFirm } from "../support/rows.js";
+import { depositRow, insertAccount, insertFirm, insertSentPayout } from "../support/rows.js";
 import { freshStore } from "../support/store.js";
 
 /**
@@ -49,44 +49,8 @@ describe.each(STORES)("payout watch in the store (%s)", (kind: StoreKind) => {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    const batch = await store.db
-      .insertInto("payout_batches")
-      .values({
-        account_id: accountId,
-        firm_id: firmId,
-        stage: "sent",
-        payouts: 1,
-        total: 10_000,
-        second_reason: null,
-        created_by: "t",
-        created_at: NOW,
-        sent_by: "t",
-        sent_at: NOW,
-        updated_at: NOW,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    const row = await store.db
-      .insertInto("payout_attempts")
-      .values({
-        transaction_id: Number(tx.id),
-        batch_id: Number(batch.id),
-        firm_id: firmId,
-        account_id: accountId,
-        payment_id: `PIWATCH${String(seq).padStart(8, "0")}`,
-        amount: 10_000,
-        payee_name: "Ali Veli",
-        payee_iban: "TR330006100519786457841326",
-        method: "FAST",
-        stage: "sent",
-        created_by: "t",
-        created_at: NOW,
-        sent_at: NOW,
-        updated_at: NOW,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+    const paymentId = `PIWATCH${String(seq).padStart(8, "0")}`;
+    return insertSentPayout(store, { transactionId: Number(tx.id), firmId, accountId, paymentId }, NOW);
   }
 
   const flagOf = async (id: number) =>

@@ -94,3 +94,52 @@ export function depositRow(
     routing_log: null,
   };
 }
+
+/**
+ * A withdrawal's payout, sent at `now` in a batch of its own: the batch and its one attempt of
+ * 100.00 by FAST to Ali Veli. Answers the attempt's id.
+ */
+export async function insertSentPayout(
+  store: Store,
+  p: { transactionId: number; firmId: number; accountId: number; paymentId: string },
+  now: number,
+): Promise<number> {
+  const batch = await store.db
+    .insertInto("payout_batches")
+    .values({
+      account_id: p.accountId,
+      firm_id: p.firmId,
+      stage: "sent",
+      payouts: 1,
+      total: 10_000,
+      second_reason: null,
+      created_by: "t",
+      created_at: now,
+      sent_by: "t",
+      sent_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const attempt = await store.db
+    .insertInto("payout_attempts")
+    .values({
+      transaction_id: p.transactionId,
+      batch_id: Number(batch.id),
+      firm_id: p.firmId,
+      account_id: p.accountId,
+      payment_id: p.paymentId,
+      amount: 10_000,
+      payee_name: "Ali Veli",
+      payee_iban: "TR330006100519786457841326",
+      method: "FAST",
+      stage: "sent",
+      created_by: "t",
+      created_at: now,
+      sent_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(attempt.id);
+}
